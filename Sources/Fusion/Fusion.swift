@@ -1,0 +1,1 @@
+// Fusion: see ../../README.md for the layer this module holds.

@@ -1,0 +1,63 @@
+/// An I2C bus: a real `/dev/i2c-N`, the simulator, or a test's list of expected transactions.
+///
+/// A bus implements one method, ``transaction(_:_:)``; every other access (`write`, `read`,
+/// `writeRead`, register helpers) is built on it. Implementations run one transaction at a time
+/// and may be called from any thread.
+public protocol I2CBus: AnyObject, Sendable {
+    /// How a person names this bus: `/dev/i2c-1`, `simulated`, …
+    var name: String { get }
+
+    /// Runs `operations` against one target as one transaction (repeated START between the steps).
+    ///
+    /// - Returns: the bytes of each `.read` step, in order (one array per read step).
+    /// - Throws: ``I2CError`` naming the bus, the address and what failed.
+    func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]]
+}
+
+extension I2CBus {
+    /// Sends `bytes` to `address`.
+    public func write(_ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+        _ = try transaction(address, [.write(bytes)])
+    }
+
+    /// Receives `count` bytes from `address`.
+    public func read(_ address: I2CAddress, count: Int) throws(I2CError) -> [UInt8] {
+        try checkedRead(transaction(address, [.read(count: count)]), count: count, address: address)
+    }
+
+    /// Sends `bytes`, then (repeated START) receives `count` bytes: the usual register read.
+    public func writeRead(_ address: I2CAddress, _ bytes: [UInt8], readCount count: Int) throws(I2CError) -> [UInt8] {
+        try checkedRead(transaction(address, [.write(bytes), .read(count: count)]), count: count, address: address)
+    }
+
+    /// Reads one register.
+    public func readRegister(_ address: I2CAddress, _ register: UInt8) throws(I2CError) -> UInt8 {
+        try writeRead(address, [register], readCount: 1)[0]
+    }
+
+    /// Reads `count` consecutive registers starting at `register` in one transaction
+    /// (the device must auto-increment its register pointer).
+    public func readRegisters(_ address: I2CAddress, _ register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
+        try writeRead(address, [register], readCount: count)
+    }
+
+    /// Writes one register.
+    public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+        try write(address, [register, value])
+    }
+
+    /// Writes consecutive registers starting at `register` in one transaction.
+    public func writeRegisters(_ address: I2CAddress, _ register: UInt8, _ values: [UInt8]) throws(I2CError) {
+        try write(address, [register] + values)
+    }
+
+    private func checkedRead(_ replies: [[UInt8]], count: Int, address: I2CAddress) throws(I2CError) -> [UInt8] {
+        guard let data = replies.last, data.count == count else {
+            throw I2CError(
+                .busError, bus: name, address: address,
+                detail: "asked for \(count) bytes, got \(replies.last?.count ?? 0)",
+                hint: "the bus driver returned a short read; check wiring and pull-ups")
+        }
+        return data
+    }
+}

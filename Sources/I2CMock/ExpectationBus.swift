@@ -1,0 +1,117 @@
+import I2C
+import Synchronization
+
+/// One transaction a test expects, with the reply the bus gives (or the error it throws).
+///
+/// Reads like the datasheet: `.writeRead(0x6A, [0x0F], reply: [0x6C])`, `.write(0x6A, [0x10, 0x40])`,
+/// `.read(0x1E, reply: [0x48]).failing(.noAcknowledge)`.
+public struct I2CExpectation: Sendable, Equatable, CustomStringConvertible {
+    public var address: I2CAddress
+    public var operations: [I2COperation]
+    /// One array per `.read` step.
+    public var replies: [[UInt8]]
+    /// When set, the transaction throws an error of this kind instead of replying.
+    public var failure: I2CError.Kind?
+
+    public init(address: I2CAddress, operations: [I2COperation], replies: [[UInt8]] = [], failure: I2CError.Kind? = nil) {
+        self.address = address
+        self.operations = operations
+        self.replies = replies
+        self.failure = failure
+    }
+
+    public static func write(_ address: UInt8, _ bytes: [UInt8]) -> Self {
+        Self(address: I2CAddress(address), operations: [.write(bytes)])
+    }
+
+    public static func read(_ address: UInt8, reply: [UInt8]) -> Self {
+        Self(address: I2CAddress(address), operations: [.read(count: reply.count)], replies: [reply])
+    }
+
+    public static func writeRead(_ address: UInt8, _ bytes: [UInt8], reply: [UInt8]) -> Self {
+        Self(address: I2CAddress(address), operations: [.write(bytes), .read(count: reply.count)], replies: [reply])
+    }
+
+    /// The same transaction, answered by an error of `kind`.
+    public func failing(_ kind: I2CError.Kind) -> Self {
+        var copy = self
+        copy.failure = kind
+        return copy
+    }
+
+    public var description: String {
+        var text = "\(address): " + operations.map(\.description).joined(separator: ", ")
+        if let failure { text += " failing with \(failure.rawValue)" }
+        else if !replies.isEmpty { text += " → " + replies.map { "[\($0.hexList)]" }.joined(separator: " ") }
+        return text
+    }
+}
+
+/// A bus that checks each transaction against a list of expectations, in order.
+///
+/// The test keeps its reference after handing the bus to a driver, then calls ``verify()``:
+/// a mismatch names the transaction and the expectation it was compared with, and expectations
+/// left unused are a failure too.
+public final class ExpectationBus: I2CBus {
+    public let name: String
+    private struct State {
+        var pending: [I2CExpectation]
+        var used = 0
+        var problems: [String] = []
+    }
+    private let state: Mutex<State>
+
+    public init(_ expectations: [I2CExpectation], name: String = "expectation-bus") {
+        self.name = name
+        self.state = Mutex(State(pending: expectations))
+    }
+
+    /// Appends more expected transactions.
+    public func expect(_ more: [I2CExpectation]) {
+        state.withLock { $0.pending += more }
+    }
+
+    public func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
+        let actual = I2CExpectation(address: address, operations: operations)
+        let outcome: Result<[[UInt8]], I2CError> = state.withLock { state in
+            let number = state.used + 1
+            guard !state.pending.isEmpty else {
+                let problem = "transaction #\(number) \(actual) was not expected (all expectations used)"
+                state.problems.append(problem)
+                return .failure(I2CError(.other, bus: name, address: address, detail: problem))
+            }
+            let expected = state.pending.removeFirst()
+            state.used = number
+            guard expected.address == address, expected.operations == operations else {
+                let problem = "transaction #\(number) was \(actual), expected \(expected)"
+                state.problems.append(problem)
+                return .failure(I2CError(.other, bus: name, address: address, detail: problem))
+            }
+            if let kind = expected.failure {
+                return .failure(I2CError(kind, bus: name, address: address, detail: "injected by the test"))
+            }
+            return .success(expected.replies)
+        }
+        return try outcome.get()
+    }
+
+    /// Everything that went wrong so far, plus every expectation not used yet; empty when the
+    /// driver did exactly what the list says.
+    public var problems: [String] {
+        state.withLock { state in
+            state.problems + state.pending.map { "expected transaction not performed: \($0)" }
+        }
+    }
+
+    /// Throws when ``problems`` is not empty.
+    public func verify() throws(ExpectationFailure) {
+        let problems = self.problems
+        if !problems.isEmpty { throw ExpectationFailure(problems: problems) }
+    }
+}
+
+/// What ``ExpectationBus/verify()`` throws: one line per mismatch or unused expectation.
+public struct ExpectationFailure: Error, CustomStringConvertible {
+    public var problems: [String]
+    public var description: String { problems.joined(separator: "\n") }
+}

@@ -1,0 +1,1 @@
+// LinuxI2C: see ../../README.md for the layer this module holds.

@@ -1,0 +1,1 @@
+// Motion: see ../../README.md for the layer this module holds.

@@ -1,0 +1,59 @@
+/// What a sensor chip physically experiences at one instant, in the chip's own axes.
+///
+/// This is the boundary between the simulated world (motion scripts, error models, replays) and
+/// the register-level chip emulators: the world says what the chip's sensing elements see, the
+/// emulator encodes it into registers the way the datasheet says (range, resolution, saturation).
+public struct PhysicalState: Sendable, Equatable {
+    /// Seconds since boot (the clock the simulation runs on).
+    public var time: Double
+    /// Specific force in m/s², chip axes: what an accelerometer measures.
+    /// A chip lying flat, face up, at rest reads `(0, 0, +9.80665)`.
+    public var specificForce: SIMD3<Double>
+    /// Angular rate in rad/s, chip axes, right-hand rule.
+    public var angularRate: SIMD3<Double>
+    /// Magnetic flux density in µT, chip axes (Earth field plus any disturbance).
+    public var magneticField: SIMD3<Double>
+    /// Die temperature in °C.
+    public var temperature: Double
+
+    public init(
+        time: Double, specificForce: SIMD3<Double>, angularRate: SIMD3<Double>,
+        magneticField: SIMD3<Double>, temperature: Double = 25
+    ) {
+        self.time = time
+        self.specificForce = specificForce
+        self.angularRate = angularRate
+        self.magneticField = magneticField
+        self.temperature = temperature
+    }
+
+    /// Standard gravity, m/s².
+    public static let standardGravity = 9.80665
+
+    /// A chip lying flat and face up at rest, in a mid-latitude Earth field (49 µT, 65° down, x north).
+    public static func flatAtRest(time: Double = 0) -> PhysicalState {
+        PhysicalState(
+            time: time,
+            specificForce: SIMD3(0, 0, standardGravity),
+            angularRate: .zero,
+            magneticField: SIMD3(20.7, 0, -44.4)
+        )
+    }
+}
+
+/// Anything that can say what the chip experiences at a time: a motion script, a replayed
+/// recording, a constant for tests. Must be cheap: emulators call it on every data-register read.
+public protocol PhysicalSource: Sendable {
+    func state(at time: Double) -> PhysicalState
+}
+
+/// A source that never changes (tests, `probe`).
+public struct ConstantSource: PhysicalSource {
+    public var value: PhysicalState
+    public init(_ value: PhysicalState = .flatAtRest()) { self.value = value }
+    public func state(at time: Double) -> PhysicalState {
+        var state = value
+        state.time = time
+        return state
+    }
+}

@@ -1,0 +1,1 @@
+// Sensors: see ../../README.md for the layer this module holds.

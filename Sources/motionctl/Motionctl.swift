@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Motionctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "motionctl",
+        abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
+        subcommands: []
+    )
+}
