@@ -1,1 +1,0 @@
-// Fusion: see ../../README.md for the layer this module holds.
