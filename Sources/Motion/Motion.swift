@@ -1,1 +1,0 @@
-// Motion: see ../../README.md for the layer this module holds.

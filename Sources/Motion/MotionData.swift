@@ -1,0 +1,42 @@
+import Fusion
+
+/// One accelerometer reading. Core Motion's `CMAccelerometerData`.
+public struct AccelerometerData: Sendable, Equatable {
+    /// Acceleration in g, device axes (x right, y toward the top edge, z out of the screen), with
+    /// Core Motion's sign: a device lying face up at rest reads `(0, 0, -1)`, standing in portrait
+    /// `(0, -1, 0)`. Calibration (offset and scale) already applied when stored.
+    public var acceleration: SIMD3<Double>
+    /// When the sample was taken: seconds since boot on the monotonic clock.
+    public var timestamp: Double
+}
+
+/// One gyroscope reading. Core Motion's `CMGyroData`.
+public struct GyroData: Sendable, Equatable {
+    /// Rotation rate in rad/s about the device axes, right-hand rule. The stored gyro bias
+    /// calibration is removed; the filter's running bias estimate is not (see ``DeviceMotion``).
+    public var rotationRate: SIMD3<Double>
+    /// When the sample was taken: seconds since boot on the monotonic clock.
+    public var timestamp: Double
+}
+
+/// One magnetometer reading. Core Motion's `CMMagnetometerData`.
+public struct MagnetometerData: Sendable, Equatable {
+    /// Magnetic flux density in µT, device axes, as the chip measures it (hard and soft iron
+    /// included; ``DeviceMotion/magneticField`` is the calibrated one).
+    public var magneticField: SIMD3<Double>
+    /// When the sample was taken: seconds since boot on the monotonic clock.
+    public var timestamp: Double
+}
+
+/// How much to trust a calibrated magnetic field. Core Motion's `CMMagneticFieldCalibrationAccuracy`.
+public enum MagneticFieldAccuracy: Int, Sendable, Comparable, CaseIterable {
+    case uncalibrated = -1, low = 0, medium = 1, high = 2
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A magnetic field with the hard- and soft-iron calibration applied. Core Motion's `CMCalibratedMagneticField`.
+public struct CalibratedMagneticField: Sendable, Equatable {
+    /// µT, device axes.
+    public var field: SIMD3<Double>
+    public var accuracy: MagneticFieldAccuracy
+}

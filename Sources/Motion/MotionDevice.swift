@@ -1,0 +1,29 @@
+/// One reading of every sensor a device has, in device axes, calibration applied.
+struct MotionSample: Sendable, Equatable {
+    /// Seconds since boot when the sample was taken.
+    var timestamp: Double
+    /// g, Core Motion sign, device axes, accelerometer calibration applied.
+    var acceleration: SIMD3<Double>
+    /// rad/s, device axes, stored gyro bias removed.
+    var rotationRate: SIMD3<Double>
+    /// µT, device axes, as measured (nil when the device has no magnetometer).
+    var magneticField: SIMD3<Double>?
+    /// µT, device axes, hard and soft iron removed (nil without a magnetometer calibration).
+    var calibratedMagneticField: SIMD3<Double>?
+}
+
+/// The sensors the sampler reads, whatever bus and chips are underneath: the sampler only knows
+/// this protocol (DESIGN.md: nothing above the bus knows which bus it is).
+protocol MotionDevice: AnyObject, Sendable {
+    /// How a person names it in logs and errors: "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
+    var name: String { get }
+    var hasMagnetometer: Bool { get }
+    /// The fastest rate the timer path may poll, in Hz (the chip's ODR bounds it too).
+    var maximumTimerRate: Double { get }
+    /// Identifies and configures the chips (again, after a reset or a disappearance).
+    func initialize() throws(MotionError)
+    /// Reads one sample: one bus transaction for the IMU, one for the magnetometer if any.
+    func read(at timestamp: Double) throws(MotionError) -> MotionSample
+    /// Reads back a configuration register: false when the chip lost its configuration.
+    func isStillConfigured() throws(MotionError) -> Bool
+}

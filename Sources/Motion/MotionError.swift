@@ -1,0 +1,39 @@
+import I2C
+
+/// What can go wrong for a motion consumer; delivered to handlers and thrown by start calls.
+/// Each case keeps its cause and says what a person can do.
+public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No supported IMU answered where the board says it sits.
+    case deviceNotFound(String)
+    /// A transfer failed (after retries within the sample period). The bus error is kept.
+    case bus(I2CError)
+    /// The chip lost its configuration (power glitch, brown-out) and was initialised again.
+    case deviceReset(String)
+    /// The device stopped answering; updates resume by themselves when it answers again.
+    case deviceUnavailable(I2CError)
+    /// A chip-level failure (identity, unsupported setting, self-test).
+    case sensor(String)
+    /// The requested reference frame needs a calibrated magnetometer.
+    case calibrationNeeded(String)
+    /// `xTrueNorthZVertical` needs a location for the declination.
+    case trueNorthNotAvailable
+    /// An update interval that is not a positive finite number of seconds.
+    case invalidInterval(Double)
+    /// The board has no such sensor (e.g. no magnetometer).
+    case sensorNotAvailable(String)
+
+    public var description: String {
+        switch self {
+        case .deviceNotFound(let detail): "device not found: \(detail)"
+        case .bus(let error): "bus error: \(error)"
+        case .deviceReset(let detail): "device reset: \(detail); it was configured again"
+        case .deviceUnavailable(let error): "device unavailable: \(error); updates resume when it answers again"
+        case .sensor(let detail): "sensor error: \(detail)"
+        case .calibrationNeeded(let detail): "calibration needed: \(detail); run `motionctl calibrate magnetometer`"
+        case .trueNorthNotAvailable:
+            "true north is not available without a location: set MotionManager.location (latitude, longitude) first"
+        case .invalidInterval(let value): "invalid update interval \(value) s: give a positive number of seconds, e.g. 0.01 for 100 Hz"
+        case .sensorNotAvailable(let name): "no \(name) on this board"
+        }
+    }
+}

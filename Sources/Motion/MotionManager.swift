@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// The entry point, modelled on Core Motion's `CMMotionManager`: availability, update intervals,
+/// push updates to a handler on your queue, pull updates through the latest-value properties,
+/// and `AsyncSequence` updates.
+///
+/// Managers that use the same device share one sampler (one bus reader per device); each
+/// manager's updates run at their own interval. Handlers never run on the main queue unless you
+/// pass it, and never on the sampler's queue. Releasing a manager stops its updates.
+public final class MotionManager: Sendable {
+    let hub: SensorHub
+    static let logger = Logger(label: "swift-motion")
+
+    /// The fastest update the timer path delivers: 100 Hz.
+    public static let minimumUpdateInterval = 0.01
+
+    let accelerometerChannel: UpdateChannel<AccelerometerData>
+    let gyroChannel: UpdateChannel<GyroData>
+    let magnetometerChannel: UpdateChannel<MagnetometerData>
+
+    init(hub: SensorHub) {
+        self.hub = hub
+        let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        accelerometerChannel = UpdateChannel(interval: defaultInterval, needsFusion: false) { sample, _ in
+            AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
+        }
+        gyroChannel = UpdateChannel(interval: defaultInterval, needsFusion: false) { sample, _ in
+            GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp)
+        }
+        magnetometerChannel = UpdateChannel(interval: defaultInterval, needsFusion: false) { sample, _ in
+            sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
+        }
+    }
+
+    deinit {
+        accelerometerChannel.stop(on: hub)
+        gyroChannel.stop(on: hub)
+        magnetometerChannel.stop(on: hub)
+    }
+
+    /// What the sampler of this manager's device has done so far (shared with other managers of
+    /// the same device).
+    public var counters: SamplerCounters { hub.counters }
+
+    /// The device this manager reads, e.g. "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
+    public var deviceName: String { hub.device.name }
+
+    /// Clamps an interval the way every `…UpdateInterval` setter does: at least
+    /// ``minimumUpdateInterval`` (and the device's fastest rate); a value that is not a positive
+    /// finite number is refused with a log line and the old value kept.
+    func clamped(_ interval: Double, keeping old: Double) -> Double {
+        guard interval.isFinite, interval > 0 else {
+            Self.logger.warning("ignoring update interval \(interval) s: \(MotionError.invalidInterval(interval))")
+            return old
+        }
+        return max(interval, Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+    }
+
+    func validatedStreamInterval(_ interval: Double) throws(MotionError) -> Double {
+        guard interval.isFinite, interval > 0 else { throw .invalidInterval(interval) }
+        return max(interval, Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+    }
+
+    // MARK: - Accelerometer
+
+    public var isAccelerometerAvailable: Bool { true }
+    public var isAccelerometerActive: Bool { accelerometerChannel.isActive }
+    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
+    public var accelerometerUpdateInterval: Double {
+        get { accelerometerChannel.interval }
+        set { accelerometerChannel.interval = clamped(newValue, keeping: accelerometerChannel.interval) }
+    }
+    /// The latest reading (pull); nil until the first sample after a start.
+    public var accelerometerData: AccelerometerData? { accelerometerChannel.latest }
+    /// Starts pull updates: read ``accelerometerData`` when you need it.
+    public func startAccelerometerUpdates() { accelerometerChannel.start(on: hub, target: nil, handler: nil) }
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
+    public func startAccelerometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (AccelerometerData?, MotionError?) -> Void) {
+        accelerometerChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    }
+    public func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (AccelerometerData?, MotionError?) -> Void) {
+        accelerometerChannel.start(on: hub, target: .operation(queue), handler: handler)
+    }
+    /// Stops accelerometer updates; no handler runs after it returns.
+    public func stopAccelerometerUpdates() { accelerometerChannel.stop(on: hub) }
+    /// Readings every `interval` seconds until the consumer stops iterating.
+    public func accelerometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<AccelerometerData> {
+        accelerometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+    }
+
+    // MARK: - Gyroscope
+
+    public var isGyroAvailable: Bool { true }
+    public var isGyroActive: Bool { gyroChannel.isActive }
+    public var gyroUpdateInterval: Double {
+        get { gyroChannel.interval }
+        set { gyroChannel.interval = clamped(newValue, keeping: gyroChannel.interval) }
+    }
+    public var gyroData: GyroData? { gyroChannel.latest }
+    public func startGyroUpdates() { gyroChannel.start(on: hub, target: nil, handler: nil) }
+    public func startGyroUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (GyroData?, MotionError?) -> Void) {
+        gyroChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    }
+    public func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (GyroData?, MotionError?) -> Void) {
+        gyroChannel.start(on: hub, target: .operation(queue), handler: handler)
+    }
+    public func stopGyroUpdates() { gyroChannel.stop(on: hub) }
+    public func gyroUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<GyroData> {
+        gyroChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+    }
+
+    // MARK: - Magnetometer
+
+    public var isMagnetometerAvailable: Bool { hub.device.hasMagnetometer }
+    public var isMagnetometerActive: Bool { magnetometerChannel.isActive }
+    public var magnetometerUpdateInterval: Double {
+        get { magnetometerChannel.interval }
+        set { magnetometerChannel.interval = clamped(newValue, keeping: magnetometerChannel.interval) }
+    }
+    public var magnetometerData: MagnetometerData? { magnetometerChannel.latest }
+    public func startMagnetometerUpdates() { magnetometerChannel.start(on: hub, target: nil, handler: nil) }
+    public func startMagnetometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (MagnetometerData?, MotionError?) -> Void) {
+        magnetometerChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    }
+    public func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (MagnetometerData?, MotionError?) -> Void) {
+        magnetometerChannel.start(on: hub, target: .operation(queue), handler: handler)
+    }
+    public func stopMagnetometerUpdates() { magnetometerChannel.stop(on: hub) }
+    public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
+        magnetometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+    }
+}

@@ -1,0 +1,33 @@
+/// Why a sample was not delivered.
+public enum DropReason: String, Sendable, CaseIterable, Comparable {
+    /// The read failed even after a retry within the sample period.
+    case busError = "bus error"
+    /// The sampler was backing off from a device that stopped answering.
+    case deviceUnavailable = "device unavailable"
+    /// The chip was found reset; the sample read with it is not trusted.
+    case deviceReset = "device reset"
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// What the sampler of one device has done since it started. Readable at any time; every tick is
+/// either a delivered sample or a drop with its reason.
+public struct SamplerCounters: Sendable, Equatable, CustomStringConvertible {
+    /// Ticks that produced a sample.
+    public var sampled = 0
+    /// Failed reads that succeeded when retried within the same period.
+    public var retried = 0
+    /// Ticks without a sample, by reason.
+    public var dropped: [DropReason: Int] = [:]
+    /// Incidents (failure bursts, resets) after which the sampler resumed by itself.
+    public var recovered = 0
+    /// Incidents reported to consumers (one error per incident).
+    public var incidents = 0
+
+    public var totalDropped: Int { dropped.values.reduce(0, +) }
+
+    public var description: String {
+        let drops = dropped.isEmpty ? "0" : dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        return "sampled \(sampled), retried \(retried), dropped \(drops), incidents \(incidents), recovered \(recovered)"
+    }
+}

@@ -1,0 +1,82 @@
+import Synchronization
+
+/// One kind of update of one manager (accelerometer, gyro, magnetometer or device motion):
+/// its interval, its push or pull consumer on the hub, and the latest value.
+final class UpdateChannel<Value: Sendable>: Sendable {
+    typealias Handler = @Sendable (Value?, MotionError?) -> Void
+    private let needsFusion: Bool
+    private let extract: @Sendable (MotionSample, FusedMotion?) -> Value?
+
+    private struct State {
+        var interval: Double
+        var consumerID: Int?
+        var delivery: Delivery?
+        var latest: Value?
+    }
+    private let state: Mutex<State>
+
+    init(interval: Double, needsFusion: Bool, extract: @escaping @Sendable (MotionSample, FusedMotion?) -> Value?) {
+        self.needsFusion = needsFusion
+        self.extract = extract
+        self.state = Mutex(State(interval: interval))
+    }
+
+    var interval: Double {
+        get { state.withLock { $0.interval } }
+        set { state.withLock { $0.interval = newValue } }
+    }
+
+    var isActive: Bool { state.withLock { $0.consumerID != nil } }
+
+    var latest: Value? { state.withLock { $0.latest } }
+
+    /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
+    /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
+    func start(on hub: SensorHub, target: DeliveryTarget?, handler: Handler?) {
+        stop(on: hub)
+        let delivery = target.map(Delivery.init(target:))
+        let extract = self.extract
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion) { [weak self] event in
+            switch event {
+            case .sample(let sample, let fused):
+                guard let value = extract(sample, fused) else { return }
+                self?.state.withLock { $0.latest = value }
+                if let delivery, let handler { delivery.send { handler(value, nil) } }
+            case .failure(let error):
+                if let delivery, let handler { delivery.send { handler(nil, error) } }
+            }
+        }
+        state.withLock {
+            $0.consumerID = id
+            $0.delivery = delivery
+        }
+    }
+
+    /// Stops updates. When it returns, no handler of this channel runs any more (one running on
+    /// another thread is waited for; a stop from inside the handler is fine). `latest` stays.
+    func stop(on hub: SensorHub) {
+        let (id, delivery) = state.withLock { state in
+            defer {
+                state.consumerID = nil
+                state.delivery = nil
+            }
+            return (state.consumerID, state.delivery)
+        }
+        if let id { hub.removeConsumer(id) }
+        delivery?.deactivate()
+    }
+
+    /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
+    /// goes away when the stream's consumer stops iterating (or the stream is dropped).
+    func stream(on hub: SensorHub, interval: Double) -> AsyncStream<Value> {
+        let extract = self.extract
+        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion) { event in
+            if case .sample(let sample, let fused) = event, let value = extract(sample, fused) {
+                continuation.yield(value)
+            }
+        }
+        continuation.onTermination = { [weak hub] _ in hub?.removeConsumer(id) }
+        return stream
+    }
+}

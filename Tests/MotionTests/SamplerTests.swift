@@ -1,0 +1,282 @@
+import Dispatch
+import Foundation
+import I2C
+@testable import Motion
+import Synchronization
+import Testing
+import Timing
+
+/// A device whose reads follow a script: fail while `failing` says so, reset on demand.
+final class ScriptedDevice: MotionDevice {
+    let name = "scripted IMU"
+    let hasMagnetometer = true
+    let maximumTimerRate = 100.0
+    struct Script {
+        var failReads = 0          // next N reads fail
+        var unavailableUntil = -Double.infinity
+        var configured = false
+        var initializations = 0
+        var reads = 0
+    }
+    let script = Mutex(Script())
+    let clock: VirtualClock
+    init(clock: VirtualClock) { self.clock = clock }
+
+    func initialize() throws(MotionError) {
+        try script.withLock { (s: inout Script) throws(MotionError) in
+            if clock.now < s.unavailableUntil { throw .bus(I2CError(.noAcknowledge, bus: "test", address: I2CAddress(0x6A), detail: "gone")) }
+            s.configured = true
+            s.initializations += 1
+        }
+    }
+
+    func read(at timestamp: Double) throws(MotionError) -> MotionSample {
+        try script.withLock { (s: inout Script) throws(MotionError) in
+            if clock.now < s.unavailableUntil { throw .bus(I2CError(.noAcknowledge, bus: "test", address: I2CAddress(0x6A), detail: "gone")) }
+            if s.failReads > 0 {
+                s.failReads -= 1
+                throw .bus(I2CError(.busError, bus: "test", address: I2CAddress(0x6A), errno: 5, detail: "EIO"))
+            }
+            s.reads += 1
+            return MotionSample(timestamp: timestamp, acceleration: SIMD3(0, 0, -1), rotationRate: .zero, magneticField: SIMD3(20, 0, -40))
+        }
+    }
+
+    func isStillConfigured() throws(MotionError) -> Bool { script.withLock { $0.configured } }
+}
+
+/// Collects what handlers receive, in order.
+final class Inbox<Value: Sendable>: Sendable {
+    let values = Mutex<[Value]>([])
+    let errors = Mutex<[MotionError]>([])
+    let queue = DispatchQueue(label: "test.inbox")
+    func handler(_ value: Value?, _ error: MotionError?) {
+        if let value { values.withLock { $0.append(value) } }
+        if let error { errors.withLock { $0.append(error) } }
+    }
+    /// Waits until every handler already queued has run.
+    func drain() { queue.sync {} }
+}
+
+@Suite struct SamplerTests {
+    let clock = VirtualClock()
+
+    func makeManager(policy: SamplerPolicy = SamplerPolicy()) -> (MotionManager, ScriptedDevice) {
+        let device = ScriptedDevice(clock: clock)
+        return (MotionManager(hub: SensorHub(device: device, clock: clock, policy: policy)), device)
+    }
+
+    @Test func deliversExactlyTheExpectedCountWithIncreasingTimestamps() {
+        let (manager, _) = makeManager()
+        let inbox = Inbox<AccelerometerData>()
+        manager.accelerometerUpdateInterval = 0.01
+        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: 10)
+        inbox.drain()
+        manager.stopAccelerometerUpdates()
+        let values = inbox.values.withLock { $0 }
+        #expect(values.count == 1000)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        #expect(values.first?.acceleration == SIMD3(0, 0, -1))
+        #expect(manager.counters.sampled == 1000)
+        #expect(manager.counters.totalDropped == 0)
+    }
+
+    @Test func consumersShareOneReaderAtTheirOwnIntervals() {
+        let (fast, device) = makeManager()
+        let slow = MotionManager(hub: fast.hub)
+        let fastInbox = Inbox<GyroData>(), slowInbox = Inbox<AccelerometerData>()
+        slow.accelerometerUpdateInterval = 0.05
+        fast.startGyroUpdates(to: fastInbox.queue, withHandler: fastInbox.handler)
+        slow.startAccelerometerUpdates(to: slowInbox.queue, withHandler: slowInbox.handler)
+        clock.advance(by: 2)
+        fastInbox.drain(); slowInbox.drain()
+        fast.stopGyroUpdates()
+        slow.stopAccelerometerUpdates()
+        #expect(fastInbox.values.withLock { $0.count } == 200)
+        #expect(slowInbox.values.withLock { $0.count } == 40)
+        #expect(device.script.withLock { $0.reads } == 200)   // one read per tick, shared
+        #expect(clock.activeTimers == 0)
+    }
+
+    @Test func pullUpdatesKeepTheLatestValue() {
+        let (manager, _) = makeManager()
+        #expect(manager.magnetometerData == nil)
+        manager.startMagnetometerUpdates()
+        #expect(manager.isMagnetometerActive)
+        clock.advance(by: 0.05)
+        #expect(manager.magnetometerData?.magneticField == SIMD3(20, 0, -40))
+        manager.stopMagnetometerUpdates()
+        #expect(!manager.isMagnetometerActive)
+    }
+
+    @Test func aRetriedReadIsCountedAndDelivered() {
+        let (manager, device) = makeManager()
+        let inbox = Inbox<AccelerometerData>()
+        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: 0.1)
+        device.script.withLock { $0.failReads = 1 }
+        clock.advance(by: 0.1)
+        inbox.drain()
+        manager.stopAccelerometerUpdates()
+        #expect(inbox.values.withLock { $0.count } == 20)
+        #expect(manager.counters.retried == 1)
+        #expect(inbox.errors.withLock { $0 } == [])
+    }
+
+    @Test func aFailureBurstIsReportedOnceAndUpdatesResume() {
+        let (manager, device) = makeManager()
+        let inbox = Inbox<AccelerometerData>()
+        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: 1)
+        device.script.withLock { $0.failReads = 20 }   // 10 ticks of failure (read + retry each)
+        clock.advance(by: 4)
+        inbox.drain()
+        manager.stopAccelerometerUpdates()
+        let errors = inbox.errors.withLock { $0 }
+        #expect(errors.count == 1)
+        if case .bus(let cause) = errors.first { #expect(cause.kind == .busError) } else { Issue.record("expected a bus error, got \(errors)") }
+        let counters = manager.counters
+        #expect(counters.incidents == 1)
+        #expect(counters.recovered == 1)
+        // Every tick is accounted for: delivered or dropped with a reason.
+        #expect(counters.sampled + counters.totalDropped == 500)
+        #expect(inbox.values.withLock { $0.count } == counters.sampled)
+        #expect(counters.dropped[.busError] == 10)
+    }
+
+    @Test func aVanishedDeviceIsReportedOnceAndComesBack() {
+        let (manager, device) = makeManager()
+        let inbox = Inbox<GyroData>()
+        manager.startGyroUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: 1)
+        device.script.withLock { $0.unavailableUntil = clock.now + 2 }
+        clock.advance(by: 4)
+        inbox.drain()
+        manager.stopGyroUpdates()
+        let errors = inbox.errors.withLock { $0 }
+        #expect(errors.count == 1)
+        if case .deviceUnavailable(let cause) = errors.first { #expect(cause.kind == .noAcknowledge) } else { Issue.record("expected device unavailable, got \(errors)") }
+        #expect(manager.counters.recovered == 1)
+        #expect(manager.counters.sampled + manager.counters.totalDropped == 500)
+        #expect(device.script.withLock { $0.initializations } >= 2)
+        // Back within the longest backoff (64 ticks) after the device returned.
+        let last = inbox.values.withLock { $0.last?.timestamp } ?? 0
+        #expect(last > clock.now - 0.02)
+    }
+
+    @Test func aResetChipIsConfiguredAgainAndReportedOnce() {
+        let (manager, device) = makeManager()
+        let inbox = Inbox<AccelerometerData>()
+        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: 0.5)
+        device.script.withLock { $0.configured = false }
+        clock.advance(by: 0.5)
+        inbox.drain()
+        manager.stopAccelerometerUpdates()
+        #expect(inbox.errors.withLock { $0.count } == 1)
+        #expect(device.script.withLock { $0.initializations } == 2)
+        #expect(manager.counters.dropped[.deviceReset] == 1)
+        #expect(manager.counters.sampled == 99)
+    }
+
+    @Test func noHandlerRunsAfterStopReturns() {
+        let (manager, _) = makeManager()
+        let stopped = Mutex(false)
+        let lateCalls = Mutex(0)
+        let queue = DispatchQueue(label: "test.late")
+        manager.startAccelerometerUpdates(to: queue) { _, _ in
+            if stopped.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
+        }
+        queue.suspend()                 // let deliveries pile up on the handler queue
+        clock.advance(by: 0.5)
+        manager.stopAccelerometerUpdates()
+        stopped.withLock { $0 = true }
+        queue.resume()
+        queue.sync {}
+        #expect(lateCalls.withLock { $0 } == 0)
+    }
+
+    @Test func stoppingFromInsideTheHandlerWorks() {
+        let (manager, _) = makeManager()
+        let calls = Mutex(0)
+        let queue = DispatchQueue(label: "test.inside")
+        manager.startGyroUpdates(to: queue) { [manager] _, _ in
+            calls.withLock { $0 += 1 }
+            manager.stopGyroUpdates()
+        }
+        clock.advance(by: 0.5)
+        queue.sync {}
+        #expect(calls.withLock { $0 } == 1)
+        #expect(!manager.isGyroActive)
+    }
+
+    @Test func aReleasedManagerStopsItsUpdates() {
+        let device = ScriptedDevice(clock: clock)
+        let hub = SensorHub(device: device, clock: clock)
+        var manager: MotionManager? = MotionManager(hub: hub)
+        manager?.startAccelerometerUpdates()
+        #expect(clock.activeTimers == 1)
+        manager = nil
+        #expect(clock.activeTimers == 0)
+        clock.advance(by: 0.1)
+        #expect(hub.counters.sampled == 0)
+    }
+
+    @Test func streamStopsWhenTheConsumerStops() async throws {
+        let (manager, _) = makeManager()
+        let clock = self.clock
+        clock.advance(by: 0)
+        func firstFive() async throws -> [Double] {
+            var received: [Double] = []
+            for await value in try manager.accelerometerUpdates(interval: 0.02) {
+                received.append(value.timestamp)
+                if received.count == 5 { break }
+            }
+            return received
+        }
+        let driver = Task.detached {
+            for _ in 0..<200 where clock.activeTimers > 0 || clock.now < 1000.001 {
+                clock.advance(by: 0.01)
+                await Task.yield()
+            }
+        }
+        let received = try await firstFive()
+        await driver.value
+        #expect(received.count == 5)
+        #expect(zip(received, received.dropFirst()).allSatisfy { abs(($1 - $0) - 0.02) < 1e-9 })
+        #expect(clock.activeTimers == 0)
+        #expect(throws: MotionError.invalidInterval(-1)) { _ = try manager.gyroUpdates(interval: -1) }
+    }
+
+    @Test func intervalsAreClampedAndInvalidOnesRefused() {
+        let (manager, _) = makeManager()
+        manager.gyroUpdateInterval = 0.001
+        #expect(manager.gyroUpdateInterval == 0.01)
+        manager.gyroUpdateInterval = 0.5
+        manager.gyroUpdateInterval = .nan
+        #expect(manager.gyroUpdateInterval == 0.5)
+    }
+
+    @Test func startStopFromManyThreads() async {
+        let (manager, _) = makeManager()
+        let queue = DispatchQueue(label: "test.stress", attributes: .concurrent)
+        let clock = self.clock
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for i in 0..<2500 {
+                        switch (worker + i) % 3 {
+                        case 0: manager.startAccelerometerUpdates(to: queue) { _, _ in }; manager.stopAccelerometerUpdates()
+                        case 1: manager.startGyroUpdates(); manager.stopGyroUpdates()
+                        default: clock.advance(by: 0.01)
+                        }
+                    }
+                }
+            }
+        }
+        manager.stopAccelerometerUpdates(); manager.stopGyroUpdates()
+        #expect(clock.activeTimers == 0)
+        #expect(!manager.isAccelerometerActive && !manager.isGyroActive)
+    }
+}
