@@ -1,0 +1,126 @@
+import Foundation
+
+/// Which physical sensor a calibration belongs to: the same chip type on another board, bus or
+/// address is another sensor with its own calibration.
+public struct SensorIdentity: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Board id, e.g. `raspberry-pi-4b` or `simulated`.
+    public var board: String
+    /// Chip name, e.g. `LSM6DSOX`.
+    public var chip: String
+    /// Bus, e.g. `/dev/i2c-1`.
+    public var bus: String
+    /// 7-bit address.
+    public var address: UInt8
+
+    public init(board: String, chip: String, bus: String, address: UInt8) {
+        self.board = board
+        self.chip = chip
+        self.bus = bus
+        self.address = address
+    }
+
+    /// `raspberry-pi-4b_LSM6DSOX_i2c-1_0x6A.json`: only letters, digits, `-`, `_`, `.`.
+    public var fileName: String {
+        let busName = bus.split(separator: "/").last.map(String.init) ?? bus
+        let hex = String(address, radix: 16, uppercase: true)
+        let raw = "\(board)_\(chip)_\(busName)_0x\(address < 0x10 ? "0" : "")\(hex)"
+        return String(raw.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" }) + ".json"
+    }
+
+    public var description: String {
+        "\(chip) at 0x\(String(address, radix: 16, uppercase: true)) on \(bus) (board \(board))"
+    }
+}
+
+/// Gyroscope bias measured at rest.
+public struct GyroscopeCalibration: Sendable, Codable, Equatable {
+    /// rad/s, chip axes; subtracted from every reading.
+    public var bias: [Double]
+    /// How many samples the mean was taken over.
+    public var sampleCount: Int
+
+    public init(bias: SIMD3<Double>, sampleCount: Int) {
+        self.bias = [bias.x, bias.y, bias.z]
+        self.sampleCount = sampleCount
+    }
+}
+
+/// Accelerometer offset and scale per axis, from six faces: corrected = (raw − offset) · scale.
+public struct AccelerometerCalibration: Sendable, Codable, Equatable {
+    /// g, chip axes.
+    public var offset: [Double]
+    /// Dimensionless, chip axes.
+    public var scale: [Double]
+
+    public init(offset: SIMD3<Double>, scale: SIMD3<Double>) {
+        self.offset = [offset.x, offset.y, offset.z]
+        self.scale = [scale.x, scale.y, scale.z]
+    }
+}
+
+/// Magnetometer hard- and soft-iron correction: corrected = softIron · (raw − hardIronOffset).
+public struct MagnetometerCalibration: Sendable, Codable, Equatable {
+    /// µT, chip axes.
+    public var hardIronOffset: [Double]
+    /// Row-major 3×3, dimensionless.
+    public var softIronMatrix: [Double]
+    /// µT: the radius of the corrected sphere (the local Earth field where it was calibrated).
+    public var fieldStrength: Double
+    /// RMS of (|corrected| − radius) / radius, in percent.
+    public var fitErrorPercent: Double
+    /// Share of the sphere of directions covered by the samples, in percent.
+    public var coveragePercent: Double
+    /// Which fit was used: `ellipsoid`, `diagonal` or `offset`.
+    public var model: String
+    /// `uncalibrated`, `low`, `medium` or `high`.
+    public var accuracy: String
+
+    public init(
+        hardIronOffset: SIMD3<Double>, softIronMatrix: [Double], fieldStrength: Double,
+        fitErrorPercent: Double, coveragePercent: Double, model: String, accuracy: String
+    ) {
+        self.hardIronOffset = [hardIronOffset.x, hardIronOffset.y, hardIronOffset.z]
+        self.softIronMatrix = softIronMatrix
+        self.fieldStrength = fieldStrength
+        self.fitErrorPercent = fitErrorPercent
+        self.coveragePercent = coveragePercent
+        self.model = model
+        self.accuracy = accuracy
+    }
+}
+
+/// Everything stored for one sensor. One JSON file per sensor.
+public struct CalibrationRecord: Sendable, Codable, Equatable {
+    /// The file format version; a newer one is refused with a clear error.
+    public var version = 1
+    public var sensor: SensorIdentity
+    public var gyroscope: GyroscopeCalibration?
+    public var accelerometer: AccelerometerCalibration?
+    public var magnetometer: MagnetometerCalibration?
+    /// When it was last written (ISO 8601).
+    public var updated: Date
+
+    public init(sensor: SensorIdentity, updated: Date = Date()) {
+        self.sensor = sensor
+        self.updated = updated
+    }
+
+    /// Checks the shape of the arrays (a hand-edited file may be wrong); the message names the key.
+    func validate() -> String? {
+        if let gyroscope, gyroscope.bias.count != 3 { return "gyroscope.bias must have 3 numbers" }
+        if let accelerometer {
+            if accelerometer.offset.count != 3 { return "accelerometer.offset must have 3 numbers" }
+            if accelerometer.scale.count != 3 || accelerometer.scale.contains(where: { !($0 > 0) }) {
+                return "accelerometer.scale must have 3 positive numbers"
+            }
+        }
+        if let magnetometer {
+            if magnetometer.hardIronOffset.count != 3 { return "magnetometer.hardIronOffset must have 3 numbers" }
+            if magnetometer.softIronMatrix.count != 9 { return "magnetometer.softIronMatrix must have 9 numbers (row-major 3×3)" }
+        }
+        let all = (gyroscope?.bias ?? []) + (accelerometer?.offset ?? []) + (accelerometer?.scale ?? [])
+            + (magnetometer?.hardIronOffset ?? []) + (magnetometer?.softIronMatrix ?? [])
+        if all.contains(where: { !$0.isFinite }) { return "every number must be finite" }
+        return nil
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A calibration file could not be read or written. Names the file and what to do.
+public struct CalibrationStoreError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var detail: String
+    public var fix: String
+    public var description: String { "\(path): \(detail). \(fix)" }
+}
+
+/// Calibration files, one per sensor, under the user's configuration directory:
+/// `$XDG_CONFIG_HOME/swift-motion/calibration/` (default `~/.config/swift-motion/calibration/`).
+///
+/// Writes are atomic: the record goes to a temporary file in the same directory, is flushed to
+/// the disk (`fsync`), then renamed over the old one, so a crash or a kill at any moment leaves
+/// either the old file or the new one, never a mix.
+public struct CalibrationStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The store in the user's configuration directory (see the type's documentation).
+    public static func userDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> CalibrationStore {
+        let base: URL
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+            base = URL(fileURLWithPath: xdg)
+        } else {
+            let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+            base = URL(fileURLWithPath: home).appendingPathComponent(".config")
+        }
+        return CalibrationStore(directory: base.appendingPathComponent("swift-motion/calibration"))
+    }
+
+    public func url(for sensor: SensorIdentity) -> URL {
+        directory.appendingPathComponent(sensor.fileName)
+    }
+
+    /// The stored record, or nil when there is none. A damaged file is an error naming it.
+    public func load(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> CalibrationRecord? {
+        let path = url(for: sensor).path
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try Self.read(path: path)
+    }
+
+    /// Every record in the store, sorted by file name.
+    public func all() throws(CalibrationStoreError) -> [(path: String, record: CalibrationRecord)] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            return []
+        }
+        var result: [(String, CalibrationRecord)] = []
+        for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = directory.appendingPathComponent(name).path
+            result.append((path, try Self.read(path: path)))
+        }
+        return result
+    }
+
+    static func read(path: String) throws(CalibrationStoreError) -> CalibrationRecord {
+        let fix = "Run `motionctl calibration clear` and calibrate again, or fix the file by hand"
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CalibrationStoreError(path: path, detail: "cannot be read (\(error.localizedDescription))", fix: "Check its permissions")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let record: CalibrationRecord
+        do {
+            record = try decoder.decode(CalibrationRecord.self, from: data)
+        } catch {
+            throw CalibrationStoreError(path: path, detail: "is not a valid calibration file (\(error))", fix: fix)
+        }
+        guard record.version == 1 else {
+            throw CalibrationStoreError(path: path, detail: "has format version \(record.version); this swift-motion reads version 1", fix: "Update swift-motion")
+        }
+        if let problem = record.validate() {
+            throw CalibrationStoreError(path: path, detail: problem, fix: fix)
+        }
+        return record
+    }
+
+    /// Writes `record` atomically (temporary file, fsync, rename, fsync of the directory).
+    /// Returns the path written.
+    @discardableResult
+    public func save(_ record: CalibrationRecord) throws(CalibrationStoreError) -> String {
+        let target = url(for: record.sensor).path
+        if let problem = record.validate() {
+            throw CalibrationStoreError(path: target, detail: problem, fix: "This is a bug in the caller: the record was not saved")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let data: Data
+        do {
+            data = try encoder.encode(record)
+        } catch {
+            throw CalibrationStoreError(path: target, detail: "could not be encoded (\(error))", fix: "This is a bug: please report it")
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CalibrationStoreError(path: directory.path, detail: "cannot be created (\(error.localizedDescription))", fix: "Check the permissions of its parent, or set XDG_CONFIG_HOME")
+        }
+        let temporary = directory.appendingPathComponent(".\(record.sensor.fileName).\(getpid()).tmp").path
+        try Self.writeDurably(data, to: temporary)
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw CalibrationStoreError(path: target, detail: "cannot be replaced (\(String(cString: strerror(code))))", fix: "Check the permissions of \(directory.path)")
+        }
+        let directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+        return target
+    }
+
+    /// Removes the record of `sensor`; returns whether there was one.
+    @discardableResult
+    public func clear(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> Bool {
+        let path = url(for: sensor).path
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        guard unlink(path) == 0 else {
+            throw CalibrationStoreError(path: path, detail: "cannot be removed (\(String(cString: strerror(errno))))", fix: "Check the permissions of \(directory.path)")
+        }
+        return true
+    }
+
+    private static func writeDurably(_ data: Data, to path: String) throws(CalibrationStoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CalibrationStoreError(path: path, detail: "cannot be created (\(String(cString: strerror(errno))))", fix: "Check the permissions of its directory")
+        }
+        defer { close(descriptor) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(path)
+            throw CalibrationStoreError(path: path, detail: "could not be written (\(String(cString: strerror(failure))))", fix: "Check free disk space")
+        }
+    }
+}

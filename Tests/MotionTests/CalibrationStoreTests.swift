@@ -1,0 +1,55 @@
+import Foundation
+import Motion
+import Testing
+
+@Suite struct CalibrationStoreTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-motion-store-\(UUID().uuidString)")
+    var store: CalibrationStore { CalibrationStore(directory: directory) }
+    let sensor = SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C)
+
+    func sample() -> CalibrationRecord {
+        var record = CalibrationRecord(sensor: sensor, updated: Date(timeIntervalSince1970: 1_800_000_000))
+        record.gyroscope = GyroscopeCalibration(bias: SIMD3(0.01, -0.02, 0.003), sampleCount: 500)
+        record.magnetometer = MagnetometerCalibration(
+            hardIronOffset: SIMD3(12, -30, 5), softIronMatrix: [1, 0, 0, 0, 1.1, 0, 0, 0, 0.9],
+            fieldStrength: 49.5, fitErrorPercent: 0.8, coveragePercent: 93, model: "ellipsoid", accuracy: "high")
+        return record
+    }
+
+    @Test func savesAndLoadsTheSameRecord() throws {
+        #expect(try store.load(sensor) == nil)
+        let path = try store.save(sample())
+        #expect(path.hasSuffix("simulated_LIS3MDL_simulated_0x1C.json"))
+        #expect(try store.load(sensor) == sample())
+        #expect(try store.all().map(\.record) == [sample()])
+        // No temporary file is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["simulated_LIS3MDL_simulated_0x1C.json"])
+        #expect(try store.clear(sensor))
+        #expect(try store.load(sensor) == nil)
+        #expect(try !store.clear(sensor))
+    }
+
+    @Test func aDamagedFileIsAnErrorNamingItAndTheFix() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("{ \"version\": 1, \"sensor\": ".utf8).write(to: store.url(for: sensor))
+        do {
+            _ = try store.load(sensor)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.path == store.url(for: sensor).path)
+            #expect(error.description.contains("motionctl calibration clear"))
+        }
+    }
+
+    @Test func aRecordWithWrongShapesIsRefused() throws {
+        var record = sample()
+        record.magnetometer?.softIronMatrix = [1, 0, 0]
+        #expect(throws: CalibrationStoreError.self) { try store.save(record) }
+        #expect(try store.load(sensor) == nil)
+    }
+
+    @Test func defaultDirectoryFollowsXDG() {
+        #expect(CalibrationStore.userDefault(environment: ["XDG_CONFIG_HOME": "/x"]).directory.path == "/x/swift-motion/calibration")
+        #expect(CalibrationStore.userDefault(environment: ["HOME": "/home/pi"]).directory.path == "/home/pi/.config/swift-motion/calibration")
+    }
+}
