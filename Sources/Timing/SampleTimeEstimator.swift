@@ -1,0 +1,81 @@
+/// Times samples read from a chip's FIFO by the chip's own clock.
+///
+/// The chip takes sample k at `t(k) = origin + period · k`, its period off the nominal by its
+/// clock's drift (a few hundred ppm). A FIFO read at time `T` that finds samples up to index `K`
+/// says: sample K was taken by `T`, sample K+1 was not, so
+/// `T − period·(K+1) < origin ≤ T − period·K`.
+///
+/// - Period: every new read, paired with each of the first reads (the anchors), narrows the
+///   bounds on the period; they keep narrowing as the span grows (a few ppm after a minute).
+///   Bounds that contradict each other mean the chip's clock changed (temperature): the anchors
+///   start again from the recent reads.
+/// - Origin: the middle of its tightest bounds over a window of recent reads.
+///
+/// Measured (see `SampleTimeEstimatorTests`): a 416 Hz chip 300 ppm fast, read every 10 ms with
+/// up to 4 ms of random delay and every 50th read 5 periods late: after 10 s every timestamp is
+/// within 50 µs of the truth.
+public struct SampleTimeEstimator: Sendable {
+    public let nominalPeriod: Double
+    private let anchorCount: Int
+    private let windowSize: Int
+    private var anchors: [(time: Double, index: Int)] = []
+    private var recent: [(time: Double, index: Int)] = []
+    private var nextRecent = 0
+    private var periodBounds: ClosedRange<Double>
+    /// The estimated time of sample 0, seconds.
+    public private(set) var origin: Double = .nan
+
+    /// - Parameters:
+    ///   - nominalPeriod: 1 / output data rate, seconds.
+    ///   - anchorCount: how many of the first reads bound the period with each new read.
+    ///   - windowSize: how many recent reads bound the origin.
+    public init(nominalPeriod: Double, anchorCount: Int = 32, windowSize: Int = 256) {
+        self.nominalPeriod = nominalPeriod
+        self.anchorCount = anchorCount
+        self.windowSize = windowSize
+        self.periodBounds = Self.widestBounds(nominalPeriod)
+        anchors.reserveCapacity(anchorCount)
+        recent.reserveCapacity(windowSize)
+    }
+
+    /// No crystal is further than 1000 ppm off.
+    private static func widestBounds(_ nominal: Double) -> ClosedRange<Double> {
+        nominal * 0.999...nominal * 1.001
+    }
+
+    /// The estimated sample period of the chip, seconds.
+    public var period: Double { (periodBounds.lowerBound + periodBounds.upperBound) / 2 }
+
+    /// Records a read: at `time` (seconds) the newest sample in the FIFO had index `lastIndex`.
+    public mutating func observe(readAt time: Double, lastIndex: Int) {
+        if anchors.count < anchorCount { anchors.append((time, lastIndex)) }
+        if recent.count < windowSize { recent.append((time, lastIndex)) } else { recent[nextRecent] = (time, lastIndex) }
+        nextRecent = (nextRecent + 1) % windowSize
+
+        var lowest = periodBounds.lowerBound, highest = periodBounds.upperBound
+        for anchor in anchors where lastIndex - anchor.index >= 2 {
+            let span = time - anchor.time
+            lowest = max(lowest, span / Double(lastIndex - anchor.index + 1))
+            highest = min(highest, span / Double(lastIndex - anchor.index - 1))
+        }
+        if lowest <= highest {
+            periodBounds = lowest...highest
+        } else {
+            anchors = Array(recent.suffix(anchorCount))
+            periodBounds = Self.widestBounds(nominalPeriod)
+        }
+
+        let period = self.period
+        var lower = -Double.infinity, upper = Double.infinity
+        for read in recent {
+            lower = max(lower, read.time - period * Double(read.index + 1))
+            upper = min(upper, read.time - period * Double(read.index))
+        }
+        origin = lower <= upper ? (lower + upper) / 2 : upper
+    }
+
+    /// When sample `index` was taken (seconds), once at least one read was observed.
+    public func time(ofSample index: Int) -> Double {
+        origin + period * Double(index)
+    }
+}
