@@ -133,3 +133,4 @@ struct EvaluateCommand: ParsableCommand {
         text + String(repeating: " ", count: max(1, width - text.count))
     }
 }
+
