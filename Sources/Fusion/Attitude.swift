@@ -1,0 +1,60 @@
+/// The frame an `Attitude` is relative to (Core Motion's `CMAttitudeReferenceFrame`). All have
+/// z vertical (up); they differ in where x points.
+public enum AttitudeReferenceFrame: Sendable, CaseIterable, Equatable {
+    /// x arbitrary and fixed at the start, heading from the gyroscope alone (drifts slowly).
+    case xArbitraryZVertical
+    /// x arbitrary and fixed at the start, heading held by the magnetometer (no drift).
+    case xArbitraryCorrectedZVertical
+    /// x toward magnetic north (y west).
+    case xMagneticNorthZVertical
+    /// x toward true (geographic) north (y west); needs the magnetic declination at the location.
+    case xTrueNorthZVertical
+
+    /// The attitude in this frame from the filter's output.
+    /// - Parameters:
+    ///   - enu: sensor → East-North-Up: the filter's 9D quaternion (magnetic ENU), or for
+    ///     `xArbitraryZVertical` its 6D quaternion (ENU-like, arbitrary heading).
+    ///   - startYaw: for the two arbitrary frames, the yaw (radians, about up, from east toward
+    ///     north) of the frame's x axis in `enu`, fixed when updates start; ignored otherwise.
+    ///   - declination: for `xTrueNorthZVertical`, magnetic declination in radians, positive when
+    ///     magnetic north lies east of true north (see `WorldMagneticModel`); ignored otherwise.
+    public func attitude(fromENU enu: Quaternion, startYaw: Double = 0, declination: Double = 0) -> Attitude {
+        // A frame whose x axis lies at yaw ψ (from east toward north) in ENU: q = Rz(−ψ) ⊗ q_enu.
+        let yaw: Double
+        switch self {
+        case .xArbitraryZVertical, .xArbitraryCorrectedZVertical: yaw = startYaw
+        case .xMagneticNorthZVertical: yaw = Double.pi / 2
+        // True north lies `declination` west of magnetic north, i.e. at yaw π/2 + declination.
+        case .xTrueNorthZVertical: yaw = Double.pi / 2 + declination
+        }
+        return Attitude(quaternion: Quaternion.aboutZ(-yaw) * enu)
+    }
+}
+
+/// The orientation of the device relative to a reference frame (Core Motion's `CMAttitude`).
+public struct Attitude: Sendable, Equatable {
+    /// Device → reference frame rotation (unit quaternion).
+    public var quaternion: Quaternion
+
+    public init(quaternion: Quaternion) {
+        self.quaternion = quaternion
+    }
+
+    /// Device → reference frame: `rotationMatrix * v_device == v_reference`.
+    public var rotationMatrix: Matrix3 { quaternion.rotationMatrix }
+
+    /// Rotation about the device's y axis, radians, −π…π (Core Motion convention:
+    /// R = Rz(yaw) · Rx(pitch) · Ry(roll)).
+    public var roll: Double { quaternion.roll }
+    /// Rotation about the device's x axis, radians, −π/2…π/2.
+    public var pitch: Double { quaternion.pitch }
+    /// Rotation about the vertical axis, radians, −π…π.
+    public var yaw: Double { quaternion.yaw }
+
+    /// Makes this attitude relative to `reference` (Core Motion's `multiply(byInverseOf:)`): the
+    /// result is the rotation from this device orientation to the device orientation `reference`,
+    /// so an attitude equal to `reference` becomes the identity.
+    public mutating func multiply(byInverseOf reference: Attitude) {
+        quaternion = (reference.quaternion.conjugate * quaternion).normalized
+    }
+}

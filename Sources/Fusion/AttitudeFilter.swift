@@ -1,0 +1,429 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How far the magnetometer heading can be trusted, Core Motion style.
+public enum MagneticAccuracy: Int, Sendable, Comparable {
+    /// No undisturbed reference field learned yet (or no magnetometer).
+    case uncalibrated
+    /// The field currently deviates from the reference: heading runs on the gyroscope alone.
+    case low
+    /// Undisturbed, but heading is still converging after the start or a disturbance.
+    case medium
+    /// Undisturbed and converged.
+    case high
+
+    public static func < (lhs: MagneticAccuracy, rhs: MagneticAccuracy) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Online attitude filter for a gyroscope, an accelerometer and optionally a magnetometer.
+///
+/// Design (after Laidig & Seel, "VQF: Highly accurate IMU orientation estimation with bias
+/// estimation and magnetic disturbance rejection", Information Fusion 91, 2023):
+/// - the gyroscope (bias removed) is integrated into an almost-inertial frame `I`;
+/// - the accelerometer is rotated into `I` and low-pass filtered there (2nd order, `τ_acc`), so
+///   that accelerations average out while the sensor moves; a tilt-only correction `I → E₆` maps the
+///   filtered vector onto the vertical;
+/// - a Kalman filter estimates the gyroscope bias from the tilt corrections while moving, and from
+///   the low-pass filtered gyroscope at rest (rest: gyro and accelerometer deviations below
+///   thresholds for `restMinTime`);
+/// - the magnetometer, rotated into `E₆`, corrects heading (a first-order filter with `τ_mag` on one
+///   angle) unless its norm or dip angle deviates from a learned reference field; a new field is
+///   accepted after it has been stable while the sensor moved.
+///
+/// Differences from VQF's published design: the first reference field is the one seen at rest
+/// at start-up (the one that already set the initial heading), rather than one seen while turning;
+/// and two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
+/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together.
+///
+/// Frames: the 6D attitude maps sensor → an earth frame with z up and arbitrary heading; the 9D
+/// attitude maps sensor → East-North-Up (magnetic north). No allocation per update.
+public struct AttitudeFilter: Sendable {
+    /// Tuning. One set for every sensor and motion; the defaults are the filter's design values.
+    public struct Parameters: Sendable, Equatable {
+        /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger
+        /// rejects more acceleration, smaller follows gyro drift faster.
+        public var accelerometerTimeConstant: Double = 3.0
+        /// Time constant of the magnetometer heading correction, s.
+        public var magnetometerTimeConstant: Double = 15.0
+        /// Estimate the gyro bias while moving (from tilt corrections).
+        public var motionBiasEstimation = true
+        /// Estimate the gyro bias at rest.
+        public var restBiasEstimation = true
+        /// Detect magnetic disturbances (norm and dip checks) and stop the heading correction.
+        public var magneticDisturbanceRejection = true
+        /// Initial standard deviation of the gyro bias, °/s.
+        public var biasSigmaInitial: Double = 0.5
+        /// Time in which the bias variance grows by (0.1 °/s)² without information, s.
+        public var biasForgettingTime: Double = 100
+        /// Largest bias (and bias correction) considered, °/s.
+        public var biasClip: Double = 2.0
+        /// Standard deviation of a bias measurement while moving, °/s.
+        public var biasSigmaMotion: Double = 0.05
+        /// Weight of the vertical bias component while moving: this much slower than horizontal.
+        public var biasVerticalForgettingFactor: Double = 0.0001
+        /// Standard deviation of a bias measurement at rest, °/s.
+        public var biasSigmaRest: Double = 0.03
+        /// Time the rest conditions must hold before rest is declared, s.
+        public var restMinTime: Double = 1.5
+        /// Time constant of the low-pass filters of the rest detector, s.
+        public var restFilterTimeConstant: Double = 0.5
+        /// Largest gyroscope deviation from its low-pass at rest, °/s.
+        public var restGyroscopeThreshold: Double = 2.0
+        /// Largest accelerometer deviation from its low-pass at rest, as a fraction of the
+        /// accelerometer norm (0.051 ≈ 0.5 m/s²), so any accelerometer unit works.
+        public var restAccelerometerThreshold: Double = 0.051
+        /// Time constant of the low-pass on the magnetic field norm and dip, s.
+        public var magneticCurrentTimeConstant: Double = 0.05
+        /// Time constant with which the reference norm and dip follow the field, s.
+        public var magneticReferenceTimeConstant: Double = 20
+        /// Largest relative deviation of the field norm from the reference.
+        public var magneticNormThreshold: Double = 0.1
+        /// Largest deviation of the dip angle from the reference, degrees.
+        public var magneticDipThreshold: Double = 10
+        /// Time a new field must be stable (while turning) before it becomes the reference, s.
+        public var magneticNewFieldTime: Double = 20
+        /// Same, for the very first reference field, s.
+        public var magneticNewFieldFirstTime: Double = 5
+        /// Smallest rotation rate for the time above to count, °/s.
+        public var magneticNewFieldMinimumRate: Double = 20
+        /// Time the field must agree with the reference to end a disturbance, s.
+        public var magneticMinimumUndisturbedTime: Double = 0.5
+        /// Longest time the heading correction stays off during a disturbance, s.
+        public var magneticMaximumRejectionTime: Double = 60
+        /// Gain divisor after the longest rejection time, and how much faster the rejection
+        /// timer runs down than up.
+        public var magneticRejectionFactor: Double = 2
+
+        public init() {}
+    }
+
+    /// Sample interval, s.
+    public let sampleInterval: Double
+    public let parameters: Parameters
+
+    // Coefficients.
+    private let accLowPass: LowPassCoefficients
+    private let restLowPass: LowPassCoefficients
+    private let magneticLowPass: LowPassCoefficients
+    private let magneticGain: Double
+    private let magneticReferenceGain: Double
+    private let biasClip: Double
+    private let biasVariance0: Double
+    private let biasProcessNoise: Double
+    private let biasMotionNoise: Double
+    private let biasVerticalNoise: Double
+    private let biasRestNoise: Double
+    private let restGyroThresholdSquared: Double
+    private let restAccThresholdSquared: Double
+    private let magneticDipThreshold: Double
+    private let magneticNewFieldMinimumRate: Double
+
+    // Orientation: sensor → I (gyro integration), I → E₆ (tilt correction), E₆ → ENU (heading).
+    private var gyroQuaternion = Quaternion.identity
+    private var tiltQuaternion = Quaternion.identity
+    private var heading: Double = 0
+
+    // Accelerometer in I, low-pass state; R (sensor → E₆) and R·bias (x, y) low-pass state.
+    private var accInertialState = LowPassState<SIMD3<Double>>()
+    private var biasModelState = LowPassState<SIMD16<Double>>()
+
+    // Rest detection.
+    private var restGyroState = LowPassState<SIMD3<Double>>()
+    private var restAccState = LowPassState<SIMD3<Double>>()
+    private var restGyroLowPass = SIMD3<Double>.zero
+    private var restTime: Double = 0
+    private var restDetected = false
+
+    // Bias Kalman filter; variance in (0.01 °/s)² so that the numbers stay near 1.
+    private var bias = SIMD3<Double>.zero
+    private var biasCovariance: Matrix3
+
+    // Magnetometer.
+    private var magneticState = LowPassState<SIMD2<Double>>()
+    private var referenceNorm: Double = 0
+    private var referenceDip: Double = 0
+    private var candidateNorm: Double = -1
+    private var candidateDip: Double = 0
+    private var candidateTime: Double = 0
+    private var undisturbedTime: Double = 0
+    private var rejectionTime: Double = 0
+    private var initialMagneticGain: Double = 1
+    private var magneticDisturbed = false
+    private var magneticSeen = false
+
+    /// - Parameters:
+    ///   - sampleInterval: time between samples, s (> 0).
+    ///   - parameters: tuning; the defaults suit 50–1000 Hz MEMS IMUs.
+    public init(sampleInterval: Double, parameters: Parameters = Parameters()) {
+        self.sampleInterval = sampleInterval
+        self.parameters = parameters
+        let ts = sampleInterval
+        let degree = Double.pi / 180
+        accLowPass = LowPassCoefficients(timeConstant: parameters.accelerometerTimeConstant, sampleInterval: ts)
+        restLowPass = LowPassCoefficients(timeConstant: parameters.restFilterTimeConstant, sampleInterval: ts)
+        magneticLowPass = LowPassCoefficients(timeConstant: parameters.magneticCurrentTimeConstant, sampleInterval: ts)
+        magneticGain = 1 - exp(-ts / parameters.magnetometerTimeConstant)
+        magneticReferenceGain = 1 - exp(-ts / parameters.magneticReferenceTimeConstant)
+        biasClip = parameters.biasClip * degree
+        biasVariance0 = (parameters.biasSigmaInitial * 100) * (parameters.biasSigmaInitial * 100)
+        // Process noise: the variance grows by (0.1 °/s)² in biasForgettingTime.
+        biasProcessNoise = 100 * ts / parameters.biasForgettingTime
+        // Measurement noise chosen so that the steady-state standard deviation under continuous
+        // measurements equals the given sigma: w = p²/v + p.
+        let motion = (parameters.biasSigmaMotion * 100) * (parameters.biasSigmaMotion * 100)
+        biasMotionNoise = motion * motion / biasProcessNoise + motion
+        biasVerticalNoise = biasMotionNoise / max(parameters.biasVerticalForgettingFactor, 1e-10)
+        let rest = (parameters.biasSigmaRest * 100) * (parameters.biasSigmaRest * 100)
+        biasRestNoise = rest * rest / biasProcessNoise + rest
+        biasCovariance = Matrix3(diagonal: SIMD3(repeating: biasVariance0))
+        restGyroThresholdSquared = (parameters.restGyroscopeThreshold * degree) * (parameters.restGyroscopeThreshold * degree)
+        restAccThresholdSquared = parameters.restAccelerometerThreshold * parameters.restAccelerometerThreshold
+        magneticDipThreshold = parameters.magneticDipThreshold * degree
+        magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
+    }
+
+    // MARK: Outputs
+
+    /// Sensor → earth frame with z up and arbitrary (gyro-only, drifting) heading.
+    public var quaternion6D: Quaternion { tiltQuaternion * gyroQuaternion }
+
+    /// Sensor → East-North-Up (magnetic north). Equals the 6D attitude until a magnetometer
+    /// sample arrives.
+    public var quaternion9D: Quaternion { Quaternion.aboutZ(heading) * quaternion6D }
+
+    /// Estimated gyroscope bias, rad/s, sensor frame (already removed from the integration).
+    public var gyroBias: SIMD3<Double> { bias }
+
+    /// Standard deviation of the gyroscope bias estimate (largest axis), rad/s.
+    public var gyroBiasUncertainty: Double {
+        let p = max(biasCovariance[0, 0], biasCovariance[1, 1], biasCovariance[2, 2])
+        return p.squareRoot() / 100 * Double.pi / 180
+    }
+
+    /// True while the sensor is detected to be at rest.
+    public var isAtRest: Bool { restDetected }
+
+    /// True while the magnetic field deviates from the learned reference (heading not corrected).
+    public var isMagneticallyDisturbed: Bool { magneticDisturbed }
+
+    /// How far the 9D heading can be trusted.
+    public var magneticAccuracy: MagneticAccuracy {
+        if !magneticSeen || referenceNorm == 0 { return .uncalibrated }
+        if magneticDisturbed { return .low }
+        if initialMagneticGain != 0 || rejectionTime > 0 { return .medium }
+        return .high
+    }
+
+    /// Gravity in the sensor frame, g, Core Motion sign (face up at rest: (0, 0, −1)).
+    public var gravity: SIMD3<Double> { -quaternion6D.conjugate.rotate(SIMD3(0, 0, 1)) }
+
+    // MARK: Update
+
+    /// One sample.
+    /// - Parameters:
+    ///   - gyroscope: rotation rate, rad/s, sensor frame.
+    ///   - accelerometer: specific force in any consistent unit (+g on z when lying flat, face up:
+    ///     the opposite of Core Motion's sign). An all-zero sample is skipped.
+    ///   - magnetometer: magnetic field, µT (any unit), sensor frame; `nil` for a 6D update.
+    public mutating func update(gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?) {
+        integrateGyroscope(gyroscope)
+        if accelerometer != .zero { correctTilt(accelerometer) }
+        if let magnetometer, magnetometer != .zero { correctHeading(magnetometer) }
+    }
+
+    @inline(__always)
+    private mutating func integrateGyroscope(_ gyr: SIMD3<Double>) {
+        let ts = sampleInterval
+        restGyroLowPass = restGyroState.filter(gyr, restLowPass)
+        let deviation = gyr - restGyroLowPass
+        if (deviation * deviation).sum() >= restGyroThresholdSquared
+            || any(restGyroLowPass .> SIMD3(repeating: biasClip))
+            || any(restGyroLowPass .< SIMD3(repeating: -biasClip)) {
+            restTime = 0
+            restDetected = false
+        }
+        let rate = gyr - bias
+        let norm = (rate * rate).sum().squareRoot()
+        if norm > Double.ulpOfOne {
+            let half = norm * ts / 2
+            let s = sin(half) / norm
+            let step = Quaternion(w: cos(half), x: s * rate.x, y: s * rate.y, z: s * rate.z)
+            gyroQuaternion = (gyroQuaternion * step).normalized
+        }
+    }
+
+    @inline(__always)
+    private mutating func correctTilt(_ acc: SIMD3<Double>) {
+        let ts = sampleInterval
+        // Rest detection: the accelerometer must stay near its own low-pass.
+        let accLow = restAccState.filter(acc, restLowPass)
+        let deviation = acc - accLow
+        if (deviation * deviation).sum() >= restAccThresholdSquared * (accLow * accLow).sum() {
+            restTime = 0
+            restDetected = false
+        } else {
+            restTime += ts
+            if restTime >= parameters.restMinTime { restDetected = true }
+        }
+
+        // Low-pass in the almost-inertial frame, then into E₆, then the tilt correction that maps
+        // it onto the vertical.
+        let accInertial = accInertialState.filter(gyroQuaternion.rotate(acc), accLowPass)
+        var accEarth = tiltQuaternion.rotate(accInertial)
+        let length = (accEarth * accEarth).sum().squareRoot()
+        guard length > Double.ulpOfOne else { return }
+        accEarth /= length
+        let cw = ((accEarth.z + 1) / 2).squareRoot()
+        let correction = cw > 1e-6
+            ? Quaternion(w: cw, x: 0.5 * accEarth.y / cw, y: -0.5 * accEarth.x / cw, z: 0)
+            : Quaternion(w: 0, x: 1, y: 0, z: 0)
+        tiltQuaternion = (correction * tiltQuaternion).normalized
+
+        if parameters.motionBiasEstimation || parameters.restBiasEstimation {
+            estimateBias(tiltError: accEarth)
+        }
+    }
+
+    @inline(__always)
+    private mutating func estimateBias(tiltError accEarth: SIMD3<Double>) {
+        let ts = sampleInterval
+        let r = quaternion6D.rotationMatrix
+        let rb0 = (r.rows.0 * bias).sum(), rb1 = (r.rows.1 * bias).sum()
+        // Low-pass R and R·bias with the accelerometer's filter, so that they match the delay of
+        // the filtered accelerometer whose corrections they explain.
+        let packed = SIMD16<Double>(
+            r.rows.0.x, r.rows.0.y, r.rows.0.z, r.rows.1.x, r.rows.1.y, r.rows.1.z,
+            r.rows.2.x, r.rows.2.y, r.rows.2.z, rb0, rb1, 0, 0, 0, 0, 0)
+        let f = biasModelState.filter(packed, accLowPass)
+
+        var h: Matrix3
+        var error: SIMD3<Double>
+        var noise: SIMD3<Double>
+        var measure = true
+        if restDetected && parameters.restBiasEstimation {
+            h = .identity
+            error = restGyroLowPass - bias
+            noise = SIMD3(repeating: biasRestNoise)
+        } else if parameters.motionBiasEstimation {
+            h = Matrix3(rows: SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f[6], f[7], f[8]))
+            // The tilt correction rate (E₆ frame, x and y) is what a bias error R·(b − b̂) causes.
+            error = SIMD3(
+                -accEarth.y / ts + f[9] - (h.rows.0 * bias).sum(),
+                accEarth.x / ts + f[10] - (h.rows.1 * bias).sum(),
+                -(h.rows.2 * bias).sum())
+            noise = SIMD3(biasMotionNoise, biasMotionNoise, biasVerticalNoise)
+        } else {
+            h = .identity
+            error = .zero
+            noise = .zero
+            measure = false
+        }
+
+        // Predict: the variance grows (up to its initial value) even without a measurement.
+        var p = biasCovariance
+        if p.rows.0.x < biasVariance0 { p.rows.0.x += biasProcessNoise }
+        if p.rows.1.y < biasVariance0 { p.rows.1.y += biasProcessNoise }
+        if p.rows.2.z < biasVariance0 { p.rows.2.z += biasProcessNoise }
+        if measure {
+            let clip = SIMD3(repeating: biasClip)
+            error = error.clamped(lowerBound: -clip, upperBound: clip)
+            // K = P Hᵀ (W + H P Hᵀ)⁻¹; b += K e; P −= K H P.
+            let pht = p * h.transposed
+            var s = h * pht
+            s.rows.0.x += noise.x
+            s.rows.1.y += noise.y
+            s.rows.2.z += noise.z
+            if let inverse = s.inverse {
+                let gain = pht * inverse
+                bias = (bias + gain * error).clamped(lowerBound: -clip, upperBound: clip)
+                p = p - gain * (h * p)
+            }
+        }
+        biasCovariance = p
+    }
+
+    @inline(__always)
+    private mutating func correctHeading(_ mag: SIMD3<Double>) {
+        let ts = sampleInterval
+        magneticSeen = true
+        let magEarth = quaternion6D.rotate(mag)
+        if parameters.magneticDisturbanceRejection {
+            let norm = (magEarth * magEarth).sum().squareRoot()
+            let current = magneticState.filter(SIMD2(norm, -asin(magEarth.z / norm)), magneticLowPass)
+            let (currentNorm, currentDip) = (current.x, current.y)
+
+            // Disturbance: norm or dip away from the reference field.
+            if abs(currentNorm - referenceNorm) < parameters.magneticNormThreshold * referenceNorm
+                && abs(currentDip - referenceDip) < magneticDipThreshold {
+                undisturbedTime += ts
+                if undisturbedTime >= parameters.magneticMinimumUndisturbedTime {
+                    magneticDisturbed = false
+                    referenceNorm += magneticReferenceGain * (currentNorm - referenceNorm)
+                    referenceDip += magneticReferenceGain * (currentDip - referenceDip)
+                }
+            } else {
+                undisturbedTime = 0
+                magneticDisturbed = true
+            }
+
+            // A new, stable field becomes the reference after long enough (while turning, so that
+            // a constant field is not mistaken for a homogeneous one).
+            if abs(currentNorm - candidateNorm) < parameters.magneticNormThreshold * candidateNorm
+                && abs(currentDip - candidateDip) < magneticDipThreshold {
+                let turning = (restGyroLowPass * restGyroLowPass).sum()
+                    >= magneticNewFieldMinimumRate * magneticNewFieldMinimumRate
+                if turning || referenceNorm == 0 { candidateTime += ts }
+                candidateNorm += magneticReferenceGain * (currentNorm - candidateNorm)
+                candidateDip += magneticReferenceGain * (currentDip - candidateDip)
+                if magneticDisturbed
+                    && (candidateTime >= parameters.magneticNewFieldTime
+                        || (referenceNorm == 0 && candidateTime >= parameters.magneticNewFieldFirstTime)) {
+                    referenceNorm = candidateNorm
+                    referenceDip = candidateDip
+                    magneticDisturbed = false
+                    undisturbedTime = parameters.magneticMinimumUndisturbedTime
+                }
+            } else {
+                candidateTime = 0
+                candidateNorm = currentNorm
+                candidateDip = currentDip
+            }
+        }
+
+        // Heading error: magnetic north should lie along +y of ENU.
+        let error = wrapAngle(atan2(magEarth.x, magEarth.y) - heading)
+        var gain = magneticGain
+        if parameters.magneticDisturbanceRejection {
+            if magneticDisturbed {
+                if rejectionTime <= parameters.magneticMaximumRejectionTime {
+                    rejectionTime += ts
+                    gain = 0
+                } else {
+                    gain /= parameters.magneticRejectionFactor
+                }
+            } else {
+                rejectionTime = max(rejectionTime - parameters.magneticRejectionFactor * ts, 0)
+            }
+        }
+        // Start-up: gain 1/N for the N-th sample (a running mean) until it reaches the steady gain.
+        if initialMagneticGain != 0 {
+            gain = max(gain, initialMagneticGain)
+            initialMagneticGain /= initialMagneticGain + 1
+            if initialMagneticGain * parameters.magnetometerTimeConstant < ts { initialMagneticGain = 0 }
+        }
+        heading = wrapAngle(heading + gain * error)
+    }
+}
+
+/// `angle` wrapped to −π…π (for inputs within one turn of that range).
+@inline(__always)
+func wrapAngle(_ angle: Double) -> Double {
+    if angle > Double.pi { return angle - 2 * Double.pi }
+    if angle < -Double.pi { return angle + 2 * Double.pi }
+    return angle
+}

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A rotation quaternion, scalar first, `Double` components.
+///
+/// Convention: a quaternion `q` describes the rotation from a body (sensor) frame to a reference
+/// frame: `q.rotate(v)` expresses a body-frame vector in the reference frame, `q ⊗ r` applies `r`
+/// first (frames chain as `q_A←B ⊗ q_B←C = q_A←C`).
+public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public var w: Double
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    @inlinable
+    public init(w: Double, x: Double, y: Double, z: Double) {
+        self.w = w
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
+
+    /// The rotation by `angle` radians about `axis` (right-hand rule). A zero axis gives the identity.
+    @inlinable
+    public init(axis: SIMD3<Double>, angle: Double) {
+        let length = (axis * axis).sum().squareRoot()
+        guard length > 0 else {
+            self = .identity
+            return
+        }
+        let s = sin(angle / 2) / length
+        self.init(w: cos(angle / 2), x: s * axis.x, y: s * axis.y, z: s * axis.z)
+    }
+
+    /// The rotation about the z axis by `angle` radians.
+    @inlinable
+    public static func aboutZ(_ angle: Double) -> Quaternion {
+        Quaternion(w: cos(angle / 2), x: 0, y: 0, z: sin(angle / 2))
+    }
+
+    /// The vector part (x, y, z).
+    @inlinable
+    public var vector: SIMD3<Double> { SIMD3(x, y, z) }
+
+    @inlinable
+    public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
+
+    @inlinable
+    public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
+
+    /// The unit quaternion in the same direction; the identity if the norm is zero or not finite.
+    @inlinable
+    public var normalized: Quaternion {
+        let n = norm
+        guard n > 0, n.isFinite else { return .identity }
+        return Quaternion(w: w / n, x: x / n, y: y / n, z: z / n)
+    }
+
+    /// Hamilton product `lhs ⊗ rhs` (`rhs` is applied first when rotating vectors).
+    @inlinable
+    public static func * (lhs: Quaternion, rhs: Quaternion) -> Quaternion {
+        Quaternion(
+            w: lhs.w * rhs.w - lhs.x * rhs.x - lhs.y * rhs.y - lhs.z * rhs.z,
+            x: lhs.w * rhs.x + lhs.x * rhs.w + lhs.y * rhs.z - lhs.z * rhs.y,
+            y: lhs.w * rhs.y - lhs.x * rhs.z + lhs.y * rhs.w + lhs.z * rhs.x,
+            z: lhs.w * rhs.z + lhs.x * rhs.y - lhs.y * rhs.x + lhs.z * rhs.w)
+    }
+
+    /// `q ⊗ (0, v) ⊗ q*` for a unit quaternion: `v` (body frame) expressed in the reference frame.
+    @inlinable
+    public func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        // v + 2w (u × v) + 2 u × (u × v), u = vector part.
+        let u = vector
+        let t = 2 * cross(u, v)
+        return v + w * t + cross(u, t)
+    }
+
+    /// The rotation matrix `R` with `R * v == rotate(v)` (body → reference) for a unit quaternion.
+    @inlinable
+    public var rotationMatrix: Matrix3 {
+        let xx = x * x, yy = y * y, zz = z * z
+        let xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z
+        return Matrix3(
+            rows: SIMD3(1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)),
+            SIMD3(2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)),
+            SIMD3(2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)))
+    }
+
+    /// The rotation angle in radians, 0…π.
+    @inlinable
+    public var angle: Double { 2 * acos(Swift.min(abs(w) / norm, 1)) }
+
+    // Euler angles follow Core Motion: the attitude is R = Rz(yaw) · Rx(pitch) · Ry(roll) (body →
+    // reference), so pitch (about x) is in −π/2…π/2, roll (about y) and yaw (about z) in −π…π.
+
+    /// Rotation about the body y axis, radians (Core Motion's roll).
+    @inlinable
+    public var roll: Double { atan2(-2 * (x * z - w * y), 1 - 2 * (x * x + y * y)) }
+
+    /// Rotation about the body x axis, radians, −π/2…π/2 (Core Motion's pitch).
+    @inlinable
+    public var pitch: Double { asin(Swift.max(-1, Swift.min(1, 2 * (y * z + w * x)))) }
+
+    /// Rotation about the vertical z axis, radians (Core Motion's yaw).
+    @inlinable
+    public var yaw: Double { atan2(-2 * (x * y - w * z), 1 - 2 * (x * x + z * z)) }
+
+    /// The attitude with the given Core Motion Euler angles (radians): `Rz(yaw) · Rx(pitch) · Ry(roll)`.
+    @inlinable
+    public init(roll: Double, pitch: Double, yaw: Double) {
+        self = Quaternion.aboutZ(yaw) * Quaternion(axis: SIMD3(1, 0, 0), angle: pitch)
+            * Quaternion(axis: SIMD3(0, 1, 0), angle: roll)
+    }
+
+    public var description: String { "Quaternion(w: \(w), x: \(x), y: \(y), z: \(z))" }
+}
+
+@inlinable
+func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+}

@@ -1,0 +1,321 @@
+import Foundation
+
+/// One trial of BROAD (Laidig, Caruso, Cereatti, Seel, "BROAD — A Benchmark for Robust Inertial
+/// Orientation Estimation", Data 6(7), 2021, CC BY 4.0) in the project's CSV form: a header and one
+/// row per sample with `t, gyr_x…z (rad/s), acc_x…z (m/s², +9.81 on z when flat), mag_x…z (µT),
+/// opt_w…z (reference quaternion sensor → ENU, nan when missing), movement (0/1)`.
+public struct BroadTrial: Sendable {
+    /// Trial name (file name without `.csv`).
+    public var name: String
+    /// Time from the start of the trial, s.
+    public var time: [Double]
+    /// Rotation rate, rad/s, sensor frame.
+    public var gyroscope: [SIMD3<Double>]
+    /// Specific force, m/s² (+9.81 on z lying flat; the opposite of Core Motion's sign).
+    public var accelerometer: [SIMD3<Double>]
+    /// Magnetic field, µT, sensor frame.
+    public var magnetometer: [SIMD3<Double>]
+    /// Optical reference orientation sensor → ENU as (w, x, y, z); NaN where markers were lost.
+    public var reference: [SIMD4<Double>]
+    /// True where the sample counts for the error metric.
+    public var movement: [Bool]
+
+    /// Number of samples.
+    public var count: Int { time.count }
+
+    /// Mean sample interval, s.
+    public var sampleInterval: Double {
+        count > 1 ? (time[count - 1] - time[0]) / Double(count - 1) : 0
+    }
+
+    static let columns = [
+        "t", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z", "mag_x", "mag_y", "mag_z",
+        "opt_w", "opt_x", "opt_y", "opt_z", "movement",
+    ]
+
+    /// Reads a trial CSV. Throws `BroadError` naming the file, line and column of a malformed value.
+    public static func load(path: String) throws(BroadError) -> BroadTrial {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BroadError(file: path, line: 0, column: nil, problem: "cannot read the file (missing or not readable)")
+        }
+        let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        var trial = BroadTrial(
+            name: name, time: [], gyroscope: [], accelerometer: [], magnetometer: [], reference: [], movement: [])
+        let result: Result<Void, BroadError> = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            do throws(BroadError) {
+                try trial.parse(bytes, path: path)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+        return trial
+    }
+
+    private mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(BroadError) {
+        var index = 0
+        // Header: exactly the expected column names.
+        var headerEnd = 0
+        while headerEnd < bytes.count && bytes[headerEnd] != UInt8(ascii: "\n") { headerEnd += 1 }
+        let header = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<headerEnd]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let names = header.split(separator: ",").map(String.init)
+        guard names == Self.columns else {
+            throw BroadError(file: path, line: 1, column: nil,
+                problem: "header is \"\(header)\", expected \"\(Self.columns.joined(separator: ","))\"")
+        }
+        index = headerEnd + 1
+        let estimate = bytes.count / 140 + 16
+        time.reserveCapacity(estimate)
+        gyroscope.reserveCapacity(estimate)
+        accelerometer.reserveCapacity(estimate)
+        magnetometer.reserveCapacity(estimate)
+        reference.reserveCapacity(estimate)
+        movement.reserveCapacity(estimate)
+
+        var line = 1
+        var row = [Double](repeating: 0, count: 15)
+        while index < bytes.count {
+            line += 1
+            // Skip empty lines (e.g. a trailing newline).
+            if bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+                index += 1
+                continue
+            }
+            for column in 0..<15 {
+                guard let (value, next) = Self.parseNumber(bytes, from: index) else {
+                    throw BroadError(file: path, line: line, column: Self.columns[column],
+                        problem: "\"\(Self.field(bytes, from: index))\" is not a number")
+                }
+                row[column] = value
+                index = next
+                let expected = column == 14 ? UInt8(ascii: "\n") : UInt8(ascii: ",")
+                if column == 14 && index < bytes.count && bytes[index] == UInt8(ascii: "\r") { index += 1 }
+                if index < bytes.count {
+                    guard bytes[index] == expected else {
+                        let problem = column == 14
+                            ? "more than \(Self.columns.count) values in the row"
+                            : "\"\(Self.field(bytes, from: index))\" is not a number, or the row has too few values"
+                        throw BroadError(file: path, line: line, column: Self.columns[column], problem: problem)
+                    }
+                    index += 1
+                } else if column != 14 {
+                    throw BroadError(file: path, line: line, column: Self.columns[column + 1], problem: "file ends inside the row")
+                }
+            }
+            time.append(row[0])
+            gyroscope.append(SIMD3(row[1], row[2], row[3]))
+            accelerometer.append(SIMD3(row[4], row[5], row[6]))
+            magnetometer.append(SIMD3(row[7], row[8], row[9]))
+            reference.append(SIMD4(row[10], row[11], row[12], row[13]))
+            movement.append(row[14] > 0.5)
+        }
+        if time.isEmpty {
+            throw BroadError(file: path, line: line, column: nil, problem: "no samples after the header")
+        }
+    }
+
+    /// The text of the field starting at `index`, for error messages.
+    private static func field(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> String {
+        var end = index
+        while end < bytes.count && bytes[end] != UInt8(ascii: ",") && bytes[end] != UInt8(ascii: "\n") && end - index < 40 {
+            end += 1
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// A decimal number (`-12.345`, `1e-3`, `nan`) at `index`; the value and the index after it.
+    /// Exact (correctly rounded) for up to 15 significant digits and |exponent| ≤ 22, which covers
+    /// the dataset; longer mantissas lose at most an ulp or two.
+    @inline(__always)
+    private static func parseNumber(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (Double, Int)? {
+        var i = start
+        let n = bytes.count
+        guard i < n else { return nil }
+        var negative = false
+        if bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            negative = bytes[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        if i + 2 < n, bytes[i] | 0x20 == UInt8(ascii: "n"), bytes[i + 1] | 0x20 == UInt8(ascii: "a"),
+            bytes[i + 2] | 0x20 == UInt8(ascii: "n") {
+            return (Double.nan, i + 3)
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var sawDigit = false
+        while i < n, bytes[i] &- UInt8(ascii: "0") < 10 {
+            if digits < 19 { mantissa = mantissa * 10 + UInt64(bytes[i] &- UInt8(ascii: "0")); if mantissa > 0 { digits += 1 } } else { exponent += 1 }
+            sawDigit = true
+            i += 1
+        }
+        if i < n, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < n, bytes[i] &- UInt8(ascii: "0") < 10 {
+                if digits < 19 {
+                    mantissa = mantissa * 10 + UInt64(bytes[i] &- UInt8(ascii: "0"))
+                    if mantissa > 0 { digits += 1 }
+                    exponent -= 1
+                }
+                sawDigit = true
+                i += 1
+            }
+        }
+        guard sawDigit else { return nil }
+        if i < n, bytes[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var exponentNegative = false
+            if i < n, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var value = 0
+            var sawExponentDigit = false
+            while i < n, bytes[i] &- UInt8(ascii: "0") < 10 {
+                if value < 10_000 { value = value * 10 + Int(bytes[i] &- UInt8(ascii: "0")) }
+                sawExponentDigit = true
+                i += 1
+            }
+            guard sawExponentDigit else { return nil }
+            exponent += exponentNegative ? -value : value
+        }
+        var result = Double(mantissa)
+        var remaining = exponent
+        while remaining > 22 { result *= 1e22; remaining -= 22 }
+        while remaining < -22 { result /= 1e22; remaining += 22 }
+        result = remaining >= 0 ? result * powersOfTen[remaining] : result / powersOfTen[-remaining]
+        return (negative ? -result : result, i)
+    }
+}
+
+/// A BROAD file that cannot be used, with where and why.
+public struct BroadError: Error, Sendable, CustomStringConvertible {
+    /// Path of the file.
+    public var file: String
+    /// 1-based line number; 0 when the whole file is concerned.
+    public var line: Int
+    /// Column name, when one value is concerned.
+    public var column: String?
+    /// What is wrong.
+    public var problem: String
+
+    public var description: String {
+        var place = file
+        if line > 0 { place += ":\(line)" }
+        if let column { place += " column \(column)" }
+        return "\(place): \(problem)"
+    }
+}
+
+/// The BROAD trial list (`index.json`): name, group, samples and rate of each trial.
+public struct BroadIndexEntry: Sendable, Decodable {
+    public var trial: String
+    /// `undisturbed` or `disturbed`.
+    public var group: String
+    public var samples: Int?
+    public var samplingRateHz: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case trial, group, samples
+        case samplingRateHz = "sampling_rate_hz"
+    }
+
+    /// The trials of a BROAD folder: from `index.json` when present, else every `*.csv` (group
+    /// from the name). Throws when the folder is missing, empty or the index is malformed.
+    public static func load(directory: String) throws(BroadError) -> [BroadIndexEntry] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BroadError(file: directory, line: 0, column: nil, problem: "no such folder")
+        }
+        let indexPath = (directory as NSString).appendingPathComponent("index.json")
+        if let data = FileManager.default.contents(atPath: indexPath) {
+            do {
+                return try JSONDecoder().decode([BroadIndexEntry].self, from: data)
+            } catch {
+                throw BroadError(file: indexPath, line: 0, column: nil, problem: "malformed index: \(error)")
+            }
+        }
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".csv") }.sorted()
+        guard !files.isEmpty else {
+            throw BroadError(file: directory, line: 0, column: nil, problem: "neither index.json nor any .csv trial")
+        }
+        return files.map { file in
+            let name = String(file.dropLast(4))
+            return BroadIndexEntry(trial: name, group: name.contains("undisturbed") ? "undisturbed" : "disturbed")
+        }
+    }
+
+    public init(trial: String, group: String, samples: Int? = nil, samplingRateHz: Double? = nil) {
+        self.trial = trial
+        self.group = group
+        self.samples = samples
+        self.samplingRateHz = samplingRateHz
+    }
+}
+
+/// The BROAD error metric, degrees. For each sample (both sensor → ENU, scalar first)
+/// `e = q_est ⊗ conj(q_ref)`: total = 2 acos|e.w|, heading = 2 atan|e.z / e.w|,
+/// inclination = 2 acos √(e.w² + e.z²). Per trial: RMSE over samples with `movement` whose
+/// reference is known.
+public struct BroadMetric: Sendable, Equatable {
+    /// RMSE of the total orientation error, degrees (the 9D score).
+    public var total: Double
+    /// RMSE of the heading error, degrees.
+    public var heading: Double
+    /// RMSE of the inclination error, degrees (the 6D score).
+    public var inclination: Double
+    /// Samples that counted.
+    public var samples: Int
+
+    public init(total: Double, heading: Double, inclination: Double, samples: Int) {
+        self.total = total
+        self.heading = heading
+        self.inclination = inclination
+        self.samples = samples
+    }
+
+    /// Scores estimates (w, x, y, z; sensor → ENU; one per sample of `trial`).
+    public init(estimates: [SIMD4<Double>], trial: BroadTrial) {
+        precondition(estimates.count == trial.count, "one estimate per sample")
+        var total = 0.0, heading = 0.0, inclination = 0.0
+        var counted = 0
+        let degrees = 180 / Double.pi
+        for i in 0..<trial.count where trial.movement[i] {
+            let reference = trial.reference[i]
+            guard !any(reference .!= reference) else { continue }   // NaN: markers lost
+            let e = Self.error(estimates[i], reference)
+            total += e.total * e.total
+            heading += e.heading * e.heading
+            inclination += e.inclination * e.inclination
+            counted += 1
+        }
+        let n = Double(max(counted, 1))
+        self.init(total: (total / n).squareRoot() * degrees, heading: (heading / n).squareRoot() * degrees,
+            inclination: (inclination / n).squareRoot() * degrees, samples: counted)
+    }
+
+    /// Total, heading and inclination error of one estimate against one reference, radians.
+    public static func error(_ estimate: SIMD4<Double>, _ reference: SIMD4<Double>)
+        -> (total: Double, heading: Double, inclination: Double) {
+        let a = estimate / (estimate * estimate).sum().squareRoot()
+        let b = reference / (reference * reference).sum().squareRoot()
+        // e = a ⊗ conj(b); the SIMD4 lanes hold (w, x, y, z).
+        let w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+        let z = -a[0] * b[3] - a[1] * b[2] + a[2] * b[1] + a[3] * b[0]
+        let absW = abs(w)
+        let total = 2 * acos(min(absW, 1))
+        let heading = 2 * atan(abs(z / (w == 0 ? 1e-300 : w)))
+        let inclination = 2 * acos(min((w * w + z * z).squareRoot(), 1))
+        return (total, heading, inclination)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Fusion
+import Testing
+
+@Suite struct QuaternionTests {
+    let q = Quaternion(roll: 0.3, pitch: -0.4, yaw: 1.1)
+
+    @Test func eulerAnglesRoundTrip() {
+        #expect(abs(q.roll - 0.3) < 1e-9)
+        #expect(abs(q.pitch + 0.4) < 1e-9)
+        #expect(abs(q.yaw - 1.1) < 1e-9)
+        let flipped = Quaternion(roll: 2.5, pitch: 1.2, yaw: -3.0)
+        #expect(abs(flipped.roll - 2.5) < 1e-9 && abs(flipped.pitch - 1.2) < 1e-9 && abs(flipped.yaw + 3.0) < 1e-9)
+    }
+
+    @Test func rotateMatchesMatrixAndProductChains() {
+        let v = SIMD3<Double>(0.2, -1.5, 0.7)
+        let byQuaternion = q.rotate(v)
+        let byMatrix = q.rotationMatrix * v
+        #expect(abs(byQuaternion - byMatrix).max() < 1e-12)
+        let r = Quaternion(axis: SIMD3(1, 2, 3), angle: 0.8)
+        #expect(abs((q * r).rotate(v) - q.rotate(r.rotate(v))).max() < 1e-12)
+        #expect(abs(q.conjugate.rotate(q.rotate(v)) - v).max() < 1e-12)
+        #expect(q.rotationMatrix.isProperRotation(tolerance: 1e-12))
+    }
+
+    @Test func axisAngle() {
+        let quarterTurn = Quaternion(axis: SIMD3(0, 0, 2), angle: Double.pi / 2)
+        #expect(abs(quarterTurn.rotate(SIMD3(1, 0, 0)) - SIMD3(0, 1, 0)).max() < 1e-12)
+        #expect(abs(quarterTurn.angle - Double.pi / 2) < 1e-12)
+        #expect(Quaternion(axis: .zero, angle: 1) == .identity)
+    }
+}
+
+private func abs(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(Swift.abs(v.x), Swift.abs(v.y), Swift.abs(v.z)) }
+
+@Suite struct AttitudeTests {
+    @Test func multiplyByInverseOfMakesTheReferenceTheIdentity() {
+        let reference = Attitude(quaternion: Quaternion(roll: 0.1, pitch: 0.2, yaw: 0.3))
+        var same = reference
+        same.multiply(byInverseOf: reference)
+        #expect(abs(same.quaternion.w - 1) < 1e-9 && abs(same.roll) < 1e-9 && abs(same.pitch) < 1e-9 && abs(same.yaw) < 1e-9)
+
+        // A further yaw of 0.5 rad about the reference's vertical shows up as yaw 0.5.
+        var turned = Attitude(quaternion: Quaternion.aboutZ(0.5) * Quaternion(roll: 0, pitch: 0, yaw: 0.3))
+        turned.multiply(byInverseOf: Attitude(quaternion: Quaternion(roll: 0, pitch: 0, yaw: 0.3)))
+        #expect(abs(turned.yaw - 0.5) < 1e-9)
+        #expect(abs(turned.roll) < 1e-9 && abs(turned.pitch) < 1e-9)
+    }
+
+    @Test func frameConversionsFromENU() {
+        // Device lying flat with its y axis (top edge) toward magnetic north: in ENU that is the identity.
+        let enu = Quaternion.identity
+        let magnetic = AttitudeReferenceFrame.xMagneticNorthZVertical.attitude(fromENU: enu)
+        // x north, y west, z up: the device's y axis (north) is the frame's x axis.
+        let yAxis = magnetic.rotationMatrix * SIMD3(0, 1, 0)
+        #expect(Swift.abs(yAxis.x - 1) < 1e-9 && Swift.abs(yAxis.y) < 1e-9 && Swift.abs(yAxis.z) < 1e-9)
+        // The device's x axis points east, which is −y (y is west).
+        let xAxis = magnetic.rotationMatrix * SIMD3(1, 0, 0)
+        #expect(Swift.abs(xAxis.y + 1) < 1e-9)
+        #expect(Swift.abs(magnetic.yaw + Double.pi / 2) < 1e-9)
+
+        // Declination 10° east: magnetic north is 10° east of true north, so the device's y axis
+        // (magnetic north) has yaw −10° (toward east) in the true-north frame.
+        let declination = 10 * Double.pi / 180
+        let trueNorth = AttitudeReferenceFrame.xTrueNorthZVertical.attitude(fromENU: enu, declination: declination)
+        let yTrue = trueNorth.rotationMatrix * SIMD3(0, 1, 0)
+        #expect(Swift.abs(atan2(yTrue.y, yTrue.x) + declination) < 1e-9)
+
+        // Arbitrary frames: x where it pointed at the start (here yaw 0.7 in ENU).
+        let start = Quaternion.aboutZ(0.7)
+        let arbitrary = AttitudeReferenceFrame.xArbitraryCorrectedZVertical.attitude(fromENU: start, startYaw: 0.7)
+        #expect(Swift.abs(arbitrary.quaternion.w - 1) < 1e-9)
+        let gyroOnly = AttitudeReferenceFrame.xArbitraryZVertical.attitude(fromENU: start, startYaw: 0.7)
+        #expect(gyroOnly == arbitrary)
+    }
+}
