@@ -23,13 +23,13 @@ public final class MotionManager: Sendable {
     init(hub: SensorHub) {
         self.hub = hub
         let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
-        accelerometerChannel = UpdateChannel(interval: defaultInterval, needsFusion: false) { sample, _ in
+        accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
-        gyroChannel = UpdateChannel(interval: defaultInterval, needsFusion: false) { sample, _ in
+        gyroChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp)
         }
-        magnetometerChannel = UpdateChannel(interval: defaultInterval, needsFusion: false) { sample, _ in
+        magnetometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
     }

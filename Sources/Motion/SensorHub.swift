@@ -1,23 +1,28 @@
 import Dispatch
+import Fusion
 import I2C
 import Synchronization
 import Timing
 
-/// What the attitude filter says after one sample (device motion path); see `FusionEstimator`.
+/// What the attitude filter says after one sample (the device-motion path).
 struct FusedMotion: Sendable, Equatable {
-    /// Sensor → East-North-Up, scalar first (w, x, y, z); heading from the magnetometer when there is one.
-    var orientation: SIMD4<Double>
+    /// Sensor → magnetic East-North-Up (heading from the magnetometer when there is one).
+    var orientation: Quaternion
     /// Sensor → a z-up frame with heading from the gyroscope alone.
-    var orientation6D: SIMD4<Double>
+    var orientation6D: Quaternion
+    /// g, Core Motion sign, device axes.
+    var gravity: SIMD3<Double>
     /// Running gyro bias estimate, rad/s, device axes.
     var gyroBias: SIMD3<Double>
-    var isMagneticDisturbance: Bool
-    var hasMagneticHeading: Bool
-}
+    var magneticAccuracy: MagneticAccuracy
 
-/// The attitude filter as the sampler sees it.
-protocol MotionFilter: Sendable {
-    mutating func update(_ sample: MotionSample, interval: Double) -> FusedMotion
+    init(_ filter: AttitudeFilter) {
+        orientation = filter.quaternion9D
+        orientation6D = filter.quaternion6D
+        gravity = filter.gravity
+        gyroBias = filter.gyroBias
+        magneticAccuracy = filter.magneticAccuracy
+    }
 }
 
 /// What a consumer receives on the sampler queue (it hops to its own queue itself).
@@ -43,7 +48,6 @@ final class SensorHub: Sendable {
     let clock: any MotionClock
     let policy: SamplerPolicy
     private let queue: DispatchQueue
-    private let makeFilter: @Sendable () -> (any MotionFilter)?
 
     private final class Consumer: Sendable {
         let interval: Double
@@ -74,19 +78,14 @@ final class SensorHub: Sendable {
         var ticksToSkip = 0
         var backoffTicks = 1
         var ticksSinceCheck = 0
-        var filter: (any MotionFilter)?
-        var lastSampleTime: Double?
+        var filter: AttitudeFilter?
     }
     private let tickState = Mutex(TickState())
 
-    init(
-        device: any MotionDevice, clock: any MotionClock, policy: SamplerPolicy = SamplerPolicy(),
-        makeFilter: @escaping @Sendable () -> (any MotionFilter)? = { nil }
-    ) {
+    init(device: any MotionDevice, clock: any MotionClock, policy: SamplerPolicy = SamplerPolicy()) {
         self.device = device
         self.clock = clock
         self.policy = policy
-        self.makeFilter = makeFilter
         self.queue = DispatchQueue(label: "swift-motion.sampler", qos: .userInteractive)
     }
 
@@ -184,13 +183,18 @@ final class SensorHub: Sendable {
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
-            if ticks.filter == nil { ticks.filter = makeFilter() }
-            let interval = ticks.lastSampleTime.map { sample.timestamp - $0 } ?? tickInterval
-            fused = ticks.filter?.update(sample, interval: interval > 0 ? interval : tickInterval)
+            // The filter runs on every sample at the tick rate; a new rate starts a new filter.
+            var filter = ticks.filter.flatMap { $0.sampleInterval == tickInterval ? $0 : nil }
+                ?? AttitudeFilter(sampleInterval: tickInterval)
+            filter.update(
+                gyroscope: sample.rotationRate,
+                accelerometer: -sample.acceleration,   // the filter takes specific force
+                magnetometer: sample.calibratedMagneticField ?? sample.magneticField)
+            fused = FusedMotion(filter)
+            ticks.filter = filter
         } else {
             ticks.filter = nil
         }
-        ticks.lastSampleTime = sample.timestamp
 
         for consumer in consumers {
             let due = consumer.lastDelivered.withLock { last in
@@ -220,8 +224,6 @@ final class SensorHub: Sendable {
 
     private func beginIncident(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], backOff: Bool) {
         ticks.inIncident = true
-        ticks.filter = nil
-        ticks.lastSampleTime = nil
         if backOff {
             ticks.ticksToSkip = ticks.backoffTicks
             ticks.backoffTicks = min(ticks.backoffTicks * 2, policy.maximumBackoffTicks)

@@ -4,8 +4,11 @@ import Synchronization
 /// its interval, its push or pull consumer on the hub, and the latest value.
 final class UpdateChannel<Value: Sendable>: Sendable {
     typealias Handler = @Sendable (Value?, MotionError?) -> Void
+    typealias Extract = @Sendable (MotionSample, FusedMotion?) -> Value?
     private let needsFusion: Bool
-    private let extract: @Sendable (MotionSample, FusedMotion?) -> Value?
+    /// Makes the function that turns a sample into a value, once per start (it may keep state
+    /// for that run, e.g. the heading an arbitrary reference frame starts from).
+    private let makeExtract: @Sendable () -> Extract
 
     private struct State {
         var interval: Double
@@ -15,10 +18,14 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     }
     private let state: Mutex<State>
 
-    init(interval: Double, needsFusion: Bool, extract: @escaping @Sendable (MotionSample, FusedMotion?) -> Value?) {
+    init(interval: Double, needsFusion: Bool = false, makeExtract: @escaping @Sendable () -> Extract) {
         self.needsFusion = needsFusion
-        self.extract = extract
+        self.makeExtract = makeExtract
         self.state = Mutex(State(interval: interval))
+    }
+
+    convenience init(interval: Double, extract: @escaping Extract) {
+        self.init(interval: interval, makeExtract: { extract })
     }
 
     var interval: Double {
@@ -35,7 +42,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     func start(on hub: SensorHub, target: DeliveryTarget?, handler: Handler?) {
         stop(on: hub)
         let delivery = target.map(Delivery.init(target:))
-        let extract = self.extract
+        let extract = makeExtract()
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion) { [weak self] event in
             switch event {
             case .sample(let sample, let fused):
@@ -69,7 +76,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
     /// goes away when the stream's consumer stops iterating (or the stream is dropped).
     func stream(on hub: SensorHub, interval: Double) -> AsyncStream<Value> {
-        let extract = self.extract
+        let extract = makeExtract()
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion) { event in
             if case .sample(let sample, let fused) = event, let value = extract(sample, fused) {

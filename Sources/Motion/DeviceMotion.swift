@@ -1,0 +1,109 @@
+import Fusion
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@_exported import struct Fusion.Attitude
+@_exported import enum Fusion.AttitudeReferenceFrame
+@_exported import struct Fusion.Quaternion
+@_exported import struct Fusion.Matrix3
+
+/// The device's motion fused from its sensors. Core Motion's `CMDeviceMotion`.
+public struct DeviceMotion: Sendable, Equatable {
+    /// Orientation of the device (x right, y toward the top edge, z out of the screen) in the
+    /// reference frame the updates were started with.
+    public var attitude: Attitude
+    /// rad/s about the device axes, right-hand rule, with the filter's running gyro bias removed.
+    public var rotationRate: SIMD3<Double>
+    /// Gravity in g, device axes, Core Motion sign: lying face up `(0, 0, -1)`, portrait `(0, -1, 0)`.
+    public var gravity: SIMD3<Double>
+    /// The acceleration the user gives the device, in g, device axes: total acceleration (Core
+    /// Motion sign) minus ``gravity``.
+    public var userAcceleration: SIMD3<Double>
+    /// The calibrated magnetic field in µT, device axes, with its accuracy; `.uncalibrated` and
+    /// zero when the board has no magnetometer.
+    public var magneticField: CalibratedMagneticField
+    /// Degrees clockwise from north (0–360) of the direction the device points: its top edge
+    /// when it lies flat, its back when it stands up. Only in the north reference frames; -1 otherwise.
+    public var heading: Double
+    /// When the sample was taken: seconds since boot on the monotonic clock.
+    public var timestamp: Double
+}
+
+/// A place on Earth, for the true-north reference frame (declination from the World Magnetic Model).
+public struct GeographicLocation: Sendable, Equatable {
+    /// Degrees, north positive.
+    public var latitude: Double
+    /// Degrees, east positive.
+    public var longitude: Double
+    /// Kilometres above the WGS-84 ellipsoid.
+    public var altitudeKm: Double
+
+    public init(latitude: Double, longitude: Double, altitudeKm: Double = 0) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitudeKm = altitudeKm
+    }
+}
+
+/// Turns the filter's output into `DeviceMotion` in one reference frame. One per start: an
+/// arbitrary frame's x axis is fixed by the first sample it sees.
+final class DeviceMotionExtractor: Sendable {
+    let frame: AttitudeReferenceFrame
+    /// Radians, positive when magnetic north lies east of true north.
+    let declination: Double
+    let hasMagnetometer: Bool
+    /// The calibration's own accuracy (from the fit's quality); nil without a stored calibration.
+    let calibrationAccuracy: MagneticFieldAccuracy?
+    private let startYaw = Mutex<Double?>(nil)
+
+    init(frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldAccuracy?) {
+        self.frame = frame
+        self.declination = declination
+        self.hasMagnetometer = hasMagnetometer
+        self.calibrationAccuracy = calibrationAccuracy
+    }
+
+    func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotion? {
+        guard let fused else { return nil }
+        let source = frame == .xArbitraryZVertical ? fused.orientation6D : fused.orientation
+        let yaw = startYaw.withLock { yaw in
+            if yaw == nil { yaw = Attitude(quaternion: source).yaw }
+            return yaw ?? 0
+        }
+        let attitude = frame.attitude(fromENU: source, startYaw: yaw, declination: declination)
+        let field = sample.calibratedMagneticField ?? sample.magneticField ?? .zero
+        return DeviceMotion(
+            attitude: attitude,
+            rotationRate: sample.rotationRate - fused.gyroBias,
+            gravity: fused.gravity,
+            userAcceleration: sample.acceleration - fused.gravity,
+            magneticField: CalibratedMagneticField(field: field, accuracy: accuracy(fused.magneticAccuracy)),
+            heading: heading(fused.orientation),
+            timestamp: sample.timestamp)
+    }
+
+    private func accuracy(_ filterAccuracy: MagneticAccuracy) -> MagneticFieldAccuracy {
+        guard hasMagnetometer, let calibrationAccuracy else { return .uncalibrated }
+        let filter: MagneticFieldAccuracy = switch filterAccuracy {
+        case .uncalibrated: .uncalibrated
+        case .low: .low
+        case .medium: .medium
+        case .high: .high
+        }
+        return min(filter, calibrationAccuracy)
+    }
+
+    /// Compass heading of the device's top edge (or its back when the top edge points up or down).
+    private func heading(_ enu: Quaternion) -> Double {
+        guard frame == .xMagneticNorthZVertical || frame == .xTrueNorthZVertical else { return -1 }
+        var direction = enu.rotate(SIMD3(0, 1, 0))
+        if direction.x * direction.x + direction.y * direction.y < 0.01 { direction = enu.rotate(SIMD3(0, 0, -1)) }
+        var degrees = atan2(direction.x, direction.y) * 180 / .pi   // from north toward east
+        if frame == .xTrueNorthZVertical { degrees += declination * 180 / .pi }
+        degrees = degrees.truncatingRemainder(dividingBy: 360)
+        return degrees < 0 ? degrees + 360 : degrees
+    }
+}
