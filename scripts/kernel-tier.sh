@@ -20,7 +20,7 @@ for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeou
     command -v "$tool" >/dev/null || { echo "kernel tier: '$tool' not found" >&2; exit 1; }
 done
 busybox=/bin/busybox
-if ! file_out=$(file -L "$busybox" 2>/dev/null) || [[ "$file_out" != *"statically linked"* ]]; then
+if [ ! -x "$busybox" ] || ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed'; then
     echo "kernel tier: $busybox must be the static busybox: apt-get install busybox-static" >&2
     exit 1
 fi
