@@ -36,16 +36,16 @@ struct ProbeCommand: ParsableCommand {
             print("The simulated board will be shown here once it is available.")
             return
         }
+        var failed = false
         for path in paths {
-            let linuxBus: LinuxI2CBus
             do {
-                linuxBus = try LinuxI2CBus(path: path)
+                printScan(of: try LinuxI2CBus(path: path))
             } catch {
                 print("\(error)")
-                throw ExitCode.failure
+                failed = true
             }
-            printScan(of: linuxBus)
         }
+        if failed { throw ExitCode.failure }
     }
 
     private func printScan(of bus: LinuxI2CBus) {
