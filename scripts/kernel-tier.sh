@@ -59,8 +59,12 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 insmod /lib/i2c-dev.ko
 insmod /lib/i2c-stub.ko chip_addr=$stub_chips
-echo "== kernel \$(uname -r), i2c adapters: \$(cat /sys/bus/i2c/devices/i2c-*/name 2>/dev/null)"
-/bin/i2c-kernel-check /dev/i2c-0
+bus=/dev/i2c-0
+for adapter in /sys/bus/i2c/devices/i2c-*; do
+    [ "\$(cat \$adapter/name)" = "SMBus stub driver" ] && bus=/dev/\${adapter##*/}
+done
+echo "== kernel \$(uname -r), i2c-stub adapter at \$bus"
+/bin/i2c-kernel-check \$bus
 echo "== check binary exited with status \$?"
 poweroff -f
 INIT

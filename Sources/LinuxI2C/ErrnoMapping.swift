@@ -68,6 +68,10 @@ extension LinuxI2CBus {
             return I2CError(
                 .other, bus: bus, address: address, errno: code, detail: reason,
                 hint: "a kernel driver has claimed this address; unbind it (see /sys/bus/i2c/devices) to use it here")
+        case (_, ENOTTY):
+            return I2CError(
+                .other, bus: bus, address: address, errno: code, detail: reason,
+                hint: "\(bus) is not an I2C bus device node; pick one listed by `ls /dev/i2c-*`")
         default:
             return I2CError(.other, bus: bus, address: address, errno: code, detail: reason)
         }
@@ -78,7 +82,7 @@ extension LinuxI2CBus {
         let names: [Int32: String] = [
             ENOENT: "ENOENT", EACCES: "EACCES", EPERM: "EPERM", ENXIO: "ENXIO", ENODEV: "ENODEV",
             EREMOTEIO: "EREMOTEIO", ETIMEDOUT: "ETIMEDOUT", EOPNOTSUPP: "EOPNOTSUPP", EIO: "EIO",
-            EAGAIN: "EAGAIN", EPROTO: "EPROTO", EINVAL: "EINVAL", EBUSY: "EBUSY",
+            EAGAIN: "EAGAIN", EPROTO: "EPROTO", EINVAL: "EINVAL", EBUSY: "EBUSY", ENOTTY: "ENOTTY",
         ]
         let text = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
         return names[code].map { "\(text) (\($0))" } ?? text

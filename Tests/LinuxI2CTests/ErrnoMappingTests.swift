@@ -34,6 +34,7 @@ struct ErrnoMappingTests {
         Case(code: EPROTO, stage: .transfer, kind: .busError, keyWords: ["wiring"]),
         Case(code: EINVAL, stage: .transfer, kind: .invalidArgument, keyWords: ["rejected the request"]),
         Case(code: EBUSY, stage: .transfer, kind: .other, keyWords: ["kernel driver", "unbind"]),
+        Case(code: ENOTTY, stage: .transfer, kind: .other, keyWords: ["not an I2C bus", "ENOTTY"]),
         Case(code: EMFILE, stage: .open, kind: .other, keyWords: ["open failed"]),
         Case(code: ENOENT, stage: .transfer, kind: .other, keyWords: ["SMBus receive byte failed"]),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import I2C
 import LinuxI2C
 import Testing
@@ -19,7 +20,8 @@ struct LinuxI2CBusTests {
             _ = try LinuxI2CBus(path: "/dev/null")
         } throws: { error in
             guard let error = error as? I2CError else { return false }
-            return error.kind == .other && error.detail.contains("I2C_FUNCS")
+            return error.kind == .other && error.errno == ENOTTY && error.detail.contains("I2C_FUNCS")
+                && error.hint?.contains("not an I2C bus") == true
         }
     }
 
