@@ -93,6 +93,10 @@ let checks: [Check] = [
         }
         try expect(error.kind == .notSupported && error.detail.contains("SMBus cannot express"), "\(error)")
     },
+    Check(name: "a read of zero bytes is refused before reaching the kernel") {
+        let error = try expectError("read of 0 bytes") { _ = try bus.read(stubChips[0], count: 0) }
+        try expect(error.kind == .invalidArgument && error.errno == nil, "\(error)")
+    },
     Check(name: "opening a missing bus gives no-such-bus with the enable hint") {
         let error = try expectError("open /dev/i2c-9") { _ = try LinuxI2CBus(path: "/dev/i2c-9") }
         try expect(error.kind == .noSuchBus, "kind \(error.kind.rawValue): \(error)")
