@@ -5,6 +5,9 @@ struct Motionctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",
         abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
-        subcommands: [EvaluateCommand.self]
+        subcommands: [
+            ProbeCommand.self,
+            EvaluateCommand.self,
+        ]
     )
 }

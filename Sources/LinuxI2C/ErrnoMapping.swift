@@ -1,0 +1,90 @@
+import Glibc
+import I2C
+
+extension LinuxI2CBus {
+    /// When an errno came back: opening the device node, or using an open bus.
+    public enum Stage: Sendable {
+        /// `open("/dev/i2c-N")`.
+        case open
+        /// Any ioctl or SMBus transfer on an open bus (selecting a target, `I2C_FUNCS`, `I2C_RDWR`, …).
+        case transfer
+    }
+
+    /// How to get an I2C bus, shared by the "no such bus" error and `motionctl probe`.
+    public static let enableI2CHint =
+        "List the buses with `ls /dev/i2c-*`. On a Raspberry Pi enable I2C with "
+        + "`sudo raspi-config nonint do_i2c 0` (or add `dtparam=i2c_arm=on` to /boot/firmware/config.txt), "
+        + "then reboot; elsewhere load the character devices with `sudo modprobe i2c-dev`"
+
+    /// The ``I2CError`` for an errno from the Linux I2C stack, with a hint a person can act on.
+    ///
+    /// - Parameters:
+    ///   - code: the errno (positive).
+    ///   - stage: whether it came from opening the bus or from a transfer.
+    ///   - bus: the device node, e.g. `/dev/i2c-1`.
+    ///   - address: the target, for transfers.
+    ///   - attempted: what was being done, e.g. `SMBus receive byte`.
+    public static func error(
+        errno code: Int32, stage: Stage, bus: String, address: I2CAddress? = nil, attempted: String
+    ) -> I2CError {
+        let reason = "\(attempted) failed: \(describe(errno: code))"
+        let target = address.map { "at \($0) " } ?? ""
+        switch (stage, code) {
+        case (.open, ENOENT), (.open, ENODEV), (.open, ENXIO):
+            return I2CError(
+                .noSuchBus, bus: bus, errno: code, detail: "\(bus) does not exist (\(reason))",
+                hint: enableI2CHint)
+        case (_, EACCES), (_, EPERM):
+            return I2CError(
+                .permissionDenied, bus: bus, address: address, errno: code,
+                detail: "not allowed to use \(bus) (\(reason))",
+                hint: "add yourself to the i2c group with `sudo usermod -aG i2c $USER`, then log out and in again")
+        case (.transfer, ENXIO), (.transfer, EREMOTEIO), (.transfer, ENODEV):
+            return I2CError(
+                .noAcknowledge, bus: bus, address: address, errno: code,
+                detail: "no device acknowledged \(target)on \(bus) (\(reason))",
+                hint: "check the wiring (SDA, SCL, 3.3 V, GND) and the sensor's power, and its address: "
+                    + "an address pin (AD0/SA0/SDO) moves it, e.g. 0x68 to 0x69; "
+                    + "`motionctl probe` lists the addresses that answer")
+        case (_, ETIMEDOUT):
+            return I2CError(
+                .timeout, bus: bus, address: address, errno: code, detail: reason,
+                hint: "the bus is stuck or a device held the clock too long: check the pull-up resistors "
+                    + "and wiring, power-cycle the sensor, or lower the bus speed")
+        case (_, EOPNOTSUPP):
+            return I2CError(
+                .notSupported, bus: bus, address: address, errno: code, detail: reason,
+                hint: "the adapter behind \(bus) cannot do this kind of transfer")
+        case (_, EIO), (_, EAGAIN), (_, EPROTO):
+            return I2CError(
+                .busError, bus: bus, address: address, errno: code, detail: reason,
+                hint: "the transfer was disturbed: check the wiring, the pull-up resistors (2.2–10 kΩ to 3.3 V) "
+                    + "and the cable length; a retry may succeed")
+        case (_, EINVAL):
+            return I2CError(
+                .invalidArgument, bus: bus, address: address, errno: code, detail: reason,
+                hint: "the driver of \(bus) rejected the request (a transfer too long or an address it refuses)")
+        case (_, EBUSY):
+            return I2CError(
+                .other, bus: bus, address: address, errno: code, detail: reason,
+                hint: "a kernel driver has claimed this address; unbind it (see /sys/bus/i2c/devices) to use it here")
+        case (_, ENOTTY):
+            return I2CError(
+                .other, bus: bus, address: address, errno: code, detail: reason,
+                hint: "\(bus) is not an I2C bus device node; pick one listed by `ls /dev/i2c-*`")
+        default:
+            return I2CError(.other, bus: bus, address: address, errno: code, detail: reason)
+        }
+    }
+
+    /// `strerror` text with the symbolic name where it helps: `No such device or address (ENXIO)`.
+    static func describe(errno code: Int32) -> String {
+        let names: [Int32: String] = [
+            ENOENT: "ENOENT", EACCES: "EACCES", EPERM: "EPERM", ENXIO: "ENXIO", ENODEV: "ENODEV",
+            EREMOTEIO: "EREMOTEIO", ETIMEDOUT: "ETIMEDOUT", EOPNOTSUPP: "EOPNOTSUPP", EIO: "EIO",
+            EAGAIN: "EAGAIN", EPROTO: "EPROTO", EINVAL: "EINVAL", EBUSY: "EBUSY", ENOTTY: "ENOTTY",
+        ]
+        let text = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
+        return names[code].map { "\(text) (\($0))" } ?? text
+    }
+}

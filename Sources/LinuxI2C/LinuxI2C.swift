@@ -1,1 +1,0 @@
-// LinuxI2C: see ../../README.md for the layer this module holds.

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Kernel tier: runs the Linux I2C bus against a real kernel I2C stack.
+#
+# Boots Debian's own kernel in QEMU (TCG) with an initramfs holding busybox, the kernel's
+# i2c-dev and i2c-stub modules and a statically linked Swift check binary
+# (Sources/i2c-kernel-check), which exercises /dev/i2c-0 and prints one line per check and
+# `N passed, N failed`. Fails on any failed check, a missing summary, or a timeout.
+#
+# Needs: swift, qemu-system-x86 (qemu-system-x86_64), busybox-static, cpio, apt-get, dpkg-deb.
+# The kernel package is downloaded and unpacked into a temporary directory, never installed.
+# KVM is not used (it hangs on some CI hosts); TCG is slower but dependable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
+min_checks=8
+stub_chips=0x1c,0x68,0x6a
+
+for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout; do
+    command -v "$tool" >/dev/null || { echo "kernel tier: '$tool' not found" >&2; exit 1; }
+done
+busybox=/bin/busybox
+if [ ! -x "$busybox" ] || ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed'; then
+    echo "kernel tier: $busybox must be the static busybox: apt-get install busybox-static" >&2
+    exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kernel-tier.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "== building the static check binary"
+swift build -c release --product i2c-kernel-check -Xswiftc -static-executable --scratch-path .build-static
+check_binary=.build-static/release/i2c-kernel-check
+
+echo "== fetching Debian's kernel (unpacked in $work, not installed)"
+kernel_package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+[ -n "$kernel_package" ] || { echo "kernel tier: linux-image-amd64 names no kernel package; run apt-get update" >&2; exit 1; }
+(cd "$work" && apt-get download -q "$kernel_package" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+deb=$(ls "$work"/linux-image-*.deb 2>/dev/null | head -n 1)
+[ -n "$deb" ] || { echo "kernel tier: could not download $kernel_package" >&2; exit 1; }
+dpkg-deb -x "$deb" "$work/kernel"
+vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -n 1)
+modules=$(ls -d "$work"/kernel/lib/modules/*/kernel/drivers/i2c)
+
+echo "== assembling the initramfs"
+root="$work/root"
+mkdir -p "$root"/{bin,dev,proc,sys,lib}
+cp "$busybox" "$root/bin/busybox"
+for module in i2c-dev i2c-stub; do
+    cp "$modules/$module.ko" "$root/lib/" 2>/dev/null || {
+        echo "kernel tier: $module.ko not found (plain .ko expected) in $kernel_package" >&2; exit 1; }
+done
+cp "$check_binary" "$root/bin/i2c-kernel-check"
+cat > "$root/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+insmod /lib/i2c-dev.ko
+insmod /lib/i2c-stub.ko chip_addr=$stub_chips
+bus=/dev/i2c-0
+for adapter in /sys/bus/i2c/devices/i2c-*; do
+    [ "\$(cat \$adapter/name)" = "SMBus stub driver" ] && bus=/dev/\${adapter##*/}
+done
+echo "== kernel \$(uname -r), i2c-stub adapter at \$bus"
+/bin/i2c-kernel-check \$bus
+echo "== check binary exited with status \$?"
+poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd.gz")
+
+echo "== booting $(basename "$vmlinuz") in QEMU (TCG, timeout ${boot_timeout}s)"
+console="$work/console.log"
+status=0
+timeout --kill-after=10 "$boot_timeout" qemu-system-x86_64 \
+    -accel tcg -cpu max -m 512M -smp 1 \
+    -display none -monitor none -serial stdio -no-reboot \
+    -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=3" \
+    </dev/null | tr -d '\r' | tee "$console" || status=$?
+if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+    echo "kernel tier: FAILED: the VM did not power off within ${boot_timeout}s" >&2
+    exit 1
+fi
+
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$console" | tail -n 1 || true)
+if [ -z "$summary" ]; then
+    echo "kernel tier: FAILED: no 'N passed, N failed' line on the console" >&2
+    exit 1
+fi
+passed=${summary%% passed*}
+failed=${summary#*, }; failed=${failed%% failed}
+if [ "$failed" != 0 ] || [ "$passed" -lt "$min_checks" ]; then
+    echo "kernel tier: FAILED: $summary (need 0 failed and at least $min_checks passed)" >&2
+    exit 1
+fi
+echo "kernel tier: OK: $summary"
