@@ -5,6 +5,6 @@ struct Motionctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",
         abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
-        subcommands: []
+        subcommands: [BoardsCommand.self, DoctorCommand.self]
     )
 }

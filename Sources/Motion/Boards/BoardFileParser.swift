@@ -60,7 +60,7 @@ struct BoardFileParser {
             value = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw BoardFileError(
-                .invalidJSON, file: file, keyPath: "", problem: "not valid JSON (\(Self.describe(error)))",
+                .invalidJSON, file: file, keyPath: "", problem: "not valid JSON (\(Self.syntaxProblem(in: data)))",
                 fix: "correct the JSON syntax; boards/README.md shows a complete example")
         }
         return try board(from: value, expectedID: expectedID)
@@ -266,12 +266,21 @@ struct BoardFileParser {
         return previous[b.count]
     }
 
-    /// A JSONDecoder error without Foundation's long context dump.
-    private static func describe(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+    /// Where the JSON syntax breaks, as "line L, column C: …". JSONDecoder only says "not valid
+    /// JSON"; JSONSerialization names the character offset.
+    private static func syntaxProblem(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "the document is not a JSON object"
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+            guard let range = detail.range(of: "character "), let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }) else {
+                return detail
+            }
+            let before = data.prefix(offset)
+            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            return "line \(line), column \(column): \(detail)"
         }
-        return String(describing: error)
     }
 }
