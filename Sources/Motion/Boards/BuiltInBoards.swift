@@ -136,7 +136,7 @@ enum BuiltInBoards {
     0, 1, 0,
     0, 0, 1
   ],
-  "setup": "I2C is enabled in the stock JetPack image: no overlay is needed. On the 40-pin header J12, pins 3 (SDA) and 5 (SCL) are /dev/i2c-7 and pins 27 (SDA) and 28 (SCL) are /dev/i2c-1 (the bus numbers differ from the original Jetson Nano; taken from community pinouts, verify with `i2cdetect -l`). The default speeds here are not verified: read the real value with `xxd /sys/class/i2c-adapter/i2c-7/of_node/clock-frequency`. To use the bus without sudo: `sudo usermod -aG i2c $USER`, then log out and back in. Check with `sudo i2cdetect -y -r 7`. The header is 3.3 V."
+  "setup": "I2C is enabled in the stock JetPack image: no overlay is needed. On the 40-pin header J12, pins 3 (SDA) and 5 (SCL) are /dev/i2c-7 and pins 27 (SDA) and 28 (SCL) are /dev/i2c-1 (unlike the original Jetson Nano). These numbers are what users report on JetPack 6 (L4T 36.x); NVIDIA's carrier board specification is the authority, and a JetPack release may renumber: check with `i2cdetect -l`. The default speeds here are not verified: read the real value with `xxd /sys/class/i2c-adapter/i2c-7/of_node/clock-frequency`. To use the bus without sudo: `sudo usermod -aG i2c $USER`, then log out and back in (JetPack's default user is already in the group). Check with `sudo i2cdetect -y -r 7`. The header is 3.3 V."
 }
 """#),
         ("orange-pi-5.json", #"""
@@ -160,6 +160,20 @@ enum BuiltInBoards {
       "isDefault": true
     },
     {
+      "device": "/dev/i2c-1",
+      "sdaPin": {
+        "header": "16",
+        "soc": "GPIO1_D3 (I2C1_SDA_M4)"
+      },
+      "sclPin": {
+        "header": "18",
+        "soc": "GPIO1_D2 (I2C1_SCL_M4)"
+      },
+      "defaultSpeedHz": 100000,
+      "maxSpeedHz": 400000,
+      "isDefault": false
+    },
+    {
       "device": "/dev/i2c-3",
       "sdaPin": {
         "header": "21",
@@ -181,7 +195,7 @@ enum BuiltInBoards {
     0, 1, 0,
     0, 0, 1
   ],
-  "setup": "The I2C controllers on the 26-pin header are off by default. On Orange Pi's Debian/Ubuntu images add `overlays=i2c5-m3` to /boot/orangepiEnv.txt (or enable it in `orangepi-config`, System, Hardware) and reboot: pins 3 (SDA) and 5 (SCL) become /dev/i2c-5. On Armbian use `armbian-config` or the `overlays=` line of /boot/armbianEnv.txt; overlay names differ between kernels (not verified). The speed is 100 kHz unless the overlay sets clock-frequency (not verified). These images may have no `i2c` group: create one (`sudo groupadd i2c`), add the udev rule `SUBSYSTEM==\"i2c-dev\", GROUP=\"i2c\", MODE=\"0660\"` to /etc/udev/rules.d/99-i2c.rules, then `sudo usermod -aG i2c $USER` and log in again. The header is 3.3 V."
+  "setup": "The I2C controllers on the 26-pin header are off by default. On Orange Pi's Debian/Ubuntu images add `overlays=i2c5-m3` to /boot/orangepiEnv.txt (or enable it in `orangepi-config`, System, Hardware) and reboot: pins 3 (SDA) and 5 (SCL) become /dev/i2c-5. The other header buses need `i2c1-m4` (pins 16/18, /dev/i2c-1) or `i2c3-m0` (pins 21/19, /dev/i2c-3; these pins are shared with SPI4); several overlays go on one line separated by spaces, without the `rk3588-` prefix. On Armbian use `armbian-config` or the `overlays=` line of /boot/armbianEnv.txt; overlay names differ between kernels (not verified). The SoC pin groups are those of the kernel's RK3588 pin control; the header positions come from Orange Pi's pinout. The speed is 100 kHz unless the overlay sets clock-frequency (not verified: `xxd /sys/class/i2c-adapter/i2c-5/of_node/clock-frequency`). These images may have no `i2c` group: create one (`sudo groupadd i2c`), add the udev rule `SUBSYSTEM==\"i2c-dev\", GROUP=\"i2c\", MODE=\"0660\"` to /etc/udev/rules.d/99-i2c.rules, then `sudo usermod -aG i2c $USER` and log in again. The header is 3.3 V."
 }
 """#),
         ("radxa-rock-5b.json", #"""
@@ -226,7 +240,7 @@ enum BuiltInBoards {
     0, 1, 0,
     0, 0, 1
   ],
-  "setup": "The header I2C is off by default. On Radxa OS run `sudo rsetup`, Overlays, Manage overlays, enable `Enable I2C7-M3`, and reboot: pins 3 (SDA) and 5 (SCL) become /dev/i2c-7. On mainline-kernel distributions the same pins need an I2C7 overlay with the M3 pin group (not verified). The speed is 100 kHz unless the overlay sets clock-frequency (not verified). To use the bus without sudo: `sudo usermod -aG i2c $USER`, then log out and back in (if there is no i2c group, create it and add the udev rule `SUBSYSTEM==\"i2c-dev\", GROUP=\"i2c\", MODE=\"0660\"`). The header is 3.3 V."
+  "setup": "The header I2C is off by default. On Radxa OS run `sudo rsetup`, Overlays, Manage overlays, enable `Enable I2C7-M3` (the menu lists the overlays your image provides) and reboot: pins 3 (SDA) and 5 (SCL) become /dev/i2c-7. For pins 15 (SDA) and 13 (SCL) enable `Enable I2C3-M1` instead (/dev/i2c-3; not verified on the 5B). On mainline-kernel distributions the same pins need a device-tree overlay enabling i2c7 with the i2c7m3 pin group (not verified). The SoC pin groups are those of the kernel's RK3588 pin control; the header positions come from Radxa's pinout. The speed is 100 kHz unless the overlay sets clock-frequency (not verified: `xxd /sys/class/i2c-adapter/i2c-7/of_node/clock-frequency`). To use the bus without sudo: `sudo usermod -aG i2c $USER`, then log out and back in (if there is no i2c group, create it and add the udev rule `SUBSYSTEM==\"i2c-dev\", GROUP=\"i2c\", MODE=\"0660\"` to /etc/udev/rules.d/99-i2c.rules). The header is 3.3 V."
 }
 """#),
         ("raspberry-pi-3b.json", #"""
