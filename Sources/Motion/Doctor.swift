@@ -167,10 +167,9 @@ public struct Doctor: Sendable {
             let fix = board.map { "\($0.name): \($0.setup)" } ?? Self.genericEnableAdvice
             return DoctorCheck(.i2c, .error, "no I2C bus: there is no /dev/i2c-* device node on this machine", fix: fix)
         }
-        guard let board else {
+        guard let board, let expected = board.defaultBus else {
             return DoctorCheck(.i2c, .ok, "I2C buses: \(nodes.joined(separator: ", "))")
         }
-        let expected = board.defaultBus
         if !nodes.contains(expected.device) {
             return DoctorCheck(
                 .i2c, .warning,

@@ -57,7 +57,7 @@ struct BoardsCommand: ParsableCommand {
     static func table(_ boards: [Board]) -> String {
         let header = ["ID", "NAME", "DEFAULT BUS", "IMU", "MAGNETOMETER"]
         let rows = boards.map { board in
-            [board.id, board.name, board.defaultBus.device,
+            [board.id, board.name, board.defaultBus?.device ?? "-",
              board.imuAddresses.map(\.description).joined(separator: " "),
              board.magnetometerAddresses.map(\.description).joined(separator: " ")]
         }

@@ -80,9 +80,10 @@ public struct Board: Sendable, Equatable {
         self.setup = setup
     }
 
-    /// The bus marked `isDefault` (validation guarantees there is exactly one).
-    public var defaultBus: I2CBus {
-        i2cBuses.first(where: \.isDefault) ?? i2cBuses[0]
+    /// The bus marked `isDefault`. A board loaded from a file always has exactly one; `nil` only
+    /// for a board built in code without one.
+    public var defaultBus: I2CBus? {
+        i2cBuses.first(where: \.isDefault)
     }
 
     /// The length of the `match` entry that recognises `model`, or `nil` when none does.
