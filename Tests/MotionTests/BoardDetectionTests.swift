@@ -69,10 +69,12 @@ struct BoardDetectionTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("dt-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         #expect(BoardCatalog.readDeviceTreeModel(fileSystemRoot: root.path) == nil)
+        #expect(BoardCatalog.builtIn.detectMachine(fileSystemRoot: root.path) == nil)
         let sys = root.appendingPathComponent("sys/firmware/devicetree/base")
         try FileManager.default.createDirectory(at: sys, withIntermediateDirectories: true)
         try Data("Raspberry Pi 5 Model B Rev 1.0\0".utf8).write(to: sys.appendingPathComponent("model"))
         #expect(BoardCatalog.readDeviceTreeModel(fileSystemRoot: root.path) == "Raspberry Pi 5 Model B Rev 1.0")
+        #expect(BoardCatalog.builtIn.detectMachine(fileSystemRoot: root.path)?.id == "raspberry-pi-5")
         let proc = root.appendingPathComponent("proc/device-tree")
         try FileManager.default.createDirectory(at: proc, withIntermediateDirectories: true)
         try Data("TI AM335x BeagleBone Black\0".utf8).write(to: proc.appendingPathComponent("model"))

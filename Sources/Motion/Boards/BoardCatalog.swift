@@ -47,6 +47,12 @@ public struct BoardCatalog: Sendable, Equatable {
             .max { $0.1 < $1.1 }?.0
     }
 
+    /// The board this machine is, from its device-tree model; `nil` when it is not a device-tree
+    /// machine or not a known board (callers then use the `simulated` board or ask for a board file).
+    public func detectMachine(fileSystemRoot: String = "/") -> Board? {
+        detect(model: Self.readDeviceTreeModel(fileSystemRoot: fileSystemRoot))
+    }
+
     /// `detect(model:)` over the built-in boards.
     public static func detect(model: String?) -> Board? {
         builtIn.detect(model: model)
