@@ -7,6 +7,8 @@ struct Motionctl: ParsableCommand {
         abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
         subcommands: [
             ProbeCommand.self,
+            BoardsCommand.self,
+            DoctorCommand.self,
             EvaluateCommand.self,
         ]
     )

@@ -1,0 +1,137 @@
+import Fusion
+import I2C
+
+/// One single-board computer as described by a board file (`boards/<id>.json`; schema in
+/// `boards/README.md`): how to recognise it, its I2C buses, where the motion chips usually answer,
+/// how the chip is mounted, and what a person must do to enable I2C.
+public struct Board: Sendable, Equatable {
+    /// A pin of the board's expansion header.
+    public struct Pin: Sendable, Codable, Equatable {
+        /// The header pin as printed on the board: `"3"` on a 40-pin header, `"P9_20"` on a BeagleBone.
+        public var header: String
+        /// The SoC's name for the signal, e.g. `"GPIO2 (I2C1 SDA)"`.
+        public var soc: String
+
+        public init(header: String, soc: String) {
+            self.header = header
+            self.soc = soc
+        }
+    }
+
+    /// One I2C bus brought out to the header.
+    public struct I2CBus: Sendable, Codable, Equatable {
+        /// The Linux device node, `/dev/i2c-N`.
+        public var device: String
+        public var sdaPin: Pin
+        public var sclPin: Pin
+        /// The clock the bus runs at after the setup note, without speed changes, in Hz.
+        public var defaultSpeedHz: Int
+        /// The highest clock documented for this bus on this board, in Hz.
+        public var maxSpeedHz: Int
+        /// The bus the library uses when none is named (exactly one per board).
+        public var isDefault: Bool
+
+        public init(device: String, sdaPin: Pin, sclPin: Pin, defaultSpeedHz: Int, maxSpeedHz: Int, isDefault: Bool) {
+            self.device = device
+            self.sdaPin = sdaPin
+            self.sclPin = sclPin
+            self.defaultSpeedHz = defaultSpeedHz
+            self.maxSpeedHz = maxSpeedHz
+            self.isDefault = isDefault
+        }
+
+        /// N in `/dev/i2c-N`.
+        public var busNumber: Int? {
+            Int(device.dropFirst(BoardFileParser.devicePrefix.count))
+        }
+    }
+
+    /// The human name, e.g. "Raspberry Pi 4 Model B".
+    public var name: String
+    /// The file stem, e.g. `raspberry-pi-4b`.
+    public var id: String
+    /// Device-tree model strings that identify the board (from `/proc/device-tree/model`).
+    /// An entry matches the whole model string, or, when it ends in `*`, any model starting with
+    /// the text before the `*`.
+    public var match: [String]
+    /// The I2C buses on the header; never empty, exactly one is the default.
+    public var i2cBuses: [I2CBus]
+    /// Where an IMU usually answers, in probe order.
+    public var imuAddresses: [I2CAddress]
+    /// Where a magnetometer usually answers, in probe order.
+    public var magnetometerAddresses: [I2CAddress]
+    /// Maps chip axes to device axes: `v_device = mountMatrix * v_chip`. Device frame: x to the
+    /// right, y toward the top edge, z out of the front face. Always a proper rotation.
+    public var mountMatrix: Matrix3
+    /// What a person must do to enable I2C, set its speed and get permission to use it.
+    public var setup: String
+
+    public init(
+        name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress],
+        magnetometerAddresses: [I2CAddress], mountMatrix: Matrix3, setup: String
+    ) {
+        self.name = name
+        self.id = id
+        self.match = match
+        self.i2cBuses = i2cBuses
+        self.imuAddresses = imuAddresses
+        self.magnetometerAddresses = magnetometerAddresses
+        self.mountMatrix = mountMatrix
+        self.setup = setup
+    }
+
+    /// The bus marked `isDefault`. A board loaded from a file always has exactly one; `nil` only
+    /// for a board built in code without one.
+    public var defaultBus: I2CBus? {
+        i2cBuses.first(where: \.isDefault)
+    }
+
+    /// The length of the `match` entry that recognises `model`, or `nil` when none does.
+    /// `model` is compared after `BoardCatalog.normalizedModel`.
+    public func matchLength(model: String) -> Int? {
+        let model = BoardCatalog.normalizedModel(model)
+        return match.compactMap { entry -> Int? in
+            if entry.hasSuffix("*") {
+                let prefix = entry.dropLast()
+                return model.hasPrefix(prefix) ? prefix.count : nil
+            }
+            return model == entry ? entry.count : nil
+        }.max()
+    }
+
+    /// True when a `match` entry recognises `model`.
+    public func matches(model: String) -> Bool {
+        matchLength(model: model) != nil
+    }
+}
+
+extension Board: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, id, match, i2cBuses, imuAddresses, magnetometerAddresses, mountMatrix, setup
+    }
+
+    /// Decodes with the same checks as a board file (unknown keys, ranges, proper rotation);
+    /// a failure is a `DecodingError.dataCorrupted` whose underlying error is a `BoardFileError`.
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        do {
+            self = try BoardFileParser(file: "<decoded board>").board(from: value, expectedID: nil)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    /// Encodes in the board-file format: addresses as `"0x68"` strings, the matrix as nine numbers.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(id, forKey: .id)
+        try container.encode(match, forKey: .match)
+        try container.encode(i2cBuses, forKey: .i2cBuses)
+        try container.encode(imuAddresses.map(\.description), forKey: .imuAddresses)
+        try container.encode(magnetometerAddresses.map(\.description), forKey: .magnetometerAddresses)
+        try container.encode(mountMatrix.rowMajor, forKey: .mountMatrix)
+        try container.encode(setup, forKey: .setup)
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import Fusion
+import I2C
+
+/// A JSON document as a tree, so that the board parser sees every key (JSONDecoder's keyed
+/// containers silently ignore unknown ones).
+enum JSONValue: Decodable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// "a string", "a number", … for error messages.
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// Reads and validates one board file. Every error names the file, the key path and the fix.
+struct BoardFileParser {
+    static let devicePrefix = "/dev/i2c-"
+    static let boardKeys = Board.CodingKeys.allCases.map(\.rawValue)
+    static let busKeys = ["device", "sdaPin", "sclPin", "defaultSpeedHz", "maxSpeedHz", "isDefault"]
+    static let pinKeys = ["header", "soc"]
+    /// The 7-bit addresses a device may use; the rest are reserved by the I2C specification.
+    static let addressRange: ClosedRange<UInt8> = 0x08...0x77
+
+    let file: String
+
+    /// Parses `data` (the file's bytes). `expectedID` is the file stem the `id` must equal.
+    func board(from data: Data, expectedID: String?) throws(BoardFileError) -> Board {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw BoardFileError(
+                .invalidJSON, file: file, keyPath: "", problem: "not valid JSON (\(Self.syntaxProblem(in: data)))",
+                fix: "correct the JSON syntax; boards/README.md shows a complete example")
+        }
+        return try board(from: value, expectedID: expectedID)
+    }
+
+    func board(from value: JSONValue, expectedID: String?) throws(BoardFileError) -> Board {
+        let fields = try object(value, at: "", keys: Self.boardKeys, required: Self.boardKeys)
+        let id = try nonEmptyString(fields["id"], at: "id")
+        if id.contains(where: { !($0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-")) }) {
+            throw invalid("id", "\"\(id)\" may contain only a-z, 0-9 and -", fix: "use a lower-case name such as raspberry-pi-4b")
+        }
+        if let expectedID, id != expectedID {
+            throw invalid(
+                "id", "\"\(id)\" differs from the file name \"\(expectedID).json\"",
+                fix: "set id to \"\(expectedID)\" or rename the file to \(id).json")
+        }
+        let name = try nonEmptyString(fields["name"], at: "name")
+        let match = try array(fields["match"], at: "match").enumerated().map { (index, entry) throws(BoardFileError) -> String in
+            let path = "match[\(index)]"
+            let text = try nonEmptyString(entry, at: path)
+            if text.dropLast().contains("*") || text == "*" {
+                throw invalid(path, "\"\(text)\" has a * that is not a final wildcard after some text",
+                              fix: "write the exact model string, or a prefix followed by a single final *")
+            }
+            return text
+        }
+        let buses = try buses(fields["i2cBuses"])
+        let imu = try addresses(fields["imuAddresses"], at: "imuAddresses", allowEmpty: false)
+        let magnetometer = try addresses(fields["magnetometerAddresses"], at: "magnetometerAddresses", allowEmpty: true)
+        let mountMatrix = try mountMatrix(fields["mountMatrix"])
+        let setup = try nonEmptyString(fields["setup"], at: "setup")
+        return Board(
+            name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
+            magnetometerAddresses: magnetometer, mountMatrix: mountMatrix, setup: setup)
+    }
+
+    // MARK: Sections
+
+    private func buses(_ value: JSONValue?) throws(BoardFileError) -> [Board.I2CBus] {
+        let items = try array(value, at: "i2cBuses")
+        if items.isEmpty {
+            throw invalid("i2cBuses", "the bus list is empty", fix: "list at least one bus, e.g. {\"device\": \"/dev/i2c-1\", …, \"isDefault\": true}")
+        }
+        var buses: [Board.I2CBus] = []
+        for (index, item) in items.enumerated() {
+            let path = "i2cBuses[\(index)]"
+            let fields = try object(item, at: path, keys: Self.busKeys, required: Self.busKeys)
+            let device = try nonEmptyString(fields["device"], at: "\(path).device")
+            let number = device.dropFirst(Self.devicePrefix.count)
+            guard device.hasPrefix(Self.devicePrefix), !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber) else {
+                throw invalid("\(path).device", "\"\(device)\" is not of the form /dev/i2c-N", fix: "write the bus as /dev/i2c-<number>, e.g. /dev/i2c-1")
+            }
+            if buses.contains(where: { $0.device == device }) {
+                throw invalid("\(path).device", "\(device) is listed twice", fix: "list each bus once")
+            }
+            let defaultSpeed = try positiveInteger(fields["defaultSpeedHz"], at: "\(path).defaultSpeedHz")
+            let maxSpeed = try positiveInteger(fields["maxSpeedHz"], at: "\(path).maxSpeedHz")
+            if defaultSpeed > maxSpeed {
+                throw invalid("\(path).defaultSpeedHz", "the default speed \(defaultSpeed) Hz is above the maximum \(maxSpeed) Hz",
+                              fix: "make defaultSpeedHz at most maxSpeedHz (both in Hz, e.g. 100000 and 400000)")
+            }
+            buses.append(Board.I2CBus(
+                device: device, sdaPin: try pin(fields["sdaPin"], at: "\(path).sdaPin"),
+                sclPin: try pin(fields["sclPin"], at: "\(path).sclPin"), defaultSpeedHz: defaultSpeed,
+                maxSpeedHz: maxSpeed, isDefault: try bool(fields["isDefault"], at: "\(path).isDefault")))
+        }
+        let defaults = buses.filter(\.isDefault).count
+        if defaults != 1 {
+            throw invalid("i2cBuses", "\(defaults) buses are marked isDefault", fix: "mark exactly one bus \"isDefault\": true and the others false")
+        }
+        return buses
+    }
+
+    private func pin(_ value: JSONValue?, at path: String) throws(BoardFileError) -> Board.Pin {
+        let fields = try object(value, at: path, keys: Self.pinKeys, required: Self.pinKeys)
+        return Board.Pin(
+            header: try nonEmptyString(fields["header"], at: "\(path).header"),
+            soc: try nonEmptyString(fields["soc"], at: "\(path).soc"))
+    }
+
+    private func addresses(_ value: JSONValue?, at path: String, allowEmpty: Bool) throws(BoardFileError) -> [I2CAddress] {
+        let items = try array(value, at: path)
+        if items.isEmpty && !allowEmpty {
+            throw invalid(path, "the address list is empty", fix: "list the usual addresses as strings, e.g. [\"0x68\", \"0x69\"]")
+        }
+        return try items.enumerated().map { (index, item) throws(BoardFileError) -> I2CAddress in
+            let itemPath = "\(path)[\(index)]"
+            let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
+            let text = try nonEmptyString(item, at: itemPath)
+            guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
+                throw invalid(itemPath, "\"\(text)\" is not a hex address", fix: fix)
+            }
+            guard Self.addressRange.contains(value) else {
+                throw invalid(itemPath, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
+            }
+            return I2CAddress(value)
+        }
+    }
+
+    private func mountMatrix(_ value: JSONValue?) throws(BoardFileError) -> Matrix3 {
+        let path = "mountMatrix"
+        let fix = "give nine numbers, row-major, of a rotation (rows orthonormal, determinant +1), e.g. [1,0,0, 0,1,0, 0,0,1]"
+        let items = try array(value, at: path)
+        var numbers: [Double] = []
+        for (index, item) in items.enumerated() {
+            guard case .number(let number) = item else {
+                throw BoardFileError(.wrongType, file: file, keyPath: "\(path)[\(index)]", problem: "expected a number, found \(item.typeName)", fix: fix)
+            }
+            numbers.append(number)
+        }
+        guard let matrix = Matrix3(rowMajor: numbers) else {
+            throw invalid(path, "has \(numbers.count) numbers instead of 9", fix: fix)
+        }
+        guard matrix.isProperRotation() else {
+            let reason = abs(abs(matrix.determinant) - 1) < 1e-6 && matrix.determinant < 0
+                ? "is a reflection (determinant \(matrix.determinant)), not a rotation"
+                : "is not a proper rotation (rows not orthonormal or determinant \(matrix.determinant) ≠ +1)"
+            throw invalid(path, "\(matrix) \(reason)", fix: fix)
+        }
+        return matrix
+    }
+
+    // MARK: Typed access
+
+    /// Checks that `value` is an object with no unknown and no missing keys.
+    private func object(_ value: JSONValue?, at path: String, keys allowed: [String], required: [String]) throws(BoardFileError) -> [String: JSONValue] {
+        guard case .object(let fields) = value else {
+            throw BoardFileError(
+                .wrongType, file: file, keyPath: path,
+                problem: "expected an object, found \(value?.typeName ?? "nothing")", fix: "write a JSON object {…} with the keys \(allowed.joined(separator: ", "))")
+        }
+        for key in fields.keys.sorted() where !allowed.contains(key) {
+            let suggestion = Self.closest(to: key, in: allowed).map { "did you mean \"\($0)\"? " } ?? ""
+            throw BoardFileError(
+                .unknownKey, file: file, keyPath: Self.join(path, key), problem: "unknown key \"\(key)\"",
+                fix: "\(suggestion)remove or rename it; allowed keys here: \(allowed.joined(separator: ", "))")
+        }
+        for key in required where fields[key] == nil {
+            throw BoardFileError(
+                .missingKey, file: file, keyPath: Self.join(path, key), problem: "missing key \"\(key)\"",
+                fix: "add \"\(key)\"; boards/README.md describes every key")
+        }
+        return fields
+    }
+
+    private func array(_ value: JSONValue?, at path: String) throws(BoardFileError) -> [JSONValue] {
+        guard case .array(let items) = value else { throw wrongType(path, "an array", value) }
+        return items
+    }
+
+    private func nonEmptyString(_ value: JSONValue?, at path: String) throws(BoardFileError) -> String {
+        guard case .string(let text) = value else { throw wrongType(path, "a string", value) }
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw invalid(path, "is empty", fix: "write a non-empty string")
+        }
+        return text
+    }
+
+    private func bool(_ value: JSONValue?, at path: String) throws(BoardFileError) -> Bool {
+        guard case .bool(let flag) = value else { throw wrongType(path, "true or false", value) }
+        return flag
+    }
+
+    private func positiveInteger(_ value: JSONValue?, at path: String) throws(BoardFileError) -> Int {
+        guard case .number(let number) = value else { throw wrongType(path, "a number (Hz)", value) }
+        guard number > 0, number.rounded() == number, number <= Double(Int32.max) else {
+            throw invalid(path, "\(number) is not a positive whole number of Hz", fix: "write the speed in Hz as a whole number above 0, e.g. 400000")
+        }
+        return Int(number)
+    }
+
+    private func wrongType(_ path: String, _ expected: String, _ found: JSONValue?) -> BoardFileError {
+        BoardFileError(.wrongType, file: file, keyPath: path, problem: "expected \(expected), found \(found?.typeName ?? "nothing")",
+                       fix: "write \(expected); boards/README.md describes every key")
+    }
+
+    private func invalid(_ path: String, _ problem: String, fix: String) -> BoardFileError {
+        BoardFileError(.invalidValue, file: file, keyPath: path, problem: problem, fix: fix)
+    }
+
+    private static func join(_ path: String, _ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+
+    /// The allowed key within edit distance 2 of `key` (ignoring case), for "did you mean".
+    static func closest(to key: String, in candidates: [String]) -> String? {
+        let target = Array(key.lowercased())
+        return candidates
+            .map { ($0, editDistance(target, Array($0.lowercased()))) }
+            .filter { $0.1 <= 2 }
+            .min { $0.1 < $1.1 }?.0
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// Where the JSON syntax breaks, as "line L, column C: …". JSONDecoder only says "not valid
+    /// JSON"; JSONSerialization names the character offset.
+    private static func syntaxProblem(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "the document is not a JSON object"
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+            guard let range = detail.range(of: "character "), let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }) else {
+                return detail
+            }
+            let before = data.prefix(offset)
+            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            return "line \(line), column \(column): \(detail)"
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+@testable import Motion
+
+@Suite("Built-in board embedding")
+struct BoardEmbeddingTests {
+    @Test("the embedded board files equal boards/*.json")
+    func embeddedCopiesMatchRepository() throws {
+        let hint = "Sources/Motion/Boards/BuiltInBoards.swift is out of date with boards/*.json: run scripts/embed-boards.sh"
+        let files = try FileManager.default.contentsOfDirectory(atPath: BoardFixtures.boardsDirectory.path).filter { $0.hasSuffix(".json") }.sorted()
+        let embedded = BuiltInBoards.files.map(\.name).sorted()
+        #expect(embedded == files, "\(hint) (files differ: embedded \(embedded), on disk \(files))")
+        for (name, json) in BuiltInBoards.files {
+            let onDisk = try String(contentsOf: BoardFixtures.boardsDirectory.appendingPathComponent(name), encoding: .utf8)
+            let trimmed = String(onDisk.reversed().drop { $0 == "\n" }.reversed())
+            #expect(json == trimmed, "\(hint) (\(name) differs)")
+        }
+    }
+}
