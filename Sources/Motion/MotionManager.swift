@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+import Fusion
 import Logging
+import Synchronization
 
 /// The entry point, modelled on Core Motion's `CMMotionManager`: availability, update intervals,
 /// push updates to a handler on your queue, pull updates through the latest-value properties,
@@ -19,9 +21,24 @@ public final class MotionManager: Sendable {
     let accelerometerChannel: UpdateChannel<AccelerometerData>
     let gyroChannel: UpdateChannel<GyroData>
     let magnetometerChannel: UpdateChannel<MagnetometerData>
+    let deviceMotionChannel: UpdateChannel<DeviceMotion>
 
-    init(hub: SensorHub) {
+    private struct Settings {
+        var frame = AttitudeReferenceFrame.xArbitraryZVertical
+        var location: GeographicLocation?
+        var date: Double = MotionManager.decimalYear(of: Date())
+    }
+    private final class SettingsBox: Sendable {
+        let state = Mutex(Settings())
+        func withLock<T>(_ body: (inout Settings) -> T) -> T { state.withLock { body(&$0) } }
+    }
+    private let settings = SettingsBox()
+    /// The accuracy of the stored magnetometer calibration; nil when there is none.
+    let magnetometerCalibrationAccuracy: MagneticFieldAccuracy?
+
+    init(hub: SensorHub, magnetometerCalibrationAccuracy: MagneticFieldAccuracy? = nil) {
         self.hub = hub
+        self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
         accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
@@ -32,12 +49,30 @@ public final class MotionManager: Sendable {
         magnetometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
+        let settings = self.settings
+        let hasMagnetometer = hub.device.hasMagnetometer
+        deviceMotionChannel = UpdateChannel(interval: defaultInterval, needsFusion: true) { [settings] in
+            let current = settings.withLock { $0 }
+            let declination = current.location.map {
+                WorldMagneticModel.declination(latitude: $0.latitude, longitude: $0.longitude, altitudeKm: $0.altitudeKm, date: current.date)
+            } ?? 0
+            let extractor = DeviceMotionExtractor(
+                frame: current.frame, declination: declination, hasMagnetometer: hasMagnetometer,
+                calibrationAccuracy: magnetometerCalibrationAccuracy)
+            return { sample, fused in extractor(sample, fused) }
+        }
     }
 
     deinit {
         accelerometerChannel.stop(on: hub)
         gyroChannel.stop(on: hub)
         magnetometerChannel.stop(on: hub)
+        deviceMotionChannel.stop(on: hub)
+    }
+
+    /// A date as a decimal year (2026.5 is about July 2026), for the World Magnetic Model.
+    static func decimalYear(of date: Date) -> Double {
+        2001 + date.timeIntervalSinceReferenceDate / (365.2425 * 86400)
     }
 
     /// What the sampler of this manager's device has done so far (shared with other managers of
@@ -130,5 +165,85 @@ public final class MotionManager: Sendable {
     public func stopMagnetometerUpdates() { magnetometerChannel.stop(on: hub) }
     public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
         magnetometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+    }
+}
+
+// MARK: - Device motion
+
+extension MotionManager {
+    public var isDeviceMotionAvailable: Bool { true }
+    public var isDeviceMotionActive: Bool { deviceMotionChannel.isActive }
+    public var deviceMotionUpdateInterval: Double {
+        get { deviceMotionChannel.interval }
+        set { deviceMotionChannel.interval = clamped(newValue, keeping: deviceMotionChannel.interval) }
+    }
+    /// The latest fused motion (pull); nil until the first sample after a start.
+    public var deviceMotion: DeviceMotion? { deviceMotionChannel.latest }
+
+    /// Where the device is, for ``AttitudeReferenceFrame/xTrueNorthZVertical``; the magnetic
+    /// declination there comes from the World Magnetic Model 2025 at today's date.
+    public var location: GeographicLocation? {
+        get { settings.withLock { $0.location } }
+        set { settings.withLock { $0.location = newValue } }
+    }
+
+    /// The frames this device can give attitudes in: the two arbitrary ones always, the north
+    /// ones with a magnetometer (true north also needs ``location``).
+    public func availableAttitudeReferenceFrames() -> [AttitudeReferenceFrame] {
+        guard isMagnetometerAvailable else { return [.xArbitraryZVertical] }
+        return [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical]
+    }
+
+    /// Checks that `frame` can be given, and remembers it for the next start.
+    private func prepare(_ frame: AttitudeReferenceFrame) throws(MotionError) {
+        if frame != .xArbitraryZVertical, !isMagnetometerAvailable { throw .sensorNotAvailable("magnetometer") }
+        if frame == .xTrueNorthZVertical, location == nil { throw .trueNorthNotAvailable }
+        settings.withLock { $0.frame = frame }
+    }
+
+    /// Starts pull updates in `frame`: read ``deviceMotion`` when you need it.
+    public func startDeviceMotionUpdates(using frame: AttitudeReferenceFrame = .xArbitraryZVertical) throws(MotionError) {
+        try prepare(frame)
+        deviceMotionChannel.start(on: hub, target: nil, handler: nil)
+    }
+
+    /// Starts push updates in `frame`: `handler` runs on `queue`. A frame this device cannot give
+    /// (no magnetometer; true north without ``location``) is reported to the handler, once.
+    public func startDeviceMotionUpdates(
+        using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: DispatchQueue,
+        withHandler handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void
+    ) {
+        startDeviceMotion(frame, .dispatch(queue), handler)
+    }
+
+    public func startDeviceMotionUpdates(
+        using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: OperationQueue,
+        withHandler handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void
+    ) {
+        startDeviceMotion(frame, .operation(queue), handler)
+    }
+
+    private func startDeviceMotion(
+        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget, _ handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void
+    ) {
+        do {
+            try prepare(frame)
+        } catch {
+            target.async { handler(nil, error) }
+            return
+        }
+        deviceMotionChannel.start(on: hub, target: target, handler: handler)
+    }
+
+    /// Stops device-motion updates; no handler runs after it returns.
+    public func stopDeviceMotionUpdates() { deviceMotionChannel.stop(on: hub) }
+
+    /// Fused motion every `interval` seconds in `frame` until the consumer stops iterating.
+    public func deviceMotionUpdates(
+        using frame: AttitudeReferenceFrame = .xArbitraryZVertical, interval: Double = 0.01
+    ) throws(MotionError) -> AsyncStream<DeviceMotion> {
+        let interval = try validatedStreamInterval(interval)
+        try prepare(frame)
+        return deviceMotionChannel.stream(on: hub, interval: interval)
     }
 }
