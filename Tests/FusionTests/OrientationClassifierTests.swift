@@ -143,6 +143,21 @@ import Darwin
         #expect(postsDuringFlip(.init(stillnessAngle: 20 * Self.degree)) == [.faceUp, .portraitUpsideDown, .faceDown])
     }
 
+    @Test func firstOrientationNeedsNoMarginButLaterOnesDo() {
+        // Lying 20° from face up: inside face up's region, but within the margin of its edge.
+        var scenario = OrientationScenario(start: rotated(SIMD3(0, 0, -1), about: SIMD3(1, 0, 0), by: -20 * Self.degree))
+        scenario.hold(1)
+        #expect(runClassifier(scenario.samples).map(\.orientation) == [.faceUp])
+        // Tilting on to 30° (beyond the 25° boundary, within the margin) keeps face up.
+        scenario.turn(to: rotated(SIMD3(0, 0, -1), about: SIMD3(1, 0, 0), by: -30 * Self.degree), in: 1)
+        scenario.hold(2)
+        #expect(runClassifier(scenario.samples).map(\.orientation) == [.faceUp])
+        // A classifier that starts at 30° says portrait.
+        var started = OrientationScenario(start: scenario.direction)
+        started.hold(1)
+        #expect(runClassifier(started.samples).map(\.orientation) == [.portrait])
+    }
+
     @Test func neverPostsUnknownAndHoldsThroughFreeFall() {
         var scenario = OrientationScenario(start: SIMD3(0, -1, 0))
         scenario.hold(1)

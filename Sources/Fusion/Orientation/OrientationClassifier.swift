@@ -15,7 +15,8 @@ import Darwin
 ///
 /// A new orientation is posted only when
 /// 1. gravity lies at least `hysteresisMargin` inside its region (so leaving an orientation and
-///    coming back happen at different angles: hysteresis), and
+///    coming back happen at different angles: hysteresis; the first orientation needs no
+///    margin), and
 /// 2. it has stayed there, and held still (gravity within `stillnessAngle` of where the current
 ///    still period began), for `settleTime`, and
 /// 3. user acceleration stayed below `userAccelerationLimit` during that time (shaking or
@@ -98,7 +99,9 @@ public struct OrientationClassifier: Sendable {
             return nil
         }
         let direction = gravity / magnitude
-        guard let region = region(of: GravityAngles(gravity: direction)), region != orientation else {
+        // Before the first orientation there is no neighbour to keep a margin from.
+        let margin = orientation == .unknown ? 0 : configuration.hysteresisMargin
+        guard let region = region(of: GravityAngles(gravity: direction), margin: margin), region != orientation else {
             pending = nil
             return nil
         }
@@ -116,10 +119,9 @@ public struct OrientationClassifier: Sendable {
         return region
     }
 
-    /// The orientation whose region contains `angles` with at least the hysteresis margin to
+    /// The orientation whose region contains `angles` with at least `margin` (radians) to
     /// spare, or `nil` in a dead zone.
-    func region(of angles: GravityAngles) -> DeviceOrientation? {
-        let margin = configuration.hysteresisMargin
+    func region(of angles: GravityAngles, margin: Double) -> DeviceOrientation? {
         let flat = configuration.flatAngle
         if angles.tilt < flat - margin { return .faceUp }
         if angles.tilt > .pi - flat + margin { return .faceDown }
