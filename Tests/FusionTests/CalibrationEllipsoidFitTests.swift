@@ -33,13 +33,16 @@ struct MagnetometerScenario {
         }
     }
 
-    /// The board turned about its z axis only (flat on a table), several turns: the field
-    /// direction traces a cone around z at the 60° inclination.
-    static func onePlane(count: Int = 3000) -> [SIMD3<Double>] {
+    /// The board turned about its z axis only (flat on a table), three turns: the field
+    /// direction traces a cone around z at the 60° inclination; `wobble` (radians) tilts the
+    /// board back and forth on the way, as a hand would.
+    static func onePlane(wobble: Double = 0, count: Int = 3000) -> [SIMD3<Double>] {
         let inclination = 60 * Double.pi / 180
         return (0..<count).map { i in
             let heading = 2 * Double.pi * 3 * Double(i) / Double(count)
-            return SIMD3(cos(inclination) * cos(heading), cos(inclination) * sin(heading), -sin(inclination))
+            let flat = SIMD3(cos(inclination) * cos(heading), cos(inclination) * sin(heading), -sin(inclination))
+            let tilt = wobble * sin(2 * .pi * 17.3 * Double(i) / Double(count))
+            return rotated(flat, about: SIMD3(cos(0.7 * heading), sin(0.7 * heading), 0), by: tilt)
         }
     }
 }
@@ -80,10 +83,12 @@ func relativeSoftIronError(estimated: Matrix3, distortion: Matrix3) -> Double {
         print("case \(index): offset error \(offsetError), soft iron error \(softIronError), fit error \(report.fitErrorPercent) %, field \(report.fieldStrength) µT, coverage \(report.coveragePercent) %, \(report.reason)")
     }
 
-    @Test func onePlaneFallsBackAndSaysWhatIsMissing() throws {
+    @Test(arguments: [0.0, 3.0])
+    func onePlaneFallsBackAndSaysWhatIsMissing(wobbleDegrees: Double) throws {
         let (hardIron, softIron) = Self.distortions[0]
         let scenario = MagnetometerScenario(hardIron: hardIron, softIron: softIron)
-        let report = try EllipsoidFit.fit(scenario.readings(MagnetometerScenario.onePlane(), seed: 7))
+        let directions = MagnetometerScenario.onePlane(wobble: wobbleDegrees * .pi / 180)
+        let report = try EllipsoidFit.fit(scenario.readings(directions, seed: 7))
         #expect(report.model == .planarOffset)
         #expect(report.unobservedAxis != nil)
         #expect(report.coveragePercent < 25)
@@ -91,6 +96,15 @@ func relativeSoftIronError(estimated: Matrix3, distortion: Matrix3) -> Double {
         #expect(!report.coverage.missingAxes.isEmpty)
         #expect(report.accuracy <= .low)
         #expect(report.reason.contains("cannot be observed"))
+    }
+
+    @Test func bandOfDirectionsGivesOnlyAnOffsetOfLowAccuracy() throws {
+        let (hardIron, softIron) = Self.distortions[0]
+        let scenario = MagnetometerScenario(hardIron: hardIron, softIron: softIron)
+        let report = try EllipsoidFit.fit(scenario.readings(MagnetometerScenario.onePlane(wobble: 20 * .pi / 180), seed: 7))
+        #expect(report.model == .offsetOnly)
+        #expect(report.accuracy == .low)
+        #expect(report.reason.contains("the full ellipsoid") && report.reason.contains("the diagonal ellipsoid"))
     }
 
     @Test func capOfDirectionsFallsBackToSmallerModel() throws {
