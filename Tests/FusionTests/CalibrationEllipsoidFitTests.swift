@@ -29,7 +29,7 @@ struct MagnetometerScenario {
             let polar = Double.pi / 2 + (Double.pi / 2 - 0.05) * sin(2 * .pi * 9.1 * t)
             let azimuth = 2 * Double.pi * 5.3 * t + 1.5 * sin(2 * .pi * 23.7 * t)
             let direction = SIMD3(sin(polar) * cos(azimuth), sin(polar) * sin(azimuth), cos(polar))
-            return normalized(direction + random.gaussianVector(0.02))
+            return unitVector(direction + random.gaussianVector(0.02))
         }
     }
 
@@ -42,7 +42,7 @@ struct MagnetometerScenario {
             let heading = 2 * Double.pi * 3 * Double(i) / Double(count)
             let flat = SIMD3(cos(inclination) * cos(heading), cos(inclination) * sin(heading), -sin(inclination))
             let tilt = wobble * sin(2 * .pi * 17.3 * Double(i) / Double(count))
-            return rotated(flat, about: SIMD3(cos(0.7 * heading), sin(0.7 * heading), 0), by: tilt)
+            return rotatedVector(flat, about: SIMD3(cos(0.7 * heading), sin(0.7 * heading), 0), by: tilt)
         }
     }
 }
@@ -125,7 +125,7 @@ func relativeSoftIronError(estimated: Matrix3, distortion: Matrix3) -> Double {
         var raw = scenario.readings(MagnetometerScenario.figureEight(seed: 9), seed: 10)
         var random = FixedSeedNoise(seed: 11)
         let spikes = stride(from: 17, to: raw.count, by: 40).map { $0 }   // 2.5 % of the readings
-        for i in spikes { raw[i] += normalized(random.gaussianVector(1)) * (30 + 200 * random.uniform()) }
+        for i in spikes { raw[i] += unitVector(random.gaussianVector(1)) * (30 + 200 * random.uniform()) }
         let report = try EllipsoidFit.fit(raw)
         let offsetError = report.calibration.hardIronOffset - hardIron
         #expect(report.model == .fullEllipsoid)

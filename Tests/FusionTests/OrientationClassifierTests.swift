@@ -73,7 +73,7 @@ import Darwin
             let tilt = (45 - 15 * cos(2 * .pi * t / 10)) * Self.degree     // 30° → 60° → 30°
             let wobble = 3 * Self.degree * sin(2 * .pi * 1.3 * t)
             let roll = 4 * Self.degree * sin(2 * .pi * 0.7 * t + 1)
-            return rotated(portraitTiltedBack(tilt + wobble), about: SIMD3(0, 0, 1), by: roll)
+            return rotatedVector(portraitTiltedBack(tilt + wobble), about: SIMD3(0, 0, 1), by: roll)
         }
         scenario.addNoise(0.01, seed: 3)
         #expect(runClassifier(scenario.samples).map(\.orientation) == [.portrait])
@@ -89,7 +89,7 @@ import Darwin
             let t = s * 6
             let swing = 50 * Self.degree * sin(2 * .pi * 3 * t)
             let nod = 25 * Self.degree * sin(2 * .pi * 2.3 * t)
-            return rotated(portraitTiltedBack(20 * Self.degree + nod), about: SIMD3(0, 0, 1), by: swing)
+            return rotatedVector(portraitTiltedBack(20 * Self.degree + nod), about: SIMD3(0, 0, 1), by: swing)
         }
         scenario.modify(start...scenario.time) { sample in
             let t = sample.time
@@ -107,10 +107,10 @@ import Darwin
         scenario.hold(1)
         let turnStart = scenario.time
         let rate = 10 * Self.degree     // rad/s, constant
-        scenario.append(8) { s in rotated(portraitTiltedBack(tilt), about: SIMD3(0, 0, 1), by: s * 80 * Self.degree) }
+        scenario.append(8) { s in rotatedVector(portraitTiltedBack(tilt), about: SIMD3(0, 0, 1), by: s * 80 * Self.degree) }
         scenario.hold(2)
         let backStart = scenario.time
-        scenario.append(8) { s in rotated(portraitTiltedBack(tilt), about: SIMD3(0, 0, 1), by: (1 - s) * 80 * Self.degree) }
+        scenario.append(8) { s in rotatedVector(portraitTiltedBack(tilt), about: SIMD3(0, 0, 1), by: (1 - s) * 80 * Self.degree) }
         scenario.hold(1)
         scenario.addNoise(0.01, seed: 5)
 
@@ -145,11 +145,11 @@ import Darwin
 
     @Test func firstOrientationNeedsNoMarginButLaterOnesDo() {
         // Lying 20° from face up: inside face up's region, but within the margin of its edge.
-        var scenario = OrientationScenario(start: rotated(SIMD3(0, 0, -1), about: SIMD3(1, 0, 0), by: -20 * Self.degree))
+        var scenario = OrientationScenario(start: rotatedVector(SIMD3(0, 0, -1), about: SIMD3(1, 0, 0), by: -20 * Self.degree))
         scenario.hold(1)
         #expect(runClassifier(scenario.samples).map(\.orientation) == [.faceUp])
         // Tilting on to 30° (beyond the 25° boundary, within the margin) keeps face up.
-        scenario.turn(to: rotated(SIMD3(0, 0, -1), about: SIMD3(1, 0, 0), by: -30 * Self.degree), in: 1)
+        scenario.turn(to: rotatedVector(SIMD3(0, 0, -1), about: SIMD3(1, 0, 0), by: -30 * Self.degree), in: 1)
         scenario.hold(2)
         #expect(runClassifier(scenario.samples).map(\.orientation) == [.faceUp])
         // A classifier that starts at 30° says portrait.

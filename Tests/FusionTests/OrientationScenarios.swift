@@ -51,7 +51,7 @@ struct OrientationScenario {
     /// Gravity direction at the end of the scenario so far.
     private(set) var direction: SIMD3<Double>
 
-    init(start: SIMD3<Double>) { direction = normalized(start) }
+    init(start: SIMD3<Double>) { direction = unitVector(start) }
 
     /// Holds the current direction for `duration` seconds.
     mutating func hold(_ duration: Double) {
@@ -63,7 +63,7 @@ struct OrientationScenario {
     /// (cosine) speed profile. `target` must not be opposite to the current direction.
     mutating func turn(to target: SIMD3<Double>, in duration: Double) {
         let a = direction
-        let b = normalized(target)
+        let b = unitVector(target)
         let angle = acos(min(1, max(-1, (a * b).sum())))
         append(duration) { s in
             guard angle > 1e-9 else { return b }
@@ -75,8 +75,8 @@ struct OrientationScenario {
     /// Rotates gravity by `angle` about the unit `axis` (device frame) with a cosine profile.
     mutating func rotate(about axis: SIMD3<Double>, by angle: Double, in duration: Double) {
         let start = direction
-        let k = normalized(axis)
-        append(duration) { s in rotated(start, about: k, by: ease(s) * angle) }
+        let k = unitVector(axis)
+        append(duration) { s in rotatedVector(start, about: k, by: ease(s) * angle) }
     }
 
     /// Appends samples for `duration` seconds, the last one exactly at its end; `path` maps the
@@ -104,9 +104,9 @@ struct OrientationScenario {
     }
 }
 
-func normalized(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+func unitVector(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
 
-func rotated(_ v: SIMD3<Double>, about k: SIMD3<Double>, by angle: Double) -> SIMD3<Double> {
+func rotatedVector(_ v: SIMD3<Double>, about k: SIMD3<Double>, by angle: Double) -> SIMD3<Double> {
     // Rodrigues' rotation formula.
     let cross = SIMD3(k.y * v.z - k.z * v.y, k.z * v.x - k.x * v.z, k.x * v.y - k.y * v.x)
     return v * cos(angle) + cross * sin(angle) + k * (k * v).sum() * (1 - cos(angle))

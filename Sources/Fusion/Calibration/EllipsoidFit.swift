@@ -140,10 +140,10 @@ public enum EllipsoidFit {
             let required = model == .fullEllipsoid ? configuration.fullEllipsoidMinimumCoverage
                 : model == .diagonalEllipsoid ? configuration.diagonalMinimumCoverage : 0
             guard coverage.coverage >= required else {
-                rejected.append("coverage \(fixed(coverage.coverage * 100, 0)) % is below the \(fixed(required * 100, 0)) % \(model.name) needs")
+                rejected.append("coverage \(fixedDecimals(coverage.coverage * 100, 0)) % is below the \(fixedDecimals(required * 100, 0)) % \(model.name) needs")
                 continue
             }
-            let chosen = "\(model.name) (coverage \(fixed(coverage.coverage * 100, 0)) %, condition ratio \(scientific(candidate.conditionRatio)))"
+            let chosen = "\(model.name) (coverage \(fixedDecimals(coverage.coverage * 100, 0)) %, condition ratio \(scientific(candidate.conditionRatio)))"
             return report(candidate.calibration, model, reason: explain(chosen, rejected, coverage), unobservedAxis: nil,
                           points, inliers, coverage, configuration)
         }
@@ -151,7 +151,7 @@ public enum EllipsoidFit {
             throw .degenerate(reason: "no model fits: " + rejected.joined(separator: "; ") + "; the readings do not even span a plane")
         }
         let coverage = coverageOf(calibration, points, inliers, configuration)
-        let note = ". The readings lie in one plane: the offset along \(fixed(axis, 2)) cannot be observed from turns "
+        let note = ". The readings lie in one plane: the offset along \(fixedDecimals(axis, 2)) cannot be observed from turns "
             + "about that axis alone, so it is left at 0 and the field strength assumes it is 0; turn the board about another axis"
         return report(calibration, .planarOffset, reason: explain("the in-plane offset", rejected, coverage) + note, unobservedAxis: axis,
                       points, inliers, coverage, configuration)
@@ -352,12 +352,12 @@ public enum EllipsoidFit {
     }
 
     static func scientific(_ value: Double) -> String {
-        guard value > 0, value.isFinite else { return fixed(value, 1) }
+        guard value > 0, value.isFinite else { return fixedDecimals(value, 1) }
         var exponent = 0
         var mantissa = value
         while mantissa >= 10 { mantissa /= 10; exponent += 1 }
         while mantissa < 1 { mantissa *= 10; exponent -= 1 }
-        return "\(fixed(mantissa, 1))e\(exponent)"
+        return "\(fixedDecimals(mantissa, 1))e\(exponent)"
     }
 }
 

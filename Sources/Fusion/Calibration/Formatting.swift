@@ -1,5 +1,5 @@
 /// `value` with a fixed number of decimals ("12.35"), without Foundation.
-func fixed(_ value: Double, _ decimals: Int) -> String {
+func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return "\(value)" }
     var scale = 1
     for _ in 0..<max(0, decimals) { scale *= 10 }
@@ -11,6 +11,6 @@ func fixed(_ value: Double, _ decimals: Int) -> String {
 }
 
 /// "(x, y, z)" with a fixed number of decimals.
-func fixed(_ vector: SIMD3<Double>, _ decimals: Int) -> String {
-    "(\(fixed(vector.x, decimals)), \(fixed(vector.y, decimals)), \(fixed(vector.z, decimals)))"
+func fixedDecimals(_ vector: SIMD3<Double>, _ decimals: Int) -> String {
+    "(\(fixedDecimals(vector.x, decimals)), \(fixedDecimals(vector.y, decimals)), \(fixedDecimals(vector.z, decimals)))"
 }

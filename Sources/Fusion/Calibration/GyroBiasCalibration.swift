@@ -98,9 +98,9 @@ public enum GyroBiasCalibrationError: Error, Sendable, Equatable, CustomStringCo
         case let .tooFewSamples(count, required):
             return "gyroscope calibration: \(count) readings, at least \(required) needed; keep the board still a little longer"
         case let .moving(spread, limit):
-            return "gyroscope calibration: the board is moving (spread \(fixed(spread * degrees, 2)) °/s, at rest at most \(fixed(limit * degrees, 2)) °/s); put it on a table and do not touch it"
+            return "gyroscope calibration: the board is moving (spread \(fixedDecimals(spread * degrees, 2)) °/s, at rest at most \(fixedDecimals(limit * degrees, 2)) °/s); put it on a table and do not touch it"
         case let .rateTooHigh(mean, limit):
-            return "gyroscope calibration: mean rate \(fixed(mean * degrees, 1)) °/s exceeds \(fixed(limit * degrees, 1)) °/s, more than any bias; the board is turning: keep it still"
+            return "gyroscope calibration: mean rate \(fixedDecimals(mean * degrees, 1)) °/s exceeds \(fixedDecimals(limit * degrees, 1)) °/s, more than any bias; the board is turning: keep it still"
         }
     }
 }
