@@ -1,0 +1,16 @@
+/// `value` with a fixed number of decimals ("12.35"), without Foundation.
+func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return "\(value)" }
+    var scale = 1
+    for _ in 0..<max(0, decimals) { scale *= 10 }
+    let scaled = Int((abs(value) * Double(scale)).rounded())
+    let sign = value < 0 && scaled != 0 ? "-" : ""
+    guard decimals > 0 else { return sign + "\(scaled)" }
+    let fraction = String(scaled % scale)
+    return sign + "\(scaled / scale)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+}
+
+/// "(x, y, z)" with a fixed number of decimals.
+func fixedDecimals(_ vector: SIMD3<Double>, _ decimals: Int) -> String {
+    "(\(fixedDecimals(vector.x, decimals)), \(fixedDecimals(vector.y, decimals)), \(fixedDecimals(vector.z, decimals)))"
+}

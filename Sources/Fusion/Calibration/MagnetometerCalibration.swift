@@ -1,0 +1,39 @@
+/// A magnetometer calibration: hard-iron offset and soft-iron matrix.
+///
+/// `calibrated = softIron · (raw − hardIronOffset)`. Field values in µT, device frame.
+/// `softIron` is symmetric with determinant 1 (it reshapes, it does not scale on average), so a
+/// perfect calibration maps every raw reading of the local field to a vector of length
+/// `fieldStrength`.
+public struct MagnetometerCalibration: Sendable, Equatable {
+    /// Hard-iron offset (µT): the field the board itself adds in every orientation.
+    public var hardIronOffset: SIMD3<Double>
+    /// Soft-iron correction: symmetric, determinant 1, maps raw − offset onto a sphere.
+    public var softIron: Matrix3
+    /// Strength of the local field (µT) the fit found: the radius of that sphere.
+    public var fieldStrength: Double
+
+    public init(hardIronOffset: SIMD3<Double>, softIron: Matrix3, fieldStrength: Double) {
+        self.hardIronOffset = hardIronOffset
+        self.softIron = softIron
+        self.fieldStrength = fieldStrength
+    }
+
+    /// No correction.
+    public static let identity = MagnetometerCalibration(hardIronOffset: .zero, softIron: .identity, fieldStrength: 0)
+
+    /// The calibrated field (µT, device frame) for a raw reading (µT, device frame).
+    public func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> {
+        softIron * (raw - hardIronOffset)
+    }
+}
+
+/// Core Motion-style calibration accuracy of a magnetic field (same raw values as
+/// `CMMagneticFieldCalibrationAccuracy`).
+public enum MagneticFieldCalibrationAccuracy: Int, Sendable, Comparable, CaseIterable {
+    case uncalibrated = -1
+    case low = 0
+    case medium = 1
+    case high = 2
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
