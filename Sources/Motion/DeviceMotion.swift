@@ -9,6 +9,8 @@ import Glibc
 @_exported import enum Fusion.AttitudeReferenceFrame
 @_exported import struct Fusion.Quaternion
 @_exported import struct Fusion.Matrix3
+@_exported import enum Fusion.MagneticFieldCalibrationAccuracy
+@_exported import enum Fusion.DeviceOrientation
 
 /// The device's motion fused from its sensors. Core Motion's `CMDeviceMotion`.
 public struct DeviceMotion: Sendable, Equatable {
@@ -56,10 +58,10 @@ final class DeviceMotionExtractor: Sendable {
     let declination: Double
     let hasMagnetometer: Bool
     /// The calibration's own accuracy (from the fit's quality); nil without a stored calibration.
-    let calibrationAccuracy: MagneticFieldAccuracy?
+    let calibrationAccuracy: MagneticFieldCalibrationAccuracy?
     private let startYaw = Mutex<Double?>(nil)
 
-    init(frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldAccuracy?) {
+    init(frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldCalibrationAccuracy?) {
         self.frame = frame
         self.declination = declination
         self.hasMagnetometer = hasMagnetometer
@@ -85,9 +87,9 @@ final class DeviceMotionExtractor: Sendable {
             timestamp: sample.timestamp)
     }
 
-    private func accuracy(_ filterAccuracy: MagneticAccuracy) -> MagneticFieldAccuracy {
+    private func accuracy(_ filterAccuracy: MagneticAccuracy) -> MagneticFieldCalibrationAccuracy {
         guard hasMagnetometer, let calibrationAccuracy else { return .uncalibrated }
-        let filter: MagneticFieldAccuracy = switch filterAccuracy {
+        let filter: MagneticFieldCalibrationAccuracy = switch filterAccuracy {
         case .uncalibrated: .uncalibrated
         case .low: .low
         case .medium: .medium

@@ -28,15 +28,9 @@ public struct MagnetometerData: Sendable, Equatable {
     public var timestamp: Double
 }
 
-/// How much to trust a calibrated magnetic field. Core Motion's `CMMagneticFieldCalibrationAccuracy`.
-public enum MagneticFieldAccuracy: Int, Sendable, Comparable, CaseIterable {
-    case uncalibrated = -1, low = 0, medium = 1, high = 2
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
 /// A magnetic field with the hard- and soft-iron calibration applied. Core Motion's `CMCalibratedMagneticField`.
 public struct CalibratedMagneticField: Sendable, Equatable {
     /// µT, device axes.
     public var field: SIMD3<Double>
-    public var accuracy: MagneticFieldAccuracy
+    public var accuracy: MagneticFieldCalibrationAccuracy
 }

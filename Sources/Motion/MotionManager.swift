@@ -34,9 +34,9 @@ public final class MotionManager: Sendable {
     }
     private let settings = SettingsBox()
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
-    let magnetometerCalibrationAccuracy: MagneticFieldAccuracy?
+    let magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy?
 
-    init(hub: SensorHub, magnetometerCalibrationAccuracy: MagneticFieldAccuracy? = nil) {
+    init(hub: SensorHub, magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy? = nil) {
         self.hub = hub
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)

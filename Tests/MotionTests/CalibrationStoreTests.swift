@@ -9,8 +9,8 @@ import Testing
 
     func sample() -> CalibrationRecord {
         var record = CalibrationRecord(sensor: sensor, updated: Date(timeIntervalSince1970: 1_800_000_000))
-        record.gyroscope = GyroscopeCalibration(bias: SIMD3(0.01, -0.02, 0.003), sampleCount: 500)
-        record.magnetometer = MagnetometerCalibration(
+        record.gyroscope = CalibrationRecord.Gyroscope(bias: SIMD3(0.01, -0.02, 0.003), sampleCount: 500)
+        record.magnetometer = CalibrationRecord.Magnetometer(
             hardIronOffset: SIMD3(12, -30, 5), softIronMatrix: [1, 0, 0, 0, 1.1, 0, 0, 0, 0.9],
             fieldStrength: 49.5, fitErrorPercent: 0.8, coveragePercent: 93, model: "ellipsoid", accuracy: "high")
         return record

@@ -32,71 +32,14 @@ public struct SensorIdentity: Hashable, Sendable, Codable, CustomStringConvertib
     }
 }
 
-/// Gyroscope bias measured at rest.
-public struct GyroscopeCalibration: Sendable, Codable, Equatable {
-    /// rad/s, chip axes; subtracted from every reading.
-    public var bias: [Double]
-    /// How many samples the mean was taken over.
-    public var sampleCount: Int
-
-    public init(bias: SIMD3<Double>, sampleCount: Int) {
-        self.bias = [bias.x, bias.y, bias.z]
-        self.sampleCount = sampleCount
-    }
-}
-
-/// Accelerometer offset and scale per axis, from six faces: corrected = (raw − offset) · scale.
-public struct AccelerometerCalibration: Sendable, Codable, Equatable {
-    /// g, chip axes.
-    public var offset: [Double]
-    /// Dimensionless, chip axes.
-    public var scale: [Double]
-
-    public init(offset: SIMD3<Double>, scale: SIMD3<Double>) {
-        self.offset = [offset.x, offset.y, offset.z]
-        self.scale = [scale.x, scale.y, scale.z]
-    }
-}
-
-/// Magnetometer hard- and soft-iron correction: corrected = softIron · (raw − hardIronOffset).
-public struct MagnetometerCalibration: Sendable, Codable, Equatable {
-    /// µT, chip axes.
-    public var hardIronOffset: [Double]
-    /// Row-major 3×3, dimensionless.
-    public var softIronMatrix: [Double]
-    /// µT: the radius of the corrected sphere (the local Earth field where it was calibrated).
-    public var fieldStrength: Double
-    /// RMS of (|corrected| − radius) / radius, in percent.
-    public var fitErrorPercent: Double
-    /// Share of the sphere of directions covered by the samples, in percent.
-    public var coveragePercent: Double
-    /// Which fit was used: `ellipsoid`, `diagonal` or `offset`.
-    public var model: String
-    /// `uncalibrated`, `low`, `medium` or `high`.
-    public var accuracy: String
-
-    public init(
-        hardIronOffset: SIMD3<Double>, softIronMatrix: [Double], fieldStrength: Double,
-        fitErrorPercent: Double, coveragePercent: Double, model: String, accuracy: String
-    ) {
-        self.hardIronOffset = [hardIronOffset.x, hardIronOffset.y, hardIronOffset.z]
-        self.softIronMatrix = softIronMatrix
-        self.fieldStrength = fieldStrength
-        self.fitErrorPercent = fitErrorPercent
-        self.coveragePercent = coveragePercent
-        self.model = model
-        self.accuracy = accuracy
-    }
-}
-
 /// Everything stored for one sensor. One JSON file per sensor.
 public struct CalibrationRecord: Sendable, Codable, Equatable {
     /// The file format version; a newer one is refused with a clear error.
     public var version = 1
     public var sensor: SensorIdentity
-    public var gyroscope: GyroscopeCalibration?
-    public var accelerometer: AccelerometerCalibration?
-    public var magnetometer: MagnetometerCalibration?
+    public var gyroscope: Gyroscope?
+    public var accelerometer: Accelerometer?
+    public var magnetometer: Magnetometer?
     /// When it was last written (ISO 8601).
     public var updated: Date
 
@@ -122,5 +65,64 @@ public struct CalibrationRecord: Sendable, Codable, Equatable {
             + (magnetometer?.hardIronOffset ?? []) + (magnetometer?.softIronMatrix ?? [])
         if all.contains(where: { !$0.isFinite }) { return "every number must be finite" }
         return nil
+    }
+}
+
+extension CalibrationRecord {
+    /// Gyroscope bias measured at rest.
+    public struct Gyroscope: Sendable, Codable, Equatable {
+        /// rad/s, chip axes; subtracted from every reading.
+        public var bias: [Double]
+        /// How many samples the mean was taken over.
+        public var sampleCount: Int
+
+        public init(bias: SIMD3<Double>, sampleCount: Int) {
+            self.bias = [bias.x, bias.y, bias.z]
+            self.sampleCount = sampleCount
+        }
+    }
+
+    /// Accelerometer offset and scale per axis, from six faces: corrected = (raw − offset) · scale.
+    public struct Accelerometer: Sendable, Codable, Equatable {
+        /// g, chip axes.
+        public var offset: [Double]
+        /// Dimensionless, chip axes.
+        public var scale: [Double]
+
+        public init(offset: SIMD3<Double>, scale: SIMD3<Double>) {
+            self.offset = [offset.x, offset.y, offset.z]
+            self.scale = [scale.x, scale.y, scale.z]
+        }
+    }
+
+    /// Magnetometer hard- and soft-iron correction: corrected = softIron · (raw − hardIronOffset).
+    public struct Magnetometer: Sendable, Codable, Equatable {
+        /// µT, chip axes.
+        public var hardIronOffset: [Double]
+        /// Row-major 3×3, dimensionless.
+        public var softIronMatrix: [Double]
+        /// µT: the radius of the corrected sphere (the local Earth field where it was calibrated).
+        public var fieldStrength: Double
+        /// RMS of (|corrected| − radius) / radius, in percent.
+        public var fitErrorPercent: Double
+        /// Share of the sphere of directions covered by the samples, in percent.
+        public var coveragePercent: Double
+        /// Which fit was used: `ellipsoid`, `diagonal` or `offset`.
+        public var model: String
+        /// `uncalibrated`, `low`, `medium` or `high`.
+        public var accuracy: String
+
+        public init(
+            hardIronOffset: SIMD3<Double>, softIronMatrix: [Double], fieldStrength: Double,
+            fitErrorPercent: Double, coveragePercent: Double, model: String, accuracy: String
+        ) {
+            self.hardIronOffset = [hardIronOffset.x, hardIronOffset.y, hardIronOffset.z]
+            self.softIronMatrix = softIronMatrix
+            self.fieldStrength = fieldStrength
+            self.fitErrorPercent = fitErrorPercent
+            self.coveragePercent = coveragePercent
+            self.model = model
+            self.accuracy = accuracy
+        }
     }
 }
