@@ -22,6 +22,7 @@ public final class MotionManager: Sendable {
     let gyroChannel: UpdateChannel<GyroData>
     let magnetometerChannel: UpdateChannel<MagnetometerData>
     let deviceMotionChannel: UpdateChannel<DeviceMotion>
+    let orientationNotifier: OrientationNotifier
 
     private struct Settings {
         var frame = AttitudeReferenceFrame.xArbitraryZVertical
@@ -36,8 +37,12 @@ public final class MotionManager: Sendable {
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
     let magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy?
 
-    init(hub: SensorHub, magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy? = nil) {
+    init(
+        hub: SensorHub, magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy? = nil,
+        orientation: OrientationClassifier.Configuration = OrientationClassifier.Configuration()
+    ) {
         self.hub = hub
+        self.orientationNotifier = OrientationNotifier(configuration: orientation)
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
         accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
@@ -68,6 +73,7 @@ public final class MotionManager: Sendable {
         gyroChannel.stop(on: hub)
         magnetometerChannel.stop(on: hub)
         deviceMotionChannel.stop(on: hub)
+        while orientationNotifier.isGenerating { orientationNotifier.end(hub: hub) }
     }
 
     /// A date as a decimal year (2026.5 is about July 2026), for the World Magnetic Model.

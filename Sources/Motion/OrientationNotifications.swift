@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+import Fusion
+import Synchronization
+
+extension Notification.Name {
+    /// Posted on `NotificationCenter.default` when the device settles in a new orientation, with
+    /// the `MotionManager` as object and ``MotionManager/oldOrientationKey`` /
+    /// ``MotionManager/newOrientationKey`` (``DeviceOrientation`` values) in `userInfo`.
+    /// Never posted on the sampler's queue.
+    public static let deviceOrientationDidChange = Notification.Name("SwiftMotionDeviceOrientationDidChange")
+}
+
+/// One posted change of orientation.
+public struct DeviceOrientationChange: Sendable, Equatable {
+    public var old: DeviceOrientation
+    public var new: DeviceOrientation
+    /// Seconds since boot: the sample that completed the settle time.
+    public var timestamp: Double
+}
+
+/// Runs the orientation classifier on the fused gravity while anyone asks for orientation
+/// (notifications nest: begin/end counted; streams count as one begin each).
+final class OrientationNotifier: Sendable {
+    private struct State {
+        var generators = 0
+        var consumerID: Int?
+        var classifier: OrientationClassifier
+        var streams: [Int: AsyncStream<DeviceOrientationChange>.Continuation] = [:]
+        var nextStreamID = 0
+    }
+    private let state: Mutex<State>
+    private let postingQueue = DispatchQueue(label: "swift-motion.orientation")
+    let configuration: OrientationClassifier.Configuration
+
+    init(configuration: OrientationClassifier.Configuration) {
+        self.configuration = configuration
+        state = Mutex(State(classifier: OrientationClassifier(configuration: configuration)))
+    }
+
+    var orientation: DeviceOrientation { state.withLock { $0.classifier.orientation } }
+    var isGenerating: Bool { state.withLock { $0.generators > 0 } }
+
+    func begin(hub: SensorHub, manager: MotionManager) {
+        let start = state.withLock { state in
+            state.generators += 1
+            return state.generators == 1
+        }
+        guard start else { return }
+        let id = hub.addConsumer(interval: MotionManager.minimumUpdateInterval, needsFusion: true) { [weak self, weak manager] event in
+            guard case .sample(let sample, let fused?) = event, let self else { return }
+            self.classify(sample, fused, manager: manager)
+        }
+        state.withLock { $0.consumerID = id }
+    }
+
+    func end(hub: SensorHub) {
+        let id: Int? = state.withLock { state in
+            guard state.generators > 0 else { return nil }
+            state.generators -= 1
+            guard state.generators == 0 else { return nil }
+            defer { state.consumerID = nil }
+            return state.consumerID
+        }
+        if let id { hub.removeConsumer(id) }
+    }
+
+    func stream(hub: SensorHub, manager: MotionManager) -> AsyncStream<DeviceOrientationChange> {
+        let (stream, continuation) = AsyncStream<DeviceOrientationChange>.makeStream()
+        let id = state.withLock { state in
+            state.nextStreamID += 1
+            state.streams[state.nextStreamID] = continuation
+            return state.nextStreamID
+        }
+        begin(hub: hub, manager: manager)
+        continuation.onTermination = { [weak self, weak hub] _ in
+            guard let self else { return }
+            self.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+            if let hub { self.end(hub: hub) }
+        }
+        return stream
+    }
+
+    /// On the sampler queue: classify; post a change from the posting queue.
+    private func classify(_ sample: MotionSample, _ fused: FusedMotion, manager: MotionManager?) {
+        let outcome = state.withLock { state -> (DeviceOrientationChange, [AsyncStream<DeviceOrientationChange>.Continuation])? in
+            let old = state.classifier.orientation
+            guard let new = state.classifier.update(
+                gravity: fused.gravity, userAcceleration: sample.acceleration - fused.gravity, timestamp: sample.timestamp)
+            else { return nil }
+            return (DeviceOrientationChange(old: old, new: new, timestamp: sample.timestamp), Array(state.streams.values))
+        }
+        guard let (change, streams) = outcome else { return }
+        for continuation in streams { continuation.yield(change) }
+        postingQueue.async { [weak manager] in
+            guard let manager else { return }
+            NotificationCenter.default.post(
+                name: .deviceOrientationDidChange, object: manager,
+                userInfo: [MotionManager.oldOrientationKey: change.old, MotionManager.newOrientationKey: change.new])
+        }
+    }
+}
+
+extension MotionManager {
+    /// `userInfo` key of ``Foundation/Notification/Name/deviceOrientationDidChange``: the previous ``DeviceOrientation``.
+    public static let oldOrientationKey = "oldOrientation"
+    /// `userInfo` key of ``Foundation/Notification/Name/deviceOrientationDidChange``: the new ``DeviceOrientation``.
+    public static let newOrientationKey = "newOrientation"
+
+    /// The orientation last posted (`.unknown` until the first one, or while not generating).
+    public var orientation: DeviceOrientation { orientationNotifier.orientation }
+
+    public var isGeneratingDeviceOrientationNotifications: Bool { orientationNotifier.isGenerating }
+
+    /// Starts (or nests) orientation notifications: they flow while begins outnumber ends.
+    public func beginGeneratingDeviceOrientationNotifications() {
+        orientationNotifier.begin(hub: hub, manager: self)
+    }
+
+    /// Balances one ``beginGeneratingDeviceOrientationNotifications()``; extra ends are ignored.
+    public func endGeneratingDeviceOrientationNotifications() {
+        orientationNotifier.end(hub: hub)
+    }
+
+    /// Orientation changes as they are posted, until the consumer stops iterating.
+    public func orientationChanges() -> AsyncStream<DeviceOrientationChange> {
+        orientationNotifier.stream(hub: hub, manager: self)
+    }
+}

@@ -1,0 +1,39 @@
+import Dispatch
+import Foundation
+import Fusion
+@testable import Motion
+import Synchronization
+import Testing
+import Timing
+
+@Suite struct OrientationNotificationTests {
+    let clock = VirtualClock()
+
+    @Test func beginAndEndNestAndPostOnNotificationCenter() async throws {
+        let manager = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
+        let received = Mutex<[(DeviceOrientation, DeviceOrientation)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .deviceOrientationDidChange, object: manager, queue: nil) { note in
+            guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
+                  let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation else { return }
+            received.withLock { $0.append((old, new)) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        #expect(manager.orientation == .unknown)
+        manager.beginGeneratingDeviceOrientationNotifications()
+        manager.beginGeneratingDeviceOrientationNotifications()
+        manager.endGeneratingDeviceOrientationNotifications()
+        #expect(manager.isGeneratingDeviceOrientationNotifications)
+        clock.advance(by: 2)
+        #expect(manager.orientation == .faceUp)
+        manager.endGeneratingDeviceOrientationNotifications()
+        manager.endGeneratingDeviceOrientationNotifications()   // extra end: ignored
+        #expect(!manager.isGeneratingDeviceOrientationNotifications)
+        #expect(clock.activeTimers == 0)
+        // Posting happens on the notifier's own queue; wait for it by polling a bounded number of times.
+        for _ in 0..<200 where received.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 5_000_000) }
+        let posts = received.withLock { $0 }
+        #expect(posts.count == 1)
+        #expect(posts.first?.0 == .unknown && posts.first?.1 == .faceUp)
+    }
+}
