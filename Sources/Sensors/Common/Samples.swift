@@ -144,6 +144,8 @@ public struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
 /// An accelerometer + gyroscope driver.
 public protocol IMUDriver: AnyObject, Sendable {
     var chip: ChipInfo { get }
+    /// A sensible configuration for this chip (±4 g or the nearest, ±500 °/s, ODR ≥ 100 Hz).
+    var defaultConfiguration: IMUConfiguration { get }
     /// The configuration last applied.
     var configuration: IMUConfiguration { get }
     /// Resets the chip and applies `configuration` (identity is checked first).
@@ -164,6 +166,10 @@ public protocol IMUDriver: AnyObject, Sendable {
 /// A magnetometer driver.
 public protocol MagnetometerDriver: AnyObject, Sendable {
     var chip: ChipInfo { get }
+    /// A sensible configuration for this chip (its fastest continuous rate up to 100 Hz, a range
+    /// covering the Earth's field).
+    var defaultConfiguration: MagnetometerConfiguration { get }
+    /// The configuration last applied.
     var configuration: MagnetometerConfiguration { get }
     /// Resets the chip (where it can) and applies `configuration`.
     func configure(_ configuration: MagnetometerConfiguration) throws(SensorError)
