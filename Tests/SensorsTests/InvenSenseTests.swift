@@ -25,6 +25,7 @@ private func initSequence(
     var list: [I2CExpectation] = [
         .writeRead(0x68, [MPU.whoAmI], reply: [whoAmI]),
         .write(0x68, [MPU.pwrMgmt1, 0x80]),  // DEVICE_RESET
+        .writeRead(0x68, [MPU.pwrMgmt1], reply: [0]).failing(.noAcknowledge),  // busy resetting
         .writeRead(0x68, [MPU.pwrMgmt1], reply: [0xC0]),  // still resetting
         .writeRead(0x68, [MPU.pwrMgmt1], reply: [0x40]),  // reset done, asleep
         .write(0x68, [MPU.pwrMgmt1, 0x01]),  // wake, PLL clock

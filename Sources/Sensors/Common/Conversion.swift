@@ -29,14 +29,20 @@ func mean(_ samples: [SIMD3<Int16>]) -> SIMD3<Double> {
     return samples.isEmpty ? .zero : sum / Double(samples.count)
 }
 
-/// Bounded wait for a bit to clear: reads `register` up to `polls` times, pausing between reads.
+/// Bounded wait for a bit to clear: reads `register` up to `polls` times, pausing before each read.
+/// A chip busy resetting may not acknowledge its address: such a poll counts as "not yet"; any
+/// other bus error is thrown.
 func waitForClear(
     _ device: RegisterDevice, register: UInt8, mask: UInt8, polls: Int, interval: Duration, pause: Pause,
     chip: String
 ) throws(SensorError) {
     for _ in 0..<polls {
         pause.wait(interval)
-        if try device.read(register) & mask == 0 { return }
+        do {
+            if try device.read(register) & mask == 0 { return }
+        } catch {
+            guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
+        }
     }
     throw .resetTimeout(chip: chip, address: device.address, polls: polls)
 }

@@ -88,7 +88,8 @@ public struct Pause: Sendable {
         let (seconds, attoseconds) = duration.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 { request = remaining }
+        // Resume after a signal; any other failure (EINVAL) ends the wait.
+        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
     }
 
     /// Does not wait: for tests against an expectation bus or a simulator that needs no time.
