@@ -251,3 +251,27 @@ import Testing
         #expect(ChipCatalog.makeIMU(for: ak, bus: bus) == nil)
     }
 }
+
+@Suite struct ProbeTests {
+    /// An MPU-9250 + AK8963 board: after the IMU sets BYPASS_EN the magnetometer answers at 0x0C,
+    /// and a probe finds both; empty addresses do not acknowledge.
+    @Test func mpu9250BypassExposesAK8963() throws {
+        let nak = { (address: UInt8, register: UInt8) in
+            I2CExpectation.writeRead(address, [register], reply: [0]).failing(.noAcknowledge)
+        }
+        let bus = ExpectationBus([
+            .writeRead(0x68, [0x75], reply: [0x71]), .write(0x68, [0x6B, 0x80]), .writeRead(0x68, [0x6B], reply: [0x01]),
+            .write(0x68, [0x6B, 0x01]), .write(0x68, [0x19, 4]), .write(0x68, [0x1A, 2]), .write(0x68, [0x1B, 0x08]),
+            .write(0x68, [0x1C, 0x08]), .write(0x68, [0x1D, 2]), .write(0x68, [0x37, 0x02]),
+            // probe, in the order of the usual addresses
+            .writeRead(0x0C, [0x00], reply: [0x48]), nak(0x0D, 0x0D), nak(0x1C, 0x0F), nak(0x1E, 0x0F),
+            .writeRead(0x68, [0x75], reply: [0x71]), nak(0x69, 0x75), nak(0x6A, 0x0F), nak(0x6B, 0x0F),
+        ])
+        let imu = InvenSenseIMU(bus: bus, model: .mpu9250, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        let chips = try ChipCatalog.probe(bus: bus)
+        #expect(chips.map(\.name) == ["AK8963", "MPU-9250"])
+        #expect(chips.map(\.address) == [I2CAddress(0x0C), I2CAddress(0x68)])
+        expectFinished(bus)
+    }
+}

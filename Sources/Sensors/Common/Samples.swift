@@ -105,6 +105,11 @@ public struct FIFOFrame: Sendable, Equatable {
     /// chip's clock.
     public var sampleIndex: Int
     public var sample: IMUSample
+
+    public init(sampleIndex: Int, sample: IMUSample) {
+        self.sampleIndex = sampleIndex
+        self.sample = sample
+    }
 }
 
 /// The whole frames read from the FIFO in one call.
@@ -114,6 +119,11 @@ public struct FIFORead: Sendable, Equatable {
     /// restarted the FIFO, so later frames count their ``FIFOFrame/sampleIndex`` from 0 again and
     /// the caller re-anchors its clock at this read.
     public var overflowed: Bool
+
+    public init(frames: [FIFOFrame], overflowed: Bool) {
+        self.frames = frames
+        self.overflowed = overflowed
+    }
 }
 
 /// The result of a chip self-test: each axis's measured response against the datasheet limits.
@@ -126,11 +136,23 @@ public struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
         public var limits: ClosedRange<Double>
         public var unit: String
         public var passed: Bool { limits.contains(response) }
+
+        public init(name: String, response: Double, limits: ClosedRange<Double>, unit: String) {
+            self.name = name
+            self.response = response
+            self.limits = limits
+            self.unit = unit
+        }
     }
 
     public var chip: String
     public var axes: [Axis]
     public var passed: Bool { axes.allSatisfy(\.passed) }
+
+    public init(chip: String, axes: [Axis]) {
+        self.chip = chip
+        self.axes = axes
+    }
 
     public var description: String {
         let lines = axes.map { axis in
@@ -148,7 +170,8 @@ public protocol IMUDriver: AnyObject, Sendable {
     var defaultConfiguration: IMUConfiguration { get }
     /// The configuration last applied.
     var configuration: IMUConfiguration { get }
-    /// Resets the chip and applies `configuration` (identity is checked first).
+    /// Resets the chip and applies `configuration` (identity is checked first). The reset stops
+    /// the FIFO: call ``enableFIFO()`` again afterwards.
     func configure(_ configuration: IMUConfiguration) throws(SensorError)
     /// Reads one sample in exactly one bus transaction.
     func readSample() throws(SensorError) -> IMUSample
@@ -159,7 +182,8 @@ public protocol IMUDriver: AnyObject, Sendable {
     func enableFIFO() throws(SensorError)
     /// Reads every whole frame waiting in the FIFO.
     func readFIFO() throws(SensorError) -> FIFORead
-    /// Runs the datasheet self-test, then restores the configuration.
+    /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
+    /// ``configure(_:)``). Keep the chip still while it runs.
     func selfTest() throws(SensorError) -> SelfTestReport
 }
 
