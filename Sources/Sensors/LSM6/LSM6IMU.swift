@@ -4,8 +4,8 @@ import Synchronization
 /// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
 public final class LSM6IMU: IMUDriver {
     public let chip: ChipInfo
-    /// 208 Hz, ±4 g (±8 g on the DSO32, whose smallest range is ±4 g), ±500 °/s.
-    public let defaultConfiguration: IMUConfiguration
+    /// 208 Hz, ±4 g, ±500 °/s.
+    public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
 
     private let settings: LSM6Settings
     private let device: RegisterDevice
@@ -37,8 +37,6 @@ public final class LSM6IMU: IMUDriver {
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
         chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
-        defaultConfiguration = IMUConfiguration(
-            outputDataRate: 208, accelerometerRange: model == .lsm6dso32 ? 8 : 4, gyroscopeRange: 500)
         state = Mutex(State(configuration: defaultConfiguration))
     }
 

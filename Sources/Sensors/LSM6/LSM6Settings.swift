@@ -62,8 +62,10 @@ struct LSM6Settings: Sendable {
     static func settings(for model: LSM6Model) -> LSM6Settings {
         // ODR codes 0001…1010 (CTRL1_XL / CTRL2_G tables in each datasheet §9.14–9.15).
         let dsoRates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3333, 6667]
-        // LSM6DS3/DSL gyroscope stops at 1.66 kHz (code 1000): both sensors share the rate.
+        // LSM6DS3: the gyroscope stops at 1.66 kHz (code 1000) and both sensors share the rate;
+        // LSM6DS3TR-C/DSL/DSM run both up to 6.66 kHz.
         let ds3Rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1660]
+        let dslRates: [Double] = ds3Rates + [3330, 6660]
         func rates(_ list: [Double]) -> [SettingOption] {
             list.enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) }
         }
@@ -91,7 +93,7 @@ struct LSM6Settings: Sendable {
         case .lsm6dsl:
             // LSM6DSL §4.3: 256 LSB/°C; Table 3 self-test 90…1700 mg, 150…700 dps.
             return LSM6Settings(
-                model: model, identity: 0x6A, outputDataRates: rates(ds3Rates),
+                model: model, identity: 0x6A, outputDataRates: rates(dslRates),
                 accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope, temperatureLSBPerDegree: 256,
                 fifo: .pattern(unreadHighMask: 0x07), accelerometerSelfTestLimits: 90...1700,
                 gyroscopeSelfTestLimits: 150...700)
