@@ -283,4 +283,30 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
         #expect(report.axes.map(\.passed) == [true, true, true, true, true, false])  // dead gyro z
         expectFinished(bus)
     }
+
+    /// The MPU-6050 procedure: accel at ±8 g (0x10) with XA/YA/ZA_ST (0xF0), gyro ±250 °/s with
+    /// XG/YG/ZG_ST (0xE0); factory trim from SELF_TEST_X/Y/Z/A (0x0D…0x10).
+    @Test func mpu6050SelfTestProcedure() throws {
+        let initList = mpu6050Init()
+        let bus = ExpectationBus(initList)
+        let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        // Codes: accel 0b10101 = 21, gyro 16 on every axis.
+        let accelTrim = Int16((4096 * 0.34 * pow(0.92 / 0.34, 20.0 / 30)).rounded())
+        let gyroTrim = Int16((25 * 131 * pow(1.046, 15)).rounded())
+        var list: [I2CExpectation] = [
+            .write(0x68, [MPU.smplrtDiv, 0]), .write(0x68, [MPU.config, 2]),
+            .write(0x68, [MPU.gyroConfig, 0x00]), .write(0x68, [MPU.accelConfig, 0x10]),
+        ]
+        list += Array(repeating: .writeRead(0x68, [MPU.accelXoutH], reply: bigEndian([0, 0, 4096, 0, 0, 0, 0])), count: 200)
+        list += [.write(0x68, [MPU.gyroConfig, 0xE0]), .write(0x68, [MPU.accelConfig, 0xF0])]
+        list += Array(repeating: .writeRead(0x68, [MPU.accelXoutH], reply: bigEndian(
+            [accelTrim, accelTrim, 4096 + accelTrim, 0, gyroTrim, -gyroTrim, gyroTrim])), count: 200)
+        list += [.writeRead(0x68, [0x0D], reply: [0b101_10000, 0b101_10000, 0b101_10000, 0b00_01_01_01])]
+        list += initList
+        bus.expect(list)
+        let report = try imu.selfTest()
+        #expect(report.passed, "\(report)")
+        expectFinished(bus)
+    }
 }

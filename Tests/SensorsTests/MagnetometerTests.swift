@@ -63,6 +63,26 @@ import Testing
         #expect(dead.axes.map(\.passed) == [true, false, true])
     }
 
+    /// AN4602 procedure: CTRL_REG1 0x1C (80 Hz), CTRL_REG2 0x40 (±12 gauss, 2281 LSB/gauss),
+    /// continuous; 1 discarded + 5 averaged samples; ST bit (0x1D); again; back to 0x1C.
+    @Test func lis3mdlSelfTestProcedure() throws {
+        let initList = lis3mdlInit()
+        let bus = ExpectationBus(initList)
+        let magnetometer = LIS3MDLMagnetometer(bus: bus, pause: .none)
+        try magnetometer.configure(magnetometer.defaultConfiguration)
+        let read = { (values: [Int16]) in
+            Array(repeating: I2CExpectation.writeRead(0x1C, [0xA8], reply: littleEndian(values)), count: 6)
+        }
+        // Response 1.5 / 1.5 / 0.05 gauss: z is too weak.
+        let list: [I2CExpectation] = [.write(0x1C, [0x20, 0x1C]), .write(0x1C, [0x21, 0x40]), .write(0x1C, [0x22, 0x00])]
+            + read([100, 100, 100]) + [.write(0x1C, [0x20, 0x1D])]
+            + read([100 + 3422, 100 - 3422, 100 + 114]) + [.write(0x1C, [0x20, 0x1C])] + initList
+        bus.expect(list)
+        let report = try magnetometer.selfTest()
+        #expect(report.axes.map(\.passed) == [true, true, false])
+        expectFinished(bus)
+    }
+
     // MARK: AK8963 (datasheet §8: WIA 0x00, ST1 0x02, CNTL1 0x0A, CNTL2 0x0B, ASTC 0x0C, ASAX 0x10)
 
     private func ak8963Init(asa: [UInt8]) -> [I2CExpectation] {
