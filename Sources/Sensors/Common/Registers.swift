@@ -7,13 +7,13 @@ import Musl
 #endif
 
 /// A bit field inside one 8-bit register: where it lives and which bits it occupies.
-public struct RegisterField: Sendable, Equatable {
+struct RegisterField: Sendable, Equatable {
     /// Register address.
-    public var address: UInt8
+    var address: UInt8
     /// The bits of the field, in place (e.g. `0b1111_0000` for an ODR in bits 7:4).
-    public var mask: UInt8
+    var mask: UInt8
 
-    public init(_ address: UInt8, mask: UInt8) {
+    init(_ address: UInt8, mask: UInt8) {
         self.address = address
         self.mask = mask
     }
@@ -21,12 +21,12 @@ public struct RegisterField: Sendable, Equatable {
     private var shift: UInt8 { UInt8(mask.trailingZeroBitCount) }
 
     /// `register` with this field replaced by `code` (a pure bit builder).
-    public func setting(_ code: UInt8, in register: UInt8) -> UInt8 {
+    func setting(_ code: UInt8, in register: UInt8) -> UInt8 {
         (register & ~mask) | ((code << shift) & mask)
     }
 
     /// The field's code inside a register value.
-    public func code(in register: UInt8) -> UInt8 {
+    func code(in register: UInt8) -> UInt8 {
         (register & mask) >> shift
     }
 }

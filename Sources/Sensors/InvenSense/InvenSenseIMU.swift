@@ -74,9 +74,8 @@ public final class InvenSenseIMU: IMUDriver {
         let writes: [(UInt8, UInt8)] = [
             (InvenSenseRegister.sampleRateDivider, rate.code),
             (InvenSenseRegister.config, shadow.set(InvenSenseRegister.lowPassField, lowPass.code)),
-            (InvenSenseRegister.gyroConfig, shadow.set(InvenSenseRegister.rangeField, gyroscope.code)),
-            (InvenSenseRegister.accelConfig, shadow.set(
-                RegisterField(InvenSenseRegister.accelConfig, mask: InvenSenseRegister.rangeField.mask), accelerometer.code)),
+            (InvenSenseRegister.gyroConfig, shadow.set(InvenSenseRegister.gyroRangeField, gyroscope.code)),
+            (InvenSenseRegister.accelConfig, shadow.set(InvenSenseRegister.accelRangeField, accelerometer.code)),
         ]
         for (register, value) in writes { try device.write(register, value) }
         if let field = settings.accelerometerLowPass {

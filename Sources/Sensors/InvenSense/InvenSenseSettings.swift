@@ -23,7 +23,8 @@ enum InvenSenseRegister {
     static let fifoData: UInt8 = 0x74  // FIFO_R_W
     static let whoAmI: UInt8 = 0x75
 
-    static let rangeField = RegisterField(gyroConfig, mask: 0b0001_1000)
+    static let gyroRangeField = RegisterField(gyroConfig, mask: 0b0001_1000)
+    static let accelRangeField = RegisterField(accelConfig, mask: 0b0001_1000)
     static let lowPassField = RegisterField(config, mask: 0b0000_0111)
     static let accelLowPassField = RegisterField(accelConfig2, mask: 0b0000_1111)
     static let bypassField = RegisterField(interruptPinConfig, mask: 0b0000_0010)
