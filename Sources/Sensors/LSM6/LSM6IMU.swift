@@ -162,6 +162,8 @@ public final class LSM6IMU: IMUDriver {
         frames.reserveCapacity(remaining)
         while remaining > 0 {
             let chunk = min(remaining, Self.fifoChunkFrames)
+            // With IF_INC the register pointer rolls back from FIFO_DATA_OUT_H to _L, so
+            // consecutive words come out of one read.
             let bytes = try device.read(0x3E, count: chunk * 12)
             for frame in 0..<chunk {
                 let base = frame * 12
@@ -189,6 +191,7 @@ public final class LSM6IMU: IMUDriver {
         frames.reserveCapacity(remaining / 2)
         while remaining > 0 {
             let chunk = min(remaining, Self.fifoChunkFrames * 2)
+            // With IF_INC the pointer rolls back from FIFO_DATA_OUT_Z_H (0x7E) to the tag (0x78).
             let bytes = try device.read(0x78, count: chunk * 7)
             for word in 0..<chunk {
                 let tag = bytes[word * 7]

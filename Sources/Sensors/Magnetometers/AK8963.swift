@@ -2,6 +2,10 @@ import I2C
 import Synchronization
 
 /// Driver for the AKM AK8963 magnetometer (0x0C; inside the MPU-9250 once its I2C bypass is on).
+///
+/// Samples are in the AK8963's own axes. Inside an MPU-9250 these differ from the accelerometer
+/// and gyroscope axes (PS-MPU-9250A §9.1, orientation figure): magnetometer x = IMU y,
+/// magnetometer y = IMU x, magnetometer z = −IMU z. The board's mount matrix must say so.
 public final class AK8963Magnetometer: MagnetometerDriver {
     public let chip: ChipInfo
     /// Continuous mode 2 (100 Hz), 16-bit output (±4912 µT).
