@@ -1,0 +1,109 @@
+import I2C
+
+/// Identifies supported chips on a bus and builds their drivers.
+public enum ChipCatalog {
+    /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL 0x1C/0x1E,
+    /// LIS2MDL/HMC5883L 0x1E, InvenSense 0x68/0x69, LSM6 0x6A/0x6B.
+    public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
+
+    /// The identity reads tried at an address, in order: only registers of chips known there,
+    /// each a plain read of an ID register.
+    private struct Candidate {
+        var register: UInt8
+        var count: Int
+        var match: (_ found: [UInt8], _ address: I2CAddress) -> ChipInfo?
+    }
+
+    /// Reads the identity registers of the chips known at `address`.
+    ///
+    /// - Parameter lsm6dso32: WHO_AM_I 0x6C is shared by the LSM6DSO/DSOX and the LSM6DSO32;
+    ///   only the board can say which, so pass `true` for a DSO32.
+    /// - Returns: the chip, or `nil` when nothing answers or the device is not one this library knows.
+    /// - Throws: ``SensorError/bus(_:)`` for bus failures other than a missing acknowledge.
+    public static func identify(bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false) throws(SensorError) -> ChipInfo? {
+        for candidate in candidates(at: address, lsm6dso32: lsm6dso32) {
+            let found: [UInt8]
+            do {
+                found = try bus.readRegisters(address, candidate.register, count: candidate.count)
+            } catch {
+                if error.kind == .noAcknowledge { return nil }
+                throw .bus(error)
+            }
+            if let chip = candidate.match(found, address) { return chip }
+        }
+        return nil
+    }
+
+    /// Identifies every usual address; addresses with no device or an unknown device are left out.
+    public static func probe(bus: any I2CBus, lsm6dso32: Bool = false) throws(SensorError) -> [ChipInfo] {
+        var chips: [ChipInfo] = []
+        for address in usualAddresses {
+            if let chip = try identify(bus: bus, address: address, lsm6dso32: lsm6dso32) { chips.append(chip) }
+        }
+        return chips
+    }
+
+    private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
+        func single(_ register: UInt8, _ table: [UInt8: (String, ChipInfo.Family)]) -> Candidate {
+            Candidate(register: register, count: 1) { found, address in
+                table[found[0]].map { ChipInfo(name: $0.0, family: $0.1, address: address, identity: found) }
+            }
+        }
+        let lis3mdl = single(0x0F, [0x3D: ("LIS3MDL", .lis3mdl)])
+        switch address.rawValue {
+        case 0x68, 0x69:
+            // WHO_AM_I (0x75): RM-MPU-6000A §4.32, RM-MPU-9250A §4.39.
+            return [single(0x75, [
+                0x68: (InvenSenseModel.mpu6050.rawValue, .invenSense), 0x70: (InvenSenseModel.mpu6500.rawValue, .invenSense),
+                0x71: (InvenSenseModel.mpu9250.rawValue, .invenSense),
+            ])]
+        case 0x6A, 0x6B:
+            // WHO_AM_I (0x0F) of each LSM6 datasheet.
+            let dso = lsm6dso32 ? LSM6Model.lsm6dso32 : LSM6Model.lsm6dso
+            return [single(0x0F, [
+                0x69: (LSM6Model.lsm6ds3.rawValue, .lsm6), 0x6A: (LSM6Model.lsm6dsl.rawValue, .lsm6),
+                0x6C: (dso.rawValue, .lsm6),
+            ])]
+        case 0x1C:
+            return [lis3mdl]
+        case 0x1E:
+            // LIS3MDL WHO_AM_I 0x0F, LIS2MDL WHO_AM_I 0x4F, HMC5883L identification A–C 0x0A–0x0C.
+            return [
+                lis3mdl, single(0x4F, [0x40: ("LIS2MDL", .lis2mdl)]),
+                Candidate(register: 0x0A, count: 3) { found, address in
+                    found == [0x48, 0x34, 0x33]
+                        ? ChipInfo(name: "HMC5883L", family: .hmc5883l, address: address, identity: found) : nil
+                },
+            ]
+        case 0x0D:
+            return [single(0x0D, [0xFF: ("QMC5883L", .qmc5883l)])]  // chip ID register
+        case 0x0C:
+            return [single(0x00, [0x48: ("AK8963", .ak8963)])]  // WIA
+        default:
+            return []
+        }
+    }
+
+    /// The accelerometer + gyroscope driver for an identified chip; `nil` for a magnetometer.
+    public static func makeIMU(for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system) -> (any IMUDriver)? {
+        if let model = InvenSenseModel(rawValue: chip.name) {
+            return InvenSenseIMU(bus: bus, address: chip.address, model: model, pause: pause)
+        }
+        if let model = LSM6Model(rawValue: chip.name) {
+            return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause)
+        }
+        return nil
+    }
+
+    /// The magnetometer driver for an identified chip; `nil` for an IMU.
+    public static func makeMagnetometer(for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system) -> (any MagnetometerDriver)? {
+        switch chip.family {
+        case .lis3mdl: LIS3MDLMagnetometer(bus: bus, address: chip.address, pause: pause)
+        case .lis2mdl: LIS2MDLMagnetometer(bus: bus, address: chip.address, pause: pause)
+        case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
+        case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
+        case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause)
+        case .invenSense, .lsm6: nil
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import I2C
+
+/// What a probe found: which chip, where, and the identity bytes it read.
+public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
+    /// Driver family of a chip.
+    public enum Family: String, Sendable, Hashable {
+        case invenSense = "InvenSense MPU"
+        case lsm6 = "ST LSM6"
+        case lis3mdl = "ST LIS3MDL"
+        case lis2mdl = "ST LIS2MDL"
+        case qmc5883l = "QST QMC5883L"
+        case hmc5883l = "Honeywell HMC5883L"
+        case ak8963 = "AKM AK8963"
+    }
+
+    /// Chip name as printed on the package, or the family name when chips share an identity
+    /// (e.g. `LSM6DS3TR-C/LSM6DSL/LSM6DSM`).
+    public var name: String
+    public var family: Family
+    public var address: I2CAddress
+    /// The identity register value(s) read.
+    public var identity: [UInt8]
+
+    public init(name: String, family: Family, address: I2CAddress, identity: [UInt8]) {
+        self.name = name
+        self.family = family
+        self.address = address
+        self.identity = identity
+    }
+
+    /// True for chips with an accelerometer and gyroscope.
+    public var isIMU: Bool { family == .invenSense || family == .lsm6 }
+
+    public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
+}
+
+/// One accelerometer + gyroscope reading, in chip axes (a board's mount matrix maps them to the
+/// device frame).
+public struct IMUSample: Sendable, Equatable {
+    /// Acceleration in g with Core Motion sign: a chip lying face up at rest reads (0, 0, -1).
+    public var acceleration: SIMD3<Double>
+    /// Angular rate in rad/s, right-hand rule about the chip axes.
+    public var rotationRate: SIMD3<Double>
+    /// Die temperature in °C, when read with the sample.
+    public var temperature: Double?
+    /// True when any accelerometer or gyroscope axis read its full-scale limit.
+    public var isSaturated: Bool
+
+    public init(acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, temperature: Double?, isSaturated: Bool) {
+        self.acceleration = acceleration
+        self.rotationRate = rotationRate
+        self.temperature = temperature
+        self.isSaturated = isSaturated
+    }
+}
+
+/// One magnetometer reading in chip axes.
+public struct MagneticSample: Sendable, Equatable {
+    /// Magnetic flux density in µT.
+    public var field: SIMD3<Double>
+    /// True when any axis overflowed or read its full-scale limit.
+    public var isSaturated: Bool
+
+    public init(field: SIMD3<Double>, isSaturated: Bool) {
+        self.field = field
+        self.isSaturated = isSaturated
+    }
+}
+
+/// Rate, ranges and filter of an IMU. Every value must be one the chip supports exactly.
+public struct IMUConfiguration: Sendable, Equatable {
+    /// Output data rate of both sensors in Hz.
+    public var outputDataRate: Double
+    /// Accelerometer full scale in g (±).
+    public var accelerometerRange: Double
+    /// Gyroscope full scale in °/s (±).
+    public var gyroscopeRange: Double
+    /// Digital low-pass bandwidth in Hz; `nil` keeps the chip's default filtering.
+    public var lowPassBandwidth: Double?
+
+    public init(outputDataRate: Double, accelerometerRange: Double = 4, gyroscopeRange: Double = 500, lowPassBandwidth: Double? = nil) {
+        self.outputDataRate = outputDataRate
+        self.accelerometerRange = accelerometerRange
+        self.gyroscopeRange = gyroscopeRange
+        self.lowPassBandwidth = lowPassBandwidth
+    }
+}
+
+/// Rate and range of a magnetometer. Every value must be one the chip supports exactly.
+public struct MagnetometerConfiguration: Sendable, Equatable {
+    /// Output data rate in Hz.
+    public var outputDataRate: Double
+    /// Full scale in µT (±).
+    public var range: Double
+
+    public init(outputDataRate: Double, range: Double) {
+        self.outputDataRate = outputDataRate
+        self.range = range
+    }
+}
+
+/// One IMU sample taken from the chip's FIFO.
+public struct FIFOFrame: Sendable, Equatable {
+    /// Samples since the FIFO was (re)started: the sample was taken at start + index / ODR by the
+    /// chip's clock.
+    public var sampleIndex: Int
+    public var sample: IMUSample
+
+    public init(sampleIndex: Int, sample: IMUSample) {
+        self.sampleIndex = sampleIndex
+        self.sample = sample
+    }
+}
+
+/// The whole frames read from the FIFO in one call.
+public struct FIFORead: Sendable, Equatable {
+    public var frames: [FIFOFrame]
+    /// True when the FIFO overflowed since the last read. Samples were lost; the driver emptied and
+    /// restarted the FIFO, so later frames count their ``FIFOFrame/sampleIndex`` from 0 again and
+    /// the caller re-anchors its clock at this read.
+    public var overflowed: Bool
+
+    public init(frames: [FIFOFrame], overflowed: Bool) {
+        self.frames = frames
+        self.overflowed = overflowed
+    }
+}
+
+/// The result of a chip self-test: each axis's measured response against the datasheet limits.
+public struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
+    public struct Axis: Sendable, Equatable {
+        /// e.g. `accelerometer x`.
+        public var name: String
+        /// The self-test response (unit in ``unit``, or a ratio to the factory value).
+        public var response: Double
+        public var limits: ClosedRange<Double>
+        public var unit: String
+        public var passed: Bool { limits.contains(response) }
+
+        public init(name: String, response: Double, limits: ClosedRange<Double>, unit: String) {
+            self.name = name
+            self.response = response
+            self.limits = limits
+            self.unit = unit
+        }
+    }
+
+    public var chip: String
+    public var axes: [Axis]
+    public var passed: Bool { axes.allSatisfy(\.passed) }
+
+    public init(chip: String, axes: [Axis]) {
+        self.chip = chip
+        self.axes = axes
+    }
+
+    public var description: String {
+        let lines = axes.map { axis in
+            "\(axis.name): \(axis.response) \(axis.unit) in [\(axis.limits.lowerBound), \(axis.limits.upperBound)]: "
+                + (axis.passed ? "pass" : "FAIL")
+        }
+        return "\(chip) self-test " + (passed ? "passed" : "FAILED") + "\n" + lines.joined(separator: "\n")
+    }
+}
+
+/// An accelerometer + gyroscope driver.
+public protocol IMUDriver: AnyObject, Sendable {
+    var chip: ChipInfo { get }
+    /// A sensible configuration for this chip (±4 g or the nearest, ±500 °/s, ODR ≥ 100 Hz).
+    var defaultConfiguration: IMUConfiguration { get }
+    /// The configuration last applied.
+    var configuration: IMUConfiguration { get }
+    /// Resets the chip and applies `configuration` (identity is checked first). The reset stops
+    /// the FIFO: call ``enableFIFO()`` again afterwards.
+    func configure(_ configuration: IMUConfiguration) throws(SensorError)
+    /// Reads one sample in exactly one bus transaction.
+    func readSample() throws(SensorError) -> IMUSample
+    /// Reads back one configuration register: false when the chip lost its configuration (e.g. it
+    /// reset itself after a brown-out).
+    func isStillConfigured() throws(SensorError) -> Bool
+    /// Starts the FIFO at the output data rate, with accelerometer and gyroscope in every frame.
+    func enableFIFO() throws(SensorError)
+    /// Reads every whole frame waiting in the FIFO.
+    func readFIFO() throws(SensorError) -> FIFORead
+    /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
+    /// ``configure(_:)``). Keep the chip still while it runs.
+    func selfTest() throws(SensorError) -> SelfTestReport
+}
+
+/// A magnetometer driver.
+public protocol MagnetometerDriver: AnyObject, Sendable {
+    var chip: ChipInfo { get }
+    /// A sensible configuration for this chip (its fastest continuous rate up to 100 Hz, a range
+    /// covering the Earth's field).
+    var defaultConfiguration: MagnetometerConfiguration { get }
+    /// The configuration last applied.
+    var configuration: MagnetometerConfiguration { get }
+    /// Resets the chip (where it can) and applies `configuration`.
+    func configure(_ configuration: MagnetometerConfiguration) throws(SensorError)
+    /// Reads one sample in one bus transaction.
+    func readSample() throws(SensorError) -> MagneticSample
+    /// Reads back one configuration register and compares it with what the driver wrote.
+    func isStillConfigured() throws(SensorError) -> Bool
+    /// Runs the datasheet self-test, then restores the configuration. Throws
+    /// ``SensorError/notSupported(chip:feature:)`` on a chip without one.
+    func selfTest() throws(SensorError) -> SelfTestReport
+}

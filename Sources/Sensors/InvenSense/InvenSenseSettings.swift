@@ -1,0 +1,108 @@
+/// The InvenSense chips this driver knows.
+public enum InvenSenseModel: String, Sendable, CaseIterable {
+    case mpu6050 = "MPU-6050"
+    case mpu6500 = "MPU-6500"
+    case mpu9250 = "MPU-9250"
+}
+
+/// Register map shared by the family (RM-MPU-6000A §3, RM-MPU-9250A §3: same addresses).
+enum InvenSenseRegister {
+    static let sampleRateDivider: UInt8 = 0x19  // SMPLRT_DIV
+    static let config: UInt8 = 0x1A  // CONFIG: DLPF_CFG bits 2:0
+    static let gyroConfig: UInt8 = 0x1B  // GYRO_CONFIG: XG/YG/ZG_ST bits 7:5, FS_SEL bits 4:3
+    static let accelConfig: UInt8 = 0x1C  // ACCEL_CONFIG: XA/YA/ZA_ST bits 7:5, AFS_SEL bits 4:3
+    static let accelConfig2: UInt8 = 0x1D  // ACCEL_CONFIG2 (6500/9250): A_DLPF_CFG bits 2:0
+    static let fifoEnable: UInt8 = 0x23  // FIFO_EN: ACCEL bit 3, XG/YG/ZG bits 6:4
+    static let interruptPinConfig: UInt8 = 0x37  // INT_PIN_CFG: BYPASS_EN bit 1
+    static let interruptEnable: UInt8 = 0x38  // INT_ENABLE: FIFO_OFLOW_EN bit 4
+    static let interruptStatus: UInt8 = 0x3A  // INT_STATUS: FIFO_OFLOW_INT bit 4 (cleared by reading)
+    static let accelXHigh: UInt8 = 0x3B  // ACCEL_XOUT_H … GYRO_ZOUT_L at 0x48, big-endian
+    static let userControl: UInt8 = 0x6A  // USER_CTRL: FIFO_EN bit 6, FIFO_RESET bit 2
+    static let powerManagement1: UInt8 = 0x6B  // PWR_MGMT_1: DEVICE_RESET bit 7, SLEEP bit 6, CLKSEL 2:0
+    static let fifoCountHigh: UInt8 = 0x72  // FIFO_COUNTH, FIFO_COUNTL
+    static let fifoData: UInt8 = 0x74  // FIFO_R_W
+    static let whoAmI: UInt8 = 0x75
+
+    static let gyroRangeField = RegisterField(gyroConfig, mask: 0b0001_1000)
+    static let accelRangeField = RegisterField(accelConfig, mask: 0b0001_1000)
+    static let lowPassField = RegisterField(config, mask: 0b0000_0111)
+    static let accelLowPassField = RegisterField(accelConfig2, mask: 0b0000_1111)
+    static let bypassField = RegisterField(interruptPinConfig, mask: 0b0000_0010)
+}
+
+/// How a chip's self-test is evaluated.
+enum InvenSenseSelfTestMethod: Sendable {
+    /// RM-MPU-6000A §4.1–4.2: change from factory trim within ±14 %.
+    case factoryTrimChange
+    /// AN-MPU-9250A-03 §3: ratio to the OTP self-test value.
+    case otpRatio
+}
+
+/// What differs between InvenSense chips; everything else is the shared register map.
+struct InvenSenseSettings: Sendable {
+    var model: InvenSenseModel
+    /// WHO_AM_I (0x75) value.
+    var identity: UInt8
+    /// Accelerometer full scale (g) → AFS_SEL, sensitivity LSB/g (PS-MPU-6000A §6.2, PS-MPU-9250A §3.2).
+    var accelerometerRanges: [SettingOption]
+    /// Gyroscope full scale (°/s) → FS_SEL, sensitivity LSB/(°/s) (§6.1 / §3.1).
+    var gyroscopeRanges: [SettingOption]
+    /// Gyroscope bandwidth (Hz) → DLPF_CFG. Codes with an 8 kHz internal rate are left out so the
+    /// sample rate is always 1 kHz / (1 + SMPLRT_DIV).
+    var lowPass: [SettingOption]
+    /// ACCEL_CONFIG2 A_DLPF_CFG, written with the same code as DLPF_CFG (6500/9250); `nil` on the
+    /// MPU-6050, whose single DLPF_CFG filters both sensors.
+    var accelerometerLowPass: RegisterField?
+    /// Temperature: °C = raw / sensitivity + offset.
+    var temperatureLSBPerDegree: Double
+    var temperatureOffset: Double
+    /// FIFO size in bytes.
+    var fifoSize: Int
+    var selfTest: InvenSenseSelfTestMethod
+    /// The AK8963 inside an MPU-9250, reached at 0x0C once INT_PIN_CFG BYPASS_EN is set.
+    var bypassForMagnetometer: RegisterField?
+
+    /// Output data rates (Hz) with SMPLRT_DIV: 1 kHz / (1 + divider), divider 0…255.
+    static let outputDataRates: [SettingOption] = [1000, 500, 250, 200, 125, 100, 50, 40, 25, 20, 10, 8, 5, 4]
+        .map { SettingOption(value: $0, code: UInt8(1000 / $0 - 1)) }
+
+    static func settings(for model: InvenSenseModel) -> InvenSenseSettings {
+        // Sensitivities are shared: ±2/4/8/16 g → 16384/8192/4096/2048 LSB/g;
+        // ±250/500/1000/2000 °/s → 131/65.5/32.8/16.4 LSB/(°/s).
+        let accelerometer = [
+            SettingOption(value: 2, code: 0, sensitivity: 16384), SettingOption(value: 4, code: 1, sensitivity: 8192),
+            SettingOption(value: 8, code: 2, sensitivity: 4096), SettingOption(value: 16, code: 3, sensitivity: 2048),
+        ]
+        let gyroscope = [
+            SettingOption(value: 250, code: 0, sensitivity: 131), SettingOption(value: 500, code: 1, sensitivity: 65.5),
+            SettingOption(value: 1000, code: 2, sensitivity: 32.8), SettingOption(value: 2000, code: 3, sensitivity: 16.4),
+        ]
+        switch model {
+        case .mpu6050:
+            // RM-MPU-6000A §4.3 (CONFIG): gyro bandwidth 188/98/42/20/10/5 Hz for DLPF_CFG 1…6.
+            // §4.18 (TEMP_OUT): °C = raw / 340 + 36.53.
+            return InvenSenseSettings(
+                model: model, identity: 0x68, accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope,
+                lowPass: [188, 98, 42, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
+                accelerometerLowPass: nil, temperatureLSBPerDegree: 340, temperatureOffset: 36.53,
+                fifoSize: 1024, selfTest: .factoryTrimChange, bypassForMagnetometer: nil)
+        case .mpu6500, .mpu9250:
+            // RM-MPU-9250A §4.6 (CONFIG, FCHOICE_B = 0): 184/92/41/20/10/5 Hz for DLPF_CFG 1…6;
+            // §4.8 (ACCEL_CONFIG2): 218.1/99/44.8/21.2/10.2/5.05 Hz for the same codes.
+            // §4.23 (TEMP_OUT): °C = raw / 333.87 + 21 (room-temperature offset 0).
+            return InvenSenseSettings(
+                model: model, identity: model == .mpu6500 ? 0x70 : 0x71,
+                accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope,
+                lowPass: [184, 92, 41, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
+                accelerometerLowPass: InvenSenseRegister.accelLowPassField,
+                temperatureLSBPerDegree: 333.87, temperatureOffset: 21,
+                fifoSize: 512, selfTest: .otpRatio,
+                bypassForMagnetometer: model == .mpu9250 ? InvenSenseRegister.bypassField : nil)
+        }
+    }
+
+    /// The widest bandwidth below the Nyquist frequency of `rate`, or the narrowest filter.
+    func defaultLowPass(forRate rate: Double) -> SettingOption {
+        lowPass.first { $0.value < rate / 2 } ?? lowPass[lowPass.count - 1]
+    }
+}

@@ -1,0 +1,297 @@
+import I2C
+import Synchronization
+
+/// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
+public final class LSM6IMU: IMUDriver {
+    public let chip: ChipInfo
+    /// 208 Hz, ±4 g, ±500 °/s.
+    public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
+
+    private let settings: LSM6Settings
+    private let device: RegisterDevice
+    private let pause: Pause
+    private let state: Mutex<State>
+
+    private struct State {
+        var configuration: IMUConfiguration
+        var shadow = ShadowRegisters([:])
+        var accelerometerLSBPerG: Double = 1
+        var gyroscopeLSBPerDPS: Double = 1
+        var rateCode: UInt8 = 0
+        var fifoSamples = 0
+        /// A tagged FIFO word waiting for its partner from the same time slot.
+        var pendingWord: TaggedWord?
+    }
+
+    struct TaggedWord {
+        var isAccelerometer: Bool
+        var slot: UInt8
+        var vector: SIMD3<Int16>
+    }
+
+    static let resetPolls = 10
+    static let fifoChunkFrames = 8
+
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system) {
+        settings = LSM6Settings.settings(for: model)
+        device = RegisterDevice(bus: bus, address: address)
+        self.pause = pause
+        chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
+        state = Mutex(State(configuration: defaultConfiguration))
+    }
+
+    public var configuration: IMUConfiguration { state.withLock { $0.configuration } }
+
+    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
+        try state.withLock { (state: inout State) throws(SensorError) in try apply(configuration, to: &state) }
+    }
+
+    /// Identify; SW_RESET and wait for it to clear (CTRL3_C §9.14); BDU + IF_INC; rate and ranges.
+    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+        let name = chip.name
+        let rate = try lookup(configuration.outputDataRate, in: settings.outputDataRates,
+                              setting: "output data rate", unit: "Hz", chip: name)
+        let accelerometer = try lookup(configuration.accelerometerRange, in: settings.accelerometerRanges,
+                                       setting: "accelerometer range", unit: "g", chip: name)
+        let gyroscope = try lookup(configuration.gyroscopeRange, in: settings.gyroscopeRanges,
+                                   setting: "gyroscope range", unit: "°/s", chip: name)
+        if configuration.lowPassBandwidth != nil {
+            throw .notSupported(chip: name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
+        }
+
+        let found = try device.read(LSM6Register.whoAmI)
+        guard found == settings.identity else {
+            throw .unexpectedIdentity(chip: name, address: device.address, register: LSM6Register.whoAmI,
+                                      expected: [settings.identity], found: [found])
+        }
+        try device.write(LSM6Register.ctrl3C, LSM6Register.autoIncrement | LSM6Register.softwareReset)
+        try waitForClear(device, register: LSM6Register.ctrl3C, mask: LSM6Register.softwareReset,
+                         polls: Self.resetPolls, interval: .microseconds(100), pause: pause, chip: name)
+
+        var shadow = ShadowRegisters([:])
+        shadow[LSM6Register.ctrl3C] = LSM6Register.blockDataUpdate | LSM6Register.autoIncrement
+        _ = shadow.set(LSM6Register.accelerometerRate, rate.code)
+        _ = shadow.set(LSM6Register.accelerometerRange, accelerometer.code)
+        _ = shadow.set(LSM6Register.gyroscopeRate, rate.code)
+        _ = shadow.set(LSM6Register.gyroscopeRange, gyroscope.code)
+        for register in [LSM6Register.ctrl3C, LSM6Register.ctrl1XL, LSM6Register.ctrl2G] {
+            try device.write(register, shadow[register])
+        }
+        state = State(
+            configuration: configuration, shadow: shadow, accelerometerLSBPerG: accelerometer.sensitivity,
+            gyroscopeLSBPerDPS: gyroscope.sensitivity, rateCode: rate.code)
+    }
+
+    /// One 14-byte burst from OUT_TEMP_L (0x20) to OUTZ_H_XL (0x2D): temperature, gyro, accel.
+    public func readSample() throws(SensorError) -> IMUSample {
+        let (accelerometer, gyroscope) = state.withLock { ($0.accelerometerLSBPerG, $0.gyroscopeLSBPerDPS) }
+        let bytes = try device.read(LSM6Register.outTempL, count: 14)
+        return imuSample(
+            accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
+            temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25,
+            accelerometerLSBPerG: accelerometer, gyroscopeLSBPerDPS: gyroscope)
+    }
+
+    static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {
+        SIMD3(int16LE(bytes, offset), int16LE(bytes, offset + 2), int16LE(bytes, offset + 4))
+    }
+
+    /// Reads CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
+    public func isStillConfigured() throws(SensorError) -> Bool {
+        let expected = state.withLock { $0.shadow[LSM6Register.ctrl1XL] }
+        return try device.read(LSM6Register.ctrl1XL) == expected
+    }
+
+    // MARK: FIFO
+
+    /// Continuous mode at the output data rate, accelerometer and gyroscope in every frame.
+    public func enableFIFO() throws(SensorError) {
+        try state.withLock { (state: inout State) throws(SensorError) in
+            try startFIFO(&state)
+        }
+    }
+
+    private func startFIFO(_ state: inout State) throws(SensorError) {
+        switch settings.fifo {
+        case .pattern:
+            try device.write(0x0A, 0x00)  // FIFO_CTRL5: bypass (empties the FIFO)
+            try device.write(0x08, 0x09)  // FIFO_CTRL3: DEC_FIFO_GYRO = DEC_FIFO_XL = 001 (no decimation)
+            try device.write(0x0A, state.rateCode << 3 | 0b110)  // ODR_FIFO, FIFO_MODE continuous
+        case .tagged:
+            try device.write(0x0A, 0x00)  // FIFO_CTRL4: bypass (empties the FIFO)
+            try device.write(0x09, state.rateCode << 4 | state.rateCode)  // FIFO_CTRL3: BDR_GY, BDR_XL
+            try device.write(0x0A, 0b110)  // FIFO_CTRL4: FIFO_MODE continuous
+        }
+        state.fifoSamples = 0
+        state.pendingWord = nil
+    }
+
+    public func readFIFO() throws(SensorError) -> FIFORead {
+        try state.withLock { (state: inout State) throws(SensorError) -> FIFORead in
+            switch settings.fifo {
+            case .pattern(let unreadHighMask): try readPatternFIFO(&state, unreadHighMask: unreadHighMask)
+            case .tagged: try readTaggedFIFO(&state)
+            }
+        }
+    }
+
+    private func sample(accelerometer: SIMD3<Int16>, gyroscope: SIMD3<Int16>, _ state: State) -> IMUSample {
+        imuSample(accelerometer: accelerometer, gyroscope: gyroscope, temperature: nil,
+                  accelerometerLSBPerG: state.accelerometerLSBPerG, gyroscopeLSBPerDPS: state.gyroscopeLSBPerDPS)
+    }
+
+    /// FIFO_STATUS1…4 in one read: unread words, OVER_RUN, and the pattern position of the next
+    /// word (0 = gyro x). Whole 6-word frames are read from FIFO_DATA_OUT_L (0x3E).
+    private func readPatternFIFO(_ state: inout State, unreadHighMask: UInt8) throws(SensorError) -> FIFORead {
+        let status = try device.read(0x3A, count: 4)
+        if status[1] & 0x40 != 0 {
+            try startFIFO(&state)
+            return FIFORead(frames: [], overflowed: true)
+        }
+        var unread = Int(status[1] & unreadHighMask) << 8 | Int(status[0])
+        let position = (Int(status[3]) & 0x03) << 8 | Int(status[2])
+        if position != 0, unread > 0 {
+            // Realign to the start of a frame: the driver only ever reads whole frames, so this
+            // happens only after a partial read by someone else.
+            let skip = min(6 - position % 6, unread)
+            _ = try device.read(0x3E, count: skip * 2)
+            unread -= skip
+        }
+        var remaining = unread / 6
+        var frames: [FIFOFrame] = []
+        frames.reserveCapacity(remaining)
+        while remaining > 0 {
+            let chunk = min(remaining, Self.fifoChunkFrames)
+            // With IF_INC the register pointer rolls back from FIFO_DATA_OUT_H to _L, so
+            // consecutive words come out of one read.
+            let bytes = try device.read(0x3E, count: chunk * 12)
+            for frame in 0..<chunk {
+                let base = frame * 12
+                frames.append(FIFOFrame(
+                    sampleIndex: state.fifoSamples,
+                    sample: sample(accelerometer: Self.vector(bytes, base + 6), gyroscope: Self.vector(bytes, base), state)))
+                state.fifoSamples += 1
+            }
+            remaining -= chunk
+        }
+        return FIFORead(frames: frames, overflowed: false)
+    }
+
+    /// FIFO_STATUS1/2: unread words (DIFF_FIFO 9:0) and FIFO_OVR_IA (bit 6). Each word at
+    /// FIFO_DATA_OUT_TAG (0x78) is TAG_SENSOR (7:3: 0x01 gyro, 0x02 accel), TAG_CNT (2:1),
+    /// parity, then x, y, z. A gyro word and an accel word with the same TAG_CNT form a frame.
+    private func readTaggedFIFO(_ state: inout State) throws(SensorError) -> FIFORead {
+        let status = try device.read(0x3A, count: 2)
+        if status[1] & 0x40 != 0 {
+            try startFIFO(&state)
+            return FIFORead(frames: [], overflowed: true)
+        }
+        var remaining = Int(status[1] & 0x03) << 8 | Int(status[0])
+        var frames: [FIFOFrame] = []
+        frames.reserveCapacity(remaining / 2)
+        while remaining > 0 {
+            let chunk = min(remaining, Self.fifoChunkFrames * 2)
+            // With IF_INC the pointer rolls back from FIFO_DATA_OUT_Z_H (0x7E) to the tag (0x78).
+            let bytes = try device.read(0x78, count: chunk * 7)
+            for word in 0..<chunk {
+                let tag = bytes[word * 7]
+                let sensor = tag >> 3
+                guard sensor == 0x01 || sensor == 0x02 else { continue }
+                let current = TaggedWord(isAccelerometer: sensor == 0x02, slot: (tag >> 1) & 0x03,
+                                         vector: Self.vector(bytes, word * 7 + 1))
+                if let pending = state.pendingWord, pending.slot == current.slot,
+                   pending.isAccelerometer != current.isAccelerometer {
+                    let (accelerometer, gyroscope) = current.isAccelerometer
+                        ? (current.vector, pending.vector) : (pending.vector, current.vector)
+                    frames.append(FIFOFrame(
+                        sampleIndex: state.fifoSamples,
+                        sample: sample(accelerometer: accelerometer, gyroscope: gyroscope, state)))
+                    state.fifoSamples += 1
+                    state.pendingWord = nil
+                } else {
+                    state.pendingWord = current
+                }
+            }
+            remaining -= chunk
+        }
+        return FIFORead(frames: frames, overflowed: false)
+    }
+
+    // MARK: Self-test
+
+    /// The datasheet procedure (LSM6DSO §"Accelerometer/Gyroscope self-test procedure", same for
+    /// DS3/DSL): accelerometer at 52 Hz ±4 g, gyroscope at 208 Hz ±2000 °/s; 5 samples averaged
+    /// without and with positive self-test (CTRL5_C ST_XL = 01, ST_G = 01) after 100 ms settling;
+    /// the absolute difference must lie within the datasheet limits. Then resets and restores
+    /// the configuration.
+    public func selfTest() throws(SensorError) -> SelfTestReport {
+        try state.withLock { (state: inout State) throws(SensorError) -> SelfTestReport in
+            let saved = state.configuration
+            let name = chip.name
+            let accelerometerRange = try lookup(4, in: settings.accelerometerRanges, setting: "accelerometer range",
+                                                unit: "g", chip: name)
+            let gyroscopeRange = try lookup(2000, in: settings.gyroscopeRanges, setting: "gyroscope range",
+                                            unit: "°/s", chip: name)
+            let rate52 = try lookup(52, in: settings.outputDataRates, setting: "output data rate", unit: "Hz", chip: name)
+            let rate208 = try lookup(208, in: settings.outputDataRates, setting: "output data rate", unit: "Hz", chip: name)
+
+            try device.write(LSM6Register.ctrl3C, LSM6Register.blockDataUpdate | LSM6Register.autoIncrement)
+            try device.write(LSM6Register.ctrl2G, 0)
+            try device.write(LSM6Register.ctrl5C, 0)
+            try device.write(LSM6Register.ctrl1XL, LSM6Register.accelerometerRange.setting(
+                accelerometerRange.code, in: LSM6Register.accelerometerRate.setting(rate52.code, in: 0)))
+            let accelerometerNormal = try settledAverage(accelerometer: true)
+            try device.write(LSM6Register.ctrl5C, 0b01)  // ST_XL positive
+            let accelerometerExcited = try settledAverage(accelerometer: true)
+            try device.write(LSM6Register.ctrl1XL, 0)
+            try device.write(LSM6Register.ctrl5C, 0)
+
+            try device.write(LSM6Register.ctrl2G, LSM6Register.gyroscopeRange.setting(
+                gyroscopeRange.code, in: LSM6Register.gyroscopeRate.setting(rate208.code, in: 0)))
+            let gyroscopeNormal = try settledAverage(accelerometer: false)
+            try device.write(LSM6Register.ctrl5C, 0b0100)  // ST_G positive
+            let gyroscopeExcited = try settledAverage(accelerometer: false)
+            try device.write(LSM6Register.ctrl2G, 0)
+            try device.write(LSM6Register.ctrl5C, 0)
+
+            let report = LSM6SelfTest.evaluate(
+                chip: name,
+                accelerometerResponse: (accelerometerExcited - accelerometerNormal) / accelerometerRange.sensitivity * 1000,
+                gyroscopeResponse: (gyroscopeExcited - gyroscopeNormal) / gyroscopeRange.sensitivity,
+                accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
+            try apply(saved, to: &state)
+            return report
+        }
+    }
+
+    /// Waits 100 ms, discards one sample, averages the next 5 (raw counts).
+    private func settledAverage(accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
+        pause.wait(.milliseconds(100))
+        var samples: [SIMD3<Int16>] = []
+        for index in 0..<6 {
+            pause.wait(.milliseconds(20))
+            let bytes = try device.read(LSM6Register.outTempL, count: 14)
+            if index > 0 { samples.append(Self.vector(bytes, accelerometer ? 8 : 2)) }
+        }
+        return mean(samples)
+    }
+}
+
+/// Self-test decision for LSM6 chips (pure: testable alone).
+public enum LSM6SelfTest {
+    /// Responses: accelerometer in mg, gyroscope in °/s, each |self-test on − off| per axis.
+    public static func evaluate(
+        chip: String, accelerometerResponse: SIMD3<Double>, gyroscopeResponse: SIMD3<Double>,
+        accelerometerLimits: ClosedRange<Double>, gyroscopeLimits: ClosedRange<Double>
+    ) -> SelfTestReport {
+        let accelerometer = (0..<3).map {
+            SelfTestReport.Axis(name: "accelerometer " + axisNames[$0], response: abs(accelerometerResponse[$0]),
+                                limits: accelerometerLimits, unit: "mg")
+        }
+        let gyroscope = (0..<3).map {
+            SelfTestReport.Axis(name: "gyroscope " + axisNames[$0], response: abs(gyroscopeResponse[$0]),
+                                limits: gyroscopeLimits, unit: "°/s")
+        }
+        return SelfTestReport(chip: chip, axes: accelerometer + gyroscope)
+    }
+}

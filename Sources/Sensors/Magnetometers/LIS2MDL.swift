@@ -1,0 +1,103 @@
+import I2C
+import Synchronization
+
+/// Driver for the ST LIS2MDL magnetometer (0x1E).
+public final class LIS2MDLMagnetometer: MagnetometerDriver {
+    public let chip: ChipInfo
+    /// 100 Hz, the single ±49.152 gauss range (4915.2 µT).
+    public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 100, range: 4915.2)
+
+    /// LIS2MDL datasheet §8 register map (auto-increment is always on, §6.1.1).
+    enum Register {
+        static let whoAmI: UInt8 = 0x4F  // 0x40
+        static let cfgA: UInt8 = 0x60  // COMP_TEMP_EN 7, REBOOT 6, SOFT_RST 5, LP 4, ODR 3:2, MD 1:0
+        static let cfgB: UInt8 = 0x61  // OFF_CANC 1, LPF 0
+        static let cfgC: UInt8 = 0x62  // BDU 4, Self_test 1
+        static let outXL: UInt8 = 0x68  // OUTX_L … OUTZ_H at 0x6D
+        static let rate = RegisterField(cfgA, mask: 0b0000_1100)
+    }
+
+    /// CFG_REG_A ODR 00 = 10 Hz … 11 = 100 Hz; sensitivity 1.5 mgauss/LSB = 0.15 µT/LSB (Table 2).
+    static let settings = MagnetometerSettings(
+        name: "LIS2MDL", identityRegister: Register.whoAmI, identity: [0x40],
+        outputDataRates: [10, 20, 50, 100].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
+        ranges: [SettingOption(value: 4915.2, code: 0, sensitivity: 1 / 0.15)])
+
+    private let device: RegisterDevice
+    private let pause: Pause
+    private let state: Mutex<MagnetometerState>
+    static let resetPolls = 10
+
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system) {
+        device = RegisterDevice(bus: bus, address: address)
+        self.pause = pause
+        chip = ChipInfo(name: "LIS2MDL", family: .lis2mdl, address: address, identity: [0x40])
+        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+    }
+
+    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+
+    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
+        try state.withLock { (state: inout MagnetometerState) throws(SensorError) in try apply(configuration, &state) }
+    }
+
+    /// Identify; SOFT_RST and wait for it to clear; temperature compensation + rate + continuous;
+    /// offset cancellation; BDU.
+    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
+        let rate = try Self.settings.rate(configuration)
+        let range = try Self.settings.range(configuration)
+        try Self.settings.checkIdentity(device)
+        try device.write(Register.cfgA, 0x20)
+        try waitForClear(device, register: Register.cfgA, mask: 0x20, polls: Self.resetPolls,
+                         interval: .milliseconds(1), pause: pause, chip: chip.name)
+        var shadow = ShadowRegisters([Register.cfgA: 0x80, Register.cfgB: 0x02, Register.cfgC: 0x10])
+        _ = shadow.set(Register.rate, rate.code)
+        for register in [Register.cfgA, Register.cfgB, Register.cfgC] {
+            try device.write(register, shadow[register])
+        }
+        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
+    }
+
+    /// OUTX_L … OUTZ_H (0x68…0x6D) in one read.
+    public func readSample() throws(SensorError) -> MagneticSample {
+        let sensitivity = state.withLock { $0.lsbPerMicrotesla }
+        return magneticSample(try readRaw(), lsbPerMicrotesla: sensitivity, saturated: false)
+    }
+
+    private func readRaw() throws(SensorError) -> SIMD3<Int16> {
+        let bytes = try device.read(Register.outXL, count: 6)
+        return SIMD3(int16LE(bytes, 0), int16LE(bytes, 2), int16LE(bytes, 4))
+    }
+
+    /// Reads CFG_REG_A (0x60): 0x03 (idle) after a reset.
+    public func isStillConfigured() throws(SensorError) -> Bool {
+        let expected = state.withLock { $0.shadow[Register.cfgA] }
+        return try device.read(Register.cfgA) == expected
+    }
+
+    /// Datasheet §"Self-test procedure": 100 Hz continuous with temperature compensation, offset
+    /// cancellation, BDU; average 50 samples without and with Self_test (60 ms settling); each
+    /// axis |difference| must be 15…500 LSB. Then resets and restores the configuration.
+    public func selfTest() throws(SensorError) -> SelfTestReport {
+        try state.withLock { (state: inout MagnetometerState) throws(SensorError) -> SelfTestReport in
+            let saved = state.configuration
+            try device.write(Register.cfgA, 0x8C)
+            try device.write(Register.cfgB, 0x02)
+            try device.write(Register.cfgC, 0x10)
+            pause.wait(.milliseconds(20))
+            let normal = try averageDiscardingFirst(count: 50, interval: .milliseconds(10), pause: pause, readRaw)
+            try device.write(Register.cfgC, 0x12)
+            pause.wait(.milliseconds(60))
+            let excited = try averageDiscardingFirst(count: 50, interval: .milliseconds(10), pause: pause, readRaw)
+            try device.write(Register.cfgC, 0x10)
+            let counts = excited - normal
+            try apply(saved, &state)
+            return Self.evaluateSelfTest(counts: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)))
+        }
+    }
+
+    /// |self-test on − off| per axis in counts, each within 15…500.
+    public static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport {
+        magneticSelfTestReport(chip: "LIS2MDL", response: counts, limits: Array(repeating: 15...500, count: 3), unit: "LSB")
+    }
+}

@@ -1,0 +1,118 @@
+import I2C
+import Synchronization
+
+/// Driver for the ST LIS3MDL magnetometer (0x1C or 0x1E).
+public final class LIS3MDLMagnetometer: MagnetometerDriver {
+    public let chip: ChipInfo
+    /// 80 Hz, ±4 gauss (400 µT).
+    public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 80, range: 400)
+
+    /// LIS3MDL datasheet §7 register map.
+    enum Register {
+        static let whoAmI: UInt8 = 0x0F  // 0x3D
+        static let ctrl1: UInt8 = 0x20  // TEMP_EN 7, OM 6:5, DO 4:2, FAST_ODR 1, ST 0
+        static let ctrl2: UInt8 = 0x21  // FS 6:5, REBOOT 3, SOFT_RST 2
+        static let ctrl3: UInt8 = 0x22  // MD 1:0 (00 continuous, 11 power-down)
+        static let ctrl4: UInt8 = 0x23  // OMZ 3:2
+        static let ctrl5: UInt8 = 0x24  // BDU 6
+        static let outXL: UInt8 = 0x28
+        /// §6.1.1: the sub-address MSB asks for auto-increment on multi-byte reads.
+        static let autoIncrement: UInt8 = 0x80
+        static let rate = RegisterField(ctrl1, mask: 0b0001_1100)
+        static let xyMode = RegisterField(ctrl1, mask: 0b0110_0000)
+        static let range = RegisterField(ctrl2, mask: 0b0110_0000)
+        static let zMode = RegisterField(ctrl4, mask: 0b0000_1100)
+    }
+
+    /// Table 3 (CTRL_REG1 DO) and Table 2 (sensitivity 6842/3421/2281/1711 LSB/gauss; 1 gauss = 100 µT).
+    static let settings = MagnetometerSettings(
+        name: "LIS3MDL", identityRegister: Register.whoAmI, identity: [0x3D],
+        outputDataRates: [0.625, 1.25, 2.5, 5, 10, 20, 40, 80].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
+        ranges: [
+            SettingOption(value: 400, code: 0, sensitivity: 68.42), SettingOption(value: 800, code: 1, sensitivity: 34.21),
+            SettingOption(value: 1200, code: 2, sensitivity: 22.81), SettingOption(value: 1600, code: 3, sensitivity: 17.11),
+        ])
+
+    private let device: RegisterDevice
+    private let pause: Pause
+    private let state: Mutex<MagnetometerState>
+    static let resetPolls = 10
+
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system) {
+        device = RegisterDevice(bus: bus, address: address)
+        self.pause = pause
+        chip = ChipInfo(name: "LIS3MDL", family: .lis3mdl, address: address, identity: [0x3D])
+        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+    }
+
+    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+
+    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
+        try state.withLock { (state: inout MagnetometerState) throws(SensorError) in try apply(configuration, &state) }
+    }
+
+    /// Identify; SOFT_RST and wait for it to clear; ultra-high-performance XY and Z; BDU; continuous.
+    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
+        let rate = try Self.settings.rate(configuration)
+        let range = try Self.settings.range(configuration)
+        try Self.settings.checkIdentity(device)
+        try device.write(Register.ctrl2, 0x04)
+        try waitForClear(device, register: Register.ctrl2, mask: 0x04, polls: Self.resetPolls,
+                         interval: .milliseconds(1), pause: pause, chip: chip.name)
+        var shadow = ShadowRegisters([:])
+        _ = shadow.set(Register.xyMode, 0b11)
+        _ = shadow.set(Register.rate, rate.code)
+        _ = shadow.set(Register.range, range.code)
+        _ = shadow.set(Register.zMode, 0b11)
+        shadow[Register.ctrl5] = 0x40
+        shadow[Register.ctrl3] = 0x00
+        for register in [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3] {
+            try device.write(register, shadow[register])
+        }
+        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
+    }
+
+    /// OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
+    public func readSample() throws(SensorError) -> MagneticSample {
+        let sensitivity = state.withLock { $0.lsbPerMicrotesla }
+        return magneticSample(try readRaw(), lsbPerMicrotesla: sensitivity, saturated: false)
+    }
+
+    private func readRaw() throws(SensorError) -> SIMD3<Int16> {
+        let bytes = try device.read(Register.outXL | Register.autoIncrement, count: 6)
+        return SIMD3(int16LE(bytes, 0), int16LE(bytes, 2), int16LE(bytes, 4))
+    }
+
+    /// Reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO after ``configure(_:)``.
+    public func isStillConfigured() throws(SensorError) -> Bool {
+        let expected = state.withLock { $0.shadow[Register.ctrl1] }
+        return try device.read(Register.ctrl1) == expected
+    }
+
+    /// AN4602 §"Self-test" with datasheet Table 2 limits at ±12 gauss: 80 Hz, ±12 gauss,
+    /// continuous; average 5 samples without and with ST (60 ms settling); |difference| must be
+    /// 1…3 gauss on X and Y, 0.1…1 gauss on Z. Then resets and restores the configuration.
+    public func selfTest() throws(SensorError) -> SelfTestReport {
+        try state.withLock { (state: inout MagnetometerState) throws(SensorError) -> SelfTestReport in
+            let saved = state.configuration
+            try device.write(Register.ctrl1, 0x1C)  // 80 Hz
+            try device.write(Register.ctrl2, 0x40)  // ±12 gauss
+            try device.write(Register.ctrl3, 0x00)  // continuous
+            let normal = try averageDiscardingFirst(count: 5, interval: .milliseconds(20), pause: pause, readRaw)
+            try device.write(Register.ctrl1, 0x1D)  // ST
+            pause.wait(.milliseconds(60))
+            let excited = try averageDiscardingFirst(count: 5, interval: .milliseconds(20), pause: pause, readRaw)
+            try device.write(Register.ctrl1, 0x1C)
+            let counts = excited - normal  // at ±12 gauss: 2281 LSB/gauss
+            let report = Self.evaluateSelfTest(
+                responseGauss: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)) / 2281)
+            try apply(saved, &state)
+            return report
+        }
+    }
+
+    /// Pass/fail on the self-test response in gauss (|on − off|, per axis).
+    public static func evaluateSelfTest(responseGauss: SIMD3<Double>) -> SelfTestReport {
+        magneticSelfTestReport(chip: "LIS3MDL", response: responseGauss, limits: [1...3, 1...3, 0.1...1], unit: "gauss")
+    }
+}

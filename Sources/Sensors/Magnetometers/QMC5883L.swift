@@ -1,0 +1,78 @@
+import I2C
+import Synchronization
+
+/// Driver for the QST QMC5883L magnetometer (0x0D). It has no self-test.
+public final class QMC5883LMagnetometer: MagnetometerDriver {
+    public let chip: ChipInfo
+    /// 100 Hz, ±2 gauss (200 µT).
+    public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 100, range: 200)
+
+    /// QMC5883L datasheet §9.2 register map.
+    enum Register {
+        static let dataXL: UInt8 = 0x00  // X LSB … Z MSB at 0x05, status at 0x06
+        static let control1: UInt8 = 0x09  // OSR 7:6, RNG 5:4, ODR 3:2, MODE 1:0
+        static let control2: UInt8 = 0x0A  // SOFT_RST 7, ROL_PNT 6, INT_ENB 0
+        static let setResetPeriod: UInt8 = 0x0B  // recommended value 0x01
+        static let chipID: UInt8 = 0x0D  // 0xFF
+        static let rate = RegisterField(control1, mask: 0b0000_1100)
+        static let range = RegisterField(control1, mask: 0b0011_0000)
+        static let mode = RegisterField(control1, mask: 0b0000_0011)
+    }
+
+    /// §9.2.3 ODR 00 = 10 Hz … 11 = 200 Hz; RNG 00 = ±2 G (12000 LSB/G), 01 = ±8 G (3000 LSB/G).
+    static let settings = MagnetometerSettings(
+        name: "QMC5883L", identityRegister: Register.chipID, identity: [0xFF],
+        outputDataRates: [10, 50, 100, 200].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
+        ranges: [SettingOption(value: 200, code: 0, sensitivity: 120), SettingOption(value: 800, code: 1, sensitivity: 30)])
+
+    private let device: RegisterDevice
+    private let pause: Pause
+    private let state: Mutex<MagnetometerState>
+    static let resetPolls = 10
+
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0D), pause: Pause = .system) {
+        device = RegisterDevice(bus: bus, address: address)
+        self.pause = pause
+        chip = ChipInfo(name: "QMC5883L", family: .qmc5883l, address: address, identity: [0xFF])
+        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+    }
+
+    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+
+    /// Identify; SOFT_RST and wait for it to clear; SET/RESET period 0x01; OSR 512, range, rate,
+    /// continuous mode.
+    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
+        try state.withLock { (state: inout MagnetometerState) throws(SensorError) in
+            let rate = try Self.settings.rate(configuration)
+            let range = try Self.settings.range(configuration)
+            try Self.settings.checkIdentity(device)
+            try device.write(Register.control2, 0x80)
+            try waitForClear(device, register: Register.control2, mask: 0x80, polls: Self.resetPolls,
+                             interval: .milliseconds(1), pause: pause, chip: chip.name)
+            try device.write(Register.setResetPeriod, 0x01)
+            var shadow = ShadowRegisters([:])
+            _ = shadow.set(Register.rate, rate.code)
+            _ = shadow.set(Register.range, range.code)
+            try device.write(Register.control1, shadow.set(Register.mode, 0b01))
+            state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
+        }
+    }
+
+    /// X, Y, Z (little-endian) and the status byte (OVL bit 1) in one 7-byte read from 0x00.
+    public func readSample() throws(SensorError) -> MagneticSample {
+        let sensitivity = state.withLock { $0.lsbPerMicrotesla }
+        let bytes = try device.read(Register.dataXL, count: 7)
+        let raw = SIMD3(int16LE(bytes, 0), int16LE(bytes, 2), int16LE(bytes, 4))
+        return magneticSample(raw, lsbPerMicrotesla: sensitivity, saturated: bytes[6] & 0x02 != 0)
+    }
+
+    /// Reads control register 1 (0x09): 0x00 (standby) after a reset.
+    public func isStillConfigured() throws(SensorError) -> Bool {
+        let expected = state.withLock { $0.shadow[Register.control1] }
+        return try device.read(Register.control1) == expected
+    }
+
+    public func selfTest() throws(SensorError) -> SelfTestReport {
+        throw .notSupported(chip: chip.name, feature: "self-test")
+    }
+}

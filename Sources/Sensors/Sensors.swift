@@ -1,1 +1,0 @@
-// Sensors: see ../../README.md for the layer this module holds.

@@ -1,0 +1,39 @@
+import I2C
+import I2CMock
+import Sensors
+import Testing
+
+/// Big-endian bytes of signed 16-bit values, as InvenSense and HMC5883L registers hold them.
+func bigEndian(_ values: [Int16]) -> [UInt8] {
+    values.flatMap { value -> [UInt8] in
+        let bits = UInt16(bitPattern: value)
+        return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+    }
+}
+
+/// Little-endian bytes of signed 16-bit values, as ST and AKM registers hold them.
+func littleEndian(_ values: [Int16]) -> [UInt8] {
+    values.flatMap { value -> [UInt8] in
+        let bits = UInt16(bitPattern: value)
+        return [UInt8(bits & 0xFF), UInt8(bits >> 8)]
+    }
+}
+
+func close(_ a: Double, _ b: Double, tolerance: Double = 1e-9) -> Bool { abs(a - b) <= tolerance }
+
+func close(_ a: SIMD3<Double>, _ b: SIMD3<Double>, tolerance: Double = 1e-9) -> Bool {
+    (0..<3).allSatisfy { close(a[$0], b[$0], tolerance: tolerance) }
+}
+
+/// Checks the expectation list was used up exactly.
+func expectFinished(_ bus: ExpectationBus, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(bus.problems == [], sourceLocation: sourceLocation)
+}
+
+/// The error a throwing call threw.
+func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
+    do { try body() } catch { return error }
+    return nil
+}
+
+let degree = Double.pi / 180
