@@ -179,6 +179,41 @@ import Testing
         #expect(!HMC5883LMagnetometer.evaluateSelfTest(counts: [450, 0, 420]).passed)
     }
 
+    /// HMC5883L Table 9: GN 0…7 → ±0.88…8.1 gauss at 1370…230 LSB/gauss (CRB bits 7:5).
+    @Test(arguments: [
+        (88.0, UInt8(0), 1370.0), (130, 1, 1090), (190, 2, 820), (250, 3, 660), (400, 4, 440), (470, 5, 390),
+        (560, 6, 330), (810, 7, 230),
+    ])
+    func hmc5883lGains(range: Double, gain: UInt8, lsbPerGauss: Double) throws {
+        let bus = ExpectationBus([
+            .writeRead(0x1E, [0x0A], reply: [0x48, 0x34, 0x33]),
+            .write(0x1E, [0x00, 0x70]),  // 8-sample average, 15 Hz
+            .write(0x1E, [0x01, gain << 5]),
+            .write(0x1E, [0x02, 0x00]),
+        ])
+        let magnetometer = HMC5883LMagnetometer(bus: bus, pause: .none)
+        try magnetometer.configure(MagnetometerConfiguration(outputDataRate: 15, range: range))
+        let half = Int16(lsbPerGauss / 2)
+        bus.expect([.writeRead(0x1E, [0x03], reply: bigEndian([half, 0, -half]))])  // X, Z, Y
+        let field = try magnetometer.readSample().field
+        #expect(close(field, [Double(half) / lsbPerGauss * 100, -Double(half) / lsbPerGauss * 100, 0]))
+        expectFinished(bus)
+    }
+
+    /// QMC5883L §9.2.3: RNG 00 = ±2 G (12000 LSB/G), 01 = ±8 G (3000 LSB/G); ODR 00 = 10 Hz.
+    @Test(arguments: [(200.0, UInt8(0x01), Int16(12000)), (800, 0x11, 3000)])
+    func qmc5883lRanges(range: Double, control1: UInt8, lsbPerGauss: Int16) throws {
+        let bus = ExpectationBus([
+            .writeRead(0x0D, [0x0D], reply: [0xFF]), .write(0x0D, [0x0A, 0x80]),
+            .writeRead(0x0D, [0x0A], reply: [0x00]), .write(0x0D, [0x0B, 0x01]), .write(0x0D, [0x09, control1]),
+        ])
+        let magnetometer = QMC5883LMagnetometer(bus: bus, pause: .none)
+        try magnetometer.configure(MagnetometerConfiguration(outputDataRate: 10, range: range))
+        bus.expect([.writeRead(0x0D, [0x00], reply: littleEndian([0, lsbPerGauss / 2, -lsbPerGauss / 4]) + [0x01])])
+        #expect(close(try magnetometer.readSample().field, [0, 50, -25]))
+        expectFinished(bus)
+    }
+
     // MARK: LIS2MDL (datasheet §8: WHO_AM_I 0x4F, CFG_REG_A/B/C 0x60…0x62, OUTX_L 0x68)
 
     @Test func lis2mdlInitAndSample() throws {
