@@ -1,0 +1,60 @@
+import Fusion
+import I2C
+import Sensors
+
+/// Finds the IMU and magnetometer a board says sit on a bus, builds their drivers, configures
+/// them and loads their stored calibrations.
+enum DeviceOpener {
+    /// - Parameters:
+    ///   - pause: how resets wait (`.none` on the simulator and in virtual time).
+    ///   - store: where calibrations live; nil to ignore them.
+    static func open(
+        bus: any I2CBus, board: Board, store: CalibrationStore?, pause: Pause = .system
+    ) throws(MotionError) -> DriverDevice {
+        let imu = try findIMU(bus: bus, board: board, pause: pause)
+        try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+        // After the IMU is configured: an MPU-9250's AK8963 only answers with the bypass enabled.
+        let magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause)
+        if let magnetometer {
+            try DriverDevice.mapping { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
+        }
+        var correction = SensorCorrection(
+            mount: board.mountMatrix,
+            imu: try load(store, board: board, bus: bus, chip: imu.chip),
+            magnetometer: try magnetometer.flatMap { magnetometer throws(MotionError) in try load(store, board: board, bus: bus, chip: magnetometer.chip) })
+        if imu.chip.name == InvenSenseModel.mpu9250.rawValue, magnetometer?.chip.family == .ak8963 {
+            correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
+        }
+        return DriverDevice(imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name)
+    }
+
+    static func identity(board: Board, bus: any I2CBus, chip: ChipInfo) -> SensorIdentity {
+        SensorIdentity(board: board.id, chip: chip.name, bus: bus.name, address: chip.address.rawValue)
+    }
+
+    private static func load(_ store: CalibrationStore?, board: Board, bus: any I2CBus, chip: ChipInfo) throws(MotionError) -> CalibrationRecord? {
+        guard let store else { return nil }
+        do {
+            return try store.load(identity(board: board, bus: bus, chip: chip))
+        } catch {
+            throw .calibrationNeeded(error.description)
+        }
+    }
+
+    private static func findIMU(bus: any I2CBus, board: Board, pause: Pause) throws(MotionError) -> any IMUDriver {
+        for address in board.imuAddresses {
+            let chip = try DriverDevice.mapping { () throws(SensorError) in try ChipCatalog.identify(bus: bus, address: address) }
+            if let chip, chip.isIMU, let driver = ChipCatalog.makeIMU(for: chip, bus: bus, pause: pause) { return driver }
+        }
+        let tried = board.imuAddresses.map(\.description).joined(separator: ", ")
+        throw .deviceNotFound("no supported IMU at \(tried) on \(bus.name); check the wiring, then run `motionctl probe --bus \(bus.name)`")
+    }
+
+    private static func findMagnetometer(bus: any I2CBus, board: Board, pause: Pause) throws(MotionError) -> (any MagnetometerDriver)? {
+        for address in board.magnetometerAddresses {
+            let chip = try DriverDevice.mapping { () throws(SensorError) in try ChipCatalog.identify(bus: bus, address: address) }
+            if let chip, !chip.isIMU, let driver = ChipCatalog.makeMagnetometer(for: chip, bus: bus, pause: pause) { return driver }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,63 @@
+import Fusion
+import I2C
+import Sensors
+
+/// A `MotionDevice` made of chip drivers on a bus (real or simulated: this code does not know).
+final class DriverDevice: MotionDevice {
+    let imu: any IMUDriver
+    let magnetometer: (any MagnetometerDriver)?
+    let correction: SensorCorrection
+    let name: String
+    let maximumTimerRate: Double
+
+    init(imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String) {
+        self.imu = imu
+        self.magnetometer = magnetometer
+        self.correction = correction
+        self.name = ([imu.chip] + (magnetometer.map { [$0.chip] } ?? [])).map { "\($0.name) at \($0.address)" }
+            .joined(separator: " + ") + " on \(busName)"
+        self.maximumTimerRate = min(100, imu.configuration.outputDataRate)
+    }
+
+    var hasMagnetometer: Bool { magnetometer != nil }
+
+    func initialize() throws(MotionError) {
+        try Self.mapping { () throws(SensorError) in
+            try imu.configure(imu.configuration)
+            if let magnetometer { try magnetometer.configure(magnetometer.configuration) }
+        }
+    }
+
+    func read(at timestamp: Double) throws(MotionError) -> MotionSample {
+        try Self.mapping { () throws(SensorError) in
+            let sample = try imu.readSample()
+            let field = try magnetometer?.readSample().field
+            return MotionSample(
+                timestamp: timestamp,
+                acceleration: correction.acceleration(sample.acceleration),
+                rotationRate: correction.rotationRate(sample.rotationRate),
+                magneticField: field.map(correction.magneticField),
+                calibratedMagneticField: field.flatMap(correction.calibratedMagneticField))
+        }
+    }
+
+    func isStillConfigured() throws(MotionError) -> Bool {
+        try Self.mapping { () throws(SensorError) in
+            let imuConfigured = try imu.isStillConfigured()
+            let magnetometerConfigured = try magnetometer?.isStillConfigured() ?? true
+            return imuConfigured && magnetometerConfigured
+        }
+    }
+
+    /// Runs driver calls, keeping a bus error as it is and naming any other chip failure.
+    static func mapping<T>(_ body: () throws(SensorError) -> T) throws(MotionError) -> T {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .bus(let busError): throw .bus(busError)
+            default: throw .sensor(error.description)
+            }
+        }
+    }
+}
