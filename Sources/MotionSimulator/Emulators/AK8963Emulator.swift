@@ -1,0 +1,151 @@
+/// Register model of the AsahiKASEI AK8963 magnetometer (inside the MPU-9250). Registers and
+/// bits: AK8963 datasheet §8 (register map and description), §6.3–6.4 (operating modes, read
+/// sequence), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test limits).
+struct AK8963Chip: RegisterChip {
+    static let wia: UInt8 = 0x00     // device ID 0x48
+    static let info: UInt8 = 0x01
+    static let st1: UInt8 = 0x02     // DOR[1] DRDY[0]
+    static let hxl: UInt8 = 0x03     // HXL … HZH: 0x03–0x08, little-endian
+    static let st2: UInt8 = 0x09     // BITM[4] HOFL[3]
+    static let cntl1: UInt8 = 0x0A   // BIT[4] MODE[3:0]
+    static let cntl2: UInt8 = 0x0B   // SRST[0]
+    static let astc: UInt8 = 0x0C    // SELF[6]
+    static let i2cdis: UInt8 = 0x0F
+    static let asax: UInt8 = 0x10    // ASAX/ASAY/ASAZ 0x10–0x12: fuse ROM
+
+    /// The fuse-ROM sensitivity adjustment values of this emulated part.
+    static let adjustment: [UInt8] = [0xB0, 0xB1, 0xA5]
+    /// The internal self-test field in µT (16-bit output: 30, −50, −1500 LSB before the
+    /// adjustment), inside the §9.4.4 limits: X and Y −200…200, Z −3200…−800 LSB at 16 bit.
+    static let selfTestField = SIMD3(4.5, -7.5, -225.0)
+    /// Measurement range: |X|+|Y|+|Z| above this sets HOFL (§8.3.5).
+    static let overflowMicrotesla = 4912.0
+
+    let source: any PhysicalSource
+    let options: EmulatorOptions
+    var pointer: UInt8 = 0
+    var registers = [UInt8](repeating: 0, count: 0x13)
+    var clock: SampleTicker
+
+    init(source: any PhysicalSource, options: EmulatorOptions) {
+        self.source = source
+        self.options = options
+        clock = SampleTicker(driftPPM: options.clockDriftPPM)
+        powerOnReset()
+    }
+
+    mutating func powerOnReset() {
+        registers = [UInt8](repeating: 0, count: 0x13)
+        registers[Int(Self.wia)] = 0x48
+        for (axis, value) in Self.adjustment.enumerated() { registers[Int(Self.asax) + axis] = value }
+        pointer = 0
+        clock.set(rate: nil, at: 0)
+    }
+
+    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
+
+    /// MODE: 0000 power-down, 0001 single, 0010 continuous 1 (8 Hz), 0110 continuous 2 (100 Hz),
+    /// 0100 external trigger (not emulated: behaves as power-down), 1000 self-test, 1111 fuse ROM.
+    var mode: UInt8 { reg(Self.cntl1) & 0x0F }
+
+    var continuousRate: Double? {
+        switch mode {
+        case 0b0010: 8
+        case 0b0110: 100
+        default: nil
+        }
+    }
+
+    /// µT per LSB: 0.6 in 14-bit output, 0.15 in 16-bit output (BIT = 1).
+    var microteslaPerLSB: Double { reg(Self.cntl1) & 0x10 != 0 ? 0.15 : 0.6 }
+
+    /// The sensitivity adjustment of the ASA registers: H_adj = H·((ASA−128)·0.5/128 + 1).
+    /// The chip outputs raw values; a driver applying this factor gets the true field.
+    var adjustmentFactor: SIMD3<Double> {
+        SIMD3((0..<3).map { (Double(Self.adjustment[$0]) - 128) * 0.5 / 128 + 1 })
+    }
+
+    private mutating func measure(_ field: SIMD3<Double>) {
+        let masked = Encoding.masking(field, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let counts = Encoding.counts(masked / adjustmentFactor, perLSB: microteslaPerLSB)
+        for (index, byte) in Encoding.littleEndian(counts).enumerated() { registers[Int(Self.hxl) + index] = byte }
+        var st2 = reg(Self.cntl1) & 0x10  // BITM mirrors BIT
+        if abs(field.x) + abs(field.y) + abs(field.z) > Self.overflowMicrotesla { st2 |= 0x08 }
+        registers[Int(Self.st2)] = st2
+        if reg(Self.st1) & 0x01 != 0 { registers[Int(Self.st1)] |= 0x02 }  // DOR: previous data skipped
+        registers[Int(Self.st1)] |= 0x01
+    }
+
+    mutating func advance(to time: Double) {
+        guard continuousRate != nil, clock.advance(to: time) > 0 else { return }
+        measure(source.state(at: time).magneticField)
+    }
+
+    /// Addresses advance through the register map and wrap after ASAZ.
+    func pointer(after register: UInt8) -> UInt8 {
+        register >= Self.asax + 2 ? 0 : register + 1
+    }
+
+    func peek(_ register: UInt8) -> UInt8 {
+        guard Int(register) < registers.count else { return 0 }
+        // The fuse ROM reads as 0 outside fuse-ROM access mode.
+        if register >= Self.asax, mode != 0b1111 { return 0 }
+        return registers[Int(register)]
+    }
+
+    mutating func read(_ register: UInt8) -> UInt8 {
+        let value = peek(register)
+        // Reading ST2 ends a data read: DRDY and DOR clear (§6.4.3.2).
+        if register == Self.st2 { registers[Int(Self.st1)] = 0 }
+        return value
+    }
+
+    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
+        switch register {
+        case Self.cntl1:
+            registers[Int(register)] = value
+            switch value & 0x0F {
+            case 0b0001:  // single measurement, then power-down
+                measure(source.state(at: time).magneticField)
+                registers[Int(register)] = value & 0x10
+            case 0b1000:  // self-test: one measurement of the internal field, then power-down
+                let selfTest = reg(Self.astc) & 0x40 != 0 ? Self.selfTestField : .zero
+                measure(selfTest)
+                registers[Int(register)] = value & 0x10
+            default:
+                break
+            }
+            clock.set(rate: continuousRate, at: time)
+        case Self.cntl2 where value & 0x01 != 0:
+            powerOnReset()  // SRST: all registers initialised; the bit clears itself
+        case Self.astc, Self.i2cdis:
+            registers[Int(register)] = value
+        default:
+            return  // read-only or reserved
+        }
+    }
+}
+
+/// AsahiKASEI AK8963 magnetometer emulator (WIA 0x00 = 0x48), at 0x0C behind the MPU-9250's
+/// I2C bypass (see ``MPU9250Emulator``) or on its own.
+///
+/// Single, continuous (8/100 Hz) and self-test modes, 14/16-bit output, DRDY/DOR in ST1 cleared
+/// by reading ST2, HOFL on overflow, fuse-ROM sensitivity adjustment (ASAX–Z = 0xB0, 0xB1,
+/// 0xA5; the output is the raw value a driver must scale by the adjustment), soft reset (CNTL2).
+public final class AK8963Emulator: SimulatedDevice {
+    public let chipName = "AK8963"
+    let engine: EmulatorEngine<AK8963Chip>
+
+    /// - Parameters:
+    ///   - source: what the chip experiences, in the chip's axes.
+    ///   - now: simulation time in seconds.
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(AK8963Chip(source: source, options: options), now: now)
+    }
+
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func powerOnReset() { engine.powerOnReset() }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}

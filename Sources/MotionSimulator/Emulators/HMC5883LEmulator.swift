@@ -1,0 +1,132 @@
+/// Register model of the Honeywell HMC5883L magnetometer (datasheet Form #900405 Rev E:
+/// register list Table 2, configuration registers Tables 3–13, data output and status registers,
+/// self-test operation).
+struct HMC5883LChip: RegisterChip {
+    static let configA: UInt8 = 0x00    // MA[6:5] DO[4:2] MS[1:0]
+    static let configB: UInt8 = 0x01    // GN[7:5]
+    static let mode: UInt8 = 0x02       // HS[7] MD[1:0]
+    static let dataXMSB: UInt8 = 0x03   // X MSB, X LSB, Z MSB, Z LSB, Y MSB, Y LSB: 0x03–0x08
+    static let status: UInt8 = 0x09     // LOCK[1] RDY[0]
+    static let identificationA: UInt8 = 0x0A  // 'H', '4', '3' at 0x0A–0x0C
+
+    /// DO → Hz (0.75 … 75; code 7 is reserved and treated as 75 Hz).
+    static let rates: [Double] = [0.75, 1.5, 3, 7.5, 15, 30, 75, 75]
+    /// GN → LSB/gauss (Table 9): ±0.88 … ±8.1 gauss.
+    static let gains: [Double] = [1370, 1090, 820, 660, 440, 390, 330, 230]
+    /// Field of the self-test bias current, gauss: 1.16 on X and Y, 1.08 on Z.
+    static let selfTestField = SIMD3(1.16, 1.16, 1.08)
+    /// Output range 0xF800–0x07FF; −4096 marks an overflow of that axis.
+    static let outputLimit = 2047.0
+    static let overflow: Int16 = -4096
+
+    let source: any PhysicalSource
+    let options: EmulatorOptions
+    var pointer: UInt8 = 0
+    var registers = [UInt8](repeating: 0, count: 13)
+    var clock: SampleTicker
+    /// Data registers read since the last update; part of them read locks the output.
+    var dataRead: Set<UInt8> = []
+
+    init(source: any PhysicalSource, options: EmulatorOptions) {
+        self.source = source
+        self.options = options
+        clock = SampleTicker(driftPPM: options.clockDriftPPM)
+        powerOnReset()
+    }
+
+    mutating func powerOnReset() {
+        registers = [UInt8](repeating: 0, count: 13)
+        registers[Int(Self.configA)] = 0x10  // 15 Hz, normal measurement
+        registers[Int(Self.configB)] = 0x20  // ±1.3 gauss
+        registers[Int(Self.mode)] = 0x01     // single-measurement mode selected, none taken yet
+        registers[0x0A] = 0x48
+        registers[0x0B] = 0x34
+        registers[0x0C] = 0x33
+        pointer = 0
+        dataRead = []
+        clock.set(rate: nil, at: 0)
+    }
+
+    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
+
+    var isContinuous: Bool { reg(Self.mode) & 0b11 == 0b00 }
+    var rate: Double { Self.rates[Int((reg(Self.configA) >> 2) & 0b111)] }
+    var isLocked: Bool { !dataRead.isEmpty && dataRead.count < 6 }
+
+    private mutating func measure(_ state: PhysicalState) {
+        let bias: SIMD3<Double> = switch reg(Self.configA) & 0b11 {
+        case 0b01: Self.selfTestField
+        case 0b10: -Self.selfTestField
+        default: .zero
+        }
+        let gauss = Encoding.masking(state.magneticField / Encoding.microteslaPerGauss + bias, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let lsb = gauss * Self.gains[Int(reg(Self.configB) >> 5)]
+        let axes = [lsb.x, lsb.z, lsb.y].map { abs($0.rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16($0) }
+        for (index, value) in axes.enumerated() {
+            let bytes = Encoding.bigEndian(value)
+            registers[Int(Self.dataXMSB) + index * 2] = bytes[0]
+            registers[Int(Self.dataXMSB) + index * 2 + 1] = bytes[1]
+        }
+        registers[Int(Self.status)] = 0x01  // RDY
+        dataRead = []
+    }
+
+    mutating func advance(to time: Double) {
+        guard isContinuous, clock.advance(to: time) > 0 || reg(Self.status) & 0x01 == 0, !isLocked else { return }
+        measure(source.state(at: time))
+    }
+
+    /// The pointer advances by one, rolls from 0x08 back to 0x03 and from 0x0C to 0x00.
+    func pointer(after register: UInt8) -> UInt8 {
+        if register == Self.dataXMSB + 5 { return Self.dataXMSB }
+        return register >= 0x0C ? 0 : register + 1
+    }
+
+    func peek(_ register: UInt8) -> UInt8 {
+        guard Int(register) < registers.count else { return 0 }
+        if register == Self.status { return registers[Int(register)] | (isLocked ? 0x02 : 0) }
+        return registers[Int(register)]
+    }
+
+    mutating func read(_ register: UInt8) -> UInt8 {
+        let value = peek(register)
+        if (Self.dataXMSB...(Self.dataXMSB + 5)).contains(register) { dataRead.insert(register) }
+        return value
+    }
+
+    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
+        guard register <= Self.mode else { return }  // the rest is read-only
+        registers[Int(register)] = value
+        dataRead = []  // a configuration or mode write releases the lock
+        if register == Self.mode, value & 0b11 == 0b01 {
+            // Single measurement, then idle.
+            measure(source.state(at: time))
+            registers[Int(Self.mode)] = value | 0b11
+        }
+        clock.set(rate: isContinuous ? rate : nil, at: time)
+    }
+}
+
+/// Honeywell HMC5883L magnetometer emulator (identification 0x0A–0x0C = 'H', '4', '3'), at 0x1E.
+///
+/// Eight gains (±0.88 … ±8.1 gauss), outputs X, Z, Y big-endian in 0x03–0x08 limited to
+/// −2048…2047 with −4096 on overflow; continuous and single modes; positive and negative bias
+/// self-test (configuration A MS); RDY and LOCK; the pointer rolls from 0x08 to 0x03. The chip
+/// has no software reset.
+public final class HMC5883LEmulator: SimulatedDevice {
+    public let chipName = "HMC5883L"
+    let engine: EmulatorEngine<HMC5883LChip>
+
+    /// - Parameters:
+    ///   - source: what the chip experiences, in the chip's axes.
+    ///   - now: simulation time in seconds.
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(HMC5883LChip(source: source, options: options), now: now)
+    }
+
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func powerOnReset() { engine.powerOnReset() }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}

@@ -1,0 +1,83 @@
+import I2C
+
+/// InvenSense MPU-6050 emulator (WHO_AM_I 0x75 = 0x68), at 0x68 or 0x69.
+///
+/// Asleep at power-on (PWR_MGMT_1 = 0x40). While awake the output registers (0x3B–0x48,
+/// big-endian) follow `source` at `now()`; samples are taken at the sample rate (gyroscope output
+/// rate / (1 + SMPLRT_DIV)) of the chip's clock, which sets DATA_RDY_INT and, with USER_CTRL
+/// FIFO_EN, appends the sensors selected in FIFO_EN to the 1024-byte FIFO (FIFO_COUNT, FIFO_R_W;
+/// the oldest data are replaced on overflow, FIFO_OFLOW_INT set). Self-test bits in GYRO_CONFIG
+/// and ACCEL_CONFIG deflect the output by 1.03 × the factory trim of SELF_TEST_X…A.
+public final class MPU6050Emulator: SimulatedDevice {
+    public let chipName = "MPU-6050"
+    let engine: EmulatorEngine<InvenSenseChip>
+
+    /// - Parameters:
+    ///   - source: what the chip experiences, in the chip's axes.
+    ///   - now: simulation time in seconds.
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(InvenSenseChip(model: .mpu6050, source: source, options: options), now: now)
+    }
+
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func powerOnReset() { engine.powerOnReset() }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}
+
+/// InvenSense MPU-6500 emulator (WHO_AM_I 0x75 = 0x70), at 0x68 or 0x69. As
+/// ``MPU6050Emulator`` but awake at power-on (PWR_MGMT_1 = 0x01), a 512-byte FIFO whose
+/// CONFIG FIFO_MODE chooses between replacing the oldest data and dropping new data, 32 kHz with
+/// FCHOICE_B, the MPU-6500 temperature scale and SELF_TEST_X/Y/Z_GYRO/ACCEL codes.
+public final class MPU6500Emulator: SimulatedDevice {
+    public let chipName = "MPU-6500"
+    let engine: EmulatorEngine<InvenSenseChip>
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(InvenSenseChip(model: .mpu6500, source: source, options: options), now: now)
+    }
+
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func powerOnReset() { engine.powerOnReset() }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}
+
+/// InvenSense MPU-9250 emulator (WHO_AM_I 0x75 = 0x71): an MPU-6500 plus an AK8963
+/// magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL I2C_MST_EN
+/// clear) the AK8963 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both. The
+/// MPU-9250's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
+public final class MPU9250Emulator: SimulatedDevice {
+    public let chipName = "MPU-9250"
+    let engine: EmulatorEngine<InvenSenseChip>
+    /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
+    public let magnetometer: AK8963Emulator
+    /// Where the AK8963 answers when the bypass is on.
+    public static let magnetometerAddress = I2CAddress(0x0C)
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(InvenSenseChip(model: .mpu9250, source: source, options: options), now: now)
+        magnetometer = AK8963Emulator(source: source, now: now, options: options)
+    }
+
+    /// True while INT_PIN_CFG BYPASS_EN is set and the I2C master is off: the AK8963 is on the host bus.
+    public var isBypassEnabled: Bool { engine.withChip { $0.bypassEnabled } }
+
+    /// Attaches this chip at `address` and its AK8963 at 0x0C, reachable only through the bypass.
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) {
+        bus.attach(self, at: address)
+        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
+    }
+
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    /// Power cycle of the package: both dies back to power-on values.
+    public func powerOnReset() {
+        engine.powerOnReset()
+        magnetometer.powerOnReset()
+    }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}

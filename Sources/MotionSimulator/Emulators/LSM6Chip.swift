@@ -1,0 +1,438 @@
+/// Register model of the ST LSM6 family: LSM6DSOX (tagged FIFO), LSM6DSL and LSM6DS3 (untagged
+/// FIFO). Register addresses and bits: LSM6DSOX datasheet DS12814 §8–9, LSM6DSL DS11889 §8–9,
+/// LSM6DS3 DocID026899 §8–9 (register mapping and register description chapters).
+struct LSM6Chip: RegisterChip {
+    enum Model: Sendable {
+        case dsox, dsl, ds3
+    }
+
+    // Registers common to the three chips (register mapping tables).
+    static let whoAmI: UInt8 = 0x0F
+    static let ctrl1XL: UInt8 = 0x10     // ODR_XL[7:4] FS_XL[3:2]
+    static let ctrl2G: UInt8 = 0x11      // ODR_G[7:4] FS_G[3:2] FS_125[1]
+    static let ctrl3C: UInt8 = 0x12      // BOOT[7] BDU[6] … IF_INC[2] SW_RESET[0]
+    static let ctrl5C: UInt8 = 0x14      // ST_G[3:2] ST_XL[1:0]
+    static let ctrl9XL: UInt8 = 0x18
+    static let ctrl10C: UInt8 = 0x19
+    static let statusReg: UInt8 = 0x1E   // TDA[2] GDA[1] XLDA[0]
+    static let outTempL: UInt8 = 0x20
+    static let outXLG: UInt8 = 0x22      // gyroscope X_L … Z_H: 0x22–0x27
+    static let outXLA: UInt8 = 0x28      // accelerometer X_L … Z_H: 0x28–0x2D
+    static let fifoStatus1: UInt8 = 0x3A
+    static let fifoStatus2: UInt8 = 0x3B
+
+    // LSM6DSOX FIFO (DS12814 §9.5–9.8, §9.42–9.43, §9.80–9.81).
+    static let dsoxFIFOCtrl1: UInt8 = 0x07  // WTM[7:0]
+    static let dsoxFIFOCtrl2: UInt8 = 0x08  // WTM[8] in bit 0
+    static let dsoxFIFOCtrl3: UInt8 = 0x09  // BDR_GY[7:4] BDR_XL[3:0]
+    static let dsoxFIFOCtrl4: UInt8 = 0x0A  // FIFO_MODE[2:0]
+    static let dsoxFIFODataOutTag: UInt8 = 0x78 // then X_L … Z_H at 0x79–0x7E
+    /// FIFO_DATA_OUT_TAG TAG_SENSOR codes (DS12814 Table "FIFO tag").
+    static let tagGyroscope: UInt8 = 0x01
+    static let tagAccelerometer: UInt8 = 0x02
+
+    // LSM6DSL / LSM6DS3 FIFO (DS11889 §9.6–9.10, §9.44–9.48).
+    static let fifoCtrl1: UInt8 = 0x06      // FTH[7:0]
+    static let fifoCtrl2: UInt8 = 0x07      // FTH[10:8] (DSL) / FTH[11:8] (DS3)
+    static let fifoCtrl3: UInt8 = 0x08      // DEC_FIFO_GYRO[5:3] DEC_FIFO_XL[2:0]
+    static let fifoCtrl5: UInt8 = 0x0A      // ODR_FIFO[6:3] FIFO_MODE[2:0]
+    static let fifoStatus3: UInt8 = 0x3C    // FIFO_PATTERN[7:0]
+    static let fifoStatus4: UInt8 = 0x3D    // FIFO_PATTERN[9:8]
+    static let fifoDataOutL: UInt8 = 0x3E
+    static let fifoDataOutH: UInt8 = 0x3F
+
+    /// ODR_XL / ODR_G / BDR / ODR_FIFO codes 1…10 in Hz (CTRL1_XL and CTRL2_G tables).
+    static let rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6664]
+    /// FS_XL code → mg/LSB (datasheet Table 2 "Mechanical characteristics": ±2/±16/±4/±8 g).
+    static let accelSensitivity: [Double] = [0.061, 0.488, 0.122, 0.244]
+    /// FS_G code → mdps/LSB (±250/±500/±1000/±2000 dps); FS_125 gives 4.375.
+    static let gyroSensitivity: [Double] = [8.75, 17.5, 35, 70]
+
+    /// Self-test deflection of the accelerometer, g: inside the datasheet limits (LSM6DSOX
+    /// 50–1700 mg, LSM6DSL/LSM6DS3 90–1700 mg; full-scale independent).
+    static let accelSelfTest = 0.45
+    /// Self-test deflection of the gyroscope in LSB, the same at every full scale as the limits
+    /// imply (20–80 dps at ±250 dps, 150–700 dps at ±2000 dps): 5700 LSB = 49.9 / 399 dps.
+    static let gyroSelfTestLSB = 5700.0
+
+    struct TaggedWord: Sendable {
+        var tag: UInt8
+        var data: [UInt8]
+    }
+
+    let model: Model
+    let source: any PhysicalSource
+    let options: EmulatorOptions
+    var pointer: UInt8 = 0
+    var registers = [UInt8](repeating: 0, count: 128)
+
+    var accelClock: SampleTicker
+    var gyroClock: SampleTicker
+    /// LSM6DSOX: batch-data-rate clocks of the accelerometer and gyroscope.
+    var accelBatchClock: SampleTicker
+    var gyroBatchClock: SampleTicker
+    /// LSM6DSL/DS3: the FIFO's own output data rate, and its tick count for decimation.
+    var fifoClock: SampleTicker
+    var fifoTicks = 0
+
+    var taggedFIFO: [TaggedWord] = []
+    /// LSM6DSL/DS3: 16-bit words with their FIFO_PATTERN index.
+    var wordFIFO: [(word: Int16, pattern: Int)] = []
+    var fifoOverrun = false
+    var fifoOverrunLatched = false
+    var tagCounter: UInt8 = 0
+    var lastTagTime = -Double.infinity
+
+    init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
+        self.model = model
+        self.source = source
+        self.options = options
+        let ticker = SampleTicker(driftPPM: options.clockDriftPPM)
+        accelClock = ticker
+        gyroClock = ticker
+        accelBatchClock = ticker
+        gyroBatchClock = ticker
+        fifoClock = ticker
+        powerOnReset()
+    }
+
+    var identity: UInt8 {
+        switch model {
+        case .dsox: 0x6C
+        case .dsl: 0x6A
+        case .ds3: 0x69
+        }
+    }
+
+    /// FIFO size in words: LSM6DSOX 512 tagged words; LSM6DSL/DS3 682 six-byte sets = 2046
+    /// 16-bit words (as the Linux st_lsm6dsx driver sizes them).
+    var fifoCapacity: Int { model == .dsox ? 512 : 2046 }
+
+    mutating func powerOnReset() {
+        registers = [UInt8](repeating: 0, count: 128)
+        registers[Int(Self.whoAmI)] = identity
+        registers[Int(Self.ctrl3C)] = 0x04  // IF_INC set at power-on
+        switch model {
+        case .dsox:
+            registers[0x02] = 0x3F           // PIN_CTRL
+            registers[Int(Self.ctrl9XL)] = 0xE0
+        case .dsl:
+            registers[Int(Self.ctrl9XL)] = 0xE0
+        case .ds3:
+            registers[Int(Self.ctrl9XL)] = 0x38  // accelerometer X/Y/Z enabled
+            registers[Int(Self.ctrl10C)] = 0x38  // gyroscope X/Y/Z enabled
+        }
+        pointer = 0
+        clearFIFO()
+        for clock in [\Self.accelClock, \.gyroClock, \.accelBatchClock, \.gyroBatchClock, \.fifoClock] {
+            self[keyPath: clock].set(rate: nil, at: 0)
+        }
+    }
+
+    private mutating func clearFIFO() {
+        taggedFIFO.removeAll()
+        wordFIFO.removeAll()
+        fifoOverrun = false
+        fifoOverrunLatched = false
+        fifoTicks = 0
+    }
+
+    // MARK: Configuration decoded from the registers
+
+    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
+
+    private func rate(code: UInt8) -> Double? {
+        (1...10).contains(code) ? Self.rates[Int(code) - 1] : nil
+    }
+
+    var accelRate: Double? {
+        let code = reg(Self.ctrl1XL) >> 4
+        // 1011: 1.6 Hz, low-power mode only (LSM6DSOX/DSL CTRL1_XL table).
+        if code == 0b1011, model != .ds3 { return 1.6 }
+        return rate(code: code)
+    }
+
+    var gyroRate: Double? { rate(code: reg(Self.ctrl2G) >> 4) }
+
+    /// g per LSB at the selected full scale.
+    var accelGPerLSB: Double { Self.accelSensitivity[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000 }
+
+    /// dps per LSB at the selected full scale.
+    var gyroDPSPerLSB: Double {
+        let ctrl2 = reg(Self.ctrl2G)
+        if ctrl2 & 0b10 != 0 { return 4.375 / 1000 }
+        return Self.gyroSensitivity[Int((ctrl2 >> 2) & 0b11)] / 1000
+    }
+
+    /// LSB per °C, 0 LSB at 25 °C (temperature sensor characteristics table).
+    var temperatureLSBPerDegree: Double { model == .ds3 ? 16 : 256 }
+
+    var autoIncrement: Bool { reg(Self.ctrl3C) & 0b100 != 0 }
+
+    /// FIFO_MODE: 000 bypass, 001 FIFO (stop when full), others continuous (overwrite oldest).
+    /// The triggered modes (continuous-to-FIFO, bypass-to-continuous) wait for an interrupt
+    /// event that the emulator does not model: they behave as continuous.
+    var fifoMode: UInt8 {
+        reg(model == .dsox ? Self.dsoxFIFOCtrl4 : Self.fifoCtrl5) & 0b111
+    }
+
+    var fifoThreshold: Int {
+        switch model {
+        case .dsox: Int(reg(Self.dsoxFIFOCtrl1)) | Int(reg(Self.dsoxFIFOCtrl2) & 0x01) << 8
+        case .dsl: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x07) << 8
+        case .ds3: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x0F) << 8
+        }
+    }
+
+    var fifoLevel: Int { model == .dsox ? taggedFIFO.count : wordFIFO.count }
+
+    private mutating func reconfigure(at time: Double) {
+        accelClock.set(rate: accelRate, at: time)
+        gyroClock.set(rate: gyroRate, at: time)
+        let batching = fifoMode != 0
+        switch model {
+        case .dsox:
+            let batch = reg(Self.dsoxFIFOCtrl3)
+            let accelBatch = accelRate.flatMap { odr in rate(code: batch & 0x0F).map { min($0, odr) } }
+            let gyroBatch = gyroRate.flatMap { odr in rate(code: batch >> 4).map { min($0, odr) } }
+            accelBatchClock.set(rate: batching ? accelBatch : nil, at: time)
+            gyroBatchClock.set(rate: batching ? gyroBatch : nil, at: time)
+        case .dsl, .ds3:
+            fifoClock.set(rate: batching ? rate(code: (reg(Self.fifoCtrl5) >> 3) & 0x0F) : nil, at: time)
+        }
+    }
+
+    // MARK: Samples
+
+    private var selfTestAccelSign: Double {
+        switch reg(Self.ctrl5C) & 0b11 {
+        case 0b01: 1
+        case 0b10: -1
+        default: 0
+        }
+    }
+
+    private var selfTestGyroSign: Double {
+        switch (reg(Self.ctrl5C) >> 2) & 0b11 {
+        case 0b01: 1
+        case 0b11: -1
+        default: 0
+        }
+    }
+
+    /// Accelerometer output in LSB for the physical state: specific force in g, plus the
+    /// self-test deflection on every axis, dead axes zero, saturated at the int16 range.
+    func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
+        let g = state.specificForce / Encoding.gravity + SIMD3(repeating: selfTestAccelSign * Self.accelSelfTest)
+        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: accelGPerLSB)
+    }
+
+    func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
+        let dps = state.angularRate * Encoding.degreesPerRadian
+            + SIMD3(repeating: selfTestGyroSign * Self.gyroSelfTestLSB * gyroDPSPerLSB)
+        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: gyroDPSPerLSB)
+    }
+
+    mutating func advance(to time: Double) {
+        var status = reg(Self.statusReg)
+        if accelClock.advance(to: time) > 0 { status |= 0b101 }  // XLDA, TDA
+        if gyroClock.advance(to: time) > 0 { status |= 0b110 }   // GDA, TDA
+        registers[Int(Self.statusReg)] = status
+        fillFIFO(to: time)
+
+        // Output registers follow the input while the sensor runs; in power-down (ODR = 0)
+        // they keep their last value.
+        guard accelRate != nil || gyroRate != nil else { return }
+        let state = source.state(at: time)
+        let temperature = Encoding.int16((state.temperature - 25) * temperatureLSBPerDegree)
+        store(Encoding.littleEndian(temperature), at: Self.outTempL)
+        if gyroRate != nil { store(Encoding.littleEndian(gyroCounts(state)), at: Self.outXLG) }
+        if accelRate != nil { store(Encoding.littleEndian(accelCounts(state)), at: Self.outXLA) }
+    }
+
+    private mutating func store(_ bytes: [UInt8], at address: UInt8) {
+        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
+    }
+
+    // MARK: FIFO
+
+    private mutating func fillFIFO(to time: Double) {
+        switch model {
+        case .dsox: fillTaggedFIFO(to: time)
+        case .dsl, .ds3: fillWordFIFO(to: time)
+        }
+    }
+
+    private mutating func fillTaggedFIFO(to time: Double) {
+        var events: [(time: Double, tag: UInt8)] = []
+        let keep = fifoCapacity + 1
+        accelBatchClock.advance(to: time, keepingLast: keep) { events.append(($0, Self.tagAccelerometer)) }
+        gyroBatchClock.advance(to: time, keepingLast: keep) { events.append(($0, Self.tagGyroscope)) }
+        // Time order; in a shared time slot the gyroscope word comes first.
+        events.sort { $0.time != $1.time ? $0.time < $1.time : $0.tag < $1.tag }
+        if events.count > keep {
+            fifoOverrun = true
+            fifoOverrunLatched = true
+            events.removeFirst(events.count - keep)
+        }
+        for event in events {
+            // TAG_CNT: 2-bit counter of the batch time slot.
+            if event.time > lastTagTime + 1e-12 {
+                tagCounter = (tagCounter + 1) & 0b11
+                lastTagTime = event.time
+            }
+            let state = source.state(at: event.time)
+            let counts = event.tag == Self.tagAccelerometer ? accelCounts(state) : gyroCounts(state)
+            var tag = event.tag << 3 | tagCounter << 1
+            // TAG_PARITY: makes the number of ones in the tag byte even.
+            tag |= UInt8(tag.nonzeroBitCount & 1)
+            push(TaggedWord(tag: tag, data: Encoding.littleEndian(counts)))
+        }
+    }
+
+    private mutating func push(_ word: TaggedWord) {
+        if taggedFIFO.count >= fifoCapacity {
+            // A sample is lost: FIFO mode stops collecting, continuous mode overwrites the oldest.
+            fifoOverrun = true
+            fifoOverrunLatched = true
+            if fifoMode == 0b001 { return }
+            taggedFIFO.removeFirst()
+        }
+        taggedFIFO.append(word)
+    }
+
+    /// DEC_FIFO_* code → decimation factor (0: not in FIFO).
+    private static let decimation = [0, 1, 2, 3, 4, 8, 16, 32]
+
+    private mutating func fillWordFIFO(to time: Double) {
+        let ctrl3 = reg(Self.fifoCtrl3)
+        let gyroFactor = gyroRate == nil ? 0 : Self.decimation[Int((ctrl3 >> 3) & 0b111)]
+        let accelFactor = accelRate == nil ? 0 : Self.decimation[Int(ctrl3 & 0b111)]
+        var ticks: [Double] = []
+        let skipped = fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
+        fifoTicks += skipped
+        if skipped > 0, gyroFactor + accelFactor > 0 {
+            fifoOverrun = true
+            fifoOverrunLatched = true
+        }
+        for tick in ticks {
+            fifoTicks += 1
+            let state = source.state(at: tick)
+            // Data sets in pattern order: gyroscope first, then accelerometer (DS11889 §8 FIFO).
+            var set: [Int16] = []
+            if gyroFactor > 0, fifoTicks % gyroFactor == 0 {
+                let g = gyroCounts(state)
+                set += [g.x, g.y, g.z]
+            }
+            if accelFactor > 0, fifoTicks % accelFactor == 0 {
+                let a = accelCounts(state)
+                set += [a.x, a.y, a.z]
+            }
+            for (pattern, word) in set.enumerated() {
+                if wordFIFO.count >= fifoCapacity {
+                    fifoOverrun = true
+                    fifoOverrunLatched = true
+                    if fifoMode == 0b001 { continue }
+                    wordFIFO.removeFirst()
+                }
+                wordFIFO.append((word, pattern))
+            }
+        }
+    }
+
+    // MARK: Bus access
+
+    func pointer(after register: UInt8) -> UInt8 {
+        guard autoIncrement else { return register }
+        // Reads of the FIFO output roll back to its first register so that many words can be
+        // read in one burst.
+        if model == .dsox, register == Self.dsoxFIFODataOutTag + 6 { return Self.dsoxFIFODataOutTag }
+        if model != .dsox, register == Self.fifoDataOutH { return Self.fifoDataOutL }
+        return (register + 1) & 0x7F
+    }
+
+    func peek(_ register: UInt8) -> UInt8 {
+        let address = register & 0x7F
+        switch (model, address) {
+        case (_, Self.fifoStatus1):
+            return UInt8(fifoLevel & 0xFF)
+        case (.dsox, Self.fifoStatus2):
+            let level = fifoLevel
+            var value = UInt8((level >> 8) & 0b11)
+            if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // FIFO_WTM_IA
+            if fifoOverrun { value |= 0x40 }                                  // FIFO_OVR_IA
+            if level >= fifoCapacity { value |= 0x20 }                         // FIFO_FULL_IA
+            if fifoOverrunLatched { value |= 0x08 }                           // FIFO_OVR_LATCHED
+            return value
+        case (.dsl, Self.fifoStatus2), (.ds3, Self.fifoStatus2):
+            let level = fifoLevel
+            var value = UInt8((level >> 8) & (model == .dsl ? 0b111 : 0b1111))
+            if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // WaterM / FTH
+            if fifoOverrun { value |= 0x40 }                                  // OVER_RUN
+            if level >= fifoCapacity { value |= 0x20 }                         // FIFO_FULL
+            if level == 0 { value |= 0x10 }                                    // FIFO_EMPTY
+            return value
+        case (.dsl, Self.fifoStatus3), (.ds3, Self.fifoStatus3):
+            return UInt8((wordFIFO.first?.pattern ?? 0) & 0xFF)
+        case (.dsl, Self.fifoStatus4), (.ds3, Self.fifoStatus4):
+            return UInt8(((wordFIFO.first?.pattern ?? 0) >> 8) & 0b11)
+        case (.dsox, Self.dsoxFIFODataOutTag...(Self.dsoxFIFODataOutTag + 6)):
+            guard let word = taggedFIFO.first else { return 0 }
+            return address == Self.dsoxFIFODataOutTag ? word.tag : word.data[Int(address - Self.dsoxFIFODataOutTag) - 1]
+        case (.dsl, Self.fifoDataOutL...Self.fifoDataOutH), (.ds3, Self.fifoDataOutL...Self.fifoDataOutH):
+            guard let word = wordFIFO.first?.word else { return 0 }
+            return Encoding.littleEndian(word)[Int(address - Self.fifoDataOutL)]
+        default:
+            return registers[Int(address)]
+        }
+    }
+
+    mutating func read(_ register: UInt8) -> UInt8 {
+        let address = register & 0x7F
+        let value = peek(address)
+        switch (model, address) {
+        case (_, Self.outTempL...(Self.outTempL + 1)):
+            registers[Int(Self.statusReg)] &= ~0b100
+        case (_, Self.outXLG...(Self.outXLG + 5)):
+            registers[Int(Self.statusReg)] &= ~0b010
+        case (_, Self.outXLA...(Self.outXLA + 5)):
+            registers[Int(Self.statusReg)] &= ~0b001
+        case (.dsox, Self.fifoStatus2):
+            fifoOverrunLatched = false
+        case (.dsox, Self.dsoxFIFODataOutTag + 6):
+            // The word leaves the FIFO once its last byte has been read.
+            if !taggedFIFO.isEmpty {
+                taggedFIFO.removeFirst()
+                fifoOverrun = false
+            }
+        case (.dsl, Self.fifoDataOutH), (.ds3, Self.fifoDataOutH):
+            if !wordFIFO.isEmpty {
+                wordFIFO.removeFirst()
+                fifoOverrun = false
+            }
+        default:
+            break
+        }
+        return value
+    }
+
+    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
+        let address = register & 0x7F
+        switch address {
+        case Self.whoAmI, Self.statusReg, Self.fifoStatus1...Self.fifoStatus2, Self.outTempL...(Self.outXLA + 5):
+            return  // read-only
+        case Self.ctrl3C where value & 0x01 != 0:
+            // SW_RESET: every register back to its power-on value; the bit clears itself.
+            powerOnReset()
+            return
+        case Self.ctrl3C:
+            registers[Int(address)] = value & 0x7F  // BOOT clears itself when the reboot is done
+        default:
+            registers[Int(address)] = value
+        }
+        if address == (model == .dsox ? Self.dsoxFIFOCtrl4 : Self.fifoCtrl5), value & 0b111 == 0 {
+            clearFIFO()  // bypass mode empties the FIFO
+        }
+        reconfigure(at: time)
+    }
+}

@@ -1,0 +1,149 @@
+import I2C
+
+/// A simulated board: a ``SimulatedBus`` carrying an IMU emulator and a magnetometer emulator at
+/// their usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes).
+///
+/// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `motionctl --imu mpu6050` maps to
+/// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D; an MPU-9250
+/// brings its own AK8963 at 0x0C, reachable once the driver enables the I2C bypass.
+public struct SimulatedBoard: Sendable {
+    /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
+    public enum IMU: String, CaseIterable, Sendable {
+        case lsm6dsox, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250
+
+        /// Where the chip usually sits (SA0/AD0 low).
+        public var usualAddress: I2CAddress {
+            switch self {
+            case .lsm6dsox, .lsm6dsl, .lsm6ds3: I2CAddress(0x6A)
+            case .mpu6050, .mpu6500, .mpu9250: I2CAddress(0x68)
+            }
+        }
+
+        /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9250,
+        /// whose AK8963 is inside the package.
+        public var usualMagnetometer: Magnetometer? {
+            switch self {
+            case .lsm6dsox, .lsm6dsl, .lsm6ds3: .lis3mdl
+            case .mpu6050, .mpu6500: .qmc5883l
+            case .mpu9250: nil
+            }
+        }
+    }
+
+    /// The separate magnetometer chips the simulator can put on the board; the raw value is the CLI name.
+    public enum Magnetometer: String, CaseIterable, Sendable {
+        case lis3mdl, lis2mdl, qmc5883l, hmc5883l
+
+        public var usualAddress: I2CAddress {
+            switch self {
+            case .lis3mdl: I2CAddress(0x1C)
+            case .lis2mdl, .hmc5883l: I2CAddress(0x1E)
+            case .qmc5883l: I2CAddress(0x0D)
+            }
+        }
+    }
+
+    /// Which separate magnetometer to attach.
+    public enum MagnetometerChoice: Sendable, Equatable {
+        /// The IMU's ``IMU/usualMagnetometer``.
+        case usual
+        /// No separate magnetometer (an MPU-9250 still has its AK8963).
+        case none
+        case chip(Magnetometer)
+
+        /// Parses a CLI name: a ``Magnetometer`` raw value, `none` or `usual`; nil otherwise.
+        public init?(name: String) {
+            switch name.lowercased() {
+            case "usual": self = .usual
+            case "none": self = .none
+            default:
+                guard let chip = Magnetometer(rawValue: name.lowercased()) else { return nil }
+                self = .chip(chip)
+            }
+        }
+    }
+
+    /// One chip on the board.
+    public struct Chip: Sendable {
+        public var address: I2CAddress
+        public var device: any SimulatedDevice
+        /// True for the MPU-9250's AK8963: it answers only with the I2C bypass enabled.
+        public var behindBypass: Bool
+    }
+
+    /// The names `--imu` accepts.
+    public static var imuChoices: [String] { IMU.allCases.map(\.rawValue) }
+    /// The names `--magnetometer` accepts.
+    public static var magnetometerChoices: [String] { Magnetometer.allCases.map(\.rawValue) + ["none", "usual"] }
+
+    public let bus: SimulatedBus
+    public let imu: any SimulatedDevice
+    public let imuAddress: I2CAddress
+    /// The separate magnetometer, or the MPU-9250's AK8963 when there is none.
+    public let magnetometer: (any SimulatedDevice)?
+    public let magnetometerAddress: I2CAddress?
+    /// Every chip attached, in address order.
+    public let chips: [Chip]
+
+    /// - Parameters:
+    ///   - imu: which IMU emulator; at `imuAddress` or its usual address.
+    ///   - magnetometer: which separate magnetometer; at `magnetometerAddress` or its usual address.
+    ///   - source: what the chips experience (each reads it as its own axes).
+    ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
+    ///   - imuOptions, magnetometerOptions: clock drift and dead axes of each chip.
+    public init(
+        imu: IMU = .lsm6dsox, imuAddress: I2CAddress? = nil,
+        magnetometer: MagnetometerChoice = .usual, magnetometerAddress: I2CAddress? = nil,
+        source: any PhysicalSource, now: @escaping @Sendable () -> Double,
+        imuOptions: EmulatorOptions = .init(), magnetometerOptions: EmulatorOptions = .init(),
+        busName: String = "simulated"
+    ) {
+        let bus = SimulatedBus(name: busName, now: now)
+        let address = imuAddress ?? imu.usualAddress
+        var chips: [Chip] = []
+        var builtInMagnetometer: (any SimulatedDevice)?
+
+        let imuDevice: any SimulatedDevice
+        switch imu {
+        case .lsm6dsox: imuDevice = LSM6DSOXEmulator(source: source, now: now, options: imuOptions)
+        case .lsm6dsl: imuDevice = LSM6DSLEmulator(source: source, now: now, options: imuOptions)
+        case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
+        case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)
+        case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
+        case .mpu9250:
+            let mpu = MPU9250Emulator(source: source, now: now, options: imuOptions)
+            mpu.attach(to: bus, at: address)
+            builtInMagnetometer = mpu.magnetometer
+            chips.append(Chip(address: MPU9250Emulator.magnetometerAddress, device: mpu.magnetometer, behindBypass: true))
+            imuDevice = mpu
+        }
+        if imu != .mpu9250 { bus.attach(imuDevice, at: address) }
+        chips.append(Chip(address: address, device: imuDevice, behindBypass: false))
+
+        let chosen: Magnetometer? = switch magnetometer {
+        case .usual: imu.usualMagnetometer
+        case .none: nil
+        case .chip(let chip): chip
+        }
+        if let chosen {
+            let device: any SimulatedDevice = switch chosen {
+            case .lis3mdl: LIS3MDLEmulator(source: source, now: now, options: magnetometerOptions)
+            case .lis2mdl: LIS2MDLEmulator(source: source, now: now, options: magnetometerOptions)
+            case .qmc5883l: QMC5883LEmulator(source: source, now: now, options: magnetometerOptions)
+            case .hmc5883l: HMC5883LEmulator(source: source, now: now, options: magnetometerOptions)
+            }
+            let address = magnetometerAddress ?? chosen.usualAddress
+            bus.attach(device, at: address)
+            chips.append(Chip(address: address, device: device, behindBypass: false))
+            self.magnetometer = device
+            self.magnetometerAddress = address
+        } else {
+            self.magnetometer = builtInMagnetometer
+            self.magnetometerAddress = builtInMagnetometer == nil ? nil : MPU9250Emulator.magnetometerAddress
+        }
+        self.bus = bus
+        self.imu = imuDevice
+        self.imuAddress = address
+        self.chips = chips.sorted { $0.address < $1.address }
+    }
+}

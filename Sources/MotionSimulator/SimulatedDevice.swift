@@ -1,0 +1,122 @@
+import Synchronization
+
+/// A chip attached to a ``SimulatedBus``, driven one I2C step at a time.
+///
+/// Register-file chips follow the usual convention: the first byte of a write step sets the
+/// register pointer, the following bytes are written from the pointer on, and a read step returns
+/// bytes from the pointer on; how the pointer moves after each byte (auto-increment, wrap-around,
+/// FIFO registers that do not advance) is the chip's own rule, taken from its datasheet.
+public protocol SimulatedDevice: AnyObject, Sendable {
+    /// The chip as its datasheet names it: `LSM6DSOX`, `MPU-6050`, …
+    var chipName: String { get }
+    /// One write step of a transaction addressed to this chip (may be empty: a probe's quick write).
+    func handleWrite(_ bytes: [UInt8])
+    /// One read step of a transaction addressed to this chip: `count` bytes.
+    func handleRead(count: Int) -> [UInt8]
+    /// A power cycle: every register back to its power-on value, FIFO empty, sensors off.
+    func powerOnReset()
+}
+
+/// One sensing axis of one sensor inside a chip, e.g. to declare it dead.
+public enum SensorAxis: Hashable, Sendable {
+    public enum Axis: Int, Hashable, Sendable, CaseIterable { case x = 0, y = 1, z = 2 }
+    case accelerometer(Axis)
+    case gyroscope(Axis)
+    case magnetometer(Axis)
+}
+
+/// How an emulated chip deviates from an ideal one.
+public struct EmulatorOptions: Sendable, Equatable {
+    /// Error of the chip's own oscillator in parts per million; positive means the chip's output
+    /// data rate runs fast (more FIFO frames per second of simulated time than nominal).
+    public var clockDriftPPM: Double
+    /// Axes whose sensing element is broken: they read 0 whatever the input, self-test included,
+    /// so a self-test reports a failure on them.
+    public var deadAxes: Set<SensorAxis>
+
+    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = []) {
+        self.clockDriftPPM = clockDriftPPM
+        self.deadAxes = deadAxes
+    }
+}
+
+/// Behaviour shared by the register-level chip models. Each model is a value type kept behind the
+/// emulator's mutex; `time` is the simulation time (seconds) of the bus step being served.
+protocol RegisterChip: Sendable {
+    /// The register address the next byte is read from or written to.
+    var pointer: UInt8 { get set }
+    /// Brings sampling up to `time`: produces due FIFO frames, sets data-ready flags, refreshes
+    /// the output registers. Called before every bus step.
+    mutating func advance(to time: Double)
+    /// Interprets the first byte of a write step (usually: the register address).
+    mutating func setPointer(fromSubAddress byte: UInt8)
+    /// A bus write of one byte to `register`.
+    mutating func write(_ value: UInt8, to register: UInt8, at time: Double)
+    /// A bus read of one byte from `register` (may have side effects: FIFO pop, flag clear).
+    mutating func read(_ register: UInt8) -> UInt8
+    /// Where the pointer goes after a byte at `register` was transferred.
+    func pointer(after register: UInt8) -> UInt8
+    /// The register as held, without side effects.
+    func peek(_ register: UInt8) -> UInt8
+    mutating func powerOnReset()
+}
+
+extension RegisterChip {
+    mutating func setPointer(fromSubAddress byte: UInt8) { pointer = byte }
+
+    mutating func handleWrite(_ bytes: [UInt8], at time: Double) {
+        guard let subAddress = bytes.first else { return }
+        advance(to: time)
+        setPointer(fromSubAddress: subAddress)
+        for value in bytes.dropFirst() {
+            let register = pointer
+            write(value, to: register, at: time)
+            pointer = pointer(after: register)
+        }
+    }
+
+    mutating func handleRead(count: Int, at time: Double) -> [UInt8] {
+        advance(to: time)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(max(0, count))
+        for _ in 0..<max(0, count) {
+            let register = pointer
+            bytes.append(read(register))
+            pointer = pointer(after: register)
+        }
+        return bytes
+    }
+}
+
+/// The mutex and clock every emulator class wraps around its chip model.
+final class EmulatorEngine<Chip: RegisterChip>: Sendable {
+    let chip: Mutex<Chip>
+    let now: @Sendable () -> Double
+
+    init(_ chip: Chip, now: @escaping @Sendable () -> Double) {
+        self.chip = Mutex(chip)
+        self.now = now
+    }
+
+    func handleWrite(_ bytes: [UInt8]) {
+        let time = now()
+        chip.withLock { $0.handleWrite(bytes, at: time) }
+    }
+
+    func handleRead(count: Int) -> [UInt8] {
+        let time = now()
+        return chip.withLock { $0.handleRead(count: count, at: time) }
+    }
+
+    func powerOnReset() {
+        chip.withLock { $0.powerOnReset() }
+    }
+
+    func peek(_ register: UInt8) -> UInt8 {
+        chip.withLock { $0.peek(register) }
+    }
+
+    func withChip<T>(_ body: (inout Chip) -> T) -> T {
+        chip.withLock { body(&$0) }
+    }
+}

@@ -1,0 +1,47 @@
+import I2C
+import MotionSimulator
+import Timing
+
+/// A physical input with every component distinct, so swapped axes show up.
+func testState(
+    accelerationG: SIMD3<Double> = SIMD3(0.25, -0.5, 1),
+    rateDPS: SIMD3<Double> = SIMD3(10, -20, 30),
+    fieldMicrotesla: SIMD3<Double> = SIMD3(20.7, -5.3, -44.4),
+    temperature: Double = 30
+) -> ConstantSource {
+    ConstantSource(PhysicalState(
+        time: 0,
+        specificForce: accelerationG * PhysicalState.standardGravity,
+        angularRate: rateDPS * .pi / 180,
+        magneticField: fieldMicrotesla,
+        temperature: temperature))
+}
+
+/// A bus with one device at `address`, on a virtual clock.
+func busWith(_ device: any SimulatedDevice, at address: UInt8, clock: VirtualClock) -> SimulatedBus {
+    let bus = SimulatedBus(now: { clock.now })
+    bus.attach(device, at: I2CAddress(address))
+    return bus
+}
+
+func int16LE(_ bytes: [UInt8], _ index: Int) -> Int16 {
+    Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)
+}
+
+func int16BE(_ bytes: [UInt8], _ index: Int) -> Int16 {
+    Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
+}
+
+/// The three little-endian axes of a 6-byte output block.
+func axesLE(_ bytes: [UInt8], from offset: Int = 0) -> SIMD3<Int16> {
+    SIMD3(int16LE(bytes, offset), int16LE(bytes, offset + 2), int16LE(bytes, offset + 4))
+}
+
+func axesBE(_ bytes: [UInt8], from offset: Int = 0) -> SIMD3<Int16> {
+    SIMD3(int16BE(bytes, offset), int16BE(bytes, offset + 2), int16BE(bytes, offset + 4))
+}
+
+/// `value / sensitivity` rounded to the nearest LSB, as the test computes it from the datasheet.
+func expectedLSB(_ value: SIMD3<Double>, _ sensitivity: Double) -> SIMD3<Int16> {
+    SIMD3(Int16((value.x / sensitivity).rounded()), Int16((value.y / sensitivity).rounded()), Int16((value.z / sensitivity).rounded()))
+}
