@@ -1,0 +1,97 @@
+import Synchronization
+
+/// Adds sensor errors to what another source says the chip experiences: sensitivity (scale
+/// factor, cross-axis, soft iron), constant biases and hard iron, bias random walks, and white
+/// noise. Units and axes are the base source's (chip axes, SI / µT).
+///
+/// Reproducible: noise for sample k = round(t · sampleRate) is a hash of (seed, k, channel), so
+/// asking for the same time twice gives the same value. The bias walks are integrated forward
+/// sample by sample and cached; asking for an earlier time than the last recomputes from 0
+/// (correct, but slow for long runs; emulators ask in non-decreasing order).
+public final class ErrorModelSource: PhysicalSource {
+    public let base: any PhysicalSource
+    public let imu: IMUErrorModel
+    public let magnetometer: MagnetometerErrorModel
+    public let seed: UInt64
+    /// Hz: the rate at which noise is drawn. Set it to the chip's output data rate: the noise
+    /// standard deviation per sample is density·√(sampleRate/2).
+    public let sampleRate: Double
+
+    private let accelerometerSensitivity: SimMatrix3
+    private let gyroscopeSensitivity: SimMatrix3
+    private let accelerometerSigma: SIMD3<Double>
+    private let gyroscopeSigma: SIMD3<Double>
+    private let magnetometerSigma: SIMD3<Double>
+    private let accelerometerWalkStep: Double
+    private let gyroscopeWalkStep: Double
+    private let walk = Mutex(BiasWalk())
+
+    private struct BiasWalk {
+        var index: Int64 = 0
+        var accelerometer = SIMD3<Double>.zero
+        var gyroscope = SIMD3<Double>.zero
+    }
+
+    private enum Channel {
+        static let accelerometerNoise: UInt64 = 0
+        static let gyroscopeNoise: UInt64 = 3
+        static let magnetometerNoise: UInt64 = 6
+        static let accelerometerWalk: UInt64 = 9
+        static let gyroscopeWalk: UInt64 = 12
+    }
+
+    public init(
+        base: any PhysicalSource, imu: IMUErrorModel = .ideal, magnetometer: MagnetometerErrorModel = .ideal,
+        seed: UInt64, sampleRate: Double = 100
+    ) {
+        self.base = base
+        self.imu = imu
+        self.magnetometer = magnetometer
+        self.seed = seed
+        self.sampleRate = max(sampleRate, 1e-6)
+        let bandwidth = (self.sampleRate / 2).squareRoot()
+        accelerometerSensitivity = imu.accelerometer.sensitivity
+        gyroscopeSensitivity = imu.gyroscope.sensitivity
+        accelerometerSigma = imu.accelerometer.noiseDensity * bandwidth
+        gyroscopeSigma = imu.gyroscope.noiseDensity * bandwidth
+        magnetometerSigma = magnetometer.noiseDensity * bandwidth
+        let step = (1 / self.sampleRate).squareRoot()
+        accelerometerWalkStep = imu.accelerometer.biasRandomWalk * step
+        gyroscopeWalkStep = imu.gyroscope.biasRandomWalk * step
+    }
+
+    public func state(at time: Double) -> PhysicalState {
+        var state = base.state(at: time)
+        let index = Int64((time * sampleRate).rounded())
+        let (accelerometerWalk, gyroscopeWalk) = biasWalk(at: index)
+        state.specificForce = accelerometerSensitivity * state.specificForce + imu.accelerometer.bias + accelerometerWalk
+            + accelerometerSigma * gaussians(index, Channel.accelerometerNoise)
+        state.angularRate = gyroscopeSensitivity * state.angularRate + imu.gyroscope.bias + gyroscopeWalk
+            + gyroscopeSigma * gaussians(index, Channel.gyroscopeNoise)
+        state.magneticField = magnetometer.softIron * state.magneticField + magnetometer.hardIron
+            + magnetometerSigma * gaussians(index, Channel.magnetometerNoise)
+        return state
+    }
+
+    @inline(__always)
+    private func gaussians(_ index: Int64, _ channel: UInt64) -> SIMD3<Double> {
+        SIMD3(
+            SplitMix64.gaussian(seed: seed, index: index, channel: channel),
+            SplitMix64.gaussian(seed: seed, index: index, channel: channel + 1),
+            SplitMix64.gaussian(seed: seed, index: index, channel: channel + 2))
+    }
+
+    /// The random-walk part of both biases at sample `index` (zero at and before sample 0).
+    private func biasWalk(at index: Int64) -> (SIMD3<Double>, SIMD3<Double>) {
+        guard accelerometerWalkStep > 0 || gyroscopeWalkStep > 0, index > 0 else { return (.zero, .zero) }
+        return walk.withLock { walk in
+            if index < walk.index { walk = BiasWalk() }
+            while walk.index < index {
+                walk.index += 1
+                walk.accelerometer += accelerometerWalkStep * gaussians(walk.index, Channel.accelerometerWalk)
+                walk.gyroscope += gyroscopeWalkStep * gaussians(walk.index, Channel.gyroscopeWalk)
+            }
+            return (walk.accelerometer, walk.gyroscope)
+        }
+    }
+}
