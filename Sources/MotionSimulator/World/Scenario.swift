@@ -86,7 +86,7 @@ public struct Scenario: Sendable {
         script: MotionScript([.rest(2), .figureEight(for: 120), .rest(2)]))
 
     public static let tumble = Scenario(
-        name: "tumble", summary: "free, smooth random tumbling up to 230 °/s (seed 1), looping",
+        name: "tumble", summary: "free, smooth random tumbling, never above 230 °/s (seed 1), looping",
         script: MotionScript([.rest(1), .tumble(for: 120, maximumRate: 4, seed: 1), .rest(1)], endBehavior: .loop))
 
     public static let walk = Scenario(
