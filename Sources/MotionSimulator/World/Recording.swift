@@ -134,9 +134,9 @@ public struct Recording: Sendable, Equatable {
         var index: [String: Int] = [:]
         var samples: [RecordedSample] = []
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // `isNewline` also splits "\r\n", which Swift treats as a single character.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard let names = header else {
