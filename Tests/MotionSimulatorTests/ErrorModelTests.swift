@@ -138,6 +138,11 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         #expect(times.map { first.state(at: $0) } == times.map { first.state(at: $0) })
         #expect(first.state(at: 3.21) == first.state(at: 3.21))
         #expect(times.map { other.state(at: $0) } != forward)
+        // Beyond the kept history: go 60 s ahead, then back to the start.
+        let later = first.state(at: 60)
+        #expect(first.state(at: 1.5) == forward[150])
+        #expect(first.state(at: 60) == later)
+        #expect(second.state(at: 60) == later)
     }
 
     @Test func presetsCarryTheDatasheetNoiseDensities() {

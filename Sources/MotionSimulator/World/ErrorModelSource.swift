@@ -6,8 +6,12 @@ import Synchronization
 ///
 /// Reproducible: noise for sample k = round(t · sampleRate) is a hash of (seed, k, channel), so
 /// asking for the same time twice gives the same value. The bias walks are integrated forward
-/// sample by sample and cached; asking for an earlier time than the last recomputes from 0
-/// (correct, but slow for long runs; emulators ask in non-decreasing order).
+/// sample by sample; the last ``walkHistory`` samples are kept, so an emulator may look back a
+/// little (a FIFO, a second chip on a slower clock). Asking further back recomputes from sample 0:
+/// still correct, but slow late in a long run.
+///
+/// For an IMU and a magnetometer running at different rates, wrap the world twice: one source
+/// with the IMU model at the IMU's rate, one with the magnetometer model at its rate.
 public final class ErrorModelSource: PhysicalSource {
     public let base: any PhysicalSource
     public let imu: IMUErrorModel
@@ -26,10 +30,18 @@ public final class ErrorModelSource: PhysicalSource {
     private let gyroscopeWalkStep: Double
     private let walk = Mutex(BiasWalk())
 
+    /// Samples of bias walk kept for looking back.
+    public static let walkHistory = 4096
+
+    /// The walk at `index`, and the last `walkHistory` values in a ring (slot index % walkHistory).
     private struct BiasWalk {
         var index: Int64 = 0
         var accelerometer = SIMD3<Double>.zero
         var gyroscope = SIMD3<Double>.zero
+        var accelerometerHistory = [SIMD3<Double>](repeating: .zero, count: ErrorModelSource.walkHistory)
+        var gyroscopeHistory = [SIMD3<Double>](repeating: .zero, count: ErrorModelSource.walkHistory)
+
+        static func slot(_ index: Int64) -> Int { Int(index % Int64(ErrorModelSource.walkHistory)) }
     }
 
     private enum Channel {
@@ -85,11 +97,20 @@ public final class ErrorModelSource: PhysicalSource {
     private func biasWalk(at index: Int64) -> (SIMD3<Double>, SIMD3<Double>) {
         guard accelerometerWalkStep > 0 || gyroscopeWalkStep > 0, index > 0 else { return (.zero, .zero) }
         return walk.withLock { walk in
-            if index < walk.index { walk = BiasWalk() }
+            if index <= walk.index {
+                if index > walk.index - Int64(Self.walkHistory) {
+                    let slot = BiasWalk.slot(index)
+                    return (walk.accelerometerHistory[slot], walk.gyroscopeHistory[slot])
+                }
+                walk = BiasWalk()
+            }
             while walk.index < index {
                 walk.index += 1
                 walk.accelerometer += accelerometerWalkStep * gaussians(walk.index, Channel.accelerometerWalk)
                 walk.gyroscope += gyroscopeWalkStep * gaussians(walk.index, Channel.gyroscopeWalk)
+                let slot = BiasWalk.slot(walk.index)
+                walk.accelerometerHistory[slot] = walk.accelerometer
+                walk.gyroscopeHistory[slot] = walk.gyroscope
             }
             return (walk.accelerometer, walk.gyroscope)
         }
