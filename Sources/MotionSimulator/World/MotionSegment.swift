@@ -90,7 +90,7 @@ public struct MotionSegment: Sendable {
     /// Taps: every `period` seconds the device is pushed `depth` metres along `axis` (device
     /// frame; `(0, 0, −1)` is a finger on the screen) and back within `width` seconds. Peak
     /// acceleration is 4π²·depth/width².
-    public static func taps(along axis: SIMD3<Double> = SIMD3(0, 0, -1), depth: Double = 0.0004, width: Double = 0.04, period: Double = 0.5, for duration: Double) -> MotionSegment {
+    public static func taps(along axis: SIMD3<Double> = SIMD3(0, 0, -1), depth: Double = 0.0003, width: Double = 0.04, period: Double = 0.5, for duration: Double) -> MotionSegment {
         let unit = length(axis) > 0 ? axis / length(axis) : SIMD3(0, 0, -1)
         return MotionSegment(duration: duration, kind: .taps(axis: unit, depth: depth, width: width, period: period))
     }

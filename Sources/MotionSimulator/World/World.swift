@@ -16,6 +16,16 @@ public struct GroundTruth: Sendable, Equatable {
     public var velocity: SIMD3<Double>
     /// m/s², world frame (without gravity).
     public var acceleration: SIMD3<Double>
+
+    /// Gravity in g, device frame, Core Motion sign (face up: (0, 0, −1)) — what a perfect
+    /// `DeviceMotion.gravity` reports.
+    public var gravity: SIMD3<Double> { attitude.inverseRotate(SIMD3(0, 0, -1)) }
+
+    /// Acceleration the user gives the device, in g, device frame — what a perfect
+    /// `DeviceMotion.userAcceleration` reports.
+    public var userAcceleration: SIMD3<Double> {
+        attitude.inverseRotate(acceleration) / PhysicalState.standardGravity
+    }
 }
 
 /// The simulated world: a motion script played from `startTime`, gravity, the Earth's field at a
