@@ -21,10 +21,11 @@ public struct GroundTruth: Sendable, Equatable {
     /// `DeviceMotion.gravity` reports.
     public var gravity: SIMD3<Double> { attitude.inverseRotate(SIMD3(0, 0, -1)) }
 
-    /// Acceleration the user gives the device, in g, device frame — what a perfect
-    /// `DeviceMotion.userAcceleration` reports.
+    /// Acceleration the user gives the device, in g, device frame, Core Motion sign (opposite to
+    /// the acceleration, like the raw reading) — what a perfect `DeviceMotion.userAcceleration`
+    /// reports. `gravity + userAcceleration` is the Core Motion accelerometer reading, −f/g.
     public var userAcceleration: SIMD3<Double> {
-        attitude.inverseRotate(acceleration) / PhysicalState.standardGravity
+        -attitude.inverseRotate(acceleration) / PhysicalState.standardGravity
     }
 }
 
