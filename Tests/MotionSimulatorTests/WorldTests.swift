@@ -268,5 +268,7 @@ private func largestComponent(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(
         #expect(world.truth(at: 10).angularRate == .zero)
         #expect(world.truth(at: 1000.5).attitude == world.truth(at: 0).attitude)
         #expect(world.truth(at: 1030).angularRate != .zero)
+        #expect(world.truth(at: .nan).attitude == world.truth(at: 0).attitude)
+        #expect(ErrorModelSource(base: world, imu: .mpu6050, seed: 1).state(at: .infinity).specificForce.z > 9)
     }
 }

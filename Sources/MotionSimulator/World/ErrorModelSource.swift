@@ -74,7 +74,9 @@ public final class ErrorModelSource: PhysicalSource {
 
     public func state(at time: Double) -> PhysicalState {
         var state = base.state(at: time)
-        let index = Int64((time * sampleRate).rounded())
+        let scaled = (time * sampleRate).rounded()
+        // A time that is not a finite number of samples (NaN, ±∞) reads as sample 0.
+        let index = scaled.isFinite ? Int64(max(-1e18, min(1e18, scaled))) : 0
         let (accelerometerWalk, gyroscopeWalk) = biasWalk(at: index)
         state.specificForce = accelerometerSensitivity * state.specificForce + imu.accelerometer.bias + accelerometerWalk
             + accelerometerSigma * gaussians(index, Channel.accelerometerNoise)

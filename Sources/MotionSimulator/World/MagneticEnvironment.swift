@@ -15,7 +15,8 @@ public struct EarthField: Sendable, Equatable {
         self.declination = declination
     }
 
-    /// Berlin, Germany (52.5° N, 13.4° E), WMM2025 at 2025.0: F ≈ 49.8 µT, I ≈ 68.3°, D ≈ +4.3°.
+    /// Berlin, Germany (52.5° N, 13.4° E), rounded World Magnetic Model values for the early 2020s:
+    /// F ≈ 49.8 µT, I ≈ 68.3° down, D ≈ +4.3° (east; it grows by about 0.15° a year).
     public static let berlin = EarthField(
         magnitude: 49.8, inclination: 68.3 * .pi / 180, declination: 4.3 * .pi / 180)
 

@@ -81,8 +81,10 @@ public struct MotionScript: Sendable {
     /// Start time (script seconds) of each played segment, including any appended return.
     public var segmentStartTimes: [Double] { starts }
 
-    /// The motion at `time` seconds into the script (before 0: the starting pose).
+    /// The motion at `time` seconds into the script (before 0, or not a finite number: the
+    /// starting pose).
     func kinematics(at time: Double) -> Kinematics {
+        guard time.isFinite else { return plans[0].kinematics(at: 0) }
         var t = time
         if endBehavior == .loop, duration > 0, t >= duration {
             t = t.truncatingRemainder(dividingBy: duration)

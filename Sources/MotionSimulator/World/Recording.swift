@@ -89,9 +89,12 @@ public struct Recording: Sendable, Equatable {
     /// The header ``csv()`` writes, in order.
     public static let columns = requiredColumns + magneticFieldColumns + [temperatureColumn]
 
-    /// Samples `source` every 1/`rate` seconds for `duration` seconds starting at `start`.
+    /// Samples `source` every 1/`rate` seconds for `duration` seconds starting at `start`
+    /// (no samples unless both are positive and finite).
     public static func record(_ source: any PhysicalSource, from start: Double = 0, duration: Double, rate: Double) -> Recording {
-        let count = Int((duration * rate).rounded(.down)) + 1
+        let span = (duration * rate).rounded(.down)
+        guard span.isFinite, span >= 0, rate > 0 else { return Recording(samples: []) }
+        let count = Int(min(span, 1e9)) + 1
         return Recording(samples: (0..<count).map { RecordedSample(source.state(at: start + Double($0) / rate)) })
     }
 

@@ -2,7 +2,8 @@
 public struct GroundTruth: Sendable, Equatable {
     /// Seconds since boot.
     public var time: Double
-    /// Device frame → world frame (East-North-Up).
+    /// Device frame → world frame (East-North-Up). q and −q are the same attitude and the sign
+    /// may change between segments: compare attitudes with `angle(to:)`, not component-wise.
     public var attitude: SimQuaternion
     /// rad/s, device frame, right-hand rule.
     public var angularRate: SIMD3<Double>
