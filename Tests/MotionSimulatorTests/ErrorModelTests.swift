@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MotionSimulator
 
@@ -47,6 +48,28 @@ private func fitLinear(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) -> (ma
     return (SimMatrix3(rows: rows[0], rows[1], rows[2]), offset)
 }
 
+/// One-sided power spectral density averaged over segments of `length` samples (Welch, no
+/// window, no overlap) and over all bins but DC and Nyquist; returns its square root, unit/√Hz.
+private func averageAmplitudeDensity(_ values: [Double], rate: Double, length: Int = 128) -> Double {
+    var total = 0.0, bins = 0
+    for start in stride(from: 0, through: values.count - length, by: length) {
+        let segment = Array(values[start..<start + length])
+        let m = mean(segment)
+        for k in 1..<length / 2 {
+            var re = 0.0, im = 0.0
+            for (n, value) in segment.enumerated() {
+                let phase = -2 * Double.pi * Double(k * n) / Double(length)
+                re += (value - m) * cos(phase)
+                im += (value - m) * sin(phase)
+            }
+            // One-sided PSD: 2·|X_k|² / (fs·N).
+            total += 2 * (re * re + im * im) / (rate * Double(length))
+            bins += 1
+        }
+    }
+    return (total / Double(bins)).squareRoot()
+}
+
 private func frobenius(_ m: SimMatrix3) -> Double { m.rowMajor.reduce(0) { $0 + $1 * $1 }.squareRoot() }
 private func difference(_ a: SimMatrix3, _ b: SimMatrix3) -> SimMatrix3 {
     SimMatrix3(rows: a.row0 - b.row0, a.row1 - b.row1, a.row2 - b.row2)
@@ -76,6 +99,15 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
                 #expect(abs(density / configured[axis] - 1) < 0.05, "\(path) axis \(axis): \(density) vs \(configured[axis])")
                 #expect(abs(lagOneCorrelation(values)) < 0.03, "noise must be white")
             }
+        }
+        // The same from the spectrum (Welch), on one axis of each sensor.
+        let spectral: [(Double, Double)] = [
+            (averageAmplitudeDensity(states.prefix(8192).map(\.specificForce.z), rate: rate), imu.accelerometer.noiseDensity.z),
+            (averageAmplitudeDensity(states.prefix(8192).map(\.angularRate.x), rate: rate), imu.gyroscope.noiseDensity.x),
+            (averageAmplitudeDensity(states.prefix(8192).map(\.magneticField.y), rate: rate), magnetometer.noiseDensity.y),
+        ]
+        for (measured, configured) in spectral {
+            #expect(abs(measured / configured - 1) < 0.05, "spectral density \(measured) vs \(configured)")
         }
     }
 
