@@ -1,0 +1,176 @@
+import Foundation
+
+/// One recorded instant: what the chip experienced (or what a calibrated sensor read), chip axes.
+public struct RecordedSample: Sendable, Equatable {
+    /// Seconds since boot.
+    public var time: Double
+    /// m/s² (accelerometer sign: face up at rest is (0, 0, +9.80665)).
+    public var specificForce: SIMD3<Double>
+    /// rad/s, right-hand rule.
+    public var angularRate: SIMD3<Double>
+    /// µT; zero when the recording has no magnetometer.
+    public var magneticField: SIMD3<Double>
+    /// °C.
+    public var temperature: Double
+
+    public init(time: Double, specificForce: SIMD3<Double>, angularRate: SIMD3<Double>, magneticField: SIMD3<Double> = .zero, temperature: Double = 25) {
+        self.time = time
+        self.specificForce = specificForce
+        self.angularRate = angularRate
+        self.magneticField = magneticField
+        self.temperature = temperature
+    }
+
+    public init(_ state: PhysicalState) {
+        self.init(time: state.time, specificForce: state.specificForce, angularRate: state.angularRate,
+                  magneticField: state.magneticField, temperature: state.temperature)
+    }
+
+    public var physicalState: PhysicalState {
+        PhysicalState(time: time, specificForce: specificForce, angularRate: angularRate,
+                      magneticField: magneticField, temperature: temperature)
+    }
+}
+
+/// Why a recording could not be read or written.
+public enum RecordingError: Error, CustomStringConvertible {
+    /// The file could not be opened or read.
+    case cannotRead(path: String, cause: any Error)
+    /// The file could not be written.
+    case cannotWrite(path: String, cause: any Error)
+    /// No header line, or it lacks a required column.
+    case missingColumn(String)
+    /// A value that is not a number (line numbers count from 1, the header is line 1).
+    case badValue(line: Int, column: String, text: String)
+    /// A line with fewer fields than the header.
+    case shortLine(line: Int, expected: Int, found: Int)
+    /// Time went backwards.
+    case timeNotIncreasing(line: Int)
+    /// No samples.
+    case empty
+
+    public var description: String {
+        switch self {
+        case let .cannotRead(path, cause): "cannot read recording \(path): \(cause) (check the path and permissions)"
+        case let .cannotWrite(path, cause): "cannot write recording \(path): \(cause) (check the directory exists and is writable)"
+        case let .missingColumn(name): "recording has no column \"\(name)\" (the header must name \(Recording.requiredColumns.joined(separator: ", ")))"
+        case let .badValue(line, column, text): "recording line \(line), column \(column): \"\(text)\" is not a number"
+        case let .shortLine(line, expected, found): "recording line \(line) has \(found) fields, the header has \(expected)"
+        case let .timeNotIncreasing(line): "recording line \(line): time goes backwards (samples must be in time order)"
+        case .empty: "recording has no samples"
+        }
+    }
+}
+
+/// A sequence of samples in time order, read from or written to CSV.
+///
+/// CSV format: optional `#` comment lines, then a header naming columns with their units, then one
+/// line per sample. Columns are found by name, so extra columns (raw chip counts, for example)
+/// are ignored when reading:
+///
+///     time_s,specific_force_x_m_s2,specific_force_y_m_s2,specific_force_z_m_s2,angular_rate_x_rad_s,angular_rate_y_rad_s,angular_rate_z_rad_s,magnetic_field_x_uT,magnetic_field_y_uT,magnetic_field_z_uT,temperature_C
+///
+/// Time, specific force and angular rate are required; a missing magnetic field reads as zero, a
+/// missing temperature as 25 °C.
+public struct Recording: Sendable, Equatable {
+    public var samples: [RecordedSample]
+
+    public init(samples: [RecordedSample]) {
+        self.samples = samples
+    }
+
+    public static let timeColumn = "time_s"
+    public static let specificForceColumns = ["specific_force_x_m_s2", "specific_force_y_m_s2", "specific_force_z_m_s2"]
+    public static let angularRateColumns = ["angular_rate_x_rad_s", "angular_rate_y_rad_s", "angular_rate_z_rad_s"]
+    public static let magneticFieldColumns = ["magnetic_field_x_uT", "magnetic_field_y_uT", "magnetic_field_z_uT"]
+    public static let temperatureColumn = "temperature_C"
+    /// The columns every recording needs.
+    public static let requiredColumns = [timeColumn] + specificForceColumns + angularRateColumns
+    /// The header ``csv()`` writes, in order.
+    public static let columns = requiredColumns + magneticFieldColumns + [temperatureColumn]
+
+    /// Samples `source` every 1/`rate` seconds for `duration` seconds starting at `start`
+    /// (no samples unless both are positive and finite).
+    public static func record(_ source: any PhysicalSource, from start: Double = 0, duration: Double, rate: Double) -> Recording {
+        let span = (duration * rate).rounded(.down)
+        guard span.isFinite, span >= 0, rate > 0 else { return Recording(samples: []) }
+        let count = Int(min(span, 1e9)) + 1
+        return Recording(samples: (0..<count).map { RecordedSample(source.state(at: start + Double($0) / rate)) })
+    }
+
+    /// The recording as CSV text (header line, then one line per sample; values printed so that
+    /// they read back exactly).
+    public func csv() -> String {
+        var text = Self.columns.joined(separator: ",") + "\n"
+        for s in samples {
+            let values = [s.time, s.specificForce.x, s.specificForce.y, s.specificForce.z,
+                          s.angularRate.x, s.angularRate.y, s.angularRate.z,
+                          s.magneticField.x, s.magneticField.y, s.magneticField.z, s.temperature]
+            text += values.map { "\($0)" }.joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// Writes ``csv()`` to `path`.
+    public func write(to path: String) throws(RecordingError) {
+        do {
+            try csv().write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw .cannotWrite(path: path, cause: error)
+        }
+    }
+
+    /// Reads a CSV file (see the type's documentation for the format).
+    public init(contentsOf path: String) throws(RecordingError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .cannotRead(path: path, cause: error)
+        }
+        try self.init(csv: text)
+    }
+
+    /// Parses CSV text (see the type's documentation for the format).
+    public init(csv text: String) throws(RecordingError) {
+        var header: [Substring]?
+        var index: [String: Int] = [:]
+        var samples: [RecordedSample] = []
+        var lineNumber = 0
+        // `isNewline` also splits "\r\n", which Swift treats as a single character.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            lineNumber += 1
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard let names = header else {
+                header = fields
+                for (position, name) in fields.enumerated() {
+                    index[name.trimmingCharacters(in: .whitespaces)] = position
+                }
+                for name in Self.requiredColumns where index[name] == nil { throw .missingColumn(name) }
+                continue
+            }
+            guard fields.count >= names.count else {
+                throw .shortLine(line: lineNumber, expected: names.count, found: fields.count)
+            }
+            func value(_ column: String, default fallback: Double? = nil) throws(RecordingError) -> Double {
+                guard let position = index[column] else { return fallback ?? 0 }
+                let text = fields[position].trimmingCharacters(in: .whitespaces)
+                guard let number = Double(text) else { throw .badValue(line: lineNumber, column: column, text: text) }
+                return number
+            }
+            func vector(_ columns: [String]) throws(RecordingError) -> SIMD3<Double> {
+                SIMD3(try value(columns[0]), try value(columns[1]), try value(columns[2]))
+            }
+            let sample = RecordedSample(
+                time: try value(Self.timeColumn), specificForce: try vector(Self.specificForceColumns),
+                angularRate: try vector(Self.angularRateColumns), magneticField: try vector(Self.magneticFieldColumns),
+                temperature: try value(Self.temperatureColumn, default: 25))
+            if let last = samples.last, sample.time < last.time { throw .timeNotIncreasing(line: lineNumber) }
+            samples.append(sample)
+        }
+        if header == nil { throw .missingColumn(Self.timeColumn) }
+        guard !samples.isEmpty else { throw .empty }
+        self.samples = samples
+    }
+}

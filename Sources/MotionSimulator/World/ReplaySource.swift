@@ -1,0 +1,49 @@
+/// Plays a ``Recording`` back as a ``PhysicalSource``, so recorded data runs through the chip
+/// emulators and the whole pipeline. Before the first sample it holds the first, after the last
+/// it holds the last.
+public struct ReplaySource: PhysicalSource {
+    public enum Interpolation: Sendable {
+        /// The latest sample at or before t (what a chip register would hold).
+        case sampleAndHold
+        /// Linear between the samples around t.
+        case linear
+    }
+
+    public let recording: Recording
+    public let interpolation: Interpolation
+    /// Added to the recorded times: recorded time r plays at source time r + timeShift.
+    public let timeShift: Double
+    private let times: [Double]
+
+    /// An empty recording replays as a device flat at rest.
+    public init(_ recording: Recording, interpolation: Interpolation = .sampleAndHold, timeShift: Double = 0) {
+        self.recording = recording.samples.isEmpty ? Recording(samples: [RecordedSample(.flatAtRest())]) : recording
+        self.interpolation = interpolation
+        self.timeShift = timeShift
+        times = self.recording.samples.map(\.time)
+    }
+
+    public func state(at time: Double) -> PhysicalState {
+        let samples = recording.samples
+        let t = time - timeShift
+        // Last sample at or before t.
+        var low = 0, high = times.count - 1
+        if t < times[0] { high = 0 }
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if times[mid] <= t { low = mid } else { high = mid - 1 }
+        }
+        var state = samples[low].physicalState
+        if interpolation == .linear, low + 1 < samples.count, t > times[low] {
+            let next = samples[low + 1]
+            let span = times[low + 1] - times[low]
+            let f = span > 0 ? (t - times[low]) / span : 0
+            state.specificForce += f * (next.specificForce - state.specificForce)
+            state.angularRate += f * (next.angularRate - state.angularRate)
+            state.magneticField += f * (next.magneticField - state.magneticField)
+            state.temperature += f * (next.temperature - state.temperature)
+        }
+        state.time = time
+        return state
+    }
+}

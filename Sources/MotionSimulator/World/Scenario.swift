@@ -1,0 +1,140 @@
+/// A named motion script with its magnetic surroundings, picked by name from the CLI
+/// (`--scenario figure-eight`) and from tests.
+public struct Scenario: Sendable {
+    /// Lower-case, dash-separated name.
+    public let name: String
+    /// One line saying what the device does.
+    public let summary: String
+    public let script: MotionScript
+    public let disturbances: [MagneticDisturbance]
+
+    public init(name: String, summary: String, script: MotionScript, disturbances: [MagneticDisturbance] = []) {
+        self.name = name
+        self.summary = summary
+        self.script = script
+        self.disturbances = disturbances
+    }
+
+    /// A world playing this scenario from `startTime` (seconds since boot).
+    public func world(
+        earthField: EarthField = .berlin, mount: SimMatrix3 = .identity, temperature: Double = 25, startTime: Double = 0
+    ) -> World {
+        World(script: script, earthField: earthField, disturbances: disturbances, mount: mount,
+              temperature: temperature, startTime: startTime)
+    }
+
+    /// The scenario called `name`, or `nil` (see ``all`` for the names).
+    public static func named(_ name: String) -> Scenario? {
+        all.first { $0.name == name }
+    }
+
+    /// Every named scenario. None exceeds ±1.9 g of specific force or ±240 °/s of rotation, so no
+    /// emulated chip saturates even at its smallest full scale (±2 g, ±250 °/s).
+    public static let all: [Scenario] = [
+        rest, sixFaces, flip, portraitTilt, shakePortrait, landscapeSweep, figureEight, tumble, walk, translation,
+        taps, vibration, magnetDisturbance, steelDesk,
+    ]
+
+    private static let degree = Double.pi / 180
+
+    public static let rest = Scenario(
+        name: "rest", summary: "lies face up on a table, perfectly still",
+        script: MotionScript([.rest(60)]))
+
+    public static let sixFaces = Scenario(
+        name: "six-faces",
+        summary: "rests 4 s on each face in turn: face up, face down, portrait, upside down, landscape left, landscape right",
+        script: MotionScript(
+            [.rest(4)] + [DeviceFace.faceDown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
+                .map { .face($0, over: 2, thenHold: 4) }))
+
+    public static let flip = Scenario(
+        name: "flip", summary: "face up, flipped over in 1.5 s, face down",
+        script: MotionScript([.rest(3), .face(.faceDown, over: 1.5, thenHold: 3)]))
+
+    public static let portraitTilt = Scenario(
+        name: "portrait-tilt", summary: "held in portrait, screen tilted back between 30° and 60° from flat",
+        script: MotionScript([
+            .rest(1),
+            .turn(to: DeviceFace.portraitTilt(45 * degree), over: 2, thenHold: 4),
+            .turn(to: DeviceFace.portraitTilt(30 * degree), over: 2, thenHold: 3),
+            .turn(to: DeviceFace.portraitTilt(60 * degree), over: 3, thenHold: 3),
+            .turn(to: DeviceFace.portraitTilt(45 * degree), over: 2, thenHold: 4),
+        ]))
+
+    public static let shakePortrait = Scenario(
+        name: "shake-portrait", summary: "held upright in portrait, shaken side to side at 3 Hz (±4 cm, 1.5 g peak)",
+        script: MotionScript([
+            .face(.portrait, over: 2, thenHold: 2),
+            .shake(along: SIMD3(1, 0, 0), amplitude: 0.04, frequency: 3, for: 6),
+            .rest(2),
+        ]))
+
+    public static let landscapeSweep = Scenario(
+        name: "landscape-sweep",
+        summary: "upright, turned slowly from portrait to landscape left and back, then to landscape right and back",
+        script: MotionScript([
+            .face(.portrait, over: 2, thenHold: 2),
+            .face(.landscapeLeft, over: 8, thenHold: 2),
+            .face(.portrait, over: 8, thenHold: 2),
+            .face(.landscapeRight, over: 8, thenHold: 2),
+            .face(.portrait, over: 8, thenHold: 2),
+        ]))
+
+    public static let figureEight = Scenario(
+        name: "figure-eight",
+        summary: "the magnetometer calibration dance: slow turns about two axes covering every direction (2 min)",
+        script: MotionScript([.rest(2), .figureEight(for: 120), .rest(2)]))
+
+    public static let tumble = Scenario(
+        name: "tumble", summary: "free, smooth random tumbling, never above 230 °/s (seed 1), looping",
+        script: MotionScript([.rest(1), .tumble(for: 120, maximumRate: 4, seed: 1), .rest(1)], endBehavior: .loop))
+
+    public static let walk = Scenario(
+        name: "walk", summary: "held tilted in portrait while walking north at 1.4 m/s, two steps a second",
+        script: MotionScript([
+            .turn(to: DeviceFace.portraitTilt(40 * degree), over: 2, thenHold: 1),
+            .walk(heading: 0, speed: 1.4, stepFrequency: 2, for: 30),
+            .rest(2),
+        ]))
+
+    public static let translation = Scenario(
+        name: "translation", summary: "face up, carried 1 m east and back, then lifted 0.5 m and lowered, without turning",
+        script: MotionScript([
+            .rest(2),
+            .translate(by: SIMD3(1, 0, 0), over: 3), .rest(1),
+            .translate(by: SIMD3(-1, 0, 0), over: 3), .rest(1),
+            .translate(by: SIMD3(0, 0, 0.5), over: 2), .rest(1),
+            .translate(by: SIMD3(0, 0, -0.5), over: 2), .rest(2),
+        ]))
+
+    public static let taps = Scenario(
+        name: "tap", summary: "held face up while a finger taps the screen twice a second",
+        script: MotionScript([.rest(1), .taps(for: 10), .rest(1)]))
+
+    public static let vibration = Scenario(
+        name: "vibration", summary: "face up on a running machine: 50 Hz vibration, 20 µm vertical (0.2 g)",
+        script: MotionScript([.rest(2), .vibrate(along: SIMD3(0, 0, 1), amplitude: 20e-6, frequency: 50, for: 20), .rest(2)]))
+
+    public static let magnetDisturbance = Scenario(
+        name: "magnet-disturbance",
+        summary: "face up, slid to 6 cm from a magnet (≈ 100 µT extra), turned there, and slid away",
+        script: MotionScript([
+            .rest(4),
+            .translate(by: SIMD3(0.24, 0, 0), over: 4), .rest(3),
+            .rotate(about: SIMD3(0, 0, 1), rate: 30 * degree, for: 3.5), .rest(2),
+            .rotate(about: SIMD3(0, 0, 1), rate: -30 * degree, for: 3.5), .rest(2),
+            .translate(by: SIMD3(-0.24, 0, 0), over: 4), .rest(4),
+        ]),
+        disturbances: [.magnetInWorld(position: SIMD3(0.30, 0, 0), moment: SIMD3(-0.1, 0, 0))])
+
+    public static let steelDesk = Scenario(
+        name: "steel-desk", summary: "turned on a steel desk (distorted field), lifted 0.5 m above it, turned again",
+        script: MotionScript([
+            .rest(2),
+            .rotate(about: SIMD3(0, 0, 1), rate: 60 * degree, for: 6.5), .rest(1),
+            .translate(by: SIMD3(0, 0, 0.5), over: 3), .rest(1),
+            .rotate(about: SIMD3(0, 0, 1), rate: 60 * degree, for: 6.5), .rest(2),
+        ]),
+        disturbances: [.steelDesk(.office)])
+}

@@ -1,0 +1,97 @@
+/// The true state of the simulated device at one instant: what a perfect sensor would read.
+public struct GroundTruth: Sendable, Equatable {
+    /// Seconds since boot.
+    public var time: Double
+    /// Device frame → world frame (East-North-Up). q and −q are the same attitude and the sign
+    /// may change between segments: compare attitudes with `angle(to:)`, not component-wise.
+    public var attitude: SimQuaternion
+    /// rad/s, device frame, right-hand rule.
+    public var angularRate: SIMD3<Double>
+    /// m/s², device frame: acceleration minus gravity. Face up at rest: (0, 0, +9.80665).
+    public var specificForce: SIMD3<Double>
+    /// µT, device frame: Earth field plus disturbances.
+    public var magneticField: SIMD3<Double>
+    /// Metres, world frame, relative to where the script started.
+    public var position: SIMD3<Double>
+    /// m/s, world frame.
+    public var velocity: SIMD3<Double>
+    /// m/s², world frame (without gravity).
+    public var acceleration: SIMD3<Double>
+
+    /// Gravity in g, device frame, Core Motion sign (face up: (0, 0, −1)) — what a perfect
+    /// `DeviceMotion.gravity` reports.
+    public var gravity: SIMD3<Double> { attitude.inverseRotate(SIMD3(0, 0, -1)) }
+
+    /// Acceleration the user gives the device, in g, device frame, Core Motion sign (opposite to
+    /// the acceleration, like the raw reading) — what a perfect `DeviceMotion.userAcceleration`
+    /// reports. `gravity + userAcceleration` is the Core Motion accelerometer reading, −f/g.
+    public var userAcceleration: SIMD3<Double> {
+        -attitude.inverseRotate(acceleration) / PhysicalState.standardGravity
+    }
+}
+
+/// The simulated world: a motion script played from `startTime`, gravity, the Earth's field at a
+/// location and local magnetic disturbances. As a ``PhysicalSource`` it reports what the chip
+/// experiences, in the chip's axes (`mount` maps device axes to chip axes).
+///
+/// Cheap and stateless: any time can be asked for, in any order.
+public struct World: PhysicalSource {
+    public var script: MotionScript
+    public var earthField: EarthField
+    public var disturbances: [MagneticDisturbance]
+    /// Chip axes from device axes: `chipVector = mount · deviceVector`.
+    public var mount: SimMatrix3
+    /// Die temperature, °C.
+    public var temperature: Double
+    /// Seconds since boot at which the script starts (before it: the starting pose at rest).
+    public var startTime: Double
+
+    public init(
+        script: MotionScript, earthField: EarthField = .berlin, disturbances: [MagneticDisturbance] = [],
+        mount: SimMatrix3 = .identity, temperature: Double = 25, startTime: Double = 0
+    ) {
+        self.script = script
+        self.earthField = earthField
+        self.disturbances = disturbances
+        self.mount = mount
+        self.temperature = temperature
+        self.startTime = startTime
+    }
+
+    /// The true motion and fields at `time` (seconds since boot), device frame.
+    public func truth(at time: Double) -> GroundTruth {
+        let motion = script.kinematics(at: time - startTime)
+        let gravity = SIMD3<Double>(0, 0, -PhysicalState.standardGravity)
+        let specificForce = motion.attitude.inverseRotate(motion.acceleration - gravity)
+        return GroundTruth(
+            time: time, attitude: motion.attitude, angularRate: motion.angularRate, specificForce: specificForce,
+            magneticField: magneticField(attitude: motion.attitude, position: motion.position),
+            position: motion.position, velocity: motion.velocity, acceleration: motion.acceleration)
+    }
+
+    /// The field in µT in the device frame for a device at `position` (world, metres) with `attitude`.
+    public func magneticField(attitude: SimQuaternion, position: SIMD3<Double>) -> SIMD3<Double> {
+        let earth = earthField.vector
+        var world = earth
+        var device = SIMD3<Double>.zero
+        for disturbance in disturbances {
+            switch disturbance {
+            case let .magnetInWorld(magnetPosition, moment):
+                world += dipoleField(moment: moment, offset: position - magnetPosition)
+            case let .magnetOnDevice(magnetPosition, moment):
+                device += dipoleField(moment: moment, offset: -magnetPosition)
+            case let .steelDesk(desk):
+                let weight = desk.weight(atHeight: position.z)
+                if weight > 0 { world += weight * (desk.induced * earth + desk.remanent) }
+            }
+        }
+        return attitude.inverseRotate(world) + device
+    }
+
+    public func state(at time: Double) -> PhysicalState {
+        let truth = truth(at: time)
+        return PhysicalState(
+            time: time, specificForce: mount * truth.specificForce, angularRate: mount * truth.angularRate,
+            magneticField: mount * truth.magneticField, temperature: temperature)
+    }
+}
