@@ -37,11 +37,19 @@ public final class MotionManager: Sendable {
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
     let magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy?
 
+    let resolvedSimulation: SimulatedHardware?
+
+    convenience init(resolved: ResolvedSource) {
+        self.init(hub: resolved.hub, magnetometerCalibrationAccuracy: resolved.magnetometerAccuracy, simulated: resolved.simulated)
+    }
+
     init(
         hub: SensorHub, magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy? = nil,
-        orientation: OrientationClassifier.Configuration = OrientationClassifier.Configuration()
+        orientation: OrientationClassifier.Configuration = OrientationClassifier.Configuration(),
+        simulated: SimulatedHardware? = nil
     ) {
         self.hub = hub
+        self.resolvedSimulation = simulated
         self.orientationNotifier = OrientationNotifier(configuration: orientation)
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)

@@ -1,0 +1,59 @@
+import I2C
+import MotionSimulator
+import Sensors
+import Timing
+
+/// What the built-in simulated board plays: which chips, which motion, which sensor errors.
+public struct Simulation: Sendable, Equatable {
+    /// A name from `Scenario.all` (`motionctl stream --scenario help` lists them).
+    public var scenario: String
+    public var imu: SimulatedBoard.IMU
+    public var magnetometer: SimulatedBoard.MagnetometerChoice
+    /// Seed of the sensor noise and bias walks: the same seed gives the same readings.
+    public var seed: UInt64
+    /// Datasheet noise and bias for the chosen chips (`false`: ideal sensors, only quantization).
+    public var sensorErrors: Bool
+    /// The board's hard iron (µT, magnetometer axes) and soft iron, as nearby steel and currents
+    /// would make them; nil: the chip preset's representative board (with `sensorErrors`) or none.
+    public var hardIron: SIMD3<Double>?
+    public var softIron: Matrix3?
+
+    public init(
+        scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,
+        magnetometer: SimulatedBoard.MagnetometerChoice = .usual, seed: UInt64 = 1, sensorErrors: Bool = true,
+        hardIron: SIMD3<Double>? = nil, softIron: Matrix3? = nil
+    ) {
+        self.scenario = scenario
+        self.imu = imu
+        self.magnetometer = magnetometer
+        self.seed = seed
+        self.sensorErrors = sensorErrors
+        self.hardIron = hardIron
+        self.softIron = softIron
+    }
+
+    /// The simulated board and the world behind it, started at `clock.now`.
+    public func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
+        guard let scenario = Scenario.named(scenario) else {
+            let names = Scenario.all.map(\.name).joined(separator: ", ")
+            throw .sensor("no simulation scenario named \"\(self.scenario)\"; choose one of: \(names)")
+        }
+        let world = scenario.world(startTime: clock.now)
+        var imuErrors = IMUErrorModel.ideal
+        var magnetometerErrors = MagnetometerErrorModel.ideal
+        if sensorErrors {
+            imuErrors = IMUErrorModel.preset(named: imu.rawValue) ?? .lsm6dsox
+            let magnetometerName: String? = switch magnetometer {
+            case .chip(let chip): chip.rawValue
+            case .usual: imu.usualMagnetometer?.rawValue
+            case .none: nil
+            }
+            magnetometerErrors = magnetometerName.flatMap(MagnetometerErrorModel.preset(named:)) ?? .lis3mdl
+        }
+        if let hardIron { magnetometerErrors.hardIron = hardIron }
+        if let softIron, let matrix = SimMatrix3(rowMajor: softIron.rowMajor) { magnetometerErrors.softIron = matrix }
+        let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed)
+        let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: { clock.now })
+        return (board, world)
+    }
+}

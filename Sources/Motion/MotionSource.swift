@@ -1,0 +1,138 @@
+import Foundation
+import I2C
+import LinuxI2C
+import MotionSimulator
+import Sensors
+import Synchronization
+import Timing
+
+/// Where a `MotionManager` gets its sensors.
+public enum MotionSource: Sendable {
+    /// The board this machine is (device-tree model) on its default bus; the simulated board when
+    /// the machine is not a known board or nothing answers there. A log line says which.
+    case automatic
+    /// A board (built-in, `BoardCatalog`, or your own file) on its default bus, or on `bus`.
+    case board(Board, bus: String? = nil)
+    /// The built-in simulated board: register-level chip emulators in a simulated world.
+    case simulated(Simulation = Simulation())
+}
+
+/// The simulated board behind a manager: the bus (for fault injection) and the world (ground truth).
+public struct SimulatedHardware: Sendable {
+    public let board: SimulatedBoard
+    public let world: World
+}
+
+/// What a source resolves to: a shared sampler and what the manager needs to know about it.
+struct ResolvedSource: Sendable {
+    let hub: SensorHub
+    let simulated: SimulatedHardware?
+    let magnetometerAccuracy: MagneticFieldCalibrationAccuracy?
+}
+
+/// One sampler per device for the whole process, so managers of the same device share it (the
+/// timer stops while nobody listens). Only for the system clock: a virtual clock gets its own.
+private let liveSources = Mutex<[String: ResolvedSource]>([:])
+
+/// Stands in when even the simulated board cannot start (a bug): every start reports the error.
+private final class UnavailableDevice: MotionDevice {
+    let name = "no device"
+    let hasMagnetometer = false
+    let maximumTimerRate = 100.0
+    let error: MotionError
+    init(_ error: MotionError) { self.error = error }
+    func initialize() throws(MotionError) { throw error }
+    func read(at timestamp: Double) throws(MotionError) -> MotionSample { throw error }
+    func isStillConfigured() throws(MotionError) -> Bool { throw error }
+}
+
+extension MotionManager {
+    /// The default board: this machine's, else the simulated board (see ``MotionSource/automatic``).
+    public convenience init() {
+        self.init(resolved: Self.resolveAutomatic(clock: SystemClock(), store: .userDefault()))
+    }
+
+    /// A manager on `source`.
+    /// - Parameters:
+    ///   - clock: the system clock, or a `VirtualClock` to run in virtual time (tests, replays).
+    ///   - calibrationStore: where stored calibrations are read from (nil: none applied).
+    /// - Throws: ``MotionError`` when the board's bus cannot be opened or no supported IMU answers.
+    public convenience init(
+        source: MotionSource, clock: any MotionClock = SystemClock(), calibrationStore: CalibrationStore? = .userDefault()
+    ) throws(MotionError) {
+        let resolved: ResolvedSource
+        switch source {
+        case .automatic: resolved = Self.resolveAutomatic(clock: clock, store: calibrationStore)
+        case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock, store: calibrationStore)
+        case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock, store: calibrationStore)
+        }
+        self.init(resolved: resolved)
+    }
+
+    /// The simulated hardware behind this manager, nil on a real board.
+    public var simulatedHardware: SimulatedHardware? { resolvedSimulation }
+
+    private static func resolveAutomatic(clock: any MotionClock, store: CalibrationStore?) -> ResolvedSource {
+        let model = BoardCatalog.readDeviceTreeModel()
+        if let board = BoardCatalog.builtIn.detect(model: model) {
+            do {
+                let resolved = try resolve(board: board, busPath: nil, clock: clock, store: store)
+                logger.info("using \(board.name): \(resolved.hub.device.name)")
+                return resolved
+            } catch {
+                logger.warning("\(board.name) detected, but \(error); using the simulated board instead")
+            }
+        } else {
+            logger.info("not a known board (device-tree model: \(model ?? "none")); using the simulated board. Pass a board to use real sensors: `MotionManager(source: .board(...))`, `motionctl --board`")
+        }
+        do {
+            return try resolve(simulation: Simulation(), clock: clock, store: store)
+        } catch {
+            logger.error("the simulated board failed to start: \(error)")
+            return ResolvedSource(hub: SensorHub(device: UnavailableDevice(error), clock: clock), simulated: nil, magnetometerAccuracy: nil)
+        }
+    }
+
+    static func resolve(board: Board, busPath: String?, clock: any MotionClock, store: CalibrationStore?) throws(MotionError) -> ResolvedSource {
+        guard let path = busPath ?? board.defaultBus?.device else {
+            throw .deviceNotFound("board \(board.id) names no default I2C bus; pass one")
+        }
+        return try shared(key: "\(board.id)|\(path)", clock: clock) { () throws(MotionError) in
+            let bus: LinuxI2CBus
+            do throws(I2CError) {
+                bus = try LinuxI2CBus(path: path)
+            } catch {
+                throw .bus(error)
+            }
+            let device = try DeviceOpener.open(bus: bus, board: board, store: store)
+            return ResolvedSource(hub: SensorHub(device: device, clock: clock), simulated: nil, magnetometerAccuracy: device.correction.magnetometerAccuracy)
+        }
+    }
+
+    static func resolve(simulation: Simulation, clock: any MotionClock, store: CalibrationStore?) throws(MotionError) -> ResolvedSource {
+        try shared(key: "simulated|\(simulation)", clock: clock) { () throws(MotionError) in
+            let (board, world) = try simulation.makeBoard(clock: clock)
+            guard let boardFile = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
+                throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
+            }
+            let device = try DeviceOpener.open(bus: board.bus, board: boardFile, store: store, pause: .none)
+            return ResolvedSource(
+                hub: SensorHub(device: device, clock: clock), simulated: SimulatedHardware(board: board, world: world),
+                magnetometerAccuracy: device.correction.magnetometerAccuracy)
+        }
+    }
+
+    /// Reuses the live sampler for `key` (system clock only), else makes one.
+    private static func shared(
+        key: String, clock: any MotionClock, make: () throws(MotionError) -> ResolvedSource
+    ) throws(MotionError) -> ResolvedSource {
+        guard clock is SystemClock else { return try make() }
+        if let existing = liveSources.withLock({ $0[key] }) { return existing }
+        let made = try make()
+        return liveSources.withLock { sources in
+            if let existing = sources[key] { return existing }
+            sources[key] = made
+            return made
+        }
+    }
+}

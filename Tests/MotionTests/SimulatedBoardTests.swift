@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+import Fusion
+import I2C
+import Motion
+import MotionSimulator
+import Testing
+import Timing
+
+/// The whole path on the simulated board, in virtual time: emulated chips → simulated bus →
+/// drivers → sampler → fusion → manager.
+@Suite struct SimulatedBoardTests {
+    let clock = VirtualClock()
+
+    func manager(_ simulation: Simulation) throws -> MotionManager {
+        try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
+    }
+
+    @Test(arguments: SimulatedBoard.IMU.allCases)
+    func restingBoardReadsOneGDownAtOneHundredHertz(imu: SimulatedBoard.IMU) throws {
+        let motion = try manager(Simulation(scenario: "rest", imu: imu, sensorErrors: false))
+        let inbox = Inbox<AccelerometerData>()
+        motion.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: 5)
+        inbox.drain()
+        motion.stopAccelerometerUpdates()
+        let values = inbox.values.withLock { $0 }
+        #expect(values.count == 500)
+        #expect(inbox.errors.withLock { $0 } == [])
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        let last = try #require(values.last)
+        #expect(abs(last.acceleration.x) < 0.002 && abs(last.acceleration.y) < 0.002 && abs(last.acceleration.z + 1) < 0.002,
+                "\(imu): \(last.acceleration)")
+        #expect(motion.isMagnetometerAvailable)
+    }
+
+    @Test func eachSampleIsOneTransactionPerChip() throws {
+        let motion = try manager(Simulation(scenario: "rest", sensorErrors: false))
+        let bus = try #require(motion.simulatedHardware).board.bus
+        motion.startGyroUpdates()
+        clock.advance(by: 0.05)   // the first tick initialises the chips
+        bus.clearLog()
+        clock.advance(by: 0.01)
+        let log = bus.log
+        motion.stopGyroUpdates()
+        // One burst read of the IMU, one of the magnetometer.
+        #expect(log.map(\.address) == [I2CAddress(0x6A), I2CAddress(0x1C)], "\(log)")
+    }
+
+    @Test func fusedAttitudeFollowsTheSimulatedWorld() throws {
+        // Datasheet noise and bias, a magnetometer free of hard and soft iron (as after calibration).
+        let motion = try manager(Simulation(scenario: "tumble", seed: 3, hardIron: .zero, softIron: .identity))
+        let world = try #require(motion.simulatedHardware).world
+        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        var worst = 0.0
+        for _ in 0..<60 {
+            clock.advance(by: 0.5)
+            let estimate = try #require(motion.deviceMotion)
+            let truth = world.truth(at: estimate.timestamp)
+            // Truth: device → East-North-Up (true north). Ours: device → x magnetic north, z up,
+            // whose x lies at yaw π/2 − declination from east.
+            let truthENU = Quaternion(w: truth.attitude.w, x: truth.attitude.x, y: truth.attitude.y, z: truth.attitude.z)
+            let truthMagnetic = Quaternion.aboutZ(-(.pi / 2 - world.earthField.declination)) * truthENU
+            let error = estimate.attitude.quaternion * truthMagnetic.conjugate
+            let angle = 2 * acos(min(1, abs(error.w))) * 180 / .pi
+            if estimate.timestamp - world.startTime > 10 { worst = max(worst, angle) }
+        }
+        motion.stopDeviceMotionUpdates()
+        #expect(worst < 2, "worst attitude error after 10 s: \(worst)°")
+    }
+}
