@@ -57,6 +57,20 @@ private let odr104: UInt8 = 0x40
         #expect(try bus.readRegister(imu, Reg.ctrl2G) == 0x00)
     }
 
+    /// CTRL5_C ROUNDING[6:5]: circular burst over the output registers.
+    @Test func roundingWrapsBurstReads() throws {
+        let bus = makeBus()
+        try bus.writeRegisters(imu, Reg.ctrl1XL, [odr104, odr104])
+        try bus.writeRegister(imu, Reg.ctrl5C, 0x60)  // gyroscope + accelerometer
+        let both = try bus.readRegisters(imu, Reg.outG, count: 24)
+        #expect(Array(both[12...]) == Array(both[..<12]))
+        try bus.writeRegister(imu, Reg.ctrl5C, 0x20)  // accelerometer only
+        let accel = try bus.readRegisters(imu, Reg.outA, count: 12)
+        #expect(Array(accel[6...]) == Array(accel[..<6]))
+        try bus.writeRegister(imu, Reg.ctrl5C, 0x00)
+        #expect(try bus.readRegisters(imu, Reg.outA + 5, count: 2)[1] == 0)  // 0x2E: no wrap
+    }
+
     /// FS_XL code → mg/LSB (DS12814 Table 2).
     @Test(arguments: [(UInt8(0), 0.061), (1, 0.488), (2, 0.122), (3, 0.244)])
     func accelerometerEncodingAtEachRange(code: UInt8, mgPerLSB: Double) throws {

@@ -78,7 +78,7 @@ struct LSM6Chip: RegisterChip {
     var taggedFIFO: [TaggedWord] = []
     /// LSM6DSL/DS3: 16-bit words with their FIFO_PATTERN index.
     var wordFIFO: [(word: Int16, pattern: Int)] = []
-    var fifoOverrun = false
+    /// LSM6DSOX FIFO_OVR_LATCHED: the FIFO filled up or lost a sample since FIFO_STATUS2 was read.
     var fifoOverrunLatched = false
     var tagCounter: UInt8 = 0
     var lastTagTime = -Double.infinity
@@ -132,7 +132,6 @@ struct LSM6Chip: RegisterChip {
     private mutating func clearFIFO() {
         taggedFIFO.removeAll()
         wordFIFO.removeAll()
-        fifoOverrun = false
         fifoOverrunLatched = false
         fifoTicks = 0
     }
@@ -271,7 +270,6 @@ struct LSM6Chip: RegisterChip {
         // Time order; in a shared time slot the gyroscope word comes first.
         events.sort { $0.time != $1.time ? $0.time < $1.time : $0.tag < $1.tag }
         if events.count > keep {
-            fifoOverrun = true
             fifoOverrunLatched = true
             events.removeFirst(events.count - keep)
         }
@@ -293,12 +291,11 @@ struct LSM6Chip: RegisterChip {
     private mutating func push(_ word: TaggedWord) {
         if taggedFIFO.count >= fifoCapacity {
             // A sample is lost: FIFO mode stops collecting, continuous mode overwrites the oldest.
-            fifoOverrun = true
-            fifoOverrunLatched = true
             if fifoMode == 0b001 { return }
             taggedFIFO.removeFirst()
         }
         taggedFIFO.append(word)
+        if taggedFIFO.count >= fifoCapacity { fifoOverrunLatched = true }
     }
 
     /// DEC_FIFO_* code → decimation factor (0: not in FIFO).
@@ -309,12 +306,8 @@ struct LSM6Chip: RegisterChip {
         let gyroFactor = gyroRate == nil ? 0 : Self.decimation[Int((ctrl3 >> 3) & 0b111)]
         let accelFactor = accelRate == nil ? 0 : Self.decimation[Int(ctrl3 & 0b111)]
         var ticks: [Double] = []
-        let skipped = fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
-        fifoTicks += skipped
-        if skipped > 0, gyroFactor + accelFactor > 0 {
-            fifoOverrun = true
-            fifoOverrunLatched = true
-        }
+        fifoTicks += fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
+
         for tick in ticks {
             fifoTicks += 1
             let state = source.state(at: tick)
@@ -330,8 +323,6 @@ struct LSM6Chip: RegisterChip {
             }
             for (pattern, word) in set.enumerated() {
                 if wordFIFO.count >= fifoCapacity {
-                    fifoOverrun = true
-                    fifoOverrunLatched = true
                     if fifoMode == 0b001 { continue }
                     wordFIFO.removeFirst()
                 }
@@ -344,6 +335,15 @@ struct LSM6Chip: RegisterChip {
 
     func pointer(after register: UInt8) -> UInt8 {
         guard autoIncrement else { return register }
+        if model == .dsox {
+            // CTRL5_C ROUNDING[6:5]: circular burst over the accelerometer (01), gyroscope (10)
+            // or both (11) output registers.
+            switch ((reg(Self.ctrl5C) >> 5) & 0b11, register) {
+            case (0b01, Self.outXLA + 5): return Self.outXLA
+            case (0b10, Self.outXLG + 5), (0b11, Self.outXLA + 5): return Self.outXLG
+            default: break
+            }
+        }
         // Reads of the FIFO output roll back to its first register so that many words can be
         // read in one burst.
         if model == .dsox, register == Self.dsoxFIFODataOutTag + 6 { return Self.dsoxFIFODataOutTag }
@@ -360,16 +360,16 @@ struct LSM6Chip: RegisterChip {
             let level = fifoLevel
             var value = UInt8((level >> 8) & 0b11)
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // FIFO_WTM_IA
-            if fifoOverrun { value |= 0x40 }                                  // FIFO_OVR_IA
-            if level >= fifoCapacity { value |= 0x20 }                         // FIFO_FULL_IA
+            if level >= fifoCapacity { value |= 0x40 }                         // FIFO_OVR_IA: completely filled
+            if level >= fifoCapacity - 1 { value |= 0x20 }                     // FIFO_FULL_IA: full at the next word
             if fifoOverrunLatched { value |= 0x08 }                           // FIFO_OVR_LATCHED
             return value
         case (.dsl, Self.fifoStatus2), (.ds3, Self.fifoStatus2):
             let level = fifoLevel
             var value = UInt8((level >> 8) & (model == .dsl ? 0b111 : 0b1111))
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // WaterM / FTH
-            if fifoOverrun { value |= 0x40 }                                  // OVER_RUN
-            if level >= fifoCapacity { value |= 0x20 }                         // FIFO_FULL
+            if level >= fifoCapacity { value |= 0x40 }                         // OVER_RUN: completely filled
+            if level + 6 > fifoCapacity { value |= 0x20 }                      // FIFO_FULL_SMART: full at the next set
             if level == 0 { value |= 0x10 }                                    // FIFO_EMPTY
             return value
         case (.dsl, Self.fifoStatus3), (.ds3, Self.fifoStatus3):
@@ -401,15 +401,9 @@ struct LSM6Chip: RegisterChip {
             fifoOverrunLatched = false
         case (.dsox, Self.dsoxFIFODataOutTag + 6):
             // The word leaves the FIFO once its last byte has been read.
-            if !taggedFIFO.isEmpty {
-                taggedFIFO.removeFirst()
-                fifoOverrun = false
-            }
+            if !taggedFIFO.isEmpty { taggedFIFO.removeFirst() }
         case (.dsl, Self.fifoDataOutH), (.ds3, Self.fifoDataOutH):
-            if !wordFIFO.isEmpty {
-                wordFIFO.removeFirst()
-                fifoOverrun = false
-            }
+            if !wordFIFO.isEmpty { wordFIFO.removeFirst() }
         default:
             break
         }
