@@ -182,6 +182,23 @@ private let odr104: UInt8 = 0x40
         #expect(Int(status[0]) | Int(status[1] & 0x03) << 8 == 420)
     }
 
+    /// Ten simulated minutes read every 100 ms: every frame due arrives exactly once.
+    @Test func longRunDeliversEveryFrame() throws {
+        let bus = makeBus()
+        try bus.writeRegister(imu, Reg.ctrl1XL, odr104)
+        try bus.writeRegister(imu, 0x09, 0x04)
+        try bus.writeRegister(imu, 0x0A, 0x06)
+        var frames = 0
+        for _ in 0..<6000 {
+            clock.advance(by: 0.1)
+            let status = try bus.readRegisters(imu, Reg.fifoStatus1, count: 2)
+            let level = Int(status[0]) | Int(status[1] & 0x03) << 8
+            #expect(status[1] & 0x08 == 0)
+            frames += try bus.readRegisters(imu, 0x78, count: 7 * level).count / 7
+        }
+        #expect(frames == 104 * 600)
+    }
+
     /// Self-test limits (DS12814 Table 2): accelerometer 50–1700 mg, gyroscope 150–700 dps at ±2000 dps.
     @Test func selfTestResponseWithinLimitsAndDeadAxisFails() throws {
         for dead in [false, true] {
