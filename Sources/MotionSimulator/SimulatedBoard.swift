@@ -17,7 +17,7 @@ import I2C
 /// FIFO frames come at the output-data-rate ticks of the chip's own clock (with
 /// ``EmulatorOptions/clockDriftPPM``), so a read after a long pause finds every frame due, up to
 /// the FIFO's size. Not emulated: block-data-update latching (a single burst read is always
-/// coherent), digital filters and noise (add them in the ``PhysicalSource``), interrupts pins,
+/// coherent), digital filters and noise (add them in the ``PhysicalSource``), interrupt pins,
 /// embedded functions, and the MPU-9250's I2C master.
 public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.

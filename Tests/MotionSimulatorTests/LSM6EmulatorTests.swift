@@ -168,6 +168,11 @@ private let odr104: UInt8 = 0x40
         #expect(status[1] & 0x08 == 0x08)      // FIFO_OVR_LATCHED
         #expect(try bus.readRegister(imu, Reg.fifoStatus2) & 0x08 == 0)  // cleared by reading
 
+        _ = try bus.readRegisters(imu, 0x78, count: 7 * 12)
+        clock.advance(by: 1)
+        let after = try bus.readRegisters(imu, Reg.fifoStatus1, count: 2)
+        #expect(Int(after[0]) | Int(after[1] & 0x03) << 8 == 500)  // FIFO mode stays stopped
+
         try bus.writeRegister(imu, 0x0A, 0x00)  // bypass empties the FIFO
         #expect(try bus.readRegister(imu, Reg.fifoStatus1) == 0)
     }

@@ -89,6 +89,8 @@ struct LSM6Chip: RegisterChip {
     var wordFIFO: [(word: Int16, pattern: Int)] = []
     /// LSM6DSOX FIFO_OVR_LATCHED: the FIFO filled up or lost a sample since FIFO_STATUS2 was read.
     var fifoOverrunLatched = false
+    /// FIFO mode (001) stops collecting for good once the FIFO is full, until bypass mode.
+    var fifoStopped = false
     var tagCounter: UInt8 = 0
     var lastTagTime = -Double.infinity
 
@@ -143,6 +145,7 @@ struct LSM6Chip: RegisterChip {
         taggedFIFO.removeAll()
         wordFIFO.removeAll()
         fifoOverrunLatched = false
+        fifoStopped = false
         fifoTicks = 0
     }
 
@@ -302,13 +305,16 @@ struct LSM6Chip: RegisterChip {
     }
 
     private mutating func push(_ word: TaggedWord) {
+        guard !fifoStopped else { return }
         if taggedFIFO.count >= fifoCapacity {
-            // A sample is lost: FIFO mode stops collecting, continuous mode overwrites the oldest.
-            if fifoMode == 0b001 { return }
+            // Continuous mode overwrites the oldest word.
             taggedFIFO.removeFirst()
         }
         taggedFIFO.append(word)
-        if taggedFIFO.count >= fifoCapacity { fifoOverrunLatched = true }
+        if taggedFIFO.count >= fifoCapacity {
+            fifoOverrunLatched = true
+            fifoStopped = fifoMode == 0b001
+        }
     }
 
     /// DEC_FIFO_* code → decimation factor (0: not in FIFO).
@@ -334,12 +340,10 @@ struct LSM6Chip: RegisterChip {
                 let a = accelCounts(state)
                 set += [a.x, a.y, a.z]
             }
-            for (pattern, word) in set.enumerated() {
-                if wordFIFO.count >= fifoCapacity {
-                    if fifoMode == 0b001 { continue }
-                    wordFIFO.removeFirst()
-                }
+            for (pattern, word) in set.enumerated() where !fifoStopped {
+                if wordFIFO.count >= fifoCapacity { wordFIFO.removeFirst() }  // continuous: oldest out
                 wordFIFO.append((word, pattern))
+                fifoStopped = fifoMode == 0b001 && wordFIFO.count >= fifoCapacity
             }
         }
     }
