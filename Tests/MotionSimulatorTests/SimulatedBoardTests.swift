@@ -81,6 +81,15 @@ import Timing
         #expect(try board.bus.readRegister(I2CAddress(0x0C), 0x00) == 0x48)
     }
 
+    @Test func registerImageMatchesBusReads() throws {
+        let board = board()
+        let image = board.imu.registerImage()
+        #expect(image.count == 128)
+        #expect(image[0x0F] == 0x6C)
+        #expect(image[0x12] == 0x04)
+        #expect(try board.bus.readRegisters(I2CAddress(0x6A), 0x00, count: 0x20) == Array(image[0..<0x20]))
+    }
+
     /// Temperature, gyroscope and accelerometer of an LSM6 in one burst: one bus transaction.
     @Test func oneSampleIsOneTransaction() throws {
         let board = board()
