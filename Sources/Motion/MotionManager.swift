@@ -22,6 +22,7 @@ public final class MotionManager: Sendable {
     let gyroChannel: UpdateChannel<GyroData>
     let magnetometerChannel: UpdateChannel<MagnetometerData>
     let deviceMotionChannel: UpdateChannel<DeviceMotion>
+    let sensorChannel: UpdateChannel<SensorData>
     let orientationNotifier: OrientationNotifier
 
     private struct Settings {
@@ -62,6 +63,9 @@ public final class MotionManager: Sendable {
         magnetometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
+        sensorChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
+            SensorData(acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField, timestamp: sample.timestamp)
+        }
         let settings = self.settings
         let hasMagnetometer = hub.device.hasMagnetometer
         deviceMotionChannel = UpdateChannel(interval: defaultInterval, needsFusion: true) { [settings] in
@@ -81,6 +85,7 @@ public final class MotionManager: Sendable {
         gyroChannel.stop(on: hub)
         magnetometerChannel.stop(on: hub)
         deviceMotionChannel.stop(on: hub)
+        sensorChannel.stop(on: hub)
         while orientationNotifier.isGenerating { orientationNotifier.end(hub: hub) }
     }
 
@@ -179,6 +184,25 @@ public final class MotionManager: Sendable {
     public func stopMagnetometerUpdates() { magnetometerChannel.stop(on: hub) }
     public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
         magnetometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+    }
+}
+
+// MARK: - All sensors together
+
+extension MotionManager {
+    public var isSensorActive: Bool { sensorChannel.isActive }
+    public var sensorUpdateInterval: Double {
+        get { sensorChannel.interval }
+        set { sensorChannel.interval = clamped(newValue, keeping: sensorChannel.interval) }
+    }
+    public var sensorData: SensorData? { sensorChannel.latest }
+    /// Starts updates of every sensor read together at each tick; `handler` runs on `queue`.
+    public func startSensorUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (SensorData?, MotionError?) -> Void) {
+        sensorChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    }
+    public func stopSensorUpdates() { sensorChannel.stop(on: hub) }
+    public func sensorUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<SensorData> {
+        sensorChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
     }
 }
 

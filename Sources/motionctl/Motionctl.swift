@@ -6,10 +6,13 @@ struct Motionctl: ParsableCommand {
         commandName: "motionctl",
         abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
         subcommands: [
+            LiveCommand.self,
+            StreamCommand.self,
             ProbeCommand.self,
             BoardsCommand.self,
             DoctorCommand.self,
             EvaluateCommand.self,
-        ]
+        ],
+        defaultSubcommand: LiveCommand.self
     )
 }
