@@ -65,7 +65,7 @@ struct LiveView: Sendable {
         let queue = DispatchQueue(label: "motionctl.live")
         let rate = RateMeter()
         let interval = inPlace ? refreshInterval : 1
-        let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace] now in
+        let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
             let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now))
             output.write(inPlace ? "\u{1B}[H\u{1B}[J" + lines.joined(separator: "\n") : lines.joined(separator: "\n") + "\n")
         }
