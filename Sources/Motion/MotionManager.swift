@@ -15,7 +15,8 @@ public final class MotionManager: Sendable {
     let hub: SensorHub
     static let logger = Logger(label: "swift-motion")
 
-    /// The fastest update the timer path delivers: 100 Hz.
+    /// The fastest update the timer path delivers: 100 Hz. Shorter intervals (up to the chip's
+    /// output data rate) are served from the chip's FIFO, timed by the chip's own clock.
     public static let minimumUpdateInterval = 0.01
 
     let accelerometerChannel: UpdateChannel<AccelerometerData>
@@ -53,7 +54,7 @@ public final class MotionManager: Sendable {
         self.resolvedSimulation = simulated
         self.orientationNotifier = OrientationNotifier(configuration: orientation)
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
-        let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        let defaultInterval = max(Self.minimumUpdateInterval, hub.minimumInterval)
         accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
@@ -101,20 +102,38 @@ public final class MotionManager: Sendable {
     /// The device this manager reads, e.g. "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
     public var deviceName: String { hub.device.name }
 
+    /// Read the chip's FIFO even at intervals the timer could serve (from the next start on):
+    /// samples are then timed by the chip's own clock, immune to scheduling delays, at the cost
+    /// of arriving in small batches. Ignored for a chip without a FIFO.
+    public var usesChipFIFO: Bool {
+        get { accelerometerChannel.usesFIFO }
+        set {
+            accelerometerChannel.usesFIFO = newValue
+            gyroChannel.usesFIFO = newValue
+            magnetometerChannel.usesFIFO = newValue
+            deviceMotionChannel.usesFIFO = newValue
+            sensorChannel.usesFIFO = newValue
+        }
+    }
+
+    /// The shortest interval this device can deliver: one sample period of the chip's FIFO, or
+    /// ``minimumUpdateInterval`` for a chip without one.
+    public var shortestUpdateInterval: Double { hub.minimumInterval }
+
     /// Clamps an interval the way every `…UpdateInterval` setter does: at least
-    /// ``minimumUpdateInterval`` (and the device's fastest rate); a value that is not a positive
-    /// finite number is refused with a log line and the old value kept.
+    /// ``shortestUpdateInterval``; a value that is not a positive finite number is refused with a
+    /// log line and the old value kept.
     func clamped(_ interval: Double, keeping old: Double) -> Double {
         guard interval.isFinite, interval > 0 else {
             Self.logger.warning("ignoring update interval \(interval) s: \(MotionError.invalidInterval(interval))")
             return old
         }
-        return max(interval, Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        return max(interval, hub.minimumInterval)
     }
 
     func validatedStreamInterval(_ interval: Double) throws(MotionError) -> Double {
         guard interval.isFinite, interval > 0 else { throw .invalidInterval(interval) }
-        return max(interval, Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        return max(interval, hub.minimumInterval)
     }
 
     // MARK: - Accelerometer
