@@ -8,6 +8,8 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     case deviceReset = "device reset"
     /// The chip's FIFO filled up before it was read (counted per lost sample).
     case fifoOverflow = "FIFO overflow"
+    /// The sampler did not get the processor in time and skipped a tick (machine overloaded).
+    case late
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

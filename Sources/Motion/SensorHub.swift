@@ -168,16 +168,23 @@ final class SensorHub: Sendable {
         case .fifo(let rate): SampleTimeEstimator.readInterval(rate: rate, near: policy.fifoReadInterval)
         }
         guard tick > 0 else { return }
-        state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] _ in
-            self?.tick()
+        let lastDue = Mutex<Double?>(nil)   // per timer: ticks it skipped (ran too late) are counted
+        state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
+            let skipped = lastDue.withLock { last in
+                defer { last = due }
+                return last.map { max(0, Int(((due - $0) / tick).rounded()) - 1) } ?? 0
+            }
+            self?.tick(skipped: skipped)
         }
     }
 
     // MARK: - The tick (on `queue`)
 
-    private func tick() {
+    private func tick(skipped: Int) {
         let (consumers, mode) = state.withLock { (Array($0.consumers.values), $0.mode) }
         guard !consumers.isEmpty else { return }
+        // In FIFO mode a late read loses nothing: the chip kept the samples.
+        if skipped > 0, !mode.isFIFO { state.withLock { $0.counters.dropped[.late, default: 0] += skipped } }
         tickState.withLock { ticks in
             if ticks.ticksToSkip > 0 {
                 ticks.ticksToSkip -= 1

@@ -1,6 +1,6 @@
 import Foundation
 
-// Benchmarks (not tests): `swift run -c release motion-bench [timer] [--seconds S]`.
+// Benchmarks (not tests): `swift run -c release motion-bench [timer] [sampler] [--seconds S]`.
 let arguments = CommandLine.arguments.dropFirst()
 let seconds = arguments.firstIndex(of: "--seconds").flatMap { arguments.index(after: $0) < arguments.endIndex ? Double(arguments[arguments.index(after: $0)]) : nil } ?? 5
 let selected = Set(arguments.filter { !$0.hasPrefix("-") && Double($0) == nil })
@@ -12,4 +12,14 @@ if wants("timer") {
     print("DispatchSourceTimer (sampler): \(timer)")
     print("clock_nanosleep reference:     \(reference)")
     print(String(format: "p99 ratio sampler/reference: %.2f (target ≤ 1.2)", timer.p99 / reference.p99))
+}
+
+if wants("sampler") {
+    print("== Sampler: device motion at 100 Hz on the simulated board, \(Int(seconds)) s of wall time")
+    do {
+        print(try benchmarkSampler(seconds: seconds))
+        print(String(format: "the same pipeline in virtual time (no waiting): %.1f µs per sample", 1e6 * (try benchmarkSamplerVirtual(samples: 20_000))))
+    } catch {
+        print("sampler benchmark failed: \(error)")
+    }
 }
