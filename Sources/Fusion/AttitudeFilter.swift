@@ -98,6 +98,10 @@ public struct AttitudeFilter: Sendable {
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
         public var magneticRejectionFactor: Double = 2
+        /// How long the gyroscope's readings lag the other sensors and the true motion, s: the
+        /// group delay of the chip's internal low-pass filter (from its datasheet, e.g. the DLPF
+        /// table). Compensated by extrapolating the rate linearly; 0 disables.
+        public var gyroscopeLatency: Double = 0
 
         public init() {}
     }
@@ -122,6 +126,7 @@ public struct AttitudeFilter: Sendable {
     private let restAccThresholdSquared: Double
     private let magneticDipThreshold: Double
     private let magneticNewFieldMinimumRate: Double
+    private let latencySteps: Double
 
     // Orientation: sensor → I (gyro integration), I → E₆ (tilt correction), E₆ → ENU (heading).
     private var gyroQuaternion = Quaternion.identity
@@ -141,6 +146,7 @@ public struct AttitudeFilter: Sendable {
     private var restGyroLowPass = SIMD3<Double>.zero
     private var restTime: Double = 0
     private var restDetected = false
+    private var previousGyro = SIMD3<Double>(repeating: .nan)
 
     // Bias Kalman filter; variance in (0.01 °/s)² so that the numbers stay near 1.
     private var bias = SIMD3<Double>.zero
@@ -189,6 +195,7 @@ public struct AttitudeFilter: Sendable {
         restAccThresholdSquared = parameters.restAccelerometerThreshold * parameters.restAccelerometerThreshold
         magneticDipThreshold = parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
+        latencySteps = parameters.gyroscopeLatency / sampleInterval
     }
 
     // MARK: Outputs
@@ -244,6 +251,7 @@ public struct AttitudeFilter: Sendable {
     @inline(__always)
     private mutating func integrateGyroscope(_ gyr: SIMD3<Double>) {
         let ts = sampleInterval
+        if previousGyro.x.isNaN { previousGyro = gyr }
         restGyroLowPass = restGyroState.filter(gyr, restLowPass)
         let deviation = gyr - restGyroLowPass
         if (deviation * deviation).sum() >= restGyroThresholdSquared
@@ -252,7 +260,9 @@ public struct AttitudeFilter: Sendable {
             restTime = 0
             restDetected = false
         }
-        let rate = gyr - bias
+        // Latency compensation: the rate `gyroscopeLatency` later, extrapolated from the last step.
+        let rate = gyr + latencySteps * (gyr - previousGyro) - bias
+        previousGyro = gyr
         let norm = (rate * rate).sum().squareRoot()
         if norm > Double.ulpOfOne {
             let (sine, cosine) = sinCos(norm * ts / 2)
