@@ -37,19 +37,20 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 ///
 /// Differences from VQF's published design: the first reference field is the one seen at rest
 /// at start-up (the one that already set the initial heading), rather than one seen while turning;
-/// and two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
-/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together.
+/// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
+/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; and the gyroscope's
+/// latency can be compensated (`gyroscopeLatency`, a property of the sensor, off by default).
 ///
 /// Arithmetic is `Double`: the tilt low-pass (τ = 3 s at 286 Hz has poles 1.2·10⁻³ from the unit
 /// circle) run with `Float` state deviates by up to 0.16 m/s² (≈ 1° of tilt) from the `Double`
 /// run on a 60 000-sample synthetic signal (9.81 ± 2 m/s² with noise), more than the whole error
-/// budget, while the cost target is met in
-/// `Double` (see `motion-bench`).
+/// budget, while the cost target is met in `Double` (see `motion-bench`).
 ///
 /// Frames: the 6D attitude maps sensor → an earth frame with z up and arbitrary heading; the 9D
 /// attitude maps sensor → East-North-Up (magnetic north). No allocation per update.
 public struct AttitudeFilter: Sendable {
-    /// Tuning. One set for every sensor and motion; the defaults are the filter's design values.
+    /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
+    /// `gyroscopeLatency` describes the sensor and should come from its configuration.
     public struct Parameters: Sendable, Equatable {
         /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger
         /// rejects more acceleration, smaller follows gyro drift faster.
