@@ -37,6 +37,8 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 ///
 /// Differences from VQF's published design: the first reference field is the one seen at rest
 /// at start-up (the one that already set the initial heading), rather than one seen while turning;
+/// it stays provisional until it has held for `magneticNewFieldFirstTime` of turning, and until
+/// then a different field that is stable while turning replaces it after that same time;
 /// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
 /// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; and the gyroscope's
 /// latency can be compensated (`gyroscopeLatency`, a property of the sensor, off by default).
@@ -172,6 +174,8 @@ public struct AttitudeFilter: Sendable {
     private var initialMagneticGain: Double = 1
     private var magneticDisturbed = false
     private var magneticSeen = false
+    /// The reference was taken at rest at start-up: the first field seen while turning may replace it.
+    private var referenceFromRest = false
 
     /// - Parameters:
     ///   - sampleInterval: time between samples, s (> 0).
@@ -419,9 +423,15 @@ public struct AttitudeFilter: Sendable {
                 if turning || referenceNorm == 0 { candidateTime += ts }
                 candidateNorm += magneticReferenceGain * (currentNorm - candidateNorm)
                 candidateDip += magneticReferenceGain * (currentDip - candidateDip)
+                // The start-up reference is confirmed once it has held while turning.
+                if referenceFromRest && !magneticDisturbed && candidateTime >= parameters.magneticNewFieldFirstTime {
+                    referenceFromRest = false
+                }
                 if magneticDisturbed
                     && (candidateTime >= parameters.magneticNewFieldTime
-                        || (referenceNorm == 0 && candidateTime >= parameters.magneticNewFieldFirstTime)) {
+                        || ((referenceNorm == 0 || referenceFromRest) && candidateTime >= parameters.magneticNewFieldFirstTime)) {
+                    referenceFromRest = referenceNorm == 0 && !turning
+                    if referenceFromRest { candidateTime = 0 }
                     referenceNorm = candidateNorm
                     referenceDip = candidateDip
                     magneticDisturbed = false

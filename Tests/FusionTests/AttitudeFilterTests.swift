@@ -92,21 +92,22 @@ private func headingBetween(_ a: Quaternion, _ b: Quaternion) -> Double {
         var truth = tilted
         let step = Quaternion.aboutZ(0.5 * Double.pi / 180 * 100 / imu.rate)   // 50 °/s about up, per sample
         var disturbedSeen = false
-        // 10 s at rest (the field becomes the reference), 4 s turning, 10 s a magnet nearby
-        // (+25 µT toward east: 51° heading error if believed) while turning back and forth, 10 s at rest.
-        for i in 0..<3400 {
+        // 10 s at rest (the field becomes the reference), 6 s turning (the reference is confirmed),
+        // 10 s a magnet nearby (+25 µT toward east: 51° heading error if believed) while turning
+        // back and forth, 10 s at rest.
+        for i in 0..<3600 {
             let t = Double(i) / imu.rate
             var rate = SIMD3<Double>.zero
             var extra = SIMD3<Double>.zero
-            if t >= 10 && t < 14 { rate.z = 0.5 * Double.pi / 180 * 100 }
-            if t >= 14 && t < 24 {
+            if t >= 10 && t < 16 { rate.z = 0.5 * Double.pi / 180 * 100 }
+            if t >= 16 && t < 26 {
                 extra = SIMD3(25, 0, 0)
-                rate.z = (t < 19 ? -1 : 1) * 0.5 * Double.pi / 180 * 100
+                rate.z = (t < 21 ? -1 : 1) * 0.5 * Double.pi / 180 * 100
             }
             let s = imu.sample(truth, earthRate: rate, extraField: extra)
             filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
             believer.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
-            if t >= 15 && t < 24 { disturbedSeen = disturbedSeen || filter.isMagneticallyDisturbed }
+            if t >= 17 && t < 26 { disturbedSeen = disturbedSeen || filter.isMagneticallyDisturbed }
             if rate.z != 0 {
                 truth = (rate.z > 0 ? step : step.conjugate) * truth
             }
