@@ -120,6 +120,30 @@ private func headingBetween(_ a: Quaternion, _ b: Quaternion) -> Double {
         #expect(headingBetween(believer.quaternion9D, truth) > 5)
     }
 
+    @Test func startUpFieldIsReplacedByTheFieldSeenWhileTurning() {
+        // At start-up the sensor rests next to a magnet (a homogeneous-looking +30 µT east); then it
+        // turns in the clean field. The start-up reference was provisional: after 5 s of turning
+        // the clean field takes over (the 20 s rule for later changes would still reject it).
+        var imu = SyntheticIMU()
+        var filter = AttitudeFilter(sampleInterval: 1 / imu.rate)
+        var truth = tilted
+        let rate = SIMD3<Double>(0, 0, 0.5)
+        let step = Quaternion.aboutZ(0.5 / imu.rate)
+        var disturbedWhileTurning = false
+        for i in 0..<1800 {
+            let t = Double(i) / imu.rate
+            let turning = t >= 10
+            let s = imu.sample(truth, earthRate: turning ? rate : .zero, extraField: turning ? .zero : SIMD3(30, 0, 0))
+            filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
+            if turning {
+                truth = step * truth
+                if t < 12 { disturbedWhileTurning = disturbedWhileTurning || filter.isMagneticallyDisturbed }
+            }
+        }
+        #expect(disturbedWhileTurning)
+        #expect(!filter.isMagneticallyDisturbed)
+    }
+
     @Test func magneticAccuracyProgresses() {
         var imu = SyntheticIMU()
         var filter = AttitudeFilter(sampleInterval: 1 / imu.rate)
