@@ -147,7 +147,8 @@ public struct AttitudeFilter: Sendable {
 
     // Accelerometer in I, low-pass state; R (sensor → E₆) and R·bias (x, y) low-pass state.
     private var accInertialState = LowPassState<SIMD3<Double>>()
-    private var biasModelState = LowPassState<SIMD16<Double>>()
+    private var biasModelState = LowPassState<SIMD8<Double>>()
+    private var verticalModelState = LowPassState<SIMD4<Double>>()
 
     // Rest detection.
     private var restGyroState = LowPassState<SIMD3<Double>>()
@@ -327,10 +328,9 @@ public struct AttitudeFilter: Sendable {
         let rb0 = (r.rows.0 * bias).sum(), rb1 = (r.rows.1 * bias).sum()
         // Low-pass R and R·bias with the accelerometer's filter, so that they match the delay of
         // the filtered accelerometer whose corrections they explain.
-        let packed = SIMD16<Double>(
-            r.rows.0.x, r.rows.0.y, r.rows.0.z, r.rows.1.x, r.rows.1.y, r.rows.1.z,
-            r.rows.2.x, r.rows.2.y, r.rows.2.z, rb0, rb1, 0, 0, 0, 0, 0)
-        let f = biasModelState.filter(packed, accLowPass)
+        let f = biasModelState.filter(
+            SIMD8(r.rows.0.x, r.rows.0.y, r.rows.0.z, r.rows.1.x, r.rows.1.y, r.rows.1.z, rb0, rb1), accLowPass)
+        let f2 = verticalModelState.filter(SIMD4(r.rows.2.x, r.rows.2.y, r.rows.2.z, 0), accLowPass)
 
         // Predict: the variance grows (up to its initial value) even without a measurement.
         var p = biasCovariance
@@ -347,11 +347,11 @@ public struct AttitudeFilter: Sendable {
             error = restGyroLowPass - bias
             noise = SIMD3(repeating: biasRestNoise)
         } else if parameters.motionBiasEstimation {
-            (h0, h1, h2) = (SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f[6], f[7], f[8]))
+            (h0, h1, h2) = (SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f2[0], f2[1], f2[2]))
             // The tilt correction rate (E₆ frame, x and y) is what a bias error R·(b − b̂) causes.
             error = SIMD3(
-                -accEarth.y / ts + f[9] - (h0 * bias).sum(),
-                accEarth.x / ts + f[10] - (h1 * bias).sum(),
+                -accEarth.y / ts + f[6] - (h0 * bias).sum(),
+                accEarth.x / ts + f[7] - (h1 * bias).sum(),
                 -(h2 * bias).sum())
             noise = SIMD3(biasMotionNoise, biasMotionNoise, biasVerticalNoise)
         } else {
