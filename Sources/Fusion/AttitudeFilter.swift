@@ -37,13 +37,22 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 ///
 /// Differences from VQF's published design: the first reference field is the one seen at rest
 /// at start-up (the one that already set the initial heading), rather than one seen while turning;
-/// and two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
-/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together.
+/// it stays provisional until it has held for `magneticNewFieldFirstTime` of turning, and until
+/// then a different field that is stable while turning replaces it after that same time;
+/// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
+/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; and the gyroscope's
+/// latency can be compensated (`gyroscopeLatency`, a property of the sensor, off by default).
+///
+/// Arithmetic is `Double`: the tilt low-pass (τ = 3 s at 286 Hz has poles 1.2·10⁻³ from the unit
+/// circle) run with `Float` state deviates by up to 0.16 m/s² (≈ 1° of tilt) from the `Double`
+/// run on a 60 000-sample synthetic signal (9.81 ± 2 m/s² with noise), more than the whole error
+/// budget, while the cost target is met in `Double` (see `motion-bench`).
 ///
 /// Frames: the 6D attitude maps sensor → an earth frame with z up and arbitrary heading; the 9D
 /// attitude maps sensor → East-North-Up (magnetic north). No allocation per update.
 public struct AttitudeFilter: Sendable {
-    /// Tuning. One set for every sensor and motion; the defaults are the filter's design values.
+    /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
+    /// `gyroscopeLatency` describes the sensor and should come from its configuration.
     public struct Parameters: Sendable, Equatable {
         /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger
         /// rejects more acceleration, smaller follows gyro drift faster.
@@ -98,6 +107,10 @@ public struct AttitudeFilter: Sendable {
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
         public var magneticRejectionFactor: Double = 2
+        /// How long the gyroscope's readings lag the other sensors and the true motion, s: the
+        /// group delay of the chip's internal low-pass filter (from its datasheet, e.g. the DLPF
+        /// table). Compensated by extrapolating the rate linearly; 0 disables.
+        public var gyroscopeLatency: Double = 0
 
         public init() {}
     }
@@ -122,15 +135,20 @@ public struct AttitudeFilter: Sendable {
     private let restAccThresholdSquared: Double
     private let magneticDipThreshold: Double
     private let magneticNewFieldMinimumRate: Double
+    private let latencySteps: Double
 
     // Orientation: sensor → I (gyro integration), I → E₆ (tilt correction), E₆ → ENU (heading).
     private var gyroQuaternion = Quaternion.identity
     private var tiltQuaternion = Quaternion.identity
-    private var heading: Double = 0
+    /// Rotation about up by the heading correction, E₆ → ENU (unit, z-rotation only).
+    private var headingQuaternion = Quaternion.identity
+    /// `tiltQuaternion ⊗ gyroQuaternion`, refreshed once per update.
+    private var attitude6D = Quaternion.identity
 
     // Accelerometer in I, low-pass state; R (sensor → E₆) and R·bias (x, y) low-pass state.
     private var accInertialState = LowPassState<SIMD3<Double>>()
-    private var biasModelState = LowPassState<SIMD16<Double>>()
+    private var biasModelState = LowPassState<SIMD8<Double>>()
+    private var verticalModelState = LowPassState<SIMD4<Double>>()
 
     // Rest detection.
     private var restGyroState = LowPassState<SIMD3<Double>>()
@@ -138,10 +156,12 @@ public struct AttitudeFilter: Sendable {
     private var restGyroLowPass = SIMD3<Double>.zero
     private var restTime: Double = 0
     private var restDetected = false
+    private var previousGyro = SIMD3<Double>(repeating: .nan)
 
     // Bias Kalman filter; variance in (0.01 °/s)² so that the numbers stay near 1.
     private var bias = SIMD3<Double>.zero
-    private var biasCovariance: Matrix3
+    /// Symmetric 3×3 covariance, by columns.
+    private var biasCovariance: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
 
     // Magnetometer.
     private var magneticState = LowPassState<SIMD2<Double>>()
@@ -155,6 +175,8 @@ public struct AttitudeFilter: Sendable {
     private var initialMagneticGain: Double = 1
     private var magneticDisturbed = false
     private var magneticSeen = false
+    /// The reference was taken at rest at start-up: the first field seen while turning may replace it.
+    private var referenceFromRest = false
 
     /// - Parameters:
     ///   - sampleInterval: time between samples, s (> 0).
@@ -180,28 +202,29 @@ public struct AttitudeFilter: Sendable {
         biasVerticalNoise = biasMotionNoise / max(parameters.biasVerticalForgettingFactor, 1e-10)
         let rest = (parameters.biasSigmaRest * 100) * (parameters.biasSigmaRest * 100)
         biasRestNoise = rest * rest / biasProcessNoise + rest
-        biasCovariance = Matrix3(diagonal: SIMD3(repeating: biasVariance0))
+        biasCovariance = (SIMD3(biasVariance0, 0, 0), SIMD3(0, biasVariance0, 0), SIMD3(0, 0, biasVariance0))
         restGyroThresholdSquared = (parameters.restGyroscopeThreshold * degree) * (parameters.restGyroscopeThreshold * degree)
         restAccThresholdSquared = parameters.restAccelerometerThreshold * parameters.restAccelerometerThreshold
         magneticDipThreshold = parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
+        latencySteps = parameters.gyroscopeLatency / sampleInterval
     }
 
     // MARK: Outputs
 
     /// Sensor → earth frame with z up and arbitrary (gyro-only, drifting) heading.
-    public var quaternion6D: Quaternion { tiltQuaternion * gyroQuaternion }
+    public var quaternion6D: Quaternion { attitude6D }
 
     /// Sensor → East-North-Up (magnetic north). Equals the 6D attitude until a magnetometer
     /// sample arrives.
-    public var quaternion9D: Quaternion { Quaternion.aboutZ(heading) * quaternion6D }
+    public var quaternion9D: Quaternion { headingQuaternion * attitude6D }
 
     /// Estimated gyroscope bias, rad/s, sensor frame (already removed from the integration).
     public var gyroBias: SIMD3<Double> { bias }
 
     /// Standard deviation of the gyroscope bias estimate (largest axis), rad/s.
     public var gyroBiasUncertainty: Double {
-        let p = max(biasCovariance[0, 0], biasCovariance[1, 1], biasCovariance[2, 2])
+        let p = max(biasCovariance.0.x, biasCovariance.1.y, biasCovariance.2.z)
         return p.squareRoot() / 100 * Double.pi / 180
     }
 
@@ -230,15 +253,21 @@ public struct AttitudeFilter: Sendable {
     ///   - accelerometer: specific force in any consistent unit (+g on z when lying flat, face up:
     ///     the opposite of Core Motion's sign). An all-zero sample is skipped.
     ///   - magnetometer: magnetic field, µT (any unit), sensor frame; `nil` for a 6D update.
+    /// A sample whose gyroscope or accelerometer holds NaN or infinity is skipped; such a
+    /// magnetometer reading is ignored.
     public mutating func update(gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?) {
+        // x · 0 is zero exactly for finite x: a sample with NaN or infinity is skipped.
+        guard gyroscope * 0 + accelerometer * 0 == .zero else { return }
         integrateGyroscope(gyroscope)
+        attitude6D = tiltQuaternion * gyroQuaternion
         if accelerometer != .zero { correctTilt(accelerometer) }
-        if let magnetometer, magnetometer != .zero { correctHeading(magnetometer) }
+        if let magnetometer, magnetometer != .zero, magnetometer * 0 == .zero { correctHeading(magnetometer) }
     }
 
     @inline(__always)
     private mutating func integrateGyroscope(_ gyr: SIMD3<Double>) {
         let ts = sampleInterval
+        if previousGyro.x.isNaN { previousGyro = gyr }
         restGyroLowPass = restGyroState.filter(gyr, restLowPass)
         let deviation = gyr - restGyroLowPass
         if (deviation * deviation).sum() >= restGyroThresholdSquared
@@ -247,13 +276,15 @@ public struct AttitudeFilter: Sendable {
             restTime = 0
             restDetected = false
         }
-        let rate = gyr - bias
+        // Latency compensation: the rate `gyroscopeLatency` later, extrapolated from the last step.
+        let rate = gyr + latencySteps * (gyr - previousGyro) - bias
+        previousGyro = gyr
         let norm = (rate * rate).sum().squareRoot()
         if norm > Double.ulpOfOne {
-            let half = norm * ts / 2
-            let s = sin(half) / norm
-            let step = Quaternion(w: cos(half), x: s * rate.x, y: s * rate.y, z: s * rate.z)
-            gyroQuaternion = (gyroQuaternion * step).normalized
+            let (sine, cosine) = sinCos(norm * ts / 2)
+            let s = sine / norm
+            let step = Quaternion(w: cosine, x: s * rate.x, y: s * rate.y, z: s * rate.z)
+            gyroQuaternion = renormalized(gyroQuaternion * step)
         }
     }
 
@@ -282,7 +313,8 @@ public struct AttitudeFilter: Sendable {
         let correction = cw > 1e-6
             ? Quaternion(w: cw, x: 0.5 * accEarth.y / cw, y: -0.5 * accEarth.x / cw, z: 0)
             : Quaternion(w: 0, x: 1, y: 0, z: 0)
-        tiltQuaternion = (correction * tiltQuaternion).normalized
+        tiltQuaternion = renormalized(correction * tiltQuaternion)
+        attitude6D = tiltQuaternion * gyroQuaternion
 
         if parameters.motionBiasEstimation || parameters.restBiasEstimation {
             estimateBias(tiltError: accEarth)
@@ -292,58 +324,69 @@ public struct AttitudeFilter: Sendable {
     @inline(__always)
     private mutating func estimateBias(tiltError accEarth: SIMD3<Double>) {
         let ts = sampleInterval
-        let r = quaternion6D.rotationMatrix
+        let r = attitude6D.rotationMatrix
         let rb0 = (r.rows.0 * bias).sum(), rb1 = (r.rows.1 * bias).sum()
         // Low-pass R and R·bias with the accelerometer's filter, so that they match the delay of
         // the filtered accelerometer whose corrections they explain.
-        let packed = SIMD16<Double>(
-            r.rows.0.x, r.rows.0.y, r.rows.0.z, r.rows.1.x, r.rows.1.y, r.rows.1.z,
-            r.rows.2.x, r.rows.2.y, r.rows.2.z, rb0, rb1, 0, 0, 0, 0, 0)
-        let f = biasModelState.filter(packed, accLowPass)
-
-        var h: Matrix3
-        var error: SIMD3<Double>
-        var noise: SIMD3<Double>
-        var measure = true
-        if restDetected && parameters.restBiasEstimation {
-            h = .identity
-            error = restGyroLowPass - bias
-            noise = SIMD3(repeating: biasRestNoise)
-        } else if parameters.motionBiasEstimation {
-            h = Matrix3(rows: SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f[6], f[7], f[8]))
-            // The tilt correction rate (E₆ frame, x and y) is what a bias error R·(b − b̂) causes.
-            error = SIMD3(
-                -accEarth.y / ts + f[9] - (h.rows.0 * bias).sum(),
-                accEarth.x / ts + f[10] - (h.rows.1 * bias).sum(),
-                -(h.rows.2 * bias).sum())
-            noise = SIMD3(biasMotionNoise, biasMotionNoise, biasVerticalNoise)
-        } else {
-            h = .identity
-            error = .zero
-            noise = .zero
-            measure = false
-        }
+        let f = biasModelState.filter(
+            SIMD8(r.rows.0.x, r.rows.0.y, r.rows.0.z, r.rows.1.x, r.rows.1.y, r.rows.1.z, rb0, rb1), accLowPass)
+        let f2 = verticalModelState.filter(SIMD4(r.rows.2.x, r.rows.2.y, r.rows.2.z, 0), accLowPass)
 
         // Predict: the variance grows (up to its initial value) even without a measurement.
         var p = biasCovariance
-        if p.rows.0.x < biasVariance0 { p.rows.0.x += biasProcessNoise }
-        if p.rows.1.y < biasVariance0 { p.rows.1.y += biasProcessNoise }
-        if p.rows.2.z < biasVariance0 { p.rows.2.z += biasProcessNoise }
-        if measure {
-            let clip = SIMD3(repeating: biasClip)
-            error = error.clamped(lowerBound: -clip, upperBound: clip)
-            // K = P Hᵀ (W + H P Hᵀ)⁻¹; b += K e; P −= K H P.
-            let pht = p * h.transposed
-            var s = h * pht
-            s.rows.0.x += noise.x
-            s.rows.1.y += noise.y
-            s.rows.2.z += noise.z
-            if let inverse = s.inverse {
-                let gain = pht * inverse
-                bias = (bias + gain * error).clamped(lowerBound: -clip, upperBound: clip)
-                p = p - gain * (h * p)
-            }
+        if p.0.x < biasVariance0 { p.0.x += biasProcessNoise }
+        if p.1.y < biasVariance0 { p.1.y += biasProcessNoise }
+        if p.2.z < biasVariance0 { p.2.z += biasProcessNoise }
+
+        // Measurement rows h₀…h₂ (H = R low-passed while moving, I at rest), error e, noise W.
+        let h0: SIMD3<Double>, h1: SIMD3<Double>, h2: SIMD3<Double>
+        var error: SIMD3<Double>
+        let noise: SIMD3<Double>
+        if restDetected && parameters.restBiasEstimation {
+            (h0, h1, h2) = (SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+            error = restGyroLowPass - bias
+            noise = SIMD3(repeating: biasRestNoise)
+        } else if parameters.motionBiasEstimation {
+            (h0, h1, h2) = (SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f2[0], f2[1], f2[2]))
+            // The tilt correction rate (E₆ frame, x and y) is what a bias error R·(b − b̂) causes.
+            error = SIMD3(
+                -accEarth.y / ts + f[6] - (h0 * bias).sum(),
+                accEarth.x / ts + f[7] - (h1 * bias).sum(),
+                -(h2 * bias).sum())
+            noise = SIMD3(biasMotionNoise, biasMotionNoise, biasVerticalNoise)
+        } else {
+            biasCovariance = p
+            return
         }
+        error = clamp(error, biasClip)
+
+        // Kalman update with U = P Hᵀ (columns uᵢ = P hᵢ, P symmetric), S = H P Hᵀ + W:
+        // b += U S⁻¹ e, P −= U S⁻¹ Uᵀ.
+        let u0 = p.0 * h0.x + p.1 * h0.y + p.2 * h0.z
+        let u1 = p.0 * h1.x + p.1 * h1.y + p.2 * h1.z
+        let u2 = p.0 * h2.x + p.1 * h2.y + p.2 * h2.z
+        let s00 = (h0 * u0).sum() + noise.x, s11 = (h1 * u1).sum() + noise.y, s22 = (h2 * u2).sum() + noise.z
+        let s01 = (h0 * u1).sum(), s02 = (h0 * u2).sum(), s12 = (h1 * u2).sum()
+        // Inverse of the symmetric S by cofactors.
+        let c00 = s11 * s22 - s12 * s12, c01 = s02 * s12 - s01 * s22, c02 = s01 * s12 - s02 * s11
+        let c11 = s00 * s22 - s02 * s02, c12 = s01 * s02 - s00 * s12, c22 = s00 * s11 - s01 * s01
+        let determinant = s00 * c00 + s01 * c01 + s02 * c02
+        guard abs(determinant) > Double.ulpOfOne else {
+            biasCovariance = p
+            return
+        }
+        let inverseDeterminant = 1 / determinant
+        let i0 = SIMD3(c00, c01, c02) * inverseDeterminant
+        let i1 = SIMD3(c01, c11, c12) * inverseDeterminant
+        let i2 = SIMD3(c02, c12, c22) * inverseDeterminant
+        // V = U S⁻¹ (columns vⱼ).
+        let v0 = u0 * i0.x + u1 * i0.y + u2 * i0.z
+        let v1 = u0 * i1.x + u1 * i1.y + u2 * i1.z
+        let v2 = u0 * i2.x + u1 * i2.y + u2 * i2.z
+        bias = clamp(bias + v0 * error.x + v1 * error.y + v2 * error.z, biasClip)
+        p.0 -= v0 * u0.x + v1 * u1.x + v2 * u2.x
+        p.1 -= v0 * u0.y + v1 * u1.y + v2 * u2.y
+        p.2 -= v0 * u0.z + v1 * u1.z + v2 * u2.z
         biasCovariance = p
     }
 
@@ -351,7 +394,7 @@ public struct AttitudeFilter: Sendable {
     private mutating func correctHeading(_ mag: SIMD3<Double>) {
         let ts = sampleInterval
         magneticSeen = true
-        let magEarth = quaternion6D.rotate(mag)
+        let magEarth = attitude6D.rotate(mag)
         if parameters.magneticDisturbanceRejection {
             let norm = (magEarth * magEarth).sum().squareRoot()
             let current = magneticState.filter(SIMD2(norm, -asin(magEarth.z / norm)), magneticLowPass)
@@ -380,9 +423,15 @@ public struct AttitudeFilter: Sendable {
                 if turning || referenceNorm == 0 { candidateTime += ts }
                 candidateNorm += magneticReferenceGain * (currentNorm - candidateNorm)
                 candidateDip += magneticReferenceGain * (currentDip - candidateDip)
+                // The start-up reference is confirmed once it has held while turning.
+                if referenceFromRest && !magneticDisturbed && candidateTime >= parameters.magneticNewFieldFirstTime {
+                    referenceFromRest = false
+                }
                 if magneticDisturbed
                     && (candidateTime >= parameters.magneticNewFieldTime
-                        || (referenceNorm == 0 && candidateTime >= parameters.magneticNewFieldFirstTime)) {
+                        || ((referenceNorm == 0 || referenceFromRest) && candidateTime >= parameters.magneticNewFieldFirstTime)) {
+                    referenceFromRest = referenceNorm == 0 && !turning
+                    if referenceFromRest { candidateTime = 0 }
                     referenceNorm = candidateNorm
                     referenceDip = candidateDip
                     magneticDisturbed = false
@@ -395,8 +444,11 @@ public struct AttitudeFilter: Sendable {
             }
         }
 
-        // Heading error: magnetic north should lie along +y of ENU.
-        let error = wrapAngle(atan2(magEarth.x, magEarth.y) - heading)
+        // Heading error: magnetic north, rotated by the current heading correction, should lie
+        // along +y of ENU. (cos h, sin h) of the correction angle h from its quaternion.
+        let (qw, qz) = (headingQuaternion.w, headingQuaternion.z)
+        let cosH = qw * qw - qz * qz, sinH = 2 * qw * qz
+        let error = atan2(cosH * magEarth.x - sinH * magEarth.y, sinH * magEarth.x + cosH * magEarth.y)
         var gain = magneticGain
         if parameters.magneticDisturbanceRejection {
             if magneticDisturbed {
@@ -416,14 +468,36 @@ public struct AttitudeFilter: Sendable {
             initialMagneticGain /= initialMagneticGain + 1
             if initialMagneticGain * parameters.magnetometerTimeConstant < ts { initialMagneticGain = 0 }
         }
-        heading = wrapAngle(heading + gain * error)
+        let (sine, cosine) = sinCos(gain * error / 2)
+        headingQuaternion = renormalized(Quaternion(w: cosine, x: 0, y: 0, z: sine) * headingQuaternion)
     }
 }
 
-/// `angle` wrapped to −π…π (for inputs within one turn of that range).
+/// (sin x, cos x); exact to double precision by Taylor series for the small angles of one
+/// sample's rotation, libm otherwise.
 @inline(__always)
-func wrapAngle(_ angle: Double) -> Double {
-    if angle > Double.pi { return angle - 2 * Double.pi }
-    if angle < -Double.pi { return angle + 2 * Double.pi }
-    return angle
+func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
+    let x2 = x * x
+    if x2 < 1e-4 {
+        // |x| < 0.01: the first omitted terms are below 1e-19 relative.
+        let sine = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
+        let cosine = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56)))
+        return (sine, cosine)
+    }
+    return (sin(x), cos(x))
+}
+
+/// A product of unit quaternions brought back to unit norm: q · (3 − |q|²) / 2, which is exact to
+/// second order in the rounding drift (|q|² = 1 + ε gives 1 + O(ε²)) without a square root or a
+/// division.
+@inline(__always)
+func renormalized(_ q: Quaternion) -> Quaternion {
+    let k = 1.5 - 0.5 * (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z)
+    return Quaternion(w: q.w * k, x: q.x * k, y: q.y * k, z: q.z * k)
+}
+
+/// Each component clamped to −limit…limit.
+@inline(__always)
+func clamp(_ v: SIMD3<Double>, _ limit: Double) -> SIMD3<Double> {
+    SIMD3(min(max(v.x, -limit), limit), min(max(v.y, -limit), limit), min(max(v.z, -limit), limit))
 }

@@ -57,9 +57,11 @@ struct LowPassState<Vector: SIMD & Sendable>: Sendable where Vector.Scalar == Do
             }
             return mean
         }
-        let y = c.b0 * x + s0
-        s0 = c.b1 * x - c.a1 * y + s1
-        s1 = c.b2 * x - c.a2 * y
+        // Butterworth: b1 = 2 b0 and b2 = b0, so b0·x serves all three (bit-identical results).
+        let bx = c.b0 * x
+        let y = bx + s0
+        s0 = bx + bx - c.a1 * y + s1
+        s1 = bx - c.a2 * y
         return y
     }
 }

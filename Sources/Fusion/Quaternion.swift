@@ -56,15 +56,16 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
 
     /// The unit quaternion in the same direction; the identity if the norm is zero or not finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var normalized: Quaternion {
         let n = norm
         guard n > 0, n.isFinite else { return .identity }
-        return Quaternion(w: w / n, x: x / n, y: y / n, z: z / n)
+        let inverse = 1 / n
+        return Quaternion(w: w * inverse, x: x * inverse, y: y * inverse, z: z * inverse)
     }
 
     /// Hamilton product `lhs ⊗ rhs` (`rhs` is applied first when rotating vectors).
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (lhs: Quaternion, rhs: Quaternion) -> Quaternion {
         Quaternion(
             w: lhs.w * rhs.w - lhs.x * rhs.x - lhs.y * rhs.y - lhs.z * rhs.z,
@@ -74,7 +75,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// `q ⊗ (0, v) ⊗ q*` for a unit quaternion: `v` (body frame) expressed in the reference frame.
-    @inlinable
+    @inlinable @inline(__always)
     public func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
         // v + 2w (u × v) + 2 u × (u × v), u = vector part.
         let u = vector
@@ -83,7 +84,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// The rotation matrix `R` with `R * v == rotate(v)` (body → reference) for a unit quaternion.
-    @inlinable
+    @inlinable @inline(__always)
     public var rotationMatrix: Matrix3 {
         let xx = x * x, yy = y * y, zz = z * z
         let xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z
@@ -122,7 +123,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     public var description: String { "Quaternion(w: \(w), x: \(x), y: \(y), z: \(z))" }
 }
 
-@inlinable
+@inlinable @inline(__always)
 func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }

@@ -1,10 +1,16 @@
 import Foundation
 
-// Benchmarks (not tests): `swift run -c release motion-bench [timer] [sampler] [--seconds S]`.
+// Benchmarks (not tests), each next to a reference measured in the same run:
+//   swift run -c release motion-bench [fusion] [timer] [sampler] [--seconds S]
+// With no name, all of them.
 let arguments = CommandLine.arguments.dropFirst()
 let seconds = arguments.firstIndex(of: "--seconds").flatMap { arguments.index(after: $0) < arguments.endIndex ? Double(arguments[arguments.index(after: $0)]) : nil } ?? 5
 let selected = Set(arguments.filter { !$0.hasPrefix("-") && Double($0) == nil })
 func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+
+if wants("fusion") {
+    runFusionBenchmark()
+}
 
 if wants("timer") {
     print("== Timer: 100 Hz delivered-interval deviation, \(Int(seconds)) s, both at once")
