@@ -18,6 +18,12 @@ public struct DeviceOrientationChange: Sendable, Equatable {
     public var new: DeviceOrientation
     /// Seconds since boot: the sample that completed the settle time.
     public var timestamp: Double
+
+    public init(old: DeviceOrientation, new: DeviceOrientation, timestamp: Double) {
+        self.old = old
+        self.new = new
+        self.timestamp = timestamp
+    }
 }
 
 /// Runs the orientation classifier on the fused gravity while anyone asks for orientation
