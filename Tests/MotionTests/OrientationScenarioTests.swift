@@ -8,7 +8,7 @@ import Testing
 import Timing
 
 /// What one orientation run on the simulated board produced.
-struct OrientationRun {
+private struct OrientationRun {
     /// The notifications posted, in order.
     var posted: [DeviceOrientationChange]
     /// The naive classifier's changes on the same fused gravity (the device-motion samples).
@@ -20,7 +20,7 @@ struct OrientationRun {
 }
 
 /// Records the notifications of one manager.
-final class NotificationLog: Sendable {
+private final class OrientationNotificationLog: Sendable {
     let changes = Mutex<[DeviceOrientationChange]>([])
     func record(_ note: Notification) {
         guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
@@ -32,9 +32,9 @@ final class NotificationLog: Sendable {
 
 /// Plays `manager`'s simulated world for `duration` virtual seconds with orientation
 /// notifications and device-motion updates (same sampler, same fused gravity) running.
-func playOrientation(_ manager: MotionManager, clock: VirtualClock, for duration: Double) throws -> OrientationRun {
+private func playOrientation(_ manager: MotionManager, clock: VirtualClock, for duration: Double) throws -> OrientationRun {
     let world = try #require(manager.simulatedHardware).world
-    let log = NotificationLog()
+    let log = OrientationNotificationLog()
     let observer = NotificationCenter.default.addObserver(
         forName: .deviceOrientationDidChange, object: manager, queue: nil, using: log.record)
     defer { NotificationCenter.default.removeObserver(observer) }
@@ -64,7 +64,7 @@ func playOrientation(_ manager: MotionManager, clock: VirtualClock, for duration
     return OrientationRun(posted: log.changes.withLock { $0 }, naive: naiveChanges, replayed: replayed, samples: samples, world: world)
 }
 
-extension World {
+private extension World {
     /// Ground truth: perfectly still (no rotation, no acceleration) at `time`.
     func isStill(at time: Double) -> Bool {
         let truth = truth(at: time)
@@ -110,14 +110,14 @@ extension World {
     /// Settle time plus one 100 Hz sample period.
     static let latencyBound = defaults.settleTime + MotionManager.minimumUpdateInterval + 1e-9
 
-    func play(_ name: String, seed: UInt64 = 1) throws -> OrientationRun {
+    private func play(_ name: String, seed: UInt64 = 1) throws -> OrientationRun {
         let scenario = try #require(Scenario.named(name))
         let manager = try MotionManager(source: .simulated(Simulation(scenario: name, seed: seed)), clock: clock, calibrationStore: nil)
         return try playOrientation(manager, clock: clock, for: scenario.script.duration + 1)
     }
 
     /// Plays a script of the test's own on the simulated board (noise on).
-    func play(_ script: MotionScript, seed: UInt64) throws -> OrientationRun {
+    private func play(_ script: MotionScript, seed: UInt64) throws -> OrientationRun {
         let (board, world) = Simulation(seed: seed).makeBoard(playing: Scenario(name: "test", summary: "", script: script), clock: clock)
         let boardFile = try #require(BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID))
         let device = try DeviceOpener.open(bus: board.bus, board: boardFile, store: nil, pause: .none)
@@ -127,7 +127,7 @@ extension World {
 
     /// Seconds from the device stopping in each posted orientation to the post (negative when
     /// the post came before the device stopped).
-    func latencies(_ run: OrientationRun) -> [Double] {
+    private func latencies(_ run: OrientationRun) -> [Double] {
         run.posted.map { $0.timestamp - run.world.stopTime(around: $0.timestamp) }
     }
 
@@ -138,6 +138,7 @@ extension World {
         let faces: [DeviceOrientation] = [.faceUp, .faceDown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
         #expect(run.posted.map(\.new) == faces)
         #expect(run.posted.map(\.old) == [.unknown] + faces.dropLast())
+        #expect(run.posted.count == 6 && run.naive.count == 16)
         #expect(run.replayed == run.posted)
         let latencies = latencies(run)
         #expect(latencies.allSatisfy { $0 <= Self.latencyBound }, "\(latencies)")
@@ -176,6 +177,7 @@ extension World {
     @Test func flipScenarioPostsOnlyFaceDown() throws {
         let run = try play("flip")
         #expect(run.posted.map(\.new) == [.faceUp, .faceDown])
+        #expect(run.posted.count == 2 && run.naive.count == 3)
         #expect(latencies(run).allSatisfy { $0 <= Self.latencyBound })
         #expect(run.naive.map(\.new) == [.faceUp, .landscapeRight, .faceDown])
     }
@@ -212,6 +214,7 @@ extension World {
     @Test func slowTurnThroughLandscapeBoundaryShowsHysteresis() throws {
         let run = try play("landscape-sweep")
         #expect(run.posted.map(\.new) == [.faceUp, .portrait, .landscapeLeft, .portrait, .landscapeRight, .portrait])
+        #expect(run.posted.count == 6 && run.naive.count == 10)
         #expect(run.replayed == run.posted)
         guard run.posted.count == 6 else { return }
         let angles = run.posted.map { abs(run.world.gravityAngles(at: $0.timestamp).rotation) }
