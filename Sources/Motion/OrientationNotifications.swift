@@ -6,8 +6,9 @@ import Synchronization
 extension Notification.Name {
     /// Posted on `NotificationCenter.default` when the device settles in a new orientation, with
     /// the `MotionManager` as object and ``MotionManager/oldOrientationKey`` /
-    /// ``MotionManager/newOrientationKey`` (``DeviceOrientation`` values) in `userInfo`.
-    /// Never posted on the sampler's queue.
+    /// ``MotionManager/newOrientationKey`` (``DeviceOrientation`` values) and
+    /// ``MotionManager/orientationTimestampKey`` (`Double`) in `userInfo`. Posted in order from
+    /// the manager's own serial queue, never from the sampler's queue.
     public static let deviceOrientationDidChange = Notification.Name("SwiftMotionDeviceOrientationDidChange")
 }
 
@@ -17,6 +18,12 @@ public struct DeviceOrientationChange: Sendable, Equatable {
     public var new: DeviceOrientation
     /// Seconds since boot: the sample that completed the settle time.
     public var timestamp: Double
+
+    public init(old: DeviceOrientation, new: DeviceOrientation, timestamp: Double) {
+        self.old = old
+        self.new = new
+        self.timestamp = timestamp
+    }
 }
 
 /// Runs the orientation classifier on the fused gravity while anyone asks for orientation
@@ -31,11 +38,20 @@ final class OrientationNotifier: Sendable {
     }
     private let state: Mutex<State>
     private let postingQueue = DispatchQueue(label: "swift-motion.orientation")
+    private static let postingQueueKey = DispatchSpecificKey<Bool>()
     let configuration: OrientationClassifier.Configuration
 
     init(configuration: OrientationClassifier.Configuration) {
         self.configuration = configuration
         state = Mutex(State(classifier: OrientationClassifier(configuration: configuration)))
+        postingQueue.setSpecific(key: Self.postingQueueKey, value: true)
+    }
+
+    /// Waits until every change decided so far has been posted; returns at once on the posting
+    /// queue itself (from an observer), where waiting would deadlock.
+    func waitForPosts() {
+        guard DispatchQueue.getSpecific(key: Self.postingQueueKey) == nil else { return }
+        postingQueue.sync {}
     }
 
     var orientation: DeviceOrientation { state.withLock { $0.classifier.orientation } }
@@ -96,7 +112,10 @@ final class OrientationNotifier: Sendable {
             guard let manager else { return }
             NotificationCenter.default.post(
                 name: .deviceOrientationDidChange, object: manager,
-                userInfo: [MotionManager.oldOrientationKey: change.old, MotionManager.newOrientationKey: change.new])
+                userInfo: [
+                    MotionManager.oldOrientationKey: change.old, MotionManager.newOrientationKey: change.new,
+                    MotionManager.orientationTimestampKey: change.timestamp,
+                ])
         }
     }
 }
@@ -106,6 +125,9 @@ extension MotionManager {
     public static let oldOrientationKey = "oldOrientation"
     /// `userInfo` key of ``Foundation/Notification/Name/deviceOrientationDidChange``: the new ``DeviceOrientation``.
     public static let newOrientationKey = "newOrientation"
+    /// `userInfo` key of ``Foundation/Notification/Name/deviceOrientationDidChange``: when the
+    /// change was decided (`Double`, seconds since boot: the sample that completed the settle time).
+    public static let orientationTimestampKey = "orientationTimestamp"
 
     /// The orientation last posted (`.unknown` until the first one, or while not generating).
     public var orientation: DeviceOrientation { orientationNotifier.orientation }
@@ -120,6 +142,13 @@ extension MotionManager {
     /// Balances one ``beginGeneratingDeviceOrientationNotifications()``; extra ends are ignored.
     public func endGeneratingDeviceOrientationNotifications() {
         orientationNotifier.end(hub: hub)
+    }
+
+    /// Blocks until every orientation change decided so far has been posted to its observers.
+    /// With a `VirtualClock`, call it after `advance(by:)` before reading what observers got.
+    /// Called from an observer (on the posting queue) it returns at once.
+    public func waitForOrientationNotifications() {
+        orientationNotifier.waitForPosts()
     }
 
     /// Orientation changes as they are posted, until the consumer stops iterating.

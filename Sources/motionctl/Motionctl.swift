@@ -12,6 +12,7 @@ struct Motionctl: ParsableCommand {
             BoardsCommand.self,
             DoctorCommand.self,
             EvaluateCommand.self,
+            OrientationCommand.self,
         ],
         defaultSubcommand: LiveCommand.self
     )

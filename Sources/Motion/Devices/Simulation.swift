@@ -38,6 +38,13 @@ public struct Simulation: Sendable, Equatable {
             let names = Scenario.all.map(\.name).joined(separator: ", ")
             throw .sensor("no simulation scenario named \"\(self.scenario)\"; choose one of: \(names)")
         }
+        return makeBoard(playing: scenario, clock: clock)
+    }
+
+    /// The simulated board and the world behind it, started at `clock.now`, playing `scenario`
+    /// (your own script) instead of the one named by ``scenario``; chips, seed and sensor errors
+    /// as configured here.
+    public func makeBoard(playing scenario: Scenario, clock: any MotionClock) -> (board: SimulatedBoard, world: World) {
         let world = scenario.world(startTime: clock.now)
         var imuErrors = IMUErrorModel.ideal
         var magnetometerErrors = MagnetometerErrorModel.ideal
