@@ -258,25 +258,40 @@ final class Inbox<Value: Sendable>: Sendable {
         #expect(manager.gyroUpdateInterval == 0.5)
     }
 
+    /// 10,000 start/stop pairs from four threads while a fifth keeps the clock ticking (CI also
+    /// runs this under the thread sanitizer).
     @Test func startStopFromManyThreads() async {
         let (manager, _) = makeManager()
         let queue = DispatchQueue(label: "test.stress", attributes: .concurrent)
         let clock = self.clock
+        let stopped = StopFlag()
         await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<4 {
-                group.addTask {
-                    for i in 0..<2500 {
-                        switch (worker + i) % 3 {
-                        case 0: manager.startAccelerometerUpdates(to: queue) { _, _ in }; manager.stopAccelerometerUpdates()
-                        case 1: manager.startGyroUpdates(); manager.stopGyroUpdates()
-                        default: clock.advance(by: 0.01)
+            group.addTask {
+                while !stopped.isSet { clock.advance(by: 0.01) }
+            }
+            await withTaskGroup(of: Void.self) { workers in
+                for worker in 0..<4 {
+                    workers.addTask {
+                        for i in 0..<2500 {
+                            switch (worker + i) % 4 {
+                            case 0: manager.startAccelerometerUpdates(to: queue) { _, _ in }; manager.stopAccelerometerUpdates()
+                            case 1: manager.startGyroUpdates(); manager.stopGyroUpdates()
+                            case 2: manager.startMagnetometerUpdates(to: queue) { _, _ in }; manager.stopMagnetometerUpdates()
+                            default: manager.startDeviceMotionUpdates(to: queue) { _, _ in }; manager.stopDeviceMotionUpdates()
+                            }
                         }
                     }
                 }
             }
+            stopped.set()
         }
-        manager.stopAccelerometerUpdates(); manager.stopGyroUpdates()
         #expect(clock.activeTimers == 0)
-        #expect(!manager.isAccelerometerActive && !manager.isGyroActive)
+        #expect(!manager.isAccelerometerActive && !manager.isGyroActive && !manager.isMagnetometerActive && !manager.isDeviceMotionActive)
     }
+}
+
+final class StopFlag: Sendable {
+    private let flag = Atomic(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
 }
