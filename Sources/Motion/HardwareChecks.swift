@@ -122,7 +122,7 @@ public struct HardwareCheckTarget: Sendable {
             return .failure(.missingBus("board \(resolvedBoard.id) names no default I2C bus; name one"))
         }
         guard fileExists(path) else {
-            return .failure(.missingBus("\(path) does not exist on this machine; \(LinuxI2CBus.enableI2CHint)"))
+            return .failure(.missingBus("\(path) does not exist on this machine. \(LinuxI2CBus.enableI2CHint)"))
         }
         return Result { () throws(MotionError) in try Self.board(resolvedBoard, busPath: path) }.mapError { .failedToStart("\($0)") }
     }
