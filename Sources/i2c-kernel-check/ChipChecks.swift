@@ -172,6 +172,14 @@ func chipChecks(bus: LinuxI2CBus) -> [Check] {
             let field = vector(lis3mdlRaw, scale: 100.0 / 6842)
             try expect(same(sample.field, field), "field \(sample.field), expected \(field)")
         },
+        Check(name: "polling for the reset (the default) times out on i2c-stub, whose reset bit never clears") {
+            // Why the checks above use `.fixedDelay`: SOFT_RST (CTRL_REG2 bit 2) stays as written.
+            let magnetometer = LIS3MDLMagnetometer(bus: bus, address: lis3mdl.address)
+            let error = sensorError { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
+            guard case .resetTimeout = error else {
+                throw CheckFailure(message: "configure gave \(String(describing: error)), expected a reset timeout")
+            }
+        },
         Check(name: "a driver at an absent address fails with the bus's no-acknowledge error") {
             let imu = LSM6IMU(bus: bus, address: I2CAddress(0x6B), model: .lsm6dso, resetCompletion: .fixedDelay)
             let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
