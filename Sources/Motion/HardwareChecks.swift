@@ -352,9 +352,10 @@ public enum HardwareChecks {
             if let error { collector.errors.withLock { $0.append(error) } }
         }
         target.wait(streamDuration)
+        // Handlers already queued run before the stop: a stop drops deliveries still pending.
+        collector.queue.sync {}
         manager.stopAccelerometerUpdates()
         manager.stopGyroUpdates()
-        collector.queue.sync {}
         let orientation = manager.orientation
         manager.endGeneratingDeviceOrientationNotifications()
 

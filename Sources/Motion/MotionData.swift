@@ -34,3 +34,16 @@ public struct CalibratedMagneticField: Sendable, Equatable {
     public var field: SIMD3<Double>
     public var accuracy: MagneticFieldCalibrationAccuracy
 }
+
+/// Every sensor read at one tick, together (no Core Motion equivalent): for recording, streaming
+/// and calibration, where readings of different sensors must belong to the same instant.
+public struct SensorData: Sendable, Equatable {
+    /// g, Core Motion sign, device axes (as ``AccelerometerData``).
+    public var acceleration: SIMD3<Double>
+    /// rad/s, device axes (as ``GyroData``).
+    public var rotationRate: SIMD3<Double>
+    /// µT, device axes, as measured (as ``MagnetometerData``); nil without a magnetometer.
+    public var magneticField: SIMD3<Double>?
+    /// When the sample was taken: seconds since boot on the monotonic clock.
+    public var timestamp: Double
+}

@@ -26,4 +26,22 @@ protocol MotionDevice: AnyObject, Sendable {
     func read(at timestamp: Double) throws(MotionError) -> MotionSample
     /// Reads back a configuration register: false when the chip lost its configuration.
     func isStillConfigured() throws(MotionError) -> Bool
+
+    /// The IMU's output data rate in Hz when it can buffer samples in a FIFO; nil without one.
+    var fifoRate: Double? { get }
+    /// Starts (or restarts) the FIFO; samples are timed from the chip's clock from here on.
+    func startFIFO() throws(MotionError)
+    /// Every sample waiting in the FIFO, oldest first, each timed from the chip's own clock;
+    /// `lost` counts samples the FIFO overflowed past since the previous read.
+    func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int)
+}
+
+extension MotionDevice {
+    var fifoRate: Double? { nil }
+    func startFIFO() throws(MotionError) {
+        throw .sensor("\(name) has no FIFO")
+    }
+    func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
+        throw .sensor("\(name) has no FIFO")
+    }
 }

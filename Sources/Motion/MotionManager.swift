@@ -15,13 +15,15 @@ public final class MotionManager: Sendable {
     let hub: SensorHub
     static let logger = Logger(label: "swift-motion")
 
-    /// The fastest update the timer path delivers: 100 Hz.
+    /// The fastest update the timer path delivers: 100 Hz. Shorter intervals (up to the chip's
+    /// output data rate) are served from the chip's FIFO, timed by the chip's own clock.
     public static let minimumUpdateInterval = 0.01
 
     let accelerometerChannel: UpdateChannel<AccelerometerData>
     let gyroChannel: UpdateChannel<GyroData>
     let magnetometerChannel: UpdateChannel<MagnetometerData>
     let deviceMotionChannel: UpdateChannel<DeviceMotion>
+    let sensorChannel: UpdateChannel<SensorData>
     let orientationNotifier: OrientationNotifier
 
     private struct Settings {
@@ -52,7 +54,7 @@ public final class MotionManager: Sendable {
         self.resolvedSimulation = simulated
         self.orientationNotifier = OrientationNotifier(configuration: orientation)
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
-        let defaultInterval = max(Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        let defaultInterval = max(Self.minimumUpdateInterval, hub.minimumInterval)
         accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
@@ -61,6 +63,9 @@ public final class MotionManager: Sendable {
         }
         magnetometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
+        }
+        sensorChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
+            SensorData(acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField, timestamp: sample.timestamp)
         }
         let settings = self.settings
         let hasMagnetometer = hub.device.hasMagnetometer
@@ -81,6 +86,7 @@ public final class MotionManager: Sendable {
         gyroChannel.stop(on: hub)
         magnetometerChannel.stop(on: hub)
         deviceMotionChannel.stop(on: hub)
+        sensorChannel.stop(on: hub)
         while orientationNotifier.isGenerating { orientationNotifier.end(hub: hub) }
     }
 
@@ -96,20 +102,38 @@ public final class MotionManager: Sendable {
     /// The device this manager reads, e.g. "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
     public var deviceName: String { hub.device.name }
 
+    /// Read the chip's FIFO even at intervals the timer could serve (from the next start on):
+    /// samples are then timed by the chip's own clock, immune to scheduling delays, at the cost
+    /// of arriving in small batches. Ignored for a chip without a FIFO.
+    public var usesChipFIFO: Bool {
+        get { accelerometerChannel.usesFIFO }
+        set {
+            accelerometerChannel.usesFIFO = newValue
+            gyroChannel.usesFIFO = newValue
+            magnetometerChannel.usesFIFO = newValue
+            deviceMotionChannel.usesFIFO = newValue
+            sensorChannel.usesFIFO = newValue
+        }
+    }
+
+    /// The shortest interval this device can deliver: one sample period of the chip's FIFO, or
+    /// ``minimumUpdateInterval`` for a chip without one.
+    public var shortestUpdateInterval: Double { hub.minimumInterval }
+
     /// Clamps an interval the way every `…UpdateInterval` setter does: at least
-    /// ``minimumUpdateInterval`` (and the device's fastest rate); a value that is not a positive
-    /// finite number is refused with a log line and the old value kept.
+    /// ``shortestUpdateInterval``; a value that is not a positive finite number is refused with a
+    /// log line and the old value kept.
     func clamped(_ interval: Double, keeping old: Double) -> Double {
         guard interval.isFinite, interval > 0 else {
             Self.logger.warning("ignoring update interval \(interval) s: \(MotionError.invalidInterval(interval))")
             return old
         }
-        return max(interval, Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        return max(interval, hub.minimumInterval)
     }
 
     func validatedStreamInterval(_ interval: Double) throws(MotionError) -> Double {
         guard interval.isFinite, interval > 0 else { throw .invalidInterval(interval) }
-        return max(interval, Self.minimumUpdateInterval, 1 / hub.device.maximumTimerRate)
+        return max(interval, hub.minimumInterval)
     }
 
     // MARK: - Accelerometer
@@ -179,6 +203,25 @@ public final class MotionManager: Sendable {
     public func stopMagnetometerUpdates() { magnetometerChannel.stop(on: hub) }
     public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
         magnetometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+    }
+}
+
+// MARK: - All sensors together
+
+extension MotionManager {
+    public var isSensorActive: Bool { sensorChannel.isActive }
+    public var sensorUpdateInterval: Double {
+        get { sensorChannel.interval }
+        set { sensorChannel.interval = clamped(newValue, keeping: sensorChannel.interval) }
+    }
+    public var sensorData: SensorData? { sensorChannel.latest }
+    /// Starts updates of every sensor read together at each tick; `handler` runs on `queue`.
+    public func startSensorUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (SensorData?, MotionError?) -> Void) {
+        sensorChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    }
+    public func stopSensorUpdates() { sensorChannel.stop(on: hub) }
+    public func sensorUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<SensorData> {
+        sensorChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
     }
 }
 

@@ -115,7 +115,8 @@ extension MotionManager {
             guard let boardFile = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
             }
-            let device = try DeviceOpener.open(bus: board.bus, board: boardFile, store: store, pause: .none)
+            let device = try DeviceOpener.open(
+                bus: board.bus, board: boardFile, store: store, pause: .none, lsm6dso32: simulation.imu == .lsm6dso32)
             return ResolvedSource(
                 hub: SensorHub(device: device, clock: clock), simulated: SimulatedHardware(board: board, world: world),
                 magnetometerAccuracy: device.correction.magnetometerAccuracy)

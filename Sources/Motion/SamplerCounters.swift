@@ -6,6 +6,8 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     case deviceUnavailable = "device unavailable"
     /// The chip was found reset; the sample read with it is not trusted.
     case deviceReset = "device reset"
+    /// The chip's FIFO filled up before it was read (counted per lost sample).
+    case fifoOverflow = "FIFO overflow"
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

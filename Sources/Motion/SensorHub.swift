@@ -35,6 +35,8 @@ enum HubEvent: Sendable {
 /// row make an incident (one error to each consumer); then it backs off 1, 2, 4 … up to 64 ticks
 /// between attempts; a configuration register is read back every 10 ticks to find a chip that reset.
 struct SamplerPolicy: Sendable {
+    /// About how often the FIFO is read in FIFO mode, seconds (see `SampleTimeEstimator.readInterval`).
+    var fifoReadInterval = 0.02
     var failuresPerIncident = 3
     var maximumBackoffTicks = 64
     var ticksPerConfigurationCheck = 10
@@ -52,12 +54,36 @@ final class SensorHub: Sendable {
     private final class Consumer: Sendable {
         let interval: Double
         let needsFusion: Bool
+        let prefersFIFO: Bool
         let sink: @Sendable (HubEvent) -> Void
         let lastDelivered = Mutex<Double?>(nil)
-        init(interval: Double, needsFusion: Bool, sink: @escaping @Sendable (HubEvent) -> Void) {
+        init(interval: Double, needsFusion: Bool, prefersFIFO: Bool, sink: @escaping @Sendable (HubEvent) -> Void) {
             self.interval = interval
             self.needsFusion = needsFusion
+            self.prefersFIFO = prefersFIFO
             self.sink = sink
+        }
+    }
+
+    /// How samples are taken: one read per timer tick, or the chip's FIFO read every few periods.
+    enum Mode: Equatable, Sendable {
+        case idle
+        /// One read per tick of this interval (seconds).
+        case timer(interval: Double)
+        /// The FIFO at the chip's output data rate (Hz), read every `SamplerPolicy.fifoReadInterval`.
+        case fifo(rate: Double)
+
+        var isFIFO: Bool {
+            if case .fifo = self { true } else { false }
+        }
+
+        /// Seconds between two samples.
+        var sampleInterval: Double {
+            switch self {
+            case .idle: 0
+            case .timer(let interval): interval
+            case .fifo(let rate): 1 / rate
+            }
         }
     }
 
@@ -65,7 +91,7 @@ final class SensorHub: Sendable {
         var consumers: [Int: Consumer] = [:]
         var nextID = 0
         var timer: (any MotionTimer)?
-        var tickInterval = 0.0
+        var mode = Mode.idle
         var counters = SamplerCounters()
     }
     private let state = Mutex(State())
@@ -79,6 +105,7 @@ final class SensorHub: Sendable {
         var backoffTicks = 1
         var ticksSinceCheck = 0
         var filter: AttitudeFilter?
+        var isFIFORunning = false
     }
     private let tickState = Mutex(TickState())
 
@@ -91,13 +118,20 @@ final class SensorHub: Sendable {
 
     var counters: SamplerCounters { state.withLock { $0.counters } }
 
-    /// The tick interval now in force (0 when nobody is listening).
-    var tickInterval: Double { state.withLock { $0.tickInterval } }
+    /// How samples are taken now.
+    var mode: Mode { state.withLock { $0.mode } }
 
-    /// Adds a consumer; the timer speeds up if it asks for a shorter interval. Returns its id.
-    func addConsumer(interval: Double, needsFusion: Bool, sink: @escaping @Sendable (HubEvent) -> Void) -> Int {
-        let minimum = 1 / device.maximumTimerRate
-        let consumer = Consumer(interval: max(interval, minimum), needsFusion: needsFusion, sink: sink)
+    /// The shortest interval a consumer can get: a FIFO sample period, else a timer tick.
+    var minimumInterval: Double {
+        device.fifoRate.map { 1 / $0 } ?? 1 / device.maximumTimerRate
+    }
+
+    /// Adds a consumer; sampling speeds up if it asks for a shorter interval (through the FIFO
+    /// below the timer's fastest tick, or whenever a consumer prefers it). Returns its id.
+    func addConsumer(
+        interval: Double, needsFusion: Bool, prefersFIFO: Bool = false, sink: @escaping @Sendable (HubEvent) -> Void
+    ) -> Int {
+        let consumer = Consumer(interval: max(interval, minimumInterval), needsFusion: needsFusion, prefersFIFO: prefersFIFO, sink: sink)
         return state.withLock { state in
             state.nextID += 1
             state.consumers[state.nextID] = consumer
@@ -116,13 +150,25 @@ final class SensorHub: Sendable {
     }
 
     private func reschedule(_ state: inout State) {
-        let wanted = state.consumers.values.map(\.interval).min() ?? 0
-        guard wanted != state.tickInterval else { return }
+        let mode: Mode
+        if let shortest = state.consumers.values.map(\.interval).min() {
+            let timerLimit = 1 / device.maximumTimerRate
+            let wantsFIFO = shortest < timerLimit - 1e-12 || state.consumers.values.contains(where: \.prefersFIFO)
+            mode = wantsFIFO ? device.fifoRate.map { .fifo(rate: $0) } ?? .timer(interval: max(shortest, timerLimit)) : .timer(interval: shortest)
+        } else {
+            mode = .idle
+        }
+        guard mode != state.mode else { return }
         state.timer?.cancel()
         state.timer = nil
-        state.tickInterval = wanted
-        guard wanted > 0 else { return }
-        state.timer = clock.scheduleRepeating(every: wanted, on: queue) { [weak self] _ in
+        state.mode = mode
+        let tick: Double = switch mode {
+        case .idle: 0
+        case .timer(let interval): interval
+        case .fifo(let rate): SampleTimeEstimator.readInterval(rate: rate, near: policy.fifoReadInterval)
+        }
+        guard tick > 0 else { return }
+        state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] _ in
             self?.tick()
         }
     }
@@ -130,18 +176,19 @@ final class SensorHub: Sendable {
     // MARK: - The tick (on `queue`)
 
     private func tick() {
-        let (consumers, tickInterval) = state.withLock { (Array($0.consumers.values), $0.tickInterval) }
+        let (consumers, mode) = state.withLock { (Array($0.consumers.values), $0.mode) }
         guard !consumers.isEmpty else { return }
         tickState.withLock { ticks in
             if ticks.ticksToSkip > 0 {
                 ticks.ticksToSkip -= 1
-                count(.deviceUnavailable)
+                if !mode.isFIFO { count(.deviceUnavailable) }
                 return
             }
             do throws(MotionError) {
                 if !ticks.isInitialized {
                     try device.initialize()
                     ticks.isInitialized = true
+                    ticks.isFIFORunning = false
                     ticks.ticksSinceCheck = 0
                 }
                 ticks.ticksSinceCheck += 1
@@ -154,10 +201,24 @@ final class SensorHub: Sendable {
                         return
                     }
                 }
-                let sample = try readWithRetry()
-                deliver(sample, &ticks, consumers, tickInterval: tickInterval)
+                if mode.isFIFO {
+                    if !ticks.isFIFORunning {
+                        try device.startFIFO()
+                        ticks.isFIFORunning = true
+                    }
+                    let (samples, lost) = try device.readFIFO(at: clock.now)
+                    if lost > 0 { state.withLock { $0.counters.dropped[.fifoOverflow, default: 0] += lost } }
+                    recovered(&ticks)
+                    for sample in samples { deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval) }
+                } else {
+                    ticks.isFIFORunning = false
+                    let sample = try readWithRetry()
+                    recovered(&ticks)
+                    deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
+                }
             } catch {
-                fail(error, &ticks, consumers)
+                // A failed FIFO read loses nothing: the samples wait in the chip for the next read.
+                fail(error, &ticks, consumers, losesSample: !mode.isFIFO)
             }
         }
     }
@@ -172,20 +233,24 @@ final class SensorHub: Sendable {
         }
     }
 
-    private func deliver(_ sample: MotionSample, _ ticks: inout TickState, _ consumers: [Consumer], tickInterval: Double) {
+    /// A read worked: an incident in progress is over.
+    private func recovered(_ ticks: inout TickState) {
         if ticks.inIncident {
             ticks.inIncident = false
             state.withLock { $0.counters.recovered += 1 }
         }
         ticks.consecutiveFailures = 0
         ticks.backoffTicks = 1
+    }
+
+    private func deliver(_ sample: MotionSample, _ ticks: inout TickState, _ consumers: [Consumer], sampleInterval: Double) {
         state.withLock { $0.counters.sampled += 1 }
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
-            // The filter runs on every sample at the tick rate; a new rate starts a new filter.
-            var filter = ticks.filter.flatMap { $0.sampleInterval == tickInterval ? $0 : nil }
-                ?? AttitudeFilter(sampleInterval: tickInterval)
+            // The filter runs on every sample; a new sample rate starts a new filter.
+            var filter = ticks.filter.flatMap { $0.sampleInterval == sampleInterval ? $0 : nil }
+                ?? AttitudeFilter(sampleInterval: sampleInterval)
             filter.update(
                 gyroscope: sample.rotationRate,
                 accelerometer: -sample.acceleration,   // the filter takes specific force
@@ -198,7 +263,7 @@ final class SensorHub: Sendable {
 
         for consumer in consumers {
             let due = consumer.lastDelivered.withLock { last in
-                if let previous = last, sample.timestamp - previous < consumer.interval - tickInterval / 2 { return false }
+                if let previous = last, sample.timestamp - previous < consumer.interval - sampleInterval / 2 { return false }
                 last = sample.timestamp
                 return true
             }
@@ -206,10 +271,11 @@ final class SensorHub: Sendable {
         }
     }
 
-    private func fail(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer]) {
-        count(.busError)
+    private func fail(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], losesSample: Bool) {
+        if losesSample { count(.busError) }
         ticks.consecutiveFailures += 1
-        ticks.isInitialized = false
+        // A transient failure is just retried; a burst may mean the chip lost power: set it up again.
+        if ticks.consecutiveFailures >= policy.failuresPerIncident { ticks.isInitialized = false }
         if ticks.inIncident {
             ticks.ticksToSkip = ticks.backoffTicks
             ticks.backoffTicks = min(ticks.backoffTicks * 2, policy.maximumBackoffTicks)

@@ -9,6 +9,8 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// Makes the function that turns a sample into a value, once per start (it may keep state
     /// for that run, e.g. the heading an arbitrary reference frame starts from).
     private let makeExtract: @Sendable () -> Extract
+    /// Whether this channel's consumers ask for the chip's FIFO even at timer rates.
+    private let prefersFIFO = Atomic(false)
 
     private struct State {
         var interval: Double
@@ -35,6 +37,12 @@ final class UpdateChannel<Value: Sendable>: Sendable {
 
     var isActive: Bool { state.withLock { $0.consumerID != nil } }
 
+    /// Applies to the next start.
+    var usesFIFO: Bool {
+        get { prefersFIFO.load(ordering: .relaxed) }
+        set { prefersFIFO.store(newValue, ordering: .relaxed) }
+    }
+
     var latest: Value? { state.withLock { $0.latest } }
 
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
@@ -43,7 +51,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
         stop(on: hub)
         let delivery = target.map(Delivery.init(target:))
         let extract = makeExtract()
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion) { [weak self] event in
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [weak self] event in
             switch event {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
@@ -78,7 +86,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     func stream(on hub: SensorHub, interval: Double) -> AsyncStream<Value> {
         let extract = makeExtract()
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion) { event in
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { event in
             if case .sample(let sample, let fused) = event, let value = extract(sample, fused) {
                 continuation.yield(value)
             }

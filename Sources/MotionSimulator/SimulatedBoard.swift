@@ -6,15 +6,28 @@ import I2C
 /// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `motionctl --imu mpu6050` maps to
 /// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D; an MPU-9250
 /// brings its own AK8963 at 0x0C, reachable once the driver enables the I2C bypass.
+///
+/// The emulators can also be built and attached one by one; each takes
+/// `(source:now:options:)`: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
+/// ``LSM6DS3Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9250Emulator`` (use its
+/// `attach(to:at:)`), ``AK8963Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
+/// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
+///
+/// Time: output registers follow the source at `now()` while a sensor runs; data-ready flags and
+/// FIFO frames come at the output-data-rate ticks of the chip's own clock (with
+/// ``EmulatorOptions/clockDriftPPM``), so a read after a long pause finds every frame due, up to
+/// the FIFO's size. Not emulated: block-data-update latching (a single burst read is always
+/// coherent), digital filters and noise (add them in the ``PhysicalSource``), interrupt pins,
+/// embedded functions, and the MPU-9250's I2C master.
 public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
-        case lsm6dsox, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
-            case .lsm6dsox, .lsm6dsl, .lsm6ds3: I2CAddress(0x6A)
+            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: I2CAddress(0x6A)
             case .mpu6050, .mpu6500, .mpu9250: I2CAddress(0x68)
             }
         }
@@ -23,7 +36,7 @@ public struct SimulatedBoard: Sendable {
         /// whose AK8963 is inside the package.
         public var usualMagnetometer: Magnetometer? {
             switch self {
-            case .lsm6dsox, .lsm6dsl, .lsm6ds3: .lis3mdl
+            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: .lis3mdl
             case .mpu6050, .mpu6500: .qmc5883l
             case .mpu9250: nil
             }
@@ -106,6 +119,7 @@ public struct SimulatedBoard: Sendable {
         let imuDevice: any SimulatedDevice
         switch imu {
         case .lsm6dsox: imuDevice = LSM6DSOXEmulator(source: source, now: now, options: imuOptions)
+        case .lsm6dso32: imuDevice = LSM6DSO32Emulator(source: source, now: now, options: imuOptions)
         case .lsm6dsl: imuDevice = LSM6DSLEmulator(source: source, now: now, options: imuOptions)
         case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
         case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)

@@ -15,6 +15,17 @@ public protocol SimulatedDevice: AnyObject, Sendable {
     func handleRead(count: Int) -> [UInt8]
     /// A power cycle: every register back to its power-on value, FIFO empty, sensors off.
     func powerOnReset()
+    /// The register as a bus read would return it now, without the read's side effects (no FIFO
+    /// pop, no flag cleared, no pointer move); output registers as of the last bus access.
+    func peek(_ register: UInt8) -> UInt8
+}
+
+extension SimulatedDevice {
+    /// The registers in `range` as ``peek(_:)`` gives them: a register image, e.g. to preload
+    /// the kernel's `i2c-stub` with a chip's power-on state.
+    public func registerImage(_ range: ClosedRange<UInt8> = 0x00...0x7F) -> [UInt8] {
+        range.map { peek($0) }
+    }
 }
 
 /// One sensing axis of one sensor inside a chip, e.g. to declare it dead.

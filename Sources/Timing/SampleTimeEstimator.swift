@@ -11,9 +11,13 @@
 ///   start again from the recent reads.
 /// - Origin: the middle of its tightest bounds over a window of recent reads.
 ///
-/// Measured (see `SampleTimeEstimatorTests`): a 416 Hz chip 300 ppm fast, read every 10 ms with
-/// up to 4 ms of random delay and every 50th read 5 periods late: after 10 s every timestamp is
-/// within 50 µs of the truth.
+/// The bounds are tight only when reads fall at many different phases of the sample period: a
+/// reader at a whole number of periods learns nothing new. ``readInterval(rate:near:)`` gives an
+/// interval a golden-ratio fraction of a period off, so the phases spread evenly.
+///
+/// Measured (see `SampleTimeEstimatorTests`, `FIFOSamplingTests`): a chip 300 ppm fast read at
+/// such intervals, or every 10 ms with random delays, with reads several periods late: after
+/// 10 s every timestamp is within 50 µs of the time the chip took the sample.
 public struct SampleTimeEstimator: Sendable {
     public let nominalPeriod: Double
     private let anchorCount: Int
@@ -29,7 +33,7 @@ public struct SampleTimeEstimator: Sendable {
     ///   - nominalPeriod: 1 / output data rate, seconds.
     ///   - anchorCount: how many of the first reads bound the period with each new read.
     ///   - windowSize: how many recent reads bound the origin.
-    public init(nominalPeriod: Double, anchorCount: Int = 32, windowSize: Int = 256) {
+    public init(nominalPeriod: Double, anchorCount: Int = 256, windowSize: Int = 256) {
         self.nominalPeriod = nominalPeriod
         self.anchorCount = anchorCount
         self.windowSize = windowSize
@@ -72,6 +76,14 @@ public struct SampleTimeEstimator: Sendable {
             upper = min(upper, read.time - period * Double(read.index))
         }
         origin = lower <= upper ? (lower + upper) / 2 : upper
+    }
+
+    /// An interval near `target` seconds that is a whole number of sample periods plus the golden
+    /// ratio's fraction of one, for a chip at `rate` Hz.
+    public static func readInterval(rate: Double, near target: Double) -> Double {
+        let fraction = (5.0.squareRoot() - 1) / 2
+        let whole = max(1, (target * rate - fraction).rounded())
+        return (whole + fraction) / rate
     }
 
     /// When sample `index` was taken (seconds), once at least one read was observed.

@@ -6,11 +6,14 @@ struct Motionctl: ParsableCommand {
         commandName: "motionctl",
         abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
         subcommands: [
+            LiveCommand.self,
+            StreamCommand.self,
             ProbeCommand.self,
             BoardsCommand.self,
             DoctorCommand.self,
             EvaluateCommand.self,
             SelftestCommand.self,
-        ]
+        ],
+        defaultSubcommand: LiveCommand.self
     )
 }

@@ -290,6 +290,22 @@ private let akAddress = I2CAddress(0x0C)
         #expect(try bus.readRegister(akAddress, AK.st1) == 0x03)  // DOR
         _ = try bus.readRegisters(akAddress, AK.hxl, count: 7)
         #expect(try bus.readRegister(akAddress, AK.st1) == 0)
+
+        // A data read that has not reached ST2 protects the output: the next measurement is skipped.
+        _ = try bus.readRegisters(akAddress, AK.hxl, count: 2)
+        clock.advance(by: 0.01)
+        #expect(try bus.readRegister(akAddress, AK.st1) == 0x02)
+        _ = try bus.readRegister(akAddress, AK.st2)
+        clock.advance(by: 0.01)
+        #expect(try bus.readRegister(akAddress, AK.st1) == 0x01)
+    }
+
+    /// The address counter wraps 0x0C → 0x00 and 0x12 → 0x10 (§7.2.3).
+    @Test func addressCounterWraps() throws {
+        let bus = makeBus()
+        #expect(try bus.readRegisters(akAddress, AK.astc, count: 2) == [0x00, 0x48])
+        try bus.writeRegister(akAddress, AK.cntl1, 0x0F)
+        #expect(try bus.readRegisters(akAddress, AK.asax, count: 4) == [0xB0, 0xB1, 0xA5, 0xB0])
     }
 
     @Test func softResetAndOverflow() throws {

@@ -57,6 +57,20 @@ private let odr104: UInt8 = 0x40
         #expect(try bus.readRegister(imu, Reg.ctrl2G) == 0x00)
     }
 
+    /// CTRL5_C ROUNDING[6:5]: circular burst over the output registers.
+    @Test func roundingWrapsBurstReads() throws {
+        let bus = makeBus()
+        try bus.writeRegisters(imu, Reg.ctrl1XL, [odr104, odr104])
+        try bus.writeRegister(imu, Reg.ctrl5C, 0x60)  // gyroscope + accelerometer
+        let both = try bus.readRegisters(imu, Reg.outG, count: 24)
+        #expect(Array(both[12...]) == Array(both[..<12]))
+        try bus.writeRegister(imu, Reg.ctrl5C, 0x20)  // accelerometer only
+        let accel = try bus.readRegisters(imu, Reg.outA, count: 12)
+        #expect(Array(accel[6...]) == Array(accel[..<6]))
+        try bus.writeRegister(imu, Reg.ctrl5C, 0x00)
+        #expect(try bus.readRegisters(imu, Reg.outA + 5, count: 2)[1] == 0)  // 0x2E: no wrap
+    }
+
     /// FS_XL code → mg/LSB (DS12814 Table 2).
     @Test(arguments: [(UInt8(0), 0.061), (1, 0.488), (2, 0.122), (3, 0.244)])
     func accelerometerEncodingAtEachRange(code: UInt8, mgPerLSB: Double) throws {
@@ -154,6 +168,11 @@ private let odr104: UInt8 = 0x40
         #expect(status[1] & 0x08 == 0x08)      // FIFO_OVR_LATCHED
         #expect(try bus.readRegister(imu, Reg.fifoStatus2) & 0x08 == 0)  // cleared by reading
 
+        _ = try bus.readRegisters(imu, 0x78, count: 7 * 12)
+        clock.advance(by: 1)
+        let after = try bus.readRegisters(imu, Reg.fifoStatus1, count: 2)
+        #expect(Int(after[0]) | Int(after[1] & 0x03) << 8 == 500)  // FIFO mode stays stopped
+
         try bus.writeRegister(imu, 0x0A, 0x00)  // bypass empties the FIFO
         #expect(try bus.readRegister(imu, Reg.fifoStatus1) == 0)
     }
@@ -166,6 +185,23 @@ private let odr104: UInt8 = 0x40
         clock.advance(by: 4)  // 416 nominal, 420.16 at +1 %
         let status = try bus.readRegisters(imu, Reg.fifoStatus1, count: 2)
         #expect(Int(status[0]) | Int(status[1] & 0x03) << 8 == 420)
+    }
+
+    /// Ten simulated minutes read every 100 ms: every frame due arrives exactly once.
+    @Test func longRunDeliversEveryFrame() throws {
+        let bus = makeBus()
+        try bus.writeRegister(imu, Reg.ctrl1XL, odr104)
+        try bus.writeRegister(imu, 0x09, 0x04)
+        try bus.writeRegister(imu, 0x0A, 0x06)
+        var frames = 0
+        for _ in 0..<6000 {
+            clock.advance(by: 0.1)
+            let status = try bus.readRegisters(imu, Reg.fifoStatus1, count: 2)
+            let level = Int(status[0]) | Int(status[1] & 0x03) << 8
+            #expect(status[1] & 0x08 == 0)
+            frames += try bus.readRegisters(imu, 0x78, count: 7 * level).count / 7
+        }
+        #expect(frames == 104 * 600)
     }
 
     /// Self-test limits (DS12814 Table 2): accelerometer 50–1700 mg, gyroscope 150–700 dps at ±2000 dps.
@@ -183,6 +219,22 @@ private let odr104: UInt8 = 0x40
             #expect(gyroPass == [true, true, !dead])
             #expect(accelPass == [true, !dead, true])
         }
+    }
+}
+
+@Suite struct LSM6DSO32EmulatorTests {
+    let clock = VirtualClock()
+
+    /// FS_XL code → mg/LSB for ±4/±32/±8/±16 g (DS13238 Table 2).
+    @Test(arguments: [(UInt8(0), 0.122), (1, 0.976), (2, 0.244), (3, 0.488)])
+    func accelerometerEncodingAtEachRange(code: UInt8, mgPerLSB: Double) throws {
+        let clock = self.clock
+        let input = SIMD3(2.5, -0.5, 1.0)
+        let bus = busWith(LSM6DSO32Emulator(source: testState(accelerationG: input), now: { clock.now }), at: 0x6A, clock: clock)
+        #expect(try bus.readRegister(imu, Reg.whoAmI) == 0x6C)
+        try bus.writeRegister(imu, Reg.ctrl1XL, odr104 | code << 2)
+        let raw = axesLE(try bus.readRegisters(imu, Reg.outA, count: 6))
+        #expect(raw == expectedLSB(input, mgPerLSB / 1000))
     }
 }
 

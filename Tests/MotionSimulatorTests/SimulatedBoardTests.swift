@@ -42,7 +42,7 @@ import Timing
     }
 
     @Test func choicesParse() {
-        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dsl", "lsm6ds3", "mpu6050", "mpu6500", "mpu9250"])
+        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "mpu6050", "mpu6500", "mpu9250"])
         #expect(SimulatedBoard.IMU(rawValue: "mpu6050") == .mpu6050)
         #expect(SimulatedBoard.MagnetometerChoice(name: "hmc5883l") == .chip(.hmc5883l))
         #expect(SimulatedBoard.MagnetometerChoice(name: "none") == SimulatedBoard.MagnetometerChoice.none)
@@ -52,6 +52,7 @@ import Timing
     /// Identity register and value of every IMU at both of its addresses.
     @Test(arguments: [
         (SimulatedBoard.IMU.lsm6dsox, UInt8(0x6A), UInt8(0x0F), UInt8(0x6C)), (.lsm6dsox, 0x6B, 0x0F, 0x6C),
+        (.lsm6dso32, 0x6A, 0x0F, 0x6C), (.lsm6dso32, 0x6B, 0x0F, 0x6C),
         (.lsm6dsl, 0x6A, 0x0F, 0x6A), (.lsm6dsl, 0x6B, 0x0F, 0x6A),
         (.lsm6ds3, 0x6A, 0x0F, 0x69), (.lsm6ds3, 0x6B, 0x0F, 0x69),
         (.mpu6050, 0x68, 0x75, 0x68), (.mpu6050, 0x69, 0x75, 0x68),
@@ -78,6 +79,15 @@ import Timing
         let board = board(.mpu9250)
         try board.bus.writeRegister(I2CAddress(0x68), 0x37, 0x02)
         #expect(try board.bus.readRegister(I2CAddress(0x0C), 0x00) == 0x48)
+    }
+
+    @Test func registerImageMatchesBusReads() throws {
+        let board = board()
+        let image = board.imu.registerImage()
+        #expect(image.count == 128)
+        #expect(image[0x0F] == 0x6C)
+        #expect(image[0x12] == 0x04)
+        #expect(try board.bus.readRegisters(I2CAddress(0x6A), 0x00, count: 0x20) == Array(image[0..<0x20]))
     }
 
     /// Temperature, gyroscope and accelerometer of an LSM6 in one burst: one bus transaction.

@@ -105,6 +105,7 @@ final class PlainRegisterDevice: SimulatedDevice {
             }
         }
     }
+    func peek(_ register: UInt8) -> UInt8 { registers.withLock { $0.values[Int(register)] } }
     func powerOnReset() {}
 }
 

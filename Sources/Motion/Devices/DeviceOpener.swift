@@ -8,10 +8,12 @@ enum DeviceOpener {
     /// - Parameters:
     ///   - pause: how resets wait (`.none` on the simulator and in virtual time).
     ///   - store: where calibrations live; nil to ignore them.
+    ///   - lsm6dso32: WHO_AM_I 0x6C is both an LSM6DSO(X) and an LSM6DSO32 (±32 g): only the
+    ///     board can say which.
     static func open(
-        bus: any I2CBus, board: Board, store: CalibrationStore?, pause: Pause = .system
+        bus: any I2CBus, board: Board, store: CalibrationStore?, pause: Pause = .system, lsm6dso32: Bool = false
     ) throws(MotionError) -> DriverDevice {
-        let imu = try findIMU(bus: bus, board: board, pause: pause)
+        let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32)
         try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
         // After the IMU is configured: an MPU-9250's AK8963 only answers with the bypass enabled.
         let magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause)
@@ -41,9 +43,11 @@ enum DeviceOpener {
         }
     }
 
-    private static func findIMU(bus: any I2CBus, board: Board, pause: Pause) throws(MotionError) -> any IMUDriver {
+    private static func findIMU(bus: any I2CBus, board: Board, pause: Pause, lsm6dso32: Bool) throws(MotionError) -> any IMUDriver {
         for address in board.imuAddresses {
-            let chip = try DriverDevice.mapping { () throws(SensorError) in try ChipCatalog.identify(bus: bus, address: address) }
+            let chip = try DriverDevice.mapping { () throws(SensorError) in
+                try ChipCatalog.identify(bus: bus, address: address, lsm6dso32: lsm6dso32)
+            }
             if let chip, chip.isIMU, let driver = ChipCatalog.makeIMU(for: chip, bus: bus, pause: pause) { return driver }
         }
         let tried = board.imuAddresses.map(\.description).joined(separator: ", ")

@@ -1,6 +1,8 @@
 import Fusion
 import I2C
 import Sensors
+import Synchronization
+import Timing
 
 /// A `MotionDevice` made of chip drivers on a bus (real or simulated: this code does not know).
 final class DriverDevice: MotionDevice {
@@ -9,6 +11,8 @@ final class DriverDevice: MotionDevice {
     let correction: SensorCorrection
     let name: String
     let maximumTimerRate: Double
+    /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
+    private let fifoClock = Mutex<(estimator: SampleTimeEstimator, lastRead: Double?)?>(nil)
 
     init(imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String) {
         self.imu = imu
@@ -46,6 +50,46 @@ final class DriverDevice: MotionDevice {
             let imuConfigured = try imu.isStillConfigured()
             let magnetometerConfigured = try magnetometer?.isStillConfigured() ?? true
             return imuConfigured && magnetometerConfigured
+        }
+    }
+
+    var fifoRate: Double? { imu.configuration.outputDataRate }
+
+    func startFIFO() throws(MotionError) {
+        try Self.mapping { () throws(SensorError) in try imu.enableFIFO() }
+        let period = 1 / imu.configuration.outputDataRate
+        fifoClock.withLock { $0 = (SampleTimeEstimator(nominalPeriod: period), nil) }
+    }
+
+    func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
+        let (read, field) = try Self.mapping { () throws(SensorError) in
+            (try imu.readFIFO(), try magnetometer?.readSample().field)
+        }
+        return fifoClock.withLock { clock in
+            let rate = imu.configuration.outputDataRate
+            guard let (started, lastRead) = clock else { return ([], 0) }
+            var estimator = started
+            if read.overflowed {
+                // The driver restarted the FIFO: indices start again, and so does the chip's clock.
+                let lost = lastRead.map { max(0, Int(((time - $0) * rate).rounded())) } ?? 0
+                clock = (SampleTimeEstimator(nominalPeriod: 1 / rate), time)
+                return ([], lost)
+            }
+            guard let last = read.frames.last else {
+                clock = (estimator, time)
+                return ([], 0)
+            }
+            estimator.observe(readAt: time, lastIndex: last.sampleIndex)
+            clock = (estimator, time)
+            let samples = read.frames.map { frame in
+                MotionSample(
+                    timestamp: estimator.time(ofSample: frame.sampleIndex),
+                    acceleration: correction.acceleration(frame.sample.acceleration),
+                    rotationRate: correction.rotationRate(frame.sample.rotationRate),
+                    magneticField: field.map(correction.magneticField),
+                    calibratedMagneticField: field.flatMap(correction.calibratedMagneticField))
+            }
+            return (samples, 0)
         }
     }
 

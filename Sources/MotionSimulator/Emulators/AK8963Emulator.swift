@@ -1,6 +1,7 @@
 /// Register model of the AsahiKASEI AK8963 magnetometer (inside the MPU-9250). Registers and
 /// bits: AK8963 datasheet §8 (register map and description), §6.3–6.4 (operating modes, read
-/// sequence), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test limits).
+/// sequence), §7.2.3 (read address counter), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test
+/// limits).
 struct AK8963Chip: RegisterChip {
     static let wia: UInt8 = 0x00     // device ID 0x48
     static let info: UInt8 = 0x01
@@ -26,6 +27,9 @@ struct AK8963Chip: RegisterChip {
     var pointer: UInt8 = 0
     var registers = [UInt8](repeating: 0, count: 0x13)
     var clock: SampleTicker
+    /// A data read has started (a measurement data register was read) and ST2 not read yet:
+    /// the output registers are protected from new measurements (§6.4.3.2).
+    var readInProgress = false
 
     init(source: any PhysicalSource, options: EmulatorOptions) {
         self.source = source
@@ -39,6 +43,7 @@ struct AK8963Chip: RegisterChip {
         registers[Int(Self.wia)] = 0x48
         for (axis, value) in Self.adjustment.enumerated() { registers[Int(Self.asax) + axis] = value }
         pointer = 0
+        readInProgress = false
         clock.set(rate: nil, at: 0)
     }
 
@@ -78,12 +83,20 @@ struct AK8963Chip: RegisterChip {
 
     mutating func advance(to time: Double) {
         guard continuousRate != nil, clock.advance(to: time) > 0 else { return }
+        guard !readInProgress else {
+            registers[Int(Self.st1)] |= 0x02  // this measurement is skipped: DOR
+            return
+        }
         measure(source.state(at: time).magneticField)
     }
 
-    /// Addresses advance through the register map and wrap after ASAZ.
+    /// The address counter runs 0x00…0x0C then back to 0x00, and 0x10…0x12 then back to 0x10.
     func pointer(after register: UInt8) -> UInt8 {
-        register >= Self.asax + 2 ? 0 : register + 1
+        switch register {
+        case Self.astc: Self.wia
+        case Self.asax + 2: Self.asax
+        default: register + 1
+        }
     }
 
     func peek(_ register: UInt8) -> UInt8 {
@@ -95,8 +108,11 @@ struct AK8963Chip: RegisterChip {
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
-        // Reading ST2 ends a data read: DRDY and DOR clear (§6.4.3.2).
-        if register == Self.st2 { registers[Int(Self.st1)] = 0 }
+        // Reading measurement data or ST2 clears DRDY and DOR; reading ST2 ends the data read
+        // (§6.4.3.2).
+        if (Self.hxl...Self.st2).contains(register) { registers[Int(Self.st1)] = 0 }
+        if (Self.hxl..<Self.st2).contains(register) { readInProgress = true }
+        if register == Self.st2 { readInProgress = false }
         return value
     }
 

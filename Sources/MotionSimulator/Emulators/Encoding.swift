@@ -82,7 +82,8 @@ struct SampleTicker: Sendable {
     @discardableResult
     mutating func advance(to time: Double, keepingLast limit: Int = .max, _ body: (Double) -> Void = { _ in }) -> Int {
         guard let period else { return 0 }
-        let lastDue = Int(((time - origin) / period + 1e-9).rounded(.down))
+        // A millionth of a period of tolerance absorbs rounding in the caller's accumulated time.
+        let lastDue = Int(((time - origin) / period + 1e-6).rounded(.down))
         guard lastDue >= nextTick else { return 0 }
         let due = lastDue - nextTick + 1
         let first = max(nextTick, lastDue - max(0, limit) + 1)

@@ -1,9 +1,15 @@
-/// Register model of the ST LSM6 family: LSM6DSOX (tagged FIFO), LSM6DSL and LSM6DS3 (untagged
-/// FIFO). Register addresses and bits: LSM6DSOX datasheet DS12814 §8–9, LSM6DSL DS11889 §8–9,
-/// LSM6DS3 DocID026899 §8–9 (register mapping and register description chapters).
+/// Register model of the ST LSM6 family: LSM6DSOX and LSM6DSO32 (tagged FIFO), LSM6DSL and
+/// LSM6DS3 (untagged FIFO). Register addresses and bits: LSM6DSOX datasheet DS12814 §8–9,
+/// LSM6DSO32 DS13238 (same map, doubled accelerometer ranges), LSM6DSL DS11889 §8–9, LSM6DS3
+/// DocID026899 §8–9 (register mapping and register description chapters).
 struct LSM6Chip: RegisterChip {
     enum Model: Sendable {
-        case dsox, dsl, ds3
+        case dsox, dso32, dsl, ds3
+    }
+
+    /// LSM6DSO-generation chips tag each FIFO word; the older ones store untagged 16-bit words.
+    enum FIFOKind: Sendable {
+        case tagged, untagged
     }
 
     // Registers common to the three chips (register mapping tables).
@@ -45,6 +51,8 @@ struct LSM6Chip: RegisterChip {
     static let rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6664]
     /// FS_XL code → mg/LSB (datasheet Table 2 "Mechanical characteristics": ±2/±16/±4/±8 g).
     static let accelSensitivity: [Double] = [0.061, 0.488, 0.122, 0.244]
+    /// LSM6DSO32 FS_XL code → mg/LSB (±4/±32/±8/±16 g).
+    static let accelSensitivityDSO32: [Double] = [0.122, 0.976, 0.244, 0.488]
     /// FS_G code → mdps/LSB (±250/±500/±1000/±2000 dps); FS_125 gives 4.375.
     static let gyroSensitivity: [Double] = [8.75, 17.5, 35, 70]
 
@@ -61,6 +69,7 @@ struct LSM6Chip: RegisterChip {
     }
 
     let model: Model
+    let fifoKind: FIFOKind
     let source: any PhysicalSource
     let options: EmulatorOptions
     var pointer: UInt8 = 0
@@ -78,13 +87,16 @@ struct LSM6Chip: RegisterChip {
     var taggedFIFO: [TaggedWord] = []
     /// LSM6DSL/DS3: 16-bit words with their FIFO_PATTERN index.
     var wordFIFO: [(word: Int16, pattern: Int)] = []
-    var fifoOverrun = false
+    /// LSM6DSOX FIFO_OVR_LATCHED: the FIFO filled up or lost a sample since FIFO_STATUS2 was read.
     var fifoOverrunLatched = false
+    /// FIFO mode (001) stops collecting for good once the FIFO is full, until bypass mode.
+    var fifoStopped = false
     var tagCounter: UInt8 = 0
     var lastTagTime = -Double.infinity
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         self.model = model
+        self.fifoKind = model == .dsox || model == .dso32 ? .tagged : .untagged
         self.source = source
         self.options = options
         let ticker = SampleTicker(driftPPM: options.clockDriftPPM)
@@ -98,7 +110,7 @@ struct LSM6Chip: RegisterChip {
 
     var identity: UInt8 {
         switch model {
-        case .dsox: 0x6C
+        case .dsox, .dso32: 0x6C
         case .dsl: 0x6A
         case .ds3: 0x69
         }
@@ -106,14 +118,14 @@ struct LSM6Chip: RegisterChip {
 
     /// FIFO size in words: LSM6DSOX 512 tagged words; LSM6DSL/DS3 682 six-byte sets = 2046
     /// 16-bit words (as the Linux st_lsm6dsx driver sizes them).
-    var fifoCapacity: Int { model == .dsox ? 512 : 2046 }
+    var fifoCapacity: Int { fifoKind == .tagged ? 512 : 2046 }
 
     mutating func powerOnReset() {
         registers = [UInt8](repeating: 0, count: 128)
         registers[Int(Self.whoAmI)] = identity
         registers[Int(Self.ctrl3C)] = 0x04  // IF_INC set at power-on
         switch model {
-        case .dsox:
+        case .dsox, .dso32:
             registers[0x02] = 0x3F           // PIN_CTRL
             registers[Int(Self.ctrl9XL)] = 0xE0
         case .dsl:
@@ -132,8 +144,8 @@ struct LSM6Chip: RegisterChip {
     private mutating func clearFIFO() {
         taggedFIFO.removeAll()
         wordFIFO.removeAll()
-        fifoOverrun = false
         fifoOverrunLatched = false
+        fifoStopped = false
         fifoTicks = 0
     }
 
@@ -155,7 +167,10 @@ struct LSM6Chip: RegisterChip {
     var gyroRate: Double? { rate(code: reg(Self.ctrl2G) >> 4) }
 
     /// g per LSB at the selected full scale.
-    var accelGPerLSB: Double { Self.accelSensitivity[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000 }
+    var accelGPerLSB: Double {
+        let table = model == .dso32 ? Self.accelSensitivityDSO32 : Self.accelSensitivity
+        return table[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000
+    }
 
     /// dps per LSB at the selected full scale.
     var gyroDPSPerLSB: Double {
@@ -173,31 +188,31 @@ struct LSM6Chip: RegisterChip {
     /// The triggered modes (continuous-to-FIFO, bypass-to-continuous) wait for an interrupt
     /// event that the emulator does not model: they behave as continuous.
     var fifoMode: UInt8 {
-        reg(model == .dsox ? Self.dsoxFIFOCtrl4 : Self.fifoCtrl5) & 0b111
+        reg(fifoKind == .tagged ? Self.dsoxFIFOCtrl4 : Self.fifoCtrl5) & 0b111
     }
 
     var fifoThreshold: Int {
         switch model {
-        case .dsox: Int(reg(Self.dsoxFIFOCtrl1)) | Int(reg(Self.dsoxFIFOCtrl2) & 0x01) << 8
+        case .dsox, .dso32: Int(reg(Self.dsoxFIFOCtrl1)) | Int(reg(Self.dsoxFIFOCtrl2) & 0x01) << 8
         case .dsl: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x07) << 8
         case .ds3: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x0F) << 8
         }
     }
 
-    var fifoLevel: Int { model == .dsox ? taggedFIFO.count : wordFIFO.count }
+    var fifoLevel: Int { fifoKind == .tagged ? taggedFIFO.count : wordFIFO.count }
 
     private mutating func reconfigure(at time: Double) {
         accelClock.set(rate: accelRate, at: time)
         gyroClock.set(rate: gyroRate, at: time)
         let batching = fifoMode != 0
-        switch model {
-        case .dsox:
+        switch fifoKind {
+        case .tagged:
             let batch = reg(Self.dsoxFIFOCtrl3)
             let accelBatch = accelRate.flatMap { odr in rate(code: batch & 0x0F).map { min($0, odr) } }
             let gyroBatch = gyroRate.flatMap { odr in rate(code: batch >> 4).map { min($0, odr) } }
             accelBatchClock.set(rate: batching ? accelBatch : nil, at: time)
             gyroBatchClock.set(rate: batching ? gyroBatch : nil, at: time)
-        case .dsl, .ds3:
+        case .untagged:
             fifoClock.set(rate: batching ? rate(code: (reg(Self.fifoCtrl5) >> 3) & 0x0F) : nil, at: time)
         }
     }
@@ -257,9 +272,9 @@ struct LSM6Chip: RegisterChip {
     // MARK: FIFO
 
     private mutating func fillFIFO(to time: Double) {
-        switch model {
-        case .dsox: fillTaggedFIFO(to: time)
-        case .dsl, .ds3: fillWordFIFO(to: time)
+        switch fifoKind {
+        case .tagged: fillTaggedFIFO(to: time)
+        case .untagged: fillWordFIFO(to: time)
         }
     }
 
@@ -271,7 +286,6 @@ struct LSM6Chip: RegisterChip {
         // Time order; in a shared time slot the gyroscope word comes first.
         events.sort { $0.time != $1.time ? $0.time < $1.time : $0.tag < $1.tag }
         if events.count > keep {
-            fifoOverrun = true
             fifoOverrunLatched = true
             events.removeFirst(events.count - keep)
         }
@@ -291,14 +305,16 @@ struct LSM6Chip: RegisterChip {
     }
 
     private mutating func push(_ word: TaggedWord) {
+        guard !fifoStopped else { return }
         if taggedFIFO.count >= fifoCapacity {
-            // A sample is lost: FIFO mode stops collecting, continuous mode overwrites the oldest.
-            fifoOverrun = true
-            fifoOverrunLatched = true
-            if fifoMode == 0b001 { return }
+            // Continuous mode overwrites the oldest word.
             taggedFIFO.removeFirst()
         }
         taggedFIFO.append(word)
+        if taggedFIFO.count >= fifoCapacity {
+            fifoOverrunLatched = true
+            fifoStopped = fifoMode == 0b001
+        }
     }
 
     /// DEC_FIFO_* code → decimation factor (0: not in FIFO).
@@ -309,12 +325,8 @@ struct LSM6Chip: RegisterChip {
         let gyroFactor = gyroRate == nil ? 0 : Self.decimation[Int((ctrl3 >> 3) & 0b111)]
         let accelFactor = accelRate == nil ? 0 : Self.decimation[Int(ctrl3 & 0b111)]
         var ticks: [Double] = []
-        let skipped = fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
-        fifoTicks += skipped
-        if skipped > 0, gyroFactor + accelFactor > 0 {
-            fifoOverrun = true
-            fifoOverrunLatched = true
-        }
+        fifoTicks += fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
+
         for tick in ticks {
             fifoTicks += 1
             let state = source.state(at: tick)
@@ -328,14 +340,10 @@ struct LSM6Chip: RegisterChip {
                 let a = accelCounts(state)
                 set += [a.x, a.y, a.z]
             }
-            for (pattern, word) in set.enumerated() {
-                if wordFIFO.count >= fifoCapacity {
-                    fifoOverrun = true
-                    fifoOverrunLatched = true
-                    if fifoMode == 0b001 { continue }
-                    wordFIFO.removeFirst()
-                }
+            for (pattern, word) in set.enumerated() where !fifoStopped {
+                if wordFIFO.count >= fifoCapacity { wordFIFO.removeFirst() }  // continuous: oldest out
                 wordFIFO.append((word, pattern))
+                fifoStopped = fifoMode == 0b001 && wordFIFO.count >= fifoCapacity
             }
         }
     }
@@ -344,42 +352,51 @@ struct LSM6Chip: RegisterChip {
 
     func pointer(after register: UInt8) -> UInt8 {
         guard autoIncrement else { return register }
+        if fifoKind == .tagged {
+            // CTRL5_C ROUNDING[6:5]: circular burst over the accelerometer (01), gyroscope (10)
+            // or both (11) output registers.
+            switch ((reg(Self.ctrl5C) >> 5) & 0b11, register) {
+            case (0b01, Self.outXLA + 5): return Self.outXLA
+            case (0b10, Self.outXLG + 5), (0b11, Self.outXLA + 5): return Self.outXLG
+            default: break
+            }
+        }
         // Reads of the FIFO output roll back to its first register so that many words can be
         // read in one burst.
-        if model == .dsox, register == Self.dsoxFIFODataOutTag + 6 { return Self.dsoxFIFODataOutTag }
-        if model != .dsox, register == Self.fifoDataOutH { return Self.fifoDataOutL }
+        if fifoKind == .tagged, register == Self.dsoxFIFODataOutTag + 6 { return Self.dsoxFIFODataOutTag }
+        if fifoKind == .untagged, register == Self.fifoDataOutH { return Self.fifoDataOutL }
         return (register + 1) & 0x7F
     }
 
     func peek(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
-        switch (model, address) {
+        switch (fifoKind, address) {
         case (_, Self.fifoStatus1):
             return UInt8(fifoLevel & 0xFF)
-        case (.dsox, Self.fifoStatus2):
+        case (.tagged, Self.fifoStatus2):
             let level = fifoLevel
             var value = UInt8((level >> 8) & 0b11)
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // FIFO_WTM_IA
-            if fifoOverrun { value |= 0x40 }                                  // FIFO_OVR_IA
-            if level >= fifoCapacity { value |= 0x20 }                         // FIFO_FULL_IA
+            if level >= fifoCapacity { value |= 0x40 }                         // FIFO_OVR_IA: completely filled
+            if level >= fifoCapacity - 1 { value |= 0x20 }                     // FIFO_FULL_IA: full at the next word
             if fifoOverrunLatched { value |= 0x08 }                           // FIFO_OVR_LATCHED
             return value
-        case (.dsl, Self.fifoStatus2), (.ds3, Self.fifoStatus2):
+        case (.untagged, Self.fifoStatus2):
             let level = fifoLevel
             var value = UInt8((level >> 8) & (model == .dsl ? 0b111 : 0b1111))
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // WaterM / FTH
-            if fifoOverrun { value |= 0x40 }                                  // OVER_RUN
-            if level >= fifoCapacity { value |= 0x20 }                         // FIFO_FULL
+            if level >= fifoCapacity { value |= 0x40 }                         // OVER_RUN: completely filled
+            if level + 6 > fifoCapacity { value |= 0x20 }                      // FIFO_FULL_SMART: full at the next set
             if level == 0 { value |= 0x10 }                                    // FIFO_EMPTY
             return value
-        case (.dsl, Self.fifoStatus3), (.ds3, Self.fifoStatus3):
+        case (.untagged, Self.fifoStatus3):
             return UInt8((wordFIFO.first?.pattern ?? 0) & 0xFF)
-        case (.dsl, Self.fifoStatus4), (.ds3, Self.fifoStatus4):
+        case (.untagged, Self.fifoStatus4):
             return UInt8(((wordFIFO.first?.pattern ?? 0) >> 8) & 0b11)
-        case (.dsox, Self.dsoxFIFODataOutTag...(Self.dsoxFIFODataOutTag + 6)):
+        case (.tagged, Self.dsoxFIFODataOutTag...(Self.dsoxFIFODataOutTag + 6)):
             guard let word = taggedFIFO.first else { return 0 }
             return address == Self.dsoxFIFODataOutTag ? word.tag : word.data[Int(address - Self.dsoxFIFODataOutTag) - 1]
-        case (.dsl, Self.fifoDataOutL...Self.fifoDataOutH), (.ds3, Self.fifoDataOutL...Self.fifoDataOutH):
+        case (.untagged, Self.fifoDataOutL...Self.fifoDataOutH):
             guard let word = wordFIFO.first?.word else { return 0 }
             return Encoding.littleEndian(word)[Int(address - Self.fifoDataOutL)]
         default:
@@ -390,26 +407,20 @@ struct LSM6Chip: RegisterChip {
     mutating func read(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
         let value = peek(address)
-        switch (model, address) {
+        switch (fifoKind, address) {
         case (_, Self.outTempL...(Self.outTempL + 1)):
             registers[Int(Self.statusReg)] &= ~0b100
         case (_, Self.outXLG...(Self.outXLG + 5)):
             registers[Int(Self.statusReg)] &= ~0b010
         case (_, Self.outXLA...(Self.outXLA + 5)):
             registers[Int(Self.statusReg)] &= ~0b001
-        case (.dsox, Self.fifoStatus2):
+        case (.tagged, Self.fifoStatus2):
             fifoOverrunLatched = false
-        case (.dsox, Self.dsoxFIFODataOutTag + 6):
+        case (.tagged, Self.dsoxFIFODataOutTag + 6):
             // The word leaves the FIFO once its last byte has been read.
-            if !taggedFIFO.isEmpty {
-                taggedFIFO.removeFirst()
-                fifoOverrun = false
-            }
-        case (.dsl, Self.fifoDataOutH), (.ds3, Self.fifoDataOutH):
-            if !wordFIFO.isEmpty {
-                wordFIFO.removeFirst()
-                fifoOverrun = false
-            }
+            if !taggedFIFO.isEmpty { taggedFIFO.removeFirst() }
+        case (.untagged, Self.fifoDataOutH):
+            if !wordFIFO.isEmpty { wordFIFO.removeFirst() }
         default:
             break
         }
@@ -430,7 +441,7 @@ struct LSM6Chip: RegisterChip {
         default:
             registers[Int(address)] = value
         }
-        if address == (model == .dsox ? Self.dsoxFIFOCtrl4 : Self.fifoCtrl5), value & 0b111 == 0 {
+        if address == (fifoKind == .tagged ? Self.dsoxFIFOCtrl4 : Self.fifoCtrl5), value & 0b111 == 0 {
             clearFIFO()  // bypass mode empties the FIFO
         }
         reconfigure(at: time)

@@ -24,6 +24,24 @@ public final class LSM6DSOXEmulator: SimulatedDevice {
     public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
+/// ST LSM6DSO32 emulator (WHO_AM_I 0x0F = 0x6C, like the LSM6DSOX: only the board or the
+/// caller can tell them apart). As ``LSM6DSOXEmulator`` with the accelerometer full scales
+/// doubled: FS_XL 00/01/10/11 = ±4/±32/±8/±16 g at 0.122/0.976/0.244/0.488 mg/LSB (DS13238).
+public final class LSM6DSO32Emulator: SimulatedDevice {
+    public let chipName = "LSM6DSO32"
+    let engine: EmulatorEngine<LSM6Chip>
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(LSM6Chip(model: .dso32, source: source, options: options), now: now)
+    }
+
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func powerOnReset() { engine.powerOnReset() }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}
+
 /// ST LSM6DSL emulator (WHO_AM_I 0x0F = 0x6A; the LSM6DS3TR-C and LSM6DSM answer the same),
 /// usually at 0x6A or 0x6B. As ``LSM6DSOXEmulator`` but with the untagged FIFO of DS11889:
 /// 16-bit words at ODR_FIFO, gyroscope set then accelerometer set, decimation per sensor,

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Motion
+import Synchronization
+import Timing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `motionctl` with no subcommand: a live view of device motion, refreshed in place.
+struct LiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Show live device motion: attitude, gravity, user acceleration, rotation, orientation, rate and counters (the default).",
+        discussion: "Runs on this machine's board, or on the simulated board when no IMU is found (it says so). Ctrl-C ends it.")
+
+    @OptionGroup var source: SourceOptions
+
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(help: "Screen refreshes per second.") var refresh: Double = 10
+
+    func validate() throws {
+        guard refresh > 0, refresh <= 50 else { throw ValidationError("--refresh must be above 0 and at most 50 per second") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+    }
+
+    func run() throws {
+        if source.listScenariosIfAsked() { return }
+        let manager = try source.makeManager()
+        LiveView(manager: manager, refreshInterval: 1 / refresh, inPlace: isatty(STDOUT_FILENO) == 1, fellBack: !source.isSimulated)
+            .run(runner: UpdateRunner(virtualClock: nil, duration: duration))
+    }
+}
+
+/// The screen, drawn from the manager's pull properties on a display timer.
+struct LiveView: Sendable {
+    let manager: MotionManager
+    let refreshInterval: Double
+    /// Redraw in place with ANSI escapes (a terminal); otherwise one block per second.
+    let inPlace: Bool
+    /// The simulated board was chosen because no real one answered (not asked for).
+    let fellBack: Bool
+
+    func run(runner: UpdateRunner) {
+        let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
+        do {
+            try manager.startDeviceMotionUpdates(using: frame)
+        } catch {
+            FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
+            return
+        }
+        manager.beginGeneratingDeviceOrientationNotifications()
+        defer {
+            manager.endGeneratingDeviceOrientationNotifications()
+            manager.stopDeviceMotionUpdates()
+        }
+        let output = OutputLines()
+        var header = manager.deviceName
+        if manager.simulatedHardware != nil {
+            header = "SIMULATED BOARD" + (fellBack ? " (no known board with a responding IMU on this machine; `motionctl doctor` says why)" : "")
+                + " — " + header
+        }
+        let queue = DispatchQueue(label: "motionctl.live")
+        let rate = RateMeter()
+        let interval = inPlace ? refreshInterval : 1
+        let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
+            let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now))
+            output.write(inPlace ? "\u{1B}[H\u{1B}[J" + lines.joined(separator: "\n") : lines.joined(separator: "\n") + "\n")
+        }
+        runner.run(isDone: { false }, drain: {})
+        timer.cancel()
+        queue.sync {}
+        output.write(inPlace ? "\nstopped: \(manager.counters)" : "stopped: \(manager.counters)")
+    }
+
+    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double) -> [String] {
+        func degrees(_ radians: Double) -> String { String(format: "%+7.1f°", radians * 180 / .pi) }
+        func vector(_ v: SIMD3<Double>, _ format: String) -> String {
+            String(format: "x \(format)  y \(format)  z \(format)", v.x, v.y, v.z)
+        }
+        var lines = ["swift-motion — \(header)", ""]
+        guard let motion = manager.deviceMotion else {
+            return lines + ["waiting for the first sample…", "", "counters     \(manager.counters)"]
+        }
+        let attitude = motion.attitude
+        lines.append("attitude     roll \(degrees(attitude.roll))  pitch \(degrees(attitude.pitch))  yaw \(degrees(attitude.yaw))  (\(frame))")
+        if motion.heading >= 0 { lines.append(String(format: "heading      %5.1f° from magnetic north", motion.heading)) }
+        lines.append("gravity      " + vector(motion.gravity, "%+6.3f") + "  g")
+        lines.append("user accel   " + vector(motion.userAcceleration, "%+6.3f") + "  g")
+        lines.append("rotation     " + vector(motion.rotationRate, "%+6.3f") + "  rad/s")
+        if manager.isMagnetometerAvailable {
+            lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
+        }
+        lines.append("orientation  \(manager.orientation.rawValue)")
+        lines.append(String(format: "rate         %.1f Hz", rate))
+        lines.append("counters     \(manager.counters)")
+        lines.append("")
+        lines.append("Ctrl-C to stop")
+        return lines
+    }
+}
+
+/// Samples per second between two refreshes.
+final class RateMeter: Sendable {
+    private let last = Mutex<(sampled: Int, time: Double)?>(nil)
+    func update(sampled: Int, at time: Double) -> Double {
+        last.withLock { last in
+            defer { last = (sampled, time) }
+            guard let previous = last, time > previous.time else { return 0 }
+            return Double(sampled - previous.sampled) / (time - previous.time)
+        }
+    }
+}

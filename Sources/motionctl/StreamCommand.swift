@@ -1,0 +1,118 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Motion
+import Timing
+
+/// `motionctl stream`: samples to standard output, one row per sample, a header naming every
+/// column and its unit.
+struct StreamCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
+        abstract: "Stream sensor readings or fused device motion to standard output (CSV or JSON lines).")
+
+    @OptionGroup var source: SourceOptions
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }
+    enum Kind: String, EnumerableFlag { case raw, deviceMotion }
+
+    @Option(help: "Samples per second (at most 100).") var rate: Double = 100
+    @Option(help: "Stop after this many samples.") var count: Int?
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(help: "csv or jsonl.") var format: Format = .csv
+    @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
+    @Flag(help: "With the simulated board: run in virtual time, as fast as the machine can.")
+    var virtualTime = false
+
+    func validate() throws {
+        guard rate > 0, rate <= 100 else { throw ValidationError("--rate must be above 0 and at most 100 (Hz)") }
+        if let count, count <= 0 { throw ValidationError("--count must be positive") }
+        if virtualTime, !source.isSimulated { throw ValidationError("--virtual-time needs the simulated board (--simulated)") }
+    }
+
+    func run() throws {
+        if source.listScenariosIfAsked() { return }
+        let clock: VirtualClock? = virtualTime ? VirtualClock() : nil
+        let manager = try source.makeManager(clock: clock ?? SystemClock() as any MotionClock, defaultScenario: "tumble")
+        try StreamSession(manager: manager, format: format, kind: kind, interval: 1 / rate, count: count)
+            .run(runner: UpdateRunner(virtualClock: clock, duration: duration))
+    }
+}
+
+/// The streaming itself, outside the command (handlers must not be main-actor isolated).
+struct StreamSession: Sendable {
+    let manager: MotionManager
+    let format: StreamCommand.Format
+    let kind: StreamCommand.Kind
+    let interval: Double
+    let count: Int?
+
+    func run(runner: UpdateRunner) throws {
+        let output = OutputLines()
+        let queue = DispatchQueue(label: "motionctl.stream")
+        let columns = kind == .raw ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable) : Self.motionColumns
+        if format == .csv { output.write(columns.joined(separator: ",")) }
+        let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max
+        let emit: @Sendable ([Double]) -> Void = { values in
+            guard output.count < limit else { return }
+            output.write(format == .csv ? Self.csv(values) : Self.json(columns, values))
+        }
+        let errors: @Sendable (MotionError) -> Void = { error in
+            FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
+        }
+        switch kind {
+        case .raw:
+            manager.sensorUpdateInterval = interval
+            manager.startSensorUpdates(to: queue) { data, error in
+                if let data { emit(Self.row(data)) }
+                if let error { errors(error) }
+            }
+        case .deviceMotion:
+            manager.deviceMotionUpdateInterval = interval
+            let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
+            manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
+                if let motion { emit(Self.row(motion)) }
+                if let error { errors(error) }
+            }
+        }
+        runner.run(isDone: { output.count >= limit }, drain: { queue.sync {} })
+        manager.stopSensorUpdates()
+        manager.stopDeviceMotionUpdates()
+    }
+
+    static func rawColumns(magnetometer: Bool) -> [String] {
+        ["timestamp_s", "acc_x_g", "acc_y_g", "acc_z_g", "rot_x_rad_s", "rot_y_rad_s", "rot_z_rad_s"]
+            + (magnetometer ? ["mag_x_uT", "mag_y_uT", "mag_z_uT"] : [])
+    }
+
+    static let motionColumns = [
+        "timestamp_s", "roll_rad", "pitch_rad", "yaw_rad", "qw", "qx", "qy", "qz",
+        "gravity_x_g", "gravity_y_g", "gravity_z_g", "user_acc_x_g", "user_acc_y_g", "user_acc_z_g",
+        "rot_x_rad_s", "rot_y_rad_s", "rot_z_rad_s", "heading_deg", "mag_x_uT", "mag_y_uT", "mag_z_uT", "mag_accuracy",
+    ]
+
+    static func row(_ data: SensorData) -> [Double] {
+        var values = [data.timestamp] + data.acceleration.array + data.rotationRate.array
+        if let field = data.magneticField { values += field.array }
+        return values
+    }
+
+    static func row(_ motion: DeviceMotion) -> [Double] {
+        let q = motion.attitude.quaternion
+        return [motion.timestamp, motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z]
+            + motion.gravity.array + motion.userAcceleration.array + motion.rotationRate.array
+            + [motion.heading] + motion.magneticField.field.array + [Double(motion.magneticField.accuracy.rawValue)]
+    }
+
+    static func csv(_ values: [Double]) -> String {
+        values.map { String(format: "%.6f", $0) }.joined(separator: ",")
+    }
+
+    static func json(_ columns: [String], _ values: [Double]) -> String {
+        "{" + zip(columns, values).map { "\"\($0)\":\(String(format: "%.6f", $1))" }.joined(separator: ",") + "}"
+    }
+}
+
+extension SIMD3 where Scalar == Double {
+    var array: [Double] { [x, y, z] }
+}

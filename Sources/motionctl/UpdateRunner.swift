@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Timing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Drives a command that listens to updates until it has enough, its time is up, or Ctrl-C:
+/// in virtual time by advancing the clock as fast as it can, in real time by waiting.
+/// Not on the main actor: handlers and signal sources run on their own queues.
+struct UpdateRunner: Sendable {
+    /// Set for simulated runs in virtual time.
+    let virtualClock: VirtualClock?
+    /// Stop after this many seconds (of the clock in use); nil: until done or Ctrl-C.
+    let duration: Double?
+
+    /// Runs until `isDone()` is true, the duration is over, or SIGINT. `drain` is called after
+    /// each step so handler queues can catch up. Returns true when interrupted by Ctrl-C.
+    @discardableResult
+    func run(isDone: @Sendable () -> Bool, drain: () -> Void) -> Bool {
+        if let clock = virtualClock {
+            let end = duration.map { clock.now + $0 } ?? .infinity
+            while !isDone(), clock.now < end - 1e-9 {
+                clock.advance(by: min(0.1, end - clock.now))
+                drain()
+            }
+            return false
+        }
+        let interrupted = Atomic(false)
+        signal(SIGINT, SIG_IGN)
+        let signalQueue = DispatchQueue(label: "motionctl.signal")
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: signalQueue)
+        source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
+        source.resume()
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        let end = duration.map { SystemClock.monotonicSeconds() + $0 } ?? .infinity
+        while !isDone(), !interrupted.load(ordering: .relaxed), SystemClock.monotonicSeconds() < end {
+            usleep(20_000)
+            drain()
+        }
+        drain()
+        return interrupted.load(ordering: .relaxed)
+    }
+}
+
+/// Lines to standard output from any queue, in order.
+final class OutputLines: Sendable {
+    private let written = Atomic(0)
+    private let lock = Mutex(())
+
+    var count: Int { written.load(ordering: .relaxed) }
+
+    func write(_ line: String) {
+        lock.withLock { _ in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        written.add(1, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+import I2C
+@testable import Motion
+import MotionSimulator
+import Sensors
+import Testing
+import Timing
+
+/// A rotation rate that tells the time: a sawtooth about x, 80 rad/s² steep, so a gyroscope
+/// reading (±500 °/s, 17.5 mdps per LSB) dates its sample to within a few microseconds.
+struct SawtoothRate: PhysicalSource {
+    static let amplitude = 8.0     // rad/s, peak to peak
+    static let period = 0.1        // s
+    let origin: Double
+
+    func state(at time: Double) -> PhysicalState {
+        var state = PhysicalState.flatAtRest(time: time)
+        state.angularRate = SIMD3(Self.amplitude * (phase(time) - 0.5), 0, 0)
+        return state
+    }
+
+    func phase(_ time: Double) -> Double {
+        let cycles = (time - origin) / Self.period
+        return cycles - cycles.rounded(.down)
+    }
+
+    /// The time a reading was taken, given a time within half a period of it.
+    func time(ofRate rate: Double, near estimate: Double) -> Double {
+        let phase = rate / Self.amplitude + 0.5
+        let cycle = ((estimate - origin) / Self.period - phase).rounded()
+        return origin + (cycle + phase) * Self.period
+    }
+}
+
+@Suite struct FIFOSamplingTests {
+    let clock = VirtualClock()
+
+    @Test func intervalsBelowTheTimersAreServedFromTheFIFO() throws {
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "rest", sensorErrors: false)), clock: clock, calibrationStore: nil)
+        #expect(abs(manager.shortestUpdateInterval - 1 / 208) < 1e-12)   // LSM6DSOX at its default 208 Hz
+        manager.gyroUpdateInterval = 0
+        manager.gyroUpdateInterval = 1 / 208
+        let inbox = Inbox<GyroData>()
+        manager.startGyroUpdates(to: inbox.queue, withHandler: inbox.handler)
+        #expect(manager.hub.mode == .fifo(rate: 208))
+        clock.advance(by: 10)
+        inbox.drain()
+        manager.stopGyroUpdates()
+        let values = inbox.values.withLock { $0 }
+        // 10 s at 208 Hz, less those taken before the first read started the FIFO and those still
+        // in the FIFO at the end (one read interval, 4.6 periods, each).
+        #expect(values.count >= 2080 - 10 && values.count <= 2080, "\(values.count)")
+        #expect(zip(values, values.dropFirst()).allSatisfy { $1.timestamp > $0.timestamp })
+    }
+
+    /// The chip's clock runs 300 ppm fast and the reader is delayed by a failed read now and
+    /// then (one read interval, 4.6 sample periods, late): after 10 s every timestamp is within 50 µs of the time the
+    /// chip took the sample.
+    @Test func fifoTimestampsFollowTheChipClock() throws {
+        let source = SawtoothRate(origin: clock.now + 0.0123)
+        let simulated = SimulatedBoard(imu: .lsm6dsox, magnetometer: .none, source: source, now: { [clock] in clock.now },
+                                       imuOptions: EmulatorOptions(clockDriftPPM: 300))
+        let board = try #require(BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID))
+        let device = try DeviceOpener.open(bus: simulated.bus, board: board, store: nil, pause: .none)
+        let manager = MotionManager(hub: SensorHub(device: device, clock: clock))
+        manager.usesChipFIFO = true
+        let inbox = Inbox<GyroData>()
+        manager.startGyroUpdates(to: inbox.queue, withHandler: inbox.handler)
+        let start = clock.now + 10
+        for step in 0..<1500 {
+            if step % 25 == 12 { simulated.bus.failNext(1, transactionsTo: I2CAddress(0x6A), with: .busError) }
+            clock.advance(by: 0.02)
+        }
+        inbox.drain()
+        manager.stopGyroUpdates()
+        var worst = 0.0, checked = 0
+        for value in inbox.values.withLock({ $0 }) where value.timestamp > start {
+            let phase = value.rotationRate.x / SawtoothRate.amplitude + 0.5
+            guard phase > 0.05, phase < 0.95 else { continue }   // away from the sawtooth's jump
+            worst = max(worst, abs(value.timestamp - source.time(ofRate: value.rotationRate.x, near: value.timestamp)))
+            checked += 1
+        }
+        #expect(checked > 1500)
+        #expect(worst < 50e-6, "worst FIFO timestamp error \(worst * 1e6) µs over \(checked) samples")
+        #expect(manager.counters.totalDropped == 0)
+    }
+}
