@@ -172,9 +172,9 @@ public struct GyroRestLimits: Sendable, Equatable {
         case LSM6Model.lsm6dso.rawValue, LSM6Model.lsm6dso32.rawValue:
             GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz")
         case LSM6Model.lsm6dsl.rawValue:
-            GyroRestLimits(biasDPS: 2, noiseDensityDPS: 0.004, source: "LSM6DSL DS11668 Table 3: G_TyOff ±2 dps, Rn 4 mdps/√Hz")
+            GyroRestLimits(biasDPS: 2, noiseDensityDPS: 0.004, source: "LSM6DSL DocID028475 Table 3: G_TyOff ±2 dps, Rn 4 mdps/√Hz")
         case LSM6Model.lsm6ds3.rawValue:
-            GyroRestLimits(biasDPS: 10, noiseDensityDPS: 0.007, source: "LSM6DS3 DS10965 Table 3: G_TyOff ±10 dps, Rn 7 mdps/√Hz")
+            GyroRestLimits(biasDPS: 10, noiseDensityDPS: 0.007, source: "LSM6DS3 DocID026899 Table 3: G_TyOff ±10 dps, Rn 7 mdps/√Hz")
         default:
             nil
         }
