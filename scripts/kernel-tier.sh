@@ -6,6 +6,11 @@
 # (Sources/i2c-kernel-check), which exercises /dev/i2c-0 and prints one line per check and
 # `N passed, N failed`. Fails on any failed check, a missing summary, or a timeout.
 #
+# i2c-stub answers at $stub_chips (below). The check binary first tests the bus itself, then
+# writes register images of an MPU-6050 (0x68), an LSM6DSOX (0x6A) and a LIS3MDL (0x1C) through
+# /dev/i2c-0 and runs the real drivers on them: probe, configuration registers, decoded samples,
+# and the no-acknowledge error at an absent address (Sources/i2c-kernel-check/ChipChecks.swift).
+#
 # Needs: swift, qemu-system-x86 (qemu-system-x86_64), busybox-static, cpio, apt-get, dpkg-deb.
 # The kernel package is downloaded and unpacked into a temporary directory, never installed.
 # KVM is not used (it hangs on some CI hosts); TCG is slower but dependable.
@@ -14,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
 min_checks=8
-stub_chips=0x1c,0x68,0x6a
+stub_chips=0x1c,0x68,0x6a   # LIS3MDL, MPU-6050, LSM6DSOX images (ChipChecks.swift)
 
 for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout; do
     command -v "$tool" >/dev/null || { echo "kernel tier: '$tool' not found" >&2; exit 1; }

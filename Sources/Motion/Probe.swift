@@ -1,4 +1,5 @@
 import I2C
+import Sensors
 
 /// An address that answered a bus scan.
 public struct ProbeResult: Sendable, Equatable {
@@ -51,11 +52,23 @@ public func scanBus(_ bus: any I2CBus) -> [I2CAddress] {
 }
 
 /// Scans `bus` like ``scanBus(_:)`` and asks `identify` which supported chip sits at each address
-/// that answered (nil when it cannot tell).
+/// that answered (nil when it cannot tell). By default ``identifySupportedChip(_:_:)`` reads the
+/// identity registers of the chips known at that address.
 public func probeBus(
-    _ bus: any I2CBus, identify: (any I2CBus, I2CAddress) -> String? = { _, _ in nil }
+    _ bus: any I2CBus, identify: (any I2CBus, I2CAddress) -> String? = identifySupportedChip
 ) -> [ProbeResult] {
     scanBus(bus).map { ProbeResult(address: $0, chipName: identify(bus, $0)) }
+}
+
+/// The name of the supported chip at `address` (`LSM6DSO/LSM6DSOX`, `MPU-6050`, …), read from the
+/// identity registers of the chips known at that address (``Sensors/ChipCatalog/identify(bus:address:lsm6dso32:)``);
+/// nil for an address no supported chip uses, a device whose identity matches none, or a failed read.
+public func identifySupportedChip(_ bus: any I2CBus, _ address: I2CAddress) -> String? {
+    do throws(SensorError) {
+        return try ChipCatalog.identify(bus: bus, address: address)?.name
+    } catch {
+        return nil
+    }
 }
 
 /// Whether `address` acknowledges `method` (by default the preferred one for the address).

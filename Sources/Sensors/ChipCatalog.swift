@@ -85,24 +85,30 @@ public enum ChipCatalog {
     }
 
     /// The accelerometer + gyroscope driver for an identified chip; `nil` for a magnetometer.
-    public static func makeIMU(for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system) -> (any IMUDriver)? {
+    /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
+    public static func makeIMU(
+        for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit
+    ) -> (any IMUDriver)? {
         if let model = InvenSenseModel(rawValue: chip.name) {
-            return InvenSenseIMU(bus: bus, address: chip.address, model: model, pause: pause)
+            return InvenSenseIMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
         if let model = LSM6Model(rawValue: chip.name) {
-            return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause)
+            return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
         return nil
     }
 
     /// The magnetometer driver for an identified chip; `nil` for an IMU.
-    public static func makeMagnetometer(for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system) -> (any MagnetometerDriver)? {
+    /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
+    public static func makeMagnetometer(
+        for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit
+    ) -> (any MagnetometerDriver)? {
         switch chip.family {
-        case .lis3mdl: LIS3MDLMagnetometer(bus: bus, address: chip.address, pause: pause)
-        case .lis2mdl: LIS2MDLMagnetometer(bus: bus, address: chip.address, pause: pause)
-        case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
+        case .lis3mdl: LIS3MDLMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        case .lis2mdl: LIS2MDLMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
-        case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause)
+        case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .invenSense, .lsm6: nil
         }
     }

@@ -2,6 +2,8 @@
 //
 // Boot expects `i2c-stub` loaded with `chip_addr=0x1c,0x68,0x6a`: each stub chip is 256 byte
 // registers with an auto-incrementing pointer, and the adapter offers SMBus only (no plain I2C).
+// The last checks run the real drivers against register images of an MPU-6050, an LSM6DSOX and
+// a LIS3MDL (ChipChecks.swift).
 // Usage: i2c-kernel-check [/dev/i2c-N]   (default /dev/i2c-0). Exit status 1 if any check fails.
 import Glibc
 import I2C
@@ -108,4 +110,5 @@ let checks: [Check] = [
     },
 ]
 
-exit(runChecks(checks) == 0 ? 0 : 1)
+// The chip checks overwrite the stub chips' registers with register images: they run last.
+exit(runChecks(checks + chipChecks(bus: bus)) == 0 ? 0 : 1)

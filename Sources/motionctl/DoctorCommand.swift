@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import I2C
+import LinuxI2C
 import Motion
 
 struct DoctorCommand: ParsableCommand {
@@ -25,10 +27,15 @@ struct DoctorCommand: ParsableCommand {
                 throw ExitCode.failure
             }
         }
-        let checks = Doctor(fileSystemRoot: root, board: board).run()
+        let checks = Doctor(fileSystemRoot: root, board: board, scanBus: Self.scan).run()
         print(checks.map(\.description).joined(separator: "\n"))
         if checks.contains(where: { $0.status == .error }) {
             throw ExitCode.failure
         }
+    }
+
+    /// The addresses that answer on `device`, scanned the way `motionctl probe` does.
+    @Sendable static func scan(_ device: String) throws(I2CError) -> [I2CAddress] {
+        scanBus(try LinuxI2CBus(path: device))
     }
 }

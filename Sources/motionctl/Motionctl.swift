@@ -13,6 +13,7 @@ struct Motionctl: ParsableCommand {
             DoctorCommand.self,
             EvaluateCommand.self,
             OrientationCommand.self,
+            SelftestCommand.self,
         ],
         defaultSubcommand: LiveCommand.self
     )

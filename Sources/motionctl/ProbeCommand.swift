@@ -2,13 +2,18 @@ import ArgumentParser
 import I2C
 import LinuxI2C
 import Motion
+import MotionSimulator
 
-/// `motionctl probe`: which addresses answer on which bus ("does it see my sensor?").
+/// `motionctl probe`: which addresses answer on which bus, and which supported chips they are
+/// ("does it see my sensor?").
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "List the I2C addresses that answer (0x08–0x77), the way i2cdetect scans.",
-        discussion: "Without --bus, scans every /dev/i2c-* bus. Never sends a data byte to an unknown device."
+        abstract: "List the I2C addresses that answer (0x08–0x77), the way i2cdetect scans, and name the supported chips.",
+        discussion: """
+            Without --bus, scans every /dev/i2c-* bus. The scan never sends a data byte to an unknown device; \
+            only at addresses where a supported chip can sit is its identity register read.
+            """
     )
 
     @Option(help: "The bus to scan: a device node such as /dev/i2c-1, or just its number.")
@@ -17,15 +22,21 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Scan the simulated board instead of a real bus.")
     var simulated = false
 
+    @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
+    var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
+
     func validate() throws {
         if bus != nil && simulated {
             throw ValidationError("--bus and --simulated exclude each other: pick one")
+        }
+        if SimulatedBoard.IMU(rawValue: imu) == nil {
+            throw ValidationError("no simulated IMU \"\(imu)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
         }
     }
 
     func run() throws {
         if simulated {
-            print("simulated board not available yet")
+            printSimulatedBoard()
             return
         }
         let paths = bus.map { [$0.allSatisfy(\.isNumber) ? "/dev/i2c-\($0)" : $0] }
@@ -33,13 +44,17 @@ struct ProbeCommand: ParsableCommand {
         guard !paths.isEmpty else {
             print("No I2C bus found: there is no /dev/i2c-* on this machine.")
             print(LinuxI2CBus.enableI2CHint + ".")
-            print("The simulated board will be shown here once it is available.")
+            print("")
+            print("Meanwhile, this is what a probe shows on the simulated board:")
+            printSimulatedBoard()
             return
         }
         var failed = false
         for path in paths {
             do {
-                printScan(of: try LinuxI2CBus(path: path))
+                let bus = try LinuxI2CBus(path: path)
+                let adapter = LinuxI2CBus.availableBuses().first { $0.path == bus.name }?.adapterName
+                print(Self.report(busName: bus.name + (adapter.map { " (\($0))" } ?? ""), results: probeBus(bus)))
             } catch {
                 print("\(error)")
                 failed = true
@@ -48,12 +63,18 @@ struct ProbeCommand: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    private func printScan(of bus: LinuxI2CBus) {
-        let adapter = LinuxI2CBus.availableBuses().first { $0.path == bus.name }?.adapterName
-        let results = probeBus(bus)
-        print("\(bus.name)\(adapter.map { " (\($0))" } ?? ""): \(results.count) device(s) answered")
+    private func printSimulatedBoard() {
+        let board = SimulatedBoard(
+            imu: SimulatedBoard.IMU(rawValue: imu) ?? .lsm6dsox, source: ConstantSource(.flatAtRest()), now: { 0 })
+        print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
+    }
+
+    /// `<bus>: N device(s) answered` and one line per address with the chip's name.
+    static func report(busName: String, results: [ProbeResult]) -> String {
+        var lines = ["\(busName): \(results.count) device(s) answered"]
         for result in results {
-            print("  \(result.address)" + (result.chipName.map { "  \($0)" } ?? ""))
+            lines.append("  \(result.address)  \(result.chipName ?? "unknown device (not a supported chip)")")
         }
+        return lines.joined(separator: "\n")
     }
 }

@@ -1,5 +1,7 @@
 import I2C
+import I2CMock
 import Motion
+import MotionSimulator
 import Synchronization
 import Testing
 
@@ -77,5 +79,110 @@ struct ProbeTests {
         }
         #expect(results == [ProbeResult(address: I2CAddress(0x1E)), ProbeResult(address: I2CAddress(0x68), chipName: "MPU-6050")])
         #expect(asked.withLock { $0 } == [I2CAddress(0x1E), I2CAddress(0x68)])
+    }
+}
+
+/// A plain register file with a chosen value in every register: a device this library does not know.
+final class PlainRegisterDevice: SimulatedDevice {
+    let chipName = "plain register file"
+    private let registers: Mutex<(pointer: UInt8, values: [UInt8])>
+    init(filledWith value: UInt8) { registers = Mutex((0, [UInt8](repeating: value, count: 256))) }
+    func handleWrite(_ bytes: [UInt8]) {
+        registers.withLock { state in
+            guard let first = bytes.first else { return }
+            state.pointer = first
+            for value in bytes.dropFirst() {
+                state.values[Int(state.pointer)] = value
+                state.pointer &+= 1
+            }
+        }
+    }
+    func handleRead(count: Int) -> [UInt8] {
+        registers.withLock { state in
+            (0..<count).map { _ in
+                defer { state.pointer &+= 1 }
+                return state.values[Int(state.pointer)]
+            }
+        }
+    }
+    func peek(_ register: UInt8) -> UInt8 { registers.withLock { $0.values[Int(register)] } }
+    func powerOnReset() {}
+}
+
+/// Probe on the simulated bus: every supported chip at every usual address, unknown devices as unknown.
+struct SimulatedProbeTests {
+    typealias Make = @Sendable () -> any SimulatedDevice
+    static let source = ConstantSource(.flatAtRest())
+    static let now: @Sendable () -> Double = { 0 }
+
+    /// Each emulator, the name probe must give it, and its usual addresses (datasheets: SA0/AD0 pin).
+    static let chips: [(make: Make, name: String, addresses: [UInt8])] = [
+        ({ MPU6050Emulator(source: source, now: now) }, "MPU-6050", [0x68, 0x69]),
+        ({ MPU6500Emulator(source: source, now: now) }, "MPU-6500", [0x68, 0x69]),
+        ({ MPU9250Emulator(source: source, now: now) }, "MPU-9250", [0x68, 0x69]),
+        ({ LSM6DS3Emulator(source: source, now: now) }, "LSM6DS3", [0x6A, 0x6B]),
+        ({ LSM6DSLEmulator(source: source, now: now) }, "LSM6DS3TR-C/LSM6DSL/LSM6DSM", [0x6A, 0x6B]),
+        ({ LSM6DSOXEmulator(source: source, now: now) }, "LSM6DSO/LSM6DSOX", [0x6A, 0x6B]),
+        ({ LIS3MDLEmulator(source: source, now: now) }, "LIS3MDL", [0x1C, 0x1E]),
+        ({ LIS2MDLEmulator(source: source, now: now) }, "LIS2MDL", [0x1E]),
+        ({ HMC5883LEmulator(source: source, now: now) }, "HMC5883L", [0x1E]),
+        ({ QMC5883LEmulator(source: source, now: now) }, "QMC5883L", [0x0D]),
+        ({ AK8963Emulator(source: source, now: now) }, "AK8963", [0x0C]),
+    ]
+
+    @Test func identifiesEverySupportedChipAtEveryUsualAddress() {
+        for chip in Self.chips {
+            for address in chip.addresses {
+                let bus = SimulatedBus(now: Self.now)
+                bus.attach(chip.make(), at: I2CAddress(address))
+                let results = probeBus(bus)
+                #expect(results == [ProbeResult(address: I2CAddress(address), chipName: chip.name)], "\(chip.name) at \(I2CAddress(address))")
+            }
+        }
+    }
+
+    @Test func namesEachChipOnABusCarryingSeveral() {
+        let bus = SimulatedBus(now: Self.now)
+        bus.attach(MPU6050Emulator(source: Self.source, now: Self.now), at: I2CAddress(0x68))
+        bus.attach(LSM6DSOXEmulator(source: Self.source, now: Self.now), at: I2CAddress(0x6B))
+        bus.attach(QMC5883LEmulator(source: Self.source, now: Self.now), at: I2CAddress(0x0D))
+        bus.attach(LIS3MDLEmulator(source: Self.source, now: Self.now), at: I2CAddress(0x1E))
+        #expect(probeBus(bus) == [
+            ProbeResult(address: I2CAddress(0x0D), chipName: "QMC5883L"),
+            ProbeResult(address: I2CAddress(0x1E), chipName: "LIS3MDL"),
+            ProbeResult(address: I2CAddress(0x68), chipName: "MPU-6050"),
+            ProbeResult(address: I2CAddress(0x6B), chipName: "LSM6DSO/LSM6DSOX"),
+        ])
+    }
+
+    @Test func reportsAnUnknownDeviceAsUnknown() {
+        let bus = SimulatedBus(now: Self.now)
+        // 0x12 in every register: WHO_AM_I 0x75 at 0x68 and 0x0F at 0x1C name no supported chip.
+        bus.attach(PlainRegisterDevice(filledWith: 0x12), at: I2CAddress(0x68))
+        bus.attach(PlainRegisterDevice(filledWith: 0x12), at: I2CAddress(0x1C))
+        // An EEPROM-like device at an address no supported chip uses.
+        bus.attach(PlainRegisterDevice(filledWith: 0x6C), at: I2CAddress(0x50))
+        #expect(probeBus(bus) == [
+            ProbeResult(address: I2CAddress(0x1C), chipName: nil),
+            ProbeResult(address: I2CAddress(0x50), chipName: nil),
+            ProbeResult(address: I2CAddress(0x68), chipName: nil),
+        ])
+    }
+
+    @Test func theScanNeverSendsADataByteToAnUnknownAddress() {
+        let bus = SimulatedBus(now: Self.now)
+        bus.attach(PlainRegisterDevice(filledWith: 0x00), at: I2CAddress(0x40))
+        _ = probeBus(bus)
+        let toUnknown = bus.log.filter { $0.address == I2CAddress(0x40) }
+        #expect(toUnknown.map(\.operations) == [[.write([])]], "\(toUnknown)")
+    }
+
+    @Test func theSimulatedBusAndTheExpectationBusAcknowledgeAQuickWrite() throws {
+        let simulated = SimulatedBus(now: Self.now)
+        simulated.attach(LSM6DSOXEmulator(source: Self.source, now: Self.now), at: I2CAddress(0x6A))
+        #expect(try simulated.transaction(I2CAddress(0x6A), [.write([])]) == [])
+        let expectations = ExpectationBus([.write(0x6A, [])])
+        try expectations.write(I2CAddress(0x6A), [])
+        #expect(expectations.problems == [])
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import I2C
+import Motion
 import Testing
 @testable import motionctl
 
@@ -18,5 +20,21 @@ struct ProbeCommandTests {
     @Test func aMissingBusFailsTheCommand() throws {
         let command = try ProbeCommand.parse(["--bus", "/dev/i2c-swift-motion-missing"])
         #expect(throws: ExitCode.failure) { try command.run() }
+    }
+
+    @Test func theReportNamesChipsAndMarksUnknownDevices() {
+        let text = ProbeCommand.report(busName: "/dev/i2c-1", results: [
+            ProbeResult(address: I2CAddress(0x1C), chipName: "LIS3MDL"), ProbeResult(address: I2CAddress(0x50)),
+        ])
+        #expect(text == """
+            /dev/i2c-1: 2 device(s) answered
+              0x1C  LIS3MDL
+              0x50  unknown device (not a supported chip)
+            """)
+    }
+
+    @Test func simulatedChoicesAreChecked() {
+        #expect(throws: (any Error).self) { _ = try Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "bmi160"]) }
+        #expect((try? Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "mpu6050"])) is ProbeCommand)
     }
 }

@@ -1,6 +1,7 @@
 import I2C
 import I2CMock
 import Sensors
+import Synchronization
 import Testing
 
 /// Init sequences and reads written from each datasheet's register map, independently of the drivers.
@@ -29,6 +30,29 @@ import Testing
         let sample = try magnetometer.readSample()
         #expect(close(sample.field, [50, -50, 0]))
         #expect(!sample.isSaturated)
+        expectFinished(bus)
+    }
+
+    /// On a plain register file (i2c-stub) SOFT_RST never clears: `.fixedDelay` writes it and does not poll.
+    @Test func lis3mdlFixedDelayResetDoesNotPoll() throws {
+        var list = lis3mdlInit()
+        list.remove(at: 2)  // the poll of CTRL_REG2
+        let bus = ExpectationBus(list)
+        let waited = Mutex<Duration>(.zero)
+        let magnetometer = LIS3MDLMagnetometer(
+            bus: bus, pause: Pause { duration in waited.withLock { $0 += duration } }, resetCompletion: .fixedDelay)
+        try magnetometer.configure(magnetometer.defaultConfiguration)
+        expectFinished(bus)
+        #expect(waited.withLock { $0 } > .zero)
+    }
+
+    /// Polling (the default) gives up with a reset timeout when the bit stays set, as on i2c-stub.
+    @Test func lis3mdlResetBitThatNeverClearsTimesOut() {
+        let bus = ExpectationBus([.writeRead(0x1C, [0x0F], reply: [0x3D]), .write(0x1C, [0x21, 0x04])]
+            + Array(repeating: .writeRead(0x1C, [0x21], reply: [0x04]), count: 10))
+        let magnetometer = LIS3MDLMagnetometer(bus: bus, pause: .none)
+        let error = sensorError { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
+        #expect(error == .resetTimeout(chip: "LIS3MDL", address: I2CAddress(0x1C), polls: 10))
         expectFinished(bus)
     }
 

@@ -29,13 +29,30 @@ func mean(_ samples: [SIMD3<Int16>]) -> SIMD3<Double> {
     return samples.isEmpty ? .zero : sum / Double(samples.count)
 }
 
-/// Bounded wait for a bit to clear: reads `register` up to `polls` times, pausing before each read.
-/// A chip busy resetting may not acknowledge its address: such a poll counts as "not yet"; any
-/// other bus error is thrown.
+/// How a driver learns that its software reset finished.
+public enum ResetCompletion: Sendable, Equatable {
+    /// Re-read the reset bit until the chip clears it, within a bounded number of polls: what the
+    /// datasheets describe, and the default.
+    case pollResetBit
+    /// Wait the driver's whole polling window once without re-reading the bit. Only for a plain
+    /// register file that keeps whatever was written, such as Linux `i2c-stub` in the kernel tier:
+    /// there the reset bit never clears and polling would time out. The driver still writes the
+    /// reset bit, then writes every configuration register it relies on.
+    case fixedDelay
+}
+
+/// Bounded wait for a reset bit to clear: reads `register` up to `polls` times, pausing `interval`
+/// before each read. A chip busy resetting may not acknowledge its address: such a poll counts as
+/// "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
+/// `polls × interval` once and does not read.
 func waitForClear(
     _ device: RegisterDevice, register: UInt8, mask: UInt8, polls: Int, interval: Duration, pause: Pause,
-    chip: String
+    completion: ResetCompletion = .pollResetBit, chip: String
 ) throws(SensorError) {
+    if completion == .fixedDelay {
+        pause.wait(interval * polls)
+        return
+    }
     for _ in 0..<polls {
         pause.wait(interval)
         do {

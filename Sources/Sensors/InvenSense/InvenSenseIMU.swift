@@ -19,6 +19,7 @@ public final class InvenSenseIMU: IMUDriver {
     private let settings: InvenSenseSettings
     private let device: RegisterDevice
     private let pause: Pause
+    private let resetCompletion: ResetCompletion
     private let state: Mutex<State>
 
     private struct State {
@@ -35,10 +36,11 @@ public final class InvenSenseIMU: IMUDriver {
     static let fifoChunkFrames = 16
     static let resetPolls = 20
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system) {
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         settings = InvenSenseSettings.settings(for: model)
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
+        self.resetCompletion = resetCompletion
         chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
         state = Mutex(State(configuration: defaultConfiguration))
     }
@@ -66,7 +68,8 @@ public final class InvenSenseIMU: IMUDriver {
         // DEVICE_RESET clears itself when the reset is done.
         try device.write(InvenSenseRegister.powerManagement1, 0x80)
         try waitForClear(device, register: InvenSenseRegister.powerManagement1, mask: 0x80,
-                         polls: Self.resetPolls, interval: .milliseconds(10), pause: pause, chip: name)
+                         polls: Self.resetPolls, interval: .milliseconds(10), pause: pause,
+                         completion: resetCompletion, chip: name)
         // SLEEP = 0, CLKSEL = 1 (PLL on the X gyro / auto-select).
         try device.write(InvenSenseRegister.powerManagement1, 0x01)
 

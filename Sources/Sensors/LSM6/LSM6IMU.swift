@@ -10,6 +10,7 @@ public final class LSM6IMU: IMUDriver {
     private let settings: LSM6Settings
     private let device: RegisterDevice
     private let pause: Pause
+    private let resetCompletion: ResetCompletion
     private let state: Mutex<State>
 
     private struct State {
@@ -32,10 +33,11 @@ public final class LSM6IMU: IMUDriver {
     static let resetPolls = 10
     static let fifoChunkFrames = 8
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system) {
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         settings = LSM6Settings.settings(for: model)
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
+        self.resetCompletion = resetCompletion
         chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
         state = Mutex(State(configuration: defaultConfiguration))
     }
@@ -66,7 +68,8 @@ public final class LSM6IMU: IMUDriver {
         }
         try device.write(LSM6Register.ctrl3C, LSM6Register.autoIncrement | LSM6Register.softwareReset)
         try waitForClear(device, register: LSM6Register.ctrl3C, mask: LSM6Register.softwareReset,
-                         polls: Self.resetPolls, interval: .microseconds(100), pause: pause, chip: name)
+                         polls: Self.resetPolls, interval: .microseconds(100), pause: pause,
+                         completion: resetCompletion, chip: name)
 
         var shadow = ShadowRegisters([:])
         shadow[LSM6Register.ctrl3C] = LSM6Register.blockDataUpdate | LSM6Register.autoIncrement

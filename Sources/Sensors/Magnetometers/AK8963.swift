@@ -32,6 +32,7 @@ public final class AK8963Magnetometer: MagnetometerDriver {
 
     private let device: RegisterDevice
     private let pause: Pause
+    private let resetCompletion: ResetCompletion
     private let state: Mutex<State>
     private struct State {
         var base: MagnetometerState
@@ -40,9 +41,10 @@ public final class AK8963Magnetometer: MagnetometerDriver {
     }
     static let resetPolls = 10
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0C), pause: Pause = .system) {
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
+        self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "AK8963", family: .ak8963, address: address, identity: [0x48])
         state = Mutex(State(base: MagnetometerState(configuration: defaultConfiguration)))
     }
@@ -61,7 +63,8 @@ public final class AK8963Magnetometer: MagnetometerDriver {
         try Self.settings.checkIdentity(device)
         try device.write(Register.cntl2, 0x01)
         try waitForClear(device, register: Register.cntl2, mask: 0x01, polls: Self.resetPolls,
-                         interval: .milliseconds(1), pause: pause, chip: chip.name)
+                         interval: .milliseconds(1), pause: pause,
+                         completion: resetCompletion, chip: chip.name)
         try device.write(Register.cntl1, 0x0F)  // fuse ROM access
         let asa = try device.read(Register.asax, count: 3)
         try device.write(Register.cntl1, 0x00)  // power-down

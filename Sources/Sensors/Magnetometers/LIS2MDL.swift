@@ -25,12 +25,14 @@ public final class LIS2MDLMagnetometer: MagnetometerDriver {
 
     private let device: RegisterDevice
     private let pause: Pause
+    private let resetCompletion: ResetCompletion
     private let state: Mutex<MagnetometerState>
     static let resetPolls = 10
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system) {
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
+        self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "LIS2MDL", family: .lis2mdl, address: address, identity: [0x40])
         state = Mutex(MagnetometerState(configuration: defaultConfiguration))
     }
@@ -49,7 +51,8 @@ public final class LIS2MDLMagnetometer: MagnetometerDriver {
         try Self.settings.checkIdentity(device)
         try device.write(Register.cfgA, 0x20)
         try waitForClear(device, register: Register.cfgA, mask: 0x20, polls: Self.resetPolls,
-                         interval: .milliseconds(1), pause: pause, chip: chip.name)
+                         interval: .milliseconds(1), pause: pause,
+                         completion: resetCompletion, chip: chip.name)
         var shadow = ShadowRegisters([Register.cfgA: 0x80, Register.cfgB: 0x02, Register.cfgC: 0x10])
         _ = shadow.set(Register.rate, rate.code)
         for register in [Register.cfgA, Register.cfgB, Register.cfgC] {

@@ -35,12 +35,14 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
 
     private let device: RegisterDevice
     private let pause: Pause
+    private let resetCompletion: ResetCompletion
     private let state: Mutex<MagnetometerState>
     static let resetPolls = 10
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system) {
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
+        self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "LIS3MDL", family: .lis3mdl, address: address, identity: [0x3D])
         state = Mutex(MagnetometerState(configuration: defaultConfiguration))
     }
@@ -58,7 +60,8 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
         try Self.settings.checkIdentity(device)
         try device.write(Register.ctrl2, 0x04)
         try waitForClear(device, register: Register.ctrl2, mask: 0x04, polls: Self.resetPolls,
-                         interval: .milliseconds(1), pause: pause, chip: chip.name)
+                         interval: .milliseconds(1), pause: pause,
+                         completion: resetCompletion, chip: chip.name)
         var shadow = ShadowRegisters([:])
         _ = shadow.set(Register.xyMode, 0b11)
         _ = shadow.set(Register.rate, rate.code)

@@ -27,12 +27,14 @@ public final class QMC5883LMagnetometer: MagnetometerDriver {
 
     private let device: RegisterDevice
     private let pause: Pause
+    private let resetCompletion: ResetCompletion
     private let state: Mutex<MagnetometerState>
     static let resetPolls = 10
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0D), pause: Pause = .system) {
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0D), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
+        self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "QMC5883L", family: .qmc5883l, address: address, identity: [0xFF])
         state = Mutex(MagnetometerState(configuration: defaultConfiguration))
     }
@@ -48,7 +50,8 @@ public final class QMC5883LMagnetometer: MagnetometerDriver {
             try Self.settings.checkIdentity(device)
             try device.write(Register.control2, 0x80)
             try waitForClear(device, register: Register.control2, mask: 0x80, polls: Self.resetPolls,
-                             interval: .milliseconds(1), pause: pause, chip: chip.name)
+                             interval: .milliseconds(1), pause: pause,
+                         completion: resetCompletion, chip: chip.name)
             try device.write(Register.setResetPeriod, 0x01)
             var shadow = ShadowRegisters([:])
             _ = shadow.set(Register.rate, rate.code)

@@ -1,0 +1,431 @@
+import Dispatch
+import Foundation
+import Fusion
+import I2C
+import LinuxI2C
+import MotionSimulator
+import Sensors
+import Synchronization
+import Timing
+
+/// One line of a hardware check report: what was measured against which limit.
+public struct HardwareCheckResult: Sendable, Equatable, CustomStringConvertible {
+    public enum Status: String, Sendable, Equatable {
+        case pass = "PASS"
+        case fail = "FAIL"
+        /// The check does not apply (e.g. a magnetometer without a self-test).
+        case skip = "SKIP"
+    }
+
+    /// Which check: `identity`, `IMU self-test`, `rate`, `gravity`, …
+    public var name: String
+    public var status: Status
+    /// What was measured, with its unit.
+    public var measured: String
+    /// What the measurement had to meet, with its source.
+    public var limit: String
+
+    public init(_ name: String, _ status: Status, measured: String, limit: String) {
+        self.name = name
+        self.status = status
+        self.measured = measured
+        self.limit = limit
+    }
+
+    /// `PASS  gravity: 1.002 g (limit 1 g ± 3 %)`
+    public var description: String {
+        "\(status.rawValue)  \(name): \(measured) (limit: \(limit))"
+    }
+}
+
+/// What the checks run on: a board and its bus, either real (real time) or the simulated board
+/// (virtual time, so the same checks take milliseconds and give the same numbers every run).
+public struct HardwareCheckTarget: Sendable {
+    /// How the target is named in reports: `simulated board (LSM6DSOX + LIS3MDL)`, `raspberry-pi-4b on /dev/i2c-1`.
+    public let description: String
+    public let board: Board
+    /// The bus the chip-level checks (identity, self-test, FIFO) use.
+    public let bus: any I2CBus
+    /// The manager the stream-level checks (rate, gravity, gyro, orientation) use.
+    public let manager: MotionManager
+    /// True on the simulated board: time is virtual and counts are exact.
+    public let isSimulated: Bool
+    /// How drivers wait (reset, self-test settling): nothing on the simulator.
+    let pause: Pause
+    /// Lets `seconds` of (virtual or real) time pass.
+    let wait: @Sendable (_ seconds: Double) -> Void
+
+    /// The simulated board in virtual time, lying still face up (scenario `rest`) with the
+    /// datasheet noise and bias of the chosen chips (fixed seed).
+    public static func simulated(imu: SimulatedBoard.IMU = .lsm6dsox, seed: UInt64 = 1) throws(MotionError) -> HardwareCheckTarget {
+        let clock = VirtualClock()
+        let simulation = Simulation(scenario: "rest", imu: imu, seed: seed)
+        let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
+        guard let hardware = manager.simulatedHardware, let board = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
+            throw .sensor("the simulated board did not start (built-in board files: \(BoardCatalog.builtInProblems))")
+        }
+        return HardwareCheckTarget(
+            description: "simulated board (\(imu.rawValue), virtual time)", board: board, bus: hardware.board.bus,
+            manager: manager, isSimulated: true, pause: .none, wait: { clock.advance(by: $0) })
+    }
+
+    /// A real board on `busPath` (the board's default bus when nil), in real time. Stored
+    /// calibrations are not applied: the checks measure the chips themselves.
+    public static func board(_ board: Board, busPath: String? = nil) throws(MotionError) -> HardwareCheckTarget {
+        guard let path = busPath ?? board.defaultBus?.device else {
+            throw .deviceNotFound("board \(board.id) names no default I2C bus; pass one (--bus /dev/i2c-N)")
+        }
+        let bus: LinuxI2CBus
+        do throws(I2CError) {
+            bus = try LinuxI2CBus(path: path)
+        } catch {
+            throw .bus(error)
+        }
+        let manager = try MotionManager(source: .board(board, bus: path), clock: SystemClock(), calibrationStore: nil)
+        return HardwareCheckTarget(
+            description: "\(board.id) on \(path)", board: board, bus: bus, manager: manager, isSimulated: false,
+            pause: .system, wait: { Thread.sleep(forTimeInterval: $0) })
+    }
+
+    /// Resolves a board name or board file and a bus the way `motionctl selftest` and the
+    /// hardware tests take them.
+    ///
+    /// - Parameters:
+    ///   - board: nil or `simulated` for the simulated board; else a built-in board id or the
+    ///     path of a board file.
+    ///   - bus: a device node (`/dev/i2c-1`) or its number; nil: the board's default bus.
+    ///   - fileExists: whether a device node exists (injected for tests).
+    /// - Returns: the target, or why the checks cannot run here (a missing bus, an unknown board),
+    ///   worded as a skip reason.
+    public static func resolve(
+        board: String?, bus: String?, fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+    ) -> Result<HardwareCheckTarget, HardwareCheckUnavailable> {
+        let boardName = board?.isEmpty == false ? board : nil
+        if boardName == nil || boardName == BoardCatalog.simulatedID {
+            return Result { () throws(MotionError) in try simulated() }.mapError { .failedToStart("\($0)") }
+        }
+        let resolvedBoard: Board
+        if let name = boardName, let builtIn = BoardCatalog.builtIn.board(id: name) {
+            resolvedBoard = builtIn
+        } else if let name = boardName, name.contains("/") || name.hasSuffix(".json") {
+            do {
+                resolvedBoard = try BoardCatalog.loadBoard(at: name)
+            } catch {
+                return .failure(.unknownBoard("\(error)"))
+            }
+        } else {
+            let ids = BoardCatalog.builtIn.boards.map(\.id).joined(separator: ", ")
+            return .failure(.unknownBoard("no built-in board \"\(boardName ?? "")\"; choose one of: \(ids), or give a board file"))
+        }
+        let path = bus.map { $0.allSatisfy(\.isNumber) ? "/dev/i2c-\($0)" : $0 } ?? resolvedBoard.defaultBus?.device
+        guard let path else {
+            return .failure(.missingBus("board \(resolvedBoard.id) names no default I2C bus; name one"))
+        }
+        guard fileExists(path) else {
+            return .failure(.missingBus("\(path) does not exist on this machine. \(LinuxI2CBus.enableI2CHint)"))
+        }
+        return Result { () throws(MotionError) in try Self.board(resolvedBoard, busPath: path) }.mapError { .failedToStart("\($0)") }
+    }
+}
+
+/// Why the hardware checks cannot run on the target that was named.
+public enum HardwareCheckUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bus device node is not there (no I2C enabled, wrong number).
+    case missingBus(String)
+    /// The board name is neither built in nor a readable board file.
+    case unknownBoard(String)
+    /// The bus opened but the sensors could not be started.
+    case failedToStart(String)
+
+    public var description: String {
+        switch self {
+        case .missingBus(let detail): "no I2C bus: \(detail)"
+        case .unknownBoard(let detail): "unknown board: \(detail)"
+        case .failedToStart(let detail): "the sensors did not start: \(detail)"
+        }
+    }
+}
+
+/// Gyroscope limits at rest for one chip, from its datasheet.
+public struct GyroRestLimits: Sendable, Equatable {
+    /// Largest zero-rate output (bias) per axis, °/s.
+    public var biasDPS: Double
+    /// Rate noise spectral density, °/s/√Hz.
+    public var noiseDensityDPS: Double
+    /// Where the numbers come from.
+    public var source: String
+
+    /// The RMS noise limit at `bandwidth` Hz, °/s: twice density × √bandwidth. The datasheets give
+    /// noise as a typical value, not a guaranteed maximum; the factor 2 leaves room for the spread
+    /// between parts while still catching a broken or vibrating sensor.
+    public func noiseLimit(bandwidth: Double) -> Double { 2 * noiseDensityDPS * bandwidth.squareRoot() }
+
+    /// The limits of the chip named `chip` (a ``Sensors/ChipInfo`` name); nil for an unknown chip.
+    public static func forChip(_ chip: String) -> GyroRestLimits? {
+        switch chip {
+        case InvenSenseModel.mpu6050.rawValue:
+            GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-6000A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz")
+        case InvenSenseModel.mpu6500.rawValue:
+            GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-6500A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
+        case InvenSenseModel.mpu9250.rawValue:
+            GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-9250A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
+        case LSM6Model.lsm6dso.rawValue, LSM6Model.lsm6dso32.rawValue:
+            GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz")
+        case LSM6Model.lsm6dsl.rawValue:
+            GyroRestLimits(biasDPS: 2, noiseDensityDPS: 0.004, source: "LSM6DSL DocID028475 Table 3: G_TyOff ±2 dps, Rn 4 mdps/√Hz")
+        case LSM6Model.lsm6ds3.rawValue:
+            GyroRestLimits(biasDPS: 10, noiseDensityDPS: 0.007, source: "LSM6DS3 DocID026899 Table 3: G_TyOff ±10 dps, Rn 7 mdps/√Hz")
+        default:
+            nil
+        }
+    }
+}
+
+/// The hardware-in-the-loop checks: identity, self-test, FIFO, 100 Hz delivery, gravity, gyro
+/// bias and noise at rest, orientation lying flat. Shared by `Tests/HardwareTests` and
+/// `motionctl selftest`. Keep the board still and face up while they run.
+public enum HardwareChecks {
+    /// Length of the stream the rate, gravity, gyro and orientation checks measure, seconds.
+    public static let streamDuration = 10.0
+    /// The delivery rate checked, Hz.
+    public static let rate = 100.0
+    /// Allowed deviation of the delivered count from rate × duration (1 %).
+    public static let rateTolerance = 0.01
+    /// Allowed deviation of the gravity magnitude from 1 g (3 %).
+    public static let gravityTolerance = 0.03
+    /// How long the FIFO fills before it is read, seconds.
+    public static let fifoFillTime = 0.1
+
+    /// Measurements of the stream checks, kept for tests that assert more than pass/fail.
+    public struct StreamMeasurements: Sendable, Equatable {
+        /// Accelerometer samples delivered in ``streamDuration``.
+        public var sampleCount: Int
+        /// Magnitude of the mean acceleration, g.
+        public var gravityMagnitude: Double
+        /// Mean rotation rate per axis, °/s.
+        public var gyroBias: SIMD3<Double>
+        /// Standard deviation of the rotation rate per axis, °/s.
+        public var gyroNoise: SIMD3<Double>
+        public var orientation: DeviceOrientation
+    }
+
+    /// Everything the checks found, in order.
+    public struct Report: Sendable {
+        public var target: String
+        public var results: [HardwareCheckResult]
+        /// The FIFO frame indices read (empty when the FIFO check did not get that far).
+        public var fifoIndices: [Int]
+        /// nil when the stream did not run.
+        public var stream: StreamMeasurements?
+        public var passed: Bool { results.allSatisfy { $0.status != .fail } }
+    }
+
+    /// Runs every check on `target`, reporting each result to `progress` as it is known.
+    public static func run(on target: HardwareCheckTarget, progress: (HardwareCheckResult) -> Void = { _ in }) -> Report {
+        var report = Report(target: target.description, results: [], fifoIndices: [], stream: nil)
+        func record(_ result: HardwareCheckResult) {
+            report.results.append(result)
+            progress(result)
+        }
+        let chips = identify(target)
+        record(chips.result)
+        guard let imuChip = chips.imu, let imu = ChipCatalog.makeIMU(for: imuChip, bus: target.bus, pause: target.pause) else {
+            return report
+        }
+        record(imuSelfTest(imu))
+        if let magnetometerChip = chips.magnetometer,
+           let magnetometer = ChipCatalog.makeMagnetometer(for: magnetometerChip, bus: target.bus, pause: target.pause) {
+            record(magnetometerSelfTest(magnetometer))
+        }
+        let fifo = fifoCheck(imu, target: target)
+        report.fifoIndices = fifo.indices
+        record(fifo.result)
+
+        let stream = measureStream(target)
+        switch stream {
+        case .failure(let error):
+            record(HardwareCheckResult("100 Hz delivery", .fail, measured: "\(error)", limit: "no errors while streaming"))
+        case .success(let measured):
+            report.stream = measured
+            for result in streamResults(measured, chip: imuChip.name, bandwidth: imu.defaultConfiguration.outputDataRate / 2) {
+                record(result)
+            }
+        }
+        return report
+    }
+
+    // MARK: Chip-level checks
+
+    private static func identify(_ target: HardwareCheckTarget) -> (result: HardwareCheckResult, imu: ChipInfo?, magnetometer: ChipInfo?) {
+        let imuAddresses = target.board.imuAddresses.map(\.description).joined(separator: ", ")
+        let limit = "a supported IMU at \(imuAddresses)"
+        do throws(SensorError) {
+            var imu: ChipInfo?
+            for address in target.board.imuAddresses where imu == nil {
+                if let chip = try ChipCatalog.identify(bus: target.bus, address: address), chip.isIMU { imu = chip }
+            }
+            var magnetometer: ChipInfo?
+            for address in target.board.magnetometerAddresses where magnetometer == nil {
+                if let chip = try ChipCatalog.identify(bus: target.bus, address: address), !chip.isIMU { magnetometer = chip }
+            }
+            guard let imu else {
+                return (HardwareCheckResult("identity", .fail, measured: "no supported IMU answers", limit: limit), nil, nil)
+            }
+            let found = [imu, magnetometer].compactMap { $0 }.map(\.description).joined(separator: "; ")
+            return (HardwareCheckResult("identity", .pass, measured: found, limit: limit), imu, magnetometer)
+        } catch {
+            return (HardwareCheckResult("identity", .fail, measured: "\(error)", limit: limit), nil, nil)
+        }
+    }
+
+    private static func imuSelfTest(_ imu: any IMUDriver) -> HardwareCheckResult {
+        do throws(SensorError) {
+            try imu.configure(imu.defaultConfiguration)
+            return selfTestResult("IMU self-test", try imu.selfTest())
+        } catch {
+            return HardwareCheckResult("IMU self-test", .fail, measured: "\(error)", limit: "datasheet self-test limits")
+        }
+    }
+
+    private static func magnetometerSelfTest(_ magnetometer: any MagnetometerDriver) -> HardwareCheckResult {
+        let name = "magnetometer self-test"
+        do throws(SensorError) {
+            try magnetometer.configure(magnetometer.defaultConfiguration)
+            return selfTestResult(name, try magnetometer.selfTest())
+        } catch {
+            if case .notSupported = error {
+                return HardwareCheckResult(name, .skip, measured: "\(error)", limit: "none: the chip has no self-test")
+            }
+            return HardwareCheckResult(name, .fail, measured: "\(error)", limit: "datasheet self-test limits")
+        }
+    }
+
+    private static func selfTestResult(_ name: String, _ report: SelfTestReport) -> HardwareCheckResult {
+        let failing = report.axes.filter { !$0.passed }
+        let measured = failing.isEmpty
+            ? "\(report.chip): \(report.axes.count) of \(report.axes.count) axes within limits"
+            : "\(report.chip): " + failing.map { "\($0.name) \(format($0.response)) \($0.unit) outside \(format($0.limits.lowerBound))…\(format($0.limits.upperBound))" }
+                .joined(separator: "; ")
+        return HardwareCheckResult(name, report.passed ? .pass : .fail, measured: measured, limit: "datasheet self-test limits per axis")
+    }
+
+    private static func fifoCheck(_ imu: any IMUDriver, target: HardwareCheckTarget) -> (result: HardwareCheckResult, indices: [Int]) {
+        let limit = "whole frames with consecutive sample indices from 0, no overflow"
+        do throws(SensorError) {
+            try imu.configure(imu.defaultConfiguration)
+            try imu.enableFIFO()
+            target.wait(fifoFillTime)
+            let read = try imu.readFIFO()
+            try imu.configure(imu.defaultConfiguration)  // stops the FIFO
+            let indices = read.frames.map(\.sampleIndex)
+            let consecutive = !indices.isEmpty && indices == Array(0..<indices.count)
+            let measured = read.overflowed ? "overflowed"
+                : indices.isEmpty ? "no frames after \(format(fifoFillTime)) s"
+                : "\(indices.count) frames, indices \(indices.first ?? 0)…\(indices.last ?? 0)" + (consecutive ? "" : " not consecutive: \(indices)")
+            return (HardwareCheckResult("FIFO read", consecutive && !read.overflowed ? .pass : .fail, measured: measured, limit: limit), indices)
+        } catch {
+            return (HardwareCheckResult("FIFO read", .fail, measured: "\(error)", limit: limit), [])
+        }
+    }
+
+    // MARK: Stream checks
+
+    private final class Collector: Sendable {
+        let acceleration = Mutex<[SIMD3<Double>]>([])
+        let rotationRate = Mutex<[SIMD3<Double>]>([])
+        let errors = Mutex<[MotionError]>([])
+        let queue = DispatchQueue(label: "swift-motion.hardware-checks")
+    }
+
+    private static func measureStream(_ target: HardwareCheckTarget) -> Result<StreamMeasurements, MotionError> {
+        let manager = target.manager
+        let collector = Collector()
+        manager.accelerometerUpdateInterval = 1 / rate
+        manager.gyroUpdateInterval = 1 / rate
+        manager.beginGeneratingDeviceOrientationNotifications()
+        manager.startAccelerometerUpdates(to: collector.queue) { data, error in
+            if let data { collector.acceleration.withLock { $0.append(data.acceleration) } }
+            if let error { collector.errors.withLock { $0.append(error) } }
+        }
+        manager.startGyroUpdates(to: collector.queue) { data, error in
+            if let data { collector.rotationRate.withLock { $0.append(data.rotationRate) } }
+            if let error { collector.errors.withLock { $0.append(error) } }
+        }
+        target.wait(streamDuration)
+        // Handlers already queued run before the stop: a stop drops deliveries still pending.
+        collector.queue.sync {}
+        manager.stopAccelerometerUpdates()
+        manager.stopGyroUpdates()
+        let orientation = manager.orientation
+        manager.endGeneratingDeviceOrientationNotifications()
+
+        if let error = collector.errors.withLock({ $0.first }) { return .failure(error) }
+        let acceleration = collector.acceleration.withLock { $0 }
+        let rotation = collector.rotationRate.withLock { $0 }.map { $0 * 180 / .pi }
+        guard !acceleration.isEmpty, !rotation.isEmpty else {
+            return .failure(.sensor("no samples delivered in \(format(streamDuration)) s"))
+        }
+        let gyroMean = mean(rotation)
+        let gyroDeviation = rotation.reduce(SIMD3<Double>.zero) { $0 + ($1 - gyroMean) * ($1 - gyroMean) } / Double(rotation.count)
+        return .success(StreamMeasurements(
+            sampleCount: acceleration.count, gravityMagnitude: length(mean(acceleration)), gyroBias: gyroMean,
+            gyroNoise: SIMD3(gyroDeviation.x.squareRoot(), gyroDeviation.y.squareRoot(), gyroDeviation.z.squareRoot()),
+            orientation: orientation))
+    }
+
+    /// The rate, gravity, gyro and orientation results of a measured stream.
+    static func streamResults(_ measured: StreamMeasurements, chip: String, bandwidth: Double) -> [HardwareCheckResult] {
+        var results: [HardwareCheckResult] = []
+        let expected = rate * streamDuration
+        let rateOK = abs(Double(measured.sampleCount) - expected) <= expected * rateTolerance
+        results.append(HardwareCheckResult(
+            "100 Hz delivery", rateOK ? .pass : .fail,
+            measured: "\(measured.sampleCount) samples in \(format(streamDuration)) s (\(format(Double(measured.sampleCount) / streamDuration)) Hz)",
+            limit: "\(format(expected)) ± \(format(expected * rateTolerance)) samples (1 %)"))
+
+        let gravityOK = abs(measured.gravityMagnitude - 1) <= gravityTolerance
+        results.append(HardwareCheckResult(
+            "gravity at rest", gravityOK ? .pass : .fail, measured: "\(format(measured.gravityMagnitude, digits: 4)) g",
+            limit: "1 g ± 3 %"))
+
+        if let limits = GyroRestLimits.forChip(chip) {
+            let bias = max(abs(measured.gyroBias.x), abs(measured.gyroBias.y), abs(measured.gyroBias.z))
+            results.append(HardwareCheckResult(
+                "gyro bias at rest", bias <= limits.biasDPS ? .pass : .fail,
+                measured: "largest axis \(format(bias, digits: 3)) °/s (\(vector(measured.gyroBias)))",
+                limit: "±\(format(limits.biasDPS)) °/s, \(limits.source)"))
+            let noise = max(measured.gyroNoise.x, measured.gyroNoise.y, measured.gyroNoise.z)
+            let noiseLimit = limits.noiseLimit(bandwidth: bandwidth)
+            results.append(HardwareCheckResult(
+                "gyro noise at rest", noise <= noiseLimit ? .pass : .fail,
+                measured: "largest axis \(format(noise, digits: 4)) °/s rms (\(vector(measured.gyroNoise)))",
+                limit: "\(format(noiseLimit, digits: 4)) °/s rms = 2 × density × √\(format(bandwidth)) Hz, \(limits.source)"))
+        } else {
+            results.append(HardwareCheckResult(
+                "gyro bias and noise at rest", .skip, measured: "bias \(vector(measured.gyroBias)) °/s, noise \(vector(measured.gyroNoise)) °/s rms",
+                limit: "none known for \(chip)"))
+        }
+
+        results.append(HardwareCheckResult(
+            "orientation lying flat", measured.orientation == .faceUp ? .pass : .fail,
+            measured: "\(measured.orientation)", limit: "faceUp (board flat, components up)"))
+        return results
+    }
+
+    private static func mean(_ values: [SIMD3<Double>]) -> SIMD3<Double> {
+        values.reduce(.zero, +) / Double(max(values.count, 1))
+    }
+
+    private static func length(_ value: SIMD3<Double>) -> Double {
+        (value * value).sum().squareRoot()
+    }
+
+    private static func format(_ value: Double, digits: Int = 2) -> String {
+        if value == value.rounded(), abs(value) < 1e9 { return String(Int(value)) }
+        return String(format: "%.\(digits)f", value)
+    }
+
+    private static func vector(_ value: SIMD3<Double>) -> String {
+        "x \(format(value.x, digits: 4)), y \(format(value.y, digits: 4)), z \(format(value.z, digits: 4))"
+    }
+}

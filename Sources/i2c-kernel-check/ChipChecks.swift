@@ -1,0 +1,193 @@
+// Hardware-in-the-loop checks on i2c-stub: the real drivers (Sensors) and the real Linux bus
+// against register images of an MPU-6050 (0x68), an LSM6DSOX (0x6A) and a LIS3MDL (0x1C).
+//
+// i2c-stub is a plain file of 256 byte registers per address: it keeps whatever is written and
+// never clears a reset bit, so the drivers run with `resetCompletion: .fixedDelay` (documented
+// in Sensors). Register addresses, reset values and sensitivities below come from the datasheets,
+// independently of the drivers' tables.
+import I2C
+import LinuxI2C
+import Sensors
+
+/// 16-bit values as big-endian bytes (InvenSense data registers).
+func bigEndianBytes(_ values: [Int16]) -> [UInt8] {
+    values.flatMap { [UInt8(UInt16(bitPattern: $0) >> 8), UInt8(UInt16(bitPattern: $0) & 0xFF)] }
+}
+
+/// 16-bit values as little-endian bytes (ST data registers).
+func littleEndianBytes(_ values: [Int16]) -> [UInt8] {
+    values.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] }
+}
+
+/// A chip's 256 registers: zero except `values` (register → bytes written from there on).
+func registerImage(_ values: [UInt8: [UInt8]]) -> [UInt8] {
+    var image = [UInt8](repeating: 0, count: 256)
+    for (register, bytes) in values {
+        for (offset, byte) in bytes.enumerated() { image[Int(register) + offset] = byte }
+    }
+    return image
+}
+
+/// One emulated chip: where it sits, its power-on image, the raw sample placed in it.
+struct StubChip {
+    var name: String
+    var address: I2CAddress
+    var image: [UInt8]
+}
+
+/// MPU-6050 (RM-MPU-6000A): WHO_AM_I 0x75 = 0x68, PWR_MGMT_1 0x6B resets to 0x40 (SLEEP);
+/// ACCEL_XOUT_H 0x3B … GYRO_ZOUT_L 0x48, big-endian: accel x, y, z, temperature, gyro x, y, z.
+let mpu6050AccelerometerRaw: [Int16] = [4096, -2048, 8192]
+let mpu6050GyroscopeRaw: [Int16] = [655, -1310, 131]
+let mpu6050 = StubChip(name: "MPU-6050", address: I2CAddress(0x68), image: registerImage([
+    0x75: [0x68], 0x6B: [0x40],
+    0x3B: bigEndianBytes(mpu6050AccelerometerRaw + [0] + mpu6050GyroscopeRaw),
+]))
+
+/// LSM6DSOX (DS12814 §9): WHO_AM_I 0x0F = 0x6C, CTRL3_C 0x12 resets to 0x04 (IF_INC);
+/// OUT_TEMP_L 0x20 … OUTZ_H_A 0x2D, little-endian: temperature, gyro x, y, z, accel x, y, z.
+let lsm6dsoxGyroscopeRaw: [Int16] = [1000, -2000, 500]
+let lsm6dsoxAccelerometerRaw: [Int16] = [4098, -2049, 8197]
+let lsm6dsox = StubChip(name: "LSM6DSO/LSM6DSOX", address: I2CAddress(0x6A), image: registerImage([
+    0x0F: [0x6C], 0x12: [0x04],
+    0x20: littleEndianBytes([0] + lsm6dsoxGyroscopeRaw + lsm6dsoxAccelerometerRaw),
+]))
+
+/// LIS3MDL (datasheet §7): WHO_AM_I 0x0F = 0x3D, CTRL_REG1…5 0x20…0x24 reset to 0x10, 0, 0x03, 0, 0;
+/// OUT_X_L 0x28 … OUT_Z_H 0x2D little-endian. A multi-byte read sets the sub-address MSB
+/// (auto-increment, §6.1.1): the driver asks for 0xA8, which i2c-stub takes as a plain register,
+/// so the sample is placed at 0xA8…0xAD as well.
+let lis3mdlRaw: [Int16] = [3421, -6842, 1711]
+let lis3mdl = StubChip(name: "LIS3MDL", address: I2CAddress(0x1C), image: registerImage([
+    0x0F: [0x3D], 0x20: [0x10, 0x00, 0x03, 0x00, 0x00],
+    0x28: littleEndianBytes(lis3mdlRaw), 0xA8: littleEndianBytes(lis3mdlRaw),
+]))
+
+let stubChipImages = [mpu6050, lsm6dsox, lis3mdl]
+
+/// |a − b| ≤ 1e-9 per axis.
+func same(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Bool {
+    (0..<3).allSatisfy { abs(a[$0] - b[$0]) <= 1e-9 }
+}
+
+func vector(_ values: [Int16], scale: Double) -> SIMD3<Double> {
+    SIMD3(Double(values[0]), Double(values[1]), Double(values[2])) * scale
+}
+
+/// Runs a driver call, turning its error into a check failure that keeps the message.
+func driver<T>(_ what: String, _ body: () throws(SensorError) -> T) throws(CheckFailure) -> T {
+    do {
+        return try body()
+    } catch {
+        throw CheckFailure(message: "\(what): \(error)")
+    }
+}
+
+/// Reads `registers` raw and compares them with `expected` (register → value).
+func expectRegisters(_ bus: LinuxI2CBus, _ chip: StubChip, _ expected: [(UInt8, UInt8)]) throws {
+    for (register, value) in expected {
+        let found = try bus.readRegister(chip.address, register)
+        try expect(found == value, "\(chip.name) register \([register].hexList) holds \([found].hexList), expected \([value].hexList)")
+    }
+}
+
+/// The drivers one check configures and a later check reads from.
+final class ConfiguredDrivers {
+    var mpu6050: InvenSenseIMU?
+    var lsm6dsox: LSM6IMU?
+    var lis3mdl: LIS3MDLMagnetometer?
+}
+
+/// The error a driver call threw, nil when it succeeded.
+func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
+    do { try body() } catch { return error }
+    return nil
+}
+
+func chipChecks(bus: LinuxI2CBus) -> [Check] {
+    let degree = Double.pi / 180
+    let imus = ConfiguredDrivers()
+    return [
+        Check(name: "register images of MPU-6050, LSM6DSOX, LIS3MDL preloaded (256 registers each)") {
+            for chip in stubChipImages {
+                try bus.writeRegisters(chip.address, 0x00, chip.image)
+                let back = try bus.readRegisters(chip.address, 0x00, count: 256)
+                try expect(back == chip.image, "\(chip.name) image read back differs")
+            }
+        },
+        Check(name: "probe identifies MPU-6050 at 0x68, LSM6DSOX at 0x6A, LIS3MDL at 0x1C; nothing at the other usual addresses") {
+            let chips = try driver("probe") { () throws(SensorError) in try ChipCatalog.probe(bus: bus) }
+            let found = chips.map { "\($0.name) at \($0.address)" }
+            try expect(found == ["LIS3MDL at 0x1C", "MPU-6050 at 0x68", "LSM6DSO/LSM6DSOX at 0x6A"], "found \(found)")
+        },
+        Check(name: "MPU-6050 configuration lands in its registers") {
+            // 200 Hz, ±4 g, ±500 °/s: SMPLRT_DIV 0x19 = 1 kHz / 200 Hz − 1 = 4 (RM §4.2);
+            // CONFIG 0x1A DLPF_CFG 2 (98 Hz, < 200/2); GYRO_CONFIG 0x1B FS_SEL 1 (bits 4:3);
+            // ACCEL_CONFIG 0x1C AFS_SEL 1 (bits 4:3); PWR_MGMT_1 0x6B = 0x01 (awake, PLL with X gyro).
+            let imu = InvenSenseIMU(bus: bus, address: mpu6050.address, model: .mpu6050, resetCompletion: .fixedDelay)
+            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            try expectRegisters(bus, mpu6050, [(0x19, 0x04), (0x1A, 0x02), (0x1B, 0x08), (0x1C, 0x08), (0x6B, 0x01)])
+            imus.mpu6050 = imu
+        },
+        Check(name: "LSM6DSOX configuration lands in its registers") {
+            // 208 Hz, ±4 g, ±500 dps (DS12814 §9.13–9.15): CTRL1_XL 0x10 = ODR 0101, FS 10 → 0x58;
+            // CTRL2_G 0x11 = ODR 0101, FS 01 → 0x54; CTRL3_C 0x12 = BDU | IF_INC → 0x44.
+            let imu = LSM6IMU(bus: bus, address: lsm6dsox.address, model: .lsm6dso, resetCompletion: .fixedDelay)
+            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            try expectRegisters(bus, lsm6dsox, [(0x10, 0x58), (0x11, 0x54), (0x12, 0x44)])
+            imus.lsm6dsox = imu
+        },
+        Check(name: "LIS3MDL configuration lands in its registers") {
+            // 80 Hz, ±4 gauss (datasheet §7.2–7.6): CTRL_REG1 = OM 11 | DO 111 → 0x7C; CTRL_REG2 FS 00;
+            // CTRL_REG3 MD 00 (continuous); CTRL_REG4 OMZ 11 → 0x0C; CTRL_REG5 BDU → 0x40.
+            let magnetometer = LIS3MDLMagnetometer(bus: bus, address: lis3mdl.address, resetCompletion: .fixedDelay)
+            try driver("configure") { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
+            try expectRegisters(bus, lis3mdl, [(0x20, 0x7C), (0x21, 0x00), (0x22, 0x00), (0x23, 0x0C), (0x24, 0x40)])
+            imus.lis3mdl = magnetometer
+        },
+        Check(name: "MPU-6050 sample decodes to g and rad/s (±4 g: 8192 LSB/g, ±500 °/s: 65.5 LSB/(°/s))") {
+            // PS-MPU-6000A §6.1–6.2 sensitivities; Core Motion sign: acceleration negated.
+            guard let imu = imus.mpu6050 else { throw CheckFailure(message: "the MPU-6050 was not configured") }
+            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
+            let acceleration = -vector(mpu6050AccelerometerRaw, scale: 1 / 8192)
+            let rotation = vector(mpu6050GyroscopeRaw, scale: degree / 65.5)
+            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
+            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+            // TEMP_OUT 0 → 36.53 °C (RM §4.18: raw / 340 + 36.53).
+            try expect(abs((sample.temperature ?? 0) - 36.53) < 1e-9, "temperature \(String(describing: sample.temperature))")
+        },
+        Check(name: "LSM6DSOX sample decodes to g and rad/s (±4 g: 0.122 mg/LSB, ±500 dps: 17.5 mdps/LSB)") {
+            // DS12814 Table 2 sensitivities; Core Motion sign: acceleration negated.
+            guard let imu = imus.lsm6dsox else { throw CheckFailure(message: "the LSM6DSOX was not configured") }
+            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
+            let acceleration = -vector(lsm6dsoxAccelerometerRaw, scale: 0.122e-3)
+            let rotation = vector(lsm6dsoxGyroscopeRaw, scale: 17.5e-3 * degree)
+            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
+            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+        },
+        Check(name: "LIS3MDL sample decodes to µT through the 0xA8 auto-increment read (±4 gauss: 6842 LSB/gauss)") {
+            // Datasheet Table 2 sensitivity; 1 gauss = 100 µT.
+            guard let magnetometer = imus.lis3mdl else { throw CheckFailure(message: "the LIS3MDL was not configured") }
+            let sample = try driver("readSample") { () throws(SensorError) in try magnetometer.readSample() }
+            let field = vector(lis3mdlRaw, scale: 100.0 / 6842)
+            try expect(same(sample.field, field), "field \(sample.field), expected \(field)")
+        },
+        Check(name: "polling for the reset (the default) times out on i2c-stub, whose reset bit never clears") {
+            // Why the checks above use `.fixedDelay`: SOFT_RST (CTRL_REG2 bit 2) stays as written.
+            let magnetometer = LIS3MDLMagnetometer(bus: bus, address: lis3mdl.address)
+            let error = sensorError { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
+            guard case .resetTimeout = error else {
+                throw CheckFailure(message: "configure gave \(String(describing: error)), expected a reset timeout")
+            }
+        },
+        Check(name: "a driver at an absent address fails with the bus's no-acknowledge error") {
+            let imu = LSM6IMU(bus: bus, address: I2CAddress(0x6B), model: .lsm6dso, resetCompletion: .fixedDelay)
+            let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            guard case .bus(let cause) = error else {
+                throw CheckFailure(message: "configure at 0x6B gave \(String(describing: error)), expected a bus error")
+            }
+            try expect(cause.kind == .noAcknowledge, "kind \(cause.kind.rawValue): \(cause)")
+            try expect(cause.description.contains("no device acknowledged at 0x6B"), "\(cause)")
+        },
+    ]
+}
