@@ -10,6 +10,7 @@ struct Motionctl: ParsableCommand {
             BoardsCommand.self,
             DoctorCommand.self,
             EvaluateCommand.self,
+            RecordCommand.self,
         ]
     )
 }

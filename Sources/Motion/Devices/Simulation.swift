@@ -34,11 +34,19 @@ public struct Simulation: Sendable, Equatable {
 
     /// The simulated board and the world behind it, started at `clock.now`.
     public func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
+        try makeBoard(startTime: clock.now, now: { clock.now })
+    }
+
+    /// The simulated board and the world behind it, started at `startTime` (seconds), the chips
+    /// reading the simulation time from `now` (for callers that keep their own virtual time).
+    public func makeBoard(
+        startTime: Double, now: @escaping @Sendable () -> Double
+    ) throws(MotionError) -> (board: SimulatedBoard, world: World) {
         guard let scenario = Scenario.named(scenario) else {
             let names = Scenario.all.map(\.name).joined(separator: ", ")
             throw .sensor("no simulation scenario named \"\(self.scenario)\"; choose one of: \(names)")
         }
-        let world = scenario.world(startTime: clock.now)
+        let world = scenario.world(startTime: startTime)
         var imuErrors = IMUErrorModel.ideal
         var magnetometerErrors = MagnetometerErrorModel.ideal
         if sensorErrors {
@@ -53,7 +61,7 @@ public struct Simulation: Sendable, Equatable {
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron, let matrix = SimMatrix3(rowMajor: softIron.rowMajor) { magnetometerErrors.softIron = matrix }
         let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed)
-        let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: { clock.now })
+        let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
         return (board, world)
     }
 }
