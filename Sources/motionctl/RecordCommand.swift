@@ -182,12 +182,14 @@ struct RecordCommand: ParsableCommand {
 enum RecordError: Error, CustomStringConvertible {
     case open(String)
     case sensor(SensorError)
+    case create(path: String)
     case write(path: String, cause: any Error)
 
     var description: String {
         switch self {
         case .open(let text): "cannot open the sensors: \(text)"
         case .sensor(let error): "reading the sensors failed: \(error)"
+        case .create(let path): "cannot create \(path) (check the directory exists and is writable)"
         case let .write(path, cause): "cannot write \(path): \(cause) (check the directory exists and is writable)"
         }
     }
@@ -376,7 +378,7 @@ final class CSVSink {
             return
         }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw .write(path: path, cause: POSIXError(.EACCES))
+            throw .create(path: path)
         }
         self.handle = handle
         self.path = path
