@@ -140,7 +140,7 @@ public final class SimulatedBus: I2CBus {
     // MARK: Log
 
     /// The most recent transactions, oldest first (at most `logCapacity`).
-    public var log: [LoggedTransaction] { state.withLock { $0.log } }
+    public var log: [LoggedTransaction] { state.withLock { Array($0.log.suffix($0.logCapacity)) } }
 
     /// Transactions run since the bus was made, failed ones included.
     public var transactionCount: Int { state.withLock { $0.transactionCount } }
@@ -158,7 +158,9 @@ public final class SimulatedBus: I2CBus {
             state.transactionCount += 1
             let outcome = Self.run(address, operations, in: &state, at: time, bus: name)
             if state.logCapacity > 0 {
-                if state.log.count >= state.logCapacity { state.log.removeFirst(state.log.count - state.logCapacity + 1) }
+                // Trimmed in batches (up to twice the capacity is held; ``log`` shows the last
+                // `logCapacity`), so a full log costs O(1) per transaction, not O(capacity).
+                if state.log.count >= 2 * state.logCapacity { state.log.removeFirst(state.log.count - state.logCapacity + 1) }
                 let (replies, failure): ([[UInt8]], I2CError.Kind?) = switch outcome {
                 case .success(let replies): (replies, nil)
                 case .failure(let error): ([], error.kind)

@@ -77,7 +77,9 @@ extension RegisterChip {
 
     mutating func handleWrite(_ bytes: [UInt8], at time: Double) {
         guard let subAddress = bytes.first else { return }
-        advance(to: time)
+        // A write that only sets the pointer changes nothing time-dependent: the read that follows
+        // brings sampling up to date (half the source evaluations of a register read).
+        if bytes.count > 1 { advance(to: time) }
         setPointer(fromSubAddress: subAddress)
         for value in bytes.dropFirst() {
             let register = pointer

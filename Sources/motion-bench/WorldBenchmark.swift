@@ -37,7 +37,7 @@ func benchmarkWorld(hours: Double = 24, rate: Double = 100) -> String {
 }
 
 /// VmHWM from /proc/self/status (Linux), kB.
-private func peakResidentKilobytes() -> Int? {
+func peakResidentKilobytes() -> Int? {
     let status: String
     do {
         status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

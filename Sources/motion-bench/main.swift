@@ -1,10 +1,19 @@
 import Foundation
 
-// Benchmarks (not tests), each next to a reference measured in the same run:
-//   swift run -c release motion-bench [fusion] [timer] [sampler] [--seconds S]
+// Benchmarks (not tests), each next to a reference or a target measured in the same run:
+//   swift run -c release motion-bench [fusion] [timer] [sampler] [world] [driver] [--seconds S] [--hours H]
 // With no name, all of them.
+//   fusion:  ns per 6D and 9D filter update, against a Madgwick update.
+//   timer:   100 Hz timer deviation against clock_nanosleep (--seconds, default 5).
+//   sampler: CPU at 100 Hz with device motion on the simulated board (--seconds).
+//   world:   24 h of 100 Hz ground truth and error-model states in virtual time (--hours, default 24).
+//   driver:  the same span read through emulated chips, the simulated bus and the drivers.
 let arguments = CommandLine.arguments.dropFirst()
-let seconds = arguments.firstIndex(of: "--seconds").flatMap { arguments.index(after: $0) < arguments.endIndex ? Double(arguments[arguments.index(after: $0)]) : nil } ?? 5
+func value(of option: String) -> Double? {
+    arguments.firstIndex(of: option).flatMap { arguments.index(after: $0) < arguments.endIndex ? Double(arguments[arguments.index(after: $0)]) : nil }
+}
+let seconds = value(of: "--seconds") ?? 5
+let hours = value(of: "--hours") ?? 24
 let selected = Set(arguments.filter { !$0.hasPrefix("-") && Double($0) == nil })
 func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
@@ -28,4 +37,14 @@ if wants("sampler") {
     } catch {
         print("sampler benchmark failed: \(error)")
     }
+}
+
+if wants("world") {
+    print("== World: \(hours) h of 100 Hz states in virtual time (target < 60 s for 24 h, memory flat)")
+    print(benchmarkWorld(hours: hours))
+}
+
+if wants("driver") {
+    print("== Driver: \(hours) h of 100 Hz samples through an emulated IMU and magnetometer on the simulated bus")
+    print(benchmarkDriver(hours: hours))
 }

@@ -14,6 +14,7 @@ struct Motionctl: ParsableCommand {
             EvaluateCommand.self,
             OrientationCommand.self,
             SelftestCommand.self,
+            RecordCommand.self,
         ],
         defaultSubcommand: LiveCommand.self
     )

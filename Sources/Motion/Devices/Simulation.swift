@@ -34,18 +34,32 @@ public struct Simulation: Sendable, Equatable {
 
     /// The simulated board and the world behind it, started at `clock.now`.
     public func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
+        try makeBoard(startTime: clock.now, now: { clock.now })
+    }
+
+    /// The simulated board and the world behind it, started at `startTime` (seconds), the chips
+    /// reading the simulation time from `now` (for callers that keep their own virtual time).
+    public func makeBoard(
+        startTime: Double, now: @escaping @Sendable () -> Double
+    ) throws(MotionError) -> (board: SimulatedBoard, world: World) {
         guard let scenario = Scenario.named(scenario) else {
             let names = Scenario.all.map(\.name).joined(separator: ", ")
             throw .sensor("no simulation scenario named \"\(self.scenario)\"; choose one of: \(names)")
         }
-        return makeBoard(playing: scenario, clock: clock)
+        return makeBoard(playing: scenario, startTime: startTime, now: now)
     }
 
     /// The simulated board and the world behind it, started at `clock.now`, playing `scenario`
     /// (your own script) instead of the one named by ``scenario``; chips, seed and sensor errors
     /// as configured here.
     public func makeBoard(playing scenario: Scenario, clock: any MotionClock) -> (board: SimulatedBoard, world: World) {
-        let world = scenario.world(startTime: clock.now)
+        makeBoard(playing: scenario, startTime: clock.now, now: { clock.now })
+    }
+
+    private func makeBoard(
+        playing scenario: Scenario, startTime: Double, now: @escaping @Sendable () -> Double
+    ) -> (board: SimulatedBoard, world: World) {
+        let world = scenario.world(startTime: startTime)
         var imuErrors = IMUErrorModel.ideal
         var magnetometerErrors = MagnetometerErrorModel.ideal
         if sensorErrors {
@@ -60,7 +74,7 @@ public struct Simulation: Sendable, Equatable {
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron, let matrix = SimMatrix3(rowMajor: softIron.rowMajor) { magnetometerErrors.softIron = matrix }
         let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed)
-        let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: { clock.now })
+        let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
         return (board, world)
     }
 }

@@ -13,7 +13,10 @@ func imuSample(
         / gyroscopeLSBPerDPS * degreesToRadians
     return IMUSample(
         acceleration: acceleration, rotationRate: rotation, temperature: temperature,
-        isSaturated: isAtLimit(accelerometer) || isAtLimit(gyroscope))
+        isSaturated: isAtLimit(accelerometer) || isAtLimit(gyroscope),
+        raw: RawIMUReading(
+            accelerometer: accelerometer, gyroscope: gyroscope,
+            accelerometerLSBPerG: accelerometerLSBPerG, gyroscopeLSBPerDPS: gyroscopeLSBPerDPS))
 }
 
 /// True when an axis reads the most negative or most positive 16-bit count.

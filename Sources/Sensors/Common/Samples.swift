@@ -45,12 +45,41 @@ public struct IMUSample: Sendable, Equatable {
     public var temperature: Double?
     /// True when any accelerometer or gyroscope axis read its full-scale limit.
     public var isSaturated: Bool
+    /// The chip's output registers behind this sample; nil for a sample not read from a chip.
+    public var raw: RawIMUReading?
 
-    public init(acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, temperature: Double?, isSaturated: Bool) {
+    public init(
+        acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, temperature: Double?, isSaturated: Bool,
+        raw: RawIMUReading? = nil
+    ) {
         self.acceleration = acceleration
         self.rotationRate = rotationRate
         self.temperature = temperature
         self.isSaturated = isSaturated
+        self.raw = raw
+    }
+}
+
+/// An IMU's output registers as read, before any scaling: signed counts in chip axes and the
+/// sensitivities of the full scales they were read at.
+///
+/// acceleration (g, Core Motion sign) = −accelerometer / accelerometerLSBPerG;
+/// rotation rate (°/s) = gyroscope / gyroscopeLSBPerDPS.
+public struct RawIMUReading: Sendable, Equatable {
+    /// Accelerometer counts (the chip's sign: +1 g on z lying face up).
+    public var accelerometer: SIMD3<Int16>
+    /// Gyroscope counts.
+    public var gyroscope: SIMD3<Int16>
+    /// Counts per g of the configured accelerometer range.
+    public var accelerometerLSBPerG: Double
+    /// Counts per °/s of the configured gyroscope range.
+    public var gyroscopeLSBPerDPS: Double
+
+    public init(accelerometer: SIMD3<Int16>, gyroscope: SIMD3<Int16>, accelerometerLSBPerG: Double, gyroscopeLSBPerDPS: Double) {
+        self.accelerometer = accelerometer
+        self.gyroscope = gyroscope
+        self.accelerometerLSBPerG = accelerometerLSBPerG
+        self.gyroscopeLSBPerDPS = gyroscopeLSBPerDPS
     }
 }
 
@@ -60,10 +89,26 @@ public struct MagneticSample: Sendable, Equatable {
     public var field: SIMD3<Double>
     /// True when any axis overflowed or read its full-scale limit.
     public var isSaturated: Bool
+    /// The chip's output registers behind this sample; nil for a sample not read from a chip.
+    public var raw: RawMagneticReading?
 
-    public init(field: SIMD3<Double>, isSaturated: Bool) {
+    public init(field: SIMD3<Double>, isSaturated: Bool, raw: RawMagneticReading? = nil) {
         self.field = field
         self.isSaturated = isSaturated
+        self.raw = raw
+    }
+}
+
+/// A magnetometer's output registers as read, before any scaling: signed counts in x, y, z
+/// order (whatever order the chip sends them in) and the counts per µT of each axis, which
+/// include any factory adjustment the driver applies (the AK8963's ASA): field = counts / lsbPerMicrotesla.
+public struct RawMagneticReading: Sendable, Equatable {
+    public var counts: SIMD3<Int16>
+    public var lsbPerMicrotesla: SIMD3<Double>
+
+    public init(counts: SIMD3<Int16>, lsbPerMicrotesla: SIMD3<Double>) {
+        self.counts = counts
+        self.lsbPerMicrotesla = lsbPerMicrotesla
     }
 }
 

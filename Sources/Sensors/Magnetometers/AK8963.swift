@@ -84,7 +84,9 @@ public final class AK8963Magnetometer: MagnetometerDriver {
         let field = SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * adjustment / sensitivity
         // §6.3: the 16-bit output spans ±32760.
         let atLimit = (0..<3).contains { abs(Int(raw[$0])) >= 32760 }
-        return MagneticSample(field: field, isSaturated: overflow || atLimit)
+        return MagneticSample(
+            field: field, isSaturated: overflow || atLimit,
+            raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: sensitivity / adjustment))
     }
 
     private func readRaw() throws(SensorError) -> (SIMD3<Int16>, overflow: Bool) {

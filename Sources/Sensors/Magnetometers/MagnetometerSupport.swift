@@ -61,5 +61,6 @@ func magneticSelfTestReport(
 func magneticSample(_ raw: SIMD3<Int16>, lsbPerMicrotesla: Double, saturated: Bool) -> MagneticSample {
     MagneticSample(
         field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) / lsbPerMicrotesla,
-        isSaturated: saturated || isAtLimit(raw))
+        isSaturated: saturated || isAtLimit(raw),
+        raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: lsbPerMicrotesla)))
 }

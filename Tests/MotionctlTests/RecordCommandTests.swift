@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import motionctl
+
+struct RecordCommandTests {
+    private func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID()).csv").path
+    }
+
+    /// Rows of the CSV as columns by name (comment lines skipped).
+    private func table(_ text: String) -> (header: [String], rows: [[String: Double]], comments: [String]) {
+        let lines = text.split(separator: "\n").map(String.init)
+        let comments = lines.filter { $0.hasPrefix("#") }
+        let data = lines.filter { !$0.hasPrefix("#") }
+        let header = data.first?.split(separator: ",").map(String.init) ?? []
+        let rows = data.dropFirst().map { line in
+            Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) ?? .nan }))
+        }
+        return (header, rows, comments)
+    }
+
+    @Test func recordsTheSimulatedBoardInVirtualTimeWithRawCountsAndScaledValues() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let command = try RecordCommand.parse(["--scenario", "rest", "--rate", "50", "--duration", "2", "--output", path])
+        try command.run()
+        let (header, rows, comments) = table(try String(contentsOfFile: path, encoding: .utf8))
+
+        #expect(header == [
+            "time_s", "accelerometer_x_LSB", "accelerometer_y_LSB", "accelerometer_z_LSB",
+            "gyroscope_x_LSB", "gyroscope_y_LSB", "gyroscope_z_LSB",
+            "magnetometer_x_LSB", "magnetometer_y_LSB", "magnetometer_z_LSB",
+            "specific_force_x_m_s2", "specific_force_y_m_s2", "specific_force_z_m_s2",
+            "angular_rate_x_rad_s", "angular_rate_y_rad_s", "angular_rate_z_rad_s",
+            "magnetic_field_x_uT", "magnetic_field_y_uT", "magnetic_field_z_uT", "temperature_C",
+        ])
+        #expect(comments.contains { $0.contains("8196.72131147541 LSB/g") && $0.contains("57.142857142857146 LSB/(°/s)") })
+        #expect(comments.contains { $0.contains("LIS3MDL") && $0.contains("68.42") })
+        #expect(rows.count == 100)
+        // Virtual time: one row every 1/50 s from 0.02 s, whatever the real time took.
+        for (index, row) in rows.enumerated() {
+            #expect(abs((row["time_s"] ?? .nan) - Double(index + 1) / 50) < 1e-12)
+        }
+        // Scaled = counts / sensitivity; lying face up, the accelerometer reads about +1 g on z.
+        for row in rows {
+            for axis in ["x", "y", "z"] {
+                let force = (row["accelerometer_\(axis)_LSB"] ?? .nan) / 8196.72131147541 * 9.80665
+                #expect(abs(force - (row["specific_force_\(axis)_m_s2"] ?? .nan)) < 1e-9)
+                let rate = (row["gyroscope_\(axis)_LSB"] ?? .nan) / 57.142857142857146 * .pi / 180
+                #expect(abs(rate - (row["angular_rate_\(axis)_rad_s"] ?? .nan)) < 1e-12)
+                let field = (row["magnetometer_\(axis)_LSB"] ?? .nan) / 68.42
+                #expect(abs(field - (row["magnetic_field_\(axis)_uT"] ?? .nan)) < 1e-9)
+            }
+            #expect(abs((row["specific_force_z_m_s2"] ?? .nan) - 9.80665) < 0.3)
+        }
+    }
+
+    @Test func anIMUWithoutAMagnetometerHasNoMagnetometerColumns() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RecordCommand.parse(["--simulated", "--imu", "mpu6050", "--magnetometer", "none", "--duration", "0.1", "--output", path]).run()
+        let (header, rows, comments) = table(try String(contentsOfFile: path, encoding: .utf8))
+        #expect(!header.contains { $0.hasPrefix("magnet") })
+        #expect(rows.count == 10)
+        #expect(comments.contains { $0.contains("MPU-6050") || $0.contains("MPU6050") })
+    }
+
+    @Test func rejectsContradictoryOrImpossibleOptions() {
+        for arguments in [
+            ["--simulated", "--bus", "/dev/i2c-1"], ["--scenario", "six-faces", "--board", "raspberry-pi"],
+            ["--simulated", "--rate", "0"], ["--simulated", "--duration", "-1"], ["--simulated", "--rate", "10", "--duration", "0.01"],
+            ["--scenario", "no-such-scenario"], ["--simulated", "--imu", "bmi160"], ["--simulated", "--magnetometer", "mmc5603"],
+        ] {
+            #expect(throws: (any Error).self, "\(arguments)") { _ = try RecordCommand.parse(arguments) }
+        }
+    }
+
+    @Test func aMissingBusFailsTheCommand() throws {
+        let command = try RecordCommand.parse(["--bus", "/dev/i2c-swift-motion-missing", "--duration", "0.1"])
+        #expect(throws: ExitCode.failure) { try command.run() }
+    }
+}

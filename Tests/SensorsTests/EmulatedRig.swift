@@ -1,0 +1,51 @@
+import I2C
+import MotionSimulator
+import Sensors
+import Synchronization
+import Testing
+
+/// Simulation time that a test sets exactly (a `VirtualClock` only advances by durations, and
+/// `now + (t − now)` is not always `t` in floating point).
+final class ManualTime: Sendable {
+    private let value: Mutex<Double>
+    init(_ start: Double = 0) { value = Mutex(start) }
+    var now: Double { value.withLock { $0 } }
+    func set(_ time: Double) { value.withLock { $0 = time } }
+}
+
+/// A simulated board with the Sensors drivers for its chips, configured at their defaults at the
+/// current simulation time (no pauses: the emulators reset instantly).
+struct EmulatedRig {
+    let board: SimulatedBoard
+    let imu: any IMUDriver
+    let magnetometer: (any MagnetometerDriver)?
+
+    init(
+        imu: SimulatedBoard.IMU, magnetometer: SimulatedBoard.MagnetometerChoice = .usual,
+        source: any PhysicalSource, time: ManualTime, imuOptions: EmulatorOptions = .init(),
+        magnetometerOptions: EmulatorOptions = .init()
+    ) throws {
+        board = SimulatedBoard(
+            imu: imu, magnetometer: magnetometer, source: source, now: { time.now },
+            imuOptions: imuOptions, magnetometerOptions: magnetometerOptions)
+        let imuChip = try #require(try ChipCatalog.identify(bus: board.bus, address: board.imuAddress))
+        let imuDriver = try #require(ChipCatalog.makeIMU(for: imuChip, bus: board.bus, pause: .none))
+        try imuDriver.configure(imuDriver.defaultConfiguration)
+        self.imu = imuDriver
+        // After the IMU: an MPU-9250's AK8963 answers only once the driver enabled the bypass.
+        if let address = board.magnetometerAddress {
+            let chip = try #require(try ChipCatalog.identify(bus: board.bus, address: address))
+            let driver = try #require(ChipCatalog.makeMagnetometer(for: chip, bus: board.bus, pause: .none))
+            try driver.configure(driver.defaultConfiguration)
+            self.magnetometer = driver
+        } else {
+            self.magnetometer = nil
+        }
+    }
+}
+
+/// The Recording convention for what an IMU sample says: specific force in m/s², chip sign
+/// (+9.80665 on z lying face up), from the Core Motion sign in g.
+func specificForce(_ sample: IMUSample) -> SIMD3<Double> {
+    -sample.acceleration * PhysicalState.standardGravity
+}
