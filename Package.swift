@@ -16,41 +16,43 @@ let package = Package(
         // Bus layer: kernel headers + libi2c, the bus protocol, the Linux bus, a test double.
         .systemLibrary(name: "CI2C", path: "CModules/CI2C", providers: [.apt(["libi2c-dev"])]),
         .target(name: "I2C"),
-        .target(name: "I2CMock", dependencies: ["I2C"]),
-        .target(name: "LinuxI2C", dependencies: ["I2C", "CI2C"]),
+        .target(name: "I2CMock", dependencies: ["I2C", "Locking"]),
+        .target(name: "LinuxI2C", dependencies: ["I2C", "CI2C", "Locking"]),
+        // A lock the thread sanitizer understands (see Locked.swift).
+        .target(name: "Locking"),
         // Time: monotonic clock, Dispatch timers, and a virtual clock for tests.
-        .target(name: "Timing"),
+        .target(name: "Timing", dependencies: ["Locking"]),
         // Chip drivers (registers → SI sample) and the register-level simulator.
-        .target(name: "Sensors", dependencies: ["I2C"]),
-        .target(name: "MotionSimulator", dependencies: ["I2C", "Timing"]),
+        .target(name: "Sensors", dependencies: ["I2C", "Locking"]),
+        .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking"]),
         // Pure math: attitude filter, orientation classifier, calibration fits.
         .target(name: "Fusion"),
         // The public API.
         .target(
             name: "Motion",
             dependencies: [
-                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator",
+                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C",
+                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors"]),
         // Benchmarks: `swift run -c release motion-bench`.
-        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulator", "Fusion", "Sensors", "Timing"]),
+        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
 
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing"]),
-        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking"]),
+        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         .testTarget(name: "MotionctlTests", dependencies: ["motionctl"]),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -59,11 +60,11 @@ public final class ExpectationBus: I2CBus {
         var used = 0
         var problems: [String] = []
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(_ expectations: [I2CExpectation], name: String = "expectation-bus") {
         self.name = name
-        self.state = Mutex(State(pending: expectations))
+        self.state = Locked(State(pending: expectations))
     }
 
     /// Appends more expected transactions.

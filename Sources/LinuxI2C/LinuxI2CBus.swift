@@ -1,3 +1,4 @@
+import Locking
 import CI2C
 import Glibc
 import I2C
@@ -23,7 +24,7 @@ public final class LinuxI2CBus: I2CBus {
     public let functionality: I2CFunctionality
     private let descriptor: Int32
     /// The target last selected with `I2C_SLAVE` (SMBus transfers go to it); held during a transaction.
-    private let selectedAddress = Mutex<I2CAddress?>(nil)
+    private let selectedAddress = Locked<I2CAddress?>(nil)
 
     /// Opens `path` for reading and writing and asks the adapter what it can do.
     ///

@@ -1,3 +1,4 @@
+import Locking
 import Fusion
 import Synchronization
 
@@ -59,7 +60,7 @@ final class DeviceMotionExtractor: Sendable {
     let hasMagnetometer: Bool
     /// The calibration's own accuracy (from the fit's quality); nil without a stored calibration.
     let calibrationAccuracy: MagneticFieldCalibrationAccuracy?
-    private let startYaw = Mutex<Double?>(nil)
+    private let startYaw = Locked<Double?>(nil)
 
     init(frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldCalibrationAccuracy?) {
         self.frame = frame

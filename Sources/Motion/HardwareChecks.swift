@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Fusion
@@ -331,9 +332,9 @@ public enum HardwareChecks {
     // MARK: Stream checks
 
     private final class Collector: Sendable {
-        let acceleration = Mutex<[SIMD3<Double>]>([])
-        let rotationRate = Mutex<[SIMD3<Double>]>([])
-        let errors = Mutex<[MotionError]>([])
+        let acceleration = Locked<[SIMD3<Double>]>([])
+        let rotationRate = Locked<[SIMD3<Double>]>([])
+        let errors = Locked<[MotionError]>([])
         let queue = DispatchQueue(label: "swift-motion.hardware-checks")
     }
 

@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Fusion
@@ -31,11 +32,7 @@ public final class MotionManager: Sendable {
         var location: GeographicLocation?
         var date: Double = MotionManager.decimalYear(of: Date())
     }
-    private final class SettingsBox: Sendable {
-        let state = Mutex(Settings())
-        func withLock<T>(_ body: (inout Settings) -> T) -> T { state.withLock { body(&$0) } }
-    }
-    private let settings = SettingsBox()
+    private let settings = Locked(Settings())
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
     let magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy?
 

@@ -1,3 +1,4 @@
+import Locking
 import Foundation
 import I2C
 import LinuxI2C
@@ -32,7 +33,7 @@ struct ResolvedSource: Sendable {
 
 /// One sampler per device for the whole process, so managers of the same device share it (the
 /// timer stops while nobody listens). Only for the system clock: a virtual clock gets its own.
-private let liveSources = Mutex<[String: ResolvedSource]>([:])
+private let liveSources = Locked<[String: ResolvedSource]>([:])
 
 /// Stands in when even the simulated board cannot start (a bug): every start reports the error.
 private final class UnavailableDevice: MotionDevice {

@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Fusion
@@ -36,14 +37,14 @@ final class OrientationNotifier: Sendable {
         var streams: [Int: AsyncStream<DeviceOrientationChange>.Continuation] = [:]
         var nextStreamID = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let postingQueue = DispatchQueue(label: "swift-motion.orientation")
     private static let postingQueueKey = DispatchSpecificKey<Bool>()
     let configuration: OrientationClassifier.Configuration
 
     init(configuration: OrientationClassifier.Configuration) {
         self.configuration = configuration
-        state = Mutex(State(classifier: OrientationClassifier(configuration: configuration)))
+        state = Locked(State(classifier: OrientationClassifier(configuration: configuration)))
         postingQueue.setSpecific(key: Self.postingQueueKey, value: true)
     }
 

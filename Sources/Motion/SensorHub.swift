@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Fusion
 import I2C
@@ -56,7 +57,7 @@ final class SensorHub: Sendable {
         let needsFusion: Bool
         let prefersFIFO: Bool
         let sink: @Sendable (HubEvent) -> Void
-        let lastDelivered = Mutex<Double?>(nil)
+        let lastDelivered = Locked<Double?>(nil)
         init(interval: Double, needsFusion: Bool, prefersFIFO: Bool, sink: @escaping @Sendable (HubEvent) -> Void) {
             self.interval = interval
             self.needsFusion = needsFusion
@@ -94,7 +95,7 @@ final class SensorHub: Sendable {
         var mode = Mode.idle
         var counters = SamplerCounters()
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Touched only on `queue` (the tick), so no lock: fault handling and the filter.
     private struct TickState {
@@ -107,7 +108,7 @@ final class SensorHub: Sendable {
         var filter: AttitudeFilter?
         var isFIFORunning = false
     }
-    private let tickState = Mutex(TickState())
+    private let tickState = Locked(TickState())
 
     init(device: any MotionDevice, clock: any MotionClock, policy: SamplerPolicy = SamplerPolicy()) {
         self.device = device
@@ -168,7 +169,7 @@ final class SensorHub: Sendable {
         case .fifo(let rate): SampleTimeEstimator.readInterval(rate: rate, near: policy.fifoReadInterval)
         }
         guard tick > 0 else { return }
-        let lastDue = Mutex<Double?>(nil)   // per timer: ticks it skipped (ran too late) are counted
+        let lastDue = Locked<Double?>(nil)   // per timer: ticks it skipped (ran too late) are counted
         state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
             let skipped = lastDue.withLock { last in
                 defer { last = due }

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// One kind of update of one manager (accelerometer, gyro, magnetometer or device motion):
@@ -18,12 +19,12 @@ final class UpdateChannel<Value: Sendable>: Sendable {
         var delivery: Delivery?
         var latest: Value?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(interval: Double, needsFusion: Bool = false, makeExtract: @escaping @Sendable () -> Extract) {
         self.needsFusion = needsFusion
         self.makeExtract = makeExtract
-        self.state = Mutex(State(interval: interval))
+        self.state = Locked(State(interval: interval))
     }
 
     convenience init(interval: Double, extract: @escaping Extract) {

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 import Timing
@@ -57,7 +58,7 @@ public final class SimulatedBus: I2CBus {
         var logCapacity: Int
         var transactionCount = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// - Parameters:
     ///   - name: how errors name the bus (a real bus says `/dev/i2c-1`).
@@ -70,7 +71,7 @@ public final class SimulatedBus: I2CBus {
     ) {
         self.name = name
         self.now = now
-        self.state = Mutex(State(logCapacity: max(0, logCapacity)))
+        self.state = Locked(State(logCapacity: max(0, logCapacity)))
     }
 
     // MARK: Devices

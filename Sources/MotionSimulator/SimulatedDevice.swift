@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A chip attached to a ``SimulatedBus``, driven one I2C step at a time.
@@ -103,11 +104,11 @@ extension RegisterChip {
 
 /// The mutex and clock every emulator class wraps around its chip model.
 final class EmulatorEngine<Chip: RegisterChip>: Sendable {
-    let chip: Mutex<Chip>
+    let chip: Locked<Chip>
     let now: @Sendable () -> Double
 
     init(_ chip: Chip, now: @escaping @Sendable () -> Double) {
-        self.chip = Mutex(chip)
+        self.chip = Locked(chip)
         self.now = now
     }
 

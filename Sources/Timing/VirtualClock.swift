@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Synchronization
 
@@ -18,11 +19,11 @@ public final class VirtualClock: MotionClock {
         var timers: [Timer] = []
         var nextID = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Starts at `start` seconds "since boot".
     public init(start: Double = 1000) {
-        state = Mutex(State(now: start))
+        state = Locked(State(now: start))
     }
 
     public var now: Double { state.withLock { $0.now } }

@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Synchronization
@@ -36,7 +37,7 @@ func benchmarkTimer(rate: Double = 100, seconds: Double = 5) -> (timer: Deviatio
     let ticks = Int(seconds * rate)
 
     // Reference: clock_nanosleep to absolute deadlines on its own thread.
-    let referenceDeviations = Mutex<[Double]>([])
+    let referenceDeviations = Locked<[Double]>([])
     let referenceDone = DispatchSemaphore(value: 0)
     let thread = Thread {
         var deviations: [Double] = []
@@ -57,7 +58,7 @@ func benchmarkTimer(rate: Double = 100, seconds: Double = 5) -> (timer: Deviatio
     thread.start()
 
     // The sampler's timer.
-    let timerDeviations = Mutex<[Double]>([])
+    let timerDeviations = Locked<[Double]>([])
     let timerDone = DispatchSemaphore(value: 0)
     let queue = DispatchQueue(label: "bench.sampler", qos: .userInteractive)
     let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { due in

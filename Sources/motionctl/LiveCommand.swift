@@ -1,3 +1,4 @@
+import Locking
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -104,7 +105,7 @@ struct LiveView: Sendable {
 
 /// Samples per second between two refreshes.
 final class RateMeter: Sendable {
-    private let last = Mutex<(sampled: Int, time: Double)?>(nil)
+    private let last = Locked<(sampled: Int, time: Double)?>(nil)
     func update(sampled: Int, at time: Double) -> Double {
         last.withLock { last in
             defer { last = (sampled, time) }

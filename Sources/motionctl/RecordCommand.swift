@@ -1,3 +1,4 @@
+import Locking
 import ArgumentParser
 import Foundation
 import I2C
@@ -239,7 +240,7 @@ struct SensorDrivers {
 
 /// Simulation time that `record` moves sample by sample.
 final class VirtualTime: Sendable {
-    private let value = Mutex(0.0)
+    private let value = Locked(0.0)
     var now: Double { value.withLock { $0 } }
     func set(_ time: Double) { value.withLock { $0 = time } }
 }

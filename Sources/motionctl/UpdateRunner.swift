@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Synchronization
@@ -51,7 +52,7 @@ struct UpdateRunner: Sendable {
 /// Lines to standard output from any queue, in order.
 final class OutputLines: Sendable {
     private let written = Atomic(0)
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     var count: Int { written.load(ordering: .relaxed) }
 

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import MotionSimulator
 import Testing
@@ -120,7 +121,7 @@ import Timing
 import Synchronization
 
 final class GateFlag: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     var isOpen: Bool {
         get { flag.withLock { $0 } }
         set { flag.withLock { $0 = newValue } }

@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Fusion
@@ -11,7 +12,7 @@ import Timing
 
     @Test func beginAndEndNestAndPostOnNotificationCenter() async throws {
         let manager = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
-        let received = Mutex<[(DeviceOrientation, DeviceOrientation)]>([])
+        let received = Locked<[(DeviceOrientation, DeviceOrientation)]>([])
         let observer = NotificationCenter.default.addObserver(forName: .deviceOrientationDidChange, object: manager, queue: nil) { note in
             guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
                   let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation else { return }

@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import Fusion
@@ -21,7 +22,7 @@ private struct OrientationRun {
 
 /// Records the notifications of one manager.
 private final class OrientationNotificationLog: Sendable {
-    let changes = Mutex<[DeviceOrientationChange]>([])
+    let changes = Locked<[DeviceOrientationChange]>([])
     func record(_ note: Notification) {
         guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
               let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation,

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import I2CMock
 import Motion
@@ -10,7 +11,7 @@ final class ScanRecordingBus: I2CBus {
     let name = "scan-test"
     let present: Set<I2CAddress>
     let quickWriteSupported: Bool
-    let log = Mutex<[(I2CAddress, [I2COperation])]>([])
+    let log = Locked<[(I2CAddress, [I2COperation])]>([])
 
     init(present: [UInt8], quickWriteSupported: Bool = true) {
         self.present = Set(present.map { I2CAddress($0) })
@@ -72,7 +73,7 @@ struct ProbeTests {
 
     @Test func probeAsksIdentifyOnlyForAddressesThatAnswered() {
         let bus = ScanRecordingBus(present: [0x1E, 0x68])
-        let asked = Mutex<[I2CAddress]>([])
+        let asked = Locked<[I2CAddress]>([])
         let results = probeBus(bus) { _, address in
             asked.withLock { $0.append(address) }
             return address == I2CAddress(0x68) ? "MPU-6050" : nil
@@ -85,8 +86,8 @@ struct ProbeTests {
 /// A plain register file with a chosen value in every register: a device this library does not know.
 final class PlainRegisterDevice: SimulatedDevice {
     let chipName = "plain register file"
-    private let registers: Mutex<(pointer: UInt8, values: [UInt8])>
-    init(filledWith value: UInt8) { registers = Mutex((0, [UInt8](repeating: value, count: 256))) }
+    private let registers: Locked<(pointer: UInt8, values: [UInt8])>
+    init(filledWith value: UInt8) { registers = Locked((0, [UInt8](repeating: value, count: 256))) }
     func handleWrite(_ bytes: [UInt8]) {
         registers.withLock { state in
             guard let first = bytes.first else { return }

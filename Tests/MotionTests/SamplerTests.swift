@@ -1,3 +1,4 @@
+import Locking
 import Dispatch
 import Foundation
 import I2C
@@ -18,7 +19,7 @@ final class ScriptedDevice: MotionDevice {
         var initializations = 0
         var reads = 0
     }
-    let script = Mutex(Script())
+    let script = Locked(Script())
     let clock: VirtualClock
     init(clock: VirtualClock) { self.clock = clock }
 
@@ -47,8 +48,8 @@ final class ScriptedDevice: MotionDevice {
 
 /// Collects what handlers receive, in order.
 final class Inbox<Value: Sendable>: Sendable {
-    let values = Mutex<[Value]>([])
-    let errors = Mutex<[MotionError]>([])
+    let values = Locked<[Value]>([])
+    let errors = Locked<[MotionError]>([])
     let queue = DispatchQueue(label: "test.inbox")
     func handler(_ value: Value?, _ error: MotionError?) {
         if let value { values.withLock { $0.append(value) } }
@@ -182,8 +183,8 @@ final class Inbox<Value: Sendable>: Sendable {
 
     @Test func noHandlerRunsAfterStopReturns() {
         let (manager, _) = makeManager()
-        let stopped = Mutex(false)
-        let lateCalls = Mutex(0)
+        let stopped = Locked(false)
+        let lateCalls = Locked(0)
         let queue = DispatchQueue(label: "test.late")
         manager.startAccelerometerUpdates(to: queue) { _, _ in
             if stopped.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
@@ -199,7 +200,7 @@ final class Inbox<Value: Sendable>: Sendable {
 
     @Test func stoppingFromInsideTheHandlerWorks() {
         let (manager, _) = makeManager()
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let queue = DispatchQueue(label: "test.inside")
         manager.startGyroUpdates(to: queue) { [manager] _, _ in
             calls.withLock { $0 += 1 }

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import MotionSimulator
 import Sensors
@@ -7,8 +8,8 @@ import Testing
 /// Simulation time that a test sets exactly (a `VirtualClock` only advances by durations, and
 /// `now + (t − now)` is not always `t` in floating point).
 final class ManualTime: Sendable {
-    private let value: Mutex<Double>
-    init(_ start: Double = 0) { value = Mutex(start) }
+    private let value: Locked<Double>
+    init(_ start: Double = 0) { value = Locked(start) }
     var now: Double { value.withLock { $0 } }
     func set(_ time: Double) { value.withLock { $0 = time } }
 }

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import I2CMock
 import Sensors
@@ -38,7 +39,7 @@ import Testing
         var list = lis3mdlInit()
         list.remove(at: 2)  // the poll of CTRL_REG2
         let bus = ExpectationBus(list)
-        let waited = Mutex<Duration>(.zero)
+        let waited = Locked<Duration>(.zero)
         let magnetometer = LIS3MDLMagnetometer(
             bus: bus, pause: Pause { duration in waited.withLock { $0 += duration } }, resetCompletion: .fixedDelay)
         try magnetometer.configure(magnetometer.defaultConfiguration)

@@ -1,3 +1,4 @@
+import Locking
 import Fusion
 import I2C
 import Sensors
@@ -12,7 +13,7 @@ final class DriverDevice: MotionDevice {
     let name: String
     let maximumTimerRate: Double
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
-    private let fifoClock = Mutex<(estimator: SampleTimeEstimator, lastRead: Double?)?>(nil)
+    private let fifoClock = Locked<(estimator: SampleTimeEstimator, lastRead: Double?)?>(nil)
 
     init(imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String) {
         self.imu = imu

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Adds sensor errors to what another source says the chip experiences: sensitivity (scale
@@ -28,7 +29,7 @@ public final class ErrorModelSource: PhysicalSource {
     private let magnetometerSigma: SIMD3<Double>
     private let accelerometerWalkStep: Double
     private let gyroscopeWalkStep: Double
-    private let walk = Mutex(BiasWalk())
+    private let walk = Locked(BiasWalk())
 
     /// Samples of bias walk kept for looking back.
     public static let walkHistory = 4096

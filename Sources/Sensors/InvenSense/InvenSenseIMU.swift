@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -20,7 +21,7 @@ public final class InvenSenseIMU: IMUDriver {
     private let device: RegisterDevice
     private let pause: Pause
     private let resetCompletion: ResetCompletion
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var configuration: IMUConfiguration
@@ -42,7 +43,7 @@ public final class InvenSenseIMU: IMUDriver {
         self.pause = pause
         self.resetCompletion = resetCompletion
         chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
-        state = Mutex(State(configuration: defaultConfiguration))
+        state = Locked(State(configuration: defaultConfiguration))
     }
 
     public var configuration: IMUConfiguration { state.withLock { $0.configuration } }

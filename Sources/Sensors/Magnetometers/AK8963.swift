@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -33,7 +34,7 @@ public final class AK8963Magnetometer: MagnetometerDriver {
     private let device: RegisterDevice
     private let pause: Pause
     private let resetCompletion: ResetCompletion
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private struct State {
         var base: MagnetometerState
         /// Sensitivity adjustment per axis from ASAX/Y/Z (§8.3.11): (ASA − 128) / 256 + 1.
@@ -46,7 +47,7 @@ public final class AK8963Magnetometer: MagnetometerDriver {
         self.pause = pause
         self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "AK8963", family: .ak8963, address: address, identity: [0x48])
-        state = Mutex(State(base: MagnetometerState(configuration: defaultConfiguration)))
+        state = Locked(State(base: MagnetometerState(configuration: defaultConfiguration)))
     }
 
     public var configuration: MagnetometerConfiguration { state.withLock { $0.base.configuration } }

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -31,13 +32,13 @@ public final class HMC5883LMagnetometer: MagnetometerDriver {
 
     private let device: RegisterDevice
     private let pause: Pause
-    private let state: Mutex<MagnetometerState>
+    private let state: Locked<MagnetometerState>
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system) {
         device = RegisterDevice(bus: bus, address: address)
         self.pause = pause
         chip = ChipInfo(name: "HMC5883L", family: .hmc5883l, address: address, identity: [0x48, 0x34, 0x33])
-        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+        state = Locked(MagnetometerState(configuration: defaultConfiguration))
     }
 
     public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }

@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -26,7 +27,7 @@ public final class LIS2MDLMagnetometer: MagnetometerDriver {
     private let device: RegisterDevice
     private let pause: Pause
     private let resetCompletion: ResetCompletion
-    private let state: Mutex<MagnetometerState>
+    private let state: Locked<MagnetometerState>
     static let resetPolls = 10
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
@@ -34,7 +35,7 @@ public final class LIS2MDLMagnetometer: MagnetometerDriver {
         self.pause = pause
         self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "LIS2MDL", family: .lis2mdl, address: address, identity: [0x40])
-        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+        state = Locked(MagnetometerState(configuration: defaultConfiguration))
     }
 
     public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }

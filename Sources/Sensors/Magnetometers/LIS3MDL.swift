@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -36,7 +37,7 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
     private let device: RegisterDevice
     private let pause: Pause
     private let resetCompletion: ResetCompletion
-    private let state: Mutex<MagnetometerState>
+    private let state: Locked<MagnetometerState>
     static let resetPolls = 10
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
@@ -44,7 +45,7 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
         self.pause = pause
         self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "LIS3MDL", family: .lis3mdl, address: address, identity: [0x3D])
-        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+        state = Locked(MagnetometerState(configuration: defaultConfiguration))
     }
 
     public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }

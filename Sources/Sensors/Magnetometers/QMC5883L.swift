@@ -1,3 +1,4 @@
+import Locking
 import I2C
 import Synchronization
 
@@ -28,7 +29,7 @@ public final class QMC5883LMagnetometer: MagnetometerDriver {
     private let device: RegisterDevice
     private let pause: Pause
     private let resetCompletion: ResetCompletion
-    private let state: Mutex<MagnetometerState>
+    private let state: Locked<MagnetometerState>
     static let resetPolls = 10
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0D), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
@@ -36,7 +37,7 @@ public final class QMC5883LMagnetometer: MagnetometerDriver {
         self.pause = pause
         self.resetCompletion = resetCompletion
         chip = ChipInfo(name: "QMC5883L", family: .qmc5883l, address: address, identity: [0xFF])
-        state = Mutex(MagnetometerState(configuration: defaultConfiguration))
+        state = Locked(MagnetometerState(configuration: defaultConfiguration))
     }
 
     public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }

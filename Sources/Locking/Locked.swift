@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value behind a mutual-exclusion lock: `state.withLock { $0.count += 1 }`.
+///
+/// Built on `pthread_mutex_t` rather than `Synchronization.Mutex`: on Linux the latter waits on a
+/// futex the thread sanitizer cannot see, so every access it protects is reported as a race, and
+/// CI runs the sampler under the thread sanitizer. A reference type, so it can be captured and
+/// shared freely.
+public final class Locked<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value. Not reentrant: do not call `withLock` on
+    /// the same lock from inside `body`.
+    @inlinable
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock()
+        defer { unlock() }
+        return try body(&valueStorage)
+    }
+
+    @usableFromInline
+    var valueStorage: Value {
+        _read { yield value }
+        _modify { yield &value }
+    }
+
+    @usableFromInline
+    func lock() { pthread_mutex_lock(mutex) }
+
+    @usableFromInline
+    func unlock() { pthread_mutex_unlock(mutex) }
+}
