@@ -7,13 +7,21 @@ final class DriverDevice: MotionDevice {
     let imu: any IMUDriver
     let magnetometer: (any MagnetometerDriver)?
     let correction: SensorCorrection
+    /// The calibration store's keys for the two chips.
+    let imuIdentity: SensorIdentity
+    let magnetometerIdentity: SensorIdentity?
     let name: String
     let maximumTimerRate: Double
 
-    init(imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String) {
+    init(
+        imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String,
+        imuIdentity: SensorIdentity, magnetometerIdentity: SensorIdentity?
+    ) {
         self.imu = imu
         self.magnetometer = magnetometer
         self.correction = correction
+        self.imuIdentity = imuIdentity
+        self.magnetometerIdentity = magnetometerIdentity
         self.name = ([imu.chip] + (magnetometer.map { [$0.chip] } ?? [])).map { "\($0.name) at \($0.address)" }
             .joined(separator: " + ") + " on \(busName)"
         self.maximumTimerRate = min(100, imu.configuration.outputDataRate)
