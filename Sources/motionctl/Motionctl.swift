@@ -10,6 +10,8 @@ struct Motionctl: ParsableCommand {
             BoardsCommand.self,
             DoctorCommand.self,
             EvaluateCommand.self,
+            CalibrateCommand.self,
+            CalibrationCommand.self,
         ]
     )
 }

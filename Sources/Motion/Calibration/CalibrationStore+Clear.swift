@@ -1,0 +1,26 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CalibrationStore {
+    /// Removes every calibration file (also damaged ones) and any temporary file an interrupted
+    /// save left behind. Returns the calibration files removed.
+    @discardableResult
+    public func clearAll() throws(CalibrationStoreError) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() {
+            let isRecord = name.hasSuffix(".json") && !name.hasPrefix(".")
+            let isLeftover = name.hasPrefix(".") && name.hasSuffix(".tmp")
+            guard isRecord || isLeftover else { continue }
+            let path = directory.appendingPathComponent(name).path
+            guard unlink(path) == 0 else {
+                throw CalibrationStoreError(path: path, detail: "cannot be removed (\(String(cString: strerror(errno))))", fix: "Check the permissions of \(directory.path)")
+            }
+            if isRecord { removed.append(path) }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,209 @@
+import ArgumentParser
+import Foundation
+import Fusion
+import Motion
+
+/// `motionctl calibrate magnetometer`: guided figure-eight, ellipsoid fit, saved to the store.
+struct CalibrateMagnetometerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "magnetometer",
+        abstract: "Hard- and soft-iron calibration: turn the board in slow figure-eights through every orientation.",
+        discussion: """
+            Shows the directions covered so far and stops by itself when coverage and fit are good, \
+            when you press a key, or after --duration (default 60 s). Then reports the field \
+            strength, fit error, coverage, the model used and the accuracy, and saves the result.
+            """)
+
+    @OptionGroup var options: CalibrationOptions
+
+    @Option(help: "Also write a picture of the fit (raw and corrected readings, three projections) to this SVG file.")
+    var plot: String?
+
+    func run() throws {
+        do {
+            try calibrate()
+        } catch let failure as CalibrationFailure {
+            printError("error: \(failure)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func calibrate() throws {
+        let feed = try options.openFeed(defaultScenario: "figure-eight")
+        guard let sensor = feed.target.magnetometer else {
+            throw CalibrationFailure("\(feed.manager.deviceName) has no magnetometer: nothing to calibrate")
+        }
+        let duration = options.duration ?? 60
+        var session = MagnetometerSession()
+        var stopReason = "measured for \(decimals(duration, 0)) s"
+        var lastError: MotionError?
+        feed.start(.magnetometer)
+        if options.nonInteractive {
+            feed.measure(duration: duration, step: 1) { batch, _ in
+                session.add(batch.magneticField)
+                lastError = lastError ?? batch.error
+                return true
+            }
+        } else {
+            print("Calibrating the magnetometer: \(sensor)")
+            print("Hold the board away from steel and magnets and turn it slowly in figure-eights,")
+            print("through every orientation (screen up, down, every edge up), until the map fills.")
+            let keys = KeyReader()
+            defer { keys?.restore() }
+            if keys != nil { print("Press any key to stop early (Ctrl-C cancels).") }
+            print("")
+            var display = LiveDisplay()
+            var cancelled = false
+            feed.measure(duration: duration, step: options.simulated ? 0.5 : 0.25) { batch, elapsed in
+                session.add(batch.magneticField)
+                lastError = batch.error ?? lastError
+                let progress = session.progress()
+                display.show(Self.progressLines(progress, elapsed: elapsed, error: lastError))
+                if progress.isGoodEnough {
+                    stopReason = "coverage and fit are good (after \(decimals(elapsed, 1)) s)"
+                    return false
+                }
+                if let key = keys?.pressedKey() {
+                    cancelled = key == KeyReader.interrupt
+                    stopReason = "stopped by a key press after \(decimals(elapsed, 1)) s"
+                    return false
+                }
+                // On the simulator, slow down enough for a person to watch.
+                if options.simulated { Thread.sleep(forTimeInterval: 0.05) }
+                return true
+            }
+            keys?.restore()
+            if cancelled {
+                feed.stop()
+                print("Cancelled: nothing saved.")
+                throw ExitCode(130)
+            }
+        }
+        feed.stop()
+        try finish(session, sensor: sensor, feed: feed, stopReason: stopReason, lastError: lastError)
+    }
+
+    private func finish(_ session: MagnetometerSession, sensor: SensorIdentity, feed: CalibrationFeed, stopReason: String, lastError: MotionError?) throws {
+        let report: EllipsoidFit.Report
+        do {
+            report = try session.fit()
+        } catch {
+            let cause = lastError.map { " (the sensor reported: \($0))" } ?? ""
+            throw CalibrationFailure("\(error)\(cause)")
+        }
+        var path: String?
+        if report.accuracy > .uncalibrated {
+            do {
+                path = try options.store.update(sensor) { $0.magnetometer = CalibrationRecord.Magnetometer(report) }
+            } catch {
+                throw CalibrationFailure("\(error)")
+            }
+        }
+        if let plot {
+            let title = "\(sensor): \(report.model.storedName) fit, field \(decimals(report.fieldStrength, 1)) µT, fit error \(decimals(report.fitErrorPercent)) %"
+            do {
+                try CalibrationPlot.write(CalibrationPlot.svg(raw: session.samples, calibration: report.calibration, title: title), to: plot)
+            } catch {
+                throw CalibrationFailure("cannot write the plot \(plot): \(error.localizedDescription)")
+            }
+        }
+        let result = MagnetometerResult(report, sensor: sensor, sampleCount: session.samples.count, stoppedBecause: stopReason, path: path, plot: plot)
+        if options.nonInteractive {
+            try printJSON(result)
+        } else {
+            print(result.text)
+        }
+        if path == nil { throw ExitCode.failure }
+    }
+
+    static func progressLines(_ progress: MagnetometerSession.Progress, elapsed: Double, error: MotionError?) -> [String] {
+        let width = 40
+        let filled = Int((progress.coverage.coverage * Double(width)).rounded())
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let field = progress.currentFieldStrength.map { "\(decimals($0, 1)) µT" } ?? "–"
+        var lines = [
+            "Coverage [\(bar)] \(decimals(progress.coverage.coverage * 100, 0)) %  (\(progress.coverage.coveredCellCount)/\(SphereCoverage.cells.count) regions)",
+            "Samples \(progress.sampleCount)   field \(field)   \(decimals(elapsed, 1)) s",
+            "Directions covered (# covered, . missing; top row +z, bottom −z):",
+        ]
+        lines += progress.coverage.map.split(separator: "\n").map { "    " + $0 }
+        let missing = progress.coverage.missingAxes
+        lines.append(missing.isEmpty ? "Every axis direction seen." : "Still missing around: " + missing.joined(separator: ", "))
+        if let error { lines.append("sensor: \(error)") }
+        return lines
+    }
+}
+
+/// The outcome, as text for a person and as JSON for scripts.
+struct MagnetometerResult: Encodable {
+    var sensor: SensorIdentity
+    var stoppedBecause: String
+    var sampleCount: Int
+    var outlierCount: Int
+    var fieldStrength: Double
+    var fieldStrengthPlausible: Bool
+    var fitErrorPercent: Double
+    var coveragePercent: Double
+    var missingRegionCount: Int
+    var missingDirections: [String]
+    var model: String
+    var reason: String
+    var accuracy: String
+    /// µT, chip axes.
+    var hardIronOffset: [Double]
+    /// Row-major.
+    var softIronMatrix: [Double]
+    var unobservedAxis: [Double]?
+    var saved: Bool
+    var path: String?
+    var plot: String?
+
+    init(_ report: EllipsoidFit.Report, sensor: SensorIdentity, sampleCount: Int, stoppedBecause: String, path: String?, plot: String?) {
+        self.sensor = sensor
+        self.stoppedBecause = stoppedBecause
+        self.sampleCount = sampleCount
+        outlierCount = report.outlierCount
+        fieldStrength = report.fieldStrength
+        fieldStrengthPlausible = report.isFieldStrengthPlausible
+        fitErrorPercent = report.fitErrorPercent
+        coveragePercent = report.coveragePercent
+        missingRegionCount = report.missingRegions.count
+        missingDirections = report.coverage.missingAxes
+        model = report.model.rawValue
+        reason = report.reason
+        accuracy = report.accuracy.storedName
+        let offset = report.calibration.hardIronOffset
+        hardIronOffset = [offset.x, offset.y, offset.z]
+        softIronMatrix = report.calibration.softIron.rowMajor
+        unobservedAxis = report.unobservedAxis.map { [$0.x, $0.y, $0.z] }
+        saved = path != nil
+        self.path = path
+        self.plot = plot
+    }
+
+    var text: String {
+        let m = softIronMatrix.map { decimals($0, 3) }
+        var lines = [
+            "",
+            "Magnetometer calibration of \(sensor)",
+            "  stopped:         \(stoppedBecause)",
+            "  samples:         \(sampleCount) (\(outlierCount) outliers dropped)",
+            "  field strength:  \(decimals(fieldStrength, 1)) µT " + (fieldStrengthPlausible
+                ? "(plausible for the Earth: 22–67 µT)" : "(NOT plausible for the Earth's 22–67 µT: steel or a magnet nearby?)"),
+            "  fit error:       \(decimals(fitErrorPercent)) %",
+            "  coverage:        \(decimals(coveragePercent, 0)) % (\(missingRegionCount) of \(SphereCoverage.cells.count) regions missing"
+                + (missingDirections.isEmpty ? ")" : "; around \(missingDirections.joined(separator: ", ")))"),
+            "  model:           \(model): \(reason)",
+            "  accuracy:        \(accuracy)",
+            "  hard-iron offset: (\(hardIronOffset.map { decimals($0) }.joined(separator: ", "))) µT, chip axes",
+            "  soft-iron matrix: [\(m[0...2].joined(separator: " ")); \(m[3...5].joined(separator: " ")); \(m[6...8].joined(separator: " "))]",
+        ]
+        if let path {
+            lines.append("Saved to \(path)")
+        } else {
+            lines.append("Not saved: the fit is too poor to use. Turn the board through every orientation and try again.")
+        }
+        if let plot { lines.append("Plot written to \(plot)") }
+        return lines.joined(separator: "\n")
+    }
+}
