@@ -19,6 +19,9 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
     @Option(help: "Also write a picture of the fit (raw and corrected readings, three projections) to this SVG file.")
     var plot: String?
 
+    @Flag(help: "Save even when the stored calibration of this magnetometer is more accurate.")
+    var replace = false
+
     func run() throws {
         do {
             try calibrate()
@@ -92,7 +95,8 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             throw CalibrationFailure("\(error)\(cause)")
         }
         var path: String?
-        if report.accuracy > .uncalibrated {
+        let notSaved = reasonNotToSave(report, sensor: sensor)
+        if notSaved == nil {
             do {
                 path = try options.store.update(sensor) { $0.magnetometer = CalibrationRecord.Magnetometer(report) }
             } catch {
@@ -107,13 +111,30 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
                 throw CalibrationFailure("cannot write the plot \(plot): \(error.localizedDescription)")
             }
         }
-        let result = MagnetometerResult(report, sensor: sensor, sampleCount: session.samples.count, stoppedBecause: stopReason, path: path, plot: plot)
+        var result = MagnetometerResult(report, sensor: sensor, sampleCount: session.samples.count, stoppedBecause: stopReason, path: path, plot: plot)
+        result.notSavedBecause = notSaved
         if options.nonInteractive {
             try printJSON(result)
         } else {
             print(result.text)
         }
         if path == nil { throw ExitCode.failure }
+    }
+
+    /// Why this fit must not replace what is stored, nil to save it.
+    private func reasonNotToSave(_ report: EllipsoidFit.Report, sensor: SensorIdentity) -> String? {
+        if report.accuracy == .uncalibrated { return "the fit is too poor to use" }
+        if !report.isFieldStrengthPlausible {
+            return "a field of \(decimals(report.fieldStrength, 1)) µT is not the Earth's (22–67 µT): move away from steel and magnets, or turn the board through more orientations"
+        }
+        guard !replace else { return nil }
+        // A damaged stored file is simply replaced.
+        let stored: CalibrationRecord?
+        do { stored = try options.store.load(sensor) } catch { return nil }
+        if let accuracy = stored?.magnetometer.flatMap({ MagneticFieldCalibrationAccuracy(storedName: $0.accuracy) }), accuracy > report.accuracy {
+            return "the stored calibration is more accurate (\(accuracy.storedName)); pass --replace to overwrite it"
+        }
+        return nil
     }
 
     static func progressLines(_ progress: MagnetometerSession.Progress, elapsed: Double, error: MotionError?) -> [String] {
@@ -156,6 +177,7 @@ struct MagnetometerResult: Encodable {
     var unobservedAxis: [Double]?
     var saved: Bool
     var path: String?
+    var notSavedBecause: String?
     var plot: String?
 
     init(_ report: EllipsoidFit.Report, sensor: SensorIdentity, sampleCount: Int, stoppedBecause: String, path: String?, plot: String?) {
@@ -201,7 +223,7 @@ struct MagnetometerResult: Encodable {
         if let path {
             lines.append("Saved to \(path)")
         } else {
-            lines.append("Not saved: the fit is too poor to use. Turn the board through every orientation and try again.")
+            lines.append("Not saved: \(notSavedBecause ?? "the fit is too poor to use"). Turn the board through every orientation and try again.")
         }
         if let plot { lines.append("Plot written to \(plot)") }
         return lines.joined(separator: "\n")

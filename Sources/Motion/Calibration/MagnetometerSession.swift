@@ -87,6 +87,9 @@ extension EllipsoidFit.Model {
 extension MagneticFieldCalibrationAccuracy {
     /// `uncalibrated`, `low`, `medium` or `high`, as stored.
     public var storedName: String { name }
+
+    /// From a stored name; nil for an unknown one.
+    public init?(storedName: String) { self.init(name: storedName) }
 }
 
 extension CalibrationStore {
