@@ -20,9 +20,15 @@ final class KeyReader {
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
         savedTerminal = settings
         hasSavedTerminal = 1
+        // Whoever started us may have blocked these (a test runner's worker thread does): unblock
+        // them, or a SIGINT would wait forever while the terminal stays in key mode.
+        var handled = sigset_t()
+        sigemptyset(&handled)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             signal(signalNumber, restoreTerminalAndExit)
+            sigaddset(&handled, signalNumber)
         }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         settings.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
         withUnsafeMutableBytes(of: &settings.c_cc) { cc in
             cc[Int(VMIN)] = 0
