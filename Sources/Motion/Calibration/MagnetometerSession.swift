@@ -21,7 +21,7 @@ public struct MagnetometerSession: Sendable {
         /// Directions covered, relative to the fitted centre (or, before a fit, the middle of the
         /// readings' range).
         public var coverage: SphereCoverage
-        /// |latest reading| after the current fit (µT); nil before any reading.
+        /// |latest reading| after the current fit (µT); nil before a fit.
         public var currentFieldStrength: Double?
         /// The fit so far; nil while the readings do not allow one.
         public var report: EllipsoidFit.Report?
@@ -43,7 +43,7 @@ public struct MagnetometerSession: Sendable {
         if report == nil {
             for sample in samples { coverage.insert(calibration.apply(sample)) }
         }
-        let current = samples.last.map { calibration.apply($0) }.map { ($0 * $0).sum().squareRoot() }
+        let current = report.flatMap { report in samples.last.map { report.calibration.apply($0) } }.map { ($0 * $0).sum().squareRoot() }
         return Progress(sampleCount: samples.count, coverage: coverage, currentFieldStrength: current, report: report)
     }
 
