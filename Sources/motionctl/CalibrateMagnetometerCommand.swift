@@ -57,7 +57,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             print("")
             var display = LiveDisplay()
             var cancelled = false
-            feed.measure(duration: duration, step: options.simulated ? 0.5 : 0.25) { batch, elapsed in
+            feed.measure(duration: duration, step: options.simulated ? 1 : 0.25) { batch, elapsed in
                 session.add(batch.magneticField)
                 lastError = batch.error ?? lastError
                 let progress = session.progress()
@@ -167,6 +167,8 @@ struct MagnetometerResult: Encodable {
     var coveragePercent: Double
     var missingRegionCount: Int
     var missingDirections: [String]
+    /// Rows from +z to −z, `#` covered, `.` missing (see `SphereCoverage.map`).
+    var coverageMap: [String]
     var model: String
     var reason: String
     var accuracy: String
@@ -191,6 +193,7 @@ struct MagnetometerResult: Encodable {
         coveragePercent = report.coveragePercent
         missingRegionCount = report.missingRegions.count
         missingDirections = report.coverage.missingAxes
+        coverageMap = report.coverage.map.split(separator: "\n").map(String.init)
         model = report.model.rawValue
         reason = report.reason
         accuracy = report.accuracy.storedName
@@ -215,6 +218,12 @@ struct MagnetometerResult: Encodable {
             "  fit error:       \(decimals(fitErrorPercent)) %",
             "  coverage:        \(decimals(coveragePercent, 0)) % (\(missingRegionCount) of \(SphereCoverage.cells.count) regions missing"
                 + (missingDirections.isEmpty ? ")" : "; around \(missingDirections.joined(separator: ", ")))"),
+        ]
+        if missingRegionCount > 0 {
+            lines.append("  directions covered (# covered, . missing; top row +z, bottom −z):")
+            lines += coverageMap.map { "      " + $0 }
+        }
+        lines += [
             "  model:           \(model): \(reason)",
             "  accuracy:        \(accuracy)",
             "  hard-iron offset: (\(hardIronOffset.map { decimals($0) }.joined(separator: ", "))) µT, chip axes",

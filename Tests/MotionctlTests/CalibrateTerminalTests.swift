@@ -122,6 +122,21 @@ struct CalibrateTerminalTests {
         #expect(terminal.isCooked, "the terminal was not restored")
     }
 
+    @Test("without a key, the display stops by itself once coverage and fit are good, and saves")
+    func stopsByItself() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
+        terminal.waitForExit(process)
+        #expect(process.terminationStatus == 0, "\(terminal.screen)")
+        let screen = terminal.screen
+        #expect(screen.contains("stopped:         coverage and fit are good"))
+        #expect(screen.contains("model:           fullEllipsoid"))
+        #expect(screen.contains("(plausible for the Earth: 22–67 µT)"))
+        #expect(screen.contains("Saved to \(home.path)/swift-motion/calibration/simulated_LIS3MDL_simulated_0x1C.json"))
+        #expect(terminal.isCooked)
+    }
+
     @Test("SIGINT during the live display restores the terminal and saves nothing")
     func interruptRestoresTheTerminal() throws {
         defer { try? FileManager.default.removeItem(at: home) }
