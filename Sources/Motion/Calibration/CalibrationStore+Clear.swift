@@ -9,7 +9,13 @@ extension CalibrationStore {
     /// save left behind. Returns the calibration files removed.
     @discardableResult
     public func clearAll() throws(CalibrationStoreError) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw CalibrationStoreError(path: directory.path, detail: "cannot be listed (\(error.localizedDescription))", fix: "Check its permissions")
+        }
         var removed: [String] = []
         for name in names.sorted() {
             let isRecord = name.hasSuffix(".json") && !name.hasPrefix(".")

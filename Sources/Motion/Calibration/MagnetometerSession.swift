@@ -37,7 +37,12 @@ public struct MagnetometerSession: Sendable {
 
     /// Fits the readings so far (a few milliseconds for a minute of readings).
     public func progress() -> Progress {
-        let report = try? EllipsoidFit.fit(samples, configuration: configuration)
+        let report: EllipsoidFit.Report?
+        do {
+            report = try EllipsoidFit.fit(samples, configuration: configuration)
+        } catch {
+            report = nil   // too few or too one-sided readings so far: keep turning
+        }
         let calibration = report?.calibration ?? MagnetometerCalibration(hardIronOffset: midrange, softIron: .identity, fieldStrength: 0)
         var coverage = report?.coverage ?? SphereCoverage(minimumSamplesPerCell: configuration.minimumSamplesPerCell)
         if report == nil {
