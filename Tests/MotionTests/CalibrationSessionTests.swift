@@ -52,6 +52,17 @@ import Timing
         #expect(session.progress().isGoodEnough)
     }
 
+    /// The AK8963 inside an MPU-9250 has other axes than the IMU: readings are turned back into
+    /// the magnetometer's own axes, where the simulator's hard iron acts and the record is applied.
+    @Test func theMagnetometerInsideAnMPU9250IsFittedInItsOwnAxes() throws {
+        let simulation = Simulation(scenario: "figure-eight", imu: .mpu9250, seed: 7, hardIron: Self.hardIron, softIron: .identity)
+        let (session, target, _) = try Self.collect(simulation, seconds: 60)
+        #expect(target.magnetometer?.chip == "AK8963")
+        #expect(target.magnetometerToDevice != .identity)
+        let offset = try session.fit().calibration.hardIronOffset
+        #expect(((offset - Self.hardIron) * (offset - Self.hardIron)).sum().squareRoot() < 0.5, "\(offset)")
+    }
+
     @Test func onePlaneOfRotationFallsBackAndSaysWhatIsMissing() throws {
         let (session, _, _) = try Self.collect(Self.distorted("landscape-sweep"), seconds: 42)
         let report = try session.fit()
