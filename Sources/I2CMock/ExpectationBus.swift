@@ -1,6 +1,5 @@
 import Locking
 import I2C
-import Synchronization
 
 /// One transaction a test expects, with the reply the bus gives (or the error it throws).
 ///

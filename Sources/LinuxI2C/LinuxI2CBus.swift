@@ -2,7 +2,6 @@ import Locking
 import CI2C
 import Glibc
 import I2C
-import Synchronization
 
 /// An I2C bus behind a Linux `/dev/i2c-N` character device (kernel module `i2c-dev`).
 ///

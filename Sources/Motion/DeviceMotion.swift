@@ -1,6 +1,5 @@
 import Locking
 import Fusion
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

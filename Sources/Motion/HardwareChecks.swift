@@ -6,7 +6,6 @@ import I2C
 import LinuxI2C
 import MotionSimulator
 import Sensors
-import Synchronization
 import Timing
 
 /// One line of a hardware check report: what was measured against which limit.

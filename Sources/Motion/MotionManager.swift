@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Fusion
 import Logging
-import Synchronization
 
 /// The entry point, modelled on Core Motion's `CMMotionManager`: availability, update intervals,
 /// push updates to a handler on your queue, pull updates through the latest-value properties,

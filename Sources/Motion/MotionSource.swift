@@ -4,7 +4,6 @@ import I2C
 import LinuxI2C
 import MotionSimulator
 import Sensors
-import Synchronization
 import Timing
 
 /// Where a `MotionManager` gets its sensors.

@@ -2,7 +2,6 @@ import Locking
 import Dispatch
 import Foundation
 import Fusion
-import Synchronization
 
 extension Notification.Name {
     /// Posted on `NotificationCenter.default` when the device settles in a new orientation, with

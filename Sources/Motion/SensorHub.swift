@@ -2,7 +2,6 @@ import Locking
 import Dispatch
 import Fusion
 import I2C
-import Synchronization
 import Timing
 
 /// What the attitude filter says after one sample (the device-motion path).

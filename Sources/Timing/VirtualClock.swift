@@ -1,6 +1,5 @@
 import Locking
 import Dispatch
-import Synchronization
 
 /// A clock that moves only when a test says so. ``advance(by:)`` fires every due tick in time
 /// order, each on its timer's queue (synchronously), with ``now`` set to the tick's time.

@@ -1,7 +1,6 @@
 import Locking
 import Dispatch
 import Foundation
-import Synchronization
 import Timing
 
 #if canImport(Glibc)

@@ -3,7 +3,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Motion
-import Synchronization
 import Timing
 
 #if canImport(Glibc)

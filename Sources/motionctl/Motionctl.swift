@@ -13,6 +13,8 @@ struct Motionctl: ParsableCommand {
             DoctorCommand.self,
             EvaluateCommand.self,
             OrientationCommand.self,
+            CalibrateCommand.self,
+            CalibrationCommand.self,
             SelftestCommand.self,
             RecordCommand.self,
         ],

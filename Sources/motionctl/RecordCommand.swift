@@ -6,7 +6,6 @@ import LinuxI2C
 import Motion
 import MotionSimulator
 import Sensors
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Fusion
 @testable import Motion
-import Synchronization
 import Testing
 import Timing
 

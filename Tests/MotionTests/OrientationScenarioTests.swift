@@ -4,7 +4,6 @@ import Foundation
 import Fusion
 @testable import Motion
 import MotionSimulator
-import Synchronization
 import Testing
 import Timing
 

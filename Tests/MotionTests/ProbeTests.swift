@@ -3,7 +3,6 @@ import I2C
 import I2CMock
 import Motion
 import MotionSimulator
-import Synchronization
 import Testing
 
 /// A bus with devices at fixed addresses that records every transaction it was asked for.

@@ -27,7 +27,10 @@ enum DeviceOpener {
         if imu.chip.name == InvenSenseModel.mpu9250.rawValue, magnetometer?.chip.family == .ak8963 {
             correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
         }
-        return DriverDevice(imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name)
+        return DriverDevice(
+            imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name,
+            imuIdentity: identity(board: board, bus: bus, chip: imu.chip),
+            magnetometerIdentity: magnetometer.map { identity(board: board, bus: bus, chip: $0.chip) })
     }
 
     static func identity(board: Board, bus: any I2CBus, chip: ChipInfo) -> SensorIdentity {

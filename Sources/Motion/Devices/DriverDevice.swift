@@ -2,7 +2,6 @@ import Locking
 import Fusion
 import I2C
 import Sensors
-import Synchronization
 import Timing
 
 /// A `MotionDevice` made of chip drivers on a bus (real or simulated: this code does not know).
@@ -10,15 +9,23 @@ final class DriverDevice: MotionDevice {
     let imu: any IMUDriver
     let magnetometer: (any MagnetometerDriver)?
     let correction: SensorCorrection
+    /// The calibration store's keys for the two chips.
+    let imuIdentity: SensorIdentity
+    let magnetometerIdentity: SensorIdentity?
     let name: String
     let maximumTimerRate: Double
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
     private let fifoClock = Locked<(estimator: SampleTimeEstimator, lastRead: Double?)?>(nil)
 
-    init(imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String) {
+    init(
+        imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String,
+        imuIdentity: SensorIdentity, magnetometerIdentity: SensorIdentity?
+    ) {
         self.imu = imu
         self.magnetometer = magnetometer
         self.correction = correction
+        self.imuIdentity = imuIdentity
+        self.magnetometerIdentity = magnetometerIdentity
         self.name = ([imu.chip] + (magnetometer.map { [$0.chip] } ?? [])).map { "\($0.name) at \($0.address)" }
             .joined(separator: " + ") + " on \(busName)"
         self.maximumTimerRate = min(100, imu.configuration.outputDataRate)

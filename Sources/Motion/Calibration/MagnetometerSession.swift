@@ -1,0 +1,110 @@
+import Foundation
+import Fusion
+
+/// The readings of a magnetometer calibration in progress (µT, chip axes) and what they give so
+/// far: coverage of the sphere of directions, the current field strength, the fit.
+public struct MagnetometerSession: Sendable {
+    public let configuration: EllipsoidFit.Configuration
+    public private(set) var samples: [SIMD3<Double>] = []
+
+    public init(configuration: EllipsoidFit.Configuration = EllipsoidFit.Configuration()) {
+        self.configuration = configuration
+    }
+
+    public mutating func add(_ readings: [SIMD3<Double>]) {
+        samples.append(contentsOf: readings.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite })
+    }
+
+    /// What a person sees while turning the board.
+    public struct Progress: Sendable {
+        public var sampleCount: Int
+        /// Directions covered, relative to the fitted centre (or, before a fit, the middle of the
+        /// readings' range).
+        public var coverage: SphereCoverage
+        /// |latest reading| after the current fit (µT); nil before a fit.
+        public var currentFieldStrength: Double?
+        /// The fit so far; nil while the readings do not allow one.
+        public var report: EllipsoidFit.Report?
+
+        /// Coverage and fit are good enough to stop: a full ellipsoid over at least 70 % of the
+        /// directions (a 60 s simulated figure-eight covers 73 %), fit error at most 2 %, an Earth-like field.
+        public var isGoodEnough: Bool {
+            guard let report else { return false }
+            return report.model == .fullEllipsoid && report.coveragePercent >= 70 && report.fitErrorPercent <= 2
+                && report.isFieldStrengthPlausible
+        }
+    }
+
+    /// Fits the readings so far (a few milliseconds for a minute of readings).
+    public func progress() -> Progress {
+        let report: EllipsoidFit.Report?
+        do {
+            report = try EllipsoidFit.fit(samples, configuration: configuration)
+        } catch {
+            report = nil   // too few or too one-sided readings so far: keep turning
+        }
+        let calibration = report?.calibration ?? MagnetometerCalibration(hardIronOffset: midrange, softIron: .identity, fieldStrength: 0)
+        var coverage = report?.coverage ?? SphereCoverage(minimumSamplesPerCell: configuration.minimumSamplesPerCell)
+        if report == nil {
+            for sample in samples { coverage.insert(calibration.apply(sample)) }
+        }
+        let current = report.flatMap { report in samples.last.map { report.calibration.apply($0) } }.map { ($0 * $0).sum().squareRoot() }
+        return Progress(sampleCount: samples.count, coverage: coverage, currentFieldStrength: current, report: report)
+    }
+
+    /// The final fit.
+    public func fit() throws(EllipsoidFitError) -> EllipsoidFit.Report {
+        try EllipsoidFit.fit(samples, configuration: configuration)
+    }
+
+    private var midrange: SIMD3<Double> {
+        guard let first = samples.first else { return .zero }
+        var low = first, high = first
+        for sample in samples {
+            low = pointwiseMin(low, sample)
+            high = pointwiseMax(high, sample)
+        }
+        return (low + high) / 2
+    }
+}
+
+extension CalibrationRecord.Magnetometer {
+    /// The stored form of a fit (chip axes).
+    public init(_ report: EllipsoidFit.Report) {
+        self.init(
+            hardIronOffset: report.calibration.hardIronOffset, softIronMatrix: report.calibration.softIron.rowMajor,
+            fieldStrength: report.fieldStrength, fitErrorPercent: report.fitErrorPercent, coveragePercent: report.coveragePercent,
+            model: report.model.storedName, accuracy: report.accuracy.name)
+    }
+}
+
+extension EllipsoidFit.Model {
+    /// The name in a calibration file: `ellipsoid`, `diagonal` or `offset` (also for the in-plane offset).
+    public var storedName: String {
+        switch self {
+        case .fullEllipsoid: "ellipsoid"
+        case .diagonalEllipsoid: "diagonal"
+        case .offsetOnly, .planarOffset: "offset"
+        }
+    }
+}
+
+extension MagneticFieldCalibrationAccuracy {
+    /// `uncalibrated`, `low`, `medium` or `high`, as stored.
+    public var storedName: String { name }
+
+    /// From a stored name; nil for an unknown one.
+    public init?(storedName: String) { self.init(name: storedName) }
+}
+
+extension CalibrationStore {
+    /// Loads the record of `sensor` (or starts a new one), lets `change` edit it, stamps the
+    /// time and saves it atomically. Returns the path written.
+    @discardableResult
+    public func update(_ sensor: SensorIdentity, _ change: (inout CalibrationRecord) -> Void) throws(CalibrationStoreError) -> String {
+        var record = try load(sensor) ?? CalibrationRecord(sensor: sensor)
+        change(&record)
+        record.updated = Date()
+        return try save(record)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Drives the interactive `motionctl calibrate magnetometer --simulated` through a
+/// pseudo-terminal: reads what the screen shows, presses a key, sends SIGINT. Waits are bounded
+/// (they end when the text appears or after a minute); nothing asserts on time.
+@Suite("motionctl calibrate in a terminal")
+struct CalibrateTerminalTests {
+    /// A pseudo-terminal pair; the child gets the slave side as stdin, stdout and stderr.
+    final class PseudoTerminal {
+        let master: Int32
+        let slave: Int32
+        private(set) var screen = ""
+
+        /// posix_openpt/ptsname need _XOPEN_SOURCE, which Glibc's module does not define: the
+        /// same through /dev/ptmx and the two ioctls of asm-generic/ioctls.h (TIOCSPTLCK unlocks
+        /// the slave, TIOCGPTN gives its number).
+        init() throws {
+            master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+            var unlock: Int32 = 0
+            var number: UInt32 = 0
+            guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
+                throw POSIXError(.ENOTTY)
+            }
+            slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+            guard slave >= 0 else { throw POSIXError(.ENOTTY) }
+        }
+
+        deinit {
+            close(master)
+            close(slave)
+        }
+
+        /// Reads what the program writes until `done(screen)` or about a minute passed.
+        @discardableResult
+        func read(until done: (String) -> Bool) -> Bool {
+            for _ in 0..<600 {
+                if done(screen) { return true }
+                var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 100) > 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = Glibc.read(master, &buffer, buffer.count)
+                if count > 0 { screen += String(decoding: buffer[0..<count], as: UTF8.self) }
+            }
+            return done(screen)
+        }
+
+        /// Keeps reading (so the program never blocks on a full terminal) until it exits.
+        func waitForExit(_ process: Process) {
+            if !read(until: { _ in !process.isRunning }) {
+                Issue.record("motionctl did not exit within a minute: \(screen)")
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+        }
+
+        func send(_ text: String) {
+            _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, text.utf8.count) }
+        }
+
+        /// Line editing and echo are on, as a shell leaves them.
+        var isCooked: Bool {
+            var settings = termios()
+            guard tcgetattr(slave, &settings) == 0 else { return false }
+            return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
+                && settings.c_lflag & tcflag_t(ISIG) != 0
+        }
+    }
+
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("motionctl-terminal-\(UUID())")
+
+    func start(_ terminal: PseudoTerminal, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = try BoardsCommandTests.motionctl()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home.path
+        process.environment = environment
+        let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
+    /// The last "Samples N" the live display showed.
+    static func sampleCount(_ screen: String) -> Int {
+        guard let range = screen.range(of: "Samples ", options: .backwards) else { return 0 }
+        return Int(screen[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+
+    @Test("the live display shows coverage, the map and the field; a key stops it and the report follows")
+    func keyStopsEarly() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
+        let sawProgress = terminal.read { Self.sampleCount($0) >= 1500 }
+        #expect(sawProgress, "no live display: \(terminal.screen)")
+        let screen = terminal.screen
+        #expect(screen.contains("turn it slowly in figure-eights"))
+        #expect(screen.contains("Press any key to stop early"))
+        #expect(screen.contains("Coverage ["))
+        #expect(screen.contains("regions)"))
+        #expect(screen.contains("field ") && screen.contains(" µT"))
+        #expect(screen.contains("Directions covered (# covered, . missing"))
+        #expect(screen.contains("\u{1B}[2K"), "refreshes in place")
+        terminal.send("q")
+        let finished = terminal.read { $0.contains("Saved to") || $0.contains("Not saved") || $0.contains("error:") }
+        terminal.waitForExit(process)
+        #expect(finished, "\(terminal.screen)")
+        let report = terminal.screen
+        #expect(report.contains("stopped:         stopped by a key press"))
+        #expect(report.contains("field strength:"))
+        #expect(report.contains("coverage:"))
+        #expect(report.contains("model:"))
+        #expect(report.contains("accuracy:"))
+        #expect(terminal.isCooked, "the terminal was not restored")
+    }
+
+    @Test("without a key, the display stops by itself once coverage and fit are good, and saves")
+    func stopsByItself() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
+        terminal.waitForExit(process)
+        #expect(process.terminationStatus == 0, "\(terminal.screen)")
+        let screen = terminal.screen
+        #expect(screen.contains("stopped:         coverage and fit are good"))
+        #expect(screen.contains("model:           fullEllipsoid"))
+        #expect(screen.contains("(plausible for the Earth: 22–67 µT)"))
+        #expect(screen.contains("Saved to \(home.path)/swift-motion/calibration/simulated_LIS3MDL_simulated_0x1C.json"))
+        #expect(terminal.isCooked)
+    }
+
+    @Test("SIGINT during the live display restores the terminal and saves nothing")
+    func interruptRestoresTheTerminal() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
+        #expect(terminal.read { $0.contains("Coverage [") }, "\(terminal.screen)")
+        #expect(!terminal.isCooked, "keys are read one at a time while the display runs")
+        kill(process.processIdentifier, SIGINT)
+        terminal.waitForExit(process)
+        #expect(process.terminationStatus == 128 + SIGINT)
+        #expect(terminal.isCooked, "the terminal was not restored")
+        #expect(!terminal.screen.contains("Saved to"))
+    }
+
+    @Test("Ctrl-C typed at the keyboard cancels without saving")
+    func controlCCancels() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
+        #expect(terminal.read { $0.contains("Coverage [") }, "\(terminal.screen)")
+        terminal.send("\u{03}")
+        terminal.waitForExit(process)
+        #expect(process.terminationStatus == 130)
+        #expect(terminal.screen.contains("Cancelled: nothing saved."))
+        #expect(terminal.isCooked)
+    }
+}
