@@ -244,8 +244,12 @@ public struct BroadIndexEntry: Sendable, Decodable {
                 throw BroadError(file: indexPath, line: 0, column: nil, problem: "malformed index: \(error)")
             }
         }
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasSuffix(".csv") }.sorted()
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".csv") }.sorted()
+        } catch {
+            throw BroadError(file: directory, line: 0, column: nil, problem: "cannot be listed (\(error.localizedDescription)); check its permissions")
+        }
         guard !files.isEmpty else {
             throw BroadError(file: directory, line: 0, column: nil, problem: "neither index.json nor any .csv trial")
         }
