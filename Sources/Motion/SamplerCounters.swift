@@ -10,12 +10,14 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     case fifoOverflow = "FIFO overflow"
     /// The sampler did not get the processor in time and skipped a tick (machine overloaded).
     case late
+    /// An `AsyncStream` consumer fell more than its buffer behind; its oldest value was dropped.
+    case streamBufferFull = "stream buffer full"
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// What the sampler of one device has done since it started. Readable at any time; every tick is
-/// either a delivered sample or a drop with its reason.
+/// either a sample or a drop with its reason (and a sample a slow stream consumer lost is counted too).
 public struct SamplerCounters: Sendable, Equatable, CustomStringConvertible {
     /// Ticks that produced a sample.
     public var sampled = 0

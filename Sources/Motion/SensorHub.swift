@@ -305,6 +305,11 @@ final class SensorHub: Sendable {
         for consumer in consumers { consumer.sink(.failure(error)) }
     }
 
+    /// Counts a sample lost after the sampler delivered it (e.g. a full stream buffer).
+    func countDrop(_ reason: DropReason) {
+        count(reason)
+    }
+
     private func count(_ reason: DropReason) {
         state.withLock { $0.counters.dropped[reason, default: 0] += 1 }
     }

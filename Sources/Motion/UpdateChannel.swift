@@ -83,13 +83,15 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     }
 
     /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
-    /// goes away when the stream's consumer stops iterating (or the stream is dropped).
+    /// goes away when the stream's consumer stops iterating (or the stream is dropped). A consumer
+    /// that falls 256 values behind loses the oldest, each counted as a drop.
     func stream(on hub: SensorHub, interval: Double) -> AsyncStream<Value> {
         let extract = makeExtract()
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { event in
-            if case .sample(let sample, let fused) = event, let value = extract(sample, fused) {
-                continuation.yield(value)
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [weak hub] event in
+            if case .sample(let sample, let fused) = event, let value = extract(sample, fused),
+               case .dropped = continuation.yield(value) {
+                hub?.countDrop(.streamBufferFull)
             }
         }
         continuation.onTermination = { [weak hub] _ in hub?.removeConsumer(id) }
