@@ -16,17 +16,14 @@ enum JSONValue: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            return
         }
+        // Try each JSON type in turn; only "not this type" moves on, any other error is thrown.
+        do { self = .bool(try container.decode(Bool.self)); return } catch DecodingError.typeMismatch {}
+        do { self = .number(try container.decode(Double.self)); return } catch DecodingError.typeMismatch {}
+        do { self = .string(try container.decode(String.self)); return } catch DecodingError.typeMismatch {}
+        do { self = .array(try container.decode([JSONValue].self)); return } catch DecodingError.typeMismatch {}
+        self = .object(try container.decode([String: JSONValue].self))
     }
 
     /// "a string", "a number", … for error messages.
