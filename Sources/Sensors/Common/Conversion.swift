@@ -1,24 +1,3 @@
-/// Raw counts → an ``IMUSample`` in Core Motion units and sign.
-///
-/// - accelerometerLSBPerG / gyroscopeLSBPerDPS: the sensitivity of the selected full scale.
-/// - The chips report specific force (+1 g on z face up); Core Motion reports the opposite sign,
-///   so acceleration is negated here.
-func imuSample(
-    accelerometer: SIMD3<Int16>, gyroscope: SIMD3<Int16>, temperature: Double?,
-    accelerometerLSBPerG: Double, gyroscopeLSBPerDPS: Double
-) -> IMUSample {
-    let acceleration = -SIMD3<Double>(Double(accelerometer.x), Double(accelerometer.y), Double(accelerometer.z))
-        / accelerometerLSBPerG
-    let rotation = SIMD3<Double>(Double(gyroscope.x), Double(gyroscope.y), Double(gyroscope.z))
-        / gyroscopeLSBPerDPS * degreesToRadians
-    return IMUSample(
-        acceleration: acceleration, rotationRate: rotation, temperature: temperature,
-        isSaturated: isAtLimit(accelerometer) || isAtLimit(gyroscope),
-        raw: RawIMUReading(
-            accelerometer: accelerometer, gyroscope: gyroscope,
-            accelerometerLSBPerG: accelerometerLSBPerG, gyroscopeLSBPerDPS: gyroscopeLSBPerDPS))
-}
-
 /// True when an axis reads the most negative or most positive 16-bit count.
 func isAtLimit(_ raw: SIMD3<Int16>) -> Bool {
     for axis in 0..<3 where raw[axis] == .max || raw[axis] == .min { return true }
