@@ -23,27 +23,4 @@ public enum ResetCompletion: Sendable, Equatable {
     case fixedDelay
 }
 
-/// Bounded wait for a reset bit to clear: reads `register` up to `polls` times, pausing `interval`
-/// before each read. A chip busy resetting may not acknowledge its address: such a poll counts as
-/// "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
-/// `polls × interval` once and does not read.
-func waitForClear(
-    _ device: RegisterDevice, register: UInt8, mask: UInt8, polls: Int, interval: Duration, pause: Pause,
-    completion: ResetCompletion = .pollResetBit, chip: String
-) throws(SensorError) {
-    if completion == .fixedDelay {
-        pause.wait(interval * polls)
-        return
-    }
-    for _ in 0..<polls {
-        pause.wait(interval)
-        do {
-            if try device.read(register) & mask == 0 { return }
-        } catch {
-            guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
-        }
-    }
-    throw .resetTimeout(chip: chip, address: device.address, polls: polls)
-}
-
 let axisNames = ["x", "y", "z"]

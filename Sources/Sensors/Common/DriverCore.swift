@@ -38,12 +38,40 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
         state.withLock { read($0) }
     }
 
-    /// Sets the software-reset bit(s) `field` (writing `value`, by default just the bit) and waits
-    /// for the chip to clear them.
+    /// Sets the software-reset bit(s) `field` (writing `value`, by default just those bits), then
+    /// waits for the chip to clear them: reads the register up to `polls` times, pausing `interval`
+    /// before each read. A chip busy resetting may not acknowledge its address: such a poll counts
+    /// as "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
+    /// `polls × interval` once and does not read.
     func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration, chip: String) throws(SensorError) {
         try device.write(field.address, value ?? field.mask)
-        try waitForClear(device, register: field.address, mask: field.mask, polls: polls, interval: interval,
-                         pause: pause, completion: resetCompletion, chip: chip)
+        if resetCompletion == .fixedDelay {
+            pause.wait(interval * polls)
+            return
+        }
+        for _ in 0..<polls {
+            pause.wait(interval)
+            do {
+                if try device.read(field.address) & field.mask == 0 { return }
+            } catch {
+                guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
+            }
+        }
+        throw .resetTimeout(chip: chip, address: device.address, polls: polls)
+    }
+
+    /// Reads `count + 1` samples through `read`, pausing `interval` before each, and averages all
+    /// but the first (self-test procedures discard the first sample after a change).
+    func averageDiscardingFirst(
+        count: Int, interval: Duration, _ read: () throws(SensorError) -> SIMD3<Int16>
+    ) throws(SensorError) -> SIMD3<Double> {
+        var samples: [SIMD3<Int16>] = []
+        for index in 0...count {
+            pause.wait(interval)
+            let sample = try read()
+            if index > 0 { samples.append(sample) }
+        }
+        return mean(samples)
     }
 
     /// Writes the shadow value of each of `registers`, in order.

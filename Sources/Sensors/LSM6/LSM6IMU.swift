@@ -238,16 +238,12 @@ public final class LSM6IMU: IMUDriver {
         return excited - normal
     }
 
-    /// Waits 100 ms, discards one sample, averages the next 5 (raw counts).
+    /// Waits 100 ms, discards one sample, averages the next 5 (raw counts), 20 ms apart.
     private func settledAverage(accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
         pause.wait(.milliseconds(100))
-        var samples: [SIMD3<Int16>] = []
-        for index in 0..<6 {
-            pause.wait(.milliseconds(20))
-            let bytes = try device.read(LSM6Register.outTempL, count: 14)
-            if index > 0 { samples.append(Self.vector(bytes, accelerometer ? 8 : 2)) }
+        return try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20)) { () throws(SensorError) in
+            Self.vector(try device.read(LSM6Register.outTempL, count: 14), accelerometer ? 8 : 2)
         }
-        return mean(samples)
     }
 }
 

@@ -87,16 +87,9 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
         try readsBack(settings.configurationRegister)
     }
 
-    /// Reads `count + 1` samples, pausing `interval` before each, and averages all but the first
-    /// (the self-test procedures discard the first sample after a change).
+    /// The average of `count` output samples after one discarded, `interval` apart.
     func averageDiscardingFirst(count: Int, interval: Duration) throws(SensorError) -> SIMD3<Double> {
-        var samples: [SIMD3<Int16>] = []
-        for index in 0...count {
-            pause.wait(interval)
-            let sample = try readCounts().counts
-            if index > 0 { samples.append(sample) }
-        }
-        return mean(samples)
+        try averageDiscardingFirst(count: count, interval: interval) { () throws(SensorError) in try readCounts().counts }
     }
 }
 
