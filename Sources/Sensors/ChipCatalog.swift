@@ -49,7 +49,12 @@ public enum ChipCatalog {
                 table[found[0]].map { ChipInfo(name: $0.0, family: $0.1, address: address, identity: found) }
             }
         }
-        let lis3mdl = single(0x0F, [0x3D: ("LIS3MDL", .lis3mdl)])
+        // A magnetometer's identity register(s) and value(s) are in its driver's settings table.
+        func magnetometer(_ settings: MagnetometerSettings) -> Candidate {
+            Candidate(register: settings.identityRegister, count: settings.identity.count) { found, address in
+                found == settings.identity ? settings.chip(at: address) : nil
+            }
+        }
         switch address.rawValue {
         case 0x68, 0x69:
             // WHO_AM_I (0x75): RM-MPU-6000A §4.32, RM-MPU-9250A §4.39.
@@ -65,20 +70,16 @@ public enum ChipCatalog {
                 0x6C: (dso.rawValue, .lsm6),
             ])]
         case 0x1C:
-            return [lis3mdl]
+            return [magnetometer(LIS3MDLMagnetometer.settings)]
         case 0x1E:
-            // LIS3MDL WHO_AM_I 0x0F, LIS2MDL WHO_AM_I 0x4F, HMC5883L identification A–C 0x0A–0x0C.
             return [
-                lis3mdl, single(0x4F, [0x40: ("LIS2MDL", .lis2mdl)]),
-                Candidate(register: 0x0A, count: 3) { found, address in
-                    found == [0x48, 0x34, 0x33]
-                        ? ChipInfo(name: "HMC5883L", family: .hmc5883l, address: address, identity: found) : nil
-                },
+                magnetometer(LIS3MDLMagnetometer.settings), magnetometer(LIS2MDLMagnetometer.settings),
+                magnetometer(HMC5883LMagnetometer.settings),
             ]
         case 0x0D:
-            return [single(0x0D, [0xFF: ("QMC5883L", .qmc5883l)])]  // chip ID register
+            return [magnetometer(QMC5883LMagnetometer.settings)]
         case 0x0C:
-            return [single(0x00, [0x48: ("AK8963", .ak8963)])]  // WIA
+            return [magnetometer(AK8963Magnetometer.settings)]
         default:
             return []
         }
