@@ -44,12 +44,13 @@ public enum ChipCatalog {
     }
 
     private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
-        func single(_ register: UInt8, _ table: [UInt8: (String, ChipInfo.Family)]) -> Candidate {
+        // Identity registers and values come from each driver's settings table.
+        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8)], _ family: ChipInfo.Family) -> Candidate {
             Candidate(register: register, count: 1) { found, address in
-                table[found[0]].map { ChipInfo(name: $0.0, family: $0.1, address: address, identity: found) }
+                models.first { $0.identity == found[0] }
+                    .map { ChipInfo(name: $0.name, family: family, address: address, identity: found) }
             }
         }
-        // A magnetometer's identity register(s) and value(s) are in its driver's settings table.
         func magnetometer(_ settings: MagnetometerSettings) -> Candidate {
             Candidate(register: settings.identityRegister, count: settings.identity.count) { found, address in
                 found == settings.identity ? settings.chip(at: address) : nil
@@ -57,18 +58,13 @@ public enum ChipCatalog {
         }
         switch address.rawValue {
         case 0x68, 0x69:
-            // WHO_AM_I (0x75): RM-MPU-6000A §4.32, RM-MPU-9250A §4.39.
-            return [single(0x75, [
-                0x68: (InvenSenseModel.mpu6050.rawValue, .invenSense), 0x70: (InvenSenseModel.mpu6500.rawValue, .invenSense),
-                0x71: (InvenSenseModel.mpu9250.rawValue, .invenSense),
-            ])]
+            return [imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
+                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
+            }, .invenSense)]
         case 0x6A, 0x6B:
-            // WHO_AM_I (0x0F) of each LSM6 datasheet.
-            let dso = lsm6dso32 ? LSM6Model.lsm6dso32 : LSM6Model.lsm6dso
-            return [single(0x0F, [
-                0x69: (LSM6Model.lsm6ds3.rawValue, .lsm6), 0x6A: (LSM6Model.lsm6dsl.rawValue, .lsm6),
-                0x6C: (dso.rawValue, .lsm6),
-            ])]
+            // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
+            let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
+            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity) }, .lsm6)]
         case 0x1C:
             return [magnetometer(LIS3MDLMagnetometer.settings)]
         case 0x1E:

@@ -41,7 +41,7 @@ enum InvenSenseSelfTestMethod: Sendable {
 
 /// What differs between InvenSense chips; everything else is the shared register map.
 struct InvenSenseSettings: Sendable {
-    /// WHO_AM_I (0x75) value.
+    /// WHO_AM_I (0x75) value (RM-MPU-6000A §4.32, RM-MPU-9250A §4.39).
     var identity: UInt8
     /// Gyroscope bandwidth (Hz) → DLPF_CFG. Codes with an 8 kHz internal rate are left out so the
     /// sample rate is always 1 kHz / (1 + SMPLRT_DIV).

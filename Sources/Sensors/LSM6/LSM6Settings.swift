@@ -44,6 +44,7 @@ enum LSM6FIFOLayout: Sendable {
 }
 
 struct LSM6Settings: Sendable {
+    /// WHO_AM_I (0x0F) value of each datasheet.
     var identity: UInt8
     /// Output data rate (Hz) → ODR code, used for both sensors (and for the FIFO); accelerometer
     /// full scale (g) → FS_XL, sensitivity LSB/g; gyroscope full scale (°/s) → FS_G:FS_125,
