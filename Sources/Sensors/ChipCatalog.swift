@@ -44,41 +44,38 @@ public enum ChipCatalog {
     }
 
     private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
-        func single(_ register: UInt8, _ table: [UInt8: (String, ChipInfo.Family)]) -> Candidate {
+        // Identity registers and values come from each driver's settings table.
+        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8)], _ family: ChipInfo.Family) -> Candidate {
             Candidate(register: register, count: 1) { found, address in
-                table[found[0]].map { ChipInfo(name: $0.0, family: $0.1, address: address, identity: found) }
+                models.first { $0.identity == found[0] }
+                    .map { ChipInfo(name: $0.name, family: family, address: address, identity: found) }
             }
         }
-        let lis3mdl = single(0x0F, [0x3D: ("LIS3MDL", .lis3mdl)])
+        func magnetometer(_ settings: MagnetometerSettings) -> Candidate {
+            Candidate(register: settings.identityRegister, count: settings.identity.count) { found, address in
+                found == settings.identity ? settings.chip(at: address) : nil
+            }
+        }
         switch address.rawValue {
         case 0x68, 0x69:
-            // WHO_AM_I (0x75): RM-MPU-6000A §4.32, RM-MPU-9250A §4.39.
-            return [single(0x75, [
-                0x68: (InvenSenseModel.mpu6050.rawValue, .invenSense), 0x70: (InvenSenseModel.mpu6500.rawValue, .invenSense),
-                0x71: (InvenSenseModel.mpu9250.rawValue, .invenSense),
-            ])]
+            return [imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
+                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
+            }, .invenSense)]
         case 0x6A, 0x6B:
-            // WHO_AM_I (0x0F) of each LSM6 datasheet.
-            let dso = lsm6dso32 ? LSM6Model.lsm6dso32 : LSM6Model.lsm6dso
-            return [single(0x0F, [
-                0x69: (LSM6Model.lsm6ds3.rawValue, .lsm6), 0x6A: (LSM6Model.lsm6dsl.rawValue, .lsm6),
-                0x6C: (dso.rawValue, .lsm6),
-            ])]
+            // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
+            let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
+            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity) }, .lsm6)]
         case 0x1C:
-            return [lis3mdl]
+            return [magnetometer(LIS3MDLMagnetometer.settings)]
         case 0x1E:
-            // LIS3MDL WHO_AM_I 0x0F, LIS2MDL WHO_AM_I 0x4F, HMC5883L identification A–C 0x0A–0x0C.
             return [
-                lis3mdl, single(0x4F, [0x40: ("LIS2MDL", .lis2mdl)]),
-                Candidate(register: 0x0A, count: 3) { found, address in
-                    found == [0x48, 0x34, 0x33]
-                        ? ChipInfo(name: "HMC5883L", family: .hmc5883l, address: address, identity: found) : nil
-                },
+                magnetometer(LIS3MDLMagnetometer.settings), magnetometer(LIS2MDLMagnetometer.settings),
+                magnetometer(HMC5883LMagnetometer.settings),
             ]
         case 0x0D:
-            return [single(0x0D, [0xFF: ("QMC5883L", .qmc5883l)])]  // chip ID register
+            return [magnetometer(QMC5883LMagnetometer.settings)]
         case 0x0C:
-            return [single(0x00, [0x48: ("AK8963", .ak8963)])]  // WIA
+            return [magnetometer(AK8963Magnetometer.settings)]
         default:
             return []
         }

@@ -1,24 +1,3 @@
-/// Raw counts → an ``IMUSample`` in Core Motion units and sign.
-///
-/// - accelerometerLSBPerG / gyroscopeLSBPerDPS: the sensitivity of the selected full scale.
-/// - The chips report specific force (+1 g on z face up); Core Motion reports the opposite sign,
-///   so acceleration is negated here.
-func imuSample(
-    accelerometer: SIMD3<Int16>, gyroscope: SIMD3<Int16>, temperature: Double?,
-    accelerometerLSBPerG: Double, gyroscopeLSBPerDPS: Double
-) -> IMUSample {
-    let acceleration = -SIMD3<Double>(Double(accelerometer.x), Double(accelerometer.y), Double(accelerometer.z))
-        / accelerometerLSBPerG
-    let rotation = SIMD3<Double>(Double(gyroscope.x), Double(gyroscope.y), Double(gyroscope.z))
-        / gyroscopeLSBPerDPS * degreesToRadians
-    return IMUSample(
-        acceleration: acceleration, rotationRate: rotation, temperature: temperature,
-        isSaturated: isAtLimit(accelerometer) || isAtLimit(gyroscope),
-        raw: RawIMUReading(
-            accelerometer: accelerometer, gyroscope: gyroscope,
-            accelerometerLSBPerG: accelerometerLSBPerG, gyroscopeLSBPerDPS: gyroscopeLSBPerDPS))
-}
-
 /// True when an axis reads the most negative or most positive 16-bit count.
 func isAtLimit(_ raw: SIMD3<Int16>) -> Bool {
     for axis in 0..<3 where raw[axis] == .max || raw[axis] == .min { return true }
@@ -42,29 +21,6 @@ public enum ResetCompletion: Sendable, Equatable {
     /// there the reset bit never clears and polling would time out. The driver still writes the
     /// reset bit, then writes every configuration register it relies on.
     case fixedDelay
-}
-
-/// Bounded wait for a reset bit to clear: reads `register` up to `polls` times, pausing `interval`
-/// before each read. A chip busy resetting may not acknowledge its address: such a poll counts as
-/// "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
-/// `polls × interval` once and does not read.
-func waitForClear(
-    _ device: RegisterDevice, register: UInt8, mask: UInt8, polls: Int, interval: Duration, pause: Pause,
-    completion: ResetCompletion = .pollResetBit, chip: String
-) throws(SensorError) {
-    if completion == .fixedDelay {
-        pause.wait(interval * polls)
-        return
-    }
-    for _ in 0..<polls {
-        pause.wait(interval)
-        do {
-            if try device.read(register) & mask == 0 { return }
-        } catch {
-            guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
-        }
-    }
-    throw .resetTimeout(chip: chip, address: device.address, polls: polls)
 }
 
 let axisNames = ["x", "y", "z"]

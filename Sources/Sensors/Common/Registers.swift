@@ -112,6 +112,31 @@ struct RegisterDevice: Sendable {
     func write(_ register: UInt8, _ value: UInt8) throws(SensorError) {
         do { try bus.writeRegister(address, register, value) } catch { throw .bus(error) }
     }
+
+    /// Reads the identity register(s) from `register` on and throws when they differ from `expected`.
+    func checkIdentity(_ register: UInt8, expected: [UInt8], chip: String) throws(SensorError) {
+        let found = try read(register, count: expected.count)
+        guard found == expected else {
+            throw .unexpectedIdentity(chip: chip, address: address, register: register, expected: expected, found: found)
+        }
+    }
+}
+
+/// Where a chip puts the three signed 16-bit axis values in a burst of output registers.
+struct AxisLayout: Sendable {
+    /// Byte offsets of x, y and z (of the first byte of each).
+    var offsets: SIMD3<Int>
+    var bigEndian: Bool
+
+    /// x, y, z at consecutive offsets 0, 2, 4.
+    static let littleEndian = AxisLayout(offsets: [0, 2, 4], bigEndian: false)
+    static let bigEndian = AxisLayout(offsets: [0, 2, 4], bigEndian: true)
+
+    /// The counts of the axes, with the layout starting at `base`.
+    func counts(_ bytes: [UInt8], from base: Int = 0) -> SIMD3<Int16> {
+        let read = bigEndian ? int16BE : int16LE
+        return SIMD3(read(bytes, base + offsets.x), read(bytes, base + offsets.y), read(bytes, base + offsets.z))
+    }
 }
 
 /// Little-endian signed 16-bit value at `offset`.

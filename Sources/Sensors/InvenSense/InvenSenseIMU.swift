@@ -1,6 +1,4 @@
-import Locking
 import I2C
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,17 +15,15 @@ public final class InvenSenseIMU: IMUDriver {
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let settings: InvenSenseSettings
-    private let device: RegisterDevice
-    private let pause: Pause
-    private let resetCompletion: ResetCompletion
-    private let state: Locked<State>
+    private let core: DriverCore<InvenSenseSettings, State>
+    private var settings: InvenSenseSettings { core.settings }
+    private var device: RegisterDevice { core.device }
+    private var pause: Pause { core.pause }
 
-    private struct State {
+    private struct State: DriverState {
         var configuration: IMUConfiguration
         var shadow = ShadowRegisters([:])
-        var accelerometerLSBPerG: Double = 8192
-        var gyroscopeLSBPerDPS: Double = 65.5
+        var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
         var fifoSamples = 0
     }
 
@@ -38,39 +34,29 @@ public final class InvenSenseIMU: IMUDriver {
     static let resetPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        settings = InvenSenseSettings.settings(for: model)
-        device = RegisterDevice(bus: bus, address: address)
-        self.pause = pause
-        self.resetCompletion = resetCompletion
+        let settings = InvenSenseSettings.settings(for: model)
+        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
+                          state: State(configuration: defaultConfiguration))
         chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
-        state = Locked(State(configuration: defaultConfiguration))
     }
 
-    public var configuration: IMUConfiguration { state.withLock { $0.configuration } }
+    public var configuration: IMUConfiguration { core.configuration }
 
     public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try state.withLock { (state: inout State) throws(SensorError) in try apply(configuration, to: &state) }
+        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
     }
 
     /// Identify, reset, wake, then rate, filter and ranges (RM-MPU-6000A §4.28 PWR_MGMT_1).
     private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
         let name = chip.name
-        let rate = try lookup(configuration.outputDataRate, in: InvenSenseSettings.outputDataRates,
-                              setting: "output data rate", unit: "Hz", chip: name)
-        let accelerometer = try lookup(configuration.accelerometerRange, in: settings.accelerometerRanges,
-                                       setting: "accelerometer range", unit: "g", chip: name)
-        let gyroscope = try lookup(configuration.gyroscopeRange, in: settings.gyroscopeRanges,
-                                   setting: "gyroscope range", unit: "°/s", chip: name)
+        let (rate, accelerometer, gyroscope) = try InvenSenseSettings.tables.options(for: configuration, chip: name)
         let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
             try lookup(bandwidth, in: settings.lowPass, setting: "low-pass bandwidth", unit: "Hz", chip: name)
         } ?? settings.defaultLowPass(forRate: rate.value)
 
-        try checkIdentity()
+        try device.checkIdentity(InvenSenseRegister.whoAmI, expected: [settings.identity], chip: name)
         // DEVICE_RESET clears itself when the reset is done.
-        try device.write(InvenSenseRegister.powerManagement1, 0x80)
-        try waitForClear(device, register: InvenSenseRegister.powerManagement1, mask: 0x80,
-                         polls: Self.resetPolls, interval: .milliseconds(10), pause: pause,
-                         completion: resetCompletion, chip: name)
+        try core.softReset(InvenSenseRegister.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10), chip: name)
         // SLEEP = 0, CLKSEL = 1 (PLL on the X gyro / auto-select).
         try device.write(InvenSenseRegister.powerManagement1, 0x01)
 
@@ -90,42 +76,31 @@ public final class InvenSenseIMU: IMUDriver {
         }
         state.shadow = shadow
         state.configuration = configuration
-        state.accelerometerLSBPerG = accelerometer.sensitivity
-        state.gyroscopeLSBPerDPS = gyroscope.sensitivity
-    }
-
-    private func checkIdentity() throws(SensorError) {
-        let found = try device.read(InvenSenseRegister.whoAmI)
-        guard found == settings.identity else {
-            throw .unexpectedIdentity(chip: chip.name, address: device.address, register: InvenSenseRegister.whoAmI,
-                                      expected: [settings.identity], found: [found])
-        }
+        state.scale = IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity)
     }
 
     /// One 14-byte burst from ACCEL_XOUT_H (0x3B) to GYRO_ZOUT_L (0x48): accel, temperature, gyro.
     public func readSample() throws(SensorError) -> IMUSample {
-        let (accelerometer, gyroscope) = state.withLock { ($0.accelerometerLSBPerG, $0.gyroscopeLSBPerDPS) }
+        let scale = core.current { $0.scale }
         let bytes = try device.read(InvenSenseRegister.accelXHigh, count: 14)
         let temperature = Double(int16BE(bytes, 6)) / settings.temperatureLSBPerDegree + settings.temperatureOffset
-        return imuSample(
-            accelerometer: Self.vector(bytes, 0), gyroscope: Self.vector(bytes, 8), temperature: temperature,
-            accelerometerLSBPerG: accelerometer, gyroscopeLSBPerDPS: gyroscope)
+        return scale.sample(
+            accelerometer: Self.vector(bytes, 0), gyroscope: Self.vector(bytes, 8), temperature: temperature)
     }
 
     private static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {
-        SIMD3(int16BE(bytes, offset), int16BE(bytes, offset + 2), int16BE(bytes, offset + 4))
+        AxisLayout.bigEndian.counts(bytes, from: offset)
     }
 
     /// Reads CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
     public func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = state.withLock { $0.shadow[InvenSenseRegister.config] }
-        return try device.read(InvenSenseRegister.config) == expected
+        try core.readsBack(InvenSenseRegister.config)
     }
 
     // MARK: FIFO (RM-MPU-6000A §4.7 FIFO_EN, §4.27 USER_CTRL, §4.30 FIFO_COUNT, §4.31 FIFO_R_W)
 
     public func enableFIFO() throws(SensorError) {
-        try state.withLock { (state: inout State) throws(SensorError) in
+        try core.locked { state throws(SensorError) in
             try device.write(InvenSenseRegister.userControl, 0x04)  // FIFO_RESET
             try device.write(InvenSenseRegister.fifoEnable, 0x78)  // XG, YG, ZG, ACCEL
             try device.write(InvenSenseRegister.interruptEnable, 0x10)  // FIFO_OFLOW_EN
@@ -137,7 +112,7 @@ public final class InvenSenseIMU: IMUDriver {
     /// Reads INT_STATUS for overflow, then FIFO_COUNT, then whole 12-byte frames in chunks.
     /// After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
     public func readFIFO() throws(SensorError) -> FIFORead {
-        try state.withLock { (state: inout State) throws(SensorError) -> FIFORead in
+        try core.locked { state throws(SensorError) -> FIFORead in
             let status = try device.read(InvenSenseRegister.interruptStatus)
             if status & 0x10 != 0 {
                 try device.write(InvenSenseRegister.userControl, 0x44)  // FIFO_EN | FIFO_RESET
@@ -145,22 +120,12 @@ public final class InvenSenseIMU: IMUDriver {
                 return FIFORead(frames: [], overflowed: true)
             }
             let count = try device.read(InvenSenseRegister.fifoCountHigh, count: 2)
-            var remaining = (Int(count[0]) << 8 | Int(count[1])) / Self.fifoFrameSize
-            var frames: [FIFOFrame] = []
-            frames.reserveCapacity(remaining)
-            while remaining > 0 {
-                let chunk = min(remaining, Self.fifoChunkFrames)
-                let bytes = try device.read(InvenSenseRegister.fifoData, count: chunk * Self.fifoFrameSize)
-                for frame in 0..<chunk {
-                    let base = frame * Self.fifoFrameSize
-                    let sample = imuSample(
-                        accelerometer: Self.vector(bytes, base), gyroscope: Self.vector(bytes, base + 6),
-                        temperature: nil, accelerometerLSBPerG: state.accelerometerLSBPerG,
-                        gyroscopeLSBPerDPS: state.gyroscopeLSBPerDPS)
-                    frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample))
-                    state.fifoSamples += 1
-                }
-                remaining -= chunk
+            let scale = state.scale
+            let frames = try device.readFIFOFrames(
+                (Int(count[0]) << 8 | Int(count[1])) / Self.fifoFrameSize, from: InvenSenseRegister.fifoData,
+                frameSize: Self.fifoFrameSize, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
+            ) { bytes, base in
+                scale.sample(accelerometer: Self.vector(bytes, base), gyroscope: Self.vector(bytes, base + 6))
             }
             return FIFORead(frames: frames, overflowed: false)
         }
@@ -171,7 +136,7 @@ public final class InvenSenseIMU: IMUDriver {
     /// Runs the datasheet self-test (RM-MPU-6000A §4.1–4.2 for the MPU-6050, AN-MPU-9250A-03 §3
     /// for the MPU-6500/9250), then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try state.withLock { (state: inout State) throws(SensorError) -> SelfTestReport in
+        try core.locked { state throws(SensorError) -> SelfTestReport in
             let saved = state.configuration
             // 1 kHz, gyro ±250 °/s; accel ±8 g (6050) or ±2 g (6500/9250); DLPF 98/92 Hz.
             let accelRangeCode: UInt8 = settings.selfTest == .factoryTrimChange ? 0x10 : 0x00

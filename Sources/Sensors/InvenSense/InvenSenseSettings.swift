@@ -28,6 +28,7 @@ enum InvenSenseRegister {
     static let lowPassField = RegisterField(config, mask: 0b0000_0111)
     static let accelLowPassField = RegisterField(accelConfig2, mask: 0b0000_1111)
     static let bypassField = RegisterField(interruptPinConfig, mask: 0b0000_0010)
+    static let deviceReset = RegisterField(powerManagement1, mask: 0b1000_0000)
 }
 
 /// How a chip's self-test is evaluated.
@@ -40,13 +41,8 @@ enum InvenSenseSelfTestMethod: Sendable {
 
 /// What differs between InvenSense chips; everything else is the shared register map.
 struct InvenSenseSettings: Sendable {
-    var model: InvenSenseModel
-    /// WHO_AM_I (0x75) value.
+    /// WHO_AM_I (0x75) value (RM-MPU-6000A §4.32, RM-MPU-9250A §4.39).
     var identity: UInt8
-    /// Accelerometer full scale (g) → AFS_SEL, sensitivity LSB/g (PS-MPU-6000A §6.2, PS-MPU-9250A §3.2).
-    var accelerometerRanges: [SettingOption]
-    /// Gyroscope full scale (°/s) → FS_SEL, sensitivity LSB/(°/s) (§6.1 / §3.1).
-    var gyroscopeRanges: [SettingOption]
     /// Gyroscope bandwidth (Hz) → DLPF_CFG. Codes with an 8 kHz internal rate are left out so the
     /// sample rate is always 1 kHz / (1 + SMPLRT_DIV).
     var lowPass: [SettingOption]
@@ -56,47 +52,42 @@ struct InvenSenseSettings: Sendable {
     /// Temperature: °C = raw / sensitivity + offset.
     var temperatureLSBPerDegree: Double
     var temperatureOffset: Double
-    /// FIFO size in bytes.
-    var fifoSize: Int
     var selfTest: InvenSenseSelfTestMethod
     /// The AK8963 inside an MPU-9250, reached at 0x0C once INT_PIN_CFG BYPASS_EN is set.
     var bypassForMagnetometer: RegisterField?
 
-    /// Output data rates (Hz) with SMPLRT_DIV: 1 kHz / (1 + divider), divider 0…255.
-    static let outputDataRates: [SettingOption] = [1000, 500, 250, 200, 125, 100, 50, 40, 25, 20, 10, 8, 5, 4]
-        .map { SettingOption(value: $0, code: UInt8(1000 / $0 - 1)) }
+    /// Rates (SMPLRT_DIV), accelerometer ranges (AFS_SEL) and gyroscope ranges (FS_SEL), shared by
+    /// the family. Output data rates (Hz) with SMPLRT_DIV: 1 kHz / (1 + divider),
+    /// divider 0…255. Sensitivities (PS-MPU-6000A §6.1–6.2, PS-MPU-9250A §3.1–3.2): ±2/4/8/16 g →
+    /// 16384/8192/4096/2048 LSB/g; ±250/500/1000/2000 °/s → 131/65.5/32.8/16.4 LSB/(°/s).
+    static let tables = IMUTables(
+        outputDataRates: [1000, 500, 250, 200, 125, 100, 50, 40, 25, 20, 10, 8, 5, 4]
+            .map { SettingOption(value: $0, code: UInt8(1000 / $0 - 1)) },
+        accelerometerRanges: zip([2.0, 4, 8, 16], [16384.0, 8192, 4096, 2048]).enumerated()
+            .map { SettingOption(value: $1.0, code: UInt8($0), sensitivity: $1.1) },
+        gyroscopeRanges: zip([250.0, 500, 1000, 2000], [131, 65.5, 32.8, 16.4]).enumerated()
+            .map { SettingOption(value: $1.0, code: UInt8($0), sensitivity: $1.1) })
 
     static func settings(for model: InvenSenseModel) -> InvenSenseSettings {
-        // Sensitivities are shared: ±2/4/8/16 g → 16384/8192/4096/2048 LSB/g;
-        // ±250/500/1000/2000 °/s → 131/65.5/32.8/16.4 LSB/(°/s).
-        let accelerometer = [
-            SettingOption(value: 2, code: 0, sensitivity: 16384), SettingOption(value: 4, code: 1, sensitivity: 8192),
-            SettingOption(value: 8, code: 2, sensitivity: 4096), SettingOption(value: 16, code: 3, sensitivity: 2048),
-        ]
-        let gyroscope = [
-            SettingOption(value: 250, code: 0, sensitivity: 131), SettingOption(value: 500, code: 1, sensitivity: 65.5),
-            SettingOption(value: 1000, code: 2, sensitivity: 32.8), SettingOption(value: 2000, code: 3, sensitivity: 16.4),
-        ]
         switch model {
         case .mpu6050:
             // RM-MPU-6000A §4.3 (CONFIG): gyro bandwidth 188/98/42/20/10/5 Hz for DLPF_CFG 1…6.
             // §4.18 (TEMP_OUT): °C = raw / 340 + 36.53.
             return InvenSenseSettings(
-                model: model, identity: 0x68, accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope,
+                identity: 0x68,
                 lowPass: [188, 98, 42, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
                 accelerometerLowPass: nil, temperatureLSBPerDegree: 340, temperatureOffset: 36.53,
-                fifoSize: 1024, selfTest: .factoryTrimChange, bypassForMagnetometer: nil)
+                selfTest: .factoryTrimChange, bypassForMagnetometer: nil)
         case .mpu6500, .mpu9250:
             // RM-MPU-9250A §4.6 (CONFIG, FCHOICE_B = 0): 184/92/41/20/10/5 Hz for DLPF_CFG 1…6;
             // §4.8 (ACCEL_CONFIG2): 218.1/99/44.8/21.2/10.2/5.05 Hz for the same codes.
             // §4.23 (TEMP_OUT): °C = raw / 333.87 + 21 (room-temperature offset 0).
             return InvenSenseSettings(
-                model: model, identity: model == .mpu6500 ? 0x70 : 0x71,
-                accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope,
+                identity: model == .mpu6500 ? 0x70 : 0x71,
                 lowPass: [184, 92, 41, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
                 accelerometerLowPass: InvenSenseRegister.accelLowPassField,
                 temperatureLSBPerDegree: 333.87, temperatureOffset: 21,
-                fifoSize: 512, selfTest: .otpRatio,
+                selfTest: .otpRatio,
                 bypassForMagnetometer: model == .mpu9250 ? InvenSenseRegister.bypassField : nil)
         }
     }

@@ -1,6 +1,4 @@
-import Locking
 import I2C
-import Synchronization
 
 /// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
 public final class LSM6IMU: IMUDriver {
@@ -8,17 +6,15 @@ public final class LSM6IMU: IMUDriver {
     /// 208 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let settings: LSM6Settings
-    private let device: RegisterDevice
-    private let pause: Pause
-    private let resetCompletion: ResetCompletion
-    private let state: Locked<State>
+    private let core: DriverCore<LSM6Settings, State>
+    private var settings: LSM6Settings { core.settings }
+    private var device: RegisterDevice { core.device }
+    private var pause: Pause { core.pause }
 
-    private struct State {
+    private struct State: DriverState {
         var configuration: IMUConfiguration
         var shadow = ShadowRegisters([:])
-        var accelerometerLSBPerG: Double = 1
-        var gyroscopeLSBPerDPS: Double = 1
+        var scale = IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)
         var rateCode: UInt8 = 0
         var fifoSamples = 0
         /// A tagged FIFO word waiting for its partner from the same time slot.
@@ -35,42 +31,29 @@ public final class LSM6IMU: IMUDriver {
     static let fifoChunkFrames = 8
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        settings = LSM6Settings.settings(for: model)
-        device = RegisterDevice(bus: bus, address: address)
-        self.pause = pause
-        self.resetCompletion = resetCompletion
+        let settings = LSM6Settings.settings(for: model)
+        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
+                          state: State(configuration: defaultConfiguration))
         chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
-        state = Locked(State(configuration: defaultConfiguration))
     }
 
-    public var configuration: IMUConfiguration { state.withLock { $0.configuration } }
+    public var configuration: IMUConfiguration { core.configuration }
 
     public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try state.withLock { (state: inout State) throws(SensorError) in try apply(configuration, to: &state) }
+        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
     }
 
     /// Identify; SW_RESET and wait for it to clear (CTRL3_C §9.14); BDU + IF_INC; rate and ranges.
     private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
         let name = chip.name
-        let rate = try lookup(configuration.outputDataRate, in: settings.outputDataRates,
-                              setting: "output data rate", unit: "Hz", chip: name)
-        let accelerometer = try lookup(configuration.accelerometerRange, in: settings.accelerometerRanges,
-                                       setting: "accelerometer range", unit: "g", chip: name)
-        let gyroscope = try lookup(configuration.gyroscopeRange, in: settings.gyroscopeRanges,
-                                   setting: "gyroscope range", unit: "°/s", chip: name)
+        let (rate, accelerometer, gyroscope) = try settings.tables.options(for: configuration, chip: name)
         if configuration.lowPassBandwidth != nil {
             throw .notSupported(chip: name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
         }
 
-        let found = try device.read(LSM6Register.whoAmI)
-        guard found == settings.identity else {
-            throw .unexpectedIdentity(chip: name, address: device.address, register: LSM6Register.whoAmI,
-                                      expected: [settings.identity], found: [found])
-        }
-        try device.write(LSM6Register.ctrl3C, LSM6Register.autoIncrement | LSM6Register.softwareReset)
-        try waitForClear(device, register: LSM6Register.ctrl3C, mask: LSM6Register.softwareReset,
-                         polls: Self.resetPolls, interval: .microseconds(100), pause: pause,
-                         completion: resetCompletion, chip: name)
+        try device.checkIdentity(LSM6Register.whoAmI, expected: [settings.identity], chip: name)
+        try core.softReset(LSM6Register.softwareReset, writing: LSM6Register.autoIncrement | LSM6Register.softwareReset.mask,
+                           polls: Self.resetPolls, interval: .microseconds(100), chip: name)
 
         var shadow = ShadowRegisters([:])
         shadow[LSM6Register.ctrl3C] = LSM6Register.blockDataUpdate | LSM6Register.autoIncrement
@@ -78,39 +61,36 @@ public final class LSM6IMU: IMUDriver {
         _ = shadow.set(LSM6Register.accelerometerRange, accelerometer.code)
         _ = shadow.set(LSM6Register.gyroscopeRate, rate.code)
         _ = shadow.set(LSM6Register.gyroscopeRange, gyroscope.code)
-        for register in [LSM6Register.ctrl3C, LSM6Register.ctrl1XL, LSM6Register.ctrl2G] {
-            try device.write(register, shadow[register])
-        }
+        try core.write(shadow, [LSM6Register.ctrl3C, LSM6Register.ctrl1XL, LSM6Register.ctrl2G])
         state = State(
-            configuration: configuration, shadow: shadow, accelerometerLSBPerG: accelerometer.sensitivity,
-            gyroscopeLSBPerDPS: gyroscope.sensitivity, rateCode: rate.code)
+            configuration: configuration, shadow: shadow,
+            scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity),
+            rateCode: rate.code)
     }
 
     /// One 14-byte burst from OUT_TEMP_L (0x20) to OUTZ_H_XL (0x2D): temperature, gyro, accel.
     public func readSample() throws(SensorError) -> IMUSample {
-        let (accelerometer, gyroscope) = state.withLock { ($0.accelerometerLSBPerG, $0.gyroscopeLSBPerDPS) }
+        let scale = core.current { $0.scale }
         let bytes = try device.read(LSM6Register.outTempL, count: 14)
-        return imuSample(
+        return scale.sample(
             accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
-            temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25,
-            accelerometerLSBPerG: accelerometer, gyroscopeLSBPerDPS: gyroscope)
+            temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
     }
 
     static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {
-        SIMD3(int16LE(bytes, offset), int16LE(bytes, offset + 2), int16LE(bytes, offset + 4))
+        AxisLayout.littleEndian.counts(bytes, from: offset)
     }
 
     /// Reads CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
     public func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = state.withLock { $0.shadow[LSM6Register.ctrl1XL] }
-        return try device.read(LSM6Register.ctrl1XL) == expected
+        try core.readsBack(LSM6Register.ctrl1XL)
     }
 
     // MARK: FIFO
 
     /// Continuous mode at the output data rate, accelerometer and gyroscope in every frame.
     public func enableFIFO() throws(SensorError) {
-        try state.withLock { (state: inout State) throws(SensorError) in
+        try core.locked { state throws(SensorError) in
             try startFIFO(&state)
         }
     }
@@ -131,17 +111,12 @@ public final class LSM6IMU: IMUDriver {
     }
 
     public func readFIFO() throws(SensorError) -> FIFORead {
-        try state.withLock { (state: inout State) throws(SensorError) -> FIFORead in
+        try core.locked { state throws(SensorError) -> FIFORead in
             switch settings.fifo {
             case .pattern(let unreadHighMask): try readPatternFIFO(&state, unreadHighMask: unreadHighMask)
             case .tagged: try readTaggedFIFO(&state)
             }
         }
-    }
-
-    private func sample(accelerometer: SIMD3<Int16>, gyroscope: SIMD3<Int16>, _ state: State) -> IMUSample {
-        imuSample(accelerometer: accelerometer, gyroscope: gyroscope, temperature: nil,
-                  accelerometerLSBPerG: state.accelerometerLSBPerG, gyroscopeLSBPerDPS: state.gyroscopeLSBPerDPS)
     }
 
     /// FIFO_STATUS1…4 in one read: unread words, OVER_RUN, and the pattern position of the next
@@ -161,22 +136,13 @@ public final class LSM6IMU: IMUDriver {
             _ = try device.read(0x3E, count: skip * 2)
             unread -= skip
         }
-        var remaining = unread / 6
-        var frames: [FIFOFrame] = []
-        frames.reserveCapacity(remaining)
-        while remaining > 0 {
-            let chunk = min(remaining, Self.fifoChunkFrames)
-            // With IF_INC the register pointer rolls back from FIFO_DATA_OUT_H to _L, so
-            // consecutive words come out of one read.
-            let bytes = try device.read(0x3E, count: chunk * 12)
-            for frame in 0..<chunk {
-                let base = frame * 12
-                frames.append(FIFOFrame(
-                    sampleIndex: state.fifoSamples,
-                    sample: sample(accelerometer: Self.vector(bytes, base + 6), gyroscope: Self.vector(bytes, base), state)))
-                state.fifoSamples += 1
-            }
-            remaining -= chunk
+        // With IF_INC the register pointer rolls back from FIFO_DATA_OUT_H to _L, so consecutive
+        // words come out of one read.
+        let scale = state.scale
+        let frames = try device.readFIFOFrames(
+            unread / 6, from: 0x3E, frameSize: 12, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
+        ) { bytes, base in
+            scale.sample(accelerometer: Self.vector(bytes, base + 6), gyroscope: Self.vector(bytes, base))
         }
         return FIFORead(frames: frames, overflowed: false)
     }
@@ -209,7 +175,7 @@ public final class LSM6IMU: IMUDriver {
                         ? (current.vector, pending.vector) : (pending.vector, current.vector)
                     frames.append(FIFOFrame(
                         sampleIndex: state.fifoSamples,
-                        sample: sample(accelerometer: accelerometer, gyroscope: gyroscope, state)))
+                        sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
                     state.fifoSamples += 1
                     state.pendingWord = nil
                 } else {
@@ -229,55 +195,55 @@ public final class LSM6IMU: IMUDriver {
     /// the absolute difference must lie within the datasheet limits. Then resets and restores
     /// the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try state.withLock { (state: inout State) throws(SensorError) -> SelfTestReport in
+        try core.locked { state throws(SensorError) -> SelfTestReport in
             let saved = state.configuration
             let name = chip.name
-            let accelerometerRange = try lookup(4, in: settings.accelerometerRanges, setting: "accelerometer range",
-                                                unit: "g", chip: name)
-            let gyroscopeRange = try lookup(2000, in: settings.gyroscopeRanges, setting: "gyroscope range",
-                                            unit: "°/s", chip: name)
-            let rate52 = try lookup(52, in: settings.outputDataRates, setting: "output data rate", unit: "Hz", chip: name)
-            let rate208 = try lookup(208, in: settings.outputDataRates, setting: "output data rate", unit: "Hz", chip: name)
+            let accelerometerRange = try settings.tables.accelerometerRange(4, chip: name)
+            let gyroscopeRange = try settings.tables.gyroscopeRange(2000, chip: name)
+            let rate52 = try settings.tables.rate(52, chip: name)
+            let rate208 = try settings.tables.rate(208, chip: name)
 
             try device.write(LSM6Register.ctrl3C, LSM6Register.blockDataUpdate | LSM6Register.autoIncrement)
             try device.write(LSM6Register.ctrl2G, 0)
             try device.write(LSM6Register.ctrl5C, 0)
-            try device.write(LSM6Register.ctrl1XL, LSM6Register.accelerometerRange.setting(
-                accelerometerRange.code, in: LSM6Register.accelerometerRate.setting(rate52.code, in: 0)))
-            let accelerometerNormal = try settledAverage(accelerometer: true)
-            try device.write(LSM6Register.ctrl5C, 0b01)  // ST_XL positive
-            let accelerometerExcited = try settledAverage(accelerometer: true)
-            try device.write(LSM6Register.ctrl1XL, 0)
-            try device.write(LSM6Register.ctrl5C, 0)
-
-            try device.write(LSM6Register.ctrl2G, LSM6Register.gyroscopeRange.setting(
-                gyroscopeRange.code, in: LSM6Register.gyroscopeRate.setting(rate208.code, in: 0)))
-            let gyroscopeNormal = try settledAverage(accelerometer: false)
-            try device.write(LSM6Register.ctrl5C, 0b0100)  // ST_G positive
-            let gyroscopeExcited = try settledAverage(accelerometer: false)
-            try device.write(LSM6Register.ctrl2G, 0)
-            try device.write(LSM6Register.ctrl5C, 0)
+            let accelerometerResponse = try selfTestResponse(
+                LSM6Register.ctrl1XL, LSM6Register.accelerometerRange.setting(
+                    accelerometerRange.code, in: LSM6Register.accelerometerRate.setting(rate52.code, in: 0)),
+                selfTest: 0b01, accelerometer: true)  // ST_XL positive
+            let gyroscopeResponse = try selfTestResponse(
+                LSM6Register.ctrl2G, LSM6Register.gyroscopeRange.setting(
+                    gyroscopeRange.code, in: LSM6Register.gyroscopeRate.setting(rate208.code, in: 0)),
+                selfTest: 0b0100, accelerometer: false)  // ST_G positive
 
             let report = LSM6SelfTest.evaluate(
                 chip: name,
-                accelerometerResponse: (accelerometerExcited - accelerometerNormal) / accelerometerRange.sensitivity * 1000,
-                gyroscopeResponse: (gyroscopeExcited - gyroscopeNormal) / gyroscopeRange.sensitivity,
+                accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
+                gyroscopeResponse: gyroscopeResponse / gyroscopeRange.sensitivity,
                 accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
             try apply(saved, to: &state)
             return report
         }
     }
 
-    /// Waits 100 ms, discards one sample, averages the next 5 (raw counts).
+    /// One sensor's self-test response in counts: with `control` set to `value`, the settled
+    /// average with CTRL5_C = `selfTest` minus the one without; then the sensor is powered down
+    /// and CTRL5_C cleared.
+    private func selfTestResponse(_ control: UInt8, _ value: UInt8, selfTest: UInt8, accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
+        try device.write(control, value)
+        let normal = try settledAverage(accelerometer: accelerometer)
+        try device.write(LSM6Register.ctrl5C, selfTest)
+        let excited = try settledAverage(accelerometer: accelerometer)
+        try device.write(control, 0)
+        try device.write(LSM6Register.ctrl5C, 0)
+        return excited - normal
+    }
+
+    /// Waits 100 ms, discards one sample, averages the next 5 (raw counts), 20 ms apart.
     private func settledAverage(accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
         pause.wait(.milliseconds(100))
-        var samples: [SIMD3<Int16>] = []
-        for index in 0..<6 {
-            pause.wait(.milliseconds(20))
-            let bytes = try device.read(LSM6Register.outTempL, count: 14)
-            if index > 0 { samples.append(Self.vector(bytes, accelerometer ? 8 : 2)) }
+        return try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20)) { () throws(SensorError) in
+            Self.vector(try device.read(LSM6Register.outTempL, count: 14), accelerometer ? 8 : 2)
         }
-        return mean(samples)
     }
 }
 

@@ -25,7 +25,7 @@ enum LSM6Register {
     static let gyroscopeRate = RegisterField(ctrl2G, mask: 0b1111_0000)
     /// FS_G (bits 3:2) and FS_125 (bit 1) as one 3-bit code.
     static let gyroscopeRange = RegisterField(ctrl2G, mask: 0b0000_1110)
-    static let softwareReset: UInt8 = 0x01
+    static let softwareReset = RegisterField(ctrl3C, mask: 0b0000_0001)
     static let blockDataUpdate: UInt8 = 0x40
     static let autoIncrement: UInt8 = 0x04
 }
@@ -44,75 +44,70 @@ enum LSM6FIFOLayout: Sendable {
 }
 
 struct LSM6Settings: Sendable {
-    var model: LSM6Model
+    /// WHO_AM_I (0x0F) value of each datasheet.
     var identity: UInt8
-    /// Output data rate (Hz) → ODR code, used for both sensors (and for the FIFO).
-    var outputDataRates: [SettingOption]
-    /// Accelerometer full scale (g) → FS_XL, sensitivity LSB/g.
-    var accelerometerRanges: [SettingOption]
-    /// Gyroscope full scale (°/s) → FS_G:FS_125, sensitivity LSB/(°/s).
-    var gyroscopeRanges: [SettingOption]
+    /// Output data rate (Hz) → ODR code, used for both sensors (and for the FIFO); accelerometer
+    /// full scale (g) → FS_XL, sensitivity LSB/g; gyroscope full scale (°/s) → FS_G:FS_125,
+    /// sensitivity LSB/(°/s).
+    var tables: IMUTables
     /// °C = raw / sensitivity + 25.
     var temperatureLSBPerDegree: Double
     var fifo: LSM6FIFOLayout
     /// Self-test accelerometer response limits in mg (absolute value), gyroscope in °/s at ±2000 °/s.
     var accelerometerSelfTestLimits: ClosedRange<Double>
-    var gyroscopeSelfTestLimits: ClosedRange<Double>
+    var gyroscopeSelfTestLimits: ClosedRange<Double> = 150...700
+
+    /// ODR codes 0001…1010 (CTRL1_XL / CTRL2_G tables in each datasheet §9.14–9.15). LSM6DS3: the
+    /// gyroscope stops at 1.66 kHz (code 1000) and both sensors share the rate; LSM6DS3TR-C/DSL/DSM
+    /// run both up to 6.66 kHz.
+    private static let ds3Rates = rates([12.5, 26, 52, 104, 208, 416, 833, 1660])
+    private static let dslRates = rates([12.5, 26, 52, 104, 208, 416, 833, 1660, 3330, 6660])
+    private static let dsoRates = rates([12.5, 26, 52, 104, 208, 416, 833, 1666, 3333, 6667])
+    /// FS_XL 00 = ±2 g, 10 = ±4, 11 = ±8, 01 = ±16; sensitivities in mg/LSB (§4.1 "Mechanical
+    /// characteristics"). The LSM6DSO32 (Table 2) has the same codes for ±4…32 g at 0.122…0.976 mg/LSB.
+    private static let accelerometer = ranges([2, 4, 8, 16], [0b00, 0b10, 0b11, 0b01], milliPerLSB: [0.061, 0.122, 0.244, 0.488])
+    private static let dso32Accelerometer = ranges([4, 8, 16, 32], [0b00, 0b10, 0b11, 0b01], milliPerLSB: [0.122, 0.244, 0.488, 0.976])
+    /// FS_G:FS_125 and sensitivities in mdps/LSB (§4.1).
+    private static let gyroscope = ranges(
+        [125, 250, 500, 1000, 2000], [0b001, 0b000, 0b010, 0b100, 0b110], milliPerLSB: [4.375, 8.75, 17.5, 35, 70])
+
+    private static func rates(_ list: [Double]) -> [SettingOption] {
+        list.enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) }
+    }
+
+    private static func ranges(_ values: [Double], _ codes: [UInt8], milliPerLSB: [Double]) -> [SettingOption] {
+        (0..<values.count).map { SettingOption(value: values[$0], code: codes[$0], sensitivity: 1000 / milliPerLSB[$0]) }
+    }
+
+    private init(
+        identity: UInt8, rates: [SettingOption], accelerometerRanges: [SettingOption] = LSM6Settings.accelerometer,
+        temperatureLSBPerDegree: Double, fifo: LSM6FIFOLayout, accelerometerSelfTestLimits: ClosedRange<Double>
+    ) {
+        self.identity = identity
+        tables = IMUTables(outputDataRates: rates, accelerometerRanges: accelerometerRanges, gyroscopeRanges: Self.gyroscope)
+        self.temperatureLSBPerDegree = temperatureLSBPerDegree
+        self.fifo = fifo
+        self.accelerometerSelfTestLimits = accelerometerSelfTestLimits
+    }
 
     static func settings(for model: LSM6Model) -> LSM6Settings {
-        // ODR codes 0001…1010 (CTRL1_XL / CTRL2_G tables in each datasheet §9.14–9.15).
-        let dsoRates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3333, 6667]
-        // LSM6DS3: the gyroscope stops at 1.66 kHz (code 1000) and both sensors share the rate;
-        // LSM6DS3TR-C/DSL/DSM run both up to 6.66 kHz.
-        let ds3Rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1660]
-        let dslRates: [Double] = ds3Rates + [3330, 6660]
-        func rates(_ list: [Double]) -> [SettingOption] {
-            list.enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) }
-        }
-        // Sensitivities in mg/LSB (accelerometer) and mdps/LSB (gyroscope), §4.1 "Mechanical characteristics".
-        func range(_ value: Double, _ code: UInt8, milliPerLSB: Double) -> SettingOption {
-            SettingOption(value: value, code: code, sensitivity: 1000 / milliPerLSB)
-        }
-        let accelerometer = [
-            range(2, 0b00, milliPerLSB: 0.061), range(4, 0b10, milliPerLSB: 0.122),
-            range(8, 0b11, milliPerLSB: 0.244), range(16, 0b01, milliPerLSB: 0.488),
-        ]
-        let gyroscope = [
-            range(125, 0b001, milliPerLSB: 4.375), range(250, 0b000, milliPerLSB: 8.75),
-            range(500, 0b010, milliPerLSB: 17.5), range(1000, 0b100, milliPerLSB: 35),
-            range(2000, 0b110, milliPerLSB: 70),
-        ]
         switch model {
         case .lsm6ds3:
             // LSM6DS3 §4.3: temperature sensitivity 16 LSB/°C; self-test Table 3: 90…1700 mg, 150…700 dps.
-            return LSM6Settings(
-                model: model, identity: 0x69, outputDataRates: rates(ds3Rates),
-                accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope, temperatureLSBPerDegree: 16,
-                fifo: .pattern(unreadHighMask: 0x0F), accelerometerSelfTestLimits: 90...1700,
-                gyroscopeSelfTestLimits: 150...700)
+            LSM6Settings(identity: 0x69, rates: ds3Rates, temperatureLSBPerDegree: 16, fifo: .pattern(unreadHighMask: 0x0F),
+                         accelerometerSelfTestLimits: 90...1700)
         case .lsm6dsl:
             // LSM6DSL §4.3: 256 LSB/°C; Table 3 self-test 90…1700 mg, 150…700 dps.
-            return LSM6Settings(
-                model: model, identity: 0x6A, outputDataRates: rates(dslRates),
-                accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope, temperatureLSBPerDegree: 256,
-                fifo: .pattern(unreadHighMask: 0x07), accelerometerSelfTestLimits: 90...1700,
-                gyroscopeSelfTestLimits: 150...700)
+            LSM6Settings(identity: 0x6A, rates: dslRates, temperatureLSBPerDegree: 256, fifo: .pattern(unreadHighMask: 0x07),
+                         accelerometerSelfTestLimits: 90...1700)
         case .lsm6dso:
             // LSM6DSO §4.3: 256 LSB/°C; Table 2 self-test 50…1700 mg, 150…700 dps.
-            return LSM6Settings(
-                model: model, identity: 0x6C, outputDataRates: rates(dsoRates),
-                accelerometerRanges: accelerometer, gyroscopeRanges: gyroscope, temperatureLSBPerDegree: 256,
-                fifo: .tagged, accelerometerSelfTestLimits: 50...1700, gyroscopeSelfTestLimits: 150...700)
+            LSM6Settings(identity: 0x6C, rates: dsoRates, temperatureLSBPerDegree: 256, fifo: .tagged,
+                         accelerometerSelfTestLimits: 50...1700)
         case .lsm6dso32:
-            // LSM6DSO32 Table 2: FS_XL 00 = ±4 g, 10 = ±8, 11 = ±16, 01 = ±32 (0.122…0.976 mg/LSB).
-            let dso32 = [
-                range(4, 0b00, milliPerLSB: 0.122), range(8, 0b10, milliPerLSB: 0.244),
-                range(16, 0b11, milliPerLSB: 0.488), range(32, 0b01, milliPerLSB: 0.976),
-            ]
-            return LSM6Settings(
-                model: model, identity: 0x6C, outputDataRates: rates(dsoRates),
-                accelerometerRanges: dso32, gyroscopeRanges: gyroscope, temperatureLSBPerDegree: 256,
-                fifo: .tagged, accelerometerSelfTestLimits: 50...1700, gyroscopeSelfTestLimits: 150...700)
+            // LSM6DSO32: as the LSM6DSO, with ±4…32 g ranges.
+            LSM6Settings(identity: 0x6C, rates: dsoRates, accelerometerRanges: dso32Accelerometer, temperatureLSBPerDegree: 256,
+                         fifo: .tagged, accelerometerSelfTestLimits: 50...1700)
         }
     }
 }

@@ -1,6 +1,4 @@
-import Locking
 import I2C
-import Synchronization
 
 /// Driver for the AKM AK8963 magnetometer (0x0C; inside the MPU-9250 once its I2C bypass is on).
 ///
@@ -25,98 +23,72 @@ public final class AK8963Magnetometer: MagnetometerDriver {
     }
 
     /// §6.4.3 modes: continuous 1 = 8 Hz (0010), continuous 2 = 100 Hz (0110). §6.3 range ±4912 µT,
-    /// 16-bit output 0.15 µT/LSB.
+    /// 16-bit output 0.15 µT/LSB, spanning ±32760. ST1 … ST2 (0x02…0x09) in one read; reading ST2
+    /// releases the next measurement (§6.4.3.2); HOFL (ST2 bit 3) marks magnetic overflow.
     static let settings = MagnetometerSettings(
-        name: "AK8963", identityRegister: Register.wia, identity: [0x48],
+        name: "AK8963", family: .ak8963, identityRegister: Register.wia, identity: [0x48],
         outputDataRates: [SettingOption(value: 8, code: 0b0010), SettingOption(value: 100, code: 0b0110)],
-        ranges: [SettingOption(value: 4912, code: 1, sensitivity: 1 / 0.15)])
+        ranges: [SettingOption(value: 4912, code: 1, sensitivity: 1 / 0.15)],
+        softReset: RegisterField(Register.cntl2, mask: 0x01), configurationRegister: Register.cntl1,
+        outputRegister: Register.st1, outputCount: 8, axes: AxisLayout(offsets: [1, 3, 5], bigEndian: false),
+        overflow: { bytes, counts in bytes[7] & 0x08 != 0 || (0..<3).contains { abs(Int(counts[$0])) >= 32760 } })
+    /// Polls of ST1 DRDY during the self-test.
+    static let selfTestPolls = 10
 
-    private let device: RegisterDevice
-    private let pause: Pause
-    private let resetCompletion: ResetCompletion
-    private let state: Locked<State>
-    private struct State {
-        var base: MagnetometerState
-        /// Sensitivity adjustment per axis from ASAX/Y/Z (§8.3.11): (ASA − 128) / 256 + 1.
-        var adjustment = SIMD3<Double>(repeating: 1)
-    }
-    static let resetPolls = 10
+    private let core: MagnetometerCore
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        device = RegisterDevice(bus: bus, address: address)
-        self.pause = pause
-        self.resetCompletion = resetCompletion
-        chip = ChipInfo(name: "AK8963", family: .ak8963, address: address, identity: [0x48])
-        state = Locked(State(base: MagnetometerState(configuration: defaultConfiguration)))
+        core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
+                                pause: pause, resetCompletion: resetCompletion)
+        chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { state.withLock { $0.base.configuration } }
+    public var configuration: MagnetometerConfiguration { core.configuration }
 
     public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try state.withLock { (state: inout State) throws(SensorError) in try apply(configuration, &state) }
+        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
     }
 
     /// Identify; SRST and wait for it to clear; read the fuse ROM (mode 1111); power down; start
     /// continuous mode with 16-bit output. Mode changes go through power-down (§6.4.1).
-    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout State) throws(SensorError) {
-        let rate = try Self.settings.rate(configuration)
-        let range = try Self.settings.range(configuration)
-        try Self.settings.checkIdentity(device)
-        try device.write(Register.cntl2, 0x01)
-        try waitForClear(device, register: Register.cntl2, mask: 0x01, polls: Self.resetPolls,
-                         interval: .milliseconds(1), pause: pause,
-                         completion: resetCompletion, chip: chip.name)
+    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
+        let (rate, range) = try core.start(configuration)
+        let device = core.device
         try device.write(Register.cntl1, 0x0F)  // fuse ROM access
         let asa = try device.read(Register.asax, count: 3)
         try device.write(Register.cntl1, 0x00)  // power-down
-        pause.wait(.microseconds(100))
+        core.pause.wait(.microseconds(100))
         var shadow = ShadowRegisters([:])
         _ = shadow.set(Register.output, range.code)
         try device.write(Register.cntl1, shadow.set(Register.mode, rate.code))
-        state.adjustment = SIMD3(asa.map { (Double($0) - 128) / 256 + 1 })
-        state.base = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
+        // Sensitivity adjustment per axis from ASAX/Y/Z (§8.3.11): (ASA − 128) / 256 + 1.
+        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity,
+                                  adjustment: SIMD3(asa.map { (Double($0) - 128) / 256 + 1 }))
     }
 
-    /// ST1 … ST2 (0x02…0x09) in one read; reading ST2 releases the next measurement (§6.4.3.2).
-    /// HOFL (ST2 bit 3) marks magnetic overflow.
-    public func readSample() throws(SensorError) -> MagneticSample {
-        let (sensitivity, adjustment) = state.withLock { ($0.base.lsbPerMicrotesla, $0.adjustment) }
-        let (raw, overflow) = try readRaw()
-        let field = SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * adjustment / sensitivity
-        // §6.3: the 16-bit output spans ±32760.
-        let atLimit = (0..<3).contains { abs(Int(raw[$0])) >= 32760 }
-        return MagneticSample(
-            field: field, isSaturated: overflow || atLimit,
-            raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: sensitivity / adjustment))
-    }
-
-    private func readRaw() throws(SensorError) -> (SIMD3<Int16>, overflow: Bool) {
-        let bytes = try device.read(Register.st1, count: 8)
-        return (SIMD3(int16LE(bytes, 1), int16LE(bytes, 3), int16LE(bytes, 5)), bytes[7] & 0x08 != 0)
-    }
+    /// ST1 … ST2 in one read, scaled by the factory adjustment; HOFL or a ±32760 count saturates.
+    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
     /// Reads CNTL1 (0x0A): 0x00 after a reset, BIT | MODE after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = state.withLock { $0.base.shadow[Register.cntl1] }
-        return try device.read(Register.cntl1) == expected
-    }
+    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     /// §6.4.5: power-down, ASTC SELF = 1, self-test mode (1000) with 16-bit output, wait for DRDY
     /// (bounded polls), read, ASTC = 0, power-down; then reset and restore the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try state.withLock { (state: inout State) throws(SensorError) -> SelfTestReport in
-            let saved = state.base.configuration
+        try core.locked { state throws(SensorError) -> SelfTestReport in
+            let saved = state.configuration
+            let device = core.device
             try device.write(Register.cntl1, 0x00)
-            pause.wait(.microseconds(100))
+            core.pause.wait(.microseconds(100))
             try device.write(Register.astc, 0x40)
             try device.write(Register.cntl1, 0x18)
             var ready = false
-            for _ in 0..<Self.resetPolls where !ready {
-                pause.wait(.milliseconds(2))
+            for _ in 0..<Self.selfTestPolls where !ready {
+                core.pause.wait(.milliseconds(2))
                 ready = try device.read(Register.st1) & 0x01 != 0
             }
-            guard ready else { throw .dataTimeout(chip: chip.name, address: device.address, polls: Self.resetPolls) }
-            let (raw, _) = try readRaw()
+            guard ready else { throw .dataTimeout(chip: chip.name, address: device.address, polls: Self.selfTestPolls) }
+            let raw = try core.readCounts().counts
             try device.write(Register.astc, 0x00)
             try device.write(Register.cntl1, 0x00)
             let adjusted = SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * state.adjustment

@@ -1,6 +1,4 @@
-import Locking
 import I2C
-import Synchronization
 
 /// Driver for the ST LIS2MDL magnetometer (0x1E).
 public final class LIS2MDLMagnetometer: MagnetometerDriver {
@@ -20,80 +18,57 @@ public final class LIS2MDLMagnetometer: MagnetometerDriver {
 
     /// CFG_REG_A ODR 00 = 10 Hz … 11 = 100 Hz; sensitivity 1.5 mgauss/LSB = 0.15 µT/LSB (Table 2).
     static let settings = MagnetometerSettings(
-        name: "LIS2MDL", identityRegister: Register.whoAmI, identity: [0x40],
+        name: "LIS2MDL", family: .lis2mdl, identityRegister: Register.whoAmI, identity: [0x40],
         outputDataRates: [10, 20, 50, 100].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
-        ranges: [SettingOption(value: 4915.2, code: 0, sensitivity: 1 / 0.15)])
+        ranges: [SettingOption(value: 4915.2, code: 0, sensitivity: 1 / 0.15)],
+        softReset: RegisterField(Register.cfgA, mask: 0x20), configurationRegister: Register.cfgA,
+        outputRegister: Register.outXL, outputCount: 6)
 
-    private let device: RegisterDevice
-    private let pause: Pause
-    private let resetCompletion: ResetCompletion
-    private let state: Locked<MagnetometerState>
-    static let resetPolls = 10
+    private let core: MagnetometerCore
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        device = RegisterDevice(bus: bus, address: address)
-        self.pause = pause
-        self.resetCompletion = resetCompletion
-        chip = ChipInfo(name: "LIS2MDL", family: .lis2mdl, address: address, identity: [0x40])
-        state = Locked(MagnetometerState(configuration: defaultConfiguration))
+        core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
+                                pause: pause, resetCompletion: resetCompletion)
+        chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+    public var configuration: MagnetometerConfiguration { core.configuration }
 
     public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try state.withLock { (state: inout MagnetometerState) throws(SensorError) in try apply(configuration, &state) }
+        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
     }
 
     /// Identify; SOFT_RST and wait for it to clear; temperature compensation + rate + continuous;
     /// offset cancellation; BDU.
     private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
-        let rate = try Self.settings.rate(configuration)
-        let range = try Self.settings.range(configuration)
-        try Self.settings.checkIdentity(device)
-        try device.write(Register.cfgA, 0x20)
-        try waitForClear(device, register: Register.cfgA, mask: 0x20, polls: Self.resetPolls,
-                         interval: .milliseconds(1), pause: pause,
-                         completion: resetCompletion, chip: chip.name)
+        let (rate, range) = try core.start(configuration)
         var shadow = ShadowRegisters([Register.cfgA: 0x80, Register.cfgB: 0x02, Register.cfgC: 0x10])
         _ = shadow.set(Register.rate, rate.code)
-        for register in [Register.cfgA, Register.cfgB, Register.cfgC] {
-            try device.write(register, shadow[register])
-        }
+        try core.write(shadow, [Register.cfgA, Register.cfgB, Register.cfgC])
         state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
     }
 
     /// OUTX_L … OUTZ_H (0x68…0x6D) in one read.
-    public func readSample() throws(SensorError) -> MagneticSample {
-        let sensitivity = state.withLock { $0.lsbPerMicrotesla }
-        return magneticSample(try readRaw(), lsbPerMicrotesla: sensitivity, saturated: false)
-    }
-
-    private func readRaw() throws(SensorError) -> SIMD3<Int16> {
-        let bytes = try device.read(Register.outXL, count: 6)
-        return SIMD3(int16LE(bytes, 0), int16LE(bytes, 2), int16LE(bytes, 4))
-    }
+    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
     /// Reads CFG_REG_A (0x60): 0x03 (idle) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = state.withLock { $0.shadow[Register.cfgA] }
-        return try device.read(Register.cfgA) == expected
-    }
+    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     /// Datasheet §"Self-test procedure": 100 Hz continuous with temperature compensation, offset
     /// cancellation, BDU; average 50 samples without and with Self_test (60 ms settling); each
     /// axis |difference| must be 15…500 LSB. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try state.withLock { (state: inout MagnetometerState) throws(SensorError) -> SelfTestReport in
+        try core.locked { state throws(SensorError) -> SelfTestReport in
             let saved = state.configuration
-            try device.write(Register.cfgA, 0x8C)
-            try device.write(Register.cfgB, 0x02)
-            try device.write(Register.cfgC, 0x10)
-            pause.wait(.milliseconds(20))
-            let normal = try averageDiscardingFirst(count: 50, interval: .milliseconds(10), pause: pause, readRaw)
-            try device.write(Register.cfgC, 0x12)
-            pause.wait(.milliseconds(60))
-            let excited = try averageDiscardingFirst(count: 50, interval: .milliseconds(10), pause: pause, readRaw)
-            try device.write(Register.cfgC, 0x10)
+            try core.device.write(Register.cfgA, 0x8C)
+            try core.device.write(Register.cfgB, 0x02)
+            try core.device.write(Register.cfgC, 0x10)
+            core.pause.wait(.milliseconds(20))
+            let normal = try core.averageDiscardingFirst(count: 50, interval: .milliseconds(10))
+            try core.device.write(Register.cfgC, 0x12)
+            core.pause.wait(.milliseconds(60))
+            let excited = try core.averageDiscardingFirst(count: 50, interval: .milliseconds(10))
+            try core.device.write(Register.cfgC, 0x10)
             let counts = excited - normal
             try apply(saved, &state)
             return Self.evaluateSelfTest(counts: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)))

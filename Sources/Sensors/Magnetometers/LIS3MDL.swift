@@ -1,6 +1,4 @@
-import Locking
 import I2C
-import Synchronization
 
 /// Driver for the ST LIS3MDL magnetometer (0x1C or 0x1E).
 public final class LIS3MDLMagnetometer: MagnetometerDriver {
@@ -27,42 +25,32 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
 
     /// Table 3 (CTRL_REG1 DO) and Table 2 (sensitivity 6842/3421/2281/1711 LSB/gauss; 1 gauss = 100 µT).
     static let settings = MagnetometerSettings(
-        name: "LIS3MDL", identityRegister: Register.whoAmI, identity: [0x3D],
+        name: "LIS3MDL", family: .lis3mdl, identityRegister: Register.whoAmI, identity: [0x3D],
         outputDataRates: [0.625, 1.25, 2.5, 5, 10, 20, 40, 80].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
         ranges: [
             SettingOption(value: 400, code: 0, sensitivity: 68.42), SettingOption(value: 800, code: 1, sensitivity: 34.21),
             SettingOption(value: 1200, code: 2, sensitivity: 22.81), SettingOption(value: 1600, code: 3, sensitivity: 17.11),
-        ])
+        ],
+        softReset: RegisterField(Register.ctrl2, mask: 0x04), configurationRegister: Register.ctrl1,
+        outputRegister: Register.outXL | Register.autoIncrement, outputCount: 6)
 
-    private let device: RegisterDevice
-    private let pause: Pause
-    private let resetCompletion: ResetCompletion
-    private let state: Locked<MagnetometerState>
-    static let resetPolls = 10
+    private let core: MagnetometerCore
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        device = RegisterDevice(bus: bus, address: address)
-        self.pause = pause
-        self.resetCompletion = resetCompletion
-        chip = ChipInfo(name: "LIS3MDL", family: .lis3mdl, address: address, identity: [0x3D])
-        state = Locked(MagnetometerState(configuration: defaultConfiguration))
+        core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
+                                pause: pause, resetCompletion: resetCompletion)
+        chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+    public var configuration: MagnetometerConfiguration { core.configuration }
 
     public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try state.withLock { (state: inout MagnetometerState) throws(SensorError) in try apply(configuration, &state) }
+        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
     }
 
     /// Identify; SOFT_RST and wait for it to clear; ultra-high-performance XY and Z; BDU; continuous.
     private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
-        let rate = try Self.settings.rate(configuration)
-        let range = try Self.settings.range(configuration)
-        try Self.settings.checkIdentity(device)
-        try device.write(Register.ctrl2, 0x04)
-        try waitForClear(device, register: Register.ctrl2, mask: 0x04, polls: Self.resetPolls,
-                         interval: .milliseconds(1), pause: pause,
-                         completion: resetCompletion, chip: chip.name)
+        let (rate, range) = try core.start(configuration)
         var shadow = ShadowRegisters([:])
         _ = shadow.set(Register.xyMode, 0b11)
         _ = shadow.set(Register.rate, rate.code)
@@ -70,43 +58,30 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
         _ = shadow.set(Register.zMode, 0b11)
         shadow[Register.ctrl5] = 0x40
         shadow[Register.ctrl3] = 0x00
-        for register in [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3] {
-            try device.write(register, shadow[register])
-        }
+        try core.write(shadow, [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3])
         state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
     }
 
     /// OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
-    public func readSample() throws(SensorError) -> MagneticSample {
-        let sensitivity = state.withLock { $0.lsbPerMicrotesla }
-        return magneticSample(try readRaw(), lsbPerMicrotesla: sensitivity, saturated: false)
-    }
-
-    private func readRaw() throws(SensorError) -> SIMD3<Int16> {
-        let bytes = try device.read(Register.outXL | Register.autoIncrement, count: 6)
-        return SIMD3(int16LE(bytes, 0), int16LE(bytes, 2), int16LE(bytes, 4))
-    }
+    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
     /// Reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = state.withLock { $0.shadow[Register.ctrl1] }
-        return try device.read(Register.ctrl1) == expected
-    }
+    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     /// AN4602 §"Self-test" with datasheet Table 2 limits at ±12 gauss: 80 Hz, ±12 gauss,
     /// continuous; average 5 samples without and with ST (60 ms settling); |difference| must be
     /// 1…3 gauss on X and Y, 0.1…1 gauss on Z. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try state.withLock { (state: inout MagnetometerState) throws(SensorError) -> SelfTestReport in
+        try core.locked { state throws(SensorError) -> SelfTestReport in
             let saved = state.configuration
-            try device.write(Register.ctrl1, 0x1C)  // 80 Hz
-            try device.write(Register.ctrl2, 0x40)  // ±12 gauss
-            try device.write(Register.ctrl3, 0x00)  // continuous
-            let normal = try averageDiscardingFirst(count: 5, interval: .milliseconds(20), pause: pause, readRaw)
-            try device.write(Register.ctrl1, 0x1D)  // ST
-            pause.wait(.milliseconds(60))
-            let excited = try averageDiscardingFirst(count: 5, interval: .milliseconds(20), pause: pause, readRaw)
-            try device.write(Register.ctrl1, 0x1C)
+            try core.device.write(Register.ctrl1, 0x1C)  // 80 Hz
+            try core.device.write(Register.ctrl2, 0x40)  // ±12 gauss
+            try core.device.write(Register.ctrl3, 0x00)  // continuous
+            let normal = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20))
+            try core.device.write(Register.ctrl1, 0x1D)  // ST
+            core.pause.wait(.milliseconds(60))
+            let excited = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20))
+            try core.device.write(Register.ctrl1, 0x1C)
             let counts = excited - normal  // at ±12 gauss: 2281 LSB/gauss
             let report = Self.evaluateSelfTest(
                 responseGauss: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)) / 2281)

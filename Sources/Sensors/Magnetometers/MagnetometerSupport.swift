@@ -1,13 +1,30 @@
 import I2C
 
-/// What differs between magnetometers that a generic lookup needs: the name, identity and the
-/// rate and range tables (range in µT → code, sensitivity in LSB/µT).
+/// What differs between magnetometers that the shared code needs: identity, the rate and range
+/// tables (range in µT → code, sensitivity in LSB/µT), the reset bit, and where the output sits.
 struct MagnetometerSettings: Sendable {
     var name: String
+    var family: ChipInfo.Family
     var identityRegister: UInt8
     var identity: [UInt8]
     var outputDataRates: [SettingOption]
     var ranges: [SettingOption]
+    /// The software-reset bit, set and polled until the chip clears it; `nil` for a chip without one.
+    var softReset: RegisterField?
+    /// The control register ``MagnetometerCore/isStillConfigured()`` reads back.
+    var configurationRegister: UInt8
+    /// The burst read for one sample: first register (with any auto-increment flag), length, and
+    /// where x, y, z sit in it.
+    var outputRegister: UInt8
+    var outputCount: Int
+    var axes: AxisLayout = .littleEndian
+    /// Whether a burst reports a magnetic overflow (status bits or marker values), beyond an axis
+    /// at its 16-bit limit.
+    var overflow: @Sendable (_ bytes: [UInt8], _ counts: SIMD3<Int16>) -> Bool = { _, _ in false }
+
+    func chip(at address: I2CAddress) -> ChipInfo {
+        ChipInfo(name: name, family: family, address: address, identity: identity)
+    }
 
     func rate(_ configuration: MagnetometerConfiguration) throws(SensorError) -> SettingOption {
         try lookup(configuration.outputDataRate, in: outputDataRates, setting: "output data rate", unit: "Hz", chip: name)
@@ -16,37 +33,64 @@ struct MagnetometerSettings: Sendable {
     func range(_ configuration: MagnetometerConfiguration) throws(SensorError) -> SettingOption {
         try lookup(configuration.range, in: ranges, setting: "range", unit: "µT", chip: name)
     }
-
-    /// Reads the identity register(s) and throws when they differ.
-    func checkIdentity(_ device: RegisterDevice) throws(SensorError) {
-        let found = try device.read(identityRegister, count: identity.count)
-        guard found == identity else {
-            throw .unexpectedIdentity(chip: name, address: device.address, register: identityRegister,
-                                      expected: identity, found: found)
-        }
-    }
 }
 
 /// State every magnetometer driver keeps under its lock.
-struct MagnetometerState: Sendable {
+struct MagnetometerState: DriverState {
     var configuration: MagnetometerConfiguration
     var shadow = ShadowRegisters([:])
     /// Counts per µT of the selected range.
     var lsbPerMicrotesla: Double = 1
+    /// Factory sensitivity adjustment per axis (the AK8963's ASA); 1 on other chips.
+    var adjustment = SIMD3<Double>(repeating: 1)
 }
 
-/// Reads `count + 1` samples through `read`, pausing `interval` before each, and averages all but
-/// the first (the ST self-test procedures discard the first sample after a change).
-func averageDiscardingFirst(
-    count: Int, interval: Duration, pause: Pause, _ read: () throws(SensorError) -> SIMD3<Int16>
-) throws(SensorError) -> SIMD3<Double> {
-    var samples: [SIMD3<Int16>] = []
-    for index in 0...count {
-        pause.wait(interval)
-        let sample = try read()
-        if index > 0 { samples.append(sample) }
+typealias MagnetometerCore = DriverCore<MagnetometerSettings, MagnetometerState>
+
+extension DriverCore where Settings == MagnetometerSettings, State == MagnetometerState {
+    init(bus: any I2CBus, address: I2CAddress, settings: MagnetometerSettings, defaultConfiguration: MagnetometerConfiguration,
+         pause: Pause, resetCompletion: ResetCompletion) {
+        self.init(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
+                  state: MagnetometerState(configuration: defaultConfiguration))
     }
-    return mean(samples)
+
+    /// The start of every configuration: look up rate and range (exact match), check the
+    /// identity, then reset the chip where it has a reset bit (10 polls, 1 ms apart).
+    func start(_ configuration: MagnetometerConfiguration) throws(SensorError) -> (rate: SettingOption, range: SettingOption) {
+        let rate = try settings.rate(configuration)
+        let range = try settings.range(configuration)
+        try device.checkIdentity(settings.identityRegister, expected: settings.identity, chip: settings.name)
+        if let field = settings.softReset {
+            try softReset(field, polls: 10, interval: .milliseconds(1), chip: settings.name)
+        }
+        return (rate, range)
+    }
+
+    /// One burst read of the output registers: the counts in x, y, z order and the overflow flag.
+    func readCounts() throws(SensorError) -> (counts: SIMD3<Int16>, overflow: Bool) {
+        let bytes = try device.read(settings.outputRegister, count: settings.outputCount)
+        let counts = settings.axes.counts(bytes)
+        return (counts, settings.overflow(bytes, counts))
+    }
+
+    /// One sample in µT: counts × adjustment / (LSB per µT).
+    func readSample() throws(SensorError) -> MagneticSample {
+        let (sensitivity, adjustment) = current { ($0.lsbPerMicrotesla, $0.adjustment) }
+        let (raw, overflow) = try readCounts()
+        return MagneticSample(
+            field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * adjustment / sensitivity,
+            isSaturated: overflow || isAtLimit(raw),
+            raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: sensitivity) / adjustment))
+    }
+
+    func isStillConfigured() throws(SensorError) -> Bool {
+        try readsBack(settings.configurationRegister)
+    }
+
+    /// The average of `count` output samples after one discarded, `interval` apart.
+    func averageDiscardingFirst(count: Int, interval: Duration) throws(SensorError) -> SIMD3<Double> {
+        try averageDiscardingFirst(count: count, interval: interval) { () throws(SensorError) in try readCounts().counts }
+    }
 }
 
 /// One axis result per chip axis, each checked against its own limits.
@@ -56,11 +100,4 @@ func magneticSelfTestReport(
     SelfTestReport(chip: chip, axes: (0..<3).map {
         SelfTestReport.Axis(name: "magnetometer " + axisNames[$0], response: response[$0], limits: limits[$0], unit: unit)
     })
-}
-
-func magneticSample(_ raw: SIMD3<Int16>, lsbPerMicrotesla: Double, saturated: Bool) -> MagneticSample {
-    MagneticSample(
-        field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) / lsbPerMicrotesla,
-        isSaturated: saturated || isAtLimit(raw),
-        raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: lsbPerMicrotesla)))
 }

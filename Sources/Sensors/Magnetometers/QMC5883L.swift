@@ -1,6 +1,4 @@
-import Locking
 import I2C
-import Synchronization
 
 /// Driver for the QST QMC5883L magnetometer (0x0D). It has no self-test.
 public final class QMC5883LMagnetometer: MagnetometerDriver {
@@ -21,60 +19,43 @@ public final class QMC5883LMagnetometer: MagnetometerDriver {
     }
 
     /// §9.2.3 ODR 00 = 10 Hz … 11 = 200 Hz; RNG 00 = ±2 G (12000 LSB/G), 01 = ±8 G (3000 LSB/G).
+    /// Output: X, Y, Z (little-endian) and the status byte (OVL bit 1) in one 7-byte read from 0x00.
     static let settings = MagnetometerSettings(
-        name: "QMC5883L", identityRegister: Register.chipID, identity: [0xFF],
+        name: "QMC5883L", family: .qmc5883l, identityRegister: Register.chipID, identity: [0xFF],
         outputDataRates: [10, 50, 100, 200].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
-        ranges: [SettingOption(value: 200, code: 0, sensitivity: 120), SettingOption(value: 800, code: 1, sensitivity: 30)])
+        ranges: [SettingOption(value: 200, code: 0, sensitivity: 120), SettingOption(value: 800, code: 1, sensitivity: 30)],
+        softReset: RegisterField(Register.control2, mask: 0x80), configurationRegister: Register.control1,
+        outputRegister: Register.dataXL, outputCount: 7, overflow: { bytes, _ in bytes[6] & 0x02 != 0 })
 
-    private let device: RegisterDevice
-    private let pause: Pause
-    private let resetCompletion: ResetCompletion
-    private let state: Locked<MagnetometerState>
-    static let resetPolls = 10
+    private let core: MagnetometerCore
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0D), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        device = RegisterDevice(bus: bus, address: address)
-        self.pause = pause
-        self.resetCompletion = resetCompletion
-        chip = ChipInfo(name: "QMC5883L", family: .qmc5883l, address: address, identity: [0xFF])
-        state = Locked(MagnetometerState(configuration: defaultConfiguration))
+        core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
+                                pause: pause, resetCompletion: resetCompletion)
+        chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+    public var configuration: MagnetometerConfiguration { core.configuration }
 
     /// Identify; SOFT_RST and wait for it to clear; SET/RESET period 0x01; OSR 512, range, rate,
     /// continuous mode.
     public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try state.withLock { (state: inout MagnetometerState) throws(SensorError) in
-            let rate = try Self.settings.rate(configuration)
-            let range = try Self.settings.range(configuration)
-            try Self.settings.checkIdentity(device)
-            try device.write(Register.control2, 0x80)
-            try waitForClear(device, register: Register.control2, mask: 0x80, polls: Self.resetPolls,
-                             interval: .milliseconds(1), pause: pause,
-                         completion: resetCompletion, chip: chip.name)
-            try device.write(Register.setResetPeriod, 0x01)
+        try core.locked { state throws(SensorError) in
+            let (rate, range) = try core.start(configuration)
+            try core.device.write(Register.setResetPeriod, 0x01)
             var shadow = ShadowRegisters([:])
             _ = shadow.set(Register.rate, rate.code)
             _ = shadow.set(Register.range, range.code)
-            try device.write(Register.control1, shadow.set(Register.mode, 0b01))
+            try core.device.write(Register.control1, shadow.set(Register.mode, 0b01))
             state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
         }
     }
 
-    /// X, Y, Z (little-endian) and the status byte (OVL bit 1) in one 7-byte read from 0x00.
-    public func readSample() throws(SensorError) -> MagneticSample {
-        let sensitivity = state.withLock { $0.lsbPerMicrotesla }
-        let bytes = try device.read(Register.dataXL, count: 7)
-        let raw = SIMD3(int16LE(bytes, 0), int16LE(bytes, 2), int16LE(bytes, 4))
-        return magneticSample(raw, lsbPerMicrotesla: sensitivity, saturated: bytes[6] & 0x02 != 0)
-    }
+    /// X, Y, Z and the status byte in one read; OVL marks an overflow.
+    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
     /// Reads control register 1 (0x09): 0x00 (standby) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = state.withLock { $0.shadow[Register.control1] }
-        return try device.read(Register.control1) == expected
-    }
+    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     public func selfTest() throws(SensorError) -> SelfTestReport {
         throw .notSupported(chip: chip.name, feature: "self-test")

@@ -1,0 +1,87 @@
+import I2C
+import Locking
+
+/// What a driver keeps under its lock: the configuration it last applied and the control
+/// registers it wrote.
+protocol DriverState: Sendable {
+    associatedtype Configuration: Sendable
+    var configuration: Configuration { get }
+    var shadow: ShadowRegisters { get }
+}
+
+/// The plumbing every register driver shares: the device on the bus, the chip's settings table,
+/// how it waits, how it learns that a reset finished, and its state behind one lock.
+struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
+    let device: RegisterDevice
+    let settings: Settings
+    let pause: Pause
+    let resetCompletion: ResetCompletion
+    private let state: Locked<State>
+
+    init(bus: any I2CBus, address: I2CAddress, settings: Settings, pause: Pause, resetCompletion: ResetCompletion, state: State) {
+        device = RegisterDevice(bus: bus, address: address)
+        self.settings = settings
+        self.pause = pause
+        self.resetCompletion = resetCompletion
+        self.state = Locked(state)
+    }
+
+    var configuration: State.Configuration { state.withLock { $0.configuration } }
+
+    /// Runs `body` with the state locked: one bus sequence of this driver at a time.
+    func locked<Result>(_ body: (inout State) throws(SensorError) -> Result) throws(SensorError) -> Result {
+        try state.withLock(body)
+    }
+
+    /// A value read from the state, without bus traffic.
+    func current<Value>(_ read: (State) -> Value) -> Value {
+        state.withLock { read($0) }
+    }
+
+    /// Sets the software-reset bit(s) `field` (writing `value`, by default just those bits), then
+    /// waits for the chip to clear them: reads the register up to `polls` times, pausing `interval`
+    /// before each read. A chip busy resetting may not acknowledge its address: such a poll counts
+    /// as "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
+    /// `polls × interval` once and does not read.
+    func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration, chip: String) throws(SensorError) {
+        try device.write(field.address, value ?? field.mask)
+        if resetCompletion == .fixedDelay {
+            pause.wait(interval * polls)
+            return
+        }
+        for _ in 0..<polls {
+            pause.wait(interval)
+            do {
+                if try device.read(field.address) & field.mask == 0 { return }
+            } catch {
+                guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
+            }
+        }
+        throw .resetTimeout(chip: chip, address: device.address, polls: polls)
+    }
+
+    /// Reads `count + 1` samples through `read`, pausing `interval` before each, and averages all
+    /// but the first (self-test procedures discard the first sample after a change).
+    func averageDiscardingFirst(
+        count: Int, interval: Duration, _ read: () throws(SensorError) -> SIMD3<Int16>
+    ) throws(SensorError) -> SIMD3<Double> {
+        var samples: [SIMD3<Int16>] = []
+        for index in 0...count {
+            pause.wait(interval)
+            let sample = try read()
+            if index > 0 { samples.append(sample) }
+        }
+        return mean(samples)
+    }
+
+    /// Writes the shadow value of each of `registers`, in order.
+    func write(_ shadow: ShadowRegisters, _ registers: [UInt8]) throws(SensorError) {
+        for register in registers { try device.write(register, shadow[register]) }
+    }
+
+    /// True when `register` still reads what the driver last wrote there (false after a reset).
+    func readsBack(_ register: UInt8) throws(SensorError) -> Bool {
+        let expected = state.withLock { $0.shadow[register] }
+        return try device.read(register) == expected
+    }
+}
