@@ -14,6 +14,7 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     public static let identity = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+    public static let zero = Matrix3(rows: .zero, .zero, .zero)
 
     /// A diagonal matrix.
     public init(diagonal d: SIMD3<Double>) {
@@ -56,6 +57,13 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         let r1 = SIMD3(b.z * c.x - b.x * c.z, a.x * c.z - a.z * c.x, a.z * b.x - a.x * b.z)
         let r2 = SIMD3(b.x * c.y - b.y * c.x, a.y * c.x - a.x * c.y, a.x * b.y - a.y * b.x)
         return Matrix3(rows: r0 / det, r1 / det, r2 / det)
+    }
+
+    /// The same matrix with its diagonal set to zero (e.g. the cross-axis part of a sensitivity
+    /// matrix).
+    public var offDiagonal: Matrix3 {
+        let (a, b, c) = rows
+        return Matrix3(rows: SIMD3(0, a.y, a.z), SIMD3(b.x, 0, b.z), SIMD3(c.x, c.y, 0))
     }
 
     /// Frobenius norm.
