@@ -41,8 +41,6 @@ struct LIS2MDLChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
     /// MD: 00 continuous, 01 single, 1x idle.
     var mode: UInt8 { reg(Self.cfgRegA) & 0b11 }
     var rate: Double { Self.rates[Int((reg(Self.cfgRegA) >> 2) & 0b11)] }
@@ -66,7 +64,7 @@ struct LIS2MDLChip: RegisterChip {
         let bytes = bigEndian
             ? Encoding.bigEndian(counts) + Encoding.bigEndian(temperature)
             : Encoding.littleEndian(counts) + Encoding.littleEndian(temperature)
-        for (offset, byte) in bytes.enumerated() { registers[Int(Self.outXL) + offset] = byte }
+        store(bytes, at: Self.outXL)
     }
 
     private mutating func flagNewData() {
@@ -120,7 +118,7 @@ struct LIS2MDLChip: RegisterChip {
 /// Fixed ±50 gauss range at 1.5 mgauss/LSB; continuous (10/20/50/100 Hz), single and idle
 /// modes (CFG_REG_A MD); hard-iron offset registers subtracted from the output; self-test
 /// (CFG_REG_C); BLE; soft reset (CFG_REG_A SOFT_RST); the address always auto-increments.
-public final class LIS2MDLEmulator: SimulatedDevice {
+public final class LIS2MDLEmulator: EngineBackedDevice {
     public let chipName = "LIS2MDL"
     let engine: EmulatorEngine<LIS2MDLChip>
 
@@ -130,10 +128,4 @@ public final class LIS2MDLEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LIS2MDLChip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

@@ -49,8 +49,6 @@ struct LIS3MDLChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
     /// MD: 00 continuous, 01 single conversion, 1x power-down.
     var mode: UInt8 { reg(Self.ctrlReg3) & 0b11 }
 
@@ -85,10 +83,6 @@ struct LIS3MDLChip: RegisterChip {
             let temperature = Encoding.int16((state.temperature - 25) * 8)
             store(bigEndian ? Encoding.bigEndian(temperature) : Encoding.littleEndian(temperature), at: Self.tempOutL)
         }
-    }
-
-    private mutating func store(_ bytes: [UInt8], at address: UInt8) {
-        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
     }
 
     private mutating func flagNewData() {
@@ -141,7 +135,7 @@ struct LIS3MDLChip: RegisterChip {
 /// the sub-address MSB is set (DocID024204 §5.1.1). Full scale ±4/8/12/16 gauss, self-test
 /// (CTRL_REG1 ST), software reset (CTRL_REG2 SOFT_RST), big-endian option (CTRL_REG4 BLE),
 /// FAST_READ, data-ready and overrun flags in STATUS_REG at the output data rate.
-public final class LIS3MDLEmulator: SimulatedDevice {
+public final class LIS3MDLEmulator: EngineBackedDevice {
     public let chipName = "LIS3MDL"
     let engine: EmulatorEngine<LIS3MDLChip>
 
@@ -151,10 +145,4 @@ public final class LIS3MDLEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LIS3MDLChip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
