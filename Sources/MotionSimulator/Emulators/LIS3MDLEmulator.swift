@@ -1,6 +1,6 @@
 /// Register model of the ST LIS3MDL magnetometer (datasheet DocID024204: §5.1.1 I2C operation,
 /// §6 register mapping, §7 register description, Table 2 magnetic characteristics).
-struct LIS3MDLChip: RegisterChip {
+struct LIS3MDLChip: STMagnetometerChip {
     static let whoAmI: UInt8 = 0x0F
     static let ctrlReg1: UInt8 = 0x20   // TEMP_EN[7] OM[6:5] DO[4:2] FAST_ODR[1] ST[0]
     static let ctrlReg2: UInt8 = 0x21   // FS[6:5] REBOOT[3] SOFT_RST[2]
@@ -11,6 +11,7 @@ struct LIS3MDLChip: RegisterChip {
     static let outXL: UInt8 = 0x28      // X_L … Z_H: 0x28–0x2D
     static let tempOutL: UInt8 = 0x2E
     static let intCfg: UInt8 = 0x30
+    static let modeRegister = ctrlReg3
 
     /// DO[2:0] → Hz (CTRL_REG1 table).
     static let rates: [Double] = [0.625, 1.25, 2.5, 5, 10, 20, 40, 80]
@@ -49,9 +50,6 @@ struct LIS3MDLChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    /// MD: 00 continuous, 01 single conversion, 1x power-down.
-    var mode: UInt8 { reg(Self.ctrlReg3) & 0b11 }
-
     var rate: Double {
         let ctrl1 = reg(Self.ctrlReg1)
         if ctrl1 & 0b10 != 0 { return Self.fastRates[Int((ctrl1 >> 5) & 0b11)] }
@@ -73,7 +71,7 @@ struct LIS3MDLChip: RegisterChip {
     }
 
     /// Latches one measurement of `state` into the output registers.
-    private mutating func measure(_ state: PhysicalState) {
+    mutating func measure(_ state: PhysicalState) {
         let selfTest = reg(Self.ctrlReg1) & 0x01 != 0 ? Self.selfTestField : .zero
         let gauss = state.magneticField / Encoding.microteslaPerGauss + selfTest
         let counts = Encoding.counts(Encoding.masking(gauss, deadAxes: options.deadAxes, SensorAxis.magnetometer), perLSB: gaussPerLSB)
@@ -83,26 +81,6 @@ struct LIS3MDLChip: RegisterChip {
             let temperature = Encoding.int16((state.temperature - 25) * 8)
             store(bigEndian ? Encoding.bigEndian(temperature) : Encoding.littleEndian(temperature), at: Self.tempOutL)
         }
-    }
-
-    private mutating func flagNewData() {
-        var status = reg(Self.statusReg)
-        if status & 0x0F != 0 { status |= 0xF0 }  // previous data not read: overrun
-        registers[Int(Self.statusReg)] = status | 0x0F
-    }
-
-    mutating func advance(to time: Double) {
-        guard mode == 0b00 else { return }
-        if clock.advance(to: time) > 0 { flagNewData() }
-        measure(source.state(at: time))
-    }
-
-    func peek(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
-
-    mutating func read(_ register: UInt8) -> UInt8 {
-        let value = peek(register)
-        if (Self.outXL...(Self.outXL + 5)).contains(register & 0x7F) { registers[Int(Self.statusReg)] = 0 }
-        return value
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
@@ -118,13 +96,7 @@ struct LIS3MDLChip: RegisterChip {
         default:
             registers[Int(address)] = value
         }
-        if mode == 0b01 {
-            // Single conversion: one measurement, then back to power-down.
-            measure(source.state(at: time))
-            flagNewData()
-            registers[Int(Self.ctrlReg3)] |= 0b11
-        }
-        clock.set(rate: mode == 0b00 ? rate : nil, at: time)
+        applyMode(at: time)
     }
 }
 

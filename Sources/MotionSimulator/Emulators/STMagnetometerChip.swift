@@ -1,0 +1,56 @@
+/// The operating modes and status flags the ST magnetometers share (LIS2MDL: DS12144 §8.5
+/// CFG_REG_A, §8.8 STATUS_REG; LIS3MDL: DocID024204 §7.3 CTRL_REG3, §7.6 STATUS_REG).
+///
+/// MD[1:0] = 00 samples continuously at the output data rate, 01 takes one measurement and
+/// returns to idle (11), 1x is idle. STATUS_REG bits 3…0 (ZYXDA, ZDA, YDA, XDA) flag new data,
+/// bits 7…4 (ZYXOR, ZOR, YOR, XOR) new data that overwrote unread data; reading an output
+/// register clears the status.
+protocol STMagnetometerChip: RegisterChip {
+    static var statusReg: UInt8 { get }
+    /// The first output register (OUTX_L); the six output registers follow it.
+    static var outXL: UInt8 { get }
+    /// The configuration register whose bits 1:0 are MD.
+    static var modeRegister: UInt8 { get }
+    var source: any PhysicalSource { get }
+    var clock: SampleTicker { get set }
+    /// The output data rate in continuous mode, Hz.
+    var rate: Double { get }
+    /// Latches one measurement of `state` into the output registers.
+    mutating func measure(_ state: PhysicalState)
+}
+
+extension STMagnetometerChip {
+    /// MD: 00 continuous, 01 single, 1x idle.
+    var mode: UInt8 { reg(Self.modeRegister) & 0b11 }
+
+    mutating func flagNewData() {
+        var status = reg(Self.statusReg)
+        if status & 0x0F != 0 { status |= 0xF0 }  // previous data not read: overrun
+        registers[Int(Self.statusReg)] = status | 0x0F
+    }
+
+    mutating func advance(to time: Double) {
+        guard mode == 0b00 else { return }
+        if clock.advance(to: time) > 0 { flagNewData() }
+        measure(source.state(at: time))
+    }
+
+    func peek(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
+
+    mutating func read(_ register: UInt8) -> UInt8 {
+        let value = peek(register)
+        if (Self.outXL...(Self.outXL + 5)).contains(register & 0x7F) { registers[Int(Self.statusReg)] = 0 }
+        return value
+    }
+
+    /// Applies MD after a configuration write: a single measurement returns to idle; the output
+    /// data rate clock runs only in continuous mode.
+    mutating func applyMode(at time: Double) {
+        if mode == 0b01 {
+            measure(source.state(at: time))
+            flagNewData()
+            registers[Int(Self.modeRegister)] |= 0b11
+        }
+        clock.set(rate: mode == 0b00 ? rate : nil, at: time)
+    }
+}
