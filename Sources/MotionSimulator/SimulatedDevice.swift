@@ -86,6 +86,13 @@ extension RegisterChip {
         for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
     }
 
+    /// A new sample is in the output registers: sets the `ready` bits of `status`, and its
+    /// `overrun` bits too when data ready was still set (the previous sample was never read).
+    mutating func flagNewData(in status: UInt8, ready: UInt8, overrun: UInt8) {
+        if reg(status) & ready != 0 { registers[Int(status)] |= overrun }
+        registers[Int(status)] |= ready
+    }
+
     mutating func handleWrite(_ bytes: [UInt8], at time: Double) {
         guard let subAddress = bytes.first else { return }
         // A write that only sets the pointer changes nothing time-dependent: the read that follows

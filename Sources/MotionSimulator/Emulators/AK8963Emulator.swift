@@ -2,7 +2,7 @@
 /// bits: AK8963 datasheet §8 (register map and description), §6.3–6.4 (operating modes, read
 /// sequence), §7.2.3 (read address counter), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test
 /// limits).
-struct AK8963Chip: RegisterChip {
+struct AK8963Chip: MagnetometerChip {
     static let wia: UInt8 = 0x00     // device ID 0x48
     static let info: UInt8 = 0x01
     static let st1: UInt8 = 0x02     // DOR[1] DRDY[0]
@@ -69,14 +69,13 @@ struct AK8963Chip: RegisterChip {
     }
 
     private mutating func measure(_ field: SIMD3<Double>) {
-        let masked = Encoding.masking(field, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let masked = sensed(field)
         let counts = Encoding.counts(masked / adjustmentFactor, perLSB: microteslaPerLSB)
         store(Encoding.littleEndian(counts), at: Self.hxl)
         var st2 = reg(Self.cntl1) & 0x10  // BITM mirrors BIT
         if abs(field.x) + abs(field.y) + abs(field.z) > Self.overflowMicrotesla { st2 |= 0x08 }
         registers[Int(Self.st2)] = st2
-        if reg(Self.st1) & 0x01 != 0 { registers[Int(Self.st1)] |= 0x02 }  // DOR: previous data skipped
-        registers[Int(Self.st1)] |= 0x01
+        flagNewData(in: Self.st1, ready: 0x01, overrun: 0x02)  // DRDY; DOR: previous data skipped
     }
 
     mutating func advance(to time: Double) {

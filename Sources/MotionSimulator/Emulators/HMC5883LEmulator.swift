@@ -1,7 +1,7 @@
 /// Register model of the Honeywell HMC5883L magnetometer (datasheet Form #900405 Rev E:
 /// register list Table 2, configuration registers Tables 3–13, data output and status registers,
 /// self-test operation).
-struct HMC5883LChip: RegisterChip {
+struct HMC5883LChip: MagnetometerChip {
     static let configA: UInt8 = 0x00    // MA[6:5] DO[4:2] MS[1:0]
     static let configB: UInt8 = 0x01    // GN[7:5]
     static let mode: UInt8 = 0x02       // HS[7] MD[1:0]
@@ -57,7 +57,7 @@ struct HMC5883LChip: RegisterChip {
         case 0b10: -Self.selfTestField
         default: .zero
         }
-        let gauss = Encoding.masking(state.magneticField / Encoding.microteslaPerGauss + bias, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss + bias)
         let lsb = gauss * Self.gains[Int(reg(Self.configB) >> 5)]
         let axes = [lsb.x, lsb.z, lsb.y].map { abs($0.rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16($0) }
         store(axes.flatMap { Encoding.bigEndian($0) }, at: Self.dataXMSB)

@@ -53,8 +53,7 @@ struct LIS2MDLChip: STMagnetometerChip {
 
     mutating func measure(_ state: PhysicalState) {
         let selfTest = reg(Self.cfgRegC) & 0b10 != 0 ? Self.selfTestField : .zero
-        let gauss = Encoding.masking(
-            state.magneticField / Encoding.microteslaPerGauss + selfTest, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss + selfTest)
         // The hard-iron offset registers are subtracted from the measurement, in output LSB.
         let lsb = gauss / Self.gaussPerLSB - hardIronOffset
         let counts = Encoding.counts(lsb, perLSB: 1)

@@ -74,7 +74,7 @@ struct LIS3MDLChip: STMagnetometerChip {
     mutating func measure(_ state: PhysicalState) {
         let selfTest = reg(Self.ctrlReg1) & 0x01 != 0 ? Self.selfTestField : .zero
         let gauss = state.magneticField / Encoding.microteslaPerGauss + selfTest
-        let counts = Encoding.counts(Encoding.masking(gauss, deadAxes: options.deadAxes, SensorAxis.magnetometer), perLSB: gaussPerLSB)
+        let counts = Encoding.counts(sensed(gauss), perLSB: gaussPerLSB)
         let bigEndian = reg(Self.ctrlReg4) & 0b10 != 0  // BLE
         store(bigEndian ? Encoding.bigEndian(counts) : Encoding.littleEndian(counts), at: Self.outXL)
         if reg(Self.ctrlReg1) & 0x80 != 0 {  // TEMP_EN: 8 LSB/°C, 0 at 25 °C

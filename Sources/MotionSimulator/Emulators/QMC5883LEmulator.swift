@@ -1,6 +1,6 @@
 /// Register model of the QST QMC5883L magnetometer (datasheet QMC5883L-Datasheet-1.0:
 /// §9.1 register map, §9.2 register definition).
-struct QMC5883LChip: RegisterChip {
+struct QMC5883LChip: MagnetometerChip {
     static let dataXL: UInt8 = 0x00     // X_L … Z_H: 0x00–0x05, little-endian
     static let status: UInt8 = 0x06     // DOR[2] OVL[1] DRDY[0]
     static let temperatureL: UInt8 = 0x07
@@ -41,13 +41,9 @@ struct QMC5883LChip: RegisterChip {
 
     mutating func advance(to time: Double) {
         guard isContinuous else { return }
-        if clock.advance(to: time) > 0 {
-            // DOR: a new sample arrived while the previous one was still unread.
-            if reg(Self.status) & 0x01 != 0 { registers[Int(Self.status)] |= 0x04 }
-            registers[Int(Self.status)] |= 0x01
-        }
+        if clock.advance(to: time) > 0 { flagNewData(in: Self.status, ready: 0x01, overrun: 0x04) }  // DRDY, DOR
         let state = source.state(at: time)
-        let gauss = Encoding.masking(state.magneticField / Encoding.microteslaPerGauss, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss)
         let (fullScale, lsbPerGauss) = range
         if abs(gauss.x) > fullScale || abs(gauss.y) > fullScale || abs(gauss.z) > fullScale {
             registers[Int(Self.status)] |= 0x02  // OVL

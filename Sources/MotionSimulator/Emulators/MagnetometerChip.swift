@@ -1,3 +1,18 @@
+/// What every magnetometer model has: the source of the field it senses and the options that
+/// may kill its axes.
+protocol MagnetometerChip: RegisterChip {
+    var source: any PhysicalSource { get }
+    var options: EmulatorOptions { get }
+}
+
+extension MagnetometerChip {
+    /// What the sensing elements see of `value` (a field, plus any self-test field): the dead
+    /// axes read 0.
+    func sensed(_ value: SIMD3<Double>) -> SIMD3<Double> {
+        Encoding.masking(value, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+    }
+}
+
 /// The operating modes and status flags the ST magnetometers share (LIS2MDL: DS12144 §8.5
 /// CFG_REG_A, §8.8 STATUS_REG; LIS3MDL: DocID024204 §7.3 CTRL_REG3, §7.6 STATUS_REG).
 ///
@@ -5,13 +20,12 @@
 /// returns to idle (11), 1x is idle. STATUS_REG bits 3…0 (ZYXDA, ZDA, YDA, XDA) flag new data,
 /// bits 7…4 (ZYXOR, ZOR, YOR, XOR) new data that overwrote unread data; reading an output
 /// register clears the status.
-protocol STMagnetometerChip: RegisterChip {
+protocol STMagnetometerChip: MagnetometerChip {
     static var statusReg: UInt8 { get }
     /// The first output register (OUTX_L); the six output registers follow it.
     static var outXL: UInt8 { get }
     /// The configuration register whose bits 1:0 are MD.
     static var modeRegister: UInt8 { get }
-    var source: any PhysicalSource { get }
     var clock: SampleTicker { get set }
     /// The output data rate in continuous mode, Hz.
     var rate: Double { get }
@@ -23,11 +37,7 @@ extension STMagnetometerChip {
     /// MD: 00 continuous, 01 single, 1x idle.
     var mode: UInt8 { reg(Self.modeRegister) & 0b11 }
 
-    mutating func flagNewData() {
-        var status = reg(Self.statusReg)
-        if status & 0x0F != 0 { status |= 0xF0 }  // previous data not read: overrun
-        registers[Int(Self.statusReg)] = status | 0x0F
-    }
+    mutating func flagNewData() { flagNewData(in: Self.statusReg, ready: 0x0F, overrun: 0xF0) }
 
     mutating func advance(to time: Double) {
         guard mode == 0b00 else { return }
