@@ -12,6 +12,9 @@ struct LIS2MDLChip: STMagnetometerChip {
     static let outXL: UInt8 = 0x68      // OUTX_L … OUTZ_H: 0x68–0x6D
     static let tempOutL: UInt8 = 0x6E
     static let modeRegister = cfgRegA
+    static let resetRegister = cfgRegA
+    static let softResetBit: UInt8 = 0x20
+    static let rebootBit: UInt8 = 0x40
 
     /// ODR[1:0] → Hz.
     static let rates: [Double] = [10, 20, 50, 100]
@@ -67,22 +70,6 @@ struct LIS2MDLChip: STMagnetometerChip {
 
     /// I2C reads and writes always advance the address.
     func pointer(after register: UInt8) -> UInt8 { (register + 1) & 0x7F }
-
-    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
-        let address = register & 0x7F
-        switch address {
-        case Self.whoAmI, Self.intSource, Self.statusReg, Self.outXL...(Self.tempOutL + 1):
-            return  // read-only
-        case Self.cfgRegA where value & 0x20 != 0:
-            powerOnReset()  // SOFT_RST: configuration and user registers reset; the bit clears itself
-            return
-        case Self.cfgRegA:
-            registers[Int(address)] = value & ~0x40  // REBOOT clears itself
-        default:
-            registers[Int(address)] = value
-        }
-        applyMode(at: time)
-    }
 }
 
 /// ST LIS2MDL magnetometer emulator (WHO_AM_I 0x4F = 0x40), at 0x1E.

@@ -11,7 +11,11 @@ struct LIS3MDLChip: STMagnetometerChip {
     static let outXL: UInt8 = 0x28      // X_L … Z_H: 0x28–0x2D
     static let tempOutL: UInt8 = 0x2E
     static let intCfg: UInt8 = 0x30
+    static let intSource: UInt8 = 0x31  // INT_SRC
     static let modeRegister = ctrlReg3
+    static let resetRegister = ctrlReg2
+    static let softResetBit: UInt8 = 0b100
+    static let rebootBit: UInt8 = 0b1000
 
     /// DO[2:0] → Hz (CTRL_REG1 table).
     static let rates: [Double] = [0.625, 1.25, 2.5, 5, 10, 20, 40, 80]
@@ -81,22 +85,6 @@ struct LIS3MDLChip: STMagnetometerChip {
             let temperature = Encoding.int16((state.temperature - 25) * 8)
             store(bigEndian ? Encoding.bigEndian(temperature) : Encoding.littleEndian(temperature), at: Self.tempOutL)
         }
-    }
-
-    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
-        let address = register & 0x7F
-        switch address {
-        case Self.whoAmI, Self.statusReg, Self.outXL...(Self.tempOutL + 1), 0x31:
-            return  // read-only
-        case Self.ctrlReg2 where value & 0b100 != 0:
-            powerOnReset()  // SOFT_RST: configuration and user registers to default; clears itself
-            return
-        case Self.ctrlReg2:
-            registers[Int(address)] = value & ~0b1000  // REBOOT clears itself
-        default:
-            registers[Int(address)] = value
-        }
-        applyMode(at: time)
     }
 }
 

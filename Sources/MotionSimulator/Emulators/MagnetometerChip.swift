@@ -13,19 +13,30 @@ extension MagnetometerChip {
     }
 }
 
-/// The operating modes and status flags the ST magnetometers share (LIS2MDL: DS12144 §8.5
-/// CFG_REG_A, §8.8 STATUS_REG; LIS3MDL: DocID024204 §7.3 CTRL_REG3, §7.6 STATUS_REG).
+/// The operating modes and status flags the ST magnetometers share (register descriptions:
+/// LIS2MDL DS12144 §8, CFG_REG_A and STATUS_REG; LIS3MDL DocID024204 §7, CTRL_REG2, CTRL_REG3
+/// and STATUS_REG).
 ///
 /// MD[1:0] = 00 samples continuously at the output data rate, 01 takes one measurement and
 /// returns to idle (11), 1x is idle. STATUS_REG bits 3…0 (ZYXDA, ZDA, YDA, XDA) flag new data,
 /// bits 7…4 (ZYXOR, ZOR, YOR, XOR) new data that overwrote unread data; reading an output
-/// register clears the status.
+/// register clears the status. SOFT_RST resets every register and REBOOT clears itself at once
+/// (the emulator has no trimming memory to reload); WHO_AM_I, INT_SOURCE, STATUS_REG and the
+/// outputs are read-only.
 protocol STMagnetometerChip: MagnetometerChip {
+    static var whoAmI: UInt8 { get }
+    static var intSource: UInt8 { get }
     static var statusReg: UInt8 { get }
     /// The first output register (OUTX_L); the six output registers follow it.
     static var outXL: UInt8 { get }
+    /// TEMP_OUT_L; TEMP_OUT_H follows it.
+    static var tempOutL: UInt8 { get }
     /// The configuration register whose bits 1:0 are MD.
     static var modeRegister: UInt8 { get }
+    /// The configuration register holding SOFT_RST and REBOOT, and their bits.
+    static var resetRegister: UInt8 { get }
+    static var softResetBit: UInt8 { get }
+    static var rebootBit: UInt8 { get }
     var clock: SampleTicker { get set }
     /// The output data rate in continuous mode, Hz.
     var rate: Double { get }
@@ -53,9 +64,21 @@ extension STMagnetometerChip {
         return value
     }
 
-    /// Applies MD after a configuration write: a single measurement returns to idle; the output
-    /// data rate clock runs only in continuous mode.
-    mutating func applyMode(at time: Double) {
+    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
+        let address = register & 0x7F
+        switch address {
+        case Self.whoAmI, Self.intSource, Self.statusReg, Self.outXL...(Self.tempOutL + 1):
+            return  // read-only
+        case Self.resetRegister where value & Self.softResetBit != 0:
+            powerOnReset()  // the bit clears itself
+            return
+        case Self.resetRegister:
+            registers[Int(address)] = value & ~Self.rebootBit
+        default:
+            registers[Int(address)] = value
+        }
+        // A single measurement returns to idle; the output data rate clock runs only in
+        // continuous mode.
         if mode == 0b01 {
             measure(source.state(at: time))
             flagNewData()
