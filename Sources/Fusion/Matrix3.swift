@@ -81,6 +81,7 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         return abs(determinant - 1) <= tolerance
     }
 
+    @inlinable
     public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3((m.rows.0 * v).sum(), (m.rows.1 * v).sum(), (m.rows.2 * v).sum())
     }
