@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "Timing", dependencies: ["Locking"]),
         // Chip drivers (registers → SI sample) and the register-level simulator.
         .target(name: "Sensors", dependencies: ["I2C", "Locking"]),
-        .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking"]),
+        .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking", "Fusion"]),
         // Pure math: attitude filter, orientation classifier, calibration fits.
         .target(name: "Fusion"),
         // The public API.
@@ -49,8 +49,8 @@ let package = Package(
 
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking"]),
-        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
+        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         .testTarget(name: "MotionctlTests", dependencies: ["motionctl"]),

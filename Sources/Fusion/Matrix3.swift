@@ -14,6 +14,7 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     public static let identity = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+    public static let zero = Matrix3(rows: .zero, .zero, .zero)
 
     /// A diagonal matrix.
     public init(diagonal d: SIMD3<Double>) {
@@ -58,6 +59,13 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         return Matrix3(rows: r0 / det, r1 / det, r2 / det)
     }
 
+    /// The same matrix with its diagonal set to zero (e.g. the cross-axis part of a sensitivity
+    /// matrix).
+    public var offDiagonal: Matrix3 {
+        let (a, b, c) = rows
+        return Matrix3(rows: SIMD3(0, a.y, a.z), SIMD3(b.x, 0, b.z), SIMD3(c.x, c.y, 0))
+    }
+
     /// Frobenius norm.
     public var frobeniusNorm: Double {
         let (a, b, c) = rows
@@ -73,6 +81,7 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         return abs(determinant - 1) <= tolerance
     }
 
+    @inlinable
     public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3((m.rows.0 * v).sum(), (m.rows.1 * v).sum(), (m.rows.2 * v).sum())
     }

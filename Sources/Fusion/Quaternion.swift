@@ -45,6 +45,18 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
         Quaternion(w: cos(angle / 2), x: 0, y: 0, z: sin(angle / 2))
     }
 
+    /// The rotation about the x axis by `angle` radians.
+    @inlinable
+    public static func aboutX(_ angle: Double) -> Quaternion {
+        Quaternion(w: cos(angle / 2), x: sin(angle / 2), y: 0, z: 0)
+    }
+
+    /// The rotation about the y axis by `angle` radians.
+    @inlinable
+    public static func aboutY(_ angle: Double) -> Quaternion {
+        Quaternion(w: cos(angle / 2), x: 0, y: sin(angle / 2), z: 0)
+    }
+
     /// The vector part (x, y, z).
     @inlinable
     public var vector: SIMD3<Double> { SIMD3(x, y, z) }
@@ -83,6 +95,10 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
         return v + w * t + cross(u, t)
     }
 
+    /// `q* ⊗ (0, v) ⊗ q` for a unit quaternion: `v` (reference frame) expressed in the body frame.
+    @inlinable @inline(__always)
+    public func inverseRotate(_ v: SIMD3<Double>) -> SIMD3<Double> { conjugate.rotate(v) }
+
     /// The rotation matrix `R` with `R * v == rotate(v)` (body → reference) for a unit quaternion.
     @inlinable @inline(__always)
     public var rotationMatrix: Matrix3 {
@@ -97,6 +113,24 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     /// The rotation angle in radians, 0…π.
     @inlinable
     public var angle: Double { 2 * acos(Swift.min(abs(w) / norm, 1)) }
+
+    /// The rotation as a unit axis and an angle in 0…π (q and −q give the same); the identity
+    /// gives ((0, 0, 1), 0).
+    @inlinable
+    public var axisAngle: (axis: SIMD3<Double>, angle: Double) {
+        let q = w < 0 ? Quaternion(w: -w, x: -x, y: -y, z: -z) : self
+        let s = (q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
+        guard s > 1e-15 else { return (SIMD3(0, 0, 1), 0) }
+        return (q.vector / s, 2 * atan2(s, q.w))
+    }
+
+    /// The angle in radians, 0…π, of the rotation between two unit quaternions (q and −q are the
+    /// same rotation).
+    @inlinable
+    public func angle(to other: Quaternion) -> Double {
+        let dot = abs(w * other.w + x * other.x + y * other.y + z * other.z)
+        return 2 * acos(Swift.min(1, dot))
+    }
 
     // Euler angles follow Core Motion: the attitude is R = Rz(yaw) · Rx(pitch) · Ry(roll) (body →
     // reference), so pitch (about x) is in −π/2…π/2, roll (about y) and yaw (about z) in −π…π.

@@ -55,6 +55,8 @@ public struct EmulatorOptions: Sendable, Equatable {
 /// Behaviour shared by the register-level chip models. Each model is a value type kept behind the
 /// emulator's mutex; `time` is the simulation time (seconds) of the bus step being served.
 protocol RegisterChip: Sendable {
+    /// The register file, indexed by address.
+    var registers: [UInt8] { get set }
     /// The register address the next byte is read from or written to.
     var pointer: UInt8 { get set }
     /// Brings sampling up to `time`: produces due FIFO frames, sets data-ready flags, refreshes
@@ -75,6 +77,21 @@ protocol RegisterChip: Sendable {
 
 extension RegisterChip {
     mutating func setPointer(fromSubAddress byte: UInt8) { pointer = byte }
+
+    /// The register as held.
+    func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
+
+    /// Writes `bytes` to consecutive registers from `address` on (e.g. an output block).
+    mutating func store(_ bytes: [UInt8], at address: UInt8) {
+        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
+    }
+
+    /// A new sample is in the output registers: sets the `ready` bits of `status`, and its
+    /// `overrun` bits too when data ready was still set (the previous sample was never read).
+    mutating func flagNewData(in status: UInt8, ready: UInt8, overrun: UInt8) {
+        if reg(status) & ready != 0 { registers[Int(status)] |= overrun }
+        registers[Int(status)] |= ready
+    }
 
     mutating func handleWrite(_ bytes: [UInt8], at time: Double) {
         guard let subAddress = bytes.first else { return }
@@ -133,4 +150,19 @@ final class EmulatorEngine<Chip: RegisterChip>: Sendable {
     func withChip<T>(_ body: (inout Chip) -> T) -> T {
         chip.withLock { body(&$0) }
     }
+}
+
+/// An emulator class serving the bus through its ``EmulatorEngine``: the ``SimulatedDevice``
+/// calls go to the engine's chip model.
+protocol EngineBackedDevice: SimulatedDevice {
+    associatedtype Chip: RegisterChip
+    var engine: EmulatorEngine<Chip> { get }
+}
+
+extension EngineBackedDevice {
+    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func powerOnReset() { engine.powerOnReset() }
+    /// The register as a bus read would return it, without its side effects.
+    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

@@ -24,4 +24,10 @@ import Testing
         #expect(rotateZ90.isProperRotation())
         #expect(!m.isProperRotation())
     }
+
+    @Test func offDiagonalAndZero() {
+        #expect(m.offDiagonal.rowMajor == [0, 0, 1, 1, 0, 0, 0, 1, 0])
+        #expect(Matrix3.zero.rowMajor == [Double](repeating: 0, count: 9))
+        #expect(Matrix3(diagonal: SIMD3(2, 3, 4)) + m.offDiagonal == m)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Fusion
 import Testing
 @testable import MotionSimulator
 
@@ -20,7 +21,7 @@ private func lagOneCorrelation(_ values: [Double]) -> Double {
 }
 
 /// Least squares fit of measured = M · truth + offset, one row of M at a time (normal equations).
-private func fitLinear(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) -> (matrix: SimMatrix3, offset: SIMD3<Double>) {
+private func fitLinear(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) -> (matrix: Matrix3, offset: SIMD3<Double>) {
     var rows: [SIMD3<Double>] = []
     var offset = SIMD3<Double>.zero
     for axis in 0..<3 {
@@ -45,7 +46,7 @@ private func fitLinear(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) -> (ma
         rows.append(SIMD3(solution[0], solution[1], solution[2]))
         offset[axis] = solution[3]
     }
-    return (SimMatrix3(rows: rows[0], rows[1], rows[2]), offset)
+    return (Matrix3(rows: rows[0], rows[1], rows[2]), offset)
 }
 
 /// One-sided power spectral density averaged over segments of `length` samples (Welch, no
@@ -70,10 +71,8 @@ private func averageAmplitudeDensity(_ values: [Double], rate: Double, length: I
     return (total / Double(bins)).squareRoot()
 }
 
-private func frobenius(_ m: SimMatrix3) -> Double { m.rowMajor.reduce(0) { $0 + $1 * $1 }.squareRoot() }
-private func difference(_ a: SimMatrix3, _ b: SimMatrix3) -> SimMatrix3 {
-    SimMatrix3(rows: a.row0 - b.row0, a.row1 - b.row1, a.row2 - b.row2)
-}
+private func frobenius(_ m: Matrix3) -> Double { m.rowMajor.reduce(0) { $0 + $1 * $1 }.squareRoot() }
+private func difference(_ a: Matrix3, _ b: Matrix3) -> Matrix3 { a - b }
 private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
 
 @Suite struct ErrorModelTests {

@@ -158,7 +158,7 @@ private extension World {
         let axes: [SIMD3<Double>] = [SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0)]
         var naive: [[DeviceOrientation]] = []
         for (index, axis) in axes.enumerated() {
-            let script = MotionScript([.rest(2), .turn(to: SimQuaternion(axis: axis, angle: .pi), over: duration, thenHold: 3)])
+            let script = MotionScript([.rest(2), .turn(to: Quaternion(axis: axis, angle: .pi), over: duration, thenHold: 3)])
             let run = try play(script, seed: 20 + UInt64(index))
             #expect(run.posted.map(\.new) == [.faceUp, .faceDown], "flip about \(axis) in \(duration) s")
             #expect(run.replayed == run.posted)

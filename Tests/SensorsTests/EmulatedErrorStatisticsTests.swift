@@ -1,3 +1,4 @@
+import Fusion
 import I2C
 import MotionSimulator
 import Sensors
@@ -151,11 +152,11 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
 private func frobenius(_ rows: [SIMD3<Double>]) -> Double { rows.reduce(0) { $0 + ($1 * $1).sum() }.squareRoot() }
 
 /// M − S as rows, for the soft-iron comparison.
-private func - (m: [SIMD3<Double>], s: SimMatrix3) -> [SIMD3<Double>] {
-    [m[0] - s.row0, m[1] - s.row1, m[2] - s.row2]
+private func - (m: [SIMD3<Double>], s: Matrix3) -> [SIMD3<Double>] {
+    [m[0] - s.rows.0, m[1] - s.rows.1, m[2] - s.rows.2]
 }
 
-private func frobenius(_ m: SimMatrix3) -> Double { frobenius([m.row0, m.row1, m.row2]) }
+private func frobenius(_ m: Matrix3) -> Double { frobenius([m.rows.0, m.rows.1, m.rows.2]) }
 
 private extension Array where Element == SIMD3<Double> {
     var rowMajor: [Double] { flatMap { [$0.x, $0.y, $0.z] } }

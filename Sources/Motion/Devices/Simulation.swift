@@ -1,3 +1,4 @@
+import Fusion
 import I2C
 import MotionSimulator
 import Sensors
@@ -72,7 +73,7 @@ public struct Simulation: Sendable, Equatable {
             magnetometerErrors = magnetometerName.flatMap(MagnetometerErrorModel.preset(named:)) ?? .lis3mdl
         }
         if let hardIron { magnetometerErrors.hardIron = hardIron }
-        if let softIron, let matrix = SimMatrix3(rowMajor: softIron.rowMajor) { magnetometerErrors.softIron = matrix }
+        if let softIron { magnetometerErrors.softIron = softIron }
         let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed)
         let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
         return (board, world)

@@ -2,7 +2,7 @@
 /// bits: AK8963 datasheet §8 (register map and description), §6.3–6.4 (operating modes, read
 /// sequence), §7.2.3 (read address counter), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test
 /// limits).
-struct AK8963Chip: RegisterChip {
+struct AK8963Chip: MagnetometerChip {
     static let wia: UInt8 = 0x00     // device ID 0x48
     static let info: UInt8 = 0x01
     static let st1: UInt8 = 0x02     // DOR[1] DRDY[0]
@@ -41,13 +41,11 @@ struct AK8963Chip: RegisterChip {
     mutating func powerOnReset() {
         registers = [UInt8](repeating: 0, count: 0x13)
         registers[Int(Self.wia)] = 0x48
-        for (axis, value) in Self.adjustment.enumerated() { registers[Int(Self.asax) + axis] = value }
+        store(Self.adjustment, at: Self.asax)
         pointer = 0
         readInProgress = false
         clock.set(rate: nil, at: 0)
     }
-
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
 
     /// MODE: 0000 power-down, 0001 single, 0010 continuous 1 (8 Hz), 0110 continuous 2 (100 Hz),
     /// 0100 external trigger (not emulated: behaves as power-down), 1000 self-test, 1111 fuse ROM.
@@ -71,14 +69,13 @@ struct AK8963Chip: RegisterChip {
     }
 
     private mutating func measure(_ field: SIMD3<Double>) {
-        let masked = Encoding.masking(field, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let masked = sensed(field)
         let counts = Encoding.counts(masked / adjustmentFactor, perLSB: microteslaPerLSB)
-        for (index, byte) in Encoding.littleEndian(counts).enumerated() { registers[Int(Self.hxl) + index] = byte }
+        store(Encoding.littleEndian(counts), at: Self.hxl)
         var st2 = reg(Self.cntl1) & 0x10  // BITM mirrors BIT
         if abs(field.x) + abs(field.y) + abs(field.z) > Self.overflowMicrotesla { st2 |= 0x08 }
         registers[Int(Self.st2)] = st2
-        if reg(Self.st1) & 0x01 != 0 { registers[Int(Self.st1)] |= 0x02 }  // DOR: previous data skipped
-        registers[Int(Self.st1)] |= 0x01
+        flagNewData(in: Self.st1, ready: 0x01, overrun: 0x02)  // DRDY; DOR: previous data skipped
     }
 
     mutating func advance(to time: Double) {
@@ -148,7 +145,7 @@ struct AK8963Chip: RegisterChip {
 /// Single, continuous (8/100 Hz) and self-test modes, 14/16-bit output, DRDY/DOR in ST1 cleared
 /// by reading ST2, HOFL on overflow, fuse-ROM sensitivity adjustment (ASAX–Z = 0xB0, 0xB1,
 /// 0xA5; the output is the raw value a driver must scale by the adjustment), soft reset (CNTL2).
-public final class AK8963Emulator: SimulatedDevice {
+public final class AK8963Emulator: EngineBackedDevice {
     public let chipName = "AK8963"
     let engine: EmulatorEngine<AK8963Chip>
 
@@ -158,10 +155,4 @@ public final class AK8963Emulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(AK8963Chip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

@@ -1,7 +1,7 @@
 /// Register model of the Honeywell HMC5883L magnetometer (datasheet Form #900405 Rev E:
 /// register list Table 2, configuration registers Tables 3–13, data output and status registers,
 /// self-test operation).
-struct HMC5883LChip: RegisterChip {
+struct HMC5883LChip: MagnetometerChip {
     static let configA: UInt8 = 0x00    // MA[6:5] DO[4:2] MS[1:0]
     static let configB: UInt8 = 0x01    // GN[7:5]
     static let mode: UInt8 = 0x02       // HS[7] MD[1:0]
@@ -47,8 +47,6 @@ struct HMC5883LChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
     var isContinuous: Bool { reg(Self.mode) & 0b11 == 0b00 }
     var rate: Double { Self.rates[Int((reg(Self.configA) >> 2) & 0b111)] }
     var isLocked: Bool { !dataRead.isEmpty && dataRead.count < 6 }
@@ -59,14 +57,10 @@ struct HMC5883LChip: RegisterChip {
         case 0b10: -Self.selfTestField
         default: .zero
         }
-        let gauss = Encoding.masking(state.magneticField / Encoding.microteslaPerGauss + bias, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss + bias)
         let lsb = gauss * Self.gains[Int(reg(Self.configB) >> 5)]
         let axes = [lsb.x, lsb.z, lsb.y].map { abs($0.rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16($0) }
-        for (index, value) in axes.enumerated() {
-            let bytes = Encoding.bigEndian(value)
-            registers[Int(Self.dataXMSB) + index * 2] = bytes[0]
-            registers[Int(Self.dataXMSB) + index * 2 + 1] = bytes[1]
-        }
+        store(axes.flatMap { Encoding.bigEndian($0) }, at: Self.dataXMSB)
         registers[Int(Self.status)] = 0x01  // RDY
         dataRead = []
     }
@@ -113,7 +107,7 @@ struct HMC5883LChip: RegisterChip {
 /// −2048…2047 with −4096 on overflow; continuous and single modes; positive and negative bias
 /// self-test (configuration A MS); RDY and LOCK; the pointer rolls from 0x08 to 0x03. The chip
 /// has no software reset.
-public final class HMC5883LEmulator: SimulatedDevice {
+public final class HMC5883LEmulator: EngineBackedDevice {
     public let chipName = "HMC5883L"
     let engine: EmulatorEngine<HMC5883LChip>
 
@@ -123,10 +117,4 @@ public final class HMC5883LEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(HMC5883LChip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

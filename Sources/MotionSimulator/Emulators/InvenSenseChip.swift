@@ -109,8 +109,6 @@ struct InvenSenseChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
     /// Sensors sample while the chip is awake and not cycling.
     var isRunning: Bool { reg(Self.pwrMgmt1) & 0x60 == 0 }
 

@@ -8,7 +8,7 @@ import I2C
 /// FIFO_EN, appends the sensors selected in FIFO_EN to the 1024-byte FIFO (FIFO_COUNT, FIFO_R_W;
 /// the oldest data are replaced on overflow, FIFO_OFLOW_INT set). Self-test bits in GYRO_CONFIG
 /// and ACCEL_CONFIG deflect the output by 1.03 × the factory trim of SELF_TEST_X…A.
-public final class MPU6050Emulator: SimulatedDevice {
+public final class MPU6050Emulator: EngineBackedDevice {
     public let chipName = "MPU-6050"
     let engine: EmulatorEngine<InvenSenseChip>
 
@@ -18,38 +18,26 @@ public final class MPU6050Emulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(InvenSenseChip(model: .mpu6050, source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
 /// InvenSense MPU-6500 emulator (WHO_AM_I 0x75 = 0x70), at 0x68 or 0x69. As
 /// ``MPU6050Emulator`` but awake at power-on (PWR_MGMT_1 = 0x01), a 512-byte FIFO whose
 /// CONFIG FIFO_MODE chooses between replacing the oldest data and dropping new data, 32 kHz with
 /// FCHOICE_B, the MPU-6500 temperature scale and SELF_TEST_X/Y/Z_GYRO/ACCEL codes.
-public final class MPU6500Emulator: SimulatedDevice {
+public final class MPU6500Emulator: EngineBackedDevice {
     public let chipName = "MPU-6500"
     let engine: EmulatorEngine<InvenSenseChip>
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(InvenSenseChip(model: .mpu6500, source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
 /// InvenSense MPU-9250 emulator (WHO_AM_I 0x75 = 0x71): an MPU-6500 plus an AK8963
 /// magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL I2C_MST_EN
 /// clear) the AK8963 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both. The
 /// MPU-9250's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9250Emulator: SimulatedDevice {
+public final class MPU9250Emulator: EngineBackedDevice {
     public let chipName = "MPU-9250"
     let engine: EmulatorEngine<InvenSenseChip>
     /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
@@ -71,13 +59,9 @@ public final class MPU9250Emulator: SimulatedDevice {
         bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
     }
 
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
     /// Power cycle of the package: both dies back to power-on values.
     public func powerOnReset() {
         engine.powerOnReset()
         magnetometer.powerOnReset()
     }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

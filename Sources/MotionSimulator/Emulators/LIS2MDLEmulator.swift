@@ -1,6 +1,6 @@
 /// Register model of the ST LIS2MDL magnetometer (datasheet DS12144: §6.1 I2C operation,
 /// §7 register mapping, §8 register description, Table 2 magnetic characteristics).
-struct LIS2MDLChip: RegisterChip {
+struct LIS2MDLChip: STMagnetometerChip {
     static let offsetXL: UInt8 = 0x45   // OFFSET_X_REG_L … OFFSET_Z_REG_H: 0x45–0x4A (hard-iron)
     static let whoAmI: UInt8 = 0x4F
     static let cfgRegA: UInt8 = 0x60    // COMP_TEMP_EN[7] REBOOT[6] SOFT_RST[5] LP[4] ODR[3:2] MD[1:0]
@@ -11,6 +11,10 @@ struct LIS2MDLChip: RegisterChip {
     static let statusReg: UInt8 = 0x67  // Zyxor[7] … Zyxda[3] …
     static let outXL: UInt8 = 0x68      // OUTX_L … OUTZ_H: 0x68–0x6D
     static let tempOutL: UInt8 = 0x6E
+    static let modeRegister = cfgRegA
+    static let resetRegister = cfgRegA
+    static let softResetBit: UInt8 = 0x20
+    static let rebootBit: UInt8 = 0x40
 
     /// ODR[1:0] → Hz.
     static let rates: [Double] = [10, 20, 50, 100]
@@ -41,10 +45,6 @@ struct LIS2MDLChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
-    /// MD: 00 continuous, 01 single, 1x idle.
-    var mode: UInt8 { reg(Self.cfgRegA) & 0b11 }
     var rate: Double { Self.rates[Int((reg(Self.cfgRegA) >> 2) & 0b11)] }
 
     private var hardIronOffset: SIMD3<Double> {
@@ -54,10 +54,9 @@ struct LIS2MDLChip: RegisterChip {
         })
     }
 
-    private mutating func measure(_ state: PhysicalState) {
+    mutating func measure(_ state: PhysicalState) {
         let selfTest = reg(Self.cfgRegC) & 0b10 != 0 ? Self.selfTestField : .zero
-        let gauss = Encoding.masking(
-            state.magneticField / Encoding.microteslaPerGauss + selfTest, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss + selfTest)
         // The hard-iron offset registers are subtracted from the measurement, in output LSB.
         let lsb = gauss / Self.gaussPerLSB - hardIronOffset
         let counts = Encoding.counts(lsb, perLSB: 1)
@@ -66,53 +65,11 @@ struct LIS2MDLChip: RegisterChip {
         let bytes = bigEndian
             ? Encoding.bigEndian(counts) + Encoding.bigEndian(temperature)
             : Encoding.littleEndian(counts) + Encoding.littleEndian(temperature)
-        for (offset, byte) in bytes.enumerated() { registers[Int(Self.outXL) + offset] = byte }
-    }
-
-    private mutating func flagNewData() {
-        var status = reg(Self.statusReg)
-        if status & 0x0F != 0 { status |= 0xF0 }  // previous data not read: overrun
-        registers[Int(Self.statusReg)] = status | 0x0F
-    }
-
-    mutating func advance(to time: Double) {
-        guard mode == 0b00 else { return }
-        if clock.advance(to: time) > 0 { flagNewData() }
-        measure(source.state(at: time))
+        store(bytes, at: Self.outXL)
     }
 
     /// I2C reads and writes always advance the address.
     func pointer(after register: UInt8) -> UInt8 { (register + 1) & 0x7F }
-
-    func peek(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
-
-    mutating func read(_ register: UInt8) -> UInt8 {
-        let value = peek(register)
-        if (Self.outXL...(Self.outXL + 5)).contains(register & 0x7F) { registers[Int(Self.statusReg)] = 0 }
-        return value
-    }
-
-    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
-        let address = register & 0x7F
-        switch address {
-        case Self.whoAmI, Self.intSource, Self.statusReg, Self.outXL...(Self.tempOutL + 1):
-            return  // read-only
-        case Self.cfgRegA where value & 0x20 != 0:
-            powerOnReset()  // SOFT_RST: configuration and user registers reset; the bit clears itself
-            return
-        case Self.cfgRegA:
-            registers[Int(address)] = value & ~0x40  // REBOOT clears itself
-        default:
-            registers[Int(address)] = value
-        }
-        if mode == 0b01 {
-            // Single measurement, then idle.
-            measure(source.state(at: time))
-            flagNewData()
-            registers[Int(Self.cfgRegA)] |= 0b11
-        }
-        clock.set(rate: mode == 0b00 ? rate : nil, at: time)
-    }
 }
 
 /// ST LIS2MDL magnetometer emulator (WHO_AM_I 0x4F = 0x40), at 0x1E.
@@ -120,7 +77,7 @@ struct LIS2MDLChip: RegisterChip {
 /// Fixed ±50 gauss range at 1.5 mgauss/LSB; continuous (10/20/50/100 Hz), single and idle
 /// modes (CFG_REG_A MD); hard-iron offset registers subtracted from the output; self-test
 /// (CFG_REG_C); BLE; soft reset (CFG_REG_A SOFT_RST); the address always auto-increments.
-public final class LIS2MDLEmulator: SimulatedDevice {
+public final class LIS2MDLEmulator: EngineBackedDevice {
     public let chipName = "LIS2MDL"
     let engine: EmulatorEngine<LIS2MDLChip>
 
@@ -130,10 +87,4 @@ public final class LIS2MDLEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LIS2MDLChip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

@@ -1,6 +1,6 @@
 /// Register model of the ST LIS3MDL magnetometer (datasheet DocID024204: §5.1.1 I2C operation,
 /// §6 register mapping, §7 register description, Table 2 magnetic characteristics).
-struct LIS3MDLChip: RegisterChip {
+struct LIS3MDLChip: STMagnetometerChip {
     static let whoAmI: UInt8 = 0x0F
     static let ctrlReg1: UInt8 = 0x20   // TEMP_EN[7] OM[6:5] DO[4:2] FAST_ODR[1] ST[0]
     static let ctrlReg2: UInt8 = 0x21   // FS[6:5] REBOOT[3] SOFT_RST[2]
@@ -11,6 +11,11 @@ struct LIS3MDLChip: RegisterChip {
     static let outXL: UInt8 = 0x28      // X_L … Z_H: 0x28–0x2D
     static let tempOutL: UInt8 = 0x2E
     static let intCfg: UInt8 = 0x30
+    static let intSource: UInt8 = 0x31  // INT_SRC
+    static let modeRegister = ctrlReg3
+    static let resetRegister = ctrlReg2
+    static let softResetBit: UInt8 = 0b100
+    static let rebootBit: UInt8 = 0b1000
 
     /// DO[2:0] → Hz (CTRL_REG1 table).
     static let rates: [Double] = [0.625, 1.25, 2.5, 5, 10, 20, 40, 80]
@@ -49,11 +54,6 @@ struct LIS3MDLChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
-    /// MD: 00 continuous, 01 single conversion, 1x power-down.
-    var mode: UInt8 { reg(Self.ctrlReg3) & 0b11 }
-
     var rate: Double {
         let ctrl1 = reg(Self.ctrlReg1)
         if ctrl1 & 0b10 != 0 { return Self.fastRates[Int((ctrl1 >> 5) & 0b11)] }
@@ -75,62 +75,16 @@ struct LIS3MDLChip: RegisterChip {
     }
 
     /// Latches one measurement of `state` into the output registers.
-    private mutating func measure(_ state: PhysicalState) {
+    mutating func measure(_ state: PhysicalState) {
         let selfTest = reg(Self.ctrlReg1) & 0x01 != 0 ? Self.selfTestField : .zero
         let gauss = state.magneticField / Encoding.microteslaPerGauss + selfTest
-        let counts = Encoding.counts(Encoding.masking(gauss, deadAxes: options.deadAxes, SensorAxis.magnetometer), perLSB: gaussPerLSB)
+        let counts = Encoding.counts(sensed(gauss), perLSB: gaussPerLSB)
         let bigEndian = reg(Self.ctrlReg4) & 0b10 != 0  // BLE
         store(bigEndian ? Encoding.bigEndian(counts) : Encoding.littleEndian(counts), at: Self.outXL)
         if reg(Self.ctrlReg1) & 0x80 != 0 {  // TEMP_EN: 8 LSB/°C, 0 at 25 °C
             let temperature = Encoding.int16((state.temperature - 25) * 8)
             store(bigEndian ? Encoding.bigEndian(temperature) : Encoding.littleEndian(temperature), at: Self.tempOutL)
         }
-    }
-
-    private mutating func store(_ bytes: [UInt8], at address: UInt8) {
-        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
-    }
-
-    private mutating func flagNewData() {
-        var status = reg(Self.statusReg)
-        if status & 0x0F != 0 { status |= 0xF0 }  // previous data not read: overrun
-        registers[Int(Self.statusReg)] = status | 0x0F
-    }
-
-    mutating func advance(to time: Double) {
-        guard mode == 0b00 else { return }
-        if clock.advance(to: time) > 0 { flagNewData() }
-        measure(source.state(at: time))
-    }
-
-    func peek(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
-
-    mutating func read(_ register: UInt8) -> UInt8 {
-        let value = peek(register)
-        if (Self.outXL...(Self.outXL + 5)).contains(register & 0x7F) { registers[Int(Self.statusReg)] = 0 }
-        return value
-    }
-
-    mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
-        let address = register & 0x7F
-        switch address {
-        case Self.whoAmI, Self.statusReg, Self.outXL...(Self.tempOutL + 1), 0x31:
-            return  // read-only
-        case Self.ctrlReg2 where value & 0b100 != 0:
-            powerOnReset()  // SOFT_RST: configuration and user registers to default; clears itself
-            return
-        case Self.ctrlReg2:
-            registers[Int(address)] = value & ~0b1000  // REBOOT clears itself
-        default:
-            registers[Int(address)] = value
-        }
-        if mode == 0b01 {
-            // Single conversion: one measurement, then back to power-down.
-            measure(source.state(at: time))
-            flagNewData()
-            registers[Int(Self.ctrlReg3)] |= 0b11
-        }
-        clock.set(rate: mode == 0b00 ? rate : nil, at: time)
     }
 }
 
@@ -141,7 +95,7 @@ struct LIS3MDLChip: RegisterChip {
 /// the sub-address MSB is set (DocID024204 §5.1.1). Full scale ±4/8/12/16 gauss, self-test
 /// (CTRL_REG1 ST), software reset (CTRL_REG2 SOFT_RST), big-endian option (CTRL_REG4 BLE),
 /// FAST_READ, data-ready and overrun flags in STATUS_REG at the output data rate.
-public final class LIS3MDLEmulator: SimulatedDevice {
+public final class LIS3MDLEmulator: EngineBackedDevice {
     public let chipName = "LIS3MDL"
     let engine: EmulatorEngine<LIS3MDLChip>
 
@@ -151,10 +105,4 @@ public final class LIS3MDLEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LIS3MDLChip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

@@ -151,8 +151,6 @@ struct LSM6Chip: RegisterChip {
 
     // MARK: Configuration decoded from the registers
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
     private func rate(code: UInt8) -> Double? {
         (1...10).contains(code) ? Self.rates[Int(code) - 1] : nil
     }
@@ -263,10 +261,6 @@ struct LSM6Chip: RegisterChip {
         store(Encoding.littleEndian(temperature), at: Self.outTempL)
         if gyroRate != nil { store(Encoding.littleEndian(gyroCounts(state)), at: Self.outXLG) }
         if accelRate != nil { store(Encoding.littleEndian(accelCounts(state)), at: Self.outXLA) }
-    }
-
-    private mutating func store(_ bytes: [UInt8], at address: UInt8) {
-        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
     }
 
     // MARK: FIFO

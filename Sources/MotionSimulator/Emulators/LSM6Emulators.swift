@@ -6,7 +6,7 @@
 /// (tag + 6 bytes) batched at BDR_XL / BDR_GY from the chip's clock; FIFO_STATUS1/2 give the
 /// level, watermark and overrun. Self-test (CTRL5_C) and software reset (CTRL3_C) work as in
 /// DS12814; IF_INC governs auto-increment.
-public final class LSM6DSOXEmulator: SimulatedDevice {
+public final class LSM6DSOXEmulator: EngineBackedDevice {
     public let chipName = "LSM6DSOX"
     let engine: EmulatorEngine<LSM6Chip>
 
@@ -16,65 +16,41 @@ public final class LSM6DSOXEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LSM6Chip(model: .dsox, source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
 /// ST LSM6DSO32 emulator (WHO_AM_I 0x0F = 0x6C, like the LSM6DSOX: only the board or the
 /// caller can tell them apart). As ``LSM6DSOXEmulator`` with the accelerometer full scales
 /// doubled: FS_XL 00/01/10/11 = ±4/±32/±8/±16 g at 0.122/0.976/0.244/0.488 mg/LSB (DS13238).
-public final class LSM6DSO32Emulator: SimulatedDevice {
+public final class LSM6DSO32Emulator: EngineBackedDevice {
     public let chipName = "LSM6DSO32"
     let engine: EmulatorEngine<LSM6Chip>
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LSM6Chip(model: .dso32, source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
 /// ST LSM6DSL emulator (WHO_AM_I 0x0F = 0x6A; the LSM6DS3TR-C and LSM6DSM answer the same),
 /// usually at 0x6A or 0x6B. As ``LSM6DSOXEmulator`` but with the untagged FIFO of DS11889:
 /// 16-bit words at ODR_FIFO, gyroscope set then accelerometer set, decimation per sensor,
 /// FIFO_STATUS1–4 (level, watermark, overrun, empty, pattern), output at FIFO_DATA_OUT_L/H.
-public final class LSM6DSLEmulator: SimulatedDevice {
+public final class LSM6DSLEmulator: EngineBackedDevice {
     public let chipName = "LSM6DSL"
     let engine: EmulatorEngine<LSM6Chip>
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LSM6Chip(model: .dsl, source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
 /// ST LSM6DS3 emulator (WHO_AM_I 0x0F = 0x69), usually at 0x6A or 0x6B. As
 /// ``LSM6DSLEmulator``, with the LSM6DS3's power-on axis enables (CTRL9_XL, CTRL10_C = 0x38),
 /// 12-bit FIFO level and threshold, and a 16 LSB/°C temperature sensor.
-public final class LSM6DS3Emulator: SimulatedDevice {
+public final class LSM6DS3Emulator: EngineBackedDevice {
     public let chipName = "LSM6DS3"
     let engine: EmulatorEngine<LSM6Chip>
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(LSM6Chip(model: .ds3, source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

@@ -1,6 +1,6 @@
 /// Register model of the QST QMC5883L magnetometer (datasheet QMC5883L-Datasheet-1.0:
 /// §9.1 register map, §9.2 register definition).
-struct QMC5883LChip: RegisterChip {
+struct QMC5883LChip: MagnetometerChip {
     static let dataXL: UInt8 = 0x00     // X_L … Z_H: 0x00–0x05, little-endian
     static let status: UInt8 = 0x06     // DOR[2] OVL[1] DRDY[0]
     static let temperatureL: UInt8 = 0x07
@@ -34,8 +34,6 @@ struct QMC5883LChip: RegisterChip {
         clock.set(rate: nil, at: 0)
     }
 
-    private func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
-
     var isContinuous: Bool { reg(Self.control1) & 0b11 == 0b01 }
     var rate: Double { Self.rates[Int((reg(Self.control1) >> 2) & 0b11)] }
     /// RNG codes 10 and 11 are reserved; they read as ±8 gauss here.
@@ -43,22 +41,17 @@ struct QMC5883LChip: RegisterChip {
 
     mutating func advance(to time: Double) {
         guard isContinuous else { return }
-        if clock.advance(to: time) > 0 {
-            // DOR: a new sample arrived while the previous one was still unread.
-            if reg(Self.status) & 0x01 != 0 { registers[Int(Self.status)] |= 0x04 }
-            registers[Int(Self.status)] |= 0x01
-        }
+        if clock.advance(to: time) > 0 { flagNewData(in: Self.status, ready: 0x01, overrun: 0x04) }  // DRDY, DOR
         let state = source.state(at: time)
-        let gauss = Encoding.masking(state.magneticField / Encoding.microteslaPerGauss, deadAxes: options.deadAxes, SensorAxis.magnetometer)
+        let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss)
         let (fullScale, lsbPerGauss) = range
         if abs(gauss.x) > fullScale || abs(gauss.y) > fullScale || abs(gauss.z) > fullScale {
             registers[Int(Self.status)] |= 0x02  // OVL
         } else {
             registers[Int(Self.status)] &= ~0x02
         }
-        let bytes = Encoding.littleEndian(Encoding.counts(gauss, perLSB: 1 / lsbPerGauss))
-            + Encoding.littleEndian(Encoding.int16(state.temperature * 100))  // 100 LSB/°C
-        for (offset, byte) in bytes.enumerated() { registers[Int(Self.dataXL) + offset + (offset >= 6 ? 1 : 0)] = byte }
+        store(Encoding.littleEndian(Encoding.counts(gauss, perLSB: 1 / lsbPerGauss)), at: Self.dataXL)
+        store(Encoding.littleEndian(Encoding.int16(state.temperature * 100)), at: Self.temperatureL)  // 100 LSB/°C
     }
 
     /// With ROL_PNT the pointer rolls over from the status register back to X_L; otherwise it
@@ -95,7 +88,7 @@ struct QMC5883LChip: RegisterChip {
 /// Standby at power-on; continuous mode at 10/50/100/200 Hz; ±2/±8 gauss (12000/3000 LSB/gauss);
 /// DRDY, OVL and DOR in the status register; pointer roll-over (CONTROL2 ROL_PNT); soft reset
 /// (CONTROL2 SOFT_RST). The chip has no self-test and no FIFO.
-public final class QMC5883LEmulator: SimulatedDevice {
+public final class QMC5883LEmulator: EngineBackedDevice {
     public let chipName = "QMC5883L"
     let engine: EmulatorEngine<QMC5883LChip>
 
@@ -105,10 +98,4 @@ public final class QMC5883LEmulator: SimulatedDevice {
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(QMC5883LChip(source: source, options: options), now: now)
     }
-
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func powerOnReset() { engine.powerOnReset() }
-    /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

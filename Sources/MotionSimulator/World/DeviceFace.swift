@@ -1,3 +1,5 @@
+import Fusion
+
 /// The six resting faces of a device, in Core Motion's device frame (x right, y toward the top
 /// edge, z out of the screen). Standing faces have the screen toward the south, the user's side.
 public enum DeviceFace: String, Sendable, CaseIterable {
@@ -15,8 +17,8 @@ public enum DeviceFace: String, Sendable, CaseIterable {
     case landscapeRight
 
     /// The attitude (device → East-North-Up) of the device resting on this face.
-    public var attitude: SimQuaternion {
-        let standing = SimQuaternion.aboutX(.pi / 2)
+    public var attitude: Quaternion {
+        let standing = Quaternion.aboutX(.pi / 2)
         switch self {
         case .faceUp: return .identity
         case .faceDown: return .aboutY(.pi)
@@ -45,5 +47,5 @@ public enum DeviceFace: String, Sendable, CaseIterable {
     }
 
     /// Portrait tilted back by `angle` radians from lying face up (0 = face up, π/2 = portrait).
-    public static func portraitTilt(_ angle: Double) -> SimQuaternion { .aboutX(angle) }
+    public static func portraitTilt(_ angle: Double) -> Quaternion { .aboutX(angle) }
 }

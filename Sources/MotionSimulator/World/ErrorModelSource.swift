@@ -1,3 +1,4 @@
+import Fusion
 import Locking
 import Synchronization
 
@@ -22,8 +23,8 @@ public final class ErrorModelSource: PhysicalSource {
     /// standard deviation per sample is density·√(sampleRate/2).
     public let sampleRate: Double
 
-    private let accelerometerSensitivity: SimMatrix3
-    private let gyroscopeSensitivity: SimMatrix3
+    private let accelerometerSensitivity: Matrix3
+    private let gyroscopeSensitivity: Matrix3
     private let accelerometerSigma: SIMD3<Double>
     private let gyroscopeSigma: SIMD3<Double>
     private let magnetometerSigma: SIMD3<Double>

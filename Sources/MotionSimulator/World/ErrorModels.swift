@@ -1,3 +1,5 @@
+import Fusion
+
 /// Error figures of one three-axis sensing element (accelerometer or gyroscope), in its own unit
 /// (m/s² for an accelerometer, rad/s for a gyroscope), chip axes.
 ///
@@ -15,11 +17,11 @@ public struct SensorErrors: Sendable, Equatable {
     public var scaleFactorError: SIMD3<Double>
     /// Cross-axis sensitivity: how much of each other axis leaks into an axis, as fractions
     /// (only the off-diagonal entries are used).
-    public var crossAxis: SimMatrix3
+    public var crossAxis: Matrix3
 
     public init(
         noiseDensity: SIMD3<Double> = .zero, bias: SIMD3<Double> = .zero, biasRandomWalk: Double = 0,
-        scaleFactorError: SIMD3<Double> = .zero, crossAxis: SimMatrix3 = .zero
+        scaleFactorError: SIMD3<Double> = .zero, crossAxis: Matrix3 = .zero
     ) {
         self.noiseDensity = noiseDensity
         self.bias = bias
@@ -32,8 +34,8 @@ public struct SensorErrors: Sendable, Equatable {
     public static let ideal = SensorErrors()
 
     /// The sensitivity matrix I + diag(scaleFactorError) + offDiagonal(crossAxis).
-    public var sensitivity: SimMatrix3 {
-        SimMatrix3(diagonal: 1 + scaleFactorError) + crossAxis.offDiagonal
+    public var sensitivity: Matrix3 {
+        Matrix3(diagonal: 1 + scaleFactorError) + crossAxis.offDiagonal
     }
 }
 
@@ -58,8 +60,8 @@ public struct IMUErrorModel: Sendable, Equatable {
     private static let g = PhysicalState.standardGravity
     private static let degree = Double.pi / 180
     /// A small, fixed cross-axis pattern scaled by `fraction` (representative, not measured).
-    private static func crossAxis(_ fraction: Double) -> SimMatrix3 {
-        SimMatrix3(rows: SIMD3(0, 0.6, -0.3), SIMD3(-0.5, 0, 0.4), SIMD3(0.2, -0.7, 0)).scaled(by: fraction)
+    private static func crossAxis(_ fraction: Double) -> Matrix3 {
+        fraction * Matrix3(rows: SIMD3(0, 0.6, -0.3), SIMD3(-0.5, 0, 0.4), SIMD3(0.2, -0.7, 0))
     }
 
     /// ST LSM6DSOX, datasheet DS12814, Table 2 (mechanical characteristics), high-performance mode:
@@ -123,11 +125,11 @@ public struct MagnetometerErrorModel: Sendable, Equatable {
     /// Hard-iron offset, µT (the chip's own offset plus magnetised parts on the board).
     public var hardIron: SIMD3<Double>
     /// Soft-iron distortion including the chip's sensitivity errors (identity when perfect).
-    public var softIron: SimMatrix3
+    public var softIron: Matrix3
     /// How fast the chip's output-data-rate clock runs, ppm; read by the emulators.
     public var clockDriftPPM: Double
 
-    public init(noiseDensity: SIMD3<Double> = .zero, hardIron: SIMD3<Double> = .zero, softIron: SimMatrix3 = .identity, clockDriftPPM: Double = 0) {
+    public init(noiseDensity: SIMD3<Double> = .zero, hardIron: SIMD3<Double> = .zero, softIron: Matrix3 = .identity, clockDriftPPM: Double = 0) {
         self.noiseDensity = noiseDensity
         self.hardIron = hardIron
         self.softIron = softIron
@@ -137,7 +139,7 @@ public struct MagnetometerErrorModel: Sendable, Equatable {
     public static let ideal = MagnetometerErrorModel()
 
     /// A board's typical soft iron: a few percent of gain error and coupling (representative).
-    private static let boardSoftIron = SimMatrix3(
+    private static let boardSoftIron = Matrix3(
         rows: SIMD3(1.04, 0.03, -0.02), SIMD3(0.03, 0.97, 0.015), SIMD3(-0.02, 0.015, 1.01))
 
     /// ST LIS3MDL, datasheet DocID024204 rev. 4, Table 2: RMS noise in ultra-high-performance mode
@@ -161,11 +163,5 @@ public struct MagnetometerErrorModel: Sendable, Equatable {
         case "qmc5883l": qmc5883l
         default: nil
         }
-    }
-}
-
-extension SimMatrix3 {
-    func scaled(by factor: Double) -> SimMatrix3 {
-        SimMatrix3(rows: row0 * factor, row1 * factor, row2 * factor)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Fusion
 
 /// The geomagnetic field at a place, from a model such as the World Magnetic Model.
 public struct EarthField: Sendable, Equatable {
@@ -36,11 +37,11 @@ public struct SteelDesk: Sendable, Equatable {
     /// `surfaceHeight + 2·reach`. Metres.
     public var reach: Double
     /// Induced part: the desk adds `induced · earthField` (world frame, dimensionless).
-    public var induced: SimMatrix3
+    public var induced: Matrix3
     /// Remanent part, µT, world frame.
     public var remanent: SIMD3<Double>
 
-    public init(surfaceHeight: Double = 0, reach: Double = 0.1, induced: SimMatrix3, remanent: SIMD3<Double>) {
+    public init(surfaceHeight: Double = 0, reach: Double = 0.1, induced: Matrix3, remanent: SIMD3<Double>) {
         self.surfaceHeight = surfaceHeight
         self.reach = reach
         self.induced = induced
@@ -50,7 +51,7 @@ public struct SteelDesk: Sendable, Equatable {
     /// A typical office desk: the vertical field is enhanced by 25 %, the horizontal bent by ~10 %,
     /// plus 6 µT of remanence.
     public static let office = SteelDesk(
-        induced: SimMatrix3(rows: SIMD3(0.08, 0.05, 0), SIMD3(-0.05, 0.1, 0), SIMD3(0, 0, 0.25)),
+        induced: Matrix3(rows: SIMD3(0.08, 0.05, 0), SIMD3(-0.05, 0.1, 0), SIMD3(0, 0, 0.25)),
         remanent: SIMD3(4, -3, 3))
 
     /// How much of the distortion applies at height `z` (1 near the surface, 0 far above).

@@ -1,9 +1,10 @@
 import Foundation
+import Fusion
 
 /// The true rigid-body motion at one instant, before gravity and fields are added.
 struct Kinematics: Sendable {
     /// Device → world (ENU).
-    var attitude: SimQuaternion
+    var attitude: Quaternion
     /// rad/s, device frame.
     var angularRate: SIMD3<Double>
     /// Metres, world frame.
@@ -13,7 +14,7 @@ struct Kinematics: Sendable {
     /// m/s², world frame.
     var acceleration: SIMD3<Double>
 
-    static func still(_ attitude: SimQuaternion, _ position: SIMD3<Double>) -> Kinematics {
+    static func still(_ attitude: Quaternion, _ position: SIMD3<Double>) -> Kinematics {
         Kinematics(attitude: attitude, angularRate: .zero, position: position, velocity: .zero, acceleration: .zero)
     }
 }
@@ -37,14 +38,14 @@ public struct MotionScript: Sendable {
     /// Seconds, including any return appended for looping.
     public let duration: Double
     /// Where the script starts.
-    public let initialAttitude: SimQuaternion
+    public let initialAttitude: Quaternion
     public let initialPosition: SIMD3<Double>
 
     private let starts: [Double]
     private let plans: [Plan]
 
     public init(
-        _ segments: [MotionSegment], initialAttitude: SimQuaternion = .identity, initialPosition: SIMD3<Double> = .zero,
+        _ segments: [MotionSegment], initialAttitude: Quaternion = .identity, initialPosition: SIMD3<Double> = .zero,
         endBehavior: EndBehavior = .hold, returnDuration: Double = 3
     ) {
         var plans: [Plan] = []
@@ -103,7 +104,7 @@ public struct MotionScript: Sendable {
 /// A segment resolved against its starting pose, with everything precomputed.
 private struct Plan: Sendable {
     let duration: Double
-    let startAttitude: SimQuaternion
+    let startAttitude: Quaternion
     let startPosition: SIMD3<Double>
     let body: Body
 
@@ -180,7 +181,7 @@ private struct Plan: Sendable {
         case let .reach(axis, angle, displacement, transition):
             let s = smootherstep(tau / transition)
             return Kinematics(
-                attitude: q0 * SimQuaternion(axis: axis, angle: angle * s.value),
+                attitude: q0 * Quaternion(axis: axis, angle: angle * s.value),
                 angularRate: axis * (angle * s.rate / transition),
                 position: p0 + displacement * s.value,
                 velocity: displacement * (s.rate / transition),
@@ -188,7 +189,7 @@ private struct Plan: Sendable {
 
         case let .rotate(axis, rateAxis, inWorld, rate, clock):
             let u = clock.at(tau)
-            let turn = SimQuaternion(axis: axis, angle: rate * u.value)
+            let turn = Quaternion(axis: axis, angle: rate * u.value)
             return Kinematics(
                 attitude: inWorld ? turn * q0 : q0 * turn, angularRate: rateAxis * (rate * u.rate),
                 position: p0, velocity: .zero, acceleration: .zero)
@@ -198,7 +199,7 @@ private struct Plan: Sendable {
             let u = clock.at(tau)
             let (angle, angleRate) = shape.angles(u.value)
             let rate = angleRate * u.rate
-            let qx = SimQuaternion.aboutX(angle.x), qy = SimQuaternion.aboutY(angle.y), qz = SimQuaternion.aboutZ(angle.z)
+            let qx = Quaternion.aboutX(angle.x), qy = Quaternion.aboutY(angle.y), qz = Quaternion.aboutZ(angle.z)
             let inner = qy.inverseRotate(SIMD3(rate.x, 0, 0)) + SIMD3(0, rate.y, 0)
             return Kinematics(
                 attitude: q0 * qx * qy * qz, angularRate: qz.inverseRotate(inner) + SIMD3(0, 0, rate.z),

@@ -1,4 +1,5 @@
 import Foundation
+import Fusion
 
 /// One piece of a ``MotionScript``: what the device does for `duration` seconds, starting from
 /// wherever the previous segment left it. Every segment starts and ends at rest (zero velocity and
@@ -13,7 +14,7 @@ public struct MotionSegment: Sendable {
 
     enum Kind: Sendable {
         case rest
-        case reach(attitude: SimQuaternion?, position: PositionTarget, transition: Double)
+        case reach(attitude: Quaternion?, position: PositionTarget, transition: Double)
         case rotate(axis: SIMD3<Double>, inWorld: Bool, rate: Double, ramp: Double)
         case tumble(TumbleShape)
         case figureEight(turnsAboutX: Int, turnsAboutZ: Int, ramp: Double)
@@ -46,7 +47,7 @@ public struct MotionSegment: Sendable {
 
     /// Turns smoothly (shortest way, minimum-jerk profile) to `attitude` in `turnDuration`
     /// seconds, then holds it for `hold` seconds.
-    public static func turn(to attitude: SimQuaternion, over turnDuration: Double = 1.5, thenHold hold: Double = 0) -> MotionSegment {
+    public static func turn(to attitude: Quaternion, over turnDuration: Double = 1.5, thenHold hold: Double = 0) -> MotionSegment {
         MotionSegment(duration: turnDuration + hold, kind: .reach(attitude: attitude, position: .keep, transition: turnDuration))
     }
 
@@ -102,7 +103,7 @@ public struct MotionSegment: Sendable {
     }
 
     /// Moves to `position` (world frame, metres) and `attitude` together along minimum-jerk paths.
-    public static func move(to position: SIMD3<Double>, attitude: SimQuaternion? = nil, over duration: Double) -> MotionSegment {
+    public static func move(to position: SIMD3<Double>, attitude: Quaternion? = nil, over duration: Double) -> MotionSegment {
         MotionSegment(duration: duration, kind: .reach(attitude: attitude, position: .absolute(position), transition: duration))
     }
 

@@ -1,3 +1,5 @@
+import Fusion
+
 /// A named motion script with its magnetic surroundings, picked by name from the CLI
 /// (`--scenario figure-eight`) and from tests.
 public struct Scenario: Sendable {
@@ -17,7 +19,7 @@ public struct Scenario: Sendable {
 
     /// A world playing this scenario from `startTime` (seconds since boot).
     public func world(
-        earthField: EarthField = .berlin, mount: SimMatrix3 = .identity, temperature: Double = 25, startTime: Double = 0
+        earthField: EarthField = .berlin, mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
     ) -> World {
         World(script: script, earthField: earthField, disturbances: disturbances, mount: mount,
               temperature: temperature, startTime: startTime)

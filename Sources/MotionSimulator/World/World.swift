@@ -1,10 +1,12 @@
+import Fusion
+
 /// The true state of the simulated device at one instant: what a perfect sensor would read.
 public struct GroundTruth: Sendable, Equatable {
     /// Seconds since boot.
     public var time: Double
     /// Device frame → world frame (East-North-Up). q and −q are the same attitude and the sign
     /// may change between segments: compare attitudes with `angle(to:)`, not component-wise.
-    public var attitude: SimQuaternion
+    public var attitude: Quaternion
     /// rad/s, device frame, right-hand rule.
     public var angularRate: SIMD3<Double>
     /// m/s², device frame: acceleration minus gravity. Face up at rest: (0, 0, +9.80665).
@@ -40,7 +42,7 @@ public struct World: PhysicalSource {
     public var earthField: EarthField
     public var disturbances: [MagneticDisturbance]
     /// Chip axes from device axes: `chipVector = mount · deviceVector`.
-    public var mount: SimMatrix3
+    public var mount: Matrix3
     /// Die temperature, °C.
     public var temperature: Double
     /// Seconds since boot at which the script starts (before it: the starting pose at rest).
@@ -48,7 +50,7 @@ public struct World: PhysicalSource {
 
     public init(
         script: MotionScript, earthField: EarthField = .berlin, disturbances: [MagneticDisturbance] = [],
-        mount: SimMatrix3 = .identity, temperature: Double = 25, startTime: Double = 0
+        mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
     ) {
         self.script = script
         self.earthField = earthField
@@ -70,7 +72,7 @@ public struct World: PhysicalSource {
     }
 
     /// The field in µT in the device frame for a device at `position` (world, metres) with `attitude`.
-    public func magneticField(attitude: SimQuaternion, position: SIMD3<Double>) -> SIMD3<Double> {
+    public func magneticField(attitude: Quaternion, position: SIMD3<Double>) -> SIMD3<Double> {
         let earth = earthField.vector
         var world = earth
         var device = SIMD3<Double>.zero
