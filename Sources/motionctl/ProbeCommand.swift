@@ -37,7 +37,7 @@ struct ProbeCommand: ParsableCommand {
             printSimulatedBoard()
             return
         }
-        let paths = bus.map { [SourceOptions.busPath($0)] }
+        let paths = bus.map { [BoardCatalog.busDevice($0)] }
             ?? LinuxI2CBus.availableBuses().map(\.path)
         guard !paths.isEmpty else {
             print("No I2C bus found: there is no /dev/i2c-* on this machine.")

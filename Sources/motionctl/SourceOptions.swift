@@ -76,8 +76,8 @@ struct SourceOptions: ParsableArguments {
     /// `fallBackToSimulation`, else an error naming the fix.
     func source(defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true) throws -> MotionSource {
         if isSimulated { return .simulated(simulation(defaultScenario: defaultScenario)) }
-        if let board { return .board(try Self.resolveBoard(board), bus: bus.map(Self.busPath)) }
-        if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: bus.map(Self.busPath)) }
+        if let board { return .board(try Self.resolveBoard(board), bus: bus.map(BoardCatalog.busDevice)) }
+        if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: bus.map(BoardCatalog.busDevice)) }
         let model = BoardCatalog.readDeviceTreeModel() ?? "none"
         guard fallBackToSimulation, bus == nil else {
             throw CommandFailure(
@@ -112,23 +112,13 @@ struct SourceOptions: ParsableArguments {
         }
     }
 
-    /// A built-in board id or a board file.
+    /// A built-in board id or a board file (`BoardCatalog.resolve`).
     static func resolveBoard(_ name: String) throws -> Board {
-        if let builtIn = BoardCatalog.builtIn.board(id: name) { return builtIn }
-        guard FileManager.default.fileExists(atPath: name) else {
-            let ids = BoardCatalog.builtIn.boards.map(\.id).joined(separator: ", ")
-            throw CommandFailure(message: "no built-in board \"\(name)\" and no file \(name); pass one of \(ids) or the path of a board file")
-        }
         do {
-            return try BoardCatalog.loadBoard(at: name)
+            return try BoardCatalog.resolve(name)
         } catch {
-            throw CommandFailure(message: "board file \(name): \(error)")
+            throw CommandFailure(message: "\(error)")
         }
-    }
-
-    /// `1` → `/dev/i2c-1`; a path stays as it is.
-    static func busPath(_ bus: String) -> String {
-        !bus.isEmpty && bus.allSatisfy(\.isNumber) ? "/dev/i2c-\(bus)" : bus
     }
 
     static func simulatedIMU(named name: String) throws -> SimulatedBoard.IMU {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Motion
 import MotionSimulator
 import Testing
 @testable import motionctl
@@ -7,8 +8,8 @@ import Testing
 /// The source options every sensor-reading command shares.
 struct SourceOptionsTests {
     @Test func aBusNumberIsItsDeviceNode() {
-        #expect(SourceOptions.busPath("1") == "/dev/i2c-1")
-        #expect(SourceOptions.busPath("/dev/i2c-3") == "/dev/i2c-3")
+        #expect(BoardCatalog.busDevice("1") == "/dev/i2c-1")
+        #expect(BoardCatalog.busDevice("/dev/i2c-3") == "/dev/i2c-3")
     }
 
     @Test func simulatedChoicesImplyTheSimulatedBoard() throws {
