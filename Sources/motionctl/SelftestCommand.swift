@@ -24,9 +24,7 @@ struct SelftestCommand: ParsableCommand {
     }
 
     func run() throws {
-        var target: HardwareCheckTarget?
-        try CommandFailure.reporting { target = try resolveTarget() }
-        guard let target else { return }
+        let target = try CommandFailure.reporting(resolveTarget)
         print("Self-test on \(target.description)")
         if !target.isSimulated {
             print("Keep the board flat, components up, and still for about \(Int(HardwareChecks.streamDuration) + 2) s.")
@@ -39,10 +37,10 @@ struct SelftestCommand: ParsableCommand {
 
     private func resolveTarget() throws -> HardwareCheckTarget {
         do {
-            switch try source.source(fallBackToSimulation: false) {
-            case .board(let board, let bus): return try HardwareCheckTarget.board(board, busPath: bus)
-            default: return try HardwareCheckTarget.simulated(imu: source.simulation(defaultScenario: "rest").imu, seed: source.seed)
+            if case .board(let board, let bus) = try source.source(fallBackToSimulation: false) {
+                return try HardwareCheckTarget.board(board, busPath: bus)
             }
+            return try HardwareCheckTarget.simulated(imu: source.simulation(defaultScenario: "rest").imu, seed: source.seed)
         } catch let error as MotionError {
             throw CommandFailure(message: "\(error)")
         }

@@ -151,9 +151,9 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 
     /// Runs a command's body; a failure prints `error: …` to standard error and exits 1.
-    static func reporting(_ body: () throws -> Void) throws {
+    static func reporting<T>(_ body: () throws -> T) throws -> T {
         do {
-            try body()
+            return try body()
         } catch let failure as CommandFailure {
             FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
             throw ExitCode.failure
