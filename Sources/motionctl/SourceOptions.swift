@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Fusion
+import I2C
 import Motion
 import MotionSimulator
 import Timing
@@ -71,23 +73,33 @@ struct SourceOptions: ParsableArguments {
             magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed)
     }
 
-    /// The chosen source. Without --board, --bus or --simulated: this machine's board; on a
-    /// machine that is not a known board, the simulated board (saying so on standard error) when
-    /// `fallBackToSimulation`, else an error naming the fix.
+    /// The chosen source. Without --board or --simulated: this machine's board; on a machine that
+    /// is not a known board, with --bus, every address a supported chip can sit at on that bus;
+    /// without, the simulated board (saying so on standard error) when `fallBackToSimulation`,
+    /// else an error naming the fix.
     func source(defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true) throws -> MotionSource {
         if isSimulated { return .simulated(simulation(defaultScenario: defaultScenario)) }
-        if let board { return .board(try Self.resolveBoard(board), bus: bus.map(BoardCatalog.busDevice)) }
-        if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: bus.map(BoardCatalog.busDevice)) }
+        let busDevice = bus.map(BoardCatalog.busDevice)
+        if let board { return .board(try Self.resolveBoard(board), bus: busDevice) }
+        if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: busDevice) }
+        if let busDevice { return .board(Self.unknownBoard, bus: busDevice) }
         let model = BoardCatalog.readDeviceTreeModel() ?? "none"
-        guard fallBackToSimulation, bus == nil else {
+        guard fallBackToSimulation else {
             throw CommandFailure(
                 message: "this machine is not a known board (device-tree model: \(model)): name it with --board ID|FILE "
-                    + "(`motionctl boards` lists the ids)" + (bus == nil ? ", or use --simulated" : ""))
+                    + "(`motionctl boards` lists the ids), give its --bus, or use --simulated")
         }
         FileHandle.standardError.write(Data(
-            "not a known board (device-tree model: \(model)) and no --board given: using the simulated board\n".utf8))
+            "not a known board (device-tree model: \(model)) and no --board or --bus given: using the simulated board\n".utf8))
         return .simulated(simulation(defaultScenario: defaultScenario))
     }
+
+    /// A bus on a machine that is not a known board: every address a supported chip can sit at,
+    /// the chips' axes taken as the device's.
+    static let unknownBoard = Board(
+        name: "unknown board", id: "unknown", match: [], i2cBuses: [],
+        imuAddresses: [0x6A, 0x6B, 0x68, 0x69].map { I2CAddress($0) }, magnetometerAddresses: [0x1C, 0x1E, 0x0D, 0x0C].map { I2CAddress($0) },
+        mountMatrix: .identity, setup: "")
 
     /// Opens a manager on the chosen source (see ``source(defaultScenario:fallBackToSimulation:)``)
     /// with the clock of the one rule: the simulated board in virtual time unless `--real-time`

@@ -19,6 +19,17 @@ struct SourceOptionsTests {
         #expect(try !SourceOptions.parse(["--board", "raspberry-pi-5", "--bus", "1"]).isSimulated)
     }
 
+    @Test func aBusAloneOnAnUnknownMachineScansTheUsualAddresses() throws {
+        guard BoardCatalog.builtIn.detectMachine() == nil else { return }   // a known board uses its own file
+        guard case .board(let board, let bus) = try SourceOptions.parse(["--bus", "7"]).source() else {
+            Issue.record("expected a board")
+            return
+        }
+        #expect(board.id == "unknown" && bus == "/dev/i2c-7")
+        #expect(board.imuAddresses.count == 4 && board.magnetometerAddresses.count == 4)
+        #expect(throws: CommandFailure.self) { try SourceOptions.parse([]).source(fallBackToSimulation: false) }
+    }
+
     @Test func contradictionsAreRefused() {
         for arguments in [["--simulated", "--bus", "1"], ["--real-time"], ["--board", "raspberry-pi-5", "--real-time"], ["--magnetometer", "ak09916"]] {
             #expect(throws: (any Error).self, "\(arguments)") { _ = try SourceOptions.parse(arguments) }
