@@ -100,24 +100,16 @@ public struct HardwareCheckTarget: Sendable {
     public static func resolve(
         board: String?, bus: String?, fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
     ) -> Result<HardwareCheckTarget, HardwareCheckUnavailable> {
-        let boardName = board?.isEmpty == false ? board : nil
-        if boardName == nil || boardName == BoardCatalog.simulatedID {
+        guard let board, !board.isEmpty, board != BoardCatalog.simulatedID else {
             return Result { () throws(MotionError) in try simulated() }.mapError { .failedToStart("\($0)") }
         }
         let resolvedBoard: Board
-        if let name = boardName, let builtIn = BoardCatalog.builtIn.board(id: name) {
-            resolvedBoard = builtIn
-        } else if let name = boardName, name.contains("/") || name.hasSuffix(".json") {
-            do {
-                resolvedBoard = try BoardCatalog.loadBoard(at: name)
-            } catch {
-                return .failure(.unknownBoard("\(error)"))
-            }
-        } else {
-            let ids = BoardCatalog.builtIn.boards.map(\.id).joined(separator: ", ")
-            return .failure(.unknownBoard("no built-in board \"\(boardName ?? "")\"; choose one of: \(ids), or give a board file"))
+        do {
+            resolvedBoard = try BoardCatalog.resolve(board)
+        } catch {
+            return .failure(.unknownBoard("\(error)"))
         }
-        let path = bus.map { $0.allSatisfy(\.isNumber) ? "/dev/i2c-\($0)" : $0 } ?? resolvedBoard.defaultBus?.device
+        let path = bus.map(BoardCatalog.busDevice) ?? resolvedBoard.defaultBus?.device
         guard let path else {
             return .failure(.missingBus("board \(resolvedBoard.id) names no default I2C bus; name one"))
         }

@@ -1,4 +1,5 @@
 import Fusion
+import Sensors
 
 /// One accelerometer reading. Core Motion's `CMAccelerometerData`.
 public struct AccelerometerData: Sendable, Equatable {
@@ -46,4 +47,13 @@ public struct SensorData: Sendable, Equatable {
     public var magneticField: SIMD3<Double>?
     /// When the sample was taken: seconds since boot on the monotonic clock.
     public var timestamp: Double
+    /// The IMU's output registers behind this sample, as read: signed counts in the chip's own
+    /// axes and sign (not device axes), with the sensitivities to scale them. Nil for a device
+    /// not made of chips. For recordings and diagnostics; the values above are what to use.
+    public var imuRegisters: RawIMUReading? = nil
+    /// The magnetometer's output registers read with this sample (chip axes, counts per µT);
+    /// nil without a magnetometer or for a device not made of chips.
+    public var magnetometerRegisters: RawMagneticReading? = nil
+    /// The IMU's die temperature in °C, when the chip reports it with the sample.
+    public var temperature: Double? = nil
 }

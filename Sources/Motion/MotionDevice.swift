@@ -1,3 +1,4 @@
+import Sensors
 /// One reading of every sensor a device has, in device axes, calibration applied.
 struct MotionSample: Sendable, Equatable {
     /// Seconds since boot when the sample was taken.
@@ -10,6 +11,11 @@ struct MotionSample: Sendable, Equatable {
     var magneticField: SIMD3<Double>?
     /// µT, device axes, hard and soft iron removed (nil without a magnetometer calibration).
     var calibratedMagneticField: SIMD3<Double>?
+    /// The chips' output registers behind this sample (chip axes, as read) and the IMU's die
+    /// temperature (°C), passed on to ``SensorData``; nil when not read from a chip.
+    var imuRegisters: RawIMUReading? = nil
+    var magnetometerRegisters: RawMagneticReading? = nil
+    var temperature: Double? = nil
 }
 
 /// The sensors the sampler reads, whatever bus and chips are underneath: the sampler only knows

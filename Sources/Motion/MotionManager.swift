@@ -61,7 +61,10 @@ public final class MotionManager: Sendable {
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
         sensorChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
-            SensorData(acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField, timestamp: sample.timestamp)
+            SensorData(
+                acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField,
+                timestamp: sample.timestamp, imuRegisters: sample.imuRegisters, magnetometerRegisters: sample.magnetometerRegisters,
+                temperature: sample.temperature)
         }
         let settings = self.settings
         let hasMagnetometer = hub.device.hasMagnetometer

@@ -23,12 +23,7 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            try calibrate()
-        } catch let failure as CalibrationFailure {
-            printError("error: \(failure)")
-            throw ExitCode.failure
-        }
+        try CommandFailure.reporting(calibrate)
     }
 
     private func calibrate() throws {
@@ -56,7 +51,7 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
         do {
             calibration = try AccelerometerCalibration.fromSixFaces(session.readings)
         } catch {
-            throw CalibrationFailure("\(error) (within \(decimals(duration, 0)) s)" + (lastError.map { "; the sensor reported: \($0)" } ?? "") + "; nothing saved")
+            throw CommandFailure(message: "\(error) (within \(decimals(duration, 0)) s)" + (lastError.map { "; the sensor reported: \($0)" } ?? "") + "; nothing saved")
         }
         let path: String
         do {
@@ -64,7 +59,7 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
                 $0.accelerometer = CalibrationRecord.Accelerometer(offset: calibration.offset, scale: calibration.scale)
             }
         } catch {
-            throw CalibrationFailure("\(error)")
+            throw CommandFailure(message: "\(error)")
         }
         if options.nonInteractive {
             try printJSON(Result(

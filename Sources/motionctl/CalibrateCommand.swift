@@ -18,17 +18,7 @@ struct CalibrateCommand: ParsableCommand {
 
 /// Options every `calibrate` subcommand takes.
 struct CalibrationOptions: ParsableArguments {
-    @Flag(help: "Calibrate the simulated board (runs in virtual time: a minute takes a fraction of a second).")
-    var simulated = false
-
-    @Option(help: "Simulated motion (with --simulated); default: figure-eight, rest or six-faces.")
-    var scenario: String?
-
-    @Option(help: "Board id (`motionctl boards`) or board file; default: this machine's board.")
-    var board: String?
-
-    @Option(help: "I2C bus device, e.g. /dev/i2c-1; default: the board's default bus.")
-    var bus: String?
+    @OptionGroup var source: SourceOptions
 
     @Option(help: "Longest measurement, in seconds (the default depends on the sensor).")
     var duration: Double?
@@ -36,68 +26,31 @@ struct CalibrationOptions: ParsableArguments {
     @Flag(help: "No guidance, no live display: measure for the whole duration and print the result as JSON.")
     var nonInteractive = false
 
-    @Option(help: .hidden)
-    var seed: UInt64 = 1
-
     func validate() throws {
-        if simulated && (board != nil || bus != nil) {
-            throw ValidationError("--simulated excludes --board and --bus: pick one")
-        }
-        if scenario != nil && !simulated {
-            throw ValidationError("--scenario needs --simulated")
-        }
         if let duration, !(duration > 0) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
     }
 
     /// A manager on the chosen sensors, without stored calibrations (readings stay raw), and the
-    /// feed of raw chip-axes readings.
+    /// feed of raw chip-axes readings. The simulated board runs in virtual time (a minute takes a
+    /// fraction of a second); a machine that is not a known board needs --board or --simulated.
     func openFeed(defaultScenario: String) throws -> CalibrationFeed {
-        let clock: any MotionClock = simulated ? VirtualClock() : SystemClock()
-        let source: MotionSource
-        if simulated {
-            source = .simulated(Simulation(scenario: scenario ?? defaultScenario, seed: seed))
-        } else {
-            source = .board(try resolveBoard(), bus: bus.map { $0.allSatisfy(\.isNumber) ? "/dev/i2c-\($0)" : $0 })
-        }
+        let opened = try source.open(defaultScenario: defaultScenario, fallBackToSimulation: false, calibrationStore: nil)
         do {
-            let manager = try MotionManager(source: source, clock: clock, calibrationStore: nil)
-            return try CalibrationFeed(manager: manager, clock: clock)
+            return try CalibrationFeed(manager: opened.manager, clock: opened.clock)
         } catch {
-            throw CalibrationFailure("\(error)")
+            throw CommandFailure(message: "\(error)")
         }
-    }
-
-    private func resolveBoard() throws -> Board {
-        if let board {
-            if let builtIn = BoardCatalog.builtIn.board(id: board) { return builtIn }
-            guard FileManager.default.fileExists(atPath: board) else {
-                let ids = BoardCatalog.builtIn.boards.map(\.id).joined(separator: ", ")
-                throw CalibrationFailure("no board with id \"\(board)\" and no such file; known ids: \(ids)")
-            }
-            do {
-                return try BoardCatalog.loadBoard(at: board)
-            } catch {
-                throw CalibrationFailure("\(error)")
-            }
-        }
-        guard let detected = BoardCatalog.builtIn.detectMachine() else {
-            throw CalibrationFailure("this machine is not a known board: pass --board ID (see `motionctl boards`) or --simulated")
-        }
-        return detected
     }
 
     var store: CalibrationStore { .userDefault() }
 }
 
-/// A calibration that could not be made or saved: printed as "error: …", exit status 1.
-struct CalibrationFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 extension CalibrationFeed {
+    /// True on a virtual clock: time passes only when the feed advances it.
+    var isVirtualTime: Bool { clock is VirtualClock }
+
     /// Runs `body` once per `step` of (virtual or real) time for at most `duration` seconds or
     /// until it returns false. Returns the seconds measured.
     @discardableResult

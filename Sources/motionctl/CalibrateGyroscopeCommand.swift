@@ -23,12 +23,7 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            try calibrate()
-        } catch let failure as CalibrationFailure {
-            printError("error: \(failure)")
-            throw ExitCode.failure
-        }
+        try CommandFailure.reporting(calibrate)
     }
 
     private func calibrate() throws {
@@ -42,7 +37,7 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
         var display = LiveDisplay()
         var lastError: MotionError?
         feed.start(.inertial)
-        feed.measure(duration: duration, step: options.simulated ? 1 : 0.25) { batch, elapsed in
+        feed.measure(duration: duration, step: feed.isVirtualTime ? 1 : 0.25) { batch, elapsed in
             for rate in batch.rotationRate { bias.add(rate) }
             lastError = batch.error ?? lastError
             if !options.nonInteractive {
@@ -58,7 +53,7 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
             estimate = try bias.result()
         } catch {
             // Refused (moving, turning, too few readings): nothing is saved.
-            throw CalibrationFailure("\(error)" + (lastError.map { " (the sensor reported: \($0))" } ?? "") + "; nothing saved")
+            throw CommandFailure(message: "\(error)" + (lastError.map { " (the sensor reported: \($0))" } ?? "") + "; nothing saved")
         }
         let path: String
         do {
@@ -66,7 +61,7 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
                 $0.gyroscope = CalibrationRecord.Gyroscope(bias: estimate.bias, sampleCount: estimate.sampleCount)
             }
         } catch {
-            throw CalibrationFailure("\(error)")
+            throw CommandFailure(message: "\(error)")
         }
         let degrees = estimate.bias * (180 / .pi)
         if options.nonInteractive {

@@ -23,18 +23,13 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
     var replace = false
 
     func run() throws {
-        do {
-            try calibrate()
-        } catch let failure as CalibrationFailure {
-            printError("error: \(failure)")
-            throw ExitCode.failure
-        }
+        try CommandFailure.reporting(calibrate)
     }
 
     private func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "figure-eight")
         guard let sensor = feed.target.magnetometer else {
-            throw CalibrationFailure("\(feed.manager.deviceName) has no magnetometer: nothing to calibrate")
+            throw CommandFailure(message: "\(feed.manager.deviceName) has no magnetometer: nothing to calibrate")
         }
         let duration = options.duration ?? 60
         var session = MagnetometerSession()
@@ -57,7 +52,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             print("")
             var display = LiveDisplay()
             var cancelled = false
-            feed.measure(duration: duration, step: options.simulated ? 1 : 0.25) { batch, elapsed in
+            feed.measure(duration: duration, step: feed.isVirtualTime ? 1 : 0.25) { batch, elapsed in
                 session.add(batch.magneticField)
                 lastError = batch.error ?? lastError
                 let progress = session.progress()
@@ -72,7 +67,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
                     return false
                 }
                 // On the simulator, slow down enough for a person to watch.
-                if options.simulated { Thread.sleep(forTimeInterval: 0.05) }
+                if feed.isVirtualTime { Thread.sleep(forTimeInterval: 0.05) }
                 return true
             }
             keys?.restore()
@@ -92,7 +87,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             report = try session.fit()
         } catch {
             let cause = lastError.map { " (the sensor reported: \($0))" } ?? ""
-            throw CalibrationFailure("\(error)\(cause)")
+            throw CommandFailure(message: "\(error)\(cause)")
         }
         var path: String?
         let notSaved = reasonNotToSave(report, sensor: sensor)
@@ -100,7 +95,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             do {
                 path = try options.store.update(sensor) { $0.magnetometer = CalibrationRecord.Magnetometer(report) }
             } catch {
-                throw CalibrationFailure("\(error)")
+                throw CommandFailure(message: "\(error)")
             }
         }
         if let plot {
@@ -108,7 +103,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             do {
                 try CalibrationPlot.write(CalibrationPlot.svg(raw: session.samples, calibration: report.calibration, title: title), to: plot)
             } catch {
-                throw CalibrationFailure("cannot write the plot \(plot): \(error.localizedDescription)")
+                throw CommandFailure(message: "cannot write the plot \(plot): \(error.localizedDescription)")
             }
         }
         var result = MagnetometerResult(report, sensor: sensor, sampleCount: session.samples.count, stoppedBecause: stopReason, path: path, plot: plot)

@@ -28,9 +28,12 @@ struct LiveCommand: ParsableCommand {
 
     func run() throws {
         if source.listScenariosIfAsked() { return }
-        let manager = try source.makeManager()
-        LiveView(manager: manager, refreshInterval: 1 / refresh, inPlace: isatty(STDOUT_FILENO) == 1, fellBack: !source.isSimulated)
-            .run(runner: UpdateRunner(virtualClock: nil, duration: duration))
+        try CommandFailure.reporting {
+            // A live view plays the simulated board on the system clock too.
+            let opened = try source.open(virtualTime: false)
+            LiveView(manager: opened.manager, refreshInterval: 1 / refresh, inPlace: isatty(STDOUT_FILENO) == 1, fellBack: !source.isSimulated)
+                .run(runner: opened.runner(duration: duration))
+        }
     }
 }
 
@@ -59,7 +62,7 @@ struct LiveView: Sendable {
         let output = OutputLines()
         var header = manager.deviceName
         if manager.simulatedHardware != nil {
-            header = "SIMULATED BOARD" + (fellBack ? " (no known board with a responding IMU on this machine; `motionctl doctor` says why)" : "")
+            header = "SIMULATED BOARD" + (fellBack ? " (this machine is not a known board; `motionctl doctor` says more)" : "")
                 + " — " + header
         }
         let queue = DispatchQueue(label: "motionctl.live")

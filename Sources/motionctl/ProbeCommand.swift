@@ -29,9 +29,7 @@ struct ProbeCommand: ParsableCommand {
         if bus != nil && simulated {
             throw ValidationError("--bus and --simulated exclude each other: pick one")
         }
-        if SimulatedBoard.IMU(rawValue: imu) == nil {
-            throw ValidationError("no simulated IMU \"\(imu)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
-        }
+        _ = try SourceOptions.simulatedIMU(named: imu)
     }
 
     func run() throws {
@@ -39,7 +37,7 @@ struct ProbeCommand: ParsableCommand {
             printSimulatedBoard()
             return
         }
-        let paths = bus.map { [$0.allSatisfy(\.isNumber) ? "/dev/i2c-\($0)" : $0] }
+        let paths = bus.map { [BoardCatalog.busDevice($0)] }
             ?? LinuxI2CBus.availableBuses().map(\.path)
         guard !paths.isEmpty else {
             print("No I2C bus found: there is no /dev/i2c-* on this machine.")
@@ -65,7 +63,7 @@ struct ProbeCommand: ParsableCommand {
 
     private func printSimulatedBoard() {
         let board = SimulatedBoard(
-            imu: SimulatedBoard.IMU(rawValue: imu) ?? .lsm6dsox, source: ConstantSource(.flatAtRest()), now: { 0 })
+            imu: SimulatedBoard.IMU(rawValue: imu.lowercased()) ?? .lsm6dsox, source: ConstantSource(.flatAtRest()), now: { 0 })
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
     }
 

@@ -1,18 +1,13 @@
-import Locking
 import ArgumentParser
+import Dispatch
 import Foundation
-import I2C
-import LinuxI2C
+import Locking
 import Motion
 import MotionSimulator
 import Sensors
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `motionctl record`: raw samples (chip counts and scaled values) to CSV, from a board or from
-/// the simulated board in virtual time.
+/// the simulated board, through a `MotionManager` like every other command.
 struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
@@ -26,32 +21,14 @@ struct RecordCommand: ParsableCommand {
             recording (MotionSimulator `Recording(contentsOf:)`, extra columns ignored) to replay it.
 
             With --simulated (or --scenario), or when this machine is not a known board and no \
-            --board or --bus is given, the simulated board plays a scenario in virtual time: the \
-            whole duration is recorded at once. On a board, samples are read in real time at --rate.
+            --board is given, the simulated board plays a scenario in virtual time (the whole \
+            duration is recorded at once) unless --real-time is given. On a board, samples are read \
+            in real time at --rate; above 100 Hz through the IMU's FIFO, at most at its output data rate.
             """)
 
-    @Flag(help: "Record the simulated board (virtual time) instead of a real bus.")
-    var simulated = false
+    @OptionGroup var source: SourceOptions
 
-    @Option(help: "Simulated scenario (implies --simulated): \(Scenario.all.map(\.name).joined(separator: ", ")).")
-    var scenario: String?
-
-    @Option(help: "Simulated IMU: \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
-    var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
-
-    @Option(help: "Simulated magnetometer: \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")).")
-    var magnetometer: String = "usual"
-
-    @Option(help: "Seed of the simulated sensor noise.")
-    var seed: UInt64 = 1
-
-    @Option(help: "A built-in board id (`motionctl boards`) or the path of a board file.")
-    var board: String?
-
-    @Option(help: "The I2C bus, e.g. /dev/i2c-1 or 1 (default: the board's default bus).")
-    var bus: String?
-
-    @Option(help: "Samples per second (0 < HZ ≤ 1000).")
+    @Option(help: "Samples per second (0 < HZ ≤ 1000; at most the IMU's output data rate).")
     var rate: Double = 100
 
     @Option(help: "Seconds to record.")
@@ -60,231 +37,91 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "The CSV file to write (default: standard output).")
     var output: String?
 
-    var wantsSimulation: Bool { simulated || scenario != nil }
-
     func validate() throws {
-        if wantsSimulation && (board != nil || bus != nil) {
-            throw ValidationError("--simulated/--scenario and --board/--bus exclude each other: pick one")
-        }
         guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz, got \(rate)") }
         guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be a positive number of seconds") }
         guard (duration * rate).rounded(.down) >= 1 else {
             throw ValidationError("--duration \(duration) s at --rate \(rate) Hz is less than one sample")
         }
-        if let scenario, Scenario.named(scenario) == nil {
-            throw ValidationError("no scenario \"\(scenario)\"; choose one of: \(Scenario.all.map(\.name).joined(separator: ", "))")
-        }
-        if SimulatedBoard.IMU(rawValue: imu.lowercased()) == nil {
-            throw ValidationError("no simulated IMU \"\(imu)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
-        }
-        if SimulatedBoard.MagnetometerChoice(name: magnetometer) == nil {
-            throw ValidationError("no simulated magnetometer \"\(magnetometer)\"; choose one of: \(SimulatedBoard.magnetometerChoices.joined(separator: ", "))")
-        }
     }
 
     func run() throws {
-        let count = Int((duration * rate).rounded(.down))
-        do {
-            let sink = try CSVSink(path: output)
-            let source = try openSource()
-            if !source.note.isEmpty { FileHandle.standardError.write(Data((source.note + "\n").utf8)) }
-            try SampleRecorder(drivers: source.drivers, description: source.description).record(
-                count: count, rate: rate, clock: source.clock, to: sink)
-            try sink.close()
-        } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode.failure
+        if source.listScenariosIfAsked() { return }
+        try CommandFailure.reporting(record)
+    }
+
+    private func record() throws {
+        // Without stored calibrations: the scaled columns are the chips' own readings.
+        let opened = try source.open(calibrationStore: nil)
+        let manager = opened.manager
+        guard let target = manager.calibrationTarget, let chips = manager.chipSettings else {
+            throw CommandFailure(message: "\(manager.deviceName) is not made of chips: no registers to record")
+        }
+        let fastest = 1 / manager.shortestUpdateInterval
+        var rate = rate
+        if rate > fastest + 1e-9 {
+            FileHandle.standardError.write(Data("\(chips.imu.name) delivers at most \(fastest) Hz: recording at \(fastest) Hz\n".utf8))
+            rate = fastest
+        }
+        let count = max(1, Int((duration * rate).rounded(.down)))
+        let sink = try CSVSink(path: output)
+        let recorder = SampleRecorder(
+            target: target, chips: chips, description: description(of: opened), count: count, rate: rate,
+            timeOrigin: opened.virtualClock?.now ?? 0, sink: sink)
+        let queue = DispatchQueue(label: "motionctl.record")
+        manager.sensorUpdateInterval = 1 / rate
+        manager.usesChipFIFO = rate > 100
+        manager.startSensorUpdates(to: queue) { data, error in
+            if let data { recorder.add(data) }
+            if let error { FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8)) }
+        }
+        // A second more than asked for: a sensor that keeps failing does not hold the recording forever.
+        let interrupted = opened.runner(duration: duration + 1).run(isDone: { recorder.isDone }, drain: { queue.sync {} })
+        manager.stopSensorUpdates()
+        queue.sync {}
+        try recorder.finish()
+        try sink.close()
+        if !recorder.isDone {
+            FileHandle.standardError.write(Data("\(interrupted ? "interrupted" : "stopped") after \(recorder.written) of \(count) samples\n".utf8))
         }
     }
 
-    /// Drivers, where time comes from, and comment lines saying what is recorded.
-    private struct Source {
-        var drivers: SensorDrivers
-        var clock: RecordingClock
-        var description: [String]
-        /// Printed to standard error (e.g. why the simulated board is used).
-        var note = ""
-    }
-
-    private func openSource() throws(RecordError) -> Source {
-        var note = ""
-        if !wantsSimulation && board == nil && bus == nil {
-            guard BoardCatalog.builtIn.detectMachine() != nil else {
-                note = "not a known board and no --board or --bus given: recording the simulated board"
-                var source = try openSimulation()
-                source.note = note
-                return source
-            }
-        }
-        if wantsSimulation { return try openSimulation() }
-        return try openBoard()
-    }
-
-    private func openSimulation() throws(RecordError) -> Source {
-        let simulation = Simulation(
-            scenario: scenario ?? "six-faces", imu: SimulatedBoard.IMU(rawValue: imu.lowercased()) ?? .lsm6dsox,
-            magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual, seed: seed)
-        let time = VirtualTime()
-        let board: SimulatedBoard
-        do {
-            board = try simulation.makeBoard(startTime: 0, now: { time.now }).board
-        } catch {
-            throw .open("the simulated board: \(error)")
-        }
-        let drivers = try SensorDrivers.open(
-            bus: board.bus, imuAddresses: [board.imuAddress], magnetometerAddresses: board.magnetometerAddress.map { [$0] } ?? [],
-            pause: .none)
-        return Source(drivers: drivers, clock: .virtual(time), description: [
-            "simulated board: scenario \(simulation.scenario), seed \(simulation.seed), datasheet sensor errors, virtual time from 0 s",
-        ])
-    }
-
-    private func openBoard() throws(RecordError) -> Source {
-        var chosen: Board?
-        if let board {
-            if let builtIn = BoardCatalog.builtIn.board(id: board) {
-                chosen = builtIn
-            } else if FileManager.default.fileExists(atPath: board) {
-                do {
-                    chosen = try BoardCatalog.loadBoard(at: board)
-                } catch {
-                    throw .open("board file \(board): \(error)")
-                }
-            } else {
-                let known = BoardCatalog.builtIn.boards.map(\.id).joined(separator: ", ")
-                throw .open("no board \"\(board)\": neither a built-in id (\(known)) nor a board file")
-            }
-        } else {
-            chosen = BoardCatalog.builtIn.detectMachine()
-        }
-        let path = bus.map { $0.allSatisfy(\.isNumber) ? "/dev/i2c-\($0)" : $0 } ?? chosen?.defaultBus?.device
-        guard let path else {
-            throw .open("board \(chosen?.id ?? "?") names no default I2C bus: pass --bus")
-        }
-        let i2c: LinuxI2CBus
-        do {
-            i2c = try LinuxI2CBus(path: path)
-        } catch {
-            throw .open("\(path): \(error)")
-        }
-        // Without a board file: every address a supported chip can sit at.
-        let imuAddresses = chosen?.imuAddresses ?? [0x6A, 0x6B, 0x68, 0x69].map { I2CAddress($0) }
-        let magnetometerAddresses = chosen?.magnetometerAddresses ?? [0x1C, 0x1E, 0x0D, 0x0C].map { I2CAddress($0) }
-        let drivers = try SensorDrivers.open(
-            bus: i2c, imuAddresses: imuAddresses, magnetometerAddresses: magnetometerAddresses, pause: .system)
-        return Source(drivers: drivers, clock: .monotonic, description: [
-            "board \(chosen.map { "\($0.name) (\($0.id))" } ?? "unknown (addresses scanned)") on \(path), chip axes (no mount matrix), real time",
-        ])
-    }
-}
-
-/// Why `record` stopped.
-enum RecordError: Error, CustomStringConvertible {
-    case open(String)
-    case sensor(SensorError)
-    case create(path: String)
-    case write(path: String, cause: any Error)
-
-    var description: String {
-        switch self {
-        case .open(let text): "cannot open the sensors: \(text)"
-        case .sensor(let error): "reading the sensors failed: \(error)"
-        case .create(let path): "cannot create \(path) (check the directory exists and is writable)"
-        case let .write(path, cause): "cannot write \(path): \(cause) (check the directory exists and is writable)"
+    /// Comment lines about the source (board or simulation).
+    private func description(of opened: OpenedSource) -> [String] {
+        switch opened.source {
+        case .simulated(let simulation):
+            let time = opened.virtualClock == nil ? "real time" : "virtual time from 0 s"
+            return ["simulated board: scenario \(simulation.scenario), seed \(simulation.seed), datasheet sensor errors, \(time)"]
+        case .board(let board, _):
+            return ["board \(board.name) (\(board.id)): \(opened.manager.deviceName), chip axes (the board's mount matrix undone), real time"]
+        case .automatic:
+            return ["\(opened.manager.deviceName), chip axes, real time"]
         }
     }
 }
 
-/// The IMU and (if any) magnetometer drivers, found and configured at their defaults.
-struct SensorDrivers {
-    var imu: any IMUDriver
-    var magnetometer: (any MagnetometerDriver)?
-
-    /// Identifies the first supported IMU among `imuAddresses` and configures it, then (an
-    /// MPU-9250's AK8963 answers only once the IMU is configured) the first magnetometer.
-    static func open(
-        bus: any I2CBus, imuAddresses: [I2CAddress], magnetometerAddresses: [I2CAddress], pause: Pause
-    ) throws(RecordError) -> SensorDrivers {
-        func sensor<T>(_ body: () throws(SensorError) -> T) throws(RecordError) -> T {
-            do {
-                return try body()
-            } catch {
-                throw .sensor(error)
-            }
-        }
-        func identify(_ address: I2CAddress) throws(RecordError) -> ChipInfo? {
-            try sensor { () throws(SensorError) in try ChipCatalog.identify(bus: bus, address: address) }
-        }
-        var imu: (any IMUDriver)?
-        for address in imuAddresses where imu == nil {
-            if let chip = try identify(address), chip.isIMU { imu = ChipCatalog.makeIMU(for: chip, bus: bus, pause: pause) }
-        }
-        guard let imu else {
-            let tried = imuAddresses.map(\.description).joined(separator: ", ")
-            throw .open("no supported IMU at \(tried) on \(bus.name); check the wiring, then run `motionctl probe`")
-        }
-        try sensor { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        var magnetometer: (any MagnetometerDriver)?
-        for address in magnetometerAddresses where magnetometer == nil {
-            if let chip = try identify(address), !chip.isIMU {
-                magnetometer = ChipCatalog.makeMagnetometer(for: chip, bus: bus, pause: pause)
-            }
-        }
-        if let magnetometer {
-            try sensor { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
-        }
-        return SensorDrivers(imu: imu, magnetometer: magnetometer)
-    }
-}
-
-/// Simulation time that `record` moves sample by sample.
-final class VirtualTime: Sendable {
-    private let value = Locked(0.0)
-    var now: Double { value.withLock { $0 } }
-    func set(_ time: Double) { value.withLock { $0 = time } }
-}
-
-/// When samples are taken.
-enum RecordingClock {
-    /// Simulation: time jumps to each sample time; the recording takes no real time.
-    case virtual(VirtualTime)
-    /// A board: sleeps until each sample time on `CLOCK_MONOTONIC` (seconds since boot).
-    case monotonic
-
-    /// Waits for (or moves to) sample `index` of a recording at `rate` started at `start`, and
-    /// returns the time the sample is read at.
-    func reach(_ index: Int, rate: Double, start: Double) -> Double {
-        let due = start + Double(index) / rate
-        switch self {
-        case .virtual(let time):
-            time.set(due)
-            return due
-        case .monotonic:
-            var deadline = timespec(tv_sec: Int(due), tv_nsec: Int((due - due.rounded(.down)) * 1e9))
-            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
-            return Self.monotonicNow()
-        }
-    }
-
-    var now: Double {
-        switch self {
-        case .virtual(let time): time.now
-        case .monotonic: Self.monotonicNow()
-        }
-    }
-
-    private static func monotonicNow() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
-    }
-}
-
-/// Reads the drivers sample by sample and writes CSV rows.
-struct SampleRecorder {
-    let drivers: SensorDrivers
+/// Turns sensor updates into CSV rows, `count` of them, on the handler's queue.
+final class SampleRecorder: Sendable {
+    let target: CalibrationTarget
+    let chips: ChipSettings
     /// Comment lines about the source (board or simulation).
     let description: [String]
+    let count: Int
+    let rate: Double
+    /// Subtracted from each timestamp (the start of virtual time), 0 on a real board.
+    let timeOrigin: Double
+    let sink: CSVSink
+    private let state = Locked<(lines: [String], written: Int, failure: CommandFailure?)>(([], 0, nil))
+
+    init(target: CalibrationTarget, chips: ChipSettings, description: [String], count: Int, rate: Double, timeOrigin: Double, sink: CSVSink) {
+        self.target = target
+        self.chips = chips
+        self.description = description
+        self.count = count
+        self.rate = rate
+        self.timeOrigin = timeOrigin
+        self.sink = sink
+    }
 
     static let imuRawColumns = ["accelerometer_x_LSB", "accelerometer_y_LSB", "accelerometer_z_LSB",
                                 "gyroscope_x_LSB", "gyroscope_y_LSB", "gyroscope_z_LSB"]
@@ -293,111 +130,123 @@ struct SampleRecorder {
     /// The header line: time, raw counts, then the ``Recording`` columns (m/s², rad/s, µT, °C);
     /// no magnetometer columns without a magnetometer.
     var columns: [String] {
-        let hasMagnetometer = drivers.magnetometer != nil
+        let hasMagnetometer = chips.magnetometer != nil
         return [Recording.timeColumn] + Self.imuRawColumns + (hasMagnetometer ? Self.magnetometerRawColumns : [])
             + Recording.specificForceColumns + Recording.angularRateColumns
             + (hasMagnetometer ? Recording.magneticFieldColumns : []) + [Recording.temperatureColumn]
     }
 
-    /// Writes the comments and header, then `count` samples at `rate`, the first one period after
-    /// the start.
-    func record(count: Int, rate: Double, clock: RecordingClock, to sink: CSVSink) throws(RecordError) {
-        let start = clock.now
-        var lines: [String] = []
-        for index in 1...max(1, count) {
-            let time = clock.reach(index, rate: rate, start: start)
-            let sample: IMUSample
-            let field: MagneticSample?
-            do throws(SensorError) {
-                sample = try drivers.imu.readSample()
-                field = try drivers.magnetometer?.readSample()
-            } catch {
-                throw .sensor(error)
-            }
-            if index == 1 { try sink.write(header(first: sample, field: field, rate: rate, count: count)) }
-            lines.append(row(time: time, sample, field))
-            if lines.count == 1000 || index == count {
-                try sink.write(lines.joined(separator: "\n") + "\n")
-                lines.removeAll(keepingCapacity: true)
-            }
+    var written: Int { state.withLock { $0.written } }
+    var isDone: Bool { state.withLock { $0.written >= count || $0.failure != nil } }
+
+    /// Adds one sample (the first one writes the comments and header); rows go out 1000 at a time.
+    func add(_ data: SensorData) {
+        state.withLock { state in
+            guard state.written < count, state.failure == nil else { return }
+            if state.written == 0 { state.lines.append(header(first: data)) }
+            state.lines.append(row(data))
+            state.written += 1
+            if state.lines.count >= 1000 || state.written == count { flush(&state) }
         }
     }
 
-    private func header(first sample: IMUSample, field: MagneticSample?, rate: Double, count: Int) -> String {
-        let imu = drivers.imu
-        let configuration = imu.configuration
+    /// Writes what is left; throws the first write failure.
+    func finish() throws {
+        try state.withLock { state in
+            flush(&state)
+            if let failure = state.failure { throw failure }
+        }
+    }
+
+    private func flush(_ state: inout (lines: [String], written: Int, failure: CommandFailure?)) {
+        guard !state.lines.isEmpty, state.failure == nil else { return }
+        do {
+            try sink.write(state.lines.joined(separator: "\n") + "\n")
+        } catch {
+            state.failure = error
+        }
+        state.lines.removeAll(keepingCapacity: true)
+    }
+
+    private func header(first data: SensorData) -> String {
+        let configuration = chips.imuConfiguration
         var comments = ["motionctl record: \(count) samples at \(rate) Hz"] + description
-        if let raw = sample.raw {
+        if let raw = data.imuRegisters {
             comments.append(
-                "\(imu.chip.name) at \(imu.chip.address): ODR \(configuration.outputDataRate) Hz, "
+                "\(chips.imu.name) at \(chips.imu.address): ODR \(configuration.outputDataRate) Hz, "
                     + "accelerometer ±\(configuration.accelerometerRange) g = \(raw.accelerometerLSBPerG) LSB/g, "
                     + "gyroscope ±\(configuration.gyroscopeRange) °/s = \(raw.gyroscopeLSBPerDPS) LSB/(°/s)")
         }
-        if let magnetometer = drivers.magnetometer, let raw = field?.raw {
+        if let magnetometer = chips.magnetometer, let settings = chips.magnetometerConfiguration, let raw = data.magnetometerRegisters {
             let sensitivity = raw.lsbPerMicrotesla
             comments.append(
-                "\(magnetometer.chip.name) at \(magnetometer.chip.address): ODR \(magnetometer.configuration.outputDataRate) Hz, "
-                    + "±\(magnetometer.configuration.range) µT = \(sensitivity.x), \(sensitivity.y), \(sensitivity.z) LSB/µT (x, y, z)")
+                "\(magnetometer.name) at \(magnetometer.address): ODR \(settings.outputDataRate) Hz, "
+                    + "±\(settings.range) µT = \(sensitivity.x), \(sensitivity.y), \(sensitivity.z) LSB/µT (x, y, z)")
         }
         comments += [
             "time_s: seconds (since boot on a board; simulation time in a simulation)",
             "*_LSB: output registers as read, signed counts, chip axes; accelerometer +1 g on z lying face up",
             "specific_force m/s² (= accelerometer counts / LSB per g × 9.80665), angular_rate rad/s, magnetic_field µT, temperature °C",
         ]
-        return comments.map { "# " + $0 }.joined(separator: "\n") + "\n" + columns.joined(separator: ",") + "\n"
+        return comments.map { "# " + $0 }.joined(separator: "\n") + "\n" + columns.joined(separator: ",")
     }
 
-    private func row(time: Double, _ sample: IMUSample, _ field: MagneticSample?) -> String {
-        var values: [String] = ["\(time)"]
-        let raw = sample.raw
+    /// One row in the IMU's (and magnetometer's) chip axes: the manager's device-axes values
+    /// turned back (the manager reads without stored calibrations, so they are the chips' own).
+    private func row(_ data: SensorData) -> String {
+        // To the nanosecond, the resolution of the monotonic clock: 0.02, not 0.019999999999981810.
+        var values: [String] = ["\(((data.timestamp - timeOrigin) * 1e9).rounded() / 1e9)"]
+        let raw = data.imuRegisters
         values += [raw?.accelerometer, raw?.gyroscope].flatMap { counts in
             (0..<3).map { axis in counts.map { "\($0[axis])" } ?? "" }
         }
-        if drivers.magnetometer != nil {
-            values += (0..<3).map { axis in field?.raw.map { "\($0.counts[axis])" } ?? "" }
+        if chips.magnetometer != nil {
+            values += (0..<3).map { axis in data.magnetometerRegisters.map { "\($0.counts[axis])" } ?? "" }
         }
-        let specificForce = -sample.acceleration * PhysicalState.standardGravity
-        values += (0..<3).map { "\(specificForce[$0])" } + (0..<3).map { "\(sample.rotationRate[$0])" }
-        if let field {
-            values += (0..<3).map { "\(field.field[$0])" }
+        let specificForce = -target.imuChipAxes(data.acceleration) * PhysicalState.standardGravity
+        let rotationRate = target.imuChipAxes(data.rotationRate)
+        values += (0..<3).map { "\(specificForce[$0])" } + (0..<3).map { "\(rotationRate[$0])" }
+        if chips.magnetometer != nil {
+            let field = data.magneticField.map(target.magnetometerChipAxes)
+            values += (0..<3).map { axis in field.map { "\($0[axis])" } ?? "" }
         }
-        values.append("\(sample.temperature ?? 25)")
+        values.append("\(data.temperature ?? 25)")
         return values.joined(separator: ",")
     }
 }
 
 /// Where the CSV goes: a file (created or truncated) or standard output.
-final class CSVSink {
+final class CSVSink: Sendable {
     private let handle: FileHandle
     private let path: String
 
-    init(path: String?) throws(RecordError) {
+    init(path: String?) throws(CommandFailure) {
         guard let path else {
             handle = FileHandle.standardOutput
             self.path = "standard output"
             return
         }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw .create(path: path)
+            throw CommandFailure(message: "cannot create \(path) (check the directory exists and is writable)")
         }
         self.handle = handle
         self.path = path
     }
 
-    func write(_ text: String) throws(RecordError) {
+    func write(_ text: String) throws(CommandFailure) {
         do {
             try handle.write(contentsOf: Data(text.utf8))
         } catch {
-            throw .write(path: path, cause: error)
+            throw CommandFailure(message: "cannot write \(path): \(error) (check the directory exists and is writable)")
         }
     }
 
-    func close() throws(RecordError) {
+    func close() throws(CommandFailure) {
         guard handle !== FileHandle.standardOutput else { return }
         do {
             try handle.close()
         } catch {
-            throw .write(path: path, cause: error)
+            throw CommandFailure(message: "cannot write \(path): \(error) (check the directory exists and is writable)")
         }
     }
 }

@@ -15,35 +15,16 @@ struct SelftestCommand: ParsableCommand {
             """
     )
 
-    @Flag(help: "Run on the simulated board (virtual time, lying still face up).")
-    var simulated = false
-
-    @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
-    var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
-
-    @Option(help: "A built-in board id (see `motionctl boards`) or the path of a board file.")
-    var board: String?
-
-    @Option(help: "The bus: a device node such as /dev/i2c-1, or just its number (default: the board's).")
-    var bus: String?
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
-        if simulated && (board != nil || bus != nil) {
-            throw ValidationError("--simulated excludes --board and --bus: pick the simulated board or a real one")
-        }
-        if SimulatedBoard.IMU(rawValue: imu) == nil {
-            throw ValidationError("no simulated IMU \"\(imu)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
+        if source.scenario != nil || source.magnetometer != nil || source.realTime {
+            throw ValidationError("selftest runs the simulated board lying still in virtual time: --scenario, --magnetometer and --real-time do not apply")
         }
     }
 
     func run() throws {
-        let target: HardwareCheckTarget
-        do {
-            target = try resolveTarget()
-        } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode.failure
-        }
+        let target = try CommandFailure.reporting(resolveTarget)
         print("Self-test on \(target.description)")
         if !target.isSimulated {
             print("Keep the board flat, components up, and still for about \(Int(HardwareChecks.streamDuration) + 2) s.")
@@ -55,19 +36,13 @@ struct SelftestCommand: ParsableCommand {
     }
 
     private func resolveTarget() throws -> HardwareCheckTarget {
-        if simulated {
-            return try HardwareCheckTarget.simulated(imu: SimulatedBoard.IMU(rawValue: imu) ?? .lsm6dsox)
-        }
-        var boardName = board
-        if boardName == nil {
-            guard let detected = BoardCatalog.builtIn.detectMachine() else {
-                let model = BoardCatalog.readDeviceTreeModel() ?? "none"
-                throw ValidationError(
-                    "this machine is not a known board (device-tree model: \(model)); name one with --board ID|FILE "
-                        + "(see `motionctl boards`), or run the checks on the simulated board with --simulated")
+        do {
+            if case .board(let board, let bus) = try source.source(fallBackToSimulation: false) {
+                return try HardwareCheckTarget.board(board, busPath: bus)
             }
-            boardName = detected.id
+            return try HardwareCheckTarget.simulated(imu: source.simulation(defaultScenario: "rest").imu, seed: source.seed)
+        } catch let error as MotionError {
+            throw CommandFailure(message: "\(error)")
         }
-        return try HardwareCheckTarget.resolve(board: boardName, bus: bus).get()
     }
 }

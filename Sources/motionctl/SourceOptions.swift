@@ -1,11 +1,16 @@
 import ArgumentParser
 import Foundation
+import Fusion
+import I2C
 import Motion
 import MotionSimulator
 import Timing
 
-/// Where a command gets its sensors: the machine's board, a named board or board file, or the
-/// simulated board. Shared by every command that reads sensors.
+/// Where a command gets its sensors and which clock it runs on: this machine's board, a named
+/// board or board file, or the simulated board. Shared by every command that reads sensors.
+///
+/// Time: the simulated board runs in virtual time (as fast as the machine goes, the same every
+/// run) unless `--real-time` is given; a real board always runs in real time.
 struct SourceOptions: ParsableArguments {
     @Flag(help: "Use the simulated board (register-level chip emulators in a simulated world).")
     var simulated = false
@@ -16,71 +21,154 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Simulated IMU: \(SimulatedBoard.imuChoices.joined(separator: ", ")); implies --simulated.")
     var imu: String?
 
+    @Option(help: "Simulated magnetometer: \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")); implies --simulated.")
+    var magnetometer: String?
+
     @Option(help: "Seed of the simulated sensor noise.")
     var seed: UInt64 = 1
+
+    @Flag(help: "With the simulated board, play on the system clock instead of virtual time.")
+    var realTime = false
 
     @Option(help: "A built-in board id (`motionctl boards`) or the path of your own board file.")
     var board: String?
 
-    @Option(help: "The I2C bus, e.g. /dev/i2c-1 (default: the board's).")
+    @Option(help: "The I2C bus: a device node such as /dev/i2c-1, or just its number (default: the board's).")
     var bus: String?
 
-    var isSimulated: Bool { simulated || scenario != nil || imu != nil }
+    var isSimulated: Bool {
+        simulated || scenario != nil || imu != nil || magnetometer != nil || board == BoardCatalog.simulatedID
+    }
 
     func validate() throws {
-        if isSimulated, board != nil || bus != nil {
-            throw ValidationError("--board/--bus and the simulated board exclude each other: pick one")
+        if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
+            throw ValidationError("--simulated/--scenario/--imu/--magnetometer and --board/--bus exclude each other: pick one")
         }
-        if let scenario, scenario != "list", Scenario.named(scenario) == nil {
+        if realTime, !isSimulated {
+            throw ValidationError("--real-time is for the simulated board; a real board always runs in real time")
+        }
+        if let scenario, !isListRequest, Scenario.named(scenario) == nil {
             throw ValidationError("no scenario named \"\(scenario)\"; choose one of: \(Scenario.all.map(\.name).joined(separator: ", "))")
         }
-        if let imu, SimulatedBoard.IMU(rawValue: imu) == nil {
-            throw ValidationError("no simulated IMU named \"\(imu)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
+        if let imu { _ = try Self.simulatedIMU(named: imu) }
+        if let magnetometer, SimulatedBoard.MagnetometerChoice(name: magnetometer) == nil {
+            throw ValidationError(
+                "no simulated magnetometer named \"\(magnetometer)\"; choose one of: \(SimulatedBoard.magnetometerChoices.joined(separator: ", "))")
         }
     }
 
+    /// `--scenario list` (or `help`).
+    private var isListRequest: Bool { scenario == "list" || scenario == "help" }
+
     /// Prints the scenarios and returns true when `--scenario list` was given.
     func listScenariosIfAsked() -> Bool {
-        guard scenario == "list" else { return false }
+        guard isListRequest else { return false }
         for scenario in Scenario.all { print("\(scenario.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(scenario.summary)") }
         return true
     }
 
-    func simulation(defaultScenario: String = "six-faces") -> Simulation {
+    func simulation(defaultScenario: String) -> Simulation {
         Simulation(
-            scenario: scenario ?? defaultScenario, imu: imu.flatMap(SimulatedBoard.IMU.init(rawValue:)) ?? .lsm6dsox, seed: seed)
+            scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(rawValue: $0.lowercased()) } ?? .lsm6dsox,
+            magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed)
     }
 
-    func source(defaultScenario: String = "six-faces") throws -> MotionSource {
+    /// The chosen source. Without --board or --simulated: this machine's board; on a machine that
+    /// is not a known board, with --bus, every address a supported chip can sit at on that bus;
+    /// without, the simulated board (saying so on standard error) when `fallBackToSimulation`,
+    /// else an error naming the fix.
+    func source(defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true) throws -> MotionSource {
         if isSimulated { return .simulated(simulation(defaultScenario: defaultScenario)) }
-        guard let board else {
-            if bus != nil { throw ValidationError("--bus needs --board: which board is this? (`motionctl boards`)") }
-            return .automatic
+        let busDevice = bus.map(BoardCatalog.busDevice)
+        if let board { return .board(try Self.resolveBoard(board), bus: busDevice) }
+        if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: busDevice) }
+        if let busDevice { return .board(Self.unknownBoard, bus: busDevice) }
+        let model = BoardCatalog.readDeviceTreeModel() ?? "none"
+        guard fallBackToSimulation else {
+            throw CommandFailure(
+                message: "this machine is not a known board (device-tree model: \(model)): name it with --board ID|FILE "
+                    + "(`motionctl boards` lists the ids), give its --bus, or use --simulated")
         }
-        if let known = BoardCatalog.builtIn.board(id: board) { return .board(known, bus: bus) }
-        guard FileManager.default.fileExists(atPath: board) else {
-            throw ValidationError("no built-in board \"\(board)\" and no such file; `motionctl boards` lists the built-in ones")
-        }
-        do {
-            return .board(try BoardCatalog.loadBoard(at: board), bus: bus)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        FileHandle.standardError.write(Data(
+            "not a known board (device-tree model: \(model)) and no --board or --bus given: using the simulated board\n".utf8))
+        return .simulated(simulation(defaultScenario: defaultScenario))
     }
 
-    /// A manager on the chosen source.
-    func makeManager(clock: any MotionClock = SystemClock(), defaultScenario: String = "six-faces") throws -> MotionManager {
-        let source = try source(defaultScenario: defaultScenario)
+    /// A bus on a machine that is not a known board: every address a supported chip can sit at,
+    /// the chips' axes taken as the device's.
+    static let unknownBoard = Board(
+        name: "unknown board", id: "unknown", match: [], i2cBuses: [],
+        imuAddresses: [0x6A, 0x6B, 0x68, 0x69].map { I2CAddress($0) }, magnetometerAddresses: [0x1C, 0x1E, 0x0D, 0x0C].map { I2CAddress($0) },
+        mountMatrix: .identity, setup: "")
+
+    /// Opens a manager on the chosen source (see ``source(defaultScenario:fallBackToSimulation:)``)
+    /// with the clock of the one rule: the simulated board in virtual time unless `--real-time`
+    /// or `virtualTime` is false (`live`), a real board in real time.
+    /// `calibrationStore: nil` reads the chips without stored calibrations.
+    func open(
+        defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true, virtualTime: Bool = true,
+        calibrationStore: CalibrationStore? = .userDefault()
+    ) throws -> OpenedSource {
+        let source = try source(defaultScenario: defaultScenario, fallBackToSimulation: fallBackToSimulation)
+        var virtualClock: VirtualClock?
+        var scenarioLength: Double?
+        if case .simulated(let simulation) = source {
+            if virtualTime, !realTime { virtualClock = VirtualClock() }
+            scenarioLength = Scenario.named(simulation.scenario)?.script.duration
+        }
         do {
-            return try MotionManager(source: source, clock: clock)
+            let manager = try MotionManager(source: source, clock: virtualClock ?? SystemClock(), calibrationStore: calibrationStore)
+            return OpenedSource(source: source, manager: manager, virtualClock: virtualClock, scenarioLength: scenarioLength)
         } catch {
             throw CommandFailure(message: "\(error)")
         }
     }
+
+    /// A built-in board id or a board file (`BoardCatalog.resolve`).
+    static func resolveBoard(_ name: String) throws -> Board {
+        do {
+            return try BoardCatalog.resolve(name)
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+    }
+
+    static func simulatedIMU(named name: String) throws -> SimulatedBoard.IMU {
+        guard let imu = SimulatedBoard.IMU(rawValue: name.lowercased()) else {
+            throw ValidationError("no simulated IMU named \"\(name)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
+        }
+        return imu
+    }
 }
 
-/// A failure the command reports in one line and exits 1 for.
+/// A manager and, in virtual time, the clock to advance.
+struct OpenedSource {
+    /// What the options resolved to.
+    let source: MotionSource
+    let manager: MotionManager
+    /// Set when the run is in virtual time.
+    let virtualClock: VirtualClock?
+    /// Seconds of the scenario the simulated board plays; nil on a real board.
+    let scenarioLength: Double?
+
+    var clock: any MotionClock { virtualClock ?? SystemClock() }
+
+    /// Runs until done, `duration` seconds of this run's clock, or Ctrl-C.
+    func runner(duration: Double?) -> UpdateRunner { UpdateRunner(virtualClock: virtualClock, duration: duration) }
+}
+
+/// A failure the command reports as `error: message` and exits 1 for.
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+
+    /// Runs a command's body; a failure prints `error: …` to standard error and exits 1.
+    static func reporting<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
 }

@@ -18,24 +18,26 @@ struct StreamCommand: ParsableCommand {
 
     @Option(help: "Samples per second (at most 100).") var rate: Double = 100
     @Option(help: "Stop after this many samples.") var count: Int?
-    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(help: "Stop after this many seconds. Default: in virtual time, the scenario's length; else until Ctrl-C.")
+    var duration: Double?
     @Option(help: "csv or jsonl.") var format: Format = .csv
     @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
-    @Flag(help: "With the simulated board: run in virtual time, as fast as the machine can.")
-    var virtualTime = false
 
     func validate() throws {
         guard rate > 0, rate <= 100 else { throw ValidationError("--rate must be above 0 and at most 100 (Hz)") }
         if let count, count <= 0 { throw ValidationError("--count must be positive") }
-        if virtualTime, !source.isSimulated { throw ValidationError("--virtual-time needs the simulated board (--simulated)") }
+        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
     func run() throws {
         if source.listScenariosIfAsked() { return }
-        let clock: VirtualClock? = virtualTime ? VirtualClock() : nil
-        let manager = try source.makeManager(clock: clock ?? SystemClock() as any MotionClock, defaultScenario: "tumble")
-        try StreamSession(manager: manager, format: format, kind: kind, interval: 1 / rate, count: count)
-            .run(runner: UpdateRunner(virtualClock: clock, duration: duration))
+        try CommandFailure.reporting {
+            let opened = try source.open(defaultScenario: "tumble")
+            // In virtual time the run would never end by itself: the scenario's length at most.
+            let length = opened.virtualClock == nil || count != nil ? nil : opened.scenarioLength
+            try StreamSession(manager: opened.manager, format: format, kind: kind, interval: 1 / rate, count: count)
+                .run(runner: opened.runner(duration: duration ?? length))
+        }
     }
 }
 

@@ -10,9 +10,9 @@ struct SelftestCommandTests {
 
     @Test func parsesABoardAndBus() throws {
         let command = try #require(try Motionctl.parseAsRoot(["selftest", "--board", "raspberry-pi-4b", "--bus", "3"]) as? SelftestCommand)
-        #expect(command.board == "raspberry-pi-4b")
-        #expect(command.bus == "3")
-        #expect(!command.simulated)
+        #expect(command.source.board == "raspberry-pi-4b")
+        #expect(command.source.bus == "3")
+        #expect(!command.source.simulated)
     }
 
     @Test func passesOnTheSimulatedBoard() throws {

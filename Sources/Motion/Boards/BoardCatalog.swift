@@ -79,6 +79,24 @@ public struct BoardCatalog: Sendable, Equatable {
         return nil
     }
 
+    /// A board as a person names it (`--board`, `SWIFT_MOTION_BOARD`): a built-in id, else the
+    /// path of a board file. The error names the file, or the id and the built-in ids to pick from.
+    public static func resolve(_ idOrPath: String) throws(BoardFileError) -> Board {
+        if let builtIn = builtIn.board(id: idOrPath) { return builtIn }
+        guard FileManager.default.fileExists(atPath: idOrPath) else {
+            let ids = builtIn.boards.map(\.id).joined(separator: ", ")
+            throw BoardFileError(
+                .unreadable, file: idOrPath, keyPath: "", problem: "no built-in board \"\(idOrPath)\" and no such file",
+                fix: "pass one of \(ids) (`motionctl boards`), or the path of a board file")
+        }
+        return try loadBoard(at: idOrPath)
+    }
+
+    /// A bus as a person names it: `1` is `/dev/i2c-1`; a device node stays as it is.
+    public static func busDevice(_ nameOrNumber: String) -> String {
+        !nameOrNumber.isEmpty && nameOrNumber.allSatisfy(\.isNumber) ? "/dev/i2c-\(nameOrNumber)" : nameOrNumber
+    }
+
     /// Loads and validates a user's board file. Its `id` must equal the file name without `.json`.
     public static func loadBoard(at path: String) throws(BoardFileError) -> Board {
         let data: Data

@@ -43,13 +43,8 @@ final class DriverDevice: MotionDevice {
     func read(at timestamp: Double) throws(MotionError) -> MotionSample {
         try Self.mapping { () throws(SensorError) in
             let sample = try imu.readSample()
-            let field = try magnetometer?.readSample().field
-            return MotionSample(
-                timestamp: timestamp,
-                acceleration: correction.acceleration(sample.acceleration),
-                rotationRate: correction.rotationRate(sample.rotationRate),
-                magneticField: field.map(correction.magneticField),
-                calibratedMagneticField: field.flatMap(correction.calibratedMagneticField))
+            let magnetic = try magnetometer?.readSample()
+            return motionSample(sample, magnetic, at: timestamp)
         }
     }
 
@@ -70,8 +65,8 @@ final class DriverDevice: MotionDevice {
     }
 
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
-        let (read, field) = try Self.mapping { () throws(SensorError) in
-            (try imu.readFIFO(), try magnetometer?.readSample().field)
+        let (read, magnetic) = try Self.mapping { () throws(SensorError) in
+            (try imu.readFIFO(), try magnetometer?.readSample())
         }
         return fifoClock.withLock { clock in
             let rate = imu.configuration.outputDataRate
@@ -90,15 +85,22 @@ final class DriverDevice: MotionDevice {
             estimator.observe(readAt: time, lastIndex: last.sampleIndex)
             clock = (estimator, time)
             let samples = read.frames.map { frame in
-                MotionSample(
-                    timestamp: estimator.time(ofSample: frame.sampleIndex),
-                    acceleration: correction.acceleration(frame.sample.acceleration),
-                    rotationRate: correction.rotationRate(frame.sample.rotationRate),
-                    magneticField: field.map(correction.magneticField),
-                    calibratedMagneticField: field.flatMap(correction.calibratedMagneticField))
+                motionSample(frame.sample, magnetic, at: estimator.time(ofSample: frame.sampleIndex))
             }
             return (samples, 0)
         }
+    }
+
+    /// Chip readings corrected into device axes, with the registers they came from.
+    private func motionSample(_ sample: IMUSample, _ magnetic: MagneticSample?, at timestamp: Double) -> MotionSample {
+        let field = magnetic?.field
+        return MotionSample(
+            timestamp: timestamp,
+            acceleration: correction.acceleration(sample.acceleration),
+            rotationRate: correction.rotationRate(sample.rotationRate),
+            magneticField: field.map(correction.magneticField),
+            calibratedMagneticField: field.flatMap(correction.calibratedMagneticField),
+            imuRegisters: sample.raw, magnetometerRegisters: magnetic?.raw, temperature: sample.temperature)
     }
 
     /// Runs driver calls, keeping a bus error as it is and naming any other chip failure.
@@ -111,5 +113,24 @@ final class DriverDevice: MotionDevice {
             default: throw .sensor(error.description)
             }
         }
+    }
+}
+
+/// The chips behind a manager and the settings they run at, for recordings and diagnostics.
+public struct ChipSettings: Sendable, Equatable {
+    public let imu: ChipInfo
+    public let imuConfiguration: IMUConfiguration
+    public let magnetometer: ChipInfo?
+    public let magnetometerConfiguration: MagnetometerConfiguration?
+}
+
+extension MotionManager {
+    /// The chips this manager reads and their rates and ranges; nil for a device not made of
+    /// chip drivers (tests' scripted devices).
+    public var chipSettings: ChipSettings? {
+        guard let device = hub.device as? DriverDevice else { return nil }
+        return ChipSettings(
+            imu: device.imu.chip, imuConfiguration: device.imu.configuration,
+            magnetometer: device.magnetometer?.chip, magnetometerConfiguration: device.magnetometer?.configuration)
     }
 }

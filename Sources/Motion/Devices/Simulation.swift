@@ -6,7 +6,7 @@ import Timing
 
 /// What the built-in simulated board plays: which chips, which motion, which sensor errors.
 public struct Simulation: Sendable, Equatable {
-    /// A name from `Scenario.all` (`motionctl stream --scenario help` lists them).
+    /// A name from `Scenario.all` (`motionctl stream --scenario list` lists them).
     public var scenario: String
     public var imu: SimulatedBoard.IMU
     public var magnetometer: SimulatedBoard.MagnetometerChoice

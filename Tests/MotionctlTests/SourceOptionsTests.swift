@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Motion
+import MotionSimulator
+import Testing
+@testable import motionctl
+
+/// The source options every sensor-reading command shares.
+struct SourceOptionsTests {
+    @Test func aBusNumberIsItsDeviceNode() {
+        #expect(BoardCatalog.busDevice("1") == "/dev/i2c-1")
+        #expect(BoardCatalog.busDevice("/dev/i2c-3") == "/dev/i2c-3")
+    }
+
+    @Test func simulatedChoicesImplyTheSimulatedBoard() throws {
+        for arguments in [["--board", "simulated"], ["--magnetometer", "none"], ["--imu", "MPU6050"], ["--scenario", "flip"]] {
+            #expect(try SourceOptions.parse(arguments).isSimulated, "\(arguments)")
+        }
+        #expect(try !SourceOptions.parse(["--board", "raspberry-pi-5", "--bus", "1"]).isSimulated)
+    }
+
+    @Test func aBusAloneOnAnUnknownMachineScansTheUsualAddresses() throws {
+        guard BoardCatalog.builtIn.detectMachine() == nil else { return }   // a known board uses its own file
+        guard case .board(let board, let bus) = try SourceOptions.parse(["--bus", "7"]).source() else {
+            Issue.record("expected a board")
+            return
+        }
+        #expect(board.id == "unknown" && bus == "/dev/i2c-7")
+        #expect(board.imuAddresses.count == 4 && board.magnetometerAddresses.count == 4)
+        #expect(throws: CommandFailure.self) { try SourceOptions.parse([]).source(fallBackToSimulation: false) }
+    }
+
+    @Test func contradictionsAreRefused() {
+        for arguments in [["--simulated", "--bus", "1"], ["--real-time"], ["--board", "raspberry-pi-5", "--real-time"], ["--magnetometer", "ak09916"]] {
+            #expect(throws: (any Error).self, "\(arguments)") { _ = try SourceOptions.parse(arguments) }
+        }
+    }
+
+    @Test func aBoardIsAnIDOrAFileAndErrorsNameTheFix() throws {
+        #expect(try SourceOptions.resolveBoard("raspberry-pi-5").id == "raspberry-pi-5")
+        let unknown = try #require(throws: CommandFailure.self) { try SourceOptions.resolveBoard("commodore-64") }
+        #expect(unknown.message.contains("\"commodore-64\"") && unknown.message.contains("raspberry-pi-5"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("{ not json".utf8)))
+        let broken = try #require(throws: CommandFailure.self) { try SourceOptions.resolveBoard(path) }
+        #expect(broken.message.contains(path))
+    }
+
+    @Test func streamOnTheSimulatedBoardRunsInVirtualTimeForTheScenarioLength() throws {
+        let result = try BoardsCommandTests.run(["stream", "--scenario", "rest", "--rate", "10"])
+        #expect(result.status == 0, "\(result.error)")
+        let rows = result.output.split(separator: "\n").dropFirst()
+        // `rest` lasts 60 s: 600 rows at 10 Hz.
+        #expect(rows.count == 600)
+    }
+
+    @Test func recordAbove100HzGoesThroughTheFIFO() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID()).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RecordCommand.parse(["--scenario", "rest", "--rate", "200", "--duration", "0.5", "--output", path]).run()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("# motionctl record: 100 samples at 200.0 Hz") })
+        let times = lines.filter { !$0.hasPrefix("#") }.dropFirst().compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
+        #expect(times.count == 100)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        // It reads back as a simulator recording.
+        #expect(try Recording(contentsOf: path).samples.count == 100)
+    }
+}
