@@ -74,7 +74,13 @@ public struct Simulation: Sendable, Equatable {
         }
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }
-        let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed)
+        // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
+        // default (ST 208 Hz, InvenSense 200 Hz); held in between.
+        let noiseRate: Double = switch imu {
+        case .mpu6050, .mpu6500, .mpu9250: 200
+        case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: 208
+        }
+        let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
         let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
         return (board, world)
     }
