@@ -32,7 +32,7 @@ struct SamplerCost: CustomStringConvertible {
             delivered %d samples in %.2f s: %.1f Hz
             CPU, whole process:        %6.2f %% of one core   %7.1f µs per sample
             CPU, simulated chips only: %6.2f %% of one core   %7.1f µs per sample (the same reads, no manager)
-            CPU, bare 100 Hz timer:    %6.2f %% of one core   %7.1f µs per tick (strict DispatchSourceTimer + async hop, no work)
+            CPU, bare 100 Hz timer:    %6.2f %% of one core   %7.1f µs per tick (the sampler's timer + the hop to a handler queue, no work: two thread wake-ups)
             CPU, the library:          %6.2f %% of one core   %7.1f µs per sample (the rest: drivers, sampler, filter, delivery)
             """,
             samples, wallSeconds, Double(samples) / wallSeconds,

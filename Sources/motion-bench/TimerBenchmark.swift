@@ -27,11 +27,26 @@ struct DeviationSummary: CustomStringConvertible {
     }
 }
 
-/// The sampler's timer (a strict `DispatchSourceTimer`, zero leeway, via `SystemClock`) against an
-/// absolute `clock_nanosleep(TIMER_ABSTIME)` loop on a dedicated thread, both at `rate` Hz for
-/// `seconds`, run at the same time so both see the same machine load. Deviation = the time the
-/// tick ran − the time it was due.
-func benchmarkTimer(rate: Double = 100, seconds: Double = 5) -> (timer: DeviationSummary, reference: DeviationSummary) {
+/// What one timer did: how late each tick ran, and how far each interval between two ticks was
+/// from the nominal one.
+struct TimerDeviations {
+    var lateness: DeviationSummary
+    var interval: DeviationSummary
+
+    init(late: [Double], period: Double) {
+        lateness = DeviationSummary(late)
+        interval = DeviationSummary(zip(late, late.dropFirst()).map { $1 - $0 })   // (t_k − t_k−1) − period
+    }
+}
+
+/// The sampler's timer (`SystemClock`: a `clock_nanosleep` thread running each tick on a serial
+/// queue), a strict zero-leeway `DispatchSourceTimer` (the first design), and the reference, an
+/// absolute `clock_nanosleep(TIMER_ABSTIME)` loop on a dedicated thread, all at `rate` Hz for
+/// `seconds` at the same time (a third of a period apart) so they see the same machine load. Lateness = the time the tick ran
+/// − the time it was due; interval deviation = the delivered interval − the period.
+func benchmarkTimer(rate: Double = 100, seconds: Double = 5)
+    -> (timer: TimerDeviations, dispatch: TimerDeviations, reference: TimerDeviations)
+{
     let interval = 1 / rate
     let ticks = Int(seconds * rate)
 
@@ -56,6 +71,10 @@ func benchmarkTimer(rate: Double = 100, seconds: Double = 5) -> (timer: Deviatio
     }
     thread.start()
 
+    // The three run over the same seconds, a third of a period apart, so they do not all wake at
+    // the same instant and queue for the machine's two cores.
+    Thread.sleep(forTimeInterval: interval / 3)
+
     // The sampler's timer.
     let timerDeviations = Locked<[Double]>([])
     let timerDone = DispatchSemaphore(value: 0)
@@ -68,8 +87,29 @@ func benchmarkTimer(rate: Double = 100, seconds: Double = 5) -> (timer: Deviatio
         }
         if count == ticks { timerDone.signal() }
     }
+    Thread.sleep(forTimeInterval: interval / 3)
+
+    // A strict DispatchSourceTimer with zero leeway.
+    let dispatchDeviations = Locked<[Double]>([])
+    let dispatchDone = DispatchSemaphore(value: 0)
+    let source = DispatchSource.makeTimerSource(flags: .strict, queue: DispatchQueue(label: "bench.dispatch", qos: .userInteractive))
+    let dispatchStart = SystemClock.monotonicSeconds()
+    source.setEventHandler {
+        let count = dispatchDeviations.withLock { deviations in
+            deviations.append(SystemClock.monotonicSeconds() - (dispatchStart + Double(deviations.count + 1) * interval))
+            return deviations.count
+        }
+        if count == ticks { dispatchDone.signal() }
+    }
+    source.schedule(deadline: .now() + interval, repeating: interval, leeway: .nanoseconds(0))
+    source.resume()
+
     timerDone.wait()
     timer.cancel()
+    dispatchDone.wait()
+    source.cancel()
     referenceDone.wait()
-    return (DeviationSummary(timerDeviations.withLock { $0 }), DeviationSummary(referenceDeviations.withLock { $0 }))
+    return (TimerDeviations(late: timerDeviations.withLock { $0 }, period: interval),
+            TimerDeviations(late: dispatchDeviations.withLock { $0 }, period: interval),
+            TimerDeviations(late: referenceDeviations.withLock { $0 }, period: interval))
 }
