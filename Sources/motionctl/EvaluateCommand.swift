@@ -22,6 +22,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("out"), help: "Folder for the estimate files.")
     var out: String
 
+    @Option(help: "The gyroscope's latency in ms (BROAD's IMU lags by about 2 ms; 0 turns the compensation off).")
+    var gyroscopeLatency: Double = 2
+
     @Option(name: .customLong("trials"), help: "Comma-separated trial names (default: all).")
     var trials: String?
 
@@ -52,15 +55,17 @@ struct EvaluateCommand: ParsableCommand {
         }
 
         print("BROAD (Laidig et al., Data 2021, CC BY 4.0): \(entries.count) trials from \(data)")
-        print("filter: AttitudeFilter defaults, gyroscopeLatency \(Self.broadParameters.gyroscopeLatency * 1000) ms (BROAD's IMU), causal")
+        var parameters = AttitudeFilter.Parameters()
+        parameters.gyroscopeLatency = gyroscopeLatency / 1000
+        print("filter: AttitudeFilter defaults, gyroscopeLatency \(gyroscopeLatency) ms, causal")
         print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
         var results: [(group: String, total: Double, inclination: Double)] = []
         var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
         for entry in entries {
             let path = (data as NSString).appendingPathComponent(entry.trial + ".csv")
             let trial = try BroadTrial.load(path: path)
-            let run9D = Self.runFilter(trial, magnetometer: true)
-            let run6D = Self.runFilter(trial, magnetometer: false)
+            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters)
+            let run6D = Self.runFilter(trial, magnetometer: false, parameters: parameters)
             try Self.write(run9D.estimates, to: (out as NSString).appendingPathComponent("9d/\(entry.trial).csv"))
             try Self.write(run6D.estimates, to: (out as NSString).appendingPathComponent("6d/\(entry.trial).csv"))
             let metric9D = BroadMetric(estimates: run9D.estimates, trial: trial)
@@ -95,19 +100,15 @@ struct EvaluateCommand: ParsableCommand {
             + "(VQF native ≈ 330 / 240)")
     }
 
-    /// The filter's defaults plus the one property of BROAD's sensor the filter needs: its
-    /// gyroscope lags by about 2 ms (measured once on all 15 trials together; 1.5–2.5 ms do
-    /// equally well). The same set for every trial.
-    static let broadParameters: AttitudeFilter.Parameters = {
-        var parameters = AttitudeFilter.Parameters()
-        parameters.gyroscopeLatency = 0.002
-        return parameters
-    }()
-
     /// Runs one filter over a trial; the time covers the update calls and reading and storing the
     /// output quaternion (nothing else: loading and writing are outside).
-    static func runFilter(_ trial: BroadTrial, magnetometer: Bool) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
-        var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: broadParameters)
+    /// The parameters: the filter's defaults plus the one property of BROAD's sensor the filter
+    /// needs, its gyroscope latency (about 2 ms, measured once on all 15 trials together; 1.5–2.5 ms
+    /// do equally well). The same set for every trial.
+    static func runFilter(
+        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters
+    ) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
+        var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
         var estimates = [SIMD4<Double>](repeating: .zero, count: trial.count)
         let clock = ContinuousClock()
         let start = clock.now
