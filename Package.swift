@@ -53,7 +53,9 @@ let package = Package(
         .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
-        .testTarget(name: "MotionctlTests", dependencies: ["motionctl"]),
+        // Test-only: a pseudo-terminal for driving motionctl as a person would.
+        .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
+        .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal"]),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import CPseudoTerminal
 import Foundation
 import Testing
 
@@ -16,17 +17,11 @@ struct CalibrateTerminalTests {
         let slave: Int32
         private(set) var screen = ""
 
-        /// posix_openpt/ptsname need _XOPEN_SOURCE, which Glibc's module does not define: the
-        /// same through /dev/ptmx and the two ioctls of asm-generic/ioctls.h (TIOCSPTLCK unlocks
-        /// the slave, TIOCGPTN gives its number).
         init() throws {
-            master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-            var unlock: Int32 = 0
-            var number: UInt32 = 0
-            guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
-                throw POSIXError(.ENOTTY)
-            }
-            slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+            var path = [CChar](repeating: 0, count: 128)
+            master = CPseudoTerminal_open(&path, path.count)
+            guard master >= 0 else { throw POSIXError(.ENOTTY) }
+            slave = open(String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), O_RDWR | O_NOCTTY)
             guard slave >= 0 else { throw POSIXError(.ENOTTY) }
         }
 
