@@ -12,10 +12,20 @@ final class ManualTime: Sendable {
     init(_ start: Double = 0) { value = Locked(start) }
     var now: Double { value.withLock { $0 } }
     func set(_ time: Double) { value.withLock { $0 = time } }
+
+    /// A driver pause that moves this time on instead of sleeping (chips that measure on their
+    /// own ticks, like the HMC5883L, need time to pass between the driver's reads).
+    var pause: Pause {
+        Pause { [value] duration in
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+            value.withLock { $0 += seconds }
+        }
+    }
 }
 
 /// A simulated board with the Sensors drivers for its chips, configured at their defaults at the
-/// current simulation time (no pauses: the emulators reset instantly).
+/// current simulation time (pauses do not wait; with `pausesAdvanceTime` they move the simulation
+/// time on instead, for chips that measure on their own ticks).
 struct EmulatedRig {
     let board: SimulatedBoard
     let imu: any IMUDriver
@@ -24,19 +34,20 @@ struct EmulatedRig {
     init(
         imu: SimulatedBoard.IMU, magnetometer: SimulatedBoard.MagnetometerChoice = .usual,
         source: any PhysicalSource, time: ManualTime, imuOptions: EmulatorOptions = .init(),
-        magnetometerOptions: EmulatorOptions = .init()
+        magnetometerOptions: EmulatorOptions = .init(), pausesAdvanceTime: Bool = false
     ) throws {
+        let pause = pausesAdvanceTime ? time.pause : .none
         board = SimulatedBoard(
             imu: imu, magnetometer: magnetometer, source: source, now: { time.now },
             imuOptions: imuOptions, magnetometerOptions: magnetometerOptions)
-        let imuChip = try #require(try ChipCatalog.identify(bus: board.bus, address: board.imuAddress))
-        let imuDriver = try #require(ChipCatalog.makeIMU(for: imuChip, bus: board.bus, pause: .none))
+        let imuChip = try #require(try ChipCatalog.identify(bus: board.bus, address: board.imuAddress, lsm6dso32: imu == .lsm6dso32))
+        let imuDriver = try #require(ChipCatalog.makeIMU(for: imuChip, bus: board.bus, pause: pause))
         try imuDriver.configure(imuDriver.defaultConfiguration)
         self.imu = imuDriver
         // After the IMU: an MPU-9250's AK8963 answers only once the driver enabled the bypass.
         if let address = board.magnetometerAddress {
             let chip = try #require(try ChipCatalog.identify(bus: board.bus, address: address))
-            let driver = try #require(ChipCatalog.makeMagnetometer(for: chip, bus: board.bus, pause: .none))
+            let driver = try #require(ChipCatalog.makeMagnetometer(for: chip, bus: board.bus, pause: pause))
             try driver.configure(driver.defaultConfiguration)
             self.magnetometer = driver
         } else {

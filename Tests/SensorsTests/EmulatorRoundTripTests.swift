@@ -1,0 +1,121 @@
+import Locking
+import I2C
+import MotionSimulator
+import Sensors
+import Testing
+
+/// Drivers against emulators, both written from the datasheets independently: a known physical
+/// input comes back within one LSB at every full scale, and self-tests tell a healthy chip from
+/// one with a dead axis. The LSB sizes here are the test's own, from the datasheets.
+@Suite struct EmulatorRoundTripTests {
+    static let g = PhysicalState.standardGravity
+    static let degree = Double.pi / 180
+
+    /// Full scales (g, °/s) and the datasheet sensitivities (g/LSB, °/s per LSB).
+    struct IMURanges {
+        var accelerometer: [(range: Double, lsb: Double)]
+        var gyroscope: [(range: Double, lsb: Double)]
+    }
+
+    static func ranges(_ imu: SimulatedBoard.IMU) -> IMURanges {
+        switch imu {
+        case .mpu6050, .mpu6500, .mpu9250:
+            // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9250 the same): AFS_SEL, FS_SEL.
+            IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
+                      gyroscope: [(250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
+        case .lsm6dsox, .lsm6dsl, .lsm6ds3:
+            // LSM6DSOX DS12814 Table 2 (LSM6DSL/DS3 the same): linear acceleration and angular rate sensitivity.
+            IMURanges(accelerometer: [(2, 0.061e-3), (4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3)],
+                      gyroscope: [(125, 4.375e-3), (250, 8.75e-3), (500, 17.5e-3), (1000, 35e-3), (2000, 70e-3)])
+        case .lsm6dso32:
+            // LSM6DSO32 DS13159 Table 2: ±4…32 g.
+            IMURanges(accelerometer: [(4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3), (32, 0.976e-3)],
+                      gyroscope: [(125, 4.375e-3), (250, 8.75e-3), (500, 17.5e-3), (1000, 35e-3), (2000, 70e-3)])
+        }
+    }
+
+    @Test(arguments: SimulatedBoard.IMU.allCases)
+    func imuReadsBackAKnownInputAtEveryRange(imu: SimulatedBoard.IMU) throws {
+        let table = Self.ranges(imu)
+        for (accelerometerRange, accelerometerLSB) in table.accelerometer {
+            for (gyroscopeRange, gyroscopeLSB) in table.gyroscope {
+                let force = SIMD3(0.61, -0.37, 0.83) * accelerometerRange * Self.g          // m/s², within range
+                let rate = SIMD3(0.52, -0.71, 0.33) * gyroscopeRange * Self.degree         // rad/s, within range
+                let time = ManualTime(1)
+                var state = PhysicalState.flatAtRest()
+                state.specificForce = force
+                state.angularRate = rate
+                let rig = try EmulatedRig(imu: imu, magnetometer: .none, source: ConstantSource(state), time: time)
+                let rate0 = rig.imu.defaultConfiguration.outputDataRate
+                try rig.imu.configure(IMUConfiguration(outputDataRate: rate0, accelerometerRange: accelerometerRange, gyroscopeRange: gyroscopeRange))
+                time.set(1.1)
+                let sample = try rig.imu.readSample()
+                let accelerationError = largestDifference(sample.acceleration, -force / Self.g)
+                let rateError = largestDifference(sample.rotationRate, rate)
+                #expect(accelerationError <= accelerometerLSB * 1.001, "\(imu) ±\(accelerometerRange) g: \(accelerationError / accelerometerLSB) LSB")
+                #expect(rateError <= gyroscopeLSB * Self.degree * 1.001, "\(imu) ±\(gyroscopeRange) °/s: \(rateError / (gyroscopeLSB * Self.degree)) LSB")
+                #expect(!sample.isSaturated)
+            }
+        }
+    }
+
+    /// Full scales (µT) and LSB sizes (µT) of each magnetometer, from its datasheet.
+    static let magnetometers: [(chip: SimulatedBoard.Magnetometer, ranges: [(range: Double, lsb: Double)])] = [
+        // LIS3MDL DS10530 Table 2: 6842/3421/2281/1711 LSB/gauss at ±4/8/12/16 gauss.
+        (.lis3mdl, [(400, 100 / 6842), (800, 100 / 3421), (1200, 100 / 2281), (1600, 100 / 1711)]),
+        // LIS2MDL DS12144 Table 2: 1.5 mgauss/LSB, ±50 gauss.
+        (.lis2mdl, [(4915.2, 0.15)]),
+        // QMC5883L datasheet Table 2: 12000/3000 LSB/gauss at ±2/8 gauss.
+        (.qmc5883l, [(200, 100.0 / 12000), (800, 100.0 / 3000)]),
+        // HMC5883L Table 9: gain 1370 … 230 LSB/gauss for ±0.88 … ±8.1 gauss.
+        (.hmc5883l, [(88, 100 / 1370), (130, 100 / 1090), (190, 100 / 820), (250, 100 / 660),
+                     (400, 100 / 440), (470, 100 / 390), (560, 100 / 330), (810, 100 / 230)]),
+    ]
+
+    @Test func magnetometersReadBackAKnownFieldAtEveryRange() throws {
+        for (chip, ranges) in Self.magnetometers {
+            for (range, lsb) in ranges {
+                let field = SIMD3(0.43, -0.29, 0.51) * min(range, 400)   // µT, within range
+                let time = ManualTime(1)
+                var state = PhysicalState.flatAtRest()
+                state.magneticField = field
+                let rig = try EmulatedRig(imu: .lsm6dsox, magnetometer: .chip(chip), source: ConstantSource(state), time: time)
+                let magnetometer = try #require(rig.magnetometer)
+                try magnetometer.configure(MagnetometerConfiguration(outputDataRate: magnetometer.defaultConfiguration.outputDataRate, range: range))
+                time.set(1.5)
+                let error = largestDifference(try magnetometer.readSample().field, field)
+                #expect(error <= lsb * 1.001, "\(chip) ±\(range) µT: \(error / lsb) LSB")
+            }
+        }
+    }
+
+    @Test(arguments: SimulatedBoard.IMU.allCases)
+    func imuSelfTestPassesWhenHealthyAndFailsWithADeadAxis(imu: SimulatedBoard.IMU) throws {
+        for dead in [false, true] {
+            let time = ManualTime(1)
+            let rig = try EmulatedRig(
+                imu: imu, magnetometer: .none, source: ConstantSource(), time: time,
+                imuOptions: EmulatorOptions(deadAxes: dead ? [.gyroscope(.z)] : []), pausesAdvanceTime: true)
+            let report = try rig.imu.selfTest()
+            #expect(report.passed == !dead, "\(imu) dead axis \(dead): \(report)")
+        }
+    }
+
+    @Test(arguments: [SimulatedBoard.Magnetometer.lis3mdl, .lis2mdl, .hmc5883l])
+    func magnetometerSelfTestPassesWhenHealthyAndFailsWithADeadAxis(chip: SimulatedBoard.Magnetometer) throws {
+        for dead in [false, true] {
+            let time = ManualTime(1)
+            let rig = try EmulatedRig(
+                imu: .lsm6dsox, magnetometer: .chip(chip), source: ConstantSource(), time: time,
+                magnetometerOptions: EmulatorOptions(deadAxes: dead ? [.magnetometer(.x)] : []), pausesAdvanceTime: true)
+            let report = try #require(rig.magnetometer).selfTest()
+            #expect(report.passed == !dead, "\(chip) dead axis \(dead): \(report)")
+        }
+    }
+}
+
+/// The largest per-axis difference.
+func largestDifference(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
+    let difference = a - b
+    return max(abs(difference.x), abs(difference.y), abs(difference.z))
+}
