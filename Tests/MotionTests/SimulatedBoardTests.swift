@@ -34,17 +34,19 @@ import Timing
         #expect(motion.isMagnetometerAvailable)
     }
 
-    @Test func eachSampleIsOneTransactionPerChip() throws {
-        let motion = try manager(Simulation(scenario: "rest", sensorErrors: false))
-        let bus = try #require(motion.simulatedHardware).board.bus
+    @Test(arguments: SimulatedBoard.IMU.allCases)
+    func eachSampleIsOneTransactionPerChip(imu: SimulatedBoard.IMU) throws {
+        let motion = try manager(Simulation(scenario: "rest", imu: imu, sensorErrors: false))
+        let board = try #require(motion.simulatedHardware).board
         motion.startGyroUpdates()
         clock.advance(by: 0.05)   // the first tick initialises the chips
-        bus.clearLog()
+        board.bus.clearLog()
         clock.advance(by: 0.01)
-        let log = bus.log
+        let log = board.bus.log
         motion.stopGyroUpdates()
         // One burst read of the IMU, one of the magnetometer.
-        #expect(log.map(\.address) == [I2CAddress(0x6A), I2CAddress(0x1C)], "\(log)")
+        #expect(log.map(\.address) == [board.imuAddress, try #require(board.magnetometerAddress)], "\(log)")
+        #expect(log.allSatisfy { $0.operations.count == 2 && $0.failure == nil }, "\(log)")
     }
 
     /// Tumbling at up to 4 rad/s with the LSM6DSOX's and LIS3MDL's datasheet noise and bias, a
