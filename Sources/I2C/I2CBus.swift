@@ -12,9 +12,17 @@ public protocol I2CBus: AnyObject, Sendable {
     /// - Returns: the bytes of each `.read` step, in order (one array per read step).
     /// - Throws: ``I2CError`` naming the bus, the address and what failed.
     func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]]
+
+    /// The most bytes one register read returns in a single transfer, or nil for no limit.
+    /// A longer read still works, but in several transfers at advancing register addresses
+    /// (SMBus block reads: 32 bytes) — wrong for a FIFO data register, which must be read in
+    /// reads of at most this length.
+    var maximumReadLength: Int? { get }
 }
 
 extension I2CBus {
+    public var maximumReadLength: Int? { nil }
+
     /// Sends `bytes` to `address`.
     public func write(_ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         _ = try transaction(address, [.write(bytes)])

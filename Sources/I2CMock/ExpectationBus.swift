@@ -61,8 +61,13 @@ public final class ExpectationBus: I2CBus {
     }
     private let state: Locked<State>
 
-    public init(_ expectations: [I2CExpectation], name: String = "expectation-bus") {
+    public let maximumReadLength: Int?
+
+    /// - Parameter maximumReadLength: what the bus says one read can carry (32 plays an
+    ///   SMBus-only adapter); nil for no limit.
+    public init(_ expectations: [I2CExpectation], name: String = "expectation-bus", maximumReadLength: Int? = nil) {
         self.name = name
+        self.maximumReadLength = maximumReadLength
         self.state = Locked(State(pending: expectations))
     }
 

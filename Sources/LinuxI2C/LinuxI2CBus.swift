@@ -58,6 +58,11 @@ public final class LinuxI2CBus: I2CBus {
         functionality.contains(.i2c) ? .combined : .smbus
     }
 
+    /// 32 bytes on an SMBus-only adapter (one I2C-block read); no limit with plain I2C.
+    public var maximumReadLength: Int? {
+        transferMode == .smbus ? 32 : nil
+    }
+
     public func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
         try validate(address, operations)
         return try selectedAddress.withLock { (selected: inout I2CAddress?) throws(I2CError) -> [[UInt8]] in

@@ -228,6 +228,31 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
         expectFinished(bus)
     }
 
+    /// On an SMBus-only adapter a read carries 32 bytes, and a longer one would go on at the next
+    /// register addresses instead of FIFO_R_W: frames come two at a time (24 bytes).
+    @Test func fifoReadsFitTheBusOnAnSMBusAdapter() throws {
+        let bus = ExpectationBus(mpu6050Init(), maximumReadLength: 32)
+        let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect([
+            .write(0x68, [MPU.userCtrl, 0x04]),
+            .write(0x68, [MPU.fifoEn, 0x78]),
+            .write(0x68, [MPU.intEnable, 0x10]),
+            .write(0x68, [MPU.userCtrl, 0x40]),
+        ])
+        try imu.enableFIFO()
+        let frame = bigEndian([0, 0, 8192, 655, 0, 0])
+        bus.expect([
+            .writeRead(0x68, [MPU.intStatus], reply: [0x01]),
+            .writeRead(0x68, [MPU.fifoCountH], reply: [0x00, 5 * 12]),
+            .writeRead(0x68, [MPU.fifoRW], reply: frame + frame),
+            .writeRead(0x68, [MPU.fifoRW], reply: frame + frame),
+            .writeRead(0x68, [MPU.fifoRW], reply: frame),
+        ])
+        #expect(try imu.readFIFO().frames.map(\.sampleIndex) == Array(0..<5))
+        expectFinished(bus)
+    }
+
     /// RM-MPU-6000A §4.1: FT for code c is 4096·0.34·(0.92/0.34)^((c−1)/30) (accel at ±8 g) and
     /// 25·131·1.046^(c−1) (gyro at ±250 °/s, negative for Y); pass within ±14 %.
     @Test func mpu6050SelfTestDecision() {

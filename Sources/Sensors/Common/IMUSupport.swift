@@ -51,8 +51,16 @@ struct IMUScale: Sendable {
 }
 
 extension RegisterDevice {
+    /// At most `chunkFrames` frames of `frameSize` bytes, and no more than one transfer of the
+    /// bus carries: a FIFO data register must not be read across the SMBus 32-byte split.
+    func fifoFramesPerRead(_ chunkFrames: Int, frameSize: Int) -> Int {
+        guard let limit = bus.maximumReadLength else { return chunkFrames }
+        return max(1, min(chunkFrames, limit / frameSize))
+    }
+
     /// Reads `count` whole frames of `frameSize` bytes from the FIFO data register, at most
-    /// `chunkFrames` per transaction, numbering them from `nextIndex` on (advanced per frame).
+    /// `chunkFrames` per transaction (fewer when the bus reads fewer bytes at once), numbering
+    /// them from `nextIndex` on (advanced per frame).
     func readFIFOFrames(
         _ count: Int, from register: UInt8, frameSize: Int, chunkFrames: Int, nextIndex: inout Int,
         decode: (_ bytes: [UInt8], _ base: Int) -> IMUSample
@@ -60,8 +68,9 @@ extension RegisterDevice {
         var remaining = count
         var frames: [FIFOFrame] = []
         frames.reserveCapacity(remaining)
+        let perRead = fifoFramesPerRead(chunkFrames, frameSize: frameSize)
         while remaining > 0 {
-            let chunk = min(remaining, chunkFrames)
+            let chunk = min(remaining, perRead)
             let bytes = try read(register, count: chunk * frameSize)
             for frame in 0..<chunk {
                 frames.append(FIFOFrame(sampleIndex: nextIndex, sample: decode(bytes, frame * frameSize)))

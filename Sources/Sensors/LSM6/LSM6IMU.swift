@@ -159,8 +159,9 @@ public final class LSM6IMU: IMUDriver {
         var remaining = Int(status[1] & 0x03) << 8 | Int(status[0])
         var frames: [FIFOFrame] = []
         frames.reserveCapacity(remaining / 2)
+        let perRead = device.fifoFramesPerRead(Self.fifoChunkFrames * 2, frameSize: 7)
         while remaining > 0 {
-            let chunk = min(remaining, Self.fifoChunkFrames * 2)
+            let chunk = min(remaining, perRead)
             // With IF_INC the pointer rolls back from FIFO_DATA_OUT_Z_H (0x7E) to the tag (0x78).
             let bytes = try device.read(0x78, count: chunk * 7)
             for word in 0..<chunk {
