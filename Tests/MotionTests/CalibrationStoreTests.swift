@@ -29,6 +29,14 @@ import Testing
         #expect(try !store.clear(sensor))
     }
 
+    @Test func aMissingStoreListsNothingButAnUnlistableOneIsAnError() throws {
+        #expect(try store.all().isEmpty)
+        // A file where the directory should be: listing used to report "no calibrations".
+        try Data("not a directory".utf8).write(to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: CalibrationStoreError.self) { try store.all() }
+    }
+
     @Test func aDamagedFileIsAnErrorNamingItAndTheFix() throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("{ \"version\": 1, \"sensor\": ".utf8).write(to: store.url(for: sensor))

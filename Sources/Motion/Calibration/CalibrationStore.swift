@@ -48,13 +48,17 @@ public struct CalibrationStore: Sendable {
         return try Self.read(path: path)
     }
 
-    /// Every record in the store, sorted by file name.
+    /// Every record in the store, sorted by file name; empty when the directory does not exist
+    /// yet. A directory that cannot be listed is an error naming it.
     public func all() throws(CalibrationStoreError) -> [(path: String, record: CalibrationRecord)] {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            return []
+            throw CalibrationStoreError(
+                path: directory.path, detail: "cannot be listed (\(error.localizedDescription))",
+                fix: "Check that it is a directory you can read, or set XDG_CONFIG_HOME")
         }
         var result: [(String, CalibrationRecord)] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
