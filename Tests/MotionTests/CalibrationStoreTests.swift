@@ -29,6 +29,12 @@ import Testing
         #expect(try !store.clear(sensor))
     }
 
+    @Test func anUnknownMagnetometerAccuracyIsRefused() throws {
+        var record = sample()
+        record.magnetometer?.accuracy = "High"
+        #expect(throws: CalibrationStoreError.self) { try store.save(record) }
+    }
+
     @Test func aMissingStoreListsNothingButAnUnlistableOneIsAnError() throws {
         #expect(try store.all().isEmpty)
         // A file where the directory should be: listing used to report "no calibrations".
