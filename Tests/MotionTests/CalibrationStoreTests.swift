@@ -66,6 +66,8 @@ import Timing
     @Test func defaultDirectoryFollowsXDG() {
         #expect(CalibrationStore.userDefault(environment: ["XDG_CONFIG_HOME": "/x"]).directory.path == "/x/swift-motion/calibration")
         #expect(CalibrationStore.userDefault(environment: ["HOME": "/home/pi"]).directory.path == "/home/pi/.config/swift-motion/calibration")
+        #expect(CalibrationStore.userDefault(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/pi"]).directory.path
+            == "/home/pi/.config/swift-motion/calibration")
     }
 
     /// A damaged IMU calibration stops the manager with the file and its fix, not with advice to

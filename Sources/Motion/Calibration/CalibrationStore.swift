@@ -13,7 +13,8 @@ public struct CalibrationStoreError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Calibration files, one per sensor, under the user's configuration directory:
-/// `$XDG_CONFIG_HOME/swift-motion/calibration/` (default `~/.config/swift-motion/calibration/`).
+/// `$XDG_CONFIG_HOME/swift-motion/calibration/` (default `~/.config/swift-motion/calibration/`;
+/// a relative `XDG_CONFIG_HOME` is ignored, as the XDG Base Directory specification asks).
 ///
 /// Writes are atomic: the record goes to a temporary file in the same directory, is flushed to
 /// the disk (`fsync`), then renamed over the old one, so a crash or a kill at any moment leaves
@@ -28,7 +29,7 @@ public struct CalibrationStore: Sendable {
     /// The store in the user's configuration directory (see the type's documentation).
     public static func userDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> CalibrationStore {
         let base: URL
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             base = URL(fileURLWithPath: xdg)
         } else {
             let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
