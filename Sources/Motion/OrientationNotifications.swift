@@ -14,7 +14,9 @@ extension Notification.Name {
 
 /// One posted change of orientation.
 public struct DeviceOrientationChange: Sendable, Equatable {
+    /// The orientation before the change (`.unknown` for the first one after a begin).
     public var old: DeviceOrientation
+    /// The orientation the device settled in.
     public var new: DeviceOrientation
     /// Seconds since boot: the sample that completed the settle time.
     public var timestamp: Double
@@ -138,6 +140,7 @@ extension MotionManager {
     /// The orientation last posted (`.unknown` until the first one, or while not generating).
     public var orientation: DeviceOrientation { orientationNotifier.orientation }
 
+    /// True while begins outnumber ends (or an ``orientationChanges()`` stream is iterated).
     public var isGeneratingDeviceOrientationNotifications: Bool { orientationNotifier.isGenerating }
 
     /// Starts (or nests) orientation notifications: they flow while begins outnumber ends.
