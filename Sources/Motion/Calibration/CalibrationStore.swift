@@ -116,7 +116,9 @@ public struct CalibrationStore: Sendable {
         } catch {
             throw CalibrationStoreError(path: directory.path, detail: "cannot be created (\(error.localizedDescription))", fix: "Check the permissions of its parent, or set XDG_CONFIG_HOME")
         }
-        let temporary = directory.appendingPathComponent(".\(record.sensor.fileName).\(getpid()).tmp").path
+        // Unique per save, not just per process: two threads saving the same sensor must not
+        // write into one temporary file.
+        let temporary = directory.appendingPathComponent(".\(record.sensor.fileName).\(getpid()).\(UUID().uuidString).tmp").path
         try Self.writeDurably(data, to: temporary)
         guard rename(temporary, target) == 0 else {
             let code = errno
@@ -143,7 +145,7 @@ public struct CalibrationStore: Sendable {
     }
 
     private static func writeDurably(_ data: Data, to path: String) throws(CalibrationStoreError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw CalibrationStoreError(path: path, detail: "cannot be created (\(String(cString: strerror(errno))))", fix: "Check the permissions of its directory")
         }
