@@ -97,16 +97,14 @@ public struct Doctor: Sendable {
         access(path, R_OK | W_OK) == 0
     }
 
-    /// Where calibration files live: `$XDG_CONFIG_HOME/swift-motion`, else
-    /// `$HOME/.config/swift-motion`; `nil` when neither variable is set.
+    /// Where calibration files live (``CalibrationStore/userDefault(environment:)``):
+    /// `$XDG_CONFIG_HOME/swift-motion/calibration`, else `$HOME/.config/swift-motion/calibration`;
+    /// `nil` when neither variable is set.
     public static func configDirectory(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            return (xdg as NSString).appendingPathComponent("swift-motion")
-        }
-        if let home = environment["HOME"], !home.isEmpty {
-            return (home as NSString).appendingPathComponent(".config/swift-motion")
-        }
-        return nil
+        let hasXDG = environment["XDG_CONFIG_HOME"]?.hasPrefix("/") == true
+        let hasHome = !(environment["HOME"] ?? "").isEmpty
+        guard hasXDG || hasHome else { return nil }
+        return CalibrationStore.userDefault(environment: environment).directory.path
     }
 
     /// Runs every check, in the order a person fixes things.

@@ -33,6 +33,8 @@ public struct MagnetometerData: Sendable, Equatable {
 public struct CalibratedMagneticField: Sendable, Equatable {
     /// µT, device axes.
     public var field: SIMD3<Double>
+    /// How far to trust ``field``: the lower of the stored calibration's quality and the
+    /// filter's view of magnetic disturbances; `.uncalibrated` without a stored calibration.
     public var accuracy: MagneticFieldCalibrationAccuracy
 }
 

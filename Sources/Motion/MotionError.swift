@@ -13,7 +13,8 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
     case deviceUnavailable(I2CError)
     /// A chip-level failure (identity, unsupported setting, self-test).
     case sensor(String)
-    /// The requested reference frame needs a calibrated magnetometer.
+    /// A stored calibration could not be used (a damaged file, or one from a newer version): the
+    /// detail names the file and what to do (clear it and calibrate that sensor again).
     case calibrationNeeded(String)
     /// `xTrueNorthZVertical` needs a location for the declination.
     case trueNorthNotAvailable
@@ -29,7 +30,7 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
         case .deviceReset(let detail): "device reset: \(detail); it was configured again"
         case .deviceUnavailable(let error): "device unavailable: \(error); updates resume when it answers again"
         case .sensor(let detail): "sensor error: \(detail)"
-        case .calibrationNeeded(let detail): "calibration needed: \(detail); run `motionctl calibrate magnetometer`"
+        case .calibrationNeeded(let detail): "calibration needed: \(detail)"
         case .trueNorthNotAvailable:
             "true north is not available without a location: set MotionManager.location (latitude, longitude) first"
         case .invalidInterval(let value): "invalid update interval \(value) s: give a positive number of seconds, e.g. 0.01 for 100 Hz"

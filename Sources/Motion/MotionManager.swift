@@ -137,7 +137,9 @@ public final class MotionManager: Sendable {
 
     // MARK: - Accelerometer
 
+    /// Always true: every supported device has an accelerometer.
     public var isAccelerometerAvailable: Bool { true }
+    /// True between a start and the matching stop of accelerometer updates.
     public var isAccelerometerActive: Bool { accelerometerChannel.isActive }
     /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
     public var accelerometerUpdateInterval: Double {
@@ -152,6 +154,7 @@ public final class MotionManager: Sendable {
     public func startAccelerometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (AccelerometerData?, MotionError?) -> Void) {
         accelerometerChannel.start(on: hub, target: .dispatch(queue), handler: handler)
     }
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (AccelerometerData?, MotionError?) -> Void) {
         accelerometerChannel.start(on: hub, target: .operation(queue), handler: handler)
     }
@@ -164,42 +167,61 @@ public final class MotionManager: Sendable {
 
     // MARK: - Gyroscope
 
+    /// Always true: every supported device has a gyroscope.
     public var isGyroAvailable: Bool { true }
+    /// True between a start and the matching stop of gyroscope updates.
     public var isGyroActive: Bool { gyroChannel.isActive }
+    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
     public var gyroUpdateInterval: Double {
         get { gyroChannel.interval }
         set { gyroChannel.interval = clamped(newValue, keeping: gyroChannel.interval) }
     }
+    /// The latest reading (pull, rad/s); nil until the first sample after a start.
     public var gyroData: GyroData? { gyroChannel.latest }
+    /// Starts pull updates: read ``gyroData`` when you need it.
     public func startGyroUpdates() { gyroChannel.start(on: hub, target: nil, handler: nil) }
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startGyroUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (GyroData?, MotionError?) -> Void) {
         gyroChannel.start(on: hub, target: .dispatch(queue), handler: handler)
     }
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (GyroData?, MotionError?) -> Void) {
         gyroChannel.start(on: hub, target: .operation(queue), handler: handler)
     }
+    /// Stops gyroscope updates; no handler runs after it returns.
     public func stopGyroUpdates() { gyroChannel.stop(on: hub) }
+    /// Readings every `interval` seconds until the consumer stops iterating.
     public func gyroUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<GyroData> {
         gyroChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
     }
 
     // MARK: - Magnetometer
 
+    /// True when the board has a magnetometer.
     public var isMagnetometerAvailable: Bool { hub.device.hasMagnetometer }
+    /// True between a start and the matching stop of magnetometer updates.
     public var isMagnetometerActive: Bool { magnetometerChannel.isActive }
+    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
     public var magnetometerUpdateInterval: Double {
         get { magnetometerChannel.interval }
         set { magnetometerChannel.interval = clamped(newValue, keeping: magnetometerChannel.interval) }
     }
+    /// The latest reading (pull, µT, uncalibrated); nil until the first sample after a start, and
+    /// always nil without a magnetometer.
     public var magnetometerData: MagnetometerData? { magnetometerChannel.latest }
+    /// Starts pull updates: read ``magnetometerData`` when you need it.
     public func startMagnetometerUpdates() { magnetometerChannel.start(on: hub, target: nil, handler: nil) }
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startMagnetometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (MagnetometerData?, MotionError?) -> Void) {
         magnetometerChannel.start(on: hub, target: .dispatch(queue), handler: handler)
     }
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (MagnetometerData?, MotionError?) -> Void) {
         magnetometerChannel.start(on: hub, target: .operation(queue), handler: handler)
     }
+    /// Stops magnetometer updates; no handler runs after it returns.
     public func stopMagnetometerUpdates() { magnetometerChannel.stop(on: hub) }
+    /// Readings every `interval` seconds until the consumer stops iterating.
     public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
         magnetometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
     }
@@ -208,17 +230,22 @@ public final class MotionManager: Sendable {
 // MARK: - All sensors together
 
 extension MotionManager {
+    /// True between a start and the matching stop of all-sensor updates.
     public var isSensorActive: Bool { sensorChannel.isActive }
+    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
     public var sensorUpdateInterval: Double {
         get { sensorChannel.interval }
         set { sensorChannel.interval = clamped(newValue, keeping: sensorChannel.interval) }
     }
+    /// The latest readings of every sensor (pull); nil until the first sample after a start.
     public var sensorData: SensorData? { sensorChannel.latest }
     /// Starts updates of every sensor read together at each tick; `handler` runs on `queue`.
     public func startSensorUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (SensorData?, MotionError?) -> Void) {
         sensorChannel.start(on: hub, target: .dispatch(queue), handler: handler)
     }
+    /// Stops all-sensor updates; no handler runs after it returns.
     public func stopSensorUpdates() { sensorChannel.stop(on: hub) }
+    /// Readings of every sensor every `interval` seconds until the consumer stops iterating.
     public func sensorUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<SensorData> {
         sensorChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
     }
@@ -227,8 +254,12 @@ extension MotionManager {
 // MARK: - Device motion
 
 extension MotionManager {
+    /// Always true: attitude from the accelerometer and gyroscope needs no magnetometer (the
+    /// north and corrected frames do: see ``availableAttitudeReferenceFrames()``).
     public var isDeviceMotionAvailable: Bool { true }
+    /// True between a start and the matching stop of device-motion updates.
     public var isDeviceMotionActive: Bool { deviceMotionChannel.isActive }
+    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
     public var deviceMotionUpdateInterval: Double {
         get { deviceMotionChannel.interval }
         set { deviceMotionChannel.interval = clamped(newValue, keeping: deviceMotionChannel.interval) }
@@ -272,6 +303,7 @@ extension MotionManager {
         startDeviceMotion(frame, .dispatch(queue), handler)
     }
 
+    /// Starts push updates in `frame`: `handler` runs on `queue` (see the `DispatchQueue` form).
     public func startDeviceMotionUpdates(
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: OperationQueue,
         withHandler handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void

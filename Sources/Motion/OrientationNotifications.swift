@@ -14,7 +14,9 @@ extension Notification.Name {
 
 /// One posted change of orientation.
 public struct DeviceOrientationChange: Sendable, Equatable {
+    /// The orientation before the change (`.unknown` for the first one after a begin).
     public var old: DeviceOrientation
+    /// The orientation the device settled in.
     public var new: DeviceOrientation
     /// Seconds since boot: the sample that completed the settle time.
     public var timestamp: Double
@@ -57,28 +59,32 @@ final class OrientationNotifier: Sendable {
     var orientation: DeviceOrientation { state.withLock { $0.classifier.orientation } }
     var isGenerating: Bool { state.withLock { $0.generators > 0 } }
 
+    /// Adds the classifier's consumer with the first begin. The count and the consumer change
+    /// together under the lock, so a concurrent end cannot miss the consumer (lock order:
+    /// notifier, then hub; the hub never calls its sinks under its own lock).
     func begin(hub: SensorHub, manager: MotionManager) {
-        let start = state.withLock { state in
+        state.withLock { state in
             state.generators += 1
-            return state.generators == 1
+            guard state.generators == 1 else { return }
+            state.consumerID = hub.addConsumer(interval: MotionManager.minimumUpdateInterval, needsFusion: true) {
+                [weak self, weak manager] event in
+                guard case .sample(let sample, let fused?) = event, let self else { return }
+                self.classify(sample, fused, manager: manager)
+            }
         }
-        guard start else { return }
-        let id = hub.addConsumer(interval: MotionManager.minimumUpdateInterval, needsFusion: true) { [weak self, weak manager] event in
-            guard case .sample(let sample, let fused?) = event, let self else { return }
-            self.classify(sample, fused, manager: manager)
-        }
-        state.withLock { $0.consumerID = id }
     }
 
+    /// Balances one begin; with the last one the consumer goes and the classifier starts over
+    /// (orientation `.unknown` until the next begin settles), as `UIDevice` does.
     func end(hub: SensorHub) {
-        let id: Int? = state.withLock { state in
-            guard state.generators > 0 else { return nil }
+        state.withLock { state in
+            guard state.generators > 0 else { return }
             state.generators -= 1
-            guard state.generators == 0 else { return nil }
-            defer { state.consumerID = nil }
-            return state.consumerID
+            guard state.generators == 0 else { return }
+            if let id = state.consumerID { hub.removeConsumer(id) }
+            state.consumerID = nil
+            state.classifier = OrientationClassifier(configuration: configuration)
         }
-        if let id { hub.removeConsumer(id) }
     }
 
     func stream(hub: SensorHub, manager: MotionManager) -> AsyncStream<DeviceOrientationChange> {
@@ -100,6 +106,8 @@ final class OrientationNotifier: Sendable {
     /// On the sampler queue: classify; post a change from the posting queue.
     private func classify(_ sample: MotionSample, _ fused: FusedMotion, manager: MotionManager?) {
         let outcome = state.withLock { state -> (DeviceOrientationChange, [AsyncStream<DeviceOrientationChange>.Continuation])? in
+            // A sample handed over just before the last end is not classified.
+            guard state.generators > 0 else { return nil }
             let old = state.classifier.orientation
             guard let new = state.classifier.update(
                 gravity: fused.gravity, userAcceleration: sample.acceleration - fused.gravity, timestamp: sample.timestamp)
@@ -132,6 +140,7 @@ extension MotionManager {
     /// The orientation last posted (`.unknown` until the first one, or while not generating).
     public var orientation: DeviceOrientation { orientationNotifier.orientation }
 
+    /// True while begins outnumber ends (or an ``orientationChanges()`` stream is iterated).
     public var isGeneratingDeviceOrientationNotifications: Bool { orientationNotifier.isGenerating }
 
     /// Starts (or nests) orientation notifications: they flow while begins outnumber ends.

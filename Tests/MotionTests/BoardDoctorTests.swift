@@ -168,18 +168,20 @@ struct BoardDoctorTests {
         #expect(machine.doctor().run().check(.busScan) == nil)
     }
 
+    /// In the calibration store's directory (the doctor used to look one level up, where no
+    /// calibration is ever saved).
     @Test("calibration files are found under XDG_CONFIG_HOME, else ~/.config")
     func calibrationPresence() throws {
         let machine = try FakeMachine()
         let none = try #require(machine.doctor().run().check(.calibration))
         #expect(none.status == .warning)
-        #expect(none.message == "no calibration files in /home/pi/.config/swift-motion")
-        try machine.file("home/pi/.config/swift-motion/raspberry-pi-4b-mpu6050-0x68.json", "{}")
+        #expect(none.message == "no calibration files in /home/pi/.config/swift-motion/calibration")
+        try machine.file("home/pi/.config/swift-motion/calibration/raspberry-pi-4b_MPU-6050_-dev-i2c-1_0x68.json", "{}")
         let home = try #require(machine.doctor().run().check(.calibration))
         #expect(home.status == .ok)
-        #expect(home.message.hasPrefix("1 calibration file(s) in /home/pi/.config/swift-motion"))
+        #expect(home.message.hasPrefix("1 calibration file(s) in /home/pi/.config/swift-motion/calibration:"))
         let xdg = try #require(machine.doctor(environment: ["HOME": "/home/pi", "XDG_CONFIG_HOME": "/xdg"]).run().check(.calibration))
-        #expect(xdg.message == "no calibration files in /xdg/swift-motion")
+        #expect(xdg.message == "no calibration files in /xdg/swift-motion/calibration")
     }
 
     @Test("a board given by the user is used instead of detection")

@@ -1,6 +1,7 @@
 import Foundation
 import Motion
 import Testing
+import Timing
 
 @Suite struct CalibrationStoreTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-motion-store-\(UUID().uuidString)")
@@ -29,6 +30,20 @@ import Testing
         #expect(try !store.clear(sensor))
     }
 
+    @Test func anUnknownMagnetometerAccuracyIsRefused() throws {
+        var record = sample()
+        record.magnetometer?.accuracy = "High"
+        #expect(throws: CalibrationStoreError.self) { try store.save(record) }
+    }
+
+    @Test func aMissingStoreListsNothingButAnUnlistableOneIsAnError() throws {
+        #expect(try store.all().isEmpty)
+        // A file where the directory should be: listing used to report "no calibrations".
+        try Data("not a directory".utf8).write(to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: CalibrationStoreError.self) { try store.all() }
+    }
+
     @Test func aDamagedFileIsAnErrorNamingItAndTheFix() throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("{ \"version\": 1, \"sensor\": ".utf8).write(to: store.url(for: sensor))
@@ -51,5 +66,24 @@ import Testing
     @Test func defaultDirectoryFollowsXDG() {
         #expect(CalibrationStore.userDefault(environment: ["XDG_CONFIG_HOME": "/x"]).directory.path == "/x/swift-motion/calibration")
         #expect(CalibrationStore.userDefault(environment: ["HOME": "/home/pi"]).directory.path == "/home/pi/.config/swift-motion/calibration")
+        #expect(CalibrationStore.userDefault(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/pi"]).directory.path
+            == "/home/pi/.config/swift-motion/calibration")
+    }
+
+    /// A damaged IMU calibration stops the manager with the file and its fix, not with advice to
+    /// calibrate the magnetometer.
+    @Test func aDamagedStoredCalibrationNamesTheFileAndItsFix() throws {
+        let imu = SensorIdentity(board: "simulated", chip: "LSM6DSO/LSM6DSOX", bus: "simulated", address: 0x6A)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("{".utf8).write(to: store.url(for: imu))
+        do {
+            _ = try MotionManager(source: .simulated(Simulation()), clock: VirtualClock(), calibrationStore: store)
+            Issue.record("expected an error")
+        } catch {
+            guard case .calibrationNeeded = error else { Issue.record("got \(error)"); return }
+            #expect(error.description.contains(store.url(for: imu).path))
+            #expect(error.description.contains("motionctl calibration clear"))
+            #expect(!error.description.contains("calibrate magnetometer"))
+        }
     }
 }

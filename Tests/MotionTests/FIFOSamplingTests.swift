@@ -85,4 +85,24 @@ struct SawtoothRate: PhysicalSource {
         #expect(worst < 50e-6, "worst FIFO timestamp error \(worst * 1e6) µs over \(checked) samples")
         #expect(manager.counters.totalDropped == 0)
     }
+
+    /// A failed magnetometer read in FIFO mode loses no IMU sample: the FIFO is read only once
+    /// the magnetometer has answered (it used to be drained first and its frames thrown away).
+    @Test func aFailedMagnetometerReadLosesNoFIFOSample() throws {
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "rest", sensorErrors: false)), clock: clock, calibrationStore: nil)
+        let bus = try #require(manager.simulatedHardware).board.bus
+        manager.gyroUpdateInterval = 1 / 208
+        let inbox = Inbox<GyroData>()
+        manager.startGyroUpdates(to: inbox.queue, withHandler: inbox.handler)
+        #expect(manager.hub.mode == .fifo(rate: 208))
+        for step in 0..<500 {
+            if step % 25 == 12 { bus.failNext(1, transactionsTo: I2CAddress(0x1C), with: .busError) }
+            clock.advance(by: 0.02)
+        }
+        inbox.drain()
+        manager.stopGyroUpdates()
+        let values = inbox.values.withLock { $0 }
+        // As in `intervalsBelowTheTimersAreServedFromTheFIFO`: 10 s at 208 Hz, less a read interval at each end.
+        #expect(values.count >= 2080 - 10 && values.count <= 2080, "\(values.count)")
+    }
 }

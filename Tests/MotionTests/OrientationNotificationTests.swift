@@ -36,4 +36,31 @@ import Timing
         #expect(posts.count == 1)
         #expect(posts.first?.0 == .unknown && posts.first?.1 == .faceUp)
     }
+
+    /// After the last end the classifier starts over: `.unknown` while stopped, and a new begin
+    /// posts the orientation again (it used to keep the old one and post nothing).
+    @Test func generatingAgainStartsFromUnknownAndPostsAgain() async throws {
+        let manager = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
+        let received = Locked<[(DeviceOrientation, DeviceOrientation)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .deviceOrientationDidChange, object: manager, queue: nil) { note in
+            guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
+                  let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation else { return }
+            received.withLock { $0.append((old, new)) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        manager.beginGeneratingDeviceOrientationNotifications()
+        clock.advance(by: 2)
+        #expect(manager.orientation == .faceUp)
+        manager.endGeneratingDeviceOrientationNotifications()
+        #expect(manager.orientation == .unknown)
+        manager.beginGeneratingDeviceOrientationNotifications()
+        clock.advance(by: 2)
+        #expect(manager.orientation == .faceUp)
+        manager.endGeneratingDeviceOrientationNotifications()
+        manager.waitForOrientationNotifications()
+        let posts = received.withLock { $0 }
+        #expect(posts.count == 2)
+        #expect(posts.allSatisfy { $0.0 == .unknown && $0.1 == .faceUp })
+    }
 }

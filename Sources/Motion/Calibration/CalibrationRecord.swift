@@ -60,6 +60,10 @@ public struct CalibrationRecord: Sendable, Codable, Equatable {
         if let magnetometer {
             if magnetometer.hardIronOffset.count != 3 { return "magnetometer.hardIronOffset must have 3 numbers" }
             if magnetometer.softIronMatrix.count != 9 { return "magnetometer.softIronMatrix must have 9 numbers (row-major 3×3)" }
+            // An unknown name would leave the calibration applied but its accuracy unknown.
+            if MagneticFieldCalibrationAccuracy(name: magnetometer.accuracy) == nil {
+                return "magnetometer.accuracy \"\(magnetometer.accuracy)\" must be one of uncalibrated, low, medium, high"
+            }
         }
         let all = (gyroscope?.bias ?? []) + (accelerometer?.offset ?? []) + (accelerometer?.scale ?? [])
             + (magnetometer?.hardIronOffset ?? []) + (magnetometer?.softIronMatrix ?? [])

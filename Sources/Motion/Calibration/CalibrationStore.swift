@@ -13,7 +13,8 @@ public struct CalibrationStoreError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Calibration files, one per sensor, under the user's configuration directory:
-/// `$XDG_CONFIG_HOME/swift-motion/calibration/` (default `~/.config/swift-motion/calibration/`).
+/// `$XDG_CONFIG_HOME/swift-motion/calibration/` (default `~/.config/swift-motion/calibration/`;
+/// a relative `XDG_CONFIG_HOME` is ignored, as the XDG Base Directory specification asks).
 ///
 /// Writes are atomic: the record goes to a temporary file in the same directory, is flushed to
 /// the disk (`fsync`), then renamed over the old one, so a crash or a kill at any moment leaves
@@ -28,7 +29,7 @@ public struct CalibrationStore: Sendable {
     /// The store in the user's configuration directory (see the type's documentation).
     public static func userDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> CalibrationStore {
         let base: URL
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             base = URL(fileURLWithPath: xdg)
         } else {
             let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
@@ -48,13 +49,17 @@ public struct CalibrationStore: Sendable {
         return try Self.read(path: path)
     }
 
-    /// Every record in the store, sorted by file name.
+    /// Every record in the store, sorted by file name; empty when the directory does not exist
+    /// yet. A directory that cannot be listed is an error naming it.
     public func all() throws(CalibrationStoreError) -> [(path: String, record: CalibrationRecord)] {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            return []
+            throw CalibrationStoreError(
+                path: directory.path, detail: "cannot be listed (\(error.localizedDescription))",
+                fix: "Check that it is a directory you can read, or set XDG_CONFIG_HOME")
         }
         var result: [(String, CalibrationRecord)] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
@@ -111,7 +116,9 @@ public struct CalibrationStore: Sendable {
         } catch {
             throw CalibrationStoreError(path: directory.path, detail: "cannot be created (\(error.localizedDescription))", fix: "Check the permissions of its parent, or set XDG_CONFIG_HOME")
         }
-        let temporary = directory.appendingPathComponent(".\(record.sensor.fileName).\(getpid()).tmp").path
+        // Unique per save, not just per process: two threads saving the same sensor must not
+        // write into one temporary file.
+        let temporary = directory.appendingPathComponent(".\(record.sensor.fileName).\(getpid()).\(UUID().uuidString).tmp").path
         try Self.writeDurably(data, to: temporary)
         guard rename(temporary, target) == 0 else {
             let code = errno
@@ -138,7 +145,7 @@ public struct CalibrationStore: Sendable {
     }
 
     private static func writeDurably(_ data: Data, to path: String) throws(CalibrationStoreError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw CalibrationStoreError(path: path, detail: "cannot be created (\(String(cString: strerror(errno))))", fix: "Check the permissions of its directory")
         }

@@ -7,8 +7,11 @@ import Fusion
 /// at most `maximumSpread` g (a hand-held board spreads ~20 mg, a board on a table ~1 mg) and the
 /// rotation rate stays under `maximumRate`; on a face: one axis carries at least 0.8 g.
 public struct SixFaceSession: Sendable {
+    /// Readings that must be still together (100: 1 s at 100 Hz).
     public let window: Int
+    /// g: the largest deviation of any acceleration axis from its mean over the window.
     public let maximumSpread: Double
+    /// rad/s: the largest rotation rate magnitude over the window.
     public let maximumRate: Double
     /// Chip-axes mean reading (g) per face, keyed by the face as the chip sees it (what
     /// `AccelerometerCalibration.fromSixFaces` needs).

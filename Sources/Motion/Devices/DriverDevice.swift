@@ -65,8 +65,10 @@ final class DriverDevice: MotionDevice {
     }
 
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
-        let (read, magnetic) = try Self.mapping { () throws(SensorError) in
-            (try imu.readFIFO(), try magnetometer?.readSample())
+        // The magnetometer first: if it fails, the IMU's samples stay in its FIFO for the next read
+        // instead of being drained and lost.
+        let (magnetic, read) = try Self.mapping { () throws(SensorError) in
+            (try magnetometer?.readSample(), try imu.readFIFO())
         }
         return fifoClock.withLock { clock in
             let rate = imu.configuration.outputDataRate

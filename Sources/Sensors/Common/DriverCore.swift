@@ -33,11 +33,6 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
         try state.withLock(body)
     }
 
-    /// A value read from the state, without bus traffic.
-    func current<Value>(_ read: (State) -> Value) -> Value {
-        state.withLock { read($0) }
-    }
-
     /// Sets the software-reset bit(s) `field` (writing `value`, by default just those bits), then
     /// waits for the chip to clear them: reads the register up to `polls` times, pausing `interval`
     /// before each read. A chip busy resetting may not acknowledge its address: such a poll counts

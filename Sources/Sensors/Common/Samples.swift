@@ -103,7 +103,9 @@ public struct MagneticSample: Sendable, Equatable {
 /// order (whatever order the chip sends them in) and the counts per µT of each axis, which
 /// include any factory adjustment the driver applies (the AK8963's ASA): field = counts / lsbPerMicrotesla.
 public struct RawMagneticReading: Sendable, Equatable {
+    /// Signed output counts, chip axes, x, y, z.
     public var counts: SIMD3<Int16>
+    /// Counts per µT of each axis (range sensitivity, factory adjustment included).
     public var lsbPerMicrotesla: SIMD3<Double>
 
     public init(counts: SIMD3<Int16>, lsbPerMicrotesla: SIMD3<Double>) {
@@ -149,6 +151,7 @@ public struct FIFOFrame: Sendable, Equatable {
     /// Samples since the FIFO was (re)started: the sample was taken at start + index / ODR by the
     /// chip's clock.
     public var sampleIndex: Int
+    /// The reading, in chip axes and Core Motion units (as ``IMUDriver/readSample()``).
     public var sample: IMUSample
 
     public init(sampleIndex: Int, sample: IMUSample) {

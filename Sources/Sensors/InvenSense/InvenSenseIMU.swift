@@ -80,12 +80,15 @@ public final class InvenSenseIMU: IMUDriver {
     }
 
     /// One 14-byte burst from ACCEL_XOUT_H (0x3B) to GYRO_ZOUT_L (0x48): accel, temperature, gyro.
+    /// Under the driver's lock, so the counts are scaled by the ranges they were read at even
+    /// while another thread reconfigures.
     public func readSample() throws(SensorError) -> IMUSample {
-        let scale = core.current { $0.scale }
-        let bytes = try device.read(InvenSenseRegister.accelXHigh, count: 14)
-        let temperature = Double(int16BE(bytes, 6)) / settings.temperatureLSBPerDegree + settings.temperatureOffset
-        return scale.sample(
-            accelerometer: Self.vector(bytes, 0), gyroscope: Self.vector(bytes, 8), temperature: temperature)
+        try core.locked { state throws(SensorError) -> IMUSample in
+            let bytes = try device.read(InvenSenseRegister.accelXHigh, count: 14)
+            let temperature = Double(int16BE(bytes, 6)) / settings.temperatureLSBPerDegree + settings.temperatureOffset
+            return state.scale.sample(
+                accelerometer: Self.vector(bytes, 0), gyroscope: Self.vector(bytes, 8), temperature: temperature)
+        }
     }
 
     private static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {

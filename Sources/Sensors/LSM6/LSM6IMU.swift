@@ -69,12 +69,15 @@ public final class LSM6IMU: IMUDriver {
     }
 
     /// One 14-byte burst from OUT_TEMP_L (0x20) to OUTZ_H_XL (0x2D): temperature, gyro, accel.
+    /// Under the driver's lock, so the counts are scaled by the ranges they were read at even
+    /// while another thread reconfigures.
     public func readSample() throws(SensorError) -> IMUSample {
-        let scale = core.current { $0.scale }
-        let bytes = try device.read(LSM6Register.outTempL, count: 14)
-        return scale.sample(
-            accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
-            temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+        try core.locked { state throws(SensorError) -> IMUSample in
+            let bytes = try device.read(LSM6Register.outTempL, count: 14)
+            return state.scale.sample(
+                accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
+                temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+        }
     }
 
     static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {

@@ -59,7 +59,7 @@ public final class HMC5883LMagnetometer: MagnetometerDriver {
     /// Data output X, Z, Y (big-endian, 0x03…0x08) in one read, returned in x, y, z order.
     public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
-    /// Reads configuration register A (0x00): 0x10 at power-on, 0x70 | DO after ``configure(_:)``.
+    /// Reads configuration register A (0x00): 0x10 at power-on, 0x60 (MA = 8 samples) | DO << 2 after ``configure(_:)``.
     public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     /// Datasheet "Self Test Operation": CRA 0x71 (8 samples, 15 Hz, positive bias), CRB 0xA0

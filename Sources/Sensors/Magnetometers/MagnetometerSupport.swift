@@ -73,14 +73,16 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
         return (counts, settings.overflow(bytes, counts))
     }
 
-    /// One sample in µT: counts × adjustment / (LSB per µT).
+    /// One sample in µT: counts × adjustment / (LSB per µT). Under the driver's lock, so the
+    /// counts are scaled by the range they were read at even while another thread reconfigures.
     func readSample() throws(SensorError) -> MagneticSample {
-        let (sensitivity, adjustment) = current { ($0.lsbPerMicrotesla, $0.adjustment) }
-        let (raw, overflow) = try readCounts()
-        return MagneticSample(
-            field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * adjustment / sensitivity,
-            isSaturated: overflow || isAtLimit(raw),
-            raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: sensitivity) / adjustment))
+        try locked { state throws(SensorError) -> MagneticSample in
+            let (raw, overflow) = try readCounts()
+            return MagneticSample(
+                field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * state.adjustment / state.lsbPerMicrotesla,
+                isSaturated: overflow || isAtLimit(raw),
+                raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: state.lsbPerMicrotesla) / state.adjustment))
+        }
     }
 
     func isStillConfigured() throws(SensorError) -> Bool {
