@@ -57,9 +57,9 @@ final class UpdateChannel<Value: Sendable>: Sendable {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
                 self?.state.withLock { $0.latest = value }
-                if let delivery, let handler { delivery.send { handler(value, nil) } }
+                if let delivery, let handler { delivery.send(value, nil, to: handler) }
             case .failure(let error):
-                if let delivery, let handler { delivery.send { handler(nil, error) } }
+                if let delivery, let handler { delivery.send(nil, error, to: handler) }
             }
         }
         state.withLock {
