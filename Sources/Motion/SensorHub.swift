@@ -260,15 +260,14 @@ final class SensorHub: Sendable {
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
-            // The filter runs on every sample; a new sample rate starts a new filter.
-            var filter = ticks.filter.flatMap { $0.sampleInterval == sampleInterval ? $0 : nil }
-                ?? AttitudeFilter(sampleInterval: sampleInterval)
-            filter.update(
+            // The filter runs on every sample; a new sample rate starts a new filter. It is updated
+            // where it lies (a copy out and back costs more than the update's own arithmetic).
+            if ticks.filter?.sampleInterval != sampleInterval { ticks.filter = AttitudeFilter(sampleInterval: sampleInterval) }
+            ticks.filter?.update(
                 gyroscope: sample.rotationRate,
                 accelerometer: -sample.acceleration,   // the filter takes specific force
                 magnetometer: sample.calibratedMagneticField ?? sample.magneticField)
-            fused = FusedMotion(filter)
-            ticks.filter = filter
+            if let filter = ticks.filter { fused = FusedMotion(filter) }
         } else {
             ticks.filter = nil
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Motion
 import MotionSimulator
 import Synchronization
@@ -62,8 +63,13 @@ func benchmarkSampler(seconds: Double) throws -> SamplerCost {
     let cpu = processCPUSeconds() - cpuBefore
     let samples = delivered.load(ordering: .relaxed)
 
-    // Reference: the simulated chips answering the same reads (one IMU burst, one magnetometer burst).
-    let simulation = try Simulation(scenario: "tumble").makeBoard(clock: SystemClock())
+    // Reference: the simulated chips answering the same reads (one IMU burst, one magnetometer
+    // burst), 10 ms of simulated time apart as in the run (the world's error models step with
+    // time: reads microseconds apart would cost them far less).
+    let simulatedTime = Locked(SystemClock.monotonicSeconds())
+    let simulation = try Simulation(scenario: "tumble").makeBoard(startTime: simulatedTime.withLock { $0 }) {
+        simulatedTime.withLock { $0 }
+    }
     let bus = simulation.board.bus
     let imu = simulation.board.imuAddress
     let magnetometer = simulation.board.magnetometerAddress
@@ -71,6 +77,7 @@ func benchmarkSampler(seconds: Double) throws -> SamplerCost {
     try bus.writeRegister(imu, 0x11, 0x54)          // CTRL2_G: 208 Hz, ±500 °/s
     let referenceBefore = processCPUSeconds()
     for _ in 0..<samples {
+        simulatedTime.withLock { $0 += 0.01 }
         _ = try bus.readRegisters(imu, 0x20, count: 14)
         if let magnetometer { _ = try bus.readRegisters(magnetometer, 0xA8, count: 6) }
     }
