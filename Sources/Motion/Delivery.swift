@@ -27,12 +27,16 @@ final class Delivery: @unchecked Sendable {
         self.target = target
     }
 
-    func send(_ handler: @escaping @Sendable () -> Void) {
+    /// Runs `handler(value, error)` on the target queue unless deactivated by then. The value
+    /// travels in the one closure handed to the queue (no wrapper closure around the handler).
+    func send<Value: Sendable>(
+        _ value: Value?, _ error: MotionError?, to handler: @escaping @Sendable (Value?, MotionError?) -> Void
+    ) {
         target.async { [self] in
             lock.lock()
             defer { lock.unlock() }
             guard isActive else { return }
-            handler()
+            handler(value, error)
         }
     }
 

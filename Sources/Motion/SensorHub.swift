@@ -52,12 +52,14 @@ final class SensorHub: Sendable {
     private let queue: DispatchQueue
 
     private final class Consumer: Sendable {
+        let id: Int
         let interval: Double
         let needsFusion: Bool
         let prefersFIFO: Bool
         let sink: @Sendable (HubEvent) -> Void
         let lastDelivered = Locked<Double?>(nil)
-        init(interval: Double, needsFusion: Bool, prefersFIFO: Bool, sink: @escaping @Sendable (HubEvent) -> Void) {
+        init(id: Int, interval: Double, needsFusion: Bool, prefersFIFO: Bool, sink: @escaping @Sendable (HubEvent) -> Void) {
+            self.id = id
             self.interval = interval
             self.needsFusion = needsFusion
             self.prefersFIFO = prefersFIFO
@@ -88,7 +90,9 @@ final class SensorHub: Sendable {
     }
 
     private struct State {
-        var consumers: [Int: Consumer] = [:]
+        /// An array, not a dictionary keyed by id: the tick copies it out of the lock every
+        /// sample, and copying an array is a retain, not an allocation.
+        var consumers: [Consumer] = []
         var nextID = 0
         var timer: (any MotionTimer)?
         var mode = Mode.idle
@@ -131,10 +135,10 @@ final class SensorHub: Sendable {
     func addConsumer(
         interval: Double, needsFusion: Bool, prefersFIFO: Bool = false, sink: @escaping @Sendable (HubEvent) -> Void
     ) -> Int {
-        let consumer = Consumer(interval: max(interval, minimumInterval), needsFusion: needsFusion, prefersFIFO: prefersFIFO, sink: sink)
+        let interval = max(interval, minimumInterval)
         return state.withLock { state in
             state.nextID += 1
-            state.consumers[state.nextID] = consumer
+            state.consumers.append(Consumer(id: state.nextID, interval: interval, needsFusion: needsFusion, prefersFIFO: prefersFIFO, sink: sink))
             reschedule(&state)
             return state.nextID
         }
@@ -144,16 +148,17 @@ final class SensorHub: Sendable {
     /// consumer's sink may still arrive; the sink's owner discards them (see `Delivery`).
     func removeConsumer(_ id: Int) {
         state.withLock { state in
-            guard state.consumers.removeValue(forKey: id) != nil else { return }
+            guard let index = state.consumers.firstIndex(where: { $0.id == id }) else { return }
+            state.consumers.remove(at: index)
             reschedule(&state)
         }
     }
 
     private func reschedule(_ state: inout State) {
         let mode: Mode
-        if let shortest = state.consumers.values.map(\.interval).min() {
+        if let shortest = state.consumers.lazy.map(\.interval).min() {
             let timerLimit = 1 / device.maximumTimerRate
-            let wantsFIFO = shortest < timerLimit - 1e-12 || state.consumers.values.contains(where: \.prefersFIFO)
+            let wantsFIFO = shortest < timerLimit - 1e-12 || state.consumers.contains(where: \.prefersFIFO)
             mode = wantsFIFO ? device.fifoRate.map { .fifo(rate: $0) } ?? .timer(interval: max(shortest, timerLimit)) : .timer(interval: shortest)
         } else {
             mode = .idle
@@ -181,7 +186,7 @@ final class SensorHub: Sendable {
     // MARK: - The tick (on `queue`)
 
     private func tick(skipped: Int) {
-        let (consumers, mode) = state.withLock { (Array($0.consumers.values), $0.mode) }
+        let (consumers, mode) = state.withLock { ($0.consumers, $0.mode) }
         guard !consumers.isEmpty else { return }
         // In FIFO mode a late read loses nothing: the chip kept the samples.
         if skipped > 0, !mode.isFIFO { state.withLock { $0.counters.dropped[.late, default: 0] += skipped } }
@@ -255,15 +260,14 @@ final class SensorHub: Sendable {
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
-            // The filter runs on every sample; a new sample rate starts a new filter.
-            var filter = ticks.filter.flatMap { $0.sampleInterval == sampleInterval ? $0 : nil }
-                ?? AttitudeFilter(sampleInterval: sampleInterval)
-            filter.update(
+            // The filter runs on every sample; a new sample rate starts a new filter. It is updated
+            // where it lies (a copy out and back costs more than the update's own arithmetic).
+            if ticks.filter?.sampleInterval != sampleInterval { ticks.filter = AttitudeFilter(sampleInterval: sampleInterval) }
+            ticks.filter?.update(
                 gyroscope: sample.rotationRate,
                 accelerometer: -sample.acceleration,   // the filter takes specific force
                 magnetometer: sample.calibratedMagneticField ?? sample.magneticField)
-            fused = FusedMotion(filter)
-            ticks.filter = filter
+            if let filter = ticks.filter { fused = FusedMotion(filter) }
         } else {
             ticks.filter = nil
         }

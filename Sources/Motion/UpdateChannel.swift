@@ -52,14 +52,15 @@ final class UpdateChannel<Value: Sendable>: Sendable {
         stop(on: hub)
         let delivery = target.map(Delivery.init(target:))
         let extract = makeExtract()
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [weak self] event in
+        // The sink holds the state, not the channel: no cycle, and no weak load per sample.
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [state] event in
             switch event {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
-                self?.state.withLock { $0.latest = value }
-                if let delivery, let handler { delivery.send { handler(value, nil) } }
+                state.withLock { $0.latest = value }
+                if let delivery, let handler { delivery.send(value, nil, to: handler) }
             case .failure(let error):
-                if let delivery, let handler { delivery.send { handler(nil, error) } }
+                if let delivery, let handler { delivery.send(nil, error, to: handler) }
             }
         }
         state.withLock {
