@@ -18,7 +18,8 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
     case calibrationNeeded(String)
     /// `xTrueNorthZVertical` needs a location for the declination.
     case trueNorthNotAvailable
-    /// An update interval that is not a positive finite number of seconds.
+    /// An update interval that is not a positive number of seconds up to a day
+    /// (``MotionManager/maximumUpdateInterval``).
     case invalidInterval(Double)
     /// The board has no such sensor (e.g. no magnetometer).
     case sensorNotAvailable(String)
@@ -33,7 +34,7 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
         case .calibrationNeeded(let detail): "calibration needed: \(detail)"
         case .trueNorthNotAvailable:
             "true north is not available without a location: set MotionManager.location (latitude, longitude) first"
-        case .invalidInterval(let value): "invalid update interval \(value) s: give a positive number of seconds, e.g. 0.01 for 100 Hz"
+        case .invalidInterval(let value): "invalid update interval \(value) s: give a positive number of seconds up to 86400 (a day), e.g. 0.01 for 100 Hz"
         case .sensorNotAvailable(let name): "no \(name) on this board"
         }
     }

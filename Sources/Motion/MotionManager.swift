@@ -18,6 +18,9 @@ public final class MotionManager: Sendable {
     /// The fastest update the timer path delivers: 100 Hz. Shorter intervals (up to the chip's
     /// output data rate) are served from the chip's FIFO, timed by the chip's own clock.
     public static let minimumUpdateInterval = 0.01
+    /// The longest update interval accepted: one day (seconds). Longer ones are refused as
+    /// ``MotionError/invalidInterval(_:)`` (the sampler's timer cannot represent them).
+    public static let maximumUpdateInterval = 86_400.0
 
     let accelerometerChannel: UpdateChannel<AccelerometerData>
     let gyroChannel: UpdateChannel<GyroData>
@@ -120,10 +123,10 @@ public final class MotionManager: Sendable {
     public var shortestUpdateInterval: Double { hub.minimumInterval }
 
     /// Clamps an interval the way every `…UpdateInterval` setter does: at least
-    /// ``shortestUpdateInterval``; a value that is not a positive finite number is refused with a
-    /// log line and the old value kept.
+    /// ``shortestUpdateInterval``; a value that is not a positive number of seconds up to
+    /// ``maximumUpdateInterval`` is refused with a log line and the old value kept.
     func clamped(_ interval: Double, keeping old: Double) -> Double {
-        guard interval.isFinite, interval > 0 else {
+        guard Self.isValidInterval(interval) else {
             Self.logger.warning("ignoring update interval \(interval) s: \(MotionError.invalidInterval(interval))")
             return old
         }
@@ -131,8 +134,12 @@ public final class MotionManager: Sendable {
     }
 
     func validatedStreamInterval(_ interval: Double) throws(MotionError) -> Double {
-        guard interval.isFinite, interval > 0 else { throw .invalidInterval(interval) }
+        guard Self.isValidInterval(interval) else { throw .invalidInterval(interval) }
         return max(interval, hub.minimumInterval)
+    }
+
+    static func isValidInterval(_ interval: Double) -> Bool {
+        interval > 0 && interval <= maximumUpdateInterval   // false for NaN too
     }
 
     // MARK: - Accelerometer

@@ -46,4 +46,16 @@ import Testing
         #expect(svg.components(separatedBy: "<circle").count - 1 == 3 * 2 * 500)
         #expect(svg.contains("a &lt;test&gt; &amp; more"))
     }
+
+    /// Never more than `maximumPoints` per set (2999 points at most 1500 used to draw all 2999).
+    @Test func atMostMaximumPointsAreDrawn() throws {
+        let points = (0..<2999).map { index in
+            let angle = Double(index) * 0.01
+            return SIMD3(50 * cos(angle), 50 * sin(angle), 0.0)
+        }
+        let svg = CalibrationPlot.svg(raw: points, calibration: Self.calibration, title: "limit", maximumPoints: 1500)
+        let circles = svg.components(separatedBy: "<circle").count - 1
+        #expect(circles <= 3 * 2 * 1500)
+        #expect(circles >= 3 * 2 * 1000)
+    }
 }

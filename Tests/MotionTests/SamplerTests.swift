@@ -257,6 +257,12 @@ final class Inbox<Value: Sendable>: Sendable {
         manager.gyroUpdateInterval = 0.5
         manager.gyroUpdateInterval = .nan
         #expect(manager.gyroUpdateInterval == 0.5)
+        // Too long for the sampler's timer (it used to be accepted, and trapped at the start).
+        manager.gyroUpdateInterval = 1e300
+        #expect(manager.gyroUpdateInterval == 0.5)
+        #expect(throws: MotionError.invalidInterval(1e300)) { _ = try manager.gyroUpdates(interval: 1e300) }
+        manager.gyroUpdateInterval = MotionManager.maximumUpdateInterval
+        #expect(manager.gyroUpdateInterval == MotionManager.maximumUpdateInterval)
     }
 
     /// 10,000 start/stop pairs from four threads while a fifth keeps the clock ticking (CI also

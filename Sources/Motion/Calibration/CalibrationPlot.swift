@@ -10,7 +10,8 @@ public enum CalibrationPlot {
 
     /// The SVG document. At most `maximumPoints` of each set are drawn (evenly spaced).
     public static func svg(raw: [SIMD3<Double>], calibration: MagnetometerCalibration, title: String, maximumPoints: Int = 1500) -> String {
-        let step = max(1, raw.count / max(1, maximumPoints))
+        let limit = max(1, maximumPoints)
+        let step = max(1, (raw.count + limit - 1) / limit)   // rounded up: never more than `limit`
         let shown = stride(from: 0, to: raw.count, by: step).map { raw[$0] }
         let corrected = shown.map(calibration.apply)
         let width = 3 * panel + 4 * margin
