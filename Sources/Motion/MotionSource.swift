@@ -97,7 +97,7 @@ extension MotionManager {
         guard let path = busPath ?? board.defaultBus?.device else {
             throw .deviceNotFound("board \(board.id) names no default I2C bus; pass one")
         }
-        return try shared(key: "\(board.id)|\(path)", clock: clock) { () throws(MotionError) in
+        return try shared(key: "\(board.id)|\(path)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
             let bus: LinuxI2CBus
             do throws(I2CError) {
                 bus = try LinuxI2CBus(path: path)
@@ -110,7 +110,7 @@ extension MotionManager {
     }
 
     static func resolve(simulation: Simulation, clock: any MotionClock, store: CalibrationStore?) throws(MotionError) -> ResolvedSource {
-        try shared(key: "simulated|\(simulation)", clock: clock) { () throws(MotionError) in
+        try shared(key: "simulated|\(simulation)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
             let (board, world) = try simulation.makeBoard(clock: clock)
             guard let boardFile = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
@@ -123,7 +123,9 @@ extension MotionManager {
         }
     }
 
-    /// Reuses the live sampler for `key` (system clock only), else makes one.
+    /// Reuses the live sampler for `key` (system clock only), else makes one. The key names the
+    /// calibration store too: a manager reading raw values (no store) must not share a sampler
+    /// that applies calibrations.
     private static func shared(
         key: String, clock: any MotionClock, make: () throws(MotionError) -> ResolvedSource
     ) throws(MotionError) -> ResolvedSource {

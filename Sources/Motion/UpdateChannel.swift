@@ -20,6 +20,9 @@ final class UpdateChannel<Value: Sendable>: Sendable {
         var latest: Value?
     }
     private let state: Locked<State>
+    /// Serialises start and stop (held while consumers are swapped on the hub, never while a
+    /// handler runs).
+    private let lifecycle = Locked(())
 
     init(interval: Double, needsFusion: Bool = false, makeExtract: @escaping @Sendable () -> Extract) {
         self.needsFusion = needsFusion
@@ -49,7 +52,6 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
     /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
     func start(on hub: SensorHub, target: DeliveryTarget?, handler: Handler?) {
-        stop(on: hub)
         let delivery = target.map(Delivery.init(target:))
         let extract = makeExtract()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
@@ -63,15 +65,28 @@ final class UpdateChannel<Value: Sendable>: Sendable {
                 if let delivery, let handler { delivery.send(nil, error, to: handler) }
             }
         }
-        state.withLock {
-            $0.consumerID = id
-            $0.delivery = delivery
+        // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a
+        // consumer registered that nobody owns.
+        let replaced = lifecycle.withLock { _ in
+            let previous = takeConsumer(from: hub)
+            state.withLock {
+                $0.consumerID = id
+                $0.delivery = delivery
+            }
+            return previous
         }
+        replaced?.deactivate()
     }
 
     /// Stops updates. When it returns, no handler of this channel runs any more (one running on
     /// another thread is waited for; a stop from inside the handler is fine). `latest` stays.
     func stop(on hub: SensorHub) {
+        lifecycle.withLock { _ in takeConsumer(from: hub) }?.deactivate()
+    }
+
+    /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
+    /// deactivated outside the lock (that waits for a handler in progress).
+    private func takeConsumer(from hub: SensorHub) -> Delivery? {
         let (id, delivery) = state.withLock { state in
             defer {
                 state.consumerID = nil
@@ -80,7 +95,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
             return (state.consumerID, state.delivery)
         }
         if let id { hub.removeConsumer(id) }
-        delivery?.deactivate()
+        return delivery
     }
 
     /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
