@@ -53,6 +53,8 @@ public struct SystemClock: MotionClock {
     public func scheduleRepeating(
         every interval: Double, on queue: DispatchQueue, _ handler: @escaping @Sendable (Double) -> Void
     ) -> any MotionTimer {
+        // Between a microsecond and a day: deadlines stay representable as `timespec`.
+        let interval = interval.isFinite ? min(max(interval, 1e-6), 86_400) : 86_400
         let timer = SleepingTimer()
         let start = Self.monotonicSeconds()
         let thread = Thread {
