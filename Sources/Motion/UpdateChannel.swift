@@ -16,7 +16,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     private struct State {
         var interval: Double
         var consumerID: Int?
-        var delivery: Delivery?
+        var delivery: Delivery<Value>?
         var latest: Value?
     }
     private let state: Locked<State>
@@ -50,7 +50,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
     func start(on hub: SensorHub, target: DeliveryTarget?, handler: Handler?) {
         stop(on: hub)
-        let delivery = target.map(Delivery.init(target:))
+        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
         let extract = makeExtract()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [state] event in
@@ -58,9 +58,9 @@ final class UpdateChannel<Value: Sendable>: Sendable {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
                 state.withLock { $0.latest = value }
-                if let delivery, let handler { delivery.send(value, nil, to: handler) }
+                delivery?.send(value, nil)
             case .failure(let error):
-                if let delivery, let handler { delivery.send(nil, error, to: handler) }
+                delivery?.send(nil, error)
             }
         }
         state.withLock {
