@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 
 /// Where a consumer's handler runs.
 enum DeliveryTarget: @unchecked Sendable {
@@ -12,37 +13,59 @@ enum DeliveryTarget: @unchecked Sendable {
         case .operation(let queue): queue.addOperation(work)
         }
     }
+
+    /// The same, for a block made once and submitted many times: Dispatch retains it rather than
+    /// copying it, so a submission allocates no closure and no block.
+    func submit(_ block: @escaping @convention(block) @Sendable () -> Void) {
+        switch self {
+        case .dispatch(let queue): queue.async(execute: block)
+        case .operation(let queue): queue.addOperation(block)
+        }
+    }
 }
 
-/// Carries events from the sampler queue to a handler on the consumer's queue, and guarantees that
-/// no handler runs after ``deactivate()`` returns: each handler runs under a recursive lock that
-/// `deactivate` takes too, so a stop waits for a handler in progress — unless it is called from
-/// inside that handler (same thread: the lock is recursive), which is allowed.
-final class Delivery: @unchecked Sendable {
-    private let lock = NSRecursiveLock()
-    private var isActive = true  // guarded by `lock`
-    private let target: DeliveryTarget
+/// Carries one consumer's events from the sampler queue to its handler on the consumer's queue,
+/// and guarantees that no handler runs after ``deactivate()`` returns: each handler runs under a
+/// recursive lock that `deactivate` takes too, so a stop waits for a handler in progress — unless
+/// it is called from inside that handler (same thread: the lock is recursive), which is allowed.
+///
+/// No allocation per event: an event waits in a queue that keeps its capacity, and one block,
+/// made once, is submitted per event; each run of it hands the oldest waiting event to the handler.
+final class Delivery<Value: Sendable>: Sendable {
+    typealias Handler = @Sendable (Value?, MotionError?) -> Void
 
-    init(target: DeliveryTarget) {
-        self.target = target
+    private final class Gate: @unchecked Sendable {
+        let lock = NSRecursiveLock()
+        var isActive = true  // guarded by `lock`
     }
+    private let gate = Gate()
+    private let pending = Locked<[(value: Value?, error: MotionError?)]>([])
+    private let target: DeliveryTarget
+    private let runOldest: @convention(block) @Sendable () -> Void
 
-    /// Runs `handler(value, error)` on the target queue unless deactivated by then. The value
-    /// travels in the one closure handed to the queue (no wrapper closure around the handler).
-    func send<Value: Sendable>(
-        _ value: Value?, _ error: MotionError?, to handler: @escaping @Sendable (Value?, MotionError?) -> Void
-    ) {
-        target.async { [self] in
-            lock.lock()
-            defer { lock.unlock() }
-            guard isActive else { return }
-            handler(value, error)
+    init(target: DeliveryTarget, handler: @escaping Handler) {
+        self.target = target
+        pending.withLock { $0.reserveCapacity(16) }
+        // Holds the gate and the queue of events, not `self`: no cycle through the block.
+        runOldest = { [gate, pending] in
+            gate.lock.lock()
+            defer { gate.lock.unlock() }
+            guard gate.isActive,
+                  let event = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+            handler(event.value, event.error)
         }
     }
 
+    /// Runs the handler with `value` or `error` on the target queue, unless deactivated by then.
+    func send(_ value: Value?, _ error: MotionError?) {
+        pending.withLock { $0.append((value, error)) }
+        target.submit(runOldest)
+    }
+
     func deactivate() {
-        lock.lock()
-        isActive = false
-        lock.unlock()
+        gate.lock.lock()
+        gate.isActive = false
+        pending.withLock { $0.removeAll() }
+        gate.lock.unlock()
     }
 }

@@ -16,7 +16,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     private struct State {
         var interval: Double
         var consumerID: Int?
-        var delivery: Delivery?
+        var delivery: Delivery<Value>?
         var latest: Value?
     }
     private let state: Locked<State>
@@ -52,7 +52,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
     /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
     func start(on hub: SensorHub, target: DeliveryTarget?, handler: Handler?) {
-        let delivery = target.map(Delivery.init(target:))
+        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
         let extract = makeExtract()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [state] event in
@@ -60,9 +60,9 @@ final class UpdateChannel<Value: Sendable>: Sendable {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
                 state.withLock { $0.latest = value }
-                if let delivery, let handler { delivery.send(value, nil, to: handler) }
+                delivery?.send(value, nil)
             case .failure(let error):
-                if let delivery, let handler { delivery.send(nil, error, to: handler) }
+                delivery?.send(nil, error)
             }
         }
         // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a
@@ -86,7 +86,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
 
     /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
     /// deactivated outside the lock (that waits for a handler in progress).
-    private func takeConsumer(from hub: SensorHub) -> Delivery? {
+    private func takeConsumer(from hub: SensorHub) -> Delivery<Value>? {
         let (id, delivery) = state.withLock { state in
             defer {
                 state.consumerID = nil
