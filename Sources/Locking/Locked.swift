@@ -16,7 +16,8 @@ public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Unchecked: the mutex already makes every access exclusive, and the runtime's dynamic
     /// check (`swift_beginAccess`) cost more than the lock itself on the sampler's hot path.
-    @exclusivity(unchecked) private var value: Value
+    /// Internal only so that the inlined `withLock` reaches it directly (no accessor coroutine).
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     public init(_ value: Value) {
         self.value = value
@@ -37,13 +38,7 @@ public final class Locked<Value>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock()
         defer { unlock() }
-        return try body(&valueStorage)
-    }
-
-    @usableFromInline
-    var valueStorage: Value {
-        _read { yield value }
-        _modify { yield &value }
+        return try body(&value)
     }
 
     @usableFromInline

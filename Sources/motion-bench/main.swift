@@ -2,7 +2,7 @@ import Foundation
 
 // Benchmarks (not tests), each next to a reference or a target measured in the same run:
 //   swift run -c release motion-bench [fusion] [timer] [sampler] [world] [driver] [--seconds S] [--hours H]
-// With no name, all of them.
+// With no name, all of them (sampler-virtual is a part of sampler).
 //   fusion:  ns per 6D and 9D filter update, against a Madgwick update.
 //   timer:   100 Hz timer deviation against clock_nanosleep (--seconds, default 5).
 //   sampler: CPU at 100 Hz with device motion on the simulated board (--seconds).

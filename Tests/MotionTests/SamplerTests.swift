@@ -265,6 +265,42 @@ final class Inbox<Value: Sendable>: Sendable {
         #expect(manager.gyroUpdateInterval == MotionManager.maximumUpdateInterval)
     }
 
+    @Test func anOperationQueueHandlerGetsEverySampleInOrder() {
+        let (manager, _) = makeManager()
+        let values = Locked<[GyroData]>([])
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        manager.startGyroUpdates(to: queue) { data, _ in
+            if let data { values.withLock { $0.append(data) } }
+        }
+        clock.advance(by: 1)
+        queue.waitUntilAllOperationsAreFinished()
+        manager.stopGyroUpdates()
+        let received = values.withLock { $0 }
+        #expect(received.count == 100)
+        #expect(zip(received, received.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+    }
+
+    /// Events still waiting for a handler that a second start replaced reach neither handler; the
+    /// new one gets only what is sampled after it started, in order.
+    @Test func eventsWaitingForAReplacedHandlerAreDropped() {
+        let (manager, _) = makeManager()
+        let first = Inbox<AccelerometerData>(), second = Inbox<AccelerometerData>()
+        let queue = DispatchQueue(label: "test.replaced")
+        manager.startAccelerometerUpdates(to: queue, withHandler: first.handler)
+        queue.suspend()                 // ten deliveries wait on the handler queue
+        clock.advance(by: 0.1)
+        manager.startAccelerometerUpdates(to: queue, withHandler: second.handler)
+        clock.advance(by: 0.05)
+        queue.resume()
+        queue.sync {}
+        manager.stopAccelerometerUpdates()
+        #expect(first.values.withLock { $0.count } == 0)
+        let received = second.values.withLock { $0 }
+        #expect(received.count == 5)
+        #expect(zip(received, received.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+    }
+
     /// 10,000 start/stop pairs from four threads while a fifth keeps the clock ticking (CI also
     /// runs this under the thread sanitizer).
     @Test func startStopFromManyThreads() async {
