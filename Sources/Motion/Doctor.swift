@@ -140,13 +140,13 @@ public struct Doctor: Sendable {
             checks.append(DoctorCheck(
                 .board, .warning,
                 "not a device-tree machine (no /proc/device-tree/model): not a known board; the simulated board is the default",
-                fix: "on a single-board computer, check that /proc/device-tree/model exists; for other hardware write a board file (boards/README.md) and pass it with --board-file"))
+                fix: "on a single-board computer, check that /proc/device-tree/model exists; for other hardware write a board file (boards/README.md) and pass it with --board FILE"))
             return (nil, checks)
         }
         guard let detected = catalog.detect(model: model) else {
             checks.append(DoctorCheck(
                 .board, .warning, "device-tree model \"\(model)\" is not a known board",
-                fix: "write a board file for it (schema in boards/README.md; `motionctl boards` lists the known ones) and pass it with --board-file"))
+                fix: "write a board file for it (schema in boards/README.md; `motionctl boards` lists the known ones) and pass it with --board FILE"))
             return (nil, checks)
         }
         checks.append(DoctorCheck(.board, .ok, "\(detected.name) (\(detected.id)), device-tree model \"\(model)\""))

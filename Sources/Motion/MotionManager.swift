@@ -15,6 +15,9 @@ public final class MotionManager: Sendable {
     let hub: SensorHub
     static let logger = Logger(label: "swift-motion")
 
+    /// This library's version (`motionctl --version` prints it).
+    public static let version = "0.2.0"
+
     /// The fastest update the timer path delivers: 100 Hz. Shorter intervals (up to the chip's
     /// output data rate) are served from the chip's FIFO, timed by the chip's own clock.
     public static let minimumUpdateInterval = 0.01

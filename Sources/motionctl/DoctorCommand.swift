@@ -11,23 +11,19 @@ struct DoctorCommand: ParsableCommand {
         discussion: "Each problem is printed with its fix. Exits with status 1 when a check fails."
     )
 
-    @Option(name: .customLong("board-file"), help: "Use this board file instead of detecting the board.")
+    @Option(help: "A built-in board id (`motionctl boards`) or the path of your own board file, instead of detecting the board.")
+    var board: String?
+
+    /// The spelling of --board before every command took the same option.
+    @Option(name: .customLong("board-file"), help: .hidden)
     var boardFile: String?
 
     @Option(name: .customLong("root"), help: .hidden)
     var root: String = "/"
 
     func run() throws {
-        var board: Board?
-        if let boardFile {
-            do {
-                board = try BoardCatalog.loadBoard(at: boardFile)
-            } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode.failure
-            }
-        }
-        let checks = Doctor(fileSystemRoot: root, board: board, scanBus: Self.scan).run()
+        let named = try CommandFailure.reporting { try (board ?? boardFile).map(SourceOptions.resolveBoard) }
+        let checks = Doctor(fileSystemRoot: root, board: named, scanBus: Self.scan).run()
         print(checks.map(\.description).joined(separator: "\n"))
         if checks.contains(where: { $0.status == .error }) {
             throw ExitCode.failure

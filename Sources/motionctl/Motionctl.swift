@@ -1,10 +1,12 @@
 import ArgumentParser
+import Motion
 
 @main
 struct Motionctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motionctl",
         abstract: "Probe, stream and calibrate the motion sensors of a Linux board.",
+        version: "swift-motion \(MotionManager.version)",
         subcommands: [
             LiveCommand.self,
             StreamCommand.self,

@@ -44,8 +44,10 @@ struct SourceOptions: ParsableArguments {
         if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
             throw ValidationError("--simulated/--scenario/--imu/--magnetometer and --board/--bus exclude each other: pick one")
         }
-        if realTime, !isSimulated {
-            throw ValidationError("--real-time is for the simulated board; a real board always runs in real time")
+        // Without --board or --bus the command may fall back to the simulated board, where
+        // --real-time applies; on a real board it changes nothing (real boards run in real time).
+        if realTime, !isSimulated, board != nil || bus != nil {
+            throw ValidationError("--real-time is for the simulated board; a real board (--board/--bus) always runs in real time")
         }
         if let scenario, !isListRequest, Scenario.named(scenario) == nil {
             throw ValidationError("no scenario named \"\(scenario)\"; choose one of: \(Scenario.all.map(\.name).joined(separator: ", "))")

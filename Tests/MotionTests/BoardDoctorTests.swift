@@ -93,7 +93,7 @@ struct BoardDoctorTests {
         let board = try #require(machine.doctor().run().check(.board))
         #expect(board.status == .warning)
         #expect(board.message == "device-tree model \"Acme Widget Board\" is not a known board")
-        #expect(board.fix?.contains("--board-file") == true)
+        #expect(board.fix?.contains("--board FILE") == true)
     }
 
     @Test("the board's header bus present and openable")

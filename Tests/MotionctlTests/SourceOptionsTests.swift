@@ -31,9 +31,16 @@ struct SourceOptionsTests {
     }
 
     @Test func contradictionsAreRefused() {
-        for arguments in [["--simulated", "--bus", "1"], ["--real-time"], ["--board", "raspberry-pi-5", "--real-time"], ["--magnetometer", "ak09916"]] {
+        for arguments in [["--simulated", "--bus", "1"], ["--bus", "1", "--real-time"], ["--board", "raspberry-pi-5", "--real-time"], ["--magnetometer", "ak09916"]] {
             #expect(throws: (any Error).self, "\(arguments)") { _ = try SourceOptions.parse(arguments) }
         }
+    }
+
+    /// Without --board or --bus a command may fall back to the simulated board, where --real-time
+    /// applies: it is accepted there (on a real board it changes nothing).
+    @Test func realTimeIsAcceptedWhereTheCommandMayFallBack() throws {
+        let options = try SourceOptions.parse(["--real-time"])
+        #expect(options.realTime && !options.isSimulated)
     }
 
     @Test func aBoardIsAnIDOrAFileAndErrorsNameTheFix() throws {
