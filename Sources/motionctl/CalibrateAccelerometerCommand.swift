@@ -46,6 +46,7 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
             }
             return !session.isComplete
         }
+        try options.stopIfInterrupted(feed)
         feed.stop()
         let calibration: AccelerometerCalibration
         do {

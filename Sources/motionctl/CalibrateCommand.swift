@@ -51,18 +51,28 @@ extension CalibrationFeed {
     /// True on a virtual clock: time passes only when the feed advances it.
     var isVirtualTime: Bool { clock is VirtualClock }
 
-    /// Runs `body` once per `step` of (virtual or real) time for at most `duration` seconds or
-    /// until it returns false. Returns the seconds measured.
+    /// Runs `body` once per `step` of (virtual or real) time for at most `duration` seconds,
+    /// until it returns false, or until Ctrl-C (``Interruption``). Returns the seconds measured.
     @discardableResult
     func measure(duration: Double, step: Double, _ body: (Batch, Double) throws -> Bool) rethrows -> Double {
+        Interruption.watch()
         var elapsed = 0.0
-        while elapsed < duration - 1e-9 {
+        while elapsed < duration - 1e-9, !Interruption.isRequested {
             let slice = min(step, duration - elapsed)
             pass(slice)
             elapsed += slice
             guard try body(take(), elapsed) else { break }
         }
         return elapsed
+    }
+}
+
+extension CalibrationOptions {
+    /// After a measurement: Ctrl-C ends the command with nothing saved.
+    func stopIfInterrupted(_ feed: CalibrationFeed) throws {
+        guard Interruption.isRequested else { return }
+        feed.stop()
+        throw Interruption.exit("nothing saved")
     }
 }
 

@@ -47,6 +47,7 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
             // Moving already: no point waiting for the rest of the window.
             return bias.sampleCount < 100 || bias.standardDeviation.max() <= bias.configuration.maximumStandardDeviation
         }
+        try options.stopIfInterrupted(feed)
         feed.stop()
         let estimate: GyroBiasCalibration.Estimate
         do {

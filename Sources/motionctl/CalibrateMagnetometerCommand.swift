@@ -51,7 +51,6 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             if keys != nil { print("Press any key to stop early (Ctrl-C cancels).") }
             print("")
             var display = LiveDisplay()
-            var cancelled = false
             feed.measure(duration: duration, step: feed.isVirtualTime ? 1 : 0.25) { batch, elapsed in
                 session.add(batch.magneticField)
                 lastError = batch.error ?? lastError
@@ -62,7 +61,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
                     return false
                 }
                 if let key = keys?.pressedKey() {
-                    cancelled = key == KeyReader.interrupt
+                    if key == KeyReader.interrupt { Interruption.request() }
                     stopReason = "stopped by a key press after \(decimals(elapsed, 1)) s"
                     return false
                 }
@@ -71,12 +70,8 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
                 return true
             }
             keys?.restore()
-            if cancelled {
-                feed.stop()
-                print("Cancelled: nothing saved.")
-                throw ExitCode(130)
-            }
         }
+        try options.stopIfInterrupted(feed)
         feed.stop()
         try finish(session, sensor: sensor, feed: feed, stopReason: stopReason, lastError: lastError)
     }

@@ -31,8 +31,10 @@ struct LiveCommand: ParsableCommand {
         try CommandFailure.reporting {
             // A live view plays the simulated board on the system clock too.
             let opened = try source.open(virtualTime: false)
-            LiveView(manager: opened.manager, refreshInterval: 1 / refresh, inPlace: isatty(STDOUT_FILENO) == 1, fellBack: !source.isSimulated)
-                .run(runner: opened.runner(duration: duration))
+            let view = LiveView(
+                manager: opened.manager, refreshInterval: 1 / refresh, inPlace: TerminalStyle.standardOutput.redrawsInPlace,
+                fellBack: !source.isSimulated)
+            if view.run(runner: opened.runner(duration: duration)) { throw Interruption.exit("live view stopped") }
         }
     }
 }
@@ -41,18 +43,20 @@ struct LiveCommand: ParsableCommand {
 struct LiveView: Sendable {
     let manager: MotionManager
     let refreshInterval: Double
-    /// Redraw in place with ANSI escapes (a terminal); otherwise one block per second.
+    /// Redraw its own lines in place with ANSI escapes (a terminal; the screen above is left as
+    /// it was); otherwise one plain block per second.
     let inPlace: Bool
     /// The simulated board was chosen because no real one answered (not asked for).
     let fellBack: Bool
 
-    func run(runner: UpdateRunner) {
+    /// Returns true when ended by Ctrl-C.
+    func run(runner: UpdateRunner) -> Bool {
         let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
         do {
             try manager.startDeviceMotionUpdates(using: frame)
         } catch {
             FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
-            return
+            return false
         }
         manager.beginGeneratingDeviceOrientationNotifications()
         defer {
@@ -60,6 +64,7 @@ struct LiveView: Sendable {
             manager.stopDeviceMotionUpdates()
         }
         let output = OutputLines()
+        let display = Locked(LiveDisplay())
         var header = manager.deviceName
         if manager.simulatedHardware != nil {
             header = "SIMULATED BOARD" + (fellBack ? " (this machine is not a known board; `motionctl doctor` says more)" : "")
@@ -70,15 +75,20 @@ struct LiveView: Sendable {
         let interval = inPlace ? refreshInterval : 1
         let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
             let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now))
-            output.write(inPlace ? "\u{1B}[H\u{1B}[J" + lines.joined(separator: "\n") : lines.joined(separator: "\n") + "\n")
+            if inPlace {
+                display.withLock { $0.show(lines) }
+            } else {
+                output.write(lines.joined(separator: "\n") + "\n")
+            }
         }
-        runner.run(isDone: { false }, drain: {})
+        let interrupted = runner.run(isDone: { false }, drain: {})
         timer.cancel()
         queue.sync {}
-        output.write(inPlace ? "\nstopped: \(manager.counters)" : "stopped: \(manager.counters)")
+        output.write("stopped: \(manager.counters)")
+        return interrupted
     }
 
-    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double) -> [String] {
+    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?) -> [String] {
         func degrees(_ radians: Double) -> String { String(format: "%+7.1f°", radians * 180 / .pi) }
         func vector(_ v: SIMD3<Double>, _ format: String) -> String {
             String(format: "x \(format)  y \(format)  z \(format)", v.x, v.y, v.z)
@@ -97,7 +107,7 @@ struct LiveView: Sendable {
             lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
         }
         lines.append("orientation  \(manager.orientation.rawValue)")
-        lines.append(String(format: "rate         %.1f Hz", rate))
+        lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
         lines.append("counters     \(manager.counters)")
         lines.append("")
         lines.append("Ctrl-C to stop")
@@ -105,14 +115,21 @@ struct LiveView: Sendable {
     }
 }
 
-/// Samples per second between two refreshes.
+/// Samples per second over the last second or more (a sliding window), nil until a whole second
+/// has been seen: a rate measured over one refresh jumps with every timer wake-up.
 final class RateMeter: Sendable {
-    private let last = Locked<(sampled: Int, time: Double)?>(nil)
-    func update(sampled: Int, at time: Double) -> Double {
-        last.withLock { last in
-            defer { last = (sampled, time) }
-            guard let previous = last, time > previous.time else { return 0 }
-            return Double(sampled - previous.sampled) / (time - previous.time)
+    /// Seconds the rate is measured over, at least.
+    static let window = 1.0
+    /// (time, samples so far) at each refresh, oldest first; only as far back as the window needs.
+    private let history = Locked<[(time: Double, sampled: Int)]>([])
+
+    func update(sampled: Int, at time: Double) -> Double? {
+        history.withLock { history in
+            history.append((time, sampled))
+            // Keep the newest entry at least one window old, drop what is older than it.
+            while history.count > 2, history[1].time <= time - Self.window { history.removeFirst() }
+            guard let oldest = history.first, time - oldest.time >= Self.window - 1e-9 else { return nil }
+            return Double(sampled - oldest.sampled) / (time - oldest.time)
         }
     }
 }

@@ -32,8 +32,9 @@ struct OrientationCommand: ParsableCommand {
         try CommandFailure.reporting {
             // The simulated board plays without stored calibrations: the same output every run.
             let opened = try source.open(calibrationStore: source.isSimulated ? nil : .userDefault())
-            OrientationWatch.run(
+            let interrupted = OrientationWatch.run(
                 opened.manager, start: opened.clock.now, runner: opened.runner(duration: duration ?? opened.scenarioLength.map { $0 + 1 }))
+            if interrupted { throw Interruption.exit("stopped watching the orientation") }
         }
     }
 }
@@ -66,8 +67,8 @@ struct OrientationPrinter: Sendable {
 /// Runs orientation notifications for a while and prints them.
 enum OrientationWatch {
     /// Runs until the runner stops (duration or Ctrl-C), then waits for the last notification;
-    /// sampler errors go to standard error.
-    static func run(_ manager: MotionManager, start: Double, runner: UpdateRunner) {
+    /// sampler errors go to standard error. Returns true when ended by Ctrl-C.
+    static func run(_ manager: MotionManager, start: Double, runner: UpdateRunner) -> Bool {
         let observer = OrientationPrinter(start: start).observe(manager)
         // Errors reach every consumer; a slow accelerometer consumer reports them.
         manager.accelerometerUpdateInterval = 1
@@ -75,10 +76,11 @@ enum OrientationWatch {
             if let error { OrientationPrinter.fail("\(error)") }
         }
         manager.beginGeneratingDeviceOrientationNotifications()
-        runner.run(isDone: { false }, drain: {})
+        let interrupted = runner.run(isDone: { false }, drain: {})
         manager.endGeneratingDeviceOrientationNotifications()
         manager.stopAccelerometerUpdates()
         manager.waitForOrientationNotifications()
         NotificationCenter.default.removeObserver(observer)
+        return interrupted
     }
 }

@@ -81,8 +81,10 @@ struct RecordCommand: ParsableCommand {
         queue.sync {}
         try recorder.finish()
         try sink.close()
+        let written = "\(recorder.written) of \(count) samples written to \(output ?? "standard output")"
+        if interrupted { throw Interruption.exit(written) }
         if !recorder.isDone {
-            FileHandle.standardError.write(Data("\(interrupted ? "interrupted" : "stopped") after \(recorder.written) of \(count) samples\n".utf8))
+            FileHandle.standardError.write(Data("stopped: \(written)\n".utf8))
         }
     }
 

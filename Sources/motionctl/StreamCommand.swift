@@ -77,9 +77,11 @@ struct StreamSession: Sendable {
                 if let error { errors(error) }
             }
         }
-        runner.run(isDone: { output.count >= limit }, drain: { queue.sync {} })
+        let interrupted = runner.run(isDone: { output.count >= limit }, drain: { queue.sync {} })
         manager.stopSensorUpdates()
         manager.stopDeviceMotionUpdates()
+        queue.sync {}
+        if interrupted { throw Interruption.exit("\(output.count - (format == .csv ? 1 : 0)) rows written") }
     }
 
     static func rawColumns(magnetometer: Bool) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 #if canImport(Glibc)
 import Glibc
@@ -75,11 +76,64 @@ private func restoreTerminalAndExit(_ signalNumber: Int32) {
     _exit(128 + signalNumber)
 }
 
-/// Redraws a block of lines in place with ANSI escapes.
+/// What an output stream can show: cursor movement only on a terminal that is not `TERM=dumb`,
+/// colour only there too and only without `NO_COLOR` (https://no-color.org). Pipes and files get
+/// plain lines.
+struct TerminalStyle: Sendable {
+    /// Escape sequences that move the cursor and clear lines may be written.
+    let redrawsInPlace: Bool
+    /// Colour escape sequences may be written.
+    let usesColor: Bool
+
+    init(descriptor: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let terminal = isatty(descriptor) == 1 && environment["TERM"] != "dumb"
+        redrawsInPlace = terminal
+        usesColor = terminal && (environment["NO_COLOR"] ?? "").isEmpty
+    }
+
+    init(redrawsInPlace: Bool, usesColor: Bool) {
+        self.redrawsInPlace = redrawsInPlace
+        self.usesColor = usesColor
+    }
+
+    static var standardOutput: TerminalStyle { TerminalStyle(descriptor: STDOUT_FILENO) }
+
+    enum Color: Int { case red = 31, green = 32, yellow = 33, blue = 34 }
+
+    /// `text` in `color` where colour is allowed, else as it is.
+    func colored(_ text: String, _ color: Color) -> String {
+        usesColor ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// Shows a block of lines that changes over time: on a terminal, redrawn in place with ANSI
+/// escapes (only its own lines: what was printed above stays); elsewhere (a pipe, a file,
+/// `TERM=dumb`) as plain blocks, at most one every `plainInterval` seconds, so a log stays short.
 struct LiveDisplay {
     private var linesShown = 0
+    private let style: TerminalStyle
+    private let plainInterval: Double
+    private var lastPlainBlock = -Double.infinity
 
-    mutating func show(_ lines: [String]) {
+    init(style: TerminalStyle = .standardOutput, plainInterval: Double = 2) {
+        self.style = style
+        self.plainInterval = plainInterval
+    }
+
+    /// Shows `lines`; `final` forces a plain block out (the last state before a result).
+    mutating func show(_ lines: [String], final: Bool = false) {
+        guard style.redrawsInPlace else {
+            let now = SystemClock.monotonicSeconds()
+            guard final || now - lastPlainBlock >= plainInterval else { return }
+            lastPlainBlock = now
+            fflush(nil)
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            return
+        }
+        redraw(lines)
+    }
+
+    private mutating func redraw(_ lines: [String]) {
         var text = linesShown > 0 ? "\u{1B}[\(linesShown)A" : ""
         for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
         // Clear lines left over from a longer previous block.

@@ -21,31 +21,22 @@ struct UpdateRunner: Sendable {
     /// each step so handler queues can catch up. Returns true when interrupted by Ctrl-C.
     @discardableResult
     func run(isDone: @Sendable () -> Bool, drain: () -> Void) -> Bool {
+        Interruption.watch()
         if let clock = virtualClock {
             let end = duration.map { clock.now + $0 } ?? .infinity
-            while !isDone(), clock.now < end - 1e-9 {
+            while !isDone(), !Interruption.isRequested, clock.now < end - 1e-9 {
                 clock.advance(by: min(0.1, end - clock.now))
                 drain()
             }
-            return false
-        }
-        let interrupted = Atomic(false)
-        signal(SIGINT, SIG_IGN)
-        let signalQueue = DispatchQueue(label: "motionctl.signal")
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: signalQueue)
-        source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-        source.resume()
-        defer {
-            source.cancel()
-            signal(SIGINT, SIG_DFL)
+            return Interruption.isRequested
         }
         let end = duration.map { SystemClock.monotonicSeconds() + $0 } ?? .infinity
-        while !isDone(), !interrupted.load(ordering: .relaxed), SystemClock.monotonicSeconds() < end {
+        while !isDone(), !Interruption.isRequested, SystemClock.monotonicSeconds() < end {
             usleep(20_000)
             drain()
         }
         drain()
-        return interrupted.load(ordering: .relaxed)
+        return Interruption.isRequested
     }
 }
 
