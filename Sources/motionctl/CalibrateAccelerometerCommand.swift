@@ -26,6 +26,22 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
         try CommandFailure.reporting(calibrate)
     }
 
+    /// "now: face up, still 0.4 of 1.0 s · 170 s left": the face detected, whether it is
+    /// measured already, and how long the board has been still.
+    static func statusLine(_ status: SixFaceSession.Status, secondsLeft: Double) -> String {
+        let window = Double(status.window) / 100   // readings at 100 Hz
+        let state: String
+        if let face = status.face {
+            let still = status.isStill
+                ? "still \(decimals(min(Double(status.stillReadings) / 100, window), 1)) of \(decimals(window, 1)) s"
+                : "moving: hold it still"
+            state = status.isMeasured ? "\(face.rawValue), measured already: turn it to the next face" : "\(face.rawValue), \(still)"
+        } else {
+            state = "on no face (tilted or moving): lay it flat on one face"
+        }
+        return "  now: \(state) · \(decimals(max(0, secondsLeft), 0)) s left"
+    }
+
     private func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "six-faces")
         let duration = options.duration ?? 180
@@ -38,12 +54,17 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
             if let next = session.nextFace { print("Next: \(next.placementHint)") }
         }
         feed.start(.inertial)
-        feed.measure(duration: duration, step: 0.25) { batch, _ in
+        var display = LiveDisplay()
+        feed.measure(duration: duration, step: 0.25) { batch, elapsed in
             lastError = batch.error ?? lastError
-            for face in session.add(acceleration: batch.acceleration, rotationRate: batch.rotationRate) where interactive {
-                print("  measured \(face.rawValue) (\(session.measuredDeviceFaces.count)/6)")
+            let measured = session.add(acceleration: batch.acceleration, rotationRate: batch.rotationRate)
+            guard interactive else { return !session.isComplete }
+            if !measured.isEmpty { display = LiveDisplay() }   // the measured lines stay; a new live line starts below
+            for face in measured {
+                print(TerminalStyle.standardOutput.colored("  measured \(face.rawValue) (\(session.measuredDeviceFaces.count)/6)", .blue))
                 if let next = session.nextFace { print("Next: \(next.placementHint)") }
             }
+            if !session.isComplete { display.show([Self.statusLine(session.status, secondsLeft: duration - elapsed)]) }
             return !session.isComplete
         }
         try options.stopIfInterrupted(feed)

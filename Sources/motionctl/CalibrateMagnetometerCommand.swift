@@ -55,7 +55,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
                 session.add(batch.magneticField)
                 lastError = batch.error ?? lastError
                 let progress = session.progress()
-                display.show(Self.progressLines(progress, elapsed: elapsed, error: lastError))
+                display.show(Self.progressLines(progress, elapsed: elapsed, error: lastError, magnetometerToDevice: feed.target.magnetometerToDevice))
                 if progress.isGoodEnough {
                     stopReason = "coverage and fit are good (after \(decimals(elapsed, 1)) s)"
                     return false
@@ -127,19 +127,20 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
         return nil
     }
 
-    static func progressLines(_ progress: MagnetometerSession.Progress, elapsed: Double, error: MotionError?) -> [String] {
+    static func progressLines(
+        _ progress: MagnetometerSession.Progress, elapsed: Double, error: MotionError?, magnetometerToDevice: Matrix3 = .identity
+    ) -> [String] {
         let width = 40
         let filled = Int((progress.coverage.coverage * Double(width)).rounded())
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let field = progress.currentFieldStrength.map { "\(decimals($0, 1)) µT" } ?? "–"
+        let bar = TerminalStyle.standardOutput.colored(String(repeating: "#", count: filled), .blue) + String(repeating: ".", count: width - filled)
+        let field = progress.currentFieldStrength.map { "\(decimals($0, 1)) µT" } ?? "(shown once the fit settles)"
         var lines = [
             "Coverage [\(bar)] \(decimals(progress.coverage.coverage * 100, 0)) %  (\(progress.coverage.coveredCellCount)/\(SphereCoverage.cells.count) regions)",
             "Samples \(progress.sampleCount)   field \(field)   \(decimals(elapsed, 1)) s",
-            "Directions covered (# covered, . missing; top row +z, bottom −z):",
+            "Directions covered (# covered, . missing; top row +z, bottom -z):",
         ]
         lines += progress.coverage.map.split(separator: "\n").map { "    " + $0 }
-        let missing = progress.coverage.missingAxes
-        lines.append(missing.isEmpty ? "Every axis direction seen." : "Still missing around: " + missing.joined(separator: ", "))
+        lines += progress.guidance(magnetometerToDevice: magnetometerToDevice)
         if let error { lines.append("sensor: \(error)") }
         return lines
     }

@@ -66,7 +66,7 @@ struct MagnetometerResult: Encodable {
                 + (missingDirections.isEmpty ? ")" : "; around \(missingDirections.joined(separator: ", ")))"),
         ]
         if missingRegionCount > 0 {
-            lines.append("  directions covered (# covered, . missing; top row +z, bottom −z):")
+            lines.append("  directions covered (# covered, . missing; top row +z, bottom -z):")
             lines += coverageMap.map { "      " + $0 }
         }
         lines += [

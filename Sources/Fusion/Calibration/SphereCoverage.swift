@@ -104,13 +104,19 @@ public struct SphereCoverage: Sendable, Equatable {
     /// Which of the six axis directions (+x, −x, +y, −y, +z, −z) lie in missing cells, e.g.
     /// ["+z", "−x"]: a short hint of where to turn the board.
     public var missingAxes: [String] {
-        let axes: [(String, SIMD3<Double>)] = [
-            ("+x", SIMD3(1, 0, 0)), ("−x", SIMD3(-1, 0, 0)), ("+y", SIMD3(0, 1, 0)),
-            ("−y", SIMD3(0, -1, 0)), ("+z", SIMD3(0, 0, 1)), ("−z", SIMD3(0, 0, -1)),
-        ]
-        return axes.filter { _, axis in
-            Self.cellIndex(of: axis).map { counts[$0] < minimumSamplesPerCell } ?? false
-        }.map(\.0)
+        zip(Self.axisNames, Self.axisDirections).filter { isMissing($0.1) }.map(\.0)
+    }
+
+    /// The six axis directions that lie in missing cells, as unit vectors (order of ``missingAxes``).
+    public var missingAxisDirections: [SIMD3<Double>] { Self.axisDirections.filter(isMissing) }
+
+    private static let axisNames = ["+x", "-x", "+y", "-y", "+z", "-z"]
+    private static let axisDirections: [SIMD3<Double>] = [
+        SIMD3(1, 0, 0), SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, -1, 0), SIMD3(0, 0, 1), SIMD3(0, 0, -1),
+    ]
+
+    private func isMissing(_ axis: SIMD3<Double>) -> Bool {
+        Self.cellIndex(of: axis).map { counts[$0] < minimumSamplesPerCell } ?? false
     }
 
     /// A compact text map, one row per latitude band from +z (top) to −z (bottom), one character

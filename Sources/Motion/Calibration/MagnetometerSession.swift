@@ -21,8 +21,13 @@ public struct MagnetometerSession: Sendable {
         /// Directions covered, relative to the fitted centre (or, before a fit, the middle of the
         /// readings' range).
         public var coverage: SphereCoverage
-        /// |latest reading| after the current fit (µT); nil before a fit.
+        /// |latest reading| after the current fit (µT); nil before a fit that means something (a
+        /// full or diagonal ellipsoid over at least a quarter of the directions, with an Earth-like
+        /// field): the first seconds' fits swing wildly.
         public var currentFieldStrength: Double?
+        /// The latest reading's direction (chip axes, unit vector) relative to the fitted centre or,
+        /// before a fit, the middle of the readings' range; nil before the first reading.
+        public var currentDirection: SIMD3<Double>?
         /// The fit so far; nil while the readings do not allow one.
         public var report: EllipsoidFit.Report?
 
@@ -48,8 +53,16 @@ public struct MagnetometerSession: Sendable {
         if report == nil {
             for sample in samples { coverage.insert(calibration.apply(sample)) }
         }
-        let current = report.flatMap { report in samples.last.map { report.calibration.apply($0) } }.map { ($0 * $0).sum().squareRoot() }
-        return Progress(sampleCount: samples.count, coverage: coverage, currentFieldStrength: current, report: report)
+        let latest = samples.last.map { calibration.apply($0) }
+        let length = latest.map { ($0 * $0).sum().squareRoot() }
+        let meaningful = report.map {
+            [.fullEllipsoid, .diagonalEllipsoid].contains($0.model) && $0.coveragePercent >= 25 && $0.isFieldStrengthPlausible
+        } ?? false
+        var direction: SIMD3<Double>?
+        if let latest, let length, length > 0 { direction = latest / length }
+        return Progress(
+            sampleCount: samples.count, coverage: coverage, currentFieldStrength: meaningful ? length : nil,
+            currentDirection: direction, report: report)
     }
 
     /// The final fit.

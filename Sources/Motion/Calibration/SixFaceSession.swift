@@ -21,6 +21,31 @@ public struct SixFaceSession: Sendable {
     private var recent: [SIMD3<Double>] = []
     private var recentRates: [SIMD3<Double>] = []
     private let imuToDevice: Matrix3
+    /// The first reading of the current still run, and how many readings in a row stayed within
+    /// `maximumSpread` of it (for ``status``).
+    private var stillAnchor: SIMD3<Double>?
+    private var stillRun = 0
+
+    /// What the board is doing now, for live feedback while the person places it.
+    public struct Status: Sendable, Equatable {
+        /// The device face the board lies on now; nil while no axis carries 0.8 g (tilted).
+        public var face: DeviceOrientation?
+        /// That face has been measured already (turn to another).
+        public var isMeasured: Bool
+        /// Readings in a row that stayed still so far; a new face is measured after ``window``.
+        public var stillReadings: Int
+        /// Readings that must be still together.
+        public var window: Int
+
+        /// Still long enough for a face to be measured soon (at least a tenth of the window).
+        public var isStill: Bool { stillReadings >= max(1, window / 10) }
+    }
+
+    /// The face the board lies on now and how long it has been still.
+    public var status: Status {
+        let face = recent.last.flatMap { Self.face(of: imuToDevice * $0) }
+        return Status(face: face, isMeasured: face.map(measuredDeviceFaces.contains) ?? false, stillReadings: stillRun, window: window)
+    }
 
     /// The order faces are asked for.
     public static let order: [DeviceOrientation] = [.faceUp, .faceDown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
@@ -41,7 +66,14 @@ public struct SixFaceSession: Sendable {
     public mutating func add(acceleration: [SIMD3<Double>], rotationRate: [SIMD3<Double>]) -> [DeviceOrientation] {
         recentRates = Array((recentRates + rotationRate).suffix(window))
         var measured: [DeviceOrientation] = []
+        let turning = (recentRates.last.map { ($0 * $0).sum().squareRoot() } ?? 0) > maximumRate
         for reading in acceleration {
+            if let anchor = stillAnchor, !turning, pointwiseMax(reading - anchor, anchor - reading).max() <= maximumSpread {
+                stillRun += 1
+            } else {
+                stillAnchor = reading
+                stillRun = 1
+            }
             recent.append(reading)
             if recent.count > window { recent.removeFirst(recent.count - window) }
             guard recent.count == window, isStill, let face = captureIfNew() else { continue }
@@ -64,6 +96,8 @@ public struct SixFaceSession: Sendable {
         readings[chipFace] = mean
         measuredDeviceFaces.append(deviceFace)
         recent.removeAll()
+        stillRun = 0
+        stillAnchor = nil
         return deviceFace
     }
 
