@@ -80,7 +80,7 @@ extension CalibrationOptions {
 func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    print(MachineOutput.asciiJSON(String(decoding: try encoder.encode(value), as: UTF8.self)))
 }
 
 /// "12.35" with a fixed number of decimals.

@@ -190,14 +190,14 @@ final class SampleRecorder: Sendable {
             "*_LSB: output registers as read, signed counts, chip axes; accelerometer +1 g on z lying face up",
             "specific_force m/s² (= accelerometer counts / LSB per g × 9.80665), angular_rate rad/s, magnetic_field µT, temperature °C",
         ]
-        return comments.map { "# " + $0 }.joined(separator: "\n") + "\n" + columns.joined(separator: ",")
+        return comments.map { "# " + MachineOutput.ascii($0) }.joined(separator: "\n") + "\n" + columns.joined(separator: ",")
     }
 
     /// One row in the IMU's (and magnetometer's) chip axes: the manager's device-axes values
     /// turned back (the manager reads without stored calibrations, so they are the chips' own).
     private func row(_ data: SensorData) -> String {
-        // To the nanosecond, the resolution of the monotonic clock: 0.02, not 0.019999999999981810.
-        var values: [String] = ["\(((data.timestamp - timeOrigin) * 1e9).rounded() / 1e9)"]
+        // Times to the nanosecond, the resolution of the monotonic clock; values as MachineOutput says.
+        var values: [String] = [MachineOutput.Value.time(data.timestamp - timeOrigin).csv]
         let raw = data.imuRegisters
         values += [raw?.accelerometer, raw?.gyroscope].flatMap { counts in
             (0..<3).map { axis in counts.map { "\($0[axis])" } ?? "" }
@@ -207,12 +207,12 @@ final class SampleRecorder: Sendable {
         }
         let specificForce = -target.imuChipAxes(data.acceleration) * PhysicalState.standardGravity
         let rotationRate = target.imuChipAxes(data.rotationRate)
-        values += (0..<3).map { "\(specificForce[$0])" } + (0..<3).map { "\(rotationRate[$0])" }
+        values += (0..<3).map { MachineOutput.Value.number(specificForce[$0]).csv } + (0..<3).map { MachineOutput.Value.number(rotationRate[$0]).csv }
         if chips.magnetometer != nil {
             let field = data.magneticField.map(target.magnetometerChipAxes)
-            values += (0..<3).map { axis in field.map { "\($0[axis])" } ?? "" }
+            values += (0..<3).map { axis in field.map { MachineOutput.Value.number($0[axis]).csv } ?? "" }
         }
-        values.append("\(data.temperature ?? 25)")
+        values.append(MachineOutput.Value.number(data.temperature ?? 25).csv)
         return values.joined(separator: ",")
     }
 }

@@ -55,9 +55,9 @@ struct StreamSession: Sendable {
         let columns = kind == .raw ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable) : Self.motionColumns
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max
-        let emit: @Sendable ([Double]) -> Void = { values in
+        let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
             guard output.count < limit else { return }
-            output.write(format == .csv ? Self.csv(values) : Self.json(columns, values))
+            output.write(format == .csv ? MachineOutput.csvLine(values) : MachineOutput.jsonLine(columns, values))
         }
         let errors: @Sendable (MotionError) -> Void = { error in
             FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
@@ -95,25 +95,35 @@ struct StreamSession: Sendable {
         "rot_x_rad_s", "rot_y_rad_s", "rot_z_rad_s", "heading_deg", "mag_x_uT", "mag_y_uT", "mag_z_uT", "mag_accuracy",
     ]
 
-    static func row(_ data: SensorData) -> [Double] {
-        var values = [data.timestamp] + data.acceleration.array + data.rotationRate.array
-        if let field = data.magneticField { values += field.array }
+    /// One row (``MachineOutput``): the magnetometer's columns only when the board has one.
+    static func row(_ data: SensorData) -> [MachineOutput.Value] {
+        var values: [MachineOutput.Value] = [.time(data.timestamp)] + numbers(data.acceleration) + numbers(data.rotationRate)
+        if let field = data.magneticField { values += numbers(field) }
         return values
     }
 
-    static func row(_ motion: DeviceMotion) -> [Double] {
+    /// One row (``MachineOutput``); the heading is missing (empty, null) without a magnetic
+    /// reference, where Core Motion's property reads -1.
+    static func row(_ motion: DeviceMotion) -> [MachineOutput.Value] {
         let q = motion.attitude.quaternion
-        return [motion.timestamp, motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z]
-            + motion.gravity.array + motion.userAcceleration.array + motion.rotationRate.array
-            + [motion.heading] + motion.magneticField.field.array + [Double(motion.magneticField.accuracy.rawValue)]
+        let heading: MachineOutput.Value = motion.heading >= 0 ? .number(motion.heading) : .missing
+        return [.time(motion.timestamp)] + [motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z].map { .number($0) }
+            + numbers(motion.gravity) + numbers(motion.userAcceleration) + numbers(motion.rotationRate)
+            + [heading] + numbers(motion.magneticField.field) + [.name(motion.magneticField.accuracy.name)]
     }
 
-    static func csv(_ values: [Double]) -> String {
-        values.map { String(format: "%.6f", $0) }.joined(separator: ",")
-    }
+    static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { [.number(v.x), .number(v.y), .number(v.z)] }
+}
 
-    static func json(_ columns: [String], _ values: [Double]) -> String {
-        "{" + zip(columns, values).map { "\"\($0)\":\(String(format: "%.6f", $1))" }.joined(separator: ",") + "}"
+extension MagneticFieldCalibrationAccuracy {
+    /// `uncalibrated`, `low`, `medium`, `high`: the name machine-readable output uses.
+    var name: String {
+        switch self {
+        case .uncalibrated: "uncalibrated"
+        case .low: "low"
+        case .medium: "medium"
+        case .high: "high"
+        }
     }
 }
 

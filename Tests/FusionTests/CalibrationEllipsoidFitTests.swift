@@ -116,7 +116,7 @@ func relativeSoftIronError(estimated: Matrix3, distortion: Matrix3) -> Double {
         #expect(report.model != .fullEllipsoid)
         #expect(report.reason.contains("the full ellipsoid"))
         #expect(report.coveragePercent < 40)
-        #expect(report.coverage.missingAxes.contains("−z"))
+        #expect(report.coverage.missingAxes.contains("-z"))
     }
 
     @Test func outliersAreRejected() throws {

@@ -134,7 +134,7 @@ func largestComponent(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(v.y), ab
         partial.insert(SIMD3(0, 0, -1))                       // one sample: not enough
         partial.insert(.zero)                                 // ignored
         #expect(partial.coveredCellCount == 1)
-        #expect(partial.missingAxes == ["+x", "−x", "+y", "−y", "−z"])
+        #expect(partial.missingAxes == ["+x", "-x", "+y", "-y", "-z"])
         let rows = partial.map.split(separator: "\n")
         #expect(rows.count == 10)
         #expect(rows.first?.filter { $0 == "#" }.count == 1)

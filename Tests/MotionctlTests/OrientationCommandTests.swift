@@ -28,7 +28,7 @@ import Testing
         for arguments in [
             ["orientation", "--simulated", "--bus", "/dev/i2c-1"],
             ["orientation", "--scenario", "flip", "--board", "raspberry-pi-5"],
-            ["orientation", "--real-time"],
+            ["orientation", "--bus", "/dev/i2c-1", "--real-time"],
             ["orientation", "--scenario", "no-such-scenario"],
             ["orientation", "--simulated", "--duration", "-1"],
         ] {
