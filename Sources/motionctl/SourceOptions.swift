@@ -111,6 +111,8 @@ struct SourceOptions: ParsableArguments {
         defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true, virtualTime: Bool = true,
         calibrationStore: CalibrationStore? = .userDefault()
     ) throws -> OpenedSource {
+        // Ctrl-C from here on ends the command the one way (Interruption), even before it loops.
+        Interruption.watch()
         let source = try source(defaultScenario: defaultScenario, fallBackToSimulation: fallBackToSimulation)
         var virtualClock: VirtualClock?
         var scenarioLength: Double?

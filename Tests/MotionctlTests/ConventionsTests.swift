@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The conventions every command keeps (README "motionctl"): Ctrl-C ends any command the same way,
+/// escape sequences only on a terminal (never in a pipe, never with TERM=dumb), colour never with
+/// NO_COLOR, and machine-readable output in ASCII with enums by name.
+@Suite("motionctl conventions", .serialized)
+struct ConventionsTests {
+    typealias PseudoTerminal = CalibrateTerminalTests.PseudoTerminal
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("motionctl-conventions-\(UUID())")
+
+    func start(_ terminal: PseudoTerminal, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = try BoardsCommandTests.motionctl()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home.path
+        environment["NO_COLOR"] = nil   // the test runner may set it; the cases below choose
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
+    /// Each command, running in real time in a terminal, gets SIGINT once it has shown `shown`:
+    /// it exits 130, says `interrupted: …`, and leaves the terminal as it found it.
+    @Test(arguments: [
+        (["live", "--simulated"], "counters"),
+        (["stream", "--simulated", "--real-time"], "timestamp_s,"),
+        (["orientation", "--scenario", "six-faces", "--real-time"], "→"),
+        (["record", "--simulated", "--real-time", "--duration", "600"], "# motionctl record"),
+        (["calibrate", "gyroscope", "--simulated", "--real-time", "--duration", "600"], "measuring"),
+        (["calibrate", "accelerometer", "--simulated", "--real-time", "--duration", "600"], "now:"),
+        (["calibrate", "magnetometer", "--simulated", "--real-time", "--duration", "600"], "Coverage ["),
+    ])
+    func controlCEndsEveryCommandTheSameWay(arguments: [String], shown: String) throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try PseudoTerminal()
+        let process = try start(terminal, arguments)
+        #expect(terminal.read { $0.contains(shown) }, "\(arguments): \(terminal.screen)")
+        kill(process.processIdentifier, SIGINT)
+        terminal.waitForExit(process)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(arguments): \(terminal.screen)")
+        #expect(terminal.screen.contains("interrupted: "), "\(arguments): \(terminal.screen)")
+        #expect(terminal.isCooked, "\(arguments): the terminal was not restored")
+        #expect(!terminal.screen.contains("Saved to"))
+    }
+
+    static func isASCII(_ text: String) -> Bool { text.unicodeScalars.allSatisfy { $0.isASCII } }
+
+    /// Runs motionctl with standard output to a pipe.
+    func piped(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = home.path
+        environment.merge(extra) { $1 }
+        return try BoardsCommandTests.run(arguments, environment: environment)
+    }
+
+    @Test func pipesGetNoEscapeSequences() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        for arguments in [
+            ["calibrate", "magnetometer", "--simulated"], ["calibrate", "gyroscope", "--simulated"],
+            ["calibrate", "accelerometer", "--simulated"], ["live", "--simulated", "--duration", "1.5"],
+        ] {
+            let result = try piped(arguments)
+            #expect(!result.output.isEmpty, "\(arguments)")
+            #expect(!result.output.contains("\u{1B}"), "\(arguments): \(result.output.prefix(400))")
+        }
+    }
+
+    @Test func colourOnlyOnATerminalWithoutNoColorAndNothingForADumbTerminal() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        func screen(_ environment: [String: String]) throws -> String {
+            let terminal = try PseudoTerminal()
+            let process = try start(terminal, ["calibrate", "accelerometer", "--simulated"], environment: environment)
+            terminal.waitForExit(process)
+            #expect(process.terminationStatus == 0, "\(terminal.screen)")
+            return terminal.screen
+        }
+        let colored = try screen(["TERM": "xterm"])
+        #expect(colored.contains("\u{1B}[34m  measured faceUp"))
+        let noColor = try screen(["TERM": "xterm", "NO_COLOR": "1"])
+        #expect(noColor.contains("  measured faceUp") && !noColor.contains("\u{1B}[34m"))
+        #expect(noColor.contains("\u{1B}[2K"), "a terminal still redraws in place")
+        let dumb = try screen(["TERM": "dumb"])
+        #expect(dumb.contains("  measured faceUp") && !dumb.contains("\u{1B}"))
+    }
+
+    @Test func machineReadableOutputIsASCIIWithEnumsByName() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let csv = try piped(["stream", "--simulated", "--device-motion", "--count", "20"])
+        #expect(csv.status == 0)
+        #expect(Self.isASCII(csv.output))
+        let lines = csv.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = try #require(lines.first)
+        #expect(lines.count == 21 && lines.dropFirst().allSatisfy { $0.count == header.count })
+        let accuracy = try #require(header.firstIndex(of: "mag_accuracy"))
+        #expect(lines.dropFirst().allSatisfy { ["uncalibrated", "low", "medium", "high"].contains($0[accuracy]) })
+        // Every other cell is a number with 6 decimals (timestamps 9) or empty.
+        for row in lines.dropFirst() {
+            for (column, cell) in zip(header, row) where column != "mag_accuracy" && !cell.isEmpty {
+                let decimals = cell.split(separator: ".").last?.count
+                #expect(Double(cell) != nil && decimals == (column == "timestamp_s" ? 9 : 6), "\(column)=\(cell)")
+            }
+        }
+
+        let jsonl = try piped(["stream", "--simulated", "--device-motion", "--count", "5", "--format", "jsonl"])
+        #expect(Self.isASCII(jsonl.output))
+        for line in jsonl.output.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["mag_accuracy"] as? String == "uncalibrated")
+            #expect(object["qw"] is NSNumber)
+        }
+
+        let calibration = try piped(["calibrate", "magnetometer", "--simulated", "--non-interactive"])
+        #expect(Self.isASCII(calibration.output), "\(calibration.output)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(calibration.output.utf8)) as? [String: Any])
+        #expect(["uncalibrated", "low", "medium", "high"].contains(result["accuracy"] as? String ?? ""))
+        #expect((result["missingDirections"] as? [String])?.allSatisfy { Self.isASCII($0) } == true)
+
+        let record = try piped(["record", "--simulated", "--duration", "0.1"])
+        #expect(record.status == 0 && Self.isASCII(record.output))
+    }
+}
