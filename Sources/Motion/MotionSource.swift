@@ -110,7 +110,9 @@ extension MotionManager {
     }
 
     static func resolve(simulation: Simulation, clock: any MotionClock, store: CalibrationStore?) throws(MotionError) -> ResolvedSource {
-        try shared(key: "simulated|\(simulation)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
+        // A replay is never shared (its key would be the whole recording).
+        let key = simulation.replay == nil ? "simulated|\(simulation)" : "replay|\(UUID())"
+        return try shared(key: "\(key)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
             let (board, world) = try simulation.makeBoard(clock: clock)
             guard let boardFile = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")

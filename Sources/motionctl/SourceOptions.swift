@@ -24,6 +24,9 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Simulated magnetometer: \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")); implies --simulated.")
     var magnetometer: String?
 
+    @Option(help: "Play a recording (a CSV file from `motionctl record`) through the simulated board instead of a scenario; implies --simulated.")
+    var replay: String?
+
     @Option(help: "Seed of the simulated sensor noise.")
     var seed: UInt64 = 1
 
@@ -37,12 +40,15 @@ struct SourceOptions: ParsableArguments {
     var bus: String?
 
     var isSimulated: Bool {
-        simulated || scenario != nil || imu != nil || magnetometer != nil || board == BoardCatalog.simulatedID
+        simulated || scenario != nil || imu != nil || magnetometer != nil || replay != nil || board == BoardCatalog.simulatedID
     }
 
     func validate() throws {
         if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
-            throw ValidationError("--simulated/--scenario/--imu/--magnetometer and --board/--bus exclude each other: pick one")
+            throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --board/--bus exclude each other: pick one")
+        }
+        if replay != nil, scenario != nil {
+            throw ValidationError("--replay plays a recording instead of a scenario: pass one of --replay and --scenario")
         }
         // Without --board or --bus the command may fall back to the simulated board, where
         // --real-time applies; on a real board it changes nothing (real boards run in real time).
@@ -69,10 +75,20 @@ struct SourceOptions: ParsableArguments {
         return true
     }
 
-    func simulation(defaultScenario: String) -> Simulation {
-        Simulation(
+    /// The simulated board's settings; with --replay, the recording read (an error names the
+    /// file and what is wrong with it).
+    func simulation(defaultScenario: String) throws -> Simulation {
+        var recording: Recording?
+        if let replay {
+            do {
+                recording = try Recording(contentsOf: replay)
+            } catch {
+                throw CommandFailure(message: "--replay \(replay): \(error) (pass a CSV file written by `motionctl record`)")
+            }
+        }
+        return Simulation(
             scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(rawValue: $0.lowercased()) } ?? .lsm6dsox,
-            magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed)
+            magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed, replay: recording)
     }
 
     /// The chosen source. Without --board or --simulated: this machine's board; on a machine that
@@ -80,7 +96,7 @@ struct SourceOptions: ParsableArguments {
     /// without, the simulated board (saying so on standard error) when `fallBackToSimulation`,
     /// else an error naming the fix.
     func source(defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true) throws -> MotionSource {
-        if isSimulated { return .simulated(simulation(defaultScenario: defaultScenario)) }
+        if isSimulated { return .simulated(try simulation(defaultScenario: defaultScenario)) }
         let busDevice = bus.map(BoardCatalog.busDevice)
         if let board { return .board(try Self.resolveBoard(board), bus: busDevice) }
         if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: busDevice) }
@@ -93,7 +109,7 @@ struct SourceOptions: ParsableArguments {
         }
         FileHandle.standardError.write(Data(
             "not a known board (device-tree model: \(model)) and no --board or --bus given: using the simulated board\n".utf8))
-        return .simulated(simulation(defaultScenario: defaultScenario))
+        return .simulated(try simulation(defaultScenario: defaultScenario))
     }
 
     /// A bus on a machine that is not a known board: every address a supported chip can sit at,
@@ -118,7 +134,7 @@ struct SourceOptions: ParsableArguments {
         var scenarioLength: Double?
         if case .simulated(let simulation) = source {
             if virtualTime, !realTime { virtualClock = VirtualClock() }
-            scenarioLength = Scenario.named(simulation.scenario)?.script.duration
+            scenarioLength = simulation.replay?.samples.last?.time ?? Scenario.named(simulation.scenario)?.script.duration
         }
         do {
             let manager = try MotionManager(source: source, clock: virtualClock ?? SystemClock(), calibrationStore: calibrationStore)

@@ -18,12 +18,19 @@ public struct Simulation: Sendable, Equatable {
     /// would make them; nil: the chip preset's representative board (with `sensorErrors`) or none.
     public var hardIron: SIMD3<Double>?
     public var softIron: Matrix3?
+    /// A recording to play instead of the scenario (the CSV `motionctl record` writes, or any
+    /// ``Recording``): its specific force, rotation rate and field (chip axes) go through the
+    /// emulated chips from the start of the run, recorded time 0 at the clock's start; after its
+    /// last sample the last one holds. The recording carries its sensor's own errors, so no
+    /// simulated ones are added. `SimulatedHardware.world` is then the scenario's, not the truth.
+    public var replay: Recording?
 
     public init(
         scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,
         magnetometer: SimulatedBoard.MagnetometerChoice = .usual, seed: UInt64 = 1, sensorErrors: Bool = true,
-        hardIron: SIMD3<Double>? = nil, softIron: Matrix3? = nil
+        hardIron: SIMD3<Double>? = nil, softIron: Matrix3? = nil, replay: Recording? = nil
     ) {
+        self.replay = replay
         self.scenario = scenario
         self.imu = imu
         self.magnetometer = magnetometer
@@ -63,7 +70,7 @@ public struct Simulation: Sendable, Equatable {
         let world = scenario.world(startTime: startTime)
         var imuErrors = IMUErrorModel.ideal
         var magnetometerErrors = MagnetometerErrorModel.ideal
-        if sensorErrors {
+        if sensorErrors, replay == nil {
             imuErrors = IMUErrorModel.preset(named: imu.rawValue) ?? .lsm6dsox
             let magnetometerName: String? = switch magnetometer {
             case .chip(let chip): chip.rawValue
@@ -80,7 +87,8 @@ public struct Simulation: Sendable, Equatable {
         case .mpu6050, .mpu6500, .mpu9250: 200
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: 208
         }
-        let source = ErrorModelSource(base: world, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
+        let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
+        let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
         let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
         return (board, world)
     }
