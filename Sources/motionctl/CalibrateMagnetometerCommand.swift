@@ -96,7 +96,8 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
         if let plot {
             let title = "\(sensor): \(report.model.storedName) fit, field \(decimals(report.fieldStrength, 1)) µT, fit error \(decimals(report.fitErrorPercent)) %"
             do {
-                try CalibrationPlot.write(CalibrationPlot.svg(raw: session.samples, calibration: report.calibration, title: title), to: plot)
+                let svg = CalibrationPlot.svg(raw: session.samples, calibration: report.calibration, title: title, quality: .init(report))
+                try CalibrationPlot.write(svg, to: plot)
             } catch {
                 throw CommandFailure(message: "cannot write the plot \(plot): \(error.localizedDescription)")
             }

@@ -41,9 +41,9 @@ import Testing
         let svg = CalibrationPlot.svg(raw: points, calibration: Self.calibration, title: "a <test> & more", maximumPoints: 500)
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.hasSuffix("</svg>\n"))
-        #expect(svg.components(separatedBy: "<g>").count - 1 == 3)
+        #expect(svg.components(separatedBy: "<g class=\"projection\">").count - 1 == 3)
         #expect(svg.components(separatedBy: "<polyline").count - 1 == 6)
-        #expect(svg.components(separatedBy: "<circle").count - 1 == 3 * 2 * 500)
+        #expect(svg.components(separatedBy: "r=\"1.2\"").count - 1 == 3 * 2 * 500)
         #expect(svg.contains("a &lt;test&gt; &amp; more"))
     }
 
@@ -54,8 +54,53 @@ import Testing
             return SIMD3(50 * cos(angle), 50 * sin(angle), 0.0)
         }
         let svg = CalibrationPlot.svg(raw: points, calibration: Self.calibration, title: "limit", maximumPoints: 1500)
-        let circles = svg.components(separatedBy: "<circle").count - 1
+        let circles = svg.components(separatedBy: "r=\"1.2\"").count - 1
         #expect(circles <= 3 * 2 * 1500)
         #expect(circles >= 3 * 2 * 1000)
+    }
+
+    /// The picture states its own quality and can be read: tick values, the origin and the
+    /// offset marked, coverage, fit error and accuracy in the banner, colour-blind-safe colours;
+    /// and it renders (rsvg-convert, as a person's viewer would) to a PNG of the stated size.
+    @Test func thePictureStatesItsQualityAndRenders() throws {
+        let quality = CalibrationPlot.Quality(coveragePercent: 35, fitErrorPercent: 4.2, fieldStrength: 48, accuracy: "low")
+        let svg = CalibrationPlot.svg(raw: try Self.ellipsoidPoints(), calibration: Self.calibration, title: "quality", quality: quality)
+        #expect(svg.contains("accuracy: low") && svg.contains("NOT good enough for heading"))
+        #expect(svg.contains("35 % of directions") && svg.contains("fit error 4.20 %") && svg.contains("field 48.0 µT"))
+        #expect(svg.contains("offset (30, -45)") && svg.contains("offset (-45, 12)") && svg.contains("offset (12, 30)"))
+        #expect(svg.contains(">0</text>"), "the origin is labelled")
+        for tick in ["-50", "50"] { #expect(svg.contains(">\(tick)</text>"), "tick \(tick)") }
+        // Okabe–Ito only; no red/green pair.
+        for color in ["#E69F00", "#D55E00", "#0072B2", "#009E73"] { #expect(svg.contains(color)) }
+        #expect(!svg.contains("#d62728") && !svg.contains("#2ca02c"))
+        #expect(CalibrationPlot.tickStep(span: 130) == 50 && CalibrationPlot.tickStep(span: 9) == 2 && CalibrationPlot.tickStep(span: 0) == 1)
+
+        let converter = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let converter else {
+            // CI installs librsvg2-bin: there the render is required.
+            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "rsvg-convert (librsvg2-bin) is missing")
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let svgPath = folder.appendingPathComponent("plot.svg").path
+        let pngPath = folder.appendingPathComponent("plot.png").path
+        try CalibrationPlot.write(svg, to: svgPath)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: converter)
+        process.arguments = [svgPath, "-o", pngPath]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let png = try Data(contentsOf: URL(fileURLWithPath: pngPath))
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        // IHDR: width and height, big-endian, at bytes 16…23.
+        let bytes = [UInt8](png.prefix(24))
+        try #require(bytes.count == 24)
+        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        let declared = svg.split(separator: "\"")
+        #expect("\(width)" == String(declared[3]) && "\(height)" == String(declared[5]), "\(width)×\(height)")
     }
 }
