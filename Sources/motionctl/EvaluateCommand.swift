@@ -12,8 +12,10 @@ struct EvaluateCommand: ParsableCommand {
             Reads every trial listed in DIR/index.json (or every DIR/*.csv), runs the filter online \
             (6D without and 9D with the magnetometer), writes OUT/6d/<trial>.csv and \
             OUT/9d/<trial>.csv (qw,qx,qy,qz per input sample, sensor → East-North-Up) and prints \
-            the 9D total and 6D inclination RMSE per trial and group next to VQF's published \
-            figures. BROAD: Laidig, Caruso, Cereatti, Seel, Data 6(7) 2021, CC BY 4.0.
+            the 9D total and 6D inclination RMSE per trial and group. It prints no other filter's \
+            figures: to compare, run ../shared/tools/broad_peers.py (or BROAD's own tools) on the same \
+            folder, which measures VQF there and scores OUT with the same metric. BROAD: Laidig, \
+            Caruso, Cereatti, Seel, Data 6(7) 2021, CC BY 4.0.
             """)
 
     @Option(name: .customLong("data"), help: "Folder with the BROAD trials (e.g. ../shared/data/broad).")
@@ -78,26 +80,19 @@ struct EvaluateCommand: ParsableCommand {
                 + Self.number(run6D.nanoseconds / Double(trial.count), 5, digits: 0))
         }
 
-        // VQF 2.1 online with defaults on these 15 trials (BROAD README): 9D total, 6D inclination.
-        let published: [String: (Double, Double)] = [
-            "undisturbed": (1.93, 0.73), "disturbed": (3.33, 0.82), "all": (2.58, 0.77),
-        ]
         print("")
-        print("group          9D total  (VQF)   6D incl.  (VQF)  trials")
+        print("group          9D total  6D incl.  trials")
         for group in ["undisturbed", "disturbed", "all"] {
             let members = results.filter { group == "all" || $0.group == group }
             guard !members.isEmpty else { continue }
             let total = members.map(\.total).reduce(0, +) / Double(members.count)
             let inclination = members.map(\.inclination).reduce(0, +) / Double(members.count)
-            let reference = published[group] ?? (.nan, .nan)
-            print(Self.pad(group, 13) + Self.number(total, 10) + Self.number(reference.0, 7)
-                + Self.number(inclination, 11) + Self.number(reference.1, 7) + Self.number(Double(members.count), 8, digits: 0))
+            print(Self.pad(group, 13) + Self.number(total, 10) + Self.number(inclination, 10) + Self.number(Double(members.count), 8, digits: 0))
         }
         print("")
         // The median over trials: robust to other load on a shared machine.
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
-            + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns "
-            + "(VQF native ≈ 330 / 240)")
+            + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
     }
 
     /// Runs one filter over a trial; the time covers the update calls and reading and storing the
