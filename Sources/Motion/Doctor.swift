@@ -133,7 +133,7 @@ public struct Doctor: Sendable {
         }
         let model = BoardCatalog.readDeviceTreeModel(fileSystemRoot: fileSystemRoot)
         if let board {
-            checks.append(DoctorCheck(.board, .ok, "\(board.name) (\(board.id)), from the board file given"))
+            checks.append(DoctorCheck(.board, .ok, "\(board.name) (\(board.id)), as named with --board"))
             return (board, checks)
         }
         guard let model else {

@@ -1,3 +1,4 @@
+@testable import motionctl
 import Foundation
 import Testing
 
@@ -128,5 +129,39 @@ struct ConventionsTests {
 
         let record = try piped(["record", "--simulated", "--duration", "0.1"])
         #expect(record.status == 0 && Self.isASCII(record.output))
+    }
+}
+
+/// One spelling of the options every command shares, and a version.
+@Suite struct SharedOptionTests {
+    @Test func versionAndBoardEverywhere() throws {
+        let version = try BoardsCommandTests.run(["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("swift-motion "))
+        // doctor takes --board ID|FILE like every other command (it fails here only for want of I2C).
+        let doctor = try BoardsCommandTests.run(["doctor", "--board", "raspberry-pi-4b"])
+        #expect(doctor.output.contains("[ok] board: Raspberry Pi 4 Model B (raspberry-pi-4b), as named with --board"), "\(doctor.output)")
+        let unknown = try BoardsCommandTests.run(["doctor", "--board", "commodore-64"])
+        #expect(unknown.status == 1 && unknown.error.contains("raspberry-pi-5"))
+        for command in [["live"], ["stream"], ["orientation"], ["record"], ["selftest"], ["calibrate", "gyroscope"], ["doctor"]] {
+            let help = try BoardsCommandTests.run(["help"] + command)
+            #expect(help.output.contains("--board <board>"), "\(command) has no --board")
+        }
+    }
+
+    /// The live view's rate: nothing until a whole second is seen, then samples over the last
+    /// second or more, steady whatever the refresh timing.
+    @Test func liveRateIsMeasuredOverASlidingSecond() {
+        let meter = RateMeter()
+        #expect(meter.update(sampled: 0, at: 0) == nil)
+        #expect(meter.update(sampled: 10, at: 0.1) == nil)
+        var rates: [Double] = []
+        var sampled = 10
+        for step in 2...40 {
+            // Refreshes 0.1 s apart with 9, 11, 9, 11 … samples in between (timer wake-ups).
+            sampled += step % 2 == 0 ? 9 : 11
+            if let rate = meter.update(sampled: sampled, at: Double(step) / 10) { rates.append(rate) }
+        }
+        #expect(rates.count == 31)   // from t = 1.0 s to 4.0 s
+        #expect(rates.allSatisfy { abs($0 - 100) <= 1.01 }, "\(rates)")
     }
 }
