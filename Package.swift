@@ -35,10 +35,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
+        .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking",
+                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -20,16 +20,14 @@ struct CalibrateCommand: ParsableCommand {
 struct CalibrationOptions: ParsableArguments {
     @OptionGroup var source: SourceOptions
 
-    @Option(help: "Longest measurement, in seconds (the default depends on the sensor).")
+    @Option(parsing: .unconditional, help: "Longest measurement, in seconds, up to a day (the default depends on the sensor).")
     var duration: Double?
 
     @Flag(help: "No guidance, no live display: measure for the whole duration and print the result as JSON.")
     var nonInteractive = false
 
     func validate() throws {
-        if let duration, !(duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds.lowerBound...86_400, unit: "seconds")
     }
 
     /// A manager on the chosen sensors, without stored calibrations (readings stay raw), and the

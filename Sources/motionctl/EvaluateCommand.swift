@@ -24,13 +24,14 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("out"), help: "Folder for the estimate files.")
     var out: String
 
-    @Option(help: "The gyroscope's latency in ms (BROAD's IMU lags by about 2 ms; 0 turns the compensation off).")
+    @Option(parsing: .unconditional, help: "The gyroscope's latency in ms (BROAD's IMU lags by about 2 ms; 0 turns the compensation off).")
     var gyroscopeLatency: Double = 2
 
     @Option(name: .customLong("trials"), help: "Comma-separated trial names (default: all).")
     var trials: String?
 
     func validate() throws {
+        try OptionRange.check(gyroscopeLatency, "--gyroscope-latency", in: 0...100, unit: "ms")
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("no BROAD data at \(data): pass --data ../shared/data/broad")

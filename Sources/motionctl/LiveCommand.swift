@@ -18,12 +18,12 @@ struct LiveCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(help: "Stop after this many seconds.") var duration: Double?
-    @Option(help: "Screen refreshes per second.") var refresh: Double = 10
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.") var duration: Double?
+    @Option(parsing: .unconditional, help: "Screen refreshes per second (0.1 to 50).") var refresh: Double = 10
 
     func validate() throws {
-        guard refresh > 0, refresh <= 50 else { throw ValidationError("--refresh must be above 0 and at most 50 per second") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        try OptionRange.check(refresh, "--refresh", in: 0.1...50, unit: "per second")
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
     }
 
     func run() throws {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import CStandardOutput
+import Foundation
 import Motion
 
 @main
@@ -22,4 +24,21 @@ struct Motionctl: ParsableCommand {
         ],
         defaultSubcommand: LiveCommand.self
     )
+
+    /// ArgumentParser's main, then one more check: everything printed reached standard output
+    /// (a full disk behind `> file` is an error, a closed pipe ends quietly).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            try CheckedOutput.flushStandardOutput()
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            // The command's own error is what is reported; output already lost does not change it.
+            _ = CStandardOutput_flushFailed()
+            exit(withError: error)
+        }
+    }
 }

@@ -18,13 +18,11 @@ struct OrientationCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(help: "Seconds to run. Default: simulated, the scenario's length plus 1 s; real board, until Ctrl-C.")
+    @Option(parsing: .unconditional, help: "Seconds to run. Default: simulated, the scenario's length plus 1 s; real board, until Ctrl-C.")
     var duration: Double?
 
     func validate() throws {
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds, not \(duration)")
-        }
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
     }
 
     func run() throws {

@@ -6,6 +6,10 @@ import Motion
 import MotionSimulator
 import Sensors
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `motionctl record`: raw samples (chip counts and scaled values) to CSV, from a board or from
 /// the simulated board, through a `MotionManager` like every other command.
 struct RecordCommand: ParsableCommand {
@@ -28,18 +32,19 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(help: "Samples per second (0 < HZ ≤ 1000; at most the IMU's output data rate).")
+    @Option(parsing: .unconditional, help: "Samples per second (one a day to 1000; at most the IMU's output data rate).")
     var rate: Double = 100
 
-    @Option(help: "Seconds to record.")
+    @Option(parsing: .unconditional, help: "Seconds to record.")
     var duration: Double = 10
 
     @Option(help: "The CSV file to write (default: standard output).")
     var output: String?
 
     func validate() throws {
-        guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz, got \(rate)") }
-        guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be a positive number of seconds") }
+        try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...1000, unit: "Hz")
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
+        // Both in range: at most 3·10¹⁰ samples, so the count below converts to Int safely.
         guard (duration * rate).rounded(.down) >= 1 else {
             throw ValidationError("--duration \(duration) s at --rate \(rate) Hz is less than one sample")
         }
@@ -217,38 +222,64 @@ final class SampleRecorder: Sendable {
     }
 }
 
-/// Where the CSV goes: a file (created or truncated) or standard output.
+/// Where the CSV goes: standard output, a device or pipe as it is, or a regular file written
+/// whole: the rows go to a temporary file beside it, renamed over the path when the recording is
+/// closed, removed on a write error (no half-written file is left under the name asked for).
 final class CSVSink: Sendable {
-    private let handle: FileHandle
-    private let path: String
+    private let output: CheckedOutput
+    /// Set for a regular file: the temporary file and the final path.
+    private let rename: (temporary: String, final: String)?
 
     init(path: String?) throws(CommandFailure) {
         guard let path else {
-            handle = FileHandle.standardOutput
-            self.path = "standard output"
+            output = .standardOutput
+            rename = nil
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw CommandFailure(message: "cannot create \(path) (check the directory exists and is writable)")
+        guard !path.isEmpty else { throw CommandFailure(message: "--output is empty: pass the path of the CSV file to write") }
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if exists, status.st_mode & S_IFMT == S_IFDIR {
+            throw CommandFailure(message: "--output \(path) is a directory: pass the path of a file in it, e.g. \(path)/recording.csv")
         }
-        self.handle = handle
-        self.path = path
+        let regular = !exists || status.st_mode & S_IFMT == S_IFREG
+        let target = regular ? (path as NSString).deletingLastPathComponent.isEmpty
+            ? ".record-\(getpid()).partial" : (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).\(getpid()).partial"
+            : path
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw CommandFailure(message: "cannot create \(path): \(String(cString: strerror(code))) (check the directory exists and is writable)")
+        }
+        output = CheckedOutput(descriptor: descriptor, name: path)
+        rename = regular ? (target, path) : nil
     }
 
     func write(_ text: String) throws(CommandFailure) {
         do {
-            try handle.write(contentsOf: Data(text.utf8))
+            try output.write(text)
         } catch {
-            throw CommandFailure(message: "cannot write \(path): \(error) (check the directory exists and is writable)")
+            discard()
+            throw error
         }
     }
 
+    /// Closes the file and, for a regular file, puts it under its name.
     func close() throws(CommandFailure) {
-        guard handle !== FileHandle.standardOutput else { return }
-        do {
-            try handle.close()
-        } catch {
-            throw CommandFailure(message: "cannot write \(path): \(error) (check the directory exists and is writable)")
+        guard output !== CheckedOutput.standardOutput else { return }
+        guard Glibc.close(output.descriptor) == 0 || errno == EINTR else {
+            let code = errno
+            discard()
+            throw CommandFailure(message: "cannot write \(output.name): \(String(cString: strerror(code)))")
         }
+        if let rename, Glibc.rename(rename.temporary, rename.final) != 0 {
+            let code = errno
+            unlink(rename.temporary)
+            throw CommandFailure(message: "cannot write \(rename.final): \(String(cString: strerror(code)))")
+        }
+    }
+
+    private func discard() {
+        if let rename { unlink(rename.temporary) }
     }
 }

@@ -18,8 +18,8 @@ struct SelftestCommand: ParsableCommand {
     @OptionGroup var source: SourceOptions
 
     func validate() throws {
-        if source.scenario != nil || source.magnetometer != nil || source.realTime {
-            throw ValidationError("selftest runs the simulated board lying still in virtual time: --scenario, --magnetometer and --real-time do not apply")
+        if source.scenario != nil || source.magnetometer != nil || source.realTime || source.replay != nil {
+            throw ValidationError("selftest runs the simulated board lying still in virtual time: --scenario, --replay, --magnetometer and --real-time do not apply")
         }
     }
 

@@ -16,17 +16,17 @@ struct StreamCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }
     enum Kind: String, EnumerableFlag { case raw, deviceMotion }
 
-    @Option(help: "Samples per second (at most 100).") var rate: Double = 100
-    @Option(help: "Stop after this many samples.") var count: Int?
-    @Option(help: "Stop after this many seconds. Default: in virtual time, the scenario's length; else until Ctrl-C.")
+    @Option(parsing: .unconditional, help: "Samples per second (one a day to 100).") var rate: Double = 100
+    @Option(parsing: .unconditional, help: "Stop after this many samples.") var count: Int?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds. Default: in virtual time, the scenario's length; else until Ctrl-C.")
     var duration: Double?
     @Option(help: "csv or jsonl.") var format: Format = .csv
     @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
 
     func validate() throws {
-        guard rate > 0, rate <= 100 else { throw ValidationError("--rate must be above 0 and at most 100 (Hz)") }
-        if let count, count <= 0 { throw ValidationError("--count must be positive") }
-        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")
+        try OptionRange.check(count, "--count", in: OptionRange.count)
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
     }
 
     func run() throws {
@@ -54,7 +54,7 @@ struct StreamSession: Sendable {
         let queue = DispatchQueue(label: "motionctl.stream")
         let columns = kind == .raw ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable) : Self.motionColumns
         if format == .csv { output.write(columns.joined(separator: ",")) }
-        let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max
+        let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
         let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
             guard output.count < limit else { return }
             output.write(format == .csv ? MachineOutput.csvLine(values) : MachineOutput.jsonLine(columns, values))
@@ -77,10 +77,11 @@ struct StreamSession: Sendable {
                 if let error { errors(error) }
             }
         }
-        let interrupted = runner.run(isDone: { output.count >= limit }, drain: { queue.sync {} })
+        let interrupted = runner.run(isDone: { output.count >= limit || output.error != nil }, drain: { queue.sync {} })
         manager.stopSensorUpdates()
         manager.stopDeviceMotionUpdates()
         queue.sync {}
+        if let error = output.error { throw error }
         if interrupted { throw Interruption.exit("\(output.count - (format == .csv ? 1 : 0)) rows written") }
     }
 

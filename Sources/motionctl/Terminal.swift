@@ -7,12 +7,15 @@ import Glibc
 
 /// Standard input in key-at-a-time mode (no line buffering, no echo, Ctrl-C read as a key) for a
 /// live display that stops on a key press. The terminal's settings are restored by `restore()`,
-/// and by a handler if the process gets SIGINT, SIGTERM or SIGHUP meanwhile.
+/// and by a handler if the process gets SIGTERM or SIGHUP meanwhile. SIGINT is ``Interruption``'s:
+/// the command's loop sees it, restores the terminal and ends the usual way.
 final class KeyReader {
     /// Ctrl-C as a byte (ISIG is off while reading keys).
     static let interrupt: UInt8 = 3
 
     private var restored = false
+    /// Signals that end the process at once, after the terminal is put back.
+    private static let handledSignals = [SIGTERM, SIGHUP]
 
     /// Nil when standard input is not a terminal (then no key can stop the display).
     init?() {
@@ -25,7 +28,8 @@ final class KeyReader {
         // them, or a SIGINT would wait forever while the terminal stays in key mode.
         var handled = sigset_t()
         sigemptyset(&handled)
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+        Interruption.watch()
+        for signalNumber in Self.handledSignals {
             signal(signalNumber, restoreTerminalAndExit)
             sigaddset(&handled, signalNumber)
         }
@@ -56,7 +60,7 @@ final class KeyReader {
             tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
             hasSavedTerminal = 0
         }
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+        for signalNumber in Self.handledSignals {
             signal(signalNumber, SIG_DFL)
         }
     }

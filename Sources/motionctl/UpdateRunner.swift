@@ -40,17 +40,27 @@ struct UpdateRunner: Sendable {
     }
 }
 
-/// Lines to standard output from any queue, in order.
+/// Lines to standard output from any queue, in order, checked (``CheckedOutput``): after a write
+/// error nothing more is written and ``error`` says what happened.
 final class OutputLines: Sendable {
     private let written = Atomic(0)
     private let lock = Locked(())
+    private let output = CheckedOutput.standardOutput
 
     var count: Int { written.load(ordering: .relaxed) }
 
+    /// The first write error, nil while every line got out.
+    var error: CommandFailure? { output.error }
+
     func write(_ line: String) {
         lock.withLock { _ in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            fflush(nil)   // whatever `print` buffered goes first
+            do {
+                try output.write(line + "\n")
+                written.add(1, ordering: .relaxed)
+            } catch {
+                // Kept in `error`; the command reports it when it stops.
+            }
         }
-        written.add(1, ordering: .relaxed)
     }
 }
