@@ -16,6 +16,36 @@ extension LinuxI2CBus {
         + "`sudo raspi-config nonint do_i2c 0` (or add `dtparam=i2c_arm=on` to /boot/firmware/config.txt), "
         + "then reboot; elsewhere load the character devices with `sudo modprobe i2c-dev`"
 
+    /// The character-device major number of i2c-dev's `/dev/i2c-N` nodes (the kernel's
+    /// Documentation/admin-guide/devices.txt: "89 char I2C bus interface").
+    static let i2cDeviceMajor: UInt32 = 89
+
+    /// Before opening: `path` must be an i2c-dev character device. A directory, a regular file, a
+    /// pipe, `/dev/null` or a terminal is named for what it is (opening them would fail with an
+    /// errno that says "permission denied" or "does not exist", or would not fail at all).
+    static func checkIsBusNode(_ path: String) throws(I2CError) {
+        var status = stat()
+        guard !path.isEmpty else {
+            throw I2CError(.noSuchBus, bus: path, detail: "the bus path is empty", hint: enableI2CHint)
+        }
+        guard stat(path, &status) == 0 else { return }   // open() reports it, with its errno
+        let kind: String
+        switch status.st_mode & S_IFMT {
+        case S_IFCHR:
+            let major = UInt32((status.st_rdev >> 8) & 0xfff)
+            if major == i2cDeviceMajor { return }
+            kind = "a character device of another kind (major \(major): /dev/null, a terminal, …)"
+        case S_IFDIR: kind = "a directory"
+        case S_IFREG: kind = "a regular file"
+        case S_IFIFO: kind = "a named pipe"
+        case S_IFBLK: kind = "a block device"
+        default: kind = "not a device node"
+        }
+        throw I2CError(
+            .noSuchBus, bus: path, detail: "\(path) is \(kind), not an I2C bus",
+            hint: "pass a bus listed by `ls /dev/i2c-*` (/dev/i2c-N, or just N)")
+    }
+
     /// The ``I2CError`` for an errno from the Linux I2C stack, with a hint a person can act on.
     ///
     /// - Parameters:

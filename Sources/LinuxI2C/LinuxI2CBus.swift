@@ -29,6 +29,7 @@ public final class LinuxI2CBus: I2CBus {
     ///
     /// - Throws: ``I2CError`` with kind `.noSuchBus`, `.permissionDenied`, … and a hint.
     public init(path: String) throws(I2CError) {
+        try Self.checkIsBusNode(path)
         let descriptor = retryingInterrupted { Glibc.open(path, O_RDWR | O_CLOEXEC) }
         guard descriptor >= 0 else {
             throw Self.error(errno: -descriptor, stage: .open, bus: path, attempted: "open")

@@ -44,6 +44,10 @@ struct SourceOptions: ParsableArguments {
     }
 
     func validate() throws {
+        for (option, value) in [("--board", board), ("--bus", bus), ("--replay", replay)] where value?.isEmpty == true {
+            throw ValidationError("\(option) is empty: pass " + (option == "--bus" ? "a bus such as /dev/i2c-1 or 1" : option == "--board"
+                ? "a board id (`motionctl boards`) or the path of a board file" : "the path of a CSV file written by `motionctl record`"))
+        }
         if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
             throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --board/--bus exclude each other: pick one")
         }
@@ -80,10 +84,13 @@ struct SourceOptions: ParsableArguments {
     func simulation(defaultScenario: String) throws -> Simulation {
         var recording: Recording?
         if let replay {
+            let what = "a CSV file written by `motionctl record`"
             do {
-                recording = try Recording(contentsOf: replay)
+                recording = try Recording(csv: String(decoding: try FileContents.read(replay, what: what), as: UTF8.self))
+            } catch let failure as FileContents.Failure {
+                throw CommandFailure(message: "--replay \(replay) \(failure.problem): \(failure.fix)")
             } catch {
-                throw CommandFailure(message: "--replay \(replay): \(error) (pass a CSV file written by `motionctl record`)")
+                throw CommandFailure(message: "--replay \(replay): \(error) (pass \(what))")
             }
         }
         return Simulation(

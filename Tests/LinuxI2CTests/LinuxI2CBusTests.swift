@@ -15,13 +15,22 @@ struct LinuxI2CBusTests {
         }
     }
 
-    @Test func openingANodeThatIsNotAnI2CBusFailsOnTheFunctionalityQuery() {
-        #expect {
-            _ = try LinuxI2CBus(path: "/dev/null")
-        } throws: { error in
-            guard let error = error as? I2CError else { return false }
-            return error.kind == .other && error.errno == ENOTTY && error.detail.contains("I2C_FUNCS")
-                && error.hint?.contains("not an I2C bus") == true
+    /// A path that is not an i2c-dev node is named for what it is before anything is opened:
+    /// /dev/null and a terminal (as root they open fine, or fail with a misleading errno), a
+    /// directory, a regular file, a named pipe.
+    @Test func aPathThatIsNotAnI2CBusIsNamedForWhatItIs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linux-i2c-\(getpid())-kinds")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("file").path
+        let pipe = folder.appendingPathComponent("pipe").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for (path, kind) in [("/dev/null", "a character device of another kind (major 1"), (folder.path, "a directory"),
+                             (file, "a regular file"), (pipe, "a named pipe")] {
+            let error = try #require(throws: I2CError.self) { _ = try LinuxI2CBus(path: path) }
+            #expect(error.kind == .noSuchBus && error.detail.contains("\(path) is \(kind)") && error.detail.hasSuffix("not an I2C bus"), "\(error)")
+            #expect(error.hint?.contains("ls /dev/i2c-*") == true)
         }
     }
 

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The boards the library knows: the built-in ones (embedded from `boards/*.json`, so an installed
 /// binary needs no repository) plus any a user loads from their own board file.
 public struct BoardCatalog: Sendable, Equatable {
@@ -83,7 +87,10 @@ public struct BoardCatalog: Sendable, Equatable {
     /// path of a board file. The error names the file, or the id and the built-in ids to pick from.
     public static func resolve(_ idOrPath: String) throws(BoardFileError) -> Board {
         if let builtIn = builtIn.board(id: idOrPath) { return builtIn }
-        guard FileManager.default.fileExists(atPath: idOrPath) else {
+        // Anything on disk under that name (even a dangling or looping link) is read as a file, so
+        // its error says what it is; otherwise the name was meant as an id.
+        var status = stat()
+        guard !idOrPath.isEmpty, lstat(idOrPath, &status) == 0 else {
             let ids = builtIn.boards.map(\.id).joined(separator: ", ")
             throw BoardFileError(
                 .unreadable, file: idOrPath, keyPath: "", problem: "no built-in board \"\(idOrPath)\" and no such file",
@@ -100,12 +107,10 @@ public struct BoardCatalog: Sendable, Equatable {
     /// Loads and validates a user's board file. Its `id` must equal the file name without `.json`.
     public static func loadBoard(at path: String) throws(BoardFileError) -> Board {
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        do throws(FileContents.Failure) {
+            data = try FileContents.read(path, what: "a board file (a .json file; `motionctl boards` lists the built-in ids)")
         } catch {
-            throw BoardFileError(
-                .unreadable, file: path, keyPath: "", problem: "cannot read the file (\(error.localizedDescription))",
-                fix: "check the path and that this user may read it")
+            throw BoardFileError(.unreadable, file: path, keyPath: "", problem: error.problem, fix: error.fix)
         }
         return try parseBoard(data, file: path)
     }

@@ -72,10 +72,10 @@ public struct CalibrationStore: Sendable {
     static func read(path: String) throws(CalibrationStoreError) -> CalibrationRecord {
         let fix = "Run `motionctl calibration clear` and calibrate again, or fix the file by hand"
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        do throws(FileContents.Failure) {
+            data = try FileContents.read(path, what: "a calibration file")
         } catch {
-            throw CalibrationStoreError(path: path, detail: "cannot be read (\(error.localizedDescription))", fix: "Check its permissions")
+            throw CalibrationStoreError(path: path, detail: error.problem, fix: error.fix.prefix(1).uppercased() + error.fix.dropFirst())
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
