@@ -7,7 +7,7 @@ struct CalibrationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibration",
         abstract: "Show or remove the stored calibrations.",
-        subcommands: [Show.self, Clear.self, StressSave.self])
+        subcommands: [Show.self, Clear.self, StressSave.self, StressUpdate.self])
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every stored calibration: its file and key figures.")
@@ -85,6 +85,37 @@ struct CalibrationCommand: ParsableCommand {
         }
     }
 
+    /// For the concurrency test: updates one section of a test sensor's record `count` times,
+    /// checking before each update that the section still holds what this process wrote last (a
+    /// lost update, another writer saving a stale copy over it, fails with status 1).
+    struct StressUpdate: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "stress-update", shouldDisplay: false)
+
+        enum Section: String, ExpressibleByArgument { case gyroscope, accelerometer }
+        @Option var section: Section
+        @Option var count = 100
+
+        func run() throws {
+            let store = CalibrationStore.userDefault()
+            let sensor = SensorIdentity(board: "stress", chip: "TEST", bus: "stress", address: 0x43)
+            var lost = 0
+            for index in 1...max(1, count) {
+                try store.update(sensor) { record in
+                    switch section {
+                    case .gyroscope:
+                        if (record.gyroscope?.sampleCount ?? 0) != index - 1 { lost += 1 }
+                        record.gyroscope = CalibrationRecord.Gyroscope(bias: .zero, sampleCount: index)
+                    case .accelerometer:
+                        if Int(record.accelerometer?.offset.first.map { $0 * 1e4 }?.rounded() ?? 0) != index - 1 { lost += 1 }
+                        record.accelerometer = CalibrationRecord.Accelerometer(offset: SIMD3(Double(index) * 1e-4, 0, 0), scale: SIMD3(1, 1, 1))
+                    }
+                }
+            }
+            print("\(section.rawValue): \(count) updates, \(lost) lost")
+            if lost > 0 { throw ExitCode.failure }
+        }
+    }
+
     /// For the crash-safety test: saves two alternating records of one test sensor in a loop, so
     /// a SIGKILL lands in the middle of a save.
     struct StressSave: ParsableCommand {
@@ -99,7 +130,7 @@ struct CalibrationCommand: ParsableCommand {
             fflush(nil)
             for index in 0..<count {
                 var record = CalibrationRecord(sensor: sensor)
-                let value = Double(index % 2)
+                let value = Double(index % 2) / 10   // 0 or 0.1: both plausible
                 record.gyroscope = CalibrationRecord.Gyroscope(bias: SIMD3(repeating: value), sampleCount: index)
                 record.magnetometer = CalibrationRecord.Magnetometer(
                     hardIronOffset: SIMD3(repeating: value), softIronMatrix: [1, 0, 0, 0, 1, 0, 0, 0, 1], fieldStrength: 50,

@@ -1,4 +1,5 @@
 import Foundation
+import Fusion
 
 /// Which physical sensor a calibration belongs to: the same chip type on another board, bus or
 /// address is another sensor with its own calibration.
@@ -67,7 +68,70 @@ public struct CalibrationRecord: Sendable, Codable, Equatable {
         }
         let all = (gyroscope?.bias ?? []) + (accelerometer?.offset ?? []) + (accelerometer?.scale ?? [])
             + (magnetometer?.hardIronOffset ?? []) + (magnetometer?.softIronMatrix ?? [])
+            + [magnetometer?.fieldStrength, magnetometer?.fitErrorPercent, magnetometer?.coveragePercent].compactMap { $0 }
         if all.contains(where: { !$0.isFinite }) { return "every number must be finite" }
+        return physicalProblem()
+    }
+
+    /// What no real sensor can need: the bounds below hold for every chip this library reads, with
+    /// room to spare, and keep a damaged or hand-made file from turning every reading into garbage
+    /// (a bias of 1e308 makes every sample NaN; a mirrored soft-iron matrix flips the heading).
+    enum Bounds {
+        /// rad/s per axis: 20 °/s, the widest zero-rate offset tolerance of the supported gyroscopes
+        /// (MPU-6050 datasheet rev 3.4 §6.1, "Initial ZRO Tolerance ±20 °/s"; ST parts are ±1–10 °/s).
+        static let gyroscopeBias = 20 * Double.pi / 180
+        /// g per axis: zero-g offsets are within ±150 mg (MPU-6050 §6.2, Z axis); 0.25 g leaves room.
+        static let accelerometerOffset = 0.25
+        /// Dimensionless: sensitivity tolerances are a few percent (MPU-6050 §6.2 ±3 %, LSM6DSOX
+        /// ±1 %); a correction beyond 20 % is a failed measurement.
+        static let accelerometerScale = 0.8...1.2
+        /// µT: the largest full scale of the supported magnetometers (AK8963 ±4912 µT, datasheet
+        /// §5.3; LIS2MDL ±49.152 gauss); a hard-iron offset outside it could not have been measured.
+        static let hardIronOffset = 4_912.0
+        /// Largest ratio of the soft-iron matrix's singular values: a board that squeezes the field
+        /// tenfold in one direction is not a magnetometer calibration any more.
+        static let softIronCondition = 10.0
+        /// µT: the corrected field's radius; the Earth's is 22–67 µT, calibrations near steel less sane.
+        static let fieldStrength = 1.0...1_000
+    }
+
+    /// The first value outside ``Bounds``, naming the field and the bound; nil when all are plausible.
+    func physicalProblem() -> String? {
+        if let bias = gyroscope?.bias, let worst = bias.map(abs).max(), worst > Bounds.gyroscopeBias {
+            return "gyroscope.bias \(bias) rad/s is beyond ±0.349 rad/s (20 °/s), more than any supported gyroscope's offset"
+        }
+        if let accelerometer {
+            if let worst = accelerometer.offset.map(abs).max(), worst > Bounds.accelerometerOffset {
+                return "accelerometer.offset \(accelerometer.offset) g is beyond ±\(Bounds.accelerometerOffset) g"
+            }
+            if accelerometer.scale.contains(where: { !Bounds.accelerometerScale.contains($0) }) {
+                return "accelerometer.scale \(accelerometer.scale) must lie within \(Bounds.accelerometerScale.lowerBound)…\(Bounds.accelerometerScale.upperBound)"
+            }
+        }
+        if let magnetometer {
+            if let worst = magnetometer.hardIronOffset.map(abs).max(), worst > Bounds.hardIronOffset {
+                return "magnetometer.hardIronOffset \(magnetometer.hardIronOffset) µT is beyond ±\(Bounds.hardIronOffset) µT, the widest magnetometer range"
+            }
+            if !Bounds.fieldStrength.contains(magnetometer.fieldStrength) {
+                return "magnetometer.fieldStrength \(magnetometer.fieldStrength) µT must lie within \(Bounds.fieldStrength.lowerBound)…\(Bounds.fieldStrength.upperBound) µT"
+            }
+            if let matrix = Matrix3(rowMajor: magnetometer.softIronMatrix) {
+                // Positive definite: its symmetric part has only positive eigenvalues (so no
+                // mirror, no collapse); conditioned: singular values within a ratio of 10.
+                let symmetric = 0.5 * (matrix + matrix.transposed)
+                if symmetric.symmetricEigen.values.min() <= 0 || matrix.determinant <= 0 {
+                    return "magnetometer.softIronMatrix must be positive definite (no mirroring, no zero direction); \(magnetometer.softIronMatrix) is not"
+                }
+                let squared = (matrix.transposed * matrix).symmetricEigen.values
+                let condition = (squared.max() / max(squared.min(), .leastNormalMagnitude)).squareRoot()
+                if condition > Bounds.softIronCondition {
+                    return "magnetometer.softIronMatrix has condition number \(condition), above \(Bounds.softIronCondition) (its singular values differ more than tenfold)"
+                }
+            }
+            if magnetometer.fitErrorPercent < 0 || !(0...100).contains(magnetometer.coveragePercent) {
+                return "magnetometer.fitErrorPercent must be ≥ 0 and magnetometer.coveragePercent within 0…100"
+            }
+        }
         return nil
     }
 }

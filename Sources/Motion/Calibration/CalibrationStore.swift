@@ -133,6 +133,47 @@ public struct CalibrationStore: Sendable {
         return target
     }
 
+    /// Runs `body` holding an exclusive advisory lock on `sensor`'s record: `flock` on a hidden
+    /// lock file beside it (the record itself is replaced by rename, so it cannot carry the lock).
+    func withRecordLocked<T>(_ sensor: SensorIdentity, _ body: () throws(CalibrationStoreError) -> T) throws(CalibrationStoreError) -> T {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CalibrationStoreError(path: directory.path, detail: "cannot be created (\(error.localizedDescription))", fix: "Check the permissions of its parent, or set XDG_CONFIG_HOME")
+        }
+        let lockPath = directory.appendingPathComponent(".\(sensor.fileName).lock").path
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CalibrationStoreError(path: lockPath, detail: "cannot be opened (\(String(cString: strerror(errno))))", fix: "Check the permissions of \(directory.path)")
+        }
+        defer { close(descriptor) }   // closing releases the lock
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw CalibrationStoreError(path: lockPath, detail: "cannot be locked (\(String(cString: strerror(errno))))", fix: "Check that \(directory.path) is on a local file system")
+            }
+        }
+        return try body()
+    }
+
+    /// Removes temporary files of `sensor`'s record whose writer (the pid in their name) is gone.
+    func removeStaleTemporaries(of sensor: SensorIdentity) {
+        let prefix = ".\(sensor.fileName)."
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            return   // best effort: the load or save that follows reports an unreadable directory
+        }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            // .<file>.<pid>.<uuid>.tmp
+            let fields = name.dropFirst(prefix.count).split(separator: ".")
+            guard let pid = fields.first.flatMap({ Int32($0) }), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH {
+                unlink(directory.appendingPathComponent(name).path)
+            }
+        }
+    }
+
     /// Removes the record of `sensor`; returns whether there was one.
     @discardableResult
     public func clear(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> Bool {

@@ -112,12 +112,17 @@ extension MagneticFieldCalibrationAccuracy {
 
 extension CalibrationStore {
     /// Loads the record of `sensor` (or starts a new one), lets `change` edit it, stamps the
-    /// time and saves it atomically. Returns the path written.
+    /// time and saves it atomically. Returns the path written. The whole read-modify-write holds
+    /// an advisory lock on the record (`flock`), so updates of different sections from threads or
+    /// processes at once all land; temporaries left by dead writers are removed first.
     @discardableResult
     public func update(_ sensor: SensorIdentity, _ change: (inout CalibrationRecord) -> Void) throws(CalibrationStoreError) -> String {
-        var record = try load(sensor) ?? CalibrationRecord(sensor: sensor)
-        change(&record)
-        record.updated = Date()
-        return try save(record)
+        try withRecordLocked(sensor) { () throws(CalibrationStoreError) -> String in
+            removeStaleTemporaries(of: sensor)
+            var record = try load(sensor) ?? CalibrationRecord(sensor: sensor)
+            change(&record)
+            record.updated = Date()
+            return try save(record)
+        }
     }
 }
