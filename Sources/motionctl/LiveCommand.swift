@@ -84,7 +84,7 @@ struct LiveView: Sendable {
         let interrupted = runner.run(isDone: { false }, drain: {})
         timer.cancel()
         queue.sync {}
-        output.write("stopped: \(manager.counters)")
+        output.write((inPlace ? "\n" : "") + "stopped: \(manager.counters)")
         return interrupted
     }
 

@@ -137,7 +137,18 @@ struct LiveDisplay {
         redraw(lines)
     }
 
+    /// The terminal's width in columns (80 when it cannot be asked).
+    static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
     private mutating func redraw(_ lines: [String]) {
+        // A line wider than the terminal would wrap onto two and the next redraw would start one
+        // line too low: every line is cut to the width.
+        let width = max(10, Self.columns() - 1)
+        let lines = lines.map { $0.count > width ? String($0.prefix(width - 1)) + "…" : $0 }
         var text = linesShown > 0 ? "\u{1B}[\(linesShown)A" : ""
         for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
         // Clear lines left over from a longer previous block.
