@@ -50,7 +50,16 @@ public final class SimulatedBus: I2CBus {
         var kind: I2CError.Kind
     }
 
+    /// A fault of a plan waiting for its time, at a chip's address.
+    private struct PlannedFault {
+        var fault: FaultPlan.Fault
+        var address: I2CAddress
+        /// Simulation time it happens next.
+        var due: Double
+    }
+
     private struct State {
+        var planned: [PlannedFault] = []
         var devices: [I2CAddress: Attachment] = [:]
         var absences: [I2CAddress: Absence] = [:]
         var failures: [I2CAddress: InjectedFailure] = [:]
@@ -138,6 +147,33 @@ public final class SimulatedBus: I2CBus {
         state.withLock { $0.devices[address]?.device.powerOnReset() }
     }
 
+    /// Follows `plan` from simulation time `start` on: each fault happens at its time, checked at
+    /// every transaction (so in step with the sampler, in virtual or real time).
+    public func follow(_ plan: FaultPlan, imu: I2CAddress, magnetometer: I2CAddress?, start: Double) {
+        let planned = plan.faults.compactMap { fault -> PlannedFault? in
+            guard let address = fault.sensor == .imu ? imu : magnetometer else { return nil }
+            return PlannedFault(fault: fault, address: address, due: start + fault.at)
+        }
+        state.withLock { $0.planned += planned }
+    }
+
+    private static func applyDueFaults(in state: inout State, at time: Double) {
+        guard state.planned.contains(where: { $0.due <= time }) else { return }
+        for index in state.planned.indices where state.planned[index].due <= time {
+            let planned = state.planned[index]
+            switch planned.fault.kind {
+            case .failures(let kind, let count):
+                state.failures[planned.address] = InjectedFailure(remaining: count, kind: kind)
+            case .reset:
+                state.devices[planned.address]?.device.powerOnReset()
+            case .vanish(let seconds):
+                state.absences[planned.address] = Absence(until: planned.due + seconds, powerCycled: true)
+            }
+            state.planned[index].due = planned.fault.every.map { planned.due + $0 } ?? .infinity
+        }
+        state.planned.removeAll { $0.due == .infinity }
+    }
+
     // MARK: Log
 
     /// The most recent transactions, oldest first (at most `logCapacity`).
@@ -157,6 +193,7 @@ public final class SimulatedBus: I2CBus {
         let time = now()
         let result: Result<[[UInt8]], I2CError> = state.withLock { state in
             state.transactionCount += 1
+            Self.applyDueFaults(in: &state, at: time)
             let outcome = Self.run(address, operations, in: &state, at: time, bus: name)
             if state.logCapacity > 0 {
                 // Trimmed in batches (up to twice the capacity is held; ``log`` shows the last

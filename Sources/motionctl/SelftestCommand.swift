@@ -18,7 +18,7 @@ struct SelftestCommand: ParsableCommand {
     @OptionGroup var source: SourceOptions
 
     func validate() throws {
-        if source.scenario != nil || source.magnetometer != nil || source.realTime || source.replay != nil {
+        if source.scenario != nil || source.magnetometer != nil || source.realTime || source.replay != nil || source.faults != nil {
             throw ValidationError("selftest runs the simulated board lying still in virtual time: --scenario, --replay, --magnetometer and --real-time do not apply")
         }
     }

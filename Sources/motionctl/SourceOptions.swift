@@ -27,6 +27,9 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Play a recording (a CSV file from `motionctl record`) through the simulated board instead of a scenario; implies --simulated.")
     var replay: String?
 
+    @Option(help: "Faults the simulated bus injects, e.g. imu:nack*12@2,mag:vanish+3@5,imu:eio*1@1/0.5 (SENSOR:KIND@SECONDS[/EVERY]; kinds nack|eio|timeout[*N], reset, vanish[+S]); implies --simulated.")
+    var faults: String?
+
     @Option(help: "Seed of the simulated sensor noise.")
     var seed: UInt64 = 1
 
@@ -40,16 +43,19 @@ struct SourceOptions: ParsableArguments {
     var bus: String?
 
     var isSimulated: Bool {
-        simulated || scenario != nil || imu != nil || magnetometer != nil || replay != nil || board == BoardCatalog.simulatedID
+        simulated || scenario != nil || imu != nil || magnetometer != nil || replay != nil || faults != nil || board == BoardCatalog.simulatedID
     }
 
     func validate() throws {
-        for (option, value) in [("--board", board), ("--bus", bus), ("--replay", replay)] where value?.isEmpty == true {
+        for (option, value) in [("--board", board), ("--bus", bus), ("--replay", replay), ("--faults", faults)] where value?.isEmpty == true {
             throw ValidationError("\(option) is empty: pass " + (option == "--bus" ? "a bus such as /dev/i2c-1 or 1" : option == "--board"
                 ? "a board id (`motionctl boards`) or the path of a board file" : "the path of a CSV file written by `motionctl record`"))
         }
         if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
             throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --board/--bus exclude each other: pick one")
+        }
+        if let faults {
+            do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
         }
         if replay != nil, scenario != nil {
             throw ValidationError("--replay plays a recording instead of a scenario: pass one of --replay and --scenario")
@@ -95,7 +101,10 @@ struct SourceOptions: ParsableArguments {
         }
         return Simulation(
             scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(rawValue: $0.lowercased()) } ?? .lsm6dsox,
-            magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed, replay: recording)
+            magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed, replay: recording,
+            faults: try faults.map { text in
+                do { return try FaultPlan(parsing: text) } catch { throw CommandFailure(message: "--faults: \(error)") }
+            })
     }
 
     /// The chosen source. Without --board or --simulated: this machine's board; on a machine that

@@ -24,13 +24,16 @@ public struct Simulation: Sendable, Equatable {
     /// last sample the last one holds. The recording carries its sensor's own errors, so no
     /// simulated ones are added. `SimulatedHardware.world` is then the scenario's, not the truth.
     public var replay: Recording?
+    /// Faults the simulated bus injects, timed from the start of the run (``FaultPlan``).
+    public var faults: FaultPlan?
 
     public init(
         scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,
         magnetometer: SimulatedBoard.MagnetometerChoice = .usual, seed: UInt64 = 1, sensorErrors: Bool = true,
-        hardIron: SIMD3<Double>? = nil, softIron: Matrix3? = nil, replay: Recording? = nil
+        hardIron: SIMD3<Double>? = nil, softIron: Matrix3? = nil, replay: Recording? = nil, faults: FaultPlan? = nil
     ) {
         self.replay = replay
+        self.faults = faults
         self.scenario = scenario
         self.imu = imu
         self.magnetometer = magnetometer
@@ -90,6 +93,7 @@ public struct Simulation: Sendable, Equatable {
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
         let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
+        if let faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
     }
 }
