@@ -8,6 +8,9 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     case deviceReset = "device reset"
     /// The chip's FIFO filled up before it was read (counted per lost sample).
     case fifoOverflow = "FIFO overflow"
+    /// FIFO mode: samples the chip held (or would have produced) when it had to be set up again
+    /// after a failure burst or a disappearance, counted per sample period of the gap.
+    case resetByRecovery = "lost in recovery"
     /// The sampler did not get the processor in time and skipped a tick (machine overloaded).
     case late
     /// An `AsyncStream` consumer fell more than its buffer behind; its oldest value was dropped.

@@ -97,6 +97,8 @@ final class SensorHub: Sendable {
         var timer: (any MotionTimer)?
         var mode = Mode.idle
         var counters = SamplerCounters()
+        /// Seconds between two ticks of the current mode.
+        var tickInterval = 0.0
     }
     private let state = Locked(State())
 
@@ -110,6 +112,12 @@ final class SensorHub: Sendable {
         var ticksSinceCheck = 0
         var filter: AttitudeFilter?
         var isFIFORunning = false
+        /// FIFO mode: the chip's time of the last sample delivered, and why the next delivered
+        /// sample may follow a gap (the FIFO was restarted: overflow, set-up again, chip reset).
+        /// The gap's sample periods are counted as drops with that reason when the next sample
+        /// arrives, so every period of the chip's clock is a delivered sample or a counted drop.
+        var lastFIFOSample: Double?
+        var fifoGapReason: DropReason?
     }
     private let tickState = Locked(TickState())
 
@@ -172,6 +180,7 @@ final class SensorHub: Sendable {
         case .timer(let interval): interval
         case .fifo(let rate): SampleTimeEstimator.readInterval(rate: rate, near: policy.fifoReadInterval)
         }
+        state.tickInterval = tick
         guard tick > 0 else { return }
         let lastDue = Locked<Double?>(nil)   // per timer: ticks it skipped (ran too late) are counted
         state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
@@ -186,9 +195,15 @@ final class SensorHub: Sendable {
     // MARK: - The tick (on `queue`)
 
     private func tick(skipped: Int) {
-        let (consumers, mode) = state.withLock { ($0.consumers, $0.mode) }
+        let (consumers, mode, tickInterval) = state.withLock { ($0.consumers, $0.mode, $0.tickInterval) }
+        // The longest backoff lasts as long in FIFO mode (longer ticks) as in timer mode at its
+        // fastest rate: sampling resumes as promptly either way.
+        let maximumBackoff = mode.isFIFO && tickInterval > 0
+            ? max(1, Int((Double(policy.maximumBackoffTicks) / device.maximumTimerRate / tickInterval).rounded()))
+            : policy.maximumBackoffTicks
         guard !consumers.isEmpty else { return }
-        // In FIFO mode a late read loses nothing: the chip kept the samples.
+        // In FIFO mode a late read loses nothing: the chip kept the samples (an overflow or a
+        // restart shows up as a gap in its clock, counted when the next sample arrives).
         if skipped > 0, !mode.isFIFO { state.withLock { $0.counters.dropped[.late, default: 0] += skipped } }
         tickState.withLock { ticks in
             if ticks.ticksToSkip > 0 {
@@ -200,6 +215,7 @@ final class SensorHub: Sendable {
                 if !ticks.isInitialized {
                     try device.initialize()
                     ticks.isInitialized = true
+                    if ticks.isFIFORunning { ticks.fifoGapReason = ticks.fifoGapReason ?? .resetByRecovery }
                     ticks.isFIFORunning = false
                     ticks.ticksSinceCheck = 0
                 }
@@ -207,9 +223,13 @@ final class SensorHub: Sendable {
                 if ticks.ticksSinceCheck >= policy.ticksPerConfigurationCheck {
                     ticks.ticksSinceCheck = 0
                     if try !device.isStillConfigured() {
-                        count(.deviceReset)
+                        if mode.isFIFO {
+                            ticks.fifoGapReason = .deviceReset   // counted per period of the gap
+                        } else {
+                            count(.deviceReset)
+                        }
                         ticks.isInitialized = false
-                        beginIncident(.deviceReset("\(device.name) lost its configuration"), &ticks, consumers, backOff: false)
+                        beginIncident(.deviceReset("\(device.name) lost its configuration"), &ticks, consumers, backOff: false, maximumBackoff: maximumBackoff)
                         return
                     }
                 }
@@ -219,20 +239,42 @@ final class SensorHub: Sendable {
                         ticks.isFIFORunning = true
                     }
                     let (samples, lost) = try device.readFIFO(at: clock.now)
-                    if lost > 0 { state.withLock { $0.counters.dropped[.fifoOverflow, default: 0] += lost } }
+                    // The driver restarted an overflowed FIFO: the gap is counted at the next sample.
+                    if lost > 0 { ticks.fifoGapReason = .fifoOverflow }
                     recovered(&ticks)
-                    for sample in samples { deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval) }
+                    for sample in samples {
+                        countFIFOGap(before: sample.timestamp, period: mode.sampleInterval, &ticks)
+                        deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
+                    }
                 } else {
                     ticks.isFIFORunning = false
+                    ticks.lastFIFOSample = nil
+                    ticks.fifoGapReason = nil
                     let sample = try readWithRetry()
                     recovered(&ticks)
                     deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
                 }
             } catch {
                 // A failed FIFO read loses nothing: the samples wait in the chip for the next read.
-                fail(error, &ticks, consumers, losesSample: !mode.isFIFO)
+                fail(error, &ticks, consumers, losesSample: !mode.isFIFO, maximumBackoff: maximumBackoff)
             }
         }
+    }
+
+    /// FIFO mode: the sample periods between the last delivered sample and `timestamp` that no
+    /// sample filled, counted with the reason the FIFO was restarted (none expected otherwise).
+    private func countFIFOGap(before timestamp: Double, period: Double, _ ticks: inout TickState) {
+        defer {
+            ticks.lastFIFOSample = timestamp
+            ticks.fifoGapReason = nil
+        }
+        guard let last = ticks.lastFIFOSample, period > 0 else { return }
+        let periods = ((timestamp - last) / period).rounded()
+        guard periods.isFinite, periods > 1 else { return }
+        let missing = Int(min(periods - 1, 1e9))
+        // No restart seen: the chip dropped samples without saying so; count them as overflow.
+        let reason = ticks.fifoGapReason ?? .fifoOverflow
+        state.withLock { $0.counters.dropped[reason, default: 0] += missing }
     }
 
     private func readWithRetry() throws(MotionError) -> MotionSample {
@@ -282,28 +324,28 @@ final class SensorHub: Sendable {
         }
     }
 
-    private func fail(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], losesSample: Bool) {
+    private func fail(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], losesSample: Bool, maximumBackoff: Int) {
         if losesSample { count(.busError) }
         ticks.consecutiveFailures += 1
         // A transient failure is just retried; a burst may mean the chip lost power: set it up again.
         if ticks.consecutiveFailures >= policy.failuresPerIncident { ticks.isInitialized = false }
         if ticks.inIncident {
             ticks.ticksToSkip = ticks.backoffTicks
-            ticks.backoffTicks = min(ticks.backoffTicks * 2, policy.maximumBackoffTicks)
+            ticks.backoffTicks = min(ticks.backoffTicks * 2, maximumBackoff)
         } else if ticks.consecutiveFailures >= policy.failuresPerIncident {
             let reported: MotionError = switch error {
             case .bus(let busError) where busError.kind == .noAcknowledge: .deviceUnavailable(busError)
             default: error
             }
-            beginIncident(reported, &ticks, consumers, backOff: true)
+            beginIncident(reported, &ticks, consumers, backOff: true, maximumBackoff: maximumBackoff)
         }
     }
 
-    private func beginIncident(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], backOff: Bool) {
+    private func beginIncident(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], backOff: Bool, maximumBackoff: Int) {
         ticks.inIncident = true
         if backOff {
             ticks.ticksToSkip = ticks.backoffTicks
-            ticks.backoffTicks = min(ticks.backoffTicks * 2, policy.maximumBackoffTicks)
+            ticks.backoffTicks = min(ticks.backoffTicks * 2, maximumBackoff)
         }
         state.withLock { $0.counters.incidents += 1 }
         for consumer in consumers { consumer.sink(.failure(error)) }

@@ -2,48 +2,51 @@ import Dispatch
 import Motion
 import Testing
 
-/// Every sensor stream × IMU or magnetometer fault × fault kind, through `--faults`' own plan
-/// type on the simulated board in virtual time (timer sampling, 100 Hz): every tick is a delivered
-/// sample or a drop with its reason, exactly one error reaches the handler per incident, and
-/// sampling is back to every tick within a stated bound after the fault ends.
-///
-/// The bound: a fault ends (the burst is used up, or the chip is back) at most `faultLength` after
-/// it starts; the sampler then needs at most its longest backoff (64 ticks) plus one
-/// configuration check (10 ticks) to be delivering every tick again: 1 s is asserted.
+/// Every sensor stream × timer or FIFO sampling × IMU or magnetometer fault × fault kind, through
+/// `--faults`' own plan type on the simulated board in virtual time:
+/// - every sample period is a delivered sample or a drop with its reason (timer: every tick of the
+///   100 Hz timer; FIFO: every period of the chip's clock between the first and the last sample
+///   delivered, as the chip's own timestamps tell);
+/// - exactly one error reaches the handler for the one incident, and the sampler recovers;
+/// - sampling resumes within 1 s after the fault is over (the last failed transaction, or the end
+///   of a disappearance): the longest backoff is 0.64 s in either mode, plus a configuration check.
 @Suite struct FaultMatrixTests {
     enum Stream: String, CaseIterable, Sendable { case accelerometer, gyro, magnetometer, deviceMotion }
+    enum Sampling: String, CaseIterable, Sendable { case timer, fifo }
 
     static let kinds = ["nack*12", "eio*12", "timeout*12", "reset", "vanish+2"]
-    static let start = 2.0, runLength = 8.0, rate = 100.0
-    /// Seconds after the fault starts by which it is over (2 s vanish; a 12-transaction burst
-    /// lasts well under a second of retries and backoff).
-    static let faultLength = 2.0
+    static let start = 2.0, runLength = 8.0
     static let resumeBound = 1.0
 
-    static var cells: [(Stream, FaultPlan.Sensor, String)] {
-        Stream.allCases.flatMap { stream in FaultPlan.Sensor.allCases.flatMap { sensor in kinds.map { (stream, sensor, $0) } } }
+    static var cells: [(Stream, Sampling, FaultPlan.Sensor, String)] {
+        Stream.allCases.flatMap { stream in
+            Sampling.allCases.flatMap { sampling in FaultPlan.Sensor.allCases.flatMap { sensor in kinds.map { (stream, sampling, sensor, $0) } } }
+        }
     }
 
     @Test(arguments: cells)
-    func everyTickIsAccountedAndUpdatesResume(stream: Stream, sensor: FaultPlan.Sensor, kind: String) throws {
+    func everySampleIsAccountedAndUpdatesResume(stream: Stream, sampling: Sampling, sensor: FaultPlan.Sensor, kind: String) throws {
         let plan = try FaultPlan(parsing: "\(sensor.rawValue):\(kind)@\(Self.start)")
         let clock = VirtualClock()
         let manager = try MotionManager(
             source: .simulated(Simulation(scenario: "rest", faults: plan)), clock: clock, calibrationStore: nil)
         let origin = clock.now
+        // Timer: 100 Hz. FIFO: the chip's output data rate (the LSM6DSOX's 208 Hz).
+        manager.usesChipFIFO = sampling == .fifo
+        let interval = sampling == .fifo ? manager.shortestUpdateInterval : 0.01
         let timestamps = Inbox<Double>()
         switch stream {
         case .accelerometer:
-            manager.accelerometerUpdateInterval = 1 / Self.rate
+            manager.accelerometerUpdateInterval = interval
             manager.startAccelerometerUpdates(to: timestamps.queue) { data, error in timestamps.handler(data?.timestamp, error) }
         case .gyro:
-            manager.gyroUpdateInterval = 1 / Self.rate
+            manager.gyroUpdateInterval = interval
             manager.startGyroUpdates(to: timestamps.queue) { data, error in timestamps.handler(data?.timestamp, error) }
         case .magnetometer:
-            manager.magnetometerUpdateInterval = 1 / Self.rate
+            manager.magnetometerUpdateInterval = interval
             manager.startMagnetometerUpdates(to: timestamps.queue) { data, error in timestamps.handler(data?.timestamp, error) }
         case .deviceMotion:
-            manager.deviceMotionUpdateInterval = 1 / Self.rate
+            manager.deviceMotionUpdateInterval = interval
             manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: timestamps.queue) { motion, error in
                 timestamps.handler(motion?.timestamp, error)
             }
@@ -57,22 +60,31 @@ import Testing
         timestamps.drain()
 
         let counters = manager.counters
-        let ticks = Int(Self.runLength * Self.rate)
         let delivered = timestamps.values.withLock { $0 }
         let errors = timestamps.errors.withLock { $0 }
-        let cell = "\(stream) \(sensor):\(kind) \(counters)"
-        // Every tick: a sample delivered, or a drop with its reason.
-        #expect(counters.sampled + counters.totalDropped == ticks, "\(cell)")
+        let cell = "\(stream) \(sampling) \(sensor):\(kind) \(counters)"
+        let first = try #require(delivered.first, "nothing delivered: \(cell)")
+        let last = try #require(delivered.last)
+        #expect(last > origin + Self.runLength - 0.1, "sampling had stopped before the end: \(cell)")
+        let periods = sampling == .timer
+            ? Int((Self.runLength / interval).rounded())
+            : Int(((last - first) / interval).rounded()) + 1
+        #expect(counters.sampled + counters.totalDropped == periods, "\(cell): \(periods) periods")
         #expect(delivered.count == counters.sampled, "\(cell)")
         #expect(counters.totalDropped > 0, "the fault had no effect: \(cell)")
-        // One incident, one error, recovered from.
-        #expect(counters.incidents == 1 && errors.count == 1 && counters.recovered == 1, "\(cell) errors \(errors)")
-        // Back to every tick within the bound after the fault is over.
-        let resumed = origin + Self.start + Self.faultLength + Self.resumeBound
-        let after = delivered.filter { $0 > resumed + 1e-9 }
-        let expected = Int(((origin + Self.runLength - resumed) * Self.rate).rounded())
-        #expect(abs(after.count - expected) <= 1, "\(cell): \(after.count) of \(expected) ticks delivered after \(resumed - origin) s")
         #expect(zip(delivered, delivered.dropFirst()).allSatisfy { $0 < $1 }, "in order: \(cell)")
+        #expect(counters.incidents == 1 && errors.count == 1 && counters.recovered == 1, "\(cell) errors \(errors)")
+
+        // Over: the last failed transaction, or the end of a disappearance, whichever is later.
+        let bus = try #require(manager.simulatedHardware).board.bus
+        let lastFailure = bus.log.last { $0.failure != nil }?.time ?? origin + Self.start
+        let vanished = kind.hasPrefix("vanish") ? origin + Self.start + 2 : origin + Self.start
+        let over = max(lastFailure, vanished)
+        // Every period after `over` + the bound is delivered.
+        let resumed = over + Self.resumeBound
+        let after = delivered.filter { $0 > resumed }
+        let expected = Int(((last - resumed) / interval).rounded(.down))
+        #expect(abs(after.count - expected) <= 1, "\(cell): \(after.count) of \(expected) periods delivered after \(resumed - origin) s")
     }
 
     @Test func aPlanReadsBackAsItWasWrittenAndBadPlansSayWhy() throws {
