@@ -186,7 +186,8 @@ final class SensorHub: Sendable {
         state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
             let skipped = lastDue.withLock { last in
                 defer { last = due }
-                return last.map { max(0, Int(((due - $0) / tick).rounded()) - 1) } ?? 0
+                // Clamped before conversion: a clock jump of any size is a count, never a trap.
+                return last.map { max(0, Int(min(max(((due - $0) / tick).rounded(), 0), 1e9)) - 1) } ?? 0
             }
             self?.tick(skipped: skipped)
         }

@@ -10,6 +10,8 @@ import Foundation
 //   driver:  the same span read through emulated chips, the simulated bus and the drivers.
 //   sampler-virtual: only the virtual-time part of `sampler` (--samples N, default 20000), for a
 //            profiler: `valgrind --tool=callgrind` at two sample counts, the difference per sample.
+//   recovery: a fault plan (--faults SPEC, motionctl's syntax) on the simulated board in virtual
+//            time, timer and FIFO, next to the same run without faults (--seconds, default 5).
 let arguments = CommandLine.arguments.dropFirst()
 func value(of option: String) -> Double? {
     arguments.firstIndex(of: option).flatMap { arguments.index(after: $0) < arguments.endIndex ? Double(arguments[arguments.index(after: $0)]) : nil }
@@ -17,8 +19,16 @@ func value(of option: String) -> Double? {
 let seconds = value(of: "--seconds") ?? 5
 let hours = value(of: "--hours") ?? 24
 let virtualSamples = value(of: "--samples").map { Int($0) } ?? 20_000
-let selected = Set(arguments.filter { !$0.hasPrefix("-") && Double($0) == nil })
+let faultsIndex = arguments.firstIndex(of: "--faults").map { arguments.index(after: $0) }
+let faults = faultsIndex.flatMap { $0 < arguments.endIndex ? arguments[$0] : nil } ?? "imu:vanish+1@1,mag:reset@3,imu:eio*3@4"
+let selected = Set(arguments.enumerated().filter { offset, argument in
+    !argument.hasPrefix("-") && Double(argument) == nil && arguments.startIndex + offset != faultsIndex
+}.map(\.element))
 func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+
+if wants("recovery") {
+    runRecoveryBenchmark(plan: faults, seconds: max(seconds, 5))
+}
 
 if wants("fusion") {
     runFusionBenchmark()

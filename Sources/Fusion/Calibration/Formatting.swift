@@ -1,8 +1,10 @@
 /// `value` with a fixed number of decimals ("12.35"), without Foundation.
 func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
-    guard value.isFinite else { return "\(value)" }
+    // Beyond what an Int holds at this many decimals: plain Swift text (no trap on huge values).
+    guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
     var scale = 1
-    for _ in 0..<max(0, decimals) { scale *= 10 }
+    for _ in 0..<min(max(0, decimals), 3) { scale *= 10 }
+    guard decimals <= 3 else { return "\(value)" }
     let scaled = Int((abs(value) * Double(scale)).rounded())
     let sign = value < 0 && scaled != 0 ? "-" : ""
     guard decimals > 0 else { return sign + "\(scaled)" }

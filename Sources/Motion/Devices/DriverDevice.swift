@@ -76,7 +76,7 @@ final class DriverDevice: MotionDevice {
             var estimator = started
             if read.overflowed {
                 // The driver restarted the FIFO: indices start again, and so does the chip's clock.
-                let lost = lastRead.map { max(0, Int(((time - $0) * rate).rounded())) } ?? 0
+                let lost = lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
                 clock = (SampleTimeEstimator(nominalPeriod: 1 / rate), time)
                 return ([], lost)
             }
