@@ -110,23 +110,12 @@ struct StreamSession: Sendable {
         let heading: MachineOutput.Value = motion.heading >= 0 ? .number(motion.heading) : .missing
         return [.time(motion.timestamp)] + [motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z].map { .number($0) }
             + numbers(motion.gravity) + numbers(motion.userAcceleration) + numbers(motion.rotationRate)
-            + [heading] + numbers(motion.magneticField.field) + [.name(motion.magneticField.accuracy.name)]
+            + [heading] + numbers(motion.magneticField.field) + [.name(motion.magneticField.accuracy.storedName)]
     }
 
     static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { [.number(v.x), .number(v.y), .number(v.z)] }
 }
 
-extension MagneticFieldCalibrationAccuracy {
-    /// `uncalibrated`, `low`, `medium`, `high`: the name machine-readable output uses.
-    var name: String {
-        switch self {
-        case .uncalibrated: "uncalibrated"
-        case .low: "low"
-        case .medium: "medium"
-        case .high: "high"
-        }
-    }
-}
 
 extension SIMD3 where Scalar == Double {
     var array: [Double] { [x, y, z] }

@@ -144,11 +144,30 @@ struct LiveDisplay {
         return Int(size.ws_col)
     }
 
+    /// `line` cut to `width` visible characters (colour escapes take no room and are kept whole).
+    static func cut(_ line: String, toWidth width: Int) -> String {
+        var visible = 0
+        var result = ""
+        var inEscape = false
+        for character in line {
+            if character == "\u{1B}" { inEscape = true }
+            if !inEscape {
+                if visible == width - 1 {
+                    return result + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
+                }
+                visible += 1
+            }
+            result.append(character)
+            if inEscape, character.isLetter { inEscape = false }
+        }
+        return result
+    }
+
     private mutating func redraw(_ lines: [String]) {
         // A line wider than the terminal would wrap onto two and the next redraw would start one
         // line too low: every line is cut to the width.
         let width = max(10, Self.columns() - 1)
-        let lines = lines.map { $0.count > width ? String($0.prefix(width - 1)) + "…" : $0 }
+        let lines = lines.map { Self.cut($0, toWidth: width) }
         var text = linesShown > 0 ? "\u{1B}[\(linesShown)A" : ""
         for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
         // Clear lines left over from a longer previous block.

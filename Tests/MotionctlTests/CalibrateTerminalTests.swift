@@ -68,12 +68,16 @@ struct CalibrateTerminalTests {
 
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("motionctl-terminal-\(UUID())")
 
-    func start(_ terminal: PseudoTerminal, _ arguments: [String]) throws -> Process {
+    /// Starts motionctl on the terminal, its calibration store under `home`, with `extra` added
+    /// to the environment (`NO_COLOR`, which a test runner may set, only when `extra` says so).
+    func start(_ terminal: PseudoTerminal, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = try BoardsCommandTests.motionctl()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = home.path
+        environment["NO_COLOR"] = nil
+        environment.merge(extra) { $1 }
         process.environment = environment
         let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
         process.standardInput = handle

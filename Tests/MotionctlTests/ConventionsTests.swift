@@ -12,23 +12,11 @@ import Glibc
 @Suite("motionctl conventions", .serialized)
 struct ConventionsTests {
     typealias PseudoTerminal = CalibrateTerminalTests.PseudoTerminal
-    let home = FileManager.default.temporaryDirectory.appendingPathComponent("motionctl-conventions-\(UUID())")
+    let terminalTests = CalibrateTerminalTests()
+    var home: URL { terminalTests.home }
 
     func start(_ terminal: PseudoTerminal, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = try BoardsCommandTests.motionctl()
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CONFIG_HOME"] = home.path
-        environment["NO_COLOR"] = nil   // the test runner may set it; the cases below choose
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
-        process.standardInput = handle
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        return process
+        try terminalTests.start(terminal, arguments, environment: extra)
     }
 
     /// Each command, running in real time in a terminal, gets SIGINT once it has shown `shown`:
@@ -146,6 +134,16 @@ struct ConventionsTests {
             let help = try BoardsCommandTests.run(["help"] + command)
             #expect(help.output.contains("--board <board>"), "\(command) has no --board")
         }
+    }
+
+    /// A live line wider than the terminal is cut (a wrapped line breaks the redraw); colour
+    /// escapes take no room and are never cut in half.
+    @Test func liveLinesAreCutToTheTerminalWidthCountingOnlyVisibleCharacters() {
+        #expect(LiveDisplay.cut("abcdefgh", toWidth: 5) == "abcd…")
+        #expect(LiveDisplay.cut("abcd", toWidth: 5) == "abcd")
+        let colored = "\u{1B}[34m####\u{1B}[0m....."
+        #expect(LiveDisplay.cut(colored, toWidth: 20) == colored)
+        #expect(LiveDisplay.cut(colored, toWidth: 6) == "\u{1B}[34m####\u{1B}[0m.…\u{1B}[0m")
     }
 
     /// The live view's rate: nothing until a whole second is seen, then samples over the last
