@@ -97,8 +97,9 @@ final class SensorHub: Sendable {
         var timer: (any MotionTimer)?
         var mode = Mode.idle
         var counters = SamplerCounters()
-        /// Seconds between two ticks of the current mode.
-        var tickInterval = 0.0
+        /// The longest backoff in ticks of the current mode: as long in FIFO mode (longer ticks)
+        /// as in timer mode at its fastest rate, so sampling resumes as promptly either way.
+        var maximumBackoffTicks = 1
     }
     private let state = Locked(State())
 
@@ -180,7 +181,9 @@ final class SensorHub: Sendable {
         case .timer(let interval): interval
         case .fifo(let rate): SampleTimeEstimator.readInterval(rate: rate, near: policy.fifoReadInterval)
         }
-        state.tickInterval = tick
+        state.maximumBackoffTicks = mode.isFIFO && tick > 0
+            ? max(1, Int((Double(policy.maximumBackoffTicks) / device.maximumTimerRate / tick).rounded()))
+            : policy.maximumBackoffTicks
         guard tick > 0 else { return }
         let lastDue = Locked<Double?>(nil)   // per timer: ticks it skipped (ran too late) are counted
         state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
@@ -196,12 +199,7 @@ final class SensorHub: Sendable {
     // MARK: - The tick (on `queue`)
 
     private func tick(skipped: Int) {
-        let (consumers, mode, tickInterval) = state.withLock { ($0.consumers, $0.mode, $0.tickInterval) }
-        // The longest backoff lasts as long in FIFO mode (longer ticks) as in timer mode at its
-        // fastest rate: sampling resumes as promptly either way.
-        let maximumBackoff = mode.isFIFO && tickInterval > 0
-            ? max(1, Int((Double(policy.maximumBackoffTicks) / device.maximumTimerRate / tickInterval).rounded()))
-            : policy.maximumBackoffTicks
+        let (consumers, mode, maximumBackoff) = state.withLock { ($0.consumers, $0.mode, $0.maximumBackoffTicks) }
         guard !consumers.isEmpty else { return }
         // In FIFO mode a late read loses nothing: the chip kept the samples (an overflow or a
         // restart shows up as a gap in its clock, counted when the next sample arrives).

@@ -30,10 +30,13 @@ final class CheckedOutput: Sendable {
     /// Writes `text`; throws (and keeps) the first error.
     func write(_ text: String) throws(CommandFailure) {
         if let error { throw error }
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }   // never: offset < count
+                return Glibc.write(descriptor, base + offset, buffer.count - offset)
+            }
             if written >= 0 {
                 offset += written
                 continue
