@@ -28,6 +28,29 @@ public struct BroadTrial: Sendable {
         count > 1 ? (time[count - 1] - time[0]) / Double(count - 1) : 0
     }
 
+    /// Every `factor`-th sample from the first: the same recording at 1/`factor` of its rate (the
+    /// sensor's own samples, not filtered: what a slower sampler of the same chip would have read).
+    public func decimated(by factor: Int) -> BroadTrial {
+        guard factor > 1 else { return self }
+        func every<T>(_ values: [T]) -> [T] { stride(from: 0, to: values.count, by: factor).map { values[$0] } }
+        return BroadTrial(
+            name: name, time: every(time), gyroscope: every(gyroscope), accelerometer: every(accelerometer),
+            magnetometer: every(magnetometer), reference: every(reference), movement: every(movement))
+    }
+
+    /// The trial as BROAD's CSV (the columns ``load(path:)`` reads), e.g. to score a decimated copy
+    /// with other tools.
+    public func csv() -> String {
+        var text = Self.columns.joined(separator: ",") + "\n"
+        text.reserveCapacity(count * 200)
+        for i in 0..<count {
+            let g = gyroscope[i], a = accelerometer[i], m = magnetometer[i], q = reference[i]
+            let values = [time[i], g.x, g.y, g.z, a.x, a.y, a.z, m.x, m.y, m.z, q[0], q[1], q[2], q[3]]
+            text += values.map { "\($0)" }.joined(separator: ",") + (movement[i] ? ",1\n" : ",0\n")
+        }
+        return text
+    }
+
     static let columns = [
         "t", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z", "mag_x", "mag_y", "mag_z",
         "opt_w", "opt_x", "opt_y", "opt_z", "movement",
