@@ -131,9 +131,10 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
-    /// The grid the cross-validation tunes over: the gyroscope's latency (a property of the sensor)
-    /// and the accelerometer correction's time constant (the filter's main trade-off).
-    static let latencyGrid = [0.0, 0.001, 0.002, 0.003]
+    /// The grid the cross-validation tunes over: the gyroscope's latency (a property of the sensor:
+    /// its output filter's delay; minus half a sample period integrates two samples' mean, right
+    /// for a gyroscope sampled at an instant) and the accelerometer correction's time constant.
+    static let latencyGrid = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005]
     static let accelerometerTimeConstantGrid = [2.0, 3.0, 4.5]
 
     /// Leave-one-out over the trials: for each trial, the grid point with the lowest mean error on
@@ -141,7 +142,10 @@ struct EvaluateCommand: ParsableCommand {
     /// out. Printed next to the in-sample choice (best on all trials, scored on the same trials).
     static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
         var grid: [AttitudeFilter.Parameters] = []
-        for latency in latencyGrid {
+        // With and without the half-sample alignment: the mean of two samples integrated over the
+        // interval between them (a gyroscope sampled at an instant), then the sensor's own lag.
+        let halfSample = (loaded.first?.trial.sampleInterval ?? 0) / 2
+        for latency in latencyGrid + latencyGrid.map({ $0 - halfSample }) {
             for timeConstant in accelerometerTimeConstantGrid {
                 var parameters = AttitudeFilter.Parameters()
                 parameters.gyroscopeLatency = latency
@@ -172,10 +176,10 @@ struct EvaluateCommand: ParsableCommand {
                   inclination: scores[best(\.inclination, excluding: t)][t].inclination)
         }
         func describe(_ g: Int) -> String {
-            "latency \(format(grid[g].gyroscopeLatency * 1000, digits: 0)) ms, accelerometer τ \(format(grid[g].accelerometerTimeConstant, digits: 1)) s"
+            "latency \(format(grid[g].gyroscopeLatency * 1000, digits: 1)) ms, accelerometer τ \(format(grid[g].accelerometerTimeConstant, digits: 1)) s"
         }
         print("")
-        print("cross-validation (leave-one-out over \(loaded.count) trials; grid: gyroscope latency 0–3 ms × accelerometer τ 2, 3, 4.5 s)")
+        print("cross-validation (leave-one-out over \(loaded.count) trials; grid: gyroscope lag 0–5 ms, with or without −½ sample alignment × accelerometer τ 2, 3, 4.5 s)")
         print("in-sample choice: 9D \(describe(inSample9D)); 6D \(describe(inSample6D))")
         print("                         9D total  6D incl.  trials")
         printGroups(inSample, label: "in-sample ")
