@@ -136,6 +136,8 @@ public struct AttitudeFilter: Sendable {
     private let magneticDipThreshold: Double
     private let magneticNewFieldMinimumRate: Double
     private let latencySteps: Double
+    /// The time this update covers: the measured interval when the caller gives one, else nominal.
+    private var stepInterval: Double
 
     // Orientation: sensor → I (gyro integration), I → E₆ (tilt correction), E₆ → ENU (heading).
     private var gyroQuaternion = Quaternion.identity
@@ -208,6 +210,7 @@ public struct AttitudeFilter: Sendable {
         magneticDipThreshold = parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
         latencySteps = parameters.gyroscopeLatency / sampleInterval
+        stepInterval = sampleInterval
     }
 
     // MARK: Outputs
@@ -253,20 +256,33 @@ public struct AttitudeFilter: Sendable {
     ///   - accelerometer: specific force in any consistent unit (+g on z when lying flat, face up:
     ///     the opposite of Core Motion's sign). An all-zero sample is skipped.
     ///   - magnetometer: magnetic field, µT (any unit), sensor frame; `nil` for a 6D update.
+    ///   - interval: the measured time since the previous sample, s, when sample times jitter
+    ///     (real timestamps); `nil` for the nominal `sampleInterval`. It sets how far the
+    ///     gyroscope is integrated and how fast the rest and magnetic timers run; it is clamped to
+    ///     0…4 nominal intervals (a longer gap is not bridged by one rate sample). The low-pass
+    ///     filters keep the nominal rate: a few per cent of jitter shifts their time constants by
+    ///     as much, far below what the time constants need.
     /// A sample whose gyroscope or accelerometer holds NaN or infinity is skipped; such a
     /// magnetometer reading is ignored.
-    public mutating func update(gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?) {
+    public mutating func update(
+        gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?, interval: Double? = nil
+    ) {
         // x · 0 is zero exactly for finite x: a sample with NaN or infinity is skipped.
         guard gyroscope * 0 + accelerometer * 0 == .zero else { return }
+        if let interval, interval.isFinite {
+            stepInterval = min(max(interval, 0), 4 * sampleInterval)
+        } else {
+            stepInterval = sampleInterval
+        }
         integrateGyroscope(gyroscope)
-        attitude6D = tiltQuaternion * gyroQuaternion
-        if accelerometer != .zero { correctTilt(accelerometer) }
+        // The tilt correction recomputes the 6D attitude; without it, the gyroscope alone moves it.
+        if accelerometer != .zero { correctTilt(accelerometer) } else { attitude6D = tiltQuaternion * gyroQuaternion }
         if let magnetometer, magnetometer != .zero, magnetometer * 0 == .zero { correctHeading(magnetometer) }
     }
 
     @inline(__always)
     private mutating func integrateGyroscope(_ gyr: SIMD3<Double>) {
-        let ts = sampleInterval
+        let ts = stepInterval
         if previousGyro.x.isNaN { previousGyro = gyr }
         restGyroLowPass = restGyroState.filter(gyr, restLowPass)
         let deviation = gyr - restGyroLowPass
@@ -279,18 +295,15 @@ public struct AttitudeFilter: Sendable {
         // Latency compensation: the rate `gyroscopeLatency` later, extrapolated from the last step.
         let rate = gyr + latencySteps * (gyr - previousGyro) - bias
         previousGyro = gyr
-        let norm = (rate * rate).sum().squareRoot()
-        if norm > Double.ulpOfOne {
-            let (sine, cosine) = sinCos(norm * ts / 2)
-            let s = sine / norm
-            let step = Quaternion(w: cosine, x: s * rate.x, y: s * rate.y, z: s * rate.z)
-            gyroQuaternion = renormalized(gyroQuaternion * step)
-        }
+        // The step rotates by θ = |rate| ts about rate: (cos θ/2, sin(θ/2) / |rate| · rate).
+        let (cosine, s) = halfAngleStep(normSquared: (rate * rate).sum(), sampleInterval: ts)
+        let step = Quaternion(w: cosine, x: s * rate.x, y: s * rate.y, z: s * rate.z)
+        gyroQuaternion = renormalized(gyroQuaternion * step)
     }
 
     @inline(__always)
     private mutating func correctTilt(_ acc: SIMD3<Double>) {
-        let ts = sampleInterval
+        let ts = stepInterval
         // Rest detection: the accelerometer must stay near its own low-pass.
         let accLow = restAccState.filter(acc, restLowPass)
         let deviation = acc - accLow
@@ -305,19 +318,25 @@ public struct AttitudeFilter: Sendable {
         // Low-pass in the almost-inertial frame, then into E₆, then the tilt correction that maps
         // it onto the vertical.
         let accInertial = accInertialState.filter(gyroQuaternion.rotate(acc), accLowPass)
-        var accEarth = tiltQuaternion.rotate(accInertial)
+        let accEarth = tiltQuaternion.rotate(accInertial)
         let length = (accEarth * accEarth).sum().squareRoot()
-        guard length > Double.ulpOfOne else { return }
-        accEarth /= length
-        let cw = ((accEarth.z + 1) / 2).squareRoot()
-        let correction = cw > 1e-6
-            ? Quaternion(w: cw, x: 0.5 * accEarth.y / cw, y: -0.5 * accEarth.x / cw, z: 0)
+        guard length > Double.ulpOfOne else {
+            attitude6D = tiltQuaternion * gyroQuaternion
+            return
+        }
+        // The shortest rotation taking a = accEarth / |a| to +z: w = √((1 + a_z) / 2), (x, y) =
+        // (a_y, −a_x) / (2w). With L = |a|, both come from k = 1 / √(2 L (L + a_z)) as
+        // w = (L + a_z) k, (x, y) = (a_y, −a_x) k: one division fewer on the longest chain.
+        let above = length + accEarth.z
+        let k = 1 / (2 * length * above).squareRoot()
+        let correction = above > 2e-12 * length
+            ? Quaternion(w: above * k, x: accEarth.y * k, y: -accEarth.x * k, z: 0)
             : Quaternion(w: 0, x: 1, y: 0, z: 0)
         tiltQuaternion = renormalized(correction * tiltQuaternion)
         attitude6D = tiltQuaternion * gyroQuaternion
 
         if parameters.motionBiasEstimation || parameters.restBiasEstimation {
-            estimateBias(tiltError: accEarth)
+            estimateBias(tiltError: accEarth * (1 / length))
         }
     }
 
@@ -392,7 +411,7 @@ public struct AttitudeFilter: Sendable {
 
     @inline(__always)
     private mutating func correctHeading(_ mag: SIMD3<Double>) {
-        let ts = sampleInterval
+        let ts = stepInterval
         magneticSeen = true
         let magEarth = attitude6D.rotate(mag)
         if parameters.magneticDisturbanceRejection {
@@ -473,13 +492,29 @@ public struct AttitudeFilter: Sendable {
     }
 }
 
-/// (sin x, cos x); exact to double precision by Taylor series for the small angles of one
-/// sample's rotation, libm otherwise.
+/// For a rotation at rate ω (|ω|² = `normSquared`) for `sampleInterval` ts, with x = |ω| ts / 2:
+/// (cos x, sin(x) / |ω|), the scalar part and the factor of ω in the step quaternion. For the small
+/// angles of one sample's rotation (|x| < 0.01) by Taylor series in x², exact to double precision
+/// (the first omitted terms are below 1e-19 relative) with neither a square root nor a division;
+/// libm otherwise.
+@inline(__always)
+func halfAngleStep(normSquared: Double, sampleInterval ts: Double) -> (cos: Double, sinOverNorm: Double) {
+    let x2 = normSquared * (ts * ts / 4)
+    if x2 < 1e-4 {
+        let sinOverNorm = ts / 2 * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
+        let cosine = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56)))
+        return (cosine, sinOverNorm)
+    }
+    let norm = normSquared.squareRoot()
+    let x = norm * ts / 2
+    return (cos(x), sin(x) / norm)
+}
+
+/// (sin x, cos x); exact to double precision by Taylor series for small angles, libm otherwise.
 @inline(__always)
 func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
     let x2 = x * x
     if x2 < 1e-4 {
-        // |x| < 0.01: the first omitted terms are below 1e-19 relative.
         let sine = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
         let cosine = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56)))
         return (sine, cosine)

@@ -112,6 +112,8 @@ final class SensorHub: Sendable {
         var backoffTicks = 1
         var ticksSinceCheck = 0
         var filter: AttitudeFilter?
+        /// The time of the last sample the filter took: the next update covers the real interval.
+        var lastFusedTimestamp: Double?
         var isFIFORunning = false
         /// FIFO mode: the chip's time of the last sample delivered, and why the next delivered
         /// sample may follow a gap (the FIFO was restarted: overflow, set-up again, chip reset).
@@ -303,14 +305,20 @@ final class SensorHub: Sendable {
         if consumers.contains(where: \.needsFusion) {
             // The filter runs on every sample; a new sample rate starts a new filter. It is updated
             // where it lies (a copy out and back costs more than the update's own arithmetic).
-            if ticks.filter?.sampleInterval != sampleInterval { ticks.filter = AttitudeFilter(sampleInterval: sampleInterval) }
+            if ticks.filter?.sampleInterval != sampleInterval {
+                ticks.filter = AttitudeFilter(sampleInterval: sampleInterval)
+                ticks.lastFusedTimestamp = nil
+            }
             ticks.filter?.update(
                 gyroscope: sample.rotationRate,
                 accelerometer: -sample.acceleration,   // the filter takes specific force
-                magnetometer: sample.calibratedMagneticField ?? sample.magneticField)
+                magnetometer: sample.calibratedMagneticField ?? sample.magneticField,
+                interval: ticks.lastFusedTimestamp.map { sample.timestamp - $0 })
+            ticks.lastFusedTimestamp = sample.timestamp
             if let filter = ticks.filter { fused = FusedMotion(filter) }
         } else {
             ticks.filter = nil
+            ticks.lastFusedTimestamp = nil
         }
 
         for consumer in consumers {
