@@ -8,7 +8,9 @@ import Testing
 /// entry, torvalds/linux), or the datasheet section where the kernel has no driver for the chip or
 /// does not touch the setting. The drivers' tables (Sources/Sensors) and the emulators' own
 /// constants (Sources/MotionSimulator) are both compared with it, so a constant copied wrongly
-/// into either side fails here, not on somebody's board.
+/// into either side fails here, not on somebody's board. Versions read: st_lsm6dsx_core.c at
+/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08; the
+/// tables quoted have been the same in every version since.
 ///
 /// Units are the kernel's own, converted only here: ST drivers state sensitivities as the
 /// datasheet's µg/LSB (`IIO_G_TO_M_S_2(61)`), µdps/LSB (`IIO_DEGREE_TO_RAD(8750)`) and
@@ -94,7 +96,7 @@ import Testing
         lsm6(.lsm6ds3, identity: 0x69, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dsl, identity: 0x6A, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dso, identity: 0x6C, accelerometer: lsm6Accelerometer),
-        // The kernel read here (st_lsm6dsx_core.c at the cited version) has no LSM6DSO32 entry:
+        // st_lsm6dsx_core.c at 007f2eb has no LSM6DSO32 entry yet:
         // its full scales come from DS13238 Table 2 (±4/8/16/32 g at 0.122/0.244/0.488/0.976 mg/LSB,
         // FS_XL 00/10/11/01), the rest is the LSM6DSO's.
         {
