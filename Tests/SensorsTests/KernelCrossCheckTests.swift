@@ -9,8 +9,7 @@ import Testing
 /// does not touch the setting. The drivers' tables (Sources/Sensors) and the emulators' own
 /// constants (Sources/MotionSimulator) are both compared with it, so a constant copied wrongly
 /// into either side fails here, not on somebody's board. Versions read: st_lsm6dsx_core.c at
-/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08; the
-/// tables quoted have been the same in every version since.
+/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08.
 ///
 /// Units are the kernel's own, converted only here: ST drivers state sensitivities as the
 /// datasheet's µg/LSB (`IIO_G_TO_M_S_2(61)`), µdps/LSB (`IIO_DEGREE_TO_RAD(8750)`) and
