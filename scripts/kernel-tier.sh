@@ -11,17 +11,24 @@
 # /dev/i2c-0 and runs the real drivers on them: probe, configuration registers, decoded samples,
 # and the no-acknowledge error at an absent address (Sources/i2c-kernel-check/ChipChecks.swift).
 #
-# Needs: swift, qemu-system-x86 (qemu-system-x86_64), busybox-static, cpio, apt-get, dpkg-deb.
+# i2c-stub answers SMBus only. So that the plain-I2C path (I2C_RDWR: several messages with repeated
+# starts in one transfer) runs against a kernel adapter too, the test-only module in
+# scripts/i2c-regfile is built against Debian's linux-headers package for the same kernel and
+# loaded with the same chip addresses; the check binary runs its I2C_RDWR checks and the same chip
+# checks through it (Sources/i2c-kernel-check/PlainI2CChecks.swift).
+#
+# Needs: swift, qemu-system-x86 (qemu-system-x86_64), busybox-static, cpio, apt-get, dpkg-deb,
+# make, and linux-headers-<the kernel's version> (installed here when run as root).
 # The kernel package is downloaded and unpacked into a temporary directory, never installed.
 # KVM is not used (it hangs on some CI hosts); TCG is slower but dependable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
-min_checks=8
+min_checks=43
 stub_chips=0x1c,0x68,0x6a   # LIS3MDL, MPU-6050, LSM6DSOX images (ChipChecks.swift)
 
-for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout; do
+for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout make; do
     command -v "$tool" >/dev/null || { echo "kernel tier: '$tool' not found" >&2; exit 1; }
 done
 busybox=/bin/busybox
@@ -46,6 +53,26 @@ deb=$(ls "$work"/linux-image-*.deb 2>/dev/null | head -n 1)
 dpkg-deb -x "$deb" "$work/kernel"
 vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -n 1)
 modules=$(ls -d "$work"/kernel/lib/modules/*/kernel/drivers/i2c)
+kernel_version=${kernel_package#linux-image-}
+
+echo "== building the test-only plain-I2C adapter module against linux-headers-$kernel_version"
+headers=/usr/src/linux-headers-$kernel_version
+if [ ! -d "$headers" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "linux-headers-$kernel_version" >/dev/null \
+            || { echo "kernel tier: could not install linux-headers-$kernel_version (run apt-get update?)" >&2; exit 1; }
+    else
+        echo "kernel tier: $headers is missing: apt-get install linux-headers-$kernel_version (as root)" >&2
+        exit 1
+    fi
+fi
+mkdir -p "$work/regfile"
+cp scripts/i2c-regfile/i2c-regfile.c scripts/i2c-regfile/Kbuild "$work/regfile/"
+if ! make -C "$headers" M="$work/regfile" modules >"$work/regfile/build.log" 2>&1; then
+    cat "$work/regfile/build.log" >&2
+    echo "kernel tier: the plain-I2C test module did not build against $headers (log above)" >&2
+    exit 1
+fi
 
 echo "== assembling the initramfs"
 root="$work/root"
@@ -56,6 +83,7 @@ for module in i2c-dev i2c-stub; do
         echo "kernel tier: $module.ko not found (plain .ko expected) in $kernel_package" >&2; exit 1; }
 done
 cp "$check_binary" "$root/bin/i2c-kernel-check"
+cp "$work/regfile/i2c-regfile.ko" "$root/lib/"
 cat > "$root/init" <<INIT
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -64,12 +92,15 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 insmod /lib/i2c-dev.ko
 insmod /lib/i2c-stub.ko chip_addr=$stub_chips
+insmod /lib/i2c-regfile.ko chip_addr=$stub_chips || echo "FAIL loading the plain-I2C test module i2c-regfile.ko"
 bus=/dev/i2c-0
+plain=
 for adapter in /sys/bus/i2c/devices/i2c-*; do
     [ "\$(cat \$adapter/name)" = "SMBus stub driver" ] && bus=/dev/\${adapter##*/}
+    [ "\$(cat \$adapter/name)" = "swift-motion register file" ] && plain=/dev/\${adapter##*/}
 done
-echo "== kernel \$(uname -r), i2c-stub adapter at \$bus"
-/bin/i2c-kernel-check \$bus
+echo "== kernel \$(uname -r), i2c-stub adapter at \$bus, plain-I2C register-file adapter at \${plain:-none}"
+/bin/i2c-kernel-check \$bus \$plain
 echo "== check binary exited with status \$?"
 poweroff -f
 INIT

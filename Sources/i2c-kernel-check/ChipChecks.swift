@@ -172,7 +172,7 @@ func chipChecks(bus: LinuxI2CBus) -> [Check] {
             let field = vector(lis3mdlRaw, scale: 100.0 / 6842)
             try expect(same(sample.field, field), "field \(sample.field), expected \(field)")
         },
-        Check(name: "polling for the reset (the default) times out on i2c-stub, whose reset bit never clears") {
+        Check(name: "polling for the reset (the default) times out on a plain register file, whose reset bit never clears") {
             // Why the checks above use `.fixedDelay`: SOFT_RST (CTRL_REG2 bit 2) stays as written.
             let magnetometer = LIS3MDLMagnetometer(bus: bus, address: lis3mdl.address)
             let error = sensorError { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }

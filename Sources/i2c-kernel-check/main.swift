@@ -4,7 +4,9 @@
 // registers with an auto-incrementing pointer, and the adapter offers SMBus only (no plain I2C).
 // The last checks run the real drivers against register images of an MPU-6050, an LSM6DSOX and
 // a LIS3MDL (ChipChecks.swift).
-// Usage: i2c-kernel-check [/dev/i2c-N]   (default /dev/i2c-0). Exit status 1 if any check fails.
+// With a second bus (the test-only plain-I2C adapter of scripts/i2c-regfile, loaded with the same
+// chip addresses), its I2C_RDWR checks run too, and then the same chip checks through it.
+// Usage: i2c-kernel-check [/dev/i2c-N [/dev/i2c-M]]   (default /dev/i2c-0). Exit status 1 if any check fails.
 import Glibc
 import I2C
 import LinuxI2C
@@ -111,4 +113,15 @@ let checks: [Check] = [
 ]
 
 // The chip checks overwrite the stub chips' registers with register images: they run last.
-exit(runChecks(checks + chipChecks(bus: bus)) == 0 ? 0 : 1)
+var all = checks + chipChecks(bus: bus)
+if let plainPath = CommandLine.arguments.dropFirst(2).first {
+    do {
+        let plain = try LinuxI2CBus(path: plainPath)
+        print("bus \(plainPath): \(plain.functionality)")
+        all += plainI2CChecks(bus: plain, path: plainPath)
+            + chipChecks(bus: plain).map { check in Check(name: "plain I2C: " + check.name, run: check.run) }
+    } catch {
+        all.append(Check(name: "open the plain-I2C adapter \(plainPath)") { throw error })
+    }
+}
+exit(runChecks(all) == 0 ? 0 : 1)
