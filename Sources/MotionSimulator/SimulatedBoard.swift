@@ -22,12 +22,13 @@ import I2C
 public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250
+        /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, mpu6050, mpu6500, mpu9250
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
-            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: I2CAddress(0x6A)
+            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: I2CAddress(0x6A)
             case .mpu6050, .mpu6500, .mpu9250: I2CAddress(0x68)
             }
         }
@@ -36,7 +37,7 @@ public struct SimulatedBoard: Sendable {
         /// whose AK8963 is inside the package.
         public var usualMagnetometer: Magnetometer? {
             switch self {
-            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: .lis3mdl
+            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: .lis3mdl
             case .mpu6050, .mpu6500: .qmc5883l
             case .mpu9250: nil
             }
@@ -122,6 +123,7 @@ public struct SimulatedBoard: Sendable {
         case .lsm6dso32: imuDevice = LSM6DSO32Emulator(source: source, now: now, options: imuOptions)
         case .lsm6dsl: imuDevice = LSM6DSLEmulator(source: source, now: now, options: imuOptions)
         case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
+        case .lsm6dsr: imuDevice = LSM6DSREmulator(source: source, now: now, options: imuOptions)
         case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)
         case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
         case .mpu9250:

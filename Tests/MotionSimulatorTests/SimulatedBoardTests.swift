@@ -42,7 +42,7 @@ import Timing
     }
 
     @Test func choicesParse() {
-        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "mpu6050", "mpu6500", "mpu9250"])
+        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "mpu6050", "mpu6500", "mpu9250"])
         #expect(SimulatedBoard.IMU(rawValue: "mpu6050") == .mpu6050)
         #expect(SimulatedBoard.MagnetometerChoice(name: "hmc5883l") == .chip(.hmc5883l))
         #expect(SimulatedBoard.MagnetometerChoice(name: "none") == SimulatedBoard.MagnetometerChoice.none)
@@ -55,6 +55,7 @@ import Timing
         (.lsm6dso32, 0x6A, 0x0F, 0x6C), (.lsm6dso32, 0x6B, 0x0F, 0x6C),
         (.lsm6dsl, 0x6A, 0x0F, 0x6A), (.lsm6dsl, 0x6B, 0x0F, 0x6A),
         (.lsm6ds3, 0x6A, 0x0F, 0x69), (.lsm6ds3, 0x6B, 0x0F, 0x69),
+        (.lsm6dsr, 0x6A, 0x0F, 0x6B), (.lsm6dsr, 0x6B, 0x0F, 0x6B),
         (.mpu6050, 0x68, 0x75, 0x68), (.mpu6050, 0x69, 0x75, 0x68),
         (.mpu6500, 0x68, 0x75, 0x70), (.mpu6500, 0x69, 0x75, 0x70),
         (.mpu9250, 0x68, 0x75, 0x71), (.mpu9250, 0x69, 0x75, 0x71),

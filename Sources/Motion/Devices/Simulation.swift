@@ -88,7 +88,7 @@ public struct Simulation: Sendable, Equatable {
         // default (ST 208 Hz, InvenSense 200 Hz); held in between.
         let noiseRate: Double = switch imu {
         case .mpu6050, .mpu6500, .mpu9250: 200
-        case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: 208
+        case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: 208
         }
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)

@@ -1,10 +1,13 @@
-/// Register model of the ST LSM6 family: LSM6DSOX and LSM6DSO32 (tagged FIFO), LSM6DSL and
+/// Register model of the ST LSM6 family: LSM6DSOX, LSM6DSO32 and LSM6DSR/ISM330DHCX (tagged FIFO), LSM6DSL and
 /// LSM6DS3 (untagged FIFO). Register addresses and bits: LSM6DSOX datasheet DS12814 §8–9,
 /// LSM6DSO32 DS13238 (same map, doubled accelerometer ranges), LSM6DSL DS11889 §8–9, LSM6DS3
 /// DocID026899 §8–9 (register mapping and register description chapters).
 struct LSM6Chip: RegisterChip {
     enum Model: Sendable {
         case dsox, dso32, dsl, ds3
+        /// LSM6DSR (DS12412) and ISM330DHCX (DS13012): the LSM6DSOX's map with WHO_AM_I 0x6B and a
+        /// ±4000 dps gyroscope range (CTRL2_G FS_4000, bit 0: 140 mdps/LSB).
+        case dsr
     }
 
     /// LSM6DSO-generation chips tag each FIFO word; the older ones store untagged 16-bit words.
@@ -96,7 +99,7 @@ struct LSM6Chip: RegisterChip {
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         self.model = model
-        self.fifoKind = model == .dsox || model == .dso32 ? .tagged : .untagged
+        self.fifoKind = model == .dsl || model == .ds3 ? .untagged : .tagged
         self.source = source
         self.options = options
         let ticker = SampleTicker(driftPPM: options.clockDriftPPM)
@@ -111,6 +114,7 @@ struct LSM6Chip: RegisterChip {
     var identity: UInt8 {
         switch model {
         case .dsox, .dso32: 0x6C
+        case .dsr: 0x6B
         case .dsl: 0x6A
         case .ds3: 0x69
         }
@@ -125,7 +129,7 @@ struct LSM6Chip: RegisterChip {
         registers[Int(Self.whoAmI)] = identity
         registers[Int(Self.ctrl3C)] = 0x04  // IF_INC set at power-on
         switch model {
-        case .dsox, .dso32:
+        case .dsox, .dso32, .dsr:
             registers[0x02] = 0x3F           // PIN_CTRL
             registers[Int(Self.ctrl9XL)] = 0xE0
         case .dsl:
@@ -173,6 +177,7 @@ struct LSM6Chip: RegisterChip {
     /// dps per LSB at the selected full scale.
     var gyroDPSPerLSB: Double {
         let ctrl2 = reg(Self.ctrl2G)
+        if model == .dsr, ctrl2 & 0b1 != 0 { return 140.0 / 1000 }   // FS_4000 (DS12412 Table 2)
         if ctrl2 & 0b10 != 0 { return 4.375 / 1000 }
         return Self.gyroSensitivity[Int((ctrl2 >> 2) & 0b11)] / 1000
     }
@@ -191,7 +196,7 @@ struct LSM6Chip: RegisterChip {
 
     var fifoThreshold: Int {
         switch model {
-        case .dsox, .dso32: Int(reg(Self.dsoxFIFOCtrl1)) | Int(reg(Self.dsoxFIFOCtrl2) & 0x01) << 8
+        case .dsox, .dso32, .dsr: Int(reg(Self.dsoxFIFOCtrl1)) | Int(reg(Self.dsoxFIFOCtrl2) & 0x01) << 8
         case .dsl: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x07) << 8
         case .ds3: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x0F) << 8
         }

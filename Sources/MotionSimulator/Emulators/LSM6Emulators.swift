@@ -54,3 +54,15 @@ public final class LSM6DS3Emulator: EngineBackedDevice {
         engine = EmulatorEngine(LSM6Chip(model: .ds3, source: source, options: options), now: now)
     }
 }
+
+/// ST LSM6DSR / ISM330DHCX emulator (WHO_AM_I 0x0F = 0x6B), usually at 0x6A or 0x6B. As
+/// ``LSM6DSOXEmulator`` (the same register map and tagged FIFO) with a ±4000 dps gyroscope range
+/// (CTRL2_G FS_4000, bit 0, 140 mdps/LSB: LSM6DSR DS12412 Table 2, ISM330DHCX DS13012 Table 3).
+public final class LSM6DSREmulator: EngineBackedDevice {
+    public let chipName = "LSM6DSR"
+    let engine: EmulatorEngine<LSM6Chip>
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(LSM6Chip(model: .dsr, source: source, options: options), now: now)
+    }
+}

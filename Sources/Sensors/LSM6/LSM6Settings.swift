@@ -8,6 +8,9 @@ public enum LSM6Model: String, Sendable, CaseIterable {
     case lsm6dso = "LSM6DSO/LSM6DSOX"
     /// WHO_AM_I 0x6C as well, with ±4…32 g ranges: only the caller (board file) can say so.
     case lsm6dso32 = "LSM6DSO32"
+    /// WHO_AM_I 0x6B: the LSM6DSO's register map with a ±4000 dps gyroscope range; the ISM330DHCX
+    /// (industrial grade) answers the same and is the same to this driver.
+    case lsm6dsr = "LSM6DSR/ISM330DHCX"
 }
 
 /// Register map shared by the family (LSM6DS3 / LSM6DSL / LSM6DSO datasheets §8–9: same addresses
@@ -23,8 +26,8 @@ enum LSM6Register {
     static let accelerometerRate = RegisterField(ctrl1XL, mask: 0b1111_0000)
     static let accelerometerRange = RegisterField(ctrl1XL, mask: 0b0000_1100)
     static let gyroscopeRate = RegisterField(ctrl2G, mask: 0b1111_0000)
-    /// FS_G (bits 3:2) and FS_125 (bit 1) as one 3-bit code.
-    static let gyroscopeRange = RegisterField(ctrl2G, mask: 0b0000_1110)
+    /// FS_G (bits 3:2), FS_125 (bit 1) and FS_4000 (bit 0, LSM6DSR/ISM330DHCX only) as one code.
+    static let gyroscopeRange = RegisterField(ctrl2G, mask: 0b0000_1111)
     static let softwareReset = RegisterField(ctrl3C, mask: 0b0000_0001)
     static let blockDataUpdate: UInt8 = 0x40
     static let autoIncrement: UInt8 = 0x04
@@ -67,9 +70,11 @@ struct LSM6Settings: Sendable {
     /// characteristics"). The LSM6DSO32 (Table 2) has the same codes for ±4…32 g at 0.122…0.976 mg/LSB.
     private static let accelerometer = ranges([2, 4, 8, 16], [0b00, 0b10, 0b11, 0b01], milliPerLSB: [0.061, 0.122, 0.244, 0.488])
     private static let dso32Accelerometer = ranges([4, 8, 16, 32], [0b00, 0b10, 0b11, 0b01], milliPerLSB: [0.122, 0.244, 0.488, 0.976])
-    /// FS_G:FS_125 and sensitivities in mdps/LSB (§4.1).
+    /// FS_G:FS_125:FS_4000 and sensitivities in mdps/LSB (§4.1). The LSM6DSR and ISM330DHCX add
+    /// ±4000 dps with FS_4000 (bit 0) at 140 mdps/LSB (DS12412 Table 2, §9.16; DS13012 Table 3).
     private static let gyroscope = ranges(
-        [125, 250, 500, 1000, 2000], [0b001, 0b000, 0b010, 0b100, 0b110], milliPerLSB: [4.375, 8.75, 17.5, 35, 70])
+        [125, 250, 500, 1000, 2000], [0b0010, 0b0000, 0b0100, 0b1000, 0b1100], milliPerLSB: [4.375, 8.75, 17.5, 35, 70])
+    private static let dsrGyroscope = gyroscope + ranges([4000], [0b0001], milliPerLSB: [140])
 
     private static func rates(_ list: [Double]) -> [SettingOption] {
         list.enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) }
@@ -81,10 +86,11 @@ struct LSM6Settings: Sendable {
 
     private init(
         identity: UInt8, rates: [SettingOption], accelerometerRanges: [SettingOption] = LSM6Settings.accelerometer,
+        gyroscopeRanges: [SettingOption] = LSM6Settings.gyroscope,
         temperatureLSBPerDegree: Double, fifo: LSM6FIFOLayout, accelerometerSelfTestLimits: ClosedRange<Double>
     ) {
         self.identity = identity
-        tables = IMUTables(outputDataRates: rates, accelerometerRanges: accelerometerRanges, gyroscopeRanges: Self.gyroscope)
+        tables = IMUTables(outputDataRates: rates, accelerometerRanges: accelerometerRanges, gyroscopeRanges: gyroscopeRanges)
         self.temperatureLSBPerDegree = temperatureLSBPerDegree
         self.fifo = fifo
         self.accelerometerSelfTestLimits = accelerometerSelfTestLimits
@@ -107,6 +113,13 @@ struct LSM6Settings: Sendable {
         case .lsm6dso32:
             // LSM6DSO32: as the LSM6DSO, with ±4…32 g ranges.
             LSM6Settings(identity: 0x6C, rates: dsoRates, accelerometerRanges: dso32Accelerometer, temperatureLSBPerDegree: 256,
+                         fifo: .tagged, accelerometerSelfTestLimits: 50...1700)
+        case .lsm6dsr:
+            // 256 LSB/°C and the self-test procedure as the LSM6DSO's. Self-test limits: the
+            // LSM6DSO's (DS12140 Table 2: 50…1700 mg, 150…700 dps at ±2000 dps), applied until
+            // they are checked against DS12412 Table 2 (LSM6DSR) and DS13012 Table 3 (ISM330DHCX),
+            // which were not at hand when this entry was written.
+            LSM6Settings(identity: 0x6B, rates: dsoRates, gyroscopeRanges: dsrGyroscope, temperatureLSBPerDegree: 256,
                          fifo: .tagged, accelerometerSelfTestLimits: 50...1700)
         }
     }
