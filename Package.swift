@@ -27,11 +27,15 @@ let package = Package(
         .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking", "Fusion"]),
         // Pure math: attitude filter, orientation classifier, calibration fits.
         .target(name: "Fusion"),
+        // Linux's own sensor drivers (IIO): sysfs discovery, unit conversion, the buffer device.
+        .target(name: "IIO"),
+        // Test support: fake IIO sysfs trees and buffer devices in a temporary directory.
+        .target(name: "IIOFake"),
         // The public API.
         .target(
             name: "Motion",
             dependencies: [
-                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking",
+                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking", "IIO",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -54,7 +58,8 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal"]),

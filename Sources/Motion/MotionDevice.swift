@@ -24,6 +24,8 @@ protocol MotionDevice: AnyObject, Sendable {
     /// How a person names it in logs and errors: "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
     var name: String { get }
     var hasMagnetometer: Bool { get }
+    /// False for an accelerometer alone (many laptops' HID sensors): rotation rates are then zero.
+    var hasGyroscope: Bool { get }
     /// The fastest rate the timer path may poll, in Hz (the chip's ODR bounds it too).
     var maximumTimerRate: Double { get }
     /// Identifies and configures the chips (again, after a reset or a disappearance).
@@ -43,6 +45,7 @@ protocol MotionDevice: AnyObject, Sendable {
 }
 
 extension MotionDevice {
+    var hasGyroscope: Bool { true }
     var fifoRate: Double? { nil }
     func startFIFO() throws(MotionError) {
         throw .sensor("\(name) has no FIFO")

@@ -15,6 +15,9 @@ public enum MotionSource: Sendable {
     case board(Board, bus: String? = nil)
     /// The built-in simulated board: register-level chip emulators in a simulated world.
     case simulated(Simulation = Simulation())
+    /// Linux's own sensor drivers through IIO (sysfs and the buffer device): for a chip a kernel
+    /// driver owns (a Raspberry Pi overlay) and for laptops, tablets and phones.
+    case iio(IIOSelection = IIOSelection())
 }
 
 /// The simulated board behind a manager: the bus (for fault injection) and the world (ground truth).
@@ -65,6 +68,7 @@ extension MotionManager {
         case .automatic: resolved = Self.resolveAutomatic(clock: clock, store: calibrationStore)
         case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock, store: calibrationStore)
         case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock, store: calibrationStore)
+        case .iio(let selection): resolved = try Self.resolve(iio: selection, clock: clock)
         }
         self.init(resolved: resolved)
     }
@@ -122,6 +126,12 @@ extension MotionManager {
             return ResolvedSource(
                 hub: SensorHub(device: device, clock: clock), simulated: SimulatedHardware(board: board, world: world),
                 magnetometerAccuracy: device.correction.magnetometerAccuracy)
+        }
+    }
+
+    static func resolve(iio selection: IIOSelection, clock: any MotionClock) throws(MotionError) -> ResolvedSource {
+        try shared(key: "iio|\(selection.root)|\(selection.name ?? "")|\(selection.reading)", clock: clock) { () throws(MotionError) in
+            ResolvedSource(hub: SensorHub(device: try IIOMotionDevice(selection: selection), clock: clock), simulated: nil, magnetometerAccuracy: nil)
         }
     }
 
