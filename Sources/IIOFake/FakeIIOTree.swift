@@ -43,7 +43,7 @@ public final class FakeIIOTree: @unchecked Sendable {
 
     /// Reads one attribute back (what our code wrote: `buffer/enable`, `current_trigger`).
     public func value(_ attribute: String, of id: String) throws -> String {
-        try String(contentsOfFile: "\(sysfs)/\(id)/\(attribute)", encoding: .utf8)
+        try String(contentsOfFile: "\(sysfs)/\(id)/\(attribute)", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The device disappears (driver unbound): its directory moves out of the tree.
