@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput",
+                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
-        .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal"]),
+        .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal", "IIOFake"]),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]
