@@ -110,5 +110,7 @@ let checks: [Check] = [
     },
 ]
 
-// The chip checks overwrite the stub chips' registers with register images: they run last.
-exit(runChecks(checks + chipChecks(bus: bus)) == 0 ? 0 : 1)
+// The chip checks overwrite the stub chips' registers with register images: they run last,
+// then the kernel's own IIO drivers take the same images over (KernelIIOChecks.swift).
+let configured = ConfiguredDrivers()
+exit(runChecks(checks + chipChecks(bus: bus, imus: configured) + kernelIIOChecks(bus: bus, path: path, configured: configured)) == 0 ? 0 : 1)
