@@ -49,7 +49,7 @@ let package = Package(
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
-        .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion"]),
+        .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
         .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
 

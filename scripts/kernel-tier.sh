@@ -16,7 +16,8 @@
 # new_device; the check binary reports which probes survive a stub whose reset bits never clear
 # (and the kernel's log line for those that do not), checks that our I2C access to a held
 # address fails busy, that the raw counts and values agree with our driver's, and that our IIO
-# source (MotionSource.iio) delivers the kernel driver's samples. The driver modules and their
+# source (MotionSource.iio) delivers the kernel driver's samples, and reports the driver's
+# removal (delete_device) once and resumes when it is back (new_device). The driver modules and their
 # dependency closure (industrialio, kfifo_buf, industrialio-triggered-buffer, i2c-mux, …) come
 # from the same kernel package: depmod writes its modules.dep, which lists each module's
 # dependencies (most dependent first), loaded here in reverse.
@@ -29,7 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
-min_checks=35
+min_checks=36
 # LIS3MDL, MMA8452Q, MPU-6050, BMI160, LSM6DSOX images (ChipChecks.swift, KernelIIOChecks.swift)
 stub_chips=0x1c,0x1d,0x68,0x69,0x6a
 iio_drivers="inv-mpu6050-i2c st_lsm6dsx_i2c bmi160_i2c mma8452"

@@ -199,12 +199,15 @@ public struct Doctor: Sendable {
         let imu = board?.imuAddresses ?? Self.commonIMUAddresses
         let magnetometer = board?.magnetometerAddresses ?? Self.commonMagnetometerAddresses
         return devices.map { device in
-            let found: [I2CAddress]
+            var found: [I2CAddress]
             do throws(I2CError) {
                 found = try scan(device)
             } catch {
                 return DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint)
             }
+            // A chip a kernel driver holds refuses the scan (EBUSY) but is there.
+            let held = KernelDriverClaim.claims(bus: device, addresses: imu + magnetometer, sysfsRoot: onDisk("sys")).map(\.address)
+            found = Array(Set(found + held)).sorted { $0.rawValue < $1.rawValue }
             let bus = board?.i2cBuses.first { $0.device == device }
             let wiring = bus.map { "check the wiring: SDA to pin \($0.sdaPin.header), SCL to pin \($0.sclPin.header), 3.3 V and GND, and the breakout's pull-ups" }
                 ?? "check the wiring (SDA, SCL, 3.3 V, GND) and the breakout's pull-ups"

@@ -3,10 +3,12 @@
 // its probe outcome compared with what is expected and explained (the kernel log line), the
 // same preloaded sample read through our I2C driver and through the kernel driver's IIO
 // attributes, and our IIO source (Motion's `MotionSource.iio`) reading the kernel driver.
+import Dispatch
 import Glibc
 import I2C
 import IIO
 import LinuxI2C
+import Locking
 import Motion
 import Sensors
 
@@ -174,7 +176,52 @@ func kernelIIOChecks(bus: LinuxI2CBus, path: String, configured imus: Configured
         try expect((0..<3).allSatisfy { abs(latest.acceleration[$0] - expected[$0]) < 1e-9 }, "read \(latest.acceleration), expected \(expected)")
         try expect(manager.counters.sampled >= 5, "only \(manager.counters.sampled) samples in 0.3 s")
     })
+    checks.append(Check(name: "the kernel driver unbound mid-stream (delete_device): MotionError.iio(deviceRemoved) once; samples resume when it is bound again") {
+        try removalAndReturn(busNumber: number)
+    })
     return checks
+}
+
+/// Streams the mpu6050 through MotionSource.iio while the kernel's client is deleted and
+/// created again (Documentation/i2c/instantiating-devices.rst: delete_device, new_device).
+func removalAndReturn(busNumber number: Int) throws {
+    let manager: MotionManager
+    do {
+        manager = try MotionManager(source: .iio(IIOSelection(name: "mpu6050", reading: .polling)), calibrationStore: nil)
+    } catch {
+        throw CheckFailure(message: "\(error)")
+    }
+    let events = Locked<(samples: Int, samplesAfterReturn: Int, errors: [MotionError], returned: Bool)>((0, 0, [], false))
+    let queue = DispatchQueue(label: "removal")
+    manager.startAccelerometerUpdates(to: queue) { data, error in
+        events.withLock { events in
+            if data != nil { events.samples += 1 }
+            if data != nil, events.returned { events.samplesAfterReturn += 1 }
+            if let error { events.errors.append(error) }
+        }
+    }
+    let adapter = "/sys/bus/i2c/devices/i2c-\(number)"
+    usleep(300_000)
+    do {
+        try SysfsFiles.write("0x68", to: "\(adapter)/delete_device")
+        usleep(1_000_000)
+        try SysfsFiles.write("mpu6050 0x68", to: "\(adapter)/new_device")
+    } catch {
+        manager.stopAccelerometerUpdates()
+        throw CheckFailure(message: "\(error)")
+    }
+    events.withLock { $0.returned = true }
+    usleep(2_000_000)
+    manager.stopAccelerometerUpdates()
+    queue.sync {}
+    let seen = events.withLock { $0 }
+    print("  \(seen.samples) samples, \(seen.samplesAfterReturn) after the return, errors: \(seen.errors.map(\.description)), counters \(manager.counters)")
+    try expect(seen.errors.count == 1, "errors: \(seen.errors)")
+    guard case .iio(let cause) = seen.errors.first, cause.kind == .deviceRemoved else {
+        throw CheckFailure(message: "expected MotionError.iio(deviceRemoved), got \(seen.errors)")
+    }
+    try expect(seen.samplesAfterReturn > 0 && manager.counters.recovered >= 1, "no samples after the driver came back")
+    try expect(manager.counters.sampled + manager.counters.totalDropped > 0, "counters \(manager.counters)")
 }
 
 final class ReadingsBeforeBinding {

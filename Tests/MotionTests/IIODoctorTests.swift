@@ -40,6 +40,14 @@ import Testing
         #expect(iio.message == "Linux's own driver offers mpu6050 (iio:device0): accelerometer, gyroscope; buffered: readable with --source iio (MotionSource.iio)")
     }
 
+    @Test func theBusScanCountsTheHeldChipAsPresent() throws {
+        let machine = try piWithOverlay()
+        let checks = machine.doctor(scanBus: { _ in [] }).run()   // 0x68 refuses the scan: EBUSY
+        let scan = try #require(checks.check(.busScan))
+        #expect(scan.status == .ok)
+        #expect(scan.message == "/dev/i2c-1 answers at 0x68: IMU at 0x68, no magnetometer at the usual addresses")
+    }
+
     @Test func aDeclaredClientWithoutADriverIsBusyToo() throws {
         let machine = try piWithOverlay(bound: false)
         let busy = try #require(machine.doctor().run().first { $0.topic == .i2c && $0.status == .warning })
