@@ -17,18 +17,23 @@ import Timing
             clock: clock, calibrationStore: nil)
     }
 
+    /// Sensor updates for `seconds` of virtual time.
+    func sensorData(_ motion: MotionManager, for seconds: Double) -> (values: [SensorData], errors: [MotionError]) {
+        let inbox = Inbox<SensorData>()
+        motion.startSensorUpdates(to: inbox.queue, withHandler: inbox.handler)
+        clock.advance(by: seconds)
+        inbox.drain()
+        motion.stopSensorUpdates()
+        return (inbox.values.withLock { $0 }, inbox.errors.withLock { $0 })
+    }
+
     @Test func pollsMPU6050InCoreMotionUnitsAndSign() throws {
         let tree = try FakeIIOTree()
         try tree.add(.mpu6050(accel: (0, 0, 16384), gyro: (100, -200, 300)), as: "iio:device0")
         try tree.add(.ak8975(field: (100, -50, 200)), as: "iio:device1")
         let motion = try manager(tree)
         #expect(motion.isGyroAvailable && motion.isMagnetometerAvailable)
-        let inbox = Inbox<SensorData>()
-        motion.startSensorUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 0.1)
-        inbox.drain()
-        motion.stopSensorUpdates()
-        let values = inbox.values.withLock { $0 }
+        let values = sensorData(motion, for: 0.1).values
         // The driver samples at 50 Hz (its sampling_frequency): the sampler polls no faster.
         #expect(values.count == 5)
         let sample = try #require(values.last)
@@ -45,13 +50,7 @@ import Timing
     @Test func appliesTheMountMatrix() throws {
         let tree = try FakeIIOTree()
         try tree.add(.mpu6050(accel: (1000, 2000, 16384), gyro: (10, 20, 30), mount: "0, 1, 0; 1, 0, 0; 0, 0, -1"), as: "iio:device0")
-        let motion = try manager(tree)
-        let inbox = Inbox<SensorData>()
-        motion.startSensorUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 0.02)
-        inbox.drain()
-        motion.stopSensorUpdates()
-        let sample = try #require(inbox.values.withLock { $0.first })
+        let sample = try #require(sensorData(try manager(tree), for: 0.02).values.first)
         // Device axes: x' = chip y, y' = chip x, z' = −chip z; then Core Motion's sign.
         let s = 0.000598 / g
         #expect(abs(sample.acceleration.x - -2000 * s) < 1e-12)
