@@ -42,6 +42,9 @@ protocol MotionDevice: AnyObject, Sendable {
     /// Every sample waiting in the FIFO, oldest first, each timed from the chip's own clock;
     /// `lost` counts samples the FIFO overflowed past since the previous read.
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int)
+    /// Nobody reads the FIFO any more (the last consumer left): release what `startFIFO` holds
+    /// (an IIO buffer stays enabled in the kernel otherwise). The next FIFO read starts it again.
+    func stopFIFO()
 }
 
 extension MotionDevice {
@@ -53,4 +56,5 @@ extension MotionDevice {
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
         throw .sensor("\(name) has no FIFO")
     }
+    func stopFIFO() {}
 }

@@ -1,7 +1,7 @@
 import Dispatch
 import IIO
 import IIOFake
-import Motion
+@testable import Motion
 import Testing
 import Timing
 
@@ -189,6 +189,9 @@ extension IIOSourceTests {
         // Nothing lost silently: the two missing periods are counted.
         #expect(motion.counters.sampled == 5)
         #expect(motion.counters.dropped[.fifoOverflow] == 2)
+        // The last consumer gone, the kernel's buffer is disabled again.
+        motion.hub.flush()
+        #expect(try tree.value("buffer/enable", of: "iio:device0") == "0")
     }
 
     @Test func buffersBMI160GyroscopeBeforeAccelerometer() throws {

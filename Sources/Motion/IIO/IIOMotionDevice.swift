@@ -95,7 +95,9 @@ final class IIOMotionDevice: MotionDevice {
                 state.buffer = nil
                 return state.sensors
             }
-            guard let accelerometer = sensors.accelerometer.group(.accelerometer) else { return MotionSample(timestamp: timestamp, acceleration: .zero, rotationRate: .zero) }
+            guard let accelerometer = sensors.accelerometer.group(.accelerometer) else {
+                throw IIOError(.noDevice, path: sensors.accelerometer.directory, detail: "no accelerometer channels")
+            }
             let acceleration = try accelerometer.read()
             let rotation = try sensors.gyroscope?.group(.gyroscope)?.read() ?? .zero
             let field = try sensors.magnetometer?.group(.magnetometer)?.read()
@@ -179,6 +181,13 @@ final class IIOMotionDevice: MotionDevice {
                 }
                 return (samples, 0)
             }
+        }
+    }
+
+    func stopFIFO() {
+        state.withLock { state in
+            state.buffer?.stop()
+            state.buffer = nil
         }
     }
 
