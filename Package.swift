@@ -27,11 +27,15 @@ let package = Package(
         .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking", "Fusion"]),
         // Pure math: attitude filter, orientation classifier, calibration fits.
         .target(name: "Fusion"),
+        // Linux's own sensor drivers (IIO): sysfs discovery, unit conversion, the buffer device.
+        .target(name: "IIO"),
+        // Test support: fake IIO sysfs trees and buffer devices in a temporary directory.
+        .target(name: "IIOFake"),
         // The public API.
         .target(
             name: "Motion",
             dependencies: [
-                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking",
+                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking", "IIO",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -40,12 +44,12 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput",
+                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
-        .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors"]),
+        .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
         .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
 
@@ -54,10 +58,11 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
-        .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal"]),
+        .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal", "IIOFake"]),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,21 +14,36 @@
 # i2c-stub answers SMBus only. So that the plain-I2C path (I2C_RDWR: several messages with repeated
 # starts in one transfer) runs against a kernel adapter too, the test-only module in
 # scripts/i2c-regfile is built against Debian's linux-headers package for the same kernel and
-# loaded with the same chip addresses; the check binary runs its I2C_RDWR checks and the same chip
-# checks through it (Sources/i2c-kernel-check/PlainI2CChecks.swift).
+# loaded with the chip addresses of ChipChecks.swift; the check binary runs its I2C_RDWR checks and
+# the same chip checks through it (Sources/i2c-kernel-check/PlainI2CChecks.swift).
+#
+# Then the kernel's own IIO drivers take over the stub's register images (KernelIIOChecks.swift):
+# inv_mpu6050 (0x68), st_lsm6dsx (0x6A), bmi160 (0x69) and mma8452 (0x1D) are instantiated through
+# new_device; the check binary reports which probes survive a stub whose reset bits never clear
+# (and the kernel's log line for those that do not), checks that our I2C access to a held
+# address fails busy, that the raw counts and values agree with our driver's, and that our IIO
+# source (MotionSource.iio) delivers the kernel driver's samples, and reports the driver's
+# removal (delete_device) once and resumes when it is back (new_device). The driver modules and their
+# dependency closure (industrialio, kfifo_buf, industrialio-triggered-buffer, i2c-mux, …) come
+# from the same kernel package: depmod writes its modules.dep, which lists each module's
+# dependencies (most dependent first), loaded here in reverse.
 #
 # Needs: swift, qemu-system-x86 (qemu-system-x86_64), busybox-static, cpio, apt-get, dpkg-deb,
-# make, and linux-headers-<the kernel's version> (installed here when run as root).
+# depmod (kmod), make, and linux-headers-<the kernel's version> (installed here when run as root).
 # The kernel package is downloaded and unpacked into a temporary directory, never installed.
 # KVM is not used (it hangs on some CI hosts); TCG is slower but dependable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
-min_checks=43
-stub_chips=0x1c,0x68,0x6a   # LIS3MDL, MPU-6050, LSM6DSOX images (ChipChecks.swift)
+min_checks=79
+# LIS3MDL, MMA8452Q, MPU-6050, BMI160, LSM6DSOX images (ChipChecks.swift, KernelIIOChecks.swift)
+stub_chips=0x1c,0x1d,0x68,0x69,0x6a
+# The plain-I2C adapter holds the images ChipChecks.swift writes: LIS3MDL, MPU-6050, LSM6DSOX.
+regfile_chips=0x1c,0x68,0x6a
+iio_drivers="inv-mpu6050-i2c st_lsm6dsx_i2c bmi160_i2c mma8452"
 
-for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout make; do
+for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout depmod make; do
     command -v "$tool" >/dev/null || { echo "kernel tier: '$tool' not found" >&2; exit 1; }
 done
 busybox=/bin/busybox
@@ -53,6 +68,9 @@ deb=$(ls "$work"/linux-image-*.deb 2>/dev/null | head -n 1)
 dpkg-deb -x "$deb" "$work/kernel"
 vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -n 1)
 modules=$(ls -d "$work"/kernel/lib/modules/*/kernel/drivers/i2c)
+kernel_dir=$(ls -d "$work"/kernel/lib/modules/*)
+# The package ships no modules.dep (the installer makes it): depmod writes it from the modules.
+depmod -b "$work/kernel" "$(basename "$kernel_dir")"
 kernel_version=${kernel_package#linux-image-}
 
 echo "== building the test-only plain-I2C adapter module against linux-headers-$kernel_version"
@@ -82,6 +100,21 @@ for module in i2c-dev i2c-stub; do
     cp "$modules/$module.ko" "$root/lib/" 2>/dev/null || {
         echo "kernel tier: $module.ko not found (plain .ko expected) in $kernel_package" >&2; exit 1; }
 done
+mkdir -p "$root/lib/iio"
+loaded=" "
+for driver in $iio_drivers; do
+    line=$(grep -E "/$driver\.ko:" "$kernel_dir/modules.dep" || true)
+    [ -n "$line" ] || { echo "kernel tier: $driver.ko not in $kernel_package's modules.dep" >&2; exit 1; }
+    order="${line%%:*}"
+    for dependency in ${line#*:}; do order="$dependency $order"; done
+    for module in $order; do
+        case "$loaded" in *" $module "*) continue ;; esac
+        loaded="$loaded$module "
+        cp "$kernel_dir/$module" "$root/lib/iio/"
+        basename "$module" >> "$root/lib/iio/order"
+    done
+done
+echo "== IIO modules, in load order: $(tr '\n' ' ' < "$root/lib/iio/order")"
 cp "$check_binary" "$root/bin/i2c-kernel-check"
 cp "$work/regfile/i2c-regfile.ko" "$root/lib/"
 cat > "$root/init" <<INIT
@@ -92,7 +125,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 insmod /lib/i2c-dev.ko
 insmod /lib/i2c-stub.ko chip_addr=$stub_chips
-insmod /lib/i2c-regfile.ko chip_addr=$stub_chips || echo "FAIL loading the plain-I2C test module i2c-regfile.ko"
+insmod /lib/i2c-regfile.ko chip_addr=$regfile_chips || echo "FAIL loading the plain-I2C test module i2c-regfile.ko"
+for module in \$(cat /lib/iio/order); do insmod /lib/iio/\$module || echo "insmod \$module failed"; done
 bus=/dev/i2c-0
 plain=
 for adapter in /sys/bus/i2c/devices/i2c-*; do
@@ -111,7 +145,7 @@ echo "== booting $(basename "$vmlinuz") in QEMU (TCG, timeout ${boot_timeout}s)"
 console="$work/console.log"
 status=0
 timeout --kill-after=10 "$boot_timeout" qemu-system-x86_64 \
-    -accel tcg -cpu max -m 512M -smp 1 \
+    -accel tcg -cpu max -m 1G -smp 1 \
     -display none -monitor none -serial stdio -no-reboot \
     -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
     -append "console=ttyS0 panic=-1 quiet loglevel=3" \

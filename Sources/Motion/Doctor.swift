@@ -1,5 +1,6 @@
 import Foundation
 import I2C
+import IIO
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,7 @@ public struct DoctorCheck: Sendable, Equatable, CustomStringConvertible {
         case i2c = "I2C"
         case permissions
         case busScan = "bus scan"
+        case iio = "IIO"
         case calibration
     }
 
@@ -121,6 +123,8 @@ public struct Doctor: Sendable {
                 checks += checkBusScan(board: board, devices: openable, scan: scanBus)
             }
         }
+        checks += checkKernelDrivers(board: board, nodes: usable)
+        checks.append(checkIIO())
         checks.append(checkCalibration())
         return checks
     }
@@ -195,12 +199,15 @@ public struct Doctor: Sendable {
         let imu = board?.imuAddresses ?? Self.commonIMUAddresses
         let magnetometer = board?.magnetometerAddresses ?? Self.commonMagnetometerAddresses
         return devices.map { device in
-            let found: [I2CAddress]
+            var found: [I2CAddress]
             do throws(I2CError) {
                 found = try scan(device)
             } catch {
                 return DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint)
             }
+            // A chip a kernel driver holds refuses the scan (EBUSY) but is there.
+            let held = KernelDriverClaim.claims(bus: device, addresses: imu + magnetometer, sysfsRoot: onDisk("sys")).map(\.address)
+            found = Array(Set(found + held)).sorted { $0.rawValue < $1.rawValue }
             let bus = board?.i2cBuses.first { $0.device == device }
             let wiring = bus.map { "check the wiring: SDA to pin \($0.sdaPin.header), SCL to pin \($0.sclPin.header), 3.3 V and GND, and the breakout's pull-ups" }
                 ?? "check the wiring (SDA, SCL, 3.3 V, GND) and the breakout's pull-ups"
@@ -219,6 +226,34 @@ public struct Doctor: Sendable {
             message += magnetometers.isEmpty ? ", no magnetometer at the usual addresses" : ", magnetometer at \(magnetometers.map(\.description).joined(separator: " "))"
             return DoctorCheck(.busScan, .ok, message)
         }
+    }
+
+    /// IMU addresses a kernel driver holds (a dtoverlay): I2C access fails busy there.
+    private func checkKernelDrivers(board: Board?, nodes: [String]) -> [DoctorCheck] {
+        let addresses = board?.imuAddresses ?? Self.commonIMUAddresses
+        return nodes.flatMap { KernelDriverClaim.claims(bus: $0, addresses: addresses, sysfsRoot: onDisk("sys")) }.map { claim in
+            DoctorCheck(.i2c, .warning, "\(claim): swift-motion's I2C driver cannot reach it (EBUSY)", fix: claim.fix)
+        }
+    }
+
+    /// Linux's own motion sensor drivers (IIO): what they offer, and whether this user may read them.
+    private func checkIIO() -> DoctorCheck {
+        let root = onDisk(IIODiscovery.defaultRoot)
+        let (devices, problems) = IIODiscovery.devices(root: root)
+        if let problem = problems.first {
+            return DoctorCheck(.iio, problem.kind == .permissionDenied ? .error : .warning, "an IIO device cannot be read: \(problem)", fix: problem.hint)
+        }
+        guard let sensors = IIOMotionSensors.choose(from: devices) else {
+            return DoctorCheck(.iio, .ok, devices.isEmpty
+                ? "no IIO motion sensors (no kernel sensor driver offers an accelerometer); swift-motion's I2C driver or the simulated board is used"
+                : "IIO lists \(devices.map(\.summary).joined(separator: "; ")), but no accelerometer")
+        }
+        do throws(IIOError) {
+            _ = try sensors.accelerometer.group(.accelerometer)?.read()
+        } catch {
+            return DoctorCheck(.iio, .error, "\(sensors.summary) is listed but cannot be read: \(error)", fix: error.hint)
+        }
+        return DoctorCheck(.iio, .ok, "Linux's own driver offers \(sensors.summary): readable with --source iio (MotionSource.iio)")
     }
 
     private func checkCalibration() -> DoctorCheck {
@@ -272,8 +307,8 @@ public struct Doctor: Sendable {
         "SDA pin \(bus.sdaPin.header) \(bus.sdaPin.soc), SCL pin \(bus.sclPin.header) \(bus.sclPin.soc)"
     }
 
-    static let commonIMUAddresses = [0x68, 0x69, 0x6A, 0x6B].map { I2CAddress(UInt8($0)) }
-    static let commonMagnetometerAddresses = [0x1E, 0x1C, 0x0D, 0x0C].map { I2CAddress(UInt8($0)) }
+    public static let commonIMUAddresses = [0x68, 0x69, 0x6A, 0x6B].map { I2CAddress(UInt8($0)) }
+    public static let commonMagnetometerAddresses = [0x1E, 0x1C, 0x0D, 0x0C].map { I2CAddress(UInt8($0)) }
 
     static let genericEnableAdvice = """
         enable the I2C controller in the board's device tree (Raspberry Pi: sudo raspi-config nonint do_i2c 0; \

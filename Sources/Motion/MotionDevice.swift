@@ -24,6 +24,8 @@ protocol MotionDevice: AnyObject, Sendable {
     /// How a person names it in logs and errors: "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
     var name: String { get }
     var hasMagnetometer: Bool { get }
+    /// False for an accelerometer alone (many laptops' HID sensors): rotation rates are then zero.
+    var hasGyroscope: Bool { get }
     /// The fastest rate the timer path may poll, in Hz (the chip's ODR bounds it too).
     var maximumTimerRate: Double { get }
     /// Identifies and configures the chips (again, after a reset or a disappearance).
@@ -40,9 +42,13 @@ protocol MotionDevice: AnyObject, Sendable {
     /// Every sample waiting in the FIFO, oldest first, each timed from the chip's own clock;
     /// `lost` counts samples the FIFO overflowed past since the previous read.
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int)
+    /// Nobody reads the FIFO any more (the last consumer left): release what `startFIFO` holds
+    /// (an IIO buffer stays enabled in the kernel otherwise). The next FIFO read starts it again.
+    func stopFIFO()
 }
 
 extension MotionDevice {
+    var hasGyroscope: Bool { true }
     var fifoRate: Double? { nil }
     func startFIFO() throws(MotionError) {
         throw .sensor("\(name) has no FIFO")
@@ -50,4 +56,5 @@ extension MotionDevice {
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
         throw .sensor("\(name) has no FIFO")
     }
+    func stopFIFO() {}
 }

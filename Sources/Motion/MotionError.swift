@@ -1,4 +1,5 @@
 import I2C
+import IIO
 
 /// What can go wrong for a motion consumer; delivered to handlers and thrown by start calls.
 /// Each case keeps its cause and says what a person can do.
@@ -23,6 +24,9 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidInterval(Double)
     /// The board has no such sensor (e.g. no magnetometer).
     case sensorNotAvailable(String)
+    /// Reading a Linux IIO device failed; the IIO error is kept. A removed device
+    /// (`IIOError.Kind.deviceRemoved`) is read again by itself when it returns.
+    case iio(IIOError)
 
     public var description: String {
         switch self {
@@ -36,6 +40,7 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
             "true north is not available without a location: set MotionManager.location (latitude, longitude) first"
         case .invalidInterval(let value): "invalid update interval \(value) s: give a positive number of seconds up to 86400 (a day), e.g. 0.01 for 100 Hz"
         case .sensorNotAvailable(let name): "no \(name) on this board"
+        case .iio(let error): "IIO device error: \(error)"
         }
     }
 }

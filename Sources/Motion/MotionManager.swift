@@ -60,8 +60,9 @@ public final class MotionManager: Sendable {
         accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
+        let hasGyroscope = hub.device.hasGyroscope
         gyroChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
-            GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp)
+            hasGyroscope ? GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp) : nil
         }
         magnetometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
@@ -178,7 +179,7 @@ public final class MotionManager: Sendable {
     // MARK: - Gyroscope
 
     /// Always true: every supported device has a gyroscope.
-    public var isGyroAvailable: Bool { true }
+    public var isGyroAvailable: Bool { hub.device.hasGyroscope }
     /// True between a start and the matching stop of gyroscope updates.
     public var isGyroActive: Bool { gyroChannel.isActive }
     /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.

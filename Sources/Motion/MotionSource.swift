@@ -8,13 +8,18 @@ import Timing
 
 /// Where a `MotionManager` gets its sensors.
 public enum MotionSource: Sendable {
-    /// The board this machine is (device-tree model) on its default bus; the simulated board when
-    /// the machine is not a known board or nothing answers there. A log line says which.
+    /// The board this machine is (device-tree model) on its default bus — or, when a kernel
+    /// driver holds its IMU (a `dtoverlay`), that driver through IIO; on a machine that is not a
+    /// known board, an IIO accelerometer (laptops, tablets); else the simulated board. A log line
+    /// says which and why (``MotionSource/choose(board:bus:iio:sysfsRoot:)``).
     case automatic
     /// A board (built-in, `BoardCatalog`, or your own file) on its default bus, or on `bus`.
     case board(Board, bus: String? = nil)
     /// The built-in simulated board: register-level chip emulators in a simulated world.
     case simulated(Simulation = Simulation())
+    /// Linux's own sensor drivers through IIO (sysfs and the buffer device): for a chip a kernel
+    /// driver owns (a Raspberry Pi overlay) and for laptops, tablets and phones.
+    case iio(IIOSelection = IIOSelection())
 }
 
 /// The simulated board behind a manager: the bus (for fault injection) and the world (ground truth).
@@ -65,6 +70,7 @@ extension MotionManager {
         case .automatic: resolved = Self.resolveAutomatic(clock: clock, store: calibrationStore)
         case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock, store: calibrationStore)
         case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock, store: calibrationStore)
+        case .iio(let selection): resolved = try Self.resolve(iio: selection, clock: clock)
         }
         self.init(resolved: resolved)
     }
@@ -74,16 +80,22 @@ extension MotionManager {
 
     private static func resolveAutomatic(clock: any MotionClock, store: CalibrationStore?) -> ResolvedSource {
         let model = BoardCatalog.readDeviceTreeModel()
-        if let board = BoardCatalog.builtIn.detect(model: model) {
+        let board = BoardCatalog.builtIn.detect(model: model)
+        if let choice = MotionSource.choose(board: board, bus: nil) {
             do {
-                let resolved = try resolve(board: board, busPath: nil, clock: clock, store: store)
-                logger.info("using \(board.name): \(resolved.hub.device.name)")
+                let resolved: ResolvedSource
+                switch choice.source {
+                case .iio(let selection): resolved = try resolve(iio: selection, clock: clock)
+                case .board(let board, let bus): resolved = try resolve(board: board, busPath: bus, clock: clock, store: store)
+                default: throw MotionError.sensor("unexpected automatic choice \(choice.source)")
+                }
+                logger.info("\(choice.reason): \(resolved.hub.device.name)")
                 return resolved
             } catch {
-                logger.warning("\(board.name) detected, but \(error); using the simulated board instead")
+                logger.warning("\(choice.reason), but \(error); using the simulated board instead")
             }
         } else {
-            logger.info("not a known board (device-tree model: \(model ?? "none")); using the simulated board. Pass a board to use real sensors: `MotionManager(source: .board(...))`, `motionctl --board`")
+            logger.info("not a known board (device-tree model: \(model ?? "none")) and no IIO accelerometer; using the simulated board. Pass a board to use real sensors: `MotionManager(source: .board(...))`, `motionctl --board`")
         }
         do {
             return try resolve(simulation: Simulation(), clock: clock, store: store)
@@ -122,6 +134,12 @@ extension MotionManager {
             return ResolvedSource(
                 hub: SensorHub(device: device, clock: clock), simulated: SimulatedHardware(board: board, world: world),
                 magnetometerAccuracy: device.correction.magnetometerAccuracy)
+        }
+    }
+
+    static func resolve(iio selection: IIOSelection, clock: any MotionClock) throws(MotionError) -> ResolvedSource {
+        try shared(key: "iio|\(selection.root)|\(selection.name ?? "")|\(selection.reading)", clock: clock) { () throws(MotionError) in
+            ResolvedSource(hub: SensorHub(device: try IIOMotionDevice(selection: selection), clock: clock), simulated: nil, magnetometerAccuracy: nil)
         }
     }
 

@@ -177,6 +177,19 @@ final class SensorHub: Sendable {
         guard mode != state.mode else { return }
         state.timer?.cancel()
         state.timer = nil
+        if state.mode.isFIFO, mode == .idle {
+            // On the sampler's queue, after any tick in flight: the device lets go of its FIFO and
+            // the next FIFO start begins afresh (the idle time is no gap in anyone's stream).
+            queue.async { [device, tickState] in
+                tickState.withLock { ticks in
+                    guard ticks.isFIFORunning else { return }
+                    ticks.isFIFORunning = false
+                    ticks.lastFIFOSample = nil
+                    ticks.fifoGapReason = nil
+                    device.stopFIFO()
+                }
+            }
+        }
         state.mode = mode
         let tick: Double = switch mode {
         case .idle: 0
@@ -356,6 +369,11 @@ final class SensorHub: Sendable {
         }
         state.withLock { $0.counters.incidents += 1 }
         for consumer in consumers { consumer.sink(.failure(error)) }
+    }
+
+    /// Waits until the sampler's queue has run everything given to it so far (tests).
+    func flush() {
+        queue.sync {}
     }
 
     /// Counts a sample lost after the sampler delivered it (e.g. a full stream buffer).

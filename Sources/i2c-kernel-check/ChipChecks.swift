@@ -104,9 +104,8 @@ func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
     return nil
 }
 
-func chipChecks(bus: LinuxI2CBus) -> [Check] {
+func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
     let degree = Double.pi / 180
-    let imus = ConfiguredDrivers()
     return [
         Check(name: "register images of MPU-6050, LSM6DSOX, LIS3MDL preloaded (256 registers each)") {
             for chip in stubChipImages {

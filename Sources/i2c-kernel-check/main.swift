@@ -112,16 +112,20 @@ let checks: [Check] = [
     },
 ]
 
-// The chip checks overwrite the stub chips' registers with register images: they run last.
-var all = checks + chipChecks(bus: bus)
+// The chip checks overwrite the stub chips' registers with register images: they run after the
+// bus checks; then the same through the plain-I2C adapter, if there is one; last, the kernel's own
+// IIO drivers take the stub's images over (KernelIIOChecks.swift).
+let configured = ConfiguredDrivers()
+var all = checks + chipChecks(bus: bus, imus: configured)
 if let plainPath = CommandLine.arguments.dropFirst(2).first {
     do {
         let plain = try LinuxI2CBus(path: plainPath)
         print("bus \(plainPath): \(plain.functionality)")
         all += plainI2CChecks(bus: plain, path: plainPath)
-            + chipChecks(bus: plain).map { check in Check(name: "plain I2C: " + check.name, run: check.run) }
+            + chipChecks(bus: plain, imus: ConfiguredDrivers()).map { check in Check(name: "plain I2C: " + check.name, run: check.run) }
     } catch {
         all.append(Check(name: "open the plain-I2C adapter \(plainPath)") { throw error })
     }
 }
+all += kernelIIOChecks(bus: bus, path: path, configured: configured)
 exit(runChecks(all) == 0 ? 0 : 1)

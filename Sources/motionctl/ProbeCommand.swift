@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import I2C
 import LinuxI2C
+import IIO
 import Motion
 import MotionSimulator
 
@@ -9,10 +11,12 @@ import MotionSimulator
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "List the I2C addresses that answer (0x08–0x77), the way i2cdetect scans, and name the supported chips.",
+        abstract: "List the I2C addresses that answer (0x08–0x77), the way i2cdetect scans, and name the supported chips; list Linux's own IIO motion sensors.",
         discussion: """
             Without --bus, scans every /dev/i2c-* bus. The scan never sends a data byte to an unknown device; \
-            only at addresses where a supported chip can sit is its identity register read.
+            only at addresses where a supported chip can sit is its identity register read. An address a kernel \
+            driver holds (a dtoverlay) does not answer a scan: it is listed with the driver and both ways out. \
+            Then the IIO devices with an accelerometer, gyroscope or magnetometer (--iio-root alone: only those).
             """
     )
 
@@ -25,7 +29,13 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
     var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
 
+    @Option(help: "List only the IIO motion sensors under this directory (default /sys/bus/iio/devices, or $MOTION_IIO_ROOT).")
+    var iioRoot: String?
+
     func validate() throws {
+        if iioRoot != nil && (bus != nil || simulated) {
+            throw ValidationError("--iio-root lists IIO devices only: it excludes --bus and --simulated")
+        }
         if bus != nil && simulated {
             throw ValidationError("--bus and --simulated exclude each other: pick one")
         }
@@ -33,6 +43,10 @@ struct ProbeCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let iioRoot {
+            print(Self.iioReport(root: iioRoot))
+            return
+        }
         if simulated {
             printSimulatedBoard()
             return
@@ -53,12 +67,42 @@ struct ProbeCommand: ParsableCommand {
                 let bus = try LinuxI2CBus(path: path)
                 let adapter = LinuxI2CBus.availableBuses().first { $0.path == bus.name }?.adapterName
                 print(Self.report(busName: bus.name + (adapter.map { " (\($0))" } ?? ""), results: probeBus(bus)))
+                for claim in KernelDriverClaim.claims(bus: bus.name, addresses: Doctor.commonIMUAddresses + Doctor.commonMagnetometerAddresses) {
+                    print("  \(claim.address)  busy: \(claim); \(claim.fix)")
+                }
             } catch {
                 print("\(error)")
                 failed = true
             }
         }
+        let root = ProcessInfo.processInfo.environment["MOTION_IIO_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? IIOSelection().root
+        if !IIODiscovery.devices(root: root).devices.isEmpty { print(Self.iioReport(root: root)) }
         if failed { throw ExitCode.failure }
+    }
+
+    /// `IIO (Linux's own drivers) at ROOT: N motion device(s)` and one line per device.
+    static func iioReport(root: String) -> String {
+        let (devices, problems) = IIODiscovery.devices(root: root)
+        var lines = ["IIO (Linux's own sensor drivers) at \(root): \(devices.count) motion device(s)"]
+        for device in devices {
+            var line = "  \(device.id)  \(device.name)\(device.label.map { " (\($0))" } ?? ""): "
+            line += device.groups.map { group in
+                var text = group.kind.displayName
+                do throws(IIOError) {
+                    if let rate = try group.samplingFrequency() { text += " at \(rate.formatted(.number)) Hz" }
+                } catch {
+                    text += " (sampling frequency unreadable: \(error.kind.rawValue))"
+                }
+                return text
+            }.joined(separator: ", ")
+            if device.hasBuffer { line += "; buffered" }
+            lines.append(line)
+        }
+        lines += problems.map { "  unreadable: \($0)" }
+        if let sensors = IIOMotionSensors.choose(from: devices) {
+            lines.append("  --source iio reads \(sensors.summary)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     private func printSimulatedBoard() {

@@ -103,6 +103,8 @@ struct RecordCommand: ParsableCommand {
             return ["board \(board.name) (\(board.id)): \(opened.manager.deviceName), chip axes (the board's mount matrix undone), real time"]
         case .automatic:
             return ["\(opened.manager.deviceName), chip axes, real time"]
+        case .iio:
+            return ["\(opened.manager.deviceName) (Linux IIO driver), device axes (the mount matrix applied), real time"]
         }
     }
 }

@@ -12,6 +12,20 @@ import Timing
 /// Time: the simulated board runs in virtual time (as fast as the machine goes, the same every
 /// run) unless `--real-time` is given; a real board always runs in real time.
 struct SourceOptions: ParsableArguments {
+    /// Where sensors come from (`--source`).
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case auto, i2c, iio, simulated
+    }
+
+    @Option(help: "Where sensors come from: auto (swift-motion's I2C driver when the IMU is free; Linux's own driver through IIO when a kernel driver holds it or the machine is not a known board), i2c, iio, simulated.")
+    var source: Kind = .auto
+
+    @Option(help: "The IIO devices directory (default /sys/bus/iio/devices, or $MOTION_IIO_ROOT).")
+    var iioRoot: String?
+
+    @Option(help: "With IIO: only the device with this name, e.g. mpu6050, lsm6dsox, accel_3d (`motionctl probe` lists them).")
+    var iioDevice: String?
+
     @Flag(help: "Use the simulated board (register-level chip emulators in a simulated world).")
     var simulated = false
 
@@ -43,13 +57,22 @@ struct SourceOptions: ParsableArguments {
     var bus: String?
 
     var isSimulated: Bool {
-        simulated || scenario != nil || imu != nil || magnetometer != nil || replay != nil || faults != nil || board == BoardCatalog.simulatedID
+        simulated || source == .simulated || scenario != nil || imu != nil || magnetometer != nil || replay != nil || faults != nil || board == BoardCatalog.simulatedID
     }
 
     func validate() throws {
         for (option, value) in [("--board", board), ("--bus", bus), ("--replay", replay), ("--faults", faults)] where value?.isEmpty == true {
             throw ValidationError("\(option) is empty: pass " + (option == "--bus" ? "a bus such as /dev/i2c-1 or 1" : option == "--board"
                 ? "a board id (`motionctl boards`) or the path of a board file" : "the path of a CSV file written by `motionctl record`"))
+        }
+        if source == .iio, isSimulated || board != nil || bus != nil {
+            throw ValidationError("--source iio reads Linux's own drivers: it excludes --board/--bus and the simulation options")
+        }
+        if source == .i2c, isSimulated || iioDevice != nil {
+            throw ValidationError("--source i2c excludes --iio-device and the simulation options")
+        }
+        if iioRoot?.isEmpty == true || iioDevice?.isEmpty == true {
+            throw ValidationError("--iio-root and --iio-device need a value: a directory such as /sys/bus/iio/devices, a device name such as mpu6050")
         }
         if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
             throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --board/--bus exclude each other: pick one")
@@ -113,19 +136,31 @@ struct SourceOptions: ParsableArguments {
     /// else an error naming the fix.
     func source(defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true) throws -> MotionSource {
         if isSimulated { return .simulated(try simulation(defaultScenario: defaultScenario)) }
+        let iio = iioSelection
+        if source == .iio { return .iio(iio) }
         let busDevice = bus.map(BoardCatalog.busDevice)
-        if let board { return .board(try Self.resolveBoard(board), bus: busDevice) }
-        if let detected = BoardCatalog.builtIn.detectMachine() { return .board(detected, bus: busDevice) }
-        if let busDevice { return .board(Self.unknownBoard, bus: busDevice) }
+        let named = try board.map(Self.resolveBoard) ?? BoardCatalog.builtIn.detectMachine() ?? busDevice.map { _ in Self.unknownBoard }
+        if source == .i2c, let named { return .board(named, bus: busDevice) }
+        if source == .auto, let choice = MotionSource.choose(board: named, bus: busDevice, iio: iio) {
+            // Said whenever it is not the plain I2C case, so a person sees why IIO was used.
+            if case .iio = choice.source { FileHandle.standardError.write(Data("source: \(choice.reason)\n".utf8)) }
+            return choice.source
+        }
         let model = BoardCatalog.readDeviceTreeModel() ?? "none"
         guard fallBackToSimulation else {
             throw CommandFailure(
-                message: "this machine is not a known board (device-tree model: \(model)): name it with --board ID|FILE "
+                message: "this machine is not a known board (device-tree model: \(model)) and has no IIO accelerometer: name it with --board ID|FILE "
                     + "(`motionctl boards` lists the ids), give its --bus, or use --simulated")
         }
         FileHandle.standardError.write(Data(
-            "not a known board (device-tree model: \(model)) and no --board or --bus given: using the simulated board\n".utf8))
+            "not a known board (device-tree model: \(model)), no IIO accelerometer and no --board or --bus given: using the simulated board\n".utf8))
         return .simulated(try simulation(defaultScenario: defaultScenario))
+    }
+
+    /// `--iio-root` (else `$MOTION_IIO_ROOT`, else the kernel's directory) and `--iio-device`.
+    var iioSelection: IIOSelection {
+        let root = iioRoot ?? ProcessInfo.processInfo.environment["MOTION_IIO_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
+        return IIOSelection(root: root ?? IIOSelection().root, name: iioDevice)
     }
 
     /// A bus on a machine that is not a known board: every address a supported chip can sit at,

@@ -50,7 +50,7 @@ struct BoardDoctorTests {
     func bareMachine() throws {
         let machine = try FakeMachine()
         let checks = machine.doctor().run()
-        #expect(checks.map(\.topic) == [.board, .i2c, .calibration])
+        #expect(checks.map(\.topic) == [.board, .i2c, .iio, .calibration])
         let board = try #require(checks.check(.board))
         #expect(board.status == .warning)
         #expect(board.message.contains("not a device-tree machine"))
