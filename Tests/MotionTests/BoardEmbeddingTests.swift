@@ -12,8 +12,10 @@ struct BoardEmbeddingTests {
         #expect(embedded == files, "\(hint) (files differ: embedded \(embedded), on disk \(files))")
         for (name, json) in BuiltInBoards.files {
             let onDisk = try String(contentsOf: BoardFixtures.boardsDirectory.appendingPathComponent(name), encoding: .utf8)
-            let trimmed = String(onDisk.reversed().drop { $0 == "\n" }.reversed())
-            #expect(json == trimmed, "\(hint) (\(name) differs)")
+            // What the script embeds: every line without its leading blanks, the lines joined.
+            let compact = onDisk.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.drop { $0 == " " || $0 == "\t" || $0 == "\r" } }.joined()
+            #expect(json == compact, "\(hint) (\(name) differs)")
         }
     }
 }
