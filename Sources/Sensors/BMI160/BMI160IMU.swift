@@ -59,10 +59,10 @@ public final class BMI160IMU: IMUDriver {
         var shadow = ShadowRegisters([:])
         _ = shadow.set(BMI160Register.accelerometerRate, rate.code)
         _ = shadow.set(BMI160Register.accelerometerBandwidth, BMI160Settings.normalFilter)
-        shadow[BMI160Register.accelerometerRange] = accelerometer.code
+        _ = shadow.set(BMI160Register.accelerometerRangeField, accelerometer.code)
         _ = shadow.set(BMI160Register.gyroscopeRate, rate.code)
         _ = shadow.set(BMI160Register.gyroscopeBandwidth, BMI160Settings.normalFilter)
-        shadow[BMI160Register.gyroscopeRange] = gyroscope.code
+        _ = shadow.set(BMI160Register.gyroscopeRangeField, gyroscope.code)
         shadow[BMI160Register.fifoConfig1] = 0
         try core.write(shadow, [
             BMI160Register.accelerometerConfig, BMI160Register.accelerometerRange,
@@ -159,7 +159,7 @@ public final class BMI160IMU: IMUDriver {
             let config = BMI160Register.accelerometerBandwidth.setting(
                 BMI160Settings.normalFilter, in: BMI160Register.accelerometerRate.setting(rate.code, in: 0))
             try device.write(BMI160Register.accelerometerConfig, config)
-            try device.write(BMI160Register.accelerometerRange, range.code)
+            try device.write(BMI160Register.accelerometerRange, BMI160Register.accelerometerRangeField.setting(range.code, in: 0))
             let positive = try excitedAverage(0x0D)  // amp high, sign positive, enable
             let negative = try excitedAverage(0x09)  // amp high, sign negative, enable
             try device.write(BMI160Register.selfTest, 0x10)  // gyr_self_test_enable

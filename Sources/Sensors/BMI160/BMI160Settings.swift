@@ -37,6 +37,8 @@ enum BMI160Register {
     static let accelerometerBandwidth = RegisterField(accelerometerConfig, mask: 0b0111_0000)
     static let gyroscopeRate = RegisterField(gyroscopeConfig, mask: 0b0000_1111)
     static let gyroscopeBandwidth = RegisterField(gyroscopeConfig, mask: 0b0011_0000)
+    static let accelerometerRangeField = RegisterField(accelerometerRange, mask: 0b0000_1111)
+    static let gyroscopeRangeField = RegisterField(gyroscopeRange, mask: 0b0000_0111)
     /// acc_pmu_status and gyr_pmu_status as one 4-bit code: 0b0101 = both in normal mode.
     static let powerModes = RegisterField(pmuStatus, mask: 0b0011_1100)
     static let bothNormal: UInt8 = 0b0101
