@@ -5,6 +5,8 @@ import I2C
 /// ``ChipCatalog/identify(bus:address:lsm6dso32:)`` tells them apart by reading each one's own
 /// identity register.
 public final class BMI160IMU: IMUDriver {
+    /// The name in ``ChipInfo/name``.
+    public static let chipName = BMI160Settings.name
     public let chip: ChipInfo
     /// 200 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
