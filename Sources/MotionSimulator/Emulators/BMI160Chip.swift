@@ -25,6 +25,12 @@ struct BMI160Chip: RegisterChip {
     static let selfTest: UInt8 = 0x6D        // gyr_self_test_enable[4] acc_self_test_amp[3] sign[2] enable[1:0]
     static let cmd: UInt8 = 0x7E
 
+    /// The registers that are not 0 after power-on or a soft reset (§2.11 register map, "reset value").
+    static let resetValues: [(UInt8, UInt8)] = [
+        (chipID, 0xD1), (accConf, 0x28), (accRange, 0x03), (gyrConf, 0x28),
+        (fifoDowns, 0x88), (fifoConfig0, 0x80), (fifoConfig1, 0x10),
+    ]
+
     /// ACC_RANGE code → LSB/g (§1 Table 1); other codes are reserved.
     static let accelSensitivity: [UInt8: Double] = [0x03: 16384, 0x05: 8192, 0x08: 4096, 0x0C: 2048]
     /// GYR_RANGE code 0…4 → LSB/(°/s) for ±2000, 1000, 500, 250, 125 °/s (§1 Table 2).
@@ -61,13 +67,7 @@ struct BMI160Chip: RegisterChip {
 
     mutating func powerOnReset() {
         registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.chipID)] = 0xD1
-        registers[Int(Self.accConf)] = 0x28
-        registers[Int(Self.accRange)] = 0x03
-        registers[Int(Self.gyrConf)] = 0x28
-        registers[Int(Self.fifoDowns)] = 0x88
-        registers[Int(Self.fifoConfig0)] = 0x80
-        registers[Int(Self.fifoConfig1)] = 0x10
+        for (register, value) in Self.resetValues { registers[Int(register)] = value }
         pointer = 0
         fifo.removeAll()
         clock.set(rate: nil, at: 0)

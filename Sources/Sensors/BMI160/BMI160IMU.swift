@@ -11,16 +11,9 @@ public final class BMI160IMU: IMUDriver {
     /// 200 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let core: DriverCore<BMI160Settings, State>
+    private let core: DriverCore<BMI160Settings, IMUState>
     private var device: RegisterDevice { core.device }
     private var pause: Pause { core.pause }
-
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 16384, gyroscopeLSBPerDPS: 16.4)
-        var fifoSamples = 0
-    }
 
     /// Bytes per headerless FIFO frame with gyroscope and accelerometer: gyroscope x, y, z then
     /// accelerometer x, y, z, 16 bit little-endian each (§2.5 FIFO, frame order mag, gyr, acc).
@@ -35,7 +28,7 @@ public final class BMI160IMU: IMUDriver {
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = DriverCore(bus: bus, address: address, settings: BMI160Settings(), pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 16384, gyroscopeLSBPerDPS: 16.4)))
         chip = ChipInfo(name: BMI160Settings.name, family: .bmi160, address: address, identity: [BMI160Settings.identity])
     }
 
@@ -48,12 +41,9 @@ public final class BMI160IMU: IMUDriver {
     /// Identify; soft reset; accelerometer and gyroscope to normal mode and wait for PMU_STATUS
     /// to say so; rates, filters and ranges; FIFO off (FIFO_CONFIG_1 = 0, which also tells a
     /// later reset apart: its reset value is 0x10).
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+    private func apply(_ configuration: IMUConfiguration, to state: inout IMUState) throws(SensorError) {
         let name = chip.name
-        let (rate, accelerometer, gyroscope) = try BMI160Settings.tables.options(for: configuration, chip: name)
-        if configuration.lowPassBandwidth != nil {
-            throw .notSupported(chip: name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
-        }
+        let (rate, accelerometer, gyroscope) = try BMI160Settings.tables.optionsWithChipFiltering(for: configuration, chip: name)
 
         try device.checkIdentity(BMI160Register.chipID, expected: [BMI160Settings.identity], chip: name)
         try startSensors()
@@ -70,7 +60,7 @@ public final class BMI160IMU: IMUDriver {
             BMI160Register.accelerometerConfig, BMI160Register.accelerometerRange,
             BMI160Register.gyroscopeConfig, BMI160Register.gyroscopeRange, BMI160Register.fifoConfig1,
         ])
-        state = State(
+        state = IMUState(
             configuration: configuration, shadow: shadow,
             scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity))
     }
