@@ -11,7 +11,7 @@ struct BMI160Chip: RegisterChip {
     static let dataAccXL: UInt8 = 0x12       // DATA_14 … DATA_19: accelerometer x, y, z little-endian
     static let sensorTime0: UInt8 = 0x18     // SENSORTIME 0x18–0x1A, 24 bit, 39.0625 µs per LSB
     static let status: UInt8 = 0x1B          // drdy_acc[7] drdy_gyr[6] gyr_self_test_ok[1]
-    static let temperature0: UInt8 = 0x20    // TEMPERATURE 0x20–0x21: 0 = 23 °C, 1/512 K per LSB
+    static let temperature0: UInt8 = 0x20    // TEMPERATURE 0x20–0x21: 0 = 23 °C, 1/512 K per LSB, 0x8000 invalid
     static let fifoLength0: UInt8 = 0x22     // fifo_byte_counter[10:0] over 0x22–0x23
     static let fifoLength1: UInt8 = 0x23
     static let fifoData: UInt8 = 0x24        // FIFO_DATA: burst reads stay here
@@ -121,7 +121,10 @@ struct BMI160Chip: RegisterChip {
         let elapsed = time.isFinite ? max(0, time / Self.sensorTimeLSB).truncatingRemainder(dividingBy: 16_777_216) : 0
         let sensorTime = UInt32(elapsed)
         store([UInt8(sensorTime & 0xFF), UInt8((sensorTime >> 8) & 0xFF), UInt8(sensorTime >> 16)], at: Self.sensorTime0)
-        guard sampleRate != nil else { return }
+        guard sampleRate != nil else {
+            store([0x00, 0x80], at: Self.temperature0)  // 0x8000: no valid temperature while every sensor is suspended
+            return
+        }
         let frameSize = fifoFrameSize
         let keep = frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
         var ticks: [Double] = []
