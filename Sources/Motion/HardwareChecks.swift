@@ -165,6 +165,8 @@ public struct GyroRestLimits: Sendable, Equatable {
             GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz")
         case LSM6Model.lsm6dsl.rawValue:
             GyroRestLimits(biasDPS: 2, noiseDensityDPS: 0.004, source: "LSM6DSL DocID028475 Table 3: G_TyOff ±2 dps, Rn 4 mdps/√Hz")
+        case BMI160IMU.chipName:
+            GyroRestLimits(biasDPS: 3, noiseDensityDPS: 0.007, source: "BST-BMI160-DS000 Table 2: zero-rate offset ±3 °/s, 0.007 °/s/√Hz")
         case LSM6Model.lsm6ds3.rawValue:
             GyroRestLimits(biasDPS: 10, noiseDensityDPS: 0.007, source: "LSM6DS3 DocID026899 Table 3: G_TyOff ±10 dps, Rn 7 mdps/√Hz")
         default:

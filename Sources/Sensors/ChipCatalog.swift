@@ -3,7 +3,7 @@ import I2C
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
     /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL 0x1C/0x1E,
-    /// LIS2MDL/HMC5883L 0x1E, InvenSense 0x68/0x69, LSM6 0x6A/0x6B.
+    /// LIS2MDL/HMC5883L 0x1E, InvenSense and BMI160 0x68/0x69, LSM6 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
@@ -58,9 +58,16 @@ public enum ChipCatalog {
         }
         switch address.rawValue {
         case 0x68, 0x69:
-            return [imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
-                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
-            }, .invenSense)]
+            // Two families share these addresses; each is asked for its own identity register,
+            // reads only. WHO_AM_I (0x75) first: on a BMI160 it is a reserved register, while the
+            // BMI160's CHIP_ID address (0x00) holds factory trim on the MPU-6050/6500, which could
+            // read anything, 0xD1 included; WHO_AM_I is exact, so an MPU never reaches that read.
+            return [
+                imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
+                    ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
+                }, .invenSense),
+                imu(BMI160Register.chipID, [(BMI160Settings.name, BMI160Settings.identity)], .bmi160),
+            ]
         case 0x6A, 0x6B:
             // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
             let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
@@ -92,6 +99,9 @@ public enum ChipCatalog {
         if let model = LSM6Model(rawValue: chip.name) {
             return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
+        if chip.family == .bmi160 {
+            return BMI160IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        }
         return nil
     }
 
@@ -106,7 +116,7 @@ public enum ChipCatalog {
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
-        case .invenSense, .lsm6: nil
+        case .invenSense, .lsm6, .bmi160: nil
         }
     }
 }

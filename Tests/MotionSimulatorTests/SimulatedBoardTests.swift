@@ -42,7 +42,7 @@ import Timing
     }
 
     @Test func choicesParse() {
-        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "mpu6050", "mpu6500", "mpu9250"])
+        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "mpu6050", "mpu6500", "mpu9250", "bmi160"])
         #expect(SimulatedBoard.IMU(rawValue: "mpu6050") == .mpu6050)
         #expect(SimulatedBoard.MagnetometerChoice(name: "hmc5883l") == .chip(.hmc5883l))
         #expect(SimulatedBoard.MagnetometerChoice(name: "none") == SimulatedBoard.MagnetometerChoice.none)
@@ -59,6 +59,7 @@ import Timing
         (.mpu6050, 0x68, 0x75, 0x68), (.mpu6050, 0x69, 0x75, 0x68),
         (.mpu6500, 0x68, 0x75, 0x70), (.mpu6500, 0x69, 0x75, 0x70),
         (.mpu9250, 0x68, 0x75, 0x71), (.mpu9250, 0x69, 0x75, 0x71),
+        (.bmi160, 0x68, 0x00, 0xD1), (.bmi160, 0x69, 0x00, 0xD1),
     ])
     func imuIdentityAtEachAddress(imu: SimulatedBoard.IMU, address: UInt8, register: UInt8, identity: UInt8) throws {
         let board = board(imu, imuAddress: I2CAddress(address), magnetometer: .none)

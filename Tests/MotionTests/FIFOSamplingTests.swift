@@ -36,22 +36,27 @@ struct SawtoothRate: PhysicalSource {
 @Suite struct FIFOSamplingTests {
     let clock = VirtualClock()
 
-    @Test func intervalsBelowTheTimersAreServedFromTheFIFO() throws {
-        let manager = try MotionManager(source: .simulated(Simulation(scenario: "rest", sensorErrors: false)), clock: clock, calibrationStore: nil)
-        #expect(abs(manager.shortestUpdateInterval - 1 / 208) < 1e-12)   // LSM6DSOX at its default 208 Hz
+    /// The LSM6DSOX at its default 208 Hz (tagged FIFO), the BMI160 at its 200 Hz (headerless FIFO).
+    @Test(arguments: [(SimulatedBoard.IMU.lsm6dsox, 208.0), (.bmi160, 200.0)])
+    func intervalsBelowTheTimersAreServedFromTheFIFO(imu: SimulatedBoard.IMU, rate: Double) throws {
+        let manager = try MotionManager(
+            source: .simulated(Simulation(scenario: "rest", imu: imu, sensorErrors: false)), clock: clock, calibrationStore: nil)
+        #expect(abs(manager.shortestUpdateInterval - 1 / rate) < 1e-12)
         manager.gyroUpdateInterval = 0
-        manager.gyroUpdateInterval = 1 / 208
+        manager.gyroUpdateInterval = 1 / rate
         let inbox = Inbox<GyroData>()
         manager.startGyroUpdates(to: inbox.queue, withHandler: inbox.handler)
-        #expect(manager.hub.mode == .fifo(rate: 208))
+        #expect(manager.hub.mode == .fifo(rate: rate))
         clock.advance(by: 10)
         inbox.drain()
         manager.stopGyroUpdates()
         let values = inbox.values.withLock { $0 }
-        // 10 s at 208 Hz, less those taken before the first read started the FIFO and those still
-        // in the FIFO at the end (one read interval, 4.6 periods, each).
-        #expect(values.count >= 2080 - 10 && values.count <= 2080, "\(values.count)")
+        // 10 s at the rate, less those taken before the first read started the FIFO and those
+        // still in the FIFO at the end (one read interval, 3.6–4.6 periods, each).
+        let expected = Int(10 * rate)
+        #expect(values.count >= expected - 10 && values.count <= expected, "\(imu): \(values.count)")
         #expect(zip(values, values.dropFirst()).allSatisfy { $1.timestamp > $0.timestamp })
+        #expect(manager.counters.totalDropped == 0)
     }
 
     /// The chip's clock runs 300 ppm fast and the reader is delayed by a failed read now and

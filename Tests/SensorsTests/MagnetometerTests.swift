@@ -302,7 +302,8 @@ import Testing
     }
 
     @Test func unknownDeviceAndEmptyAddress() throws {
-        let unknown = ExpectationBus([.writeRead(0x68, [0x75], reply: [0x12])])
+        // At 0x68 both identities are read: MPU WHO_AM_I (0x75), then BMI160 CHIP_ID (0x00).
+        let unknown = ExpectationBus([.writeRead(0x68, [0x75], reply: [0x12]), .writeRead(0x68, [0x00], reply: [0x12])])
         #expect(try ChipCatalog.identify(bus: unknown, address: I2CAddress(0x68)) == nil)
         let empty = ExpectationBus([.writeRead(0x6A, [0x0F], reply: [0]).failing(.noAcknowledge)])
         #expect(try ChipCatalog.identify(bus: empty, address: I2CAddress(0x6A)) == nil)

@@ -40,6 +40,15 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     /// `polls × interval` once and does not read.
     func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration, chip: String) throws(SensorError) {
         try device.write(field.address, value ?? field.mask)
+        try waitUntil(field, reads: 0, polls: polls, interval: interval, chip: chip)
+    }
+
+    /// Waits for the chip to show `code` in `field` after a reset or a power-mode change: reads
+    /// the register up to `polls` times, pausing `interval` before each read; a poll the chip does
+    /// not acknowledge counts as "not yet", any other bus error is thrown. With
+    /// ``ResetCompletion/fixedDelay`` it pauses `polls × interval` once and does not read.
+    /// - Throws: ``SensorError/resetTimeout(chip:address:polls:)`` when the code never shows.
+    func waitUntil(_ field: RegisterField, reads code: UInt8, polls: Int, interval: Duration, chip: String) throws(SensorError) {
         if resetCompletion == .fixedDelay {
             pause.wait(interval * polls)
             return
@@ -47,7 +56,7 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
         for _ in 0..<polls {
             pause.wait(interval)
             do {
-                if try device.read(field.address) & field.mask == 0 { return }
+                if field.code(in: try device.read(field.address)) == code { return }
             } catch {
                 guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
             }

@@ -11,6 +11,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case qmc5883l = "QST QMC5883L"
         case hmc5883l = "Honeywell HMC5883L"
         case ak8963 = "AKM AK8963"
+        case bmi160 = "Bosch BMI160"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
@@ -29,7 +30,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True for chips with an accelerometer and gyroscope.
-    public var isIMU: Bool { family == .invenSense || family == .lsm6 }
+    public var isIMU: Bool { family == .invenSense || family == .lsm6 || family == .bmi160 }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }

@@ -15,17 +15,11 @@ public final class InvenSenseIMU: IMUDriver {
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
+    private typealias State = IMUState
     private let core: DriverCore<InvenSenseSettings, State>
     private var settings: InvenSenseSettings { core.settings }
     private var device: RegisterDevice { core.device }
     private var pause: Pause { core.pause }
-
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
-        var fifoSamples = 0
-    }
 
     /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN = 0x78).
     static let fifoFrameSize = 12
@@ -36,7 +30,7 @@ public final class InvenSenseIMU: IMUDriver {
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = InvenSenseSettings.settings(for: model)
         core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: State(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
         chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
     }
 

@@ -46,10 +46,7 @@ public final class LSM6IMU: IMUDriver {
     /// Identify; SW_RESET and wait for it to clear (CTRL3_C §9.14); BDU + IF_INC; rate and ranges.
     private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
         let name = chip.name
-        let (rate, accelerometer, gyroscope) = try settings.tables.options(for: configuration, chip: name)
-        if configuration.lowPassBandwidth != nil {
-            throw .notSupported(chip: name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
-        }
+        let (rate, accelerometer, gyroscope) = try settings.tables.optionsWithChipFiltering(for: configuration, chip: name)
 
         try device.checkIdentity(LSM6Register.whoAmI, expected: [settings.identity], chip: name)
         try core.softReset(LSM6Register.softwareReset, writing: LSM6Register.autoIncrement | LSM6Register.softwareReset.mask,
