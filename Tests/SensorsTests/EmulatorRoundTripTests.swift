@@ -27,6 +27,10 @@ import Testing
             // LSM6DSOX DS12814 Table 2 (LSM6DSL/DS3 the same): linear acceleration and angular rate sensitivity.
             IMURanges(accelerometer: [(2, 0.061e-3), (4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3)],
                       gyroscope: [(125, 4.375e-3), (250, 8.75e-3), (500, 17.5e-3), (1000, 35e-3), (2000, 70e-3)])
+        case .lsm9ds1:
+            // LSM9DS1 DocID025715 Table 3: linear acceleration and angular rate sensitivity.
+            IMURanges(accelerometer: [(2, 0.061e-3), (4, 0.122e-3), (8, 0.244e-3), (16, 0.732e-3)],
+                      gyroscope: [(245, 8.75e-3), (500, 17.5e-3), (2000, 70e-3)])
         case .lsm6dso32:
             // LSM6DSO32 DS13159 Table 2: ±4…32 g.
             IMURanges(accelerometer: [(4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3), (32, 0.976e-3)],
