@@ -274,6 +274,37 @@ enum BuiltInBoards {
   "setup": "Enable I2C1 on header pins 3 (SDA) and 5 (SCL): run `sudo raspi-config nonint do_i2c 0`, or add `dtparam=i2c_arm=on` to /boot/firmware/config.txt (Raspberry Pi OS Bookworm and later; /boot/config.txt on older releases). The bus runs at 100 kHz unless you also add `dtparam=i2c_arm_baudrate=400000` (400 kHz, recommended for the IMU). Reboot, then check with `ls -l /dev/i2c-1` and `i2cdetect -y 1` (package i2c-tools). To use the bus without sudo: `sudo usermod -aG i2c $USER`, then log out and back in. Header pins 27/28 (ID_SD/ID_SC) belong to the HAT identification EEPROM: do not wire the IMU there. The header is 3.3 V only. The BCM2837 I2C controller is documented for standard (100 kHz) and fast (400 kHz) mode."
 }
 """#),
+        ("raspberry-pi-4b-sense-hat.json", #"""
+{
+  "name": "Raspberry Pi 4 Model B with Sense HAT",
+  "id": "raspberry-pi-4b-sense-hat",
+  "match": [],
+  "i2cBuses": [
+    {
+      "device": "/dev/i2c-1",
+      "sdaPin": {
+        "header": "3",
+        "soc": "GPIO2 (I2C1 SDA)"
+      },
+      "sclPin": {
+        "header": "5",
+        "soc": "GPIO3 (I2C1 SCL)"
+      },
+      "defaultSpeedHz": 100000,
+      "maxSpeedHz": 400000,
+      "isDefault": true
+    }
+  ],
+  "imuAddresses": ["0x6A"],
+  "magnetometerAddresses": ["0x1C"],
+  "mountMatrix": [
+    1, 0, 0,
+    0, 1, 0,
+    0, 0, 1
+  ],
+  "setup": "The official Raspberry Pi Sense HAT on the 40-pin header of a Raspberry Pi 4 Model B. Its LSM9DS1 answers at 0x6A (accelerometer and gyroscope, WHO_AM_I 0x68) and 0x1C (magnetometer: the LSM9DS1's magnetic part has the LIS3MDL's registers and identity 0x3D, so `motionctl probe` names it LIS3MDL). The HAT also carries an LPS25H (0x5C), an HTS221 (0x5F) and the LED matrix/joystick microcontroller (0x46) on the same bus; swift-motion does not use them. A HAT is not told apart by the device-tree model string, so this board is never detected: pass `--board raspberry-pi-4b-sense-hat` (the HAT's EEPROM names itself in /proc/device-tree/hat/product). Enable I2C1 on header pins 3 (SDA) and 5 (SCL): run `sudo raspi-config nonint do_i2c 0`, or add `dtparam=i2c_arm=on` to /boot/firmware/config.txt (/boot/config.txt on releases before Bookworm); add `dtparam=i2c_arm_baudrate=400000` for 400 kHz. Reboot, then check with `i2cdetect -y 1`: 1c, 46, 5c, 5f and 6a should answer (UU means a kernel driver has bound that chip; unbind it before using it from here, or the two will fight over its registers). To use the bus without sudo: `sudo usermod -aG i2c $USER`, then log out and back in. Mount matrix: identity, not verified. The LSM9DS1's axes relative to the HAT could not be established from the HAT's published schematic or from RTIMULib/the sense-hat library here; lay the Pi flat and check that `motionctl stream` reads z about -1 g, and write your own board file with the corrected matrix if it does not (boards/README.md shows how)."
+}
+"""#),
         ("raspberry-pi-4b.json", #"""
 {
   "name": "Raspberry Pi 4 Model B",
