@@ -171,24 +171,13 @@ public final class LSM9DS1IMU: IMUDriver {
         }
     }
 
-    /// One sensor's self-test response in counts: `control` set to `value`, the settled average
-    /// with CTRL_REG10 = `selfTest` minus the one without; then the sensor is powered down and
-    /// CTRL_REG10 cleared.
+    /// One sensor's self-test response in counts (CTRL_REG10 holds ST_XL/ST_G).
     private func selfTestResponse(
         _ control: UInt8, _ value: UInt8, selfTest: UInt8, settle: Duration, interval: Duration, offset: Int
     ) throws(SensorError) -> SIMD3<Double> {
-        try device.write(control, value)
-        let normal = try settledAverage(settle: settle, interval: interval, offset: offset)
-        try device.write(Register.ctrlReg10, selfTest)
-        let excited = try settledAverage(settle: settle, interval: interval, offset: offset)
-        try device.write(control, 0)
-        try device.write(Register.ctrlReg10, 0)
-        return excited - normal
-    }
-
-    private func settledAverage(settle: Duration, interval: Duration, offset: Int) throws(SensorError) -> SIMD3<Double> {
-        core.pause.wait(settle)
-        return try core.averageDiscardingFirst(count: 5, interval: interval) { () throws(SensorError) in
+        try core.selfTestResponse(
+            control: control, value: value, selfTestRegister: Register.ctrlReg10, selfTest: selfTest, settle: settle, interval: interval
+        ) { () throws(SensorError) in
             AxisLayout.littleEndian.counts(try device.read(Register.outTempL, count: Self.sampleLength), from: offset)
         }
     }
