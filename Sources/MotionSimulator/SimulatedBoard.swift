@@ -3,13 +3,14 @@ import I2C
 /// A simulated board: a ``SimulatedBus`` carrying an IMU emulator and a magnetometer emulator at
 /// their usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes).
 ///
-/// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `motionctl --imu mpu6050` maps to
+/// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `--imu lsm9ds1` is the Sense HAT:
+/// an LSM9DS1 at 0x6A with its magnetometer (a LIS3MDL register map) at 0x1C. `motionctl --imu mpu6050` maps to
 /// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D (so does `bmi160`); an MPU-9250
 /// brings its own AK8963 at 0x0C, reachable once the driver enables the I2C bypass.
 ///
 /// The emulators can also be built and attached one by one; each takes
 /// `(source:now:options:)`: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
-/// ``LSM6DS3Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9250Emulator`` (use its
+/// ``LSM6DS3Emulator``, ``LSM9DS1Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9250Emulator`` (use its
 /// `attach(to:at:)`), ``BMI160Emulator``, ``AK8963Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
 /// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
 ///
@@ -23,12 +24,12 @@ public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
         /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, mpu6050, mpu6500, mpu9250, bmi160
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9250, bmi160
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
-            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: I2CAddress(0x6A)
+            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr, .lsm9ds1: I2CAddress(0x6A)
             case .mpu6050, .mpu6500, .mpu9250, .bmi160: I2CAddress(0x68)
             }
         }
@@ -38,6 +39,8 @@ public struct SimulatedBoard: Sendable {
         public var usualMagnetometer: Magnetometer? {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: .lis3mdl
+            // The LSM9DS1's magnetometer has the LIS3MDL's registers and identity (0x1C on the Sense HAT).
+            case .lsm9ds1: .lis3mdl
             case .mpu6050, .mpu6500, .bmi160: .qmc5883l
             case .mpu9250: nil
             }
@@ -124,6 +127,7 @@ public struct SimulatedBoard: Sendable {
         case .lsm6dsl: imuDevice = LSM6DSLEmulator(source: source, now: now, options: imuOptions)
         case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
         case .lsm6dsr: imuDevice = LSM6DSREmulator(source: source, now: now, options: imuOptions)
+        case .lsm9ds1: imuDevice = LSM9DS1Emulator(source: source, now: now, options: imuOptions)
         case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)
         case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
         case .bmi160: imuDevice = BMI160Emulator(source: source, now: now, options: imuOptions)

@@ -2,8 +2,9 @@ import I2C
 
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
-    /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL 0x1C/0x1E,
-    /// LIS2MDL/HMC5883L 0x1E, InvenSense and BMI160 0x68/0x69, LSM6 0x6A/0x6B.
+    /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL (and the LSM9DS1's
+    /// magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense and BMI160
+    /// 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
@@ -45,10 +46,10 @@ public enum ChipCatalog {
 
     private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
         // Identity registers and values come from each driver's settings table.
-        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8)], _ family: ChipInfo.Family) -> Candidate {
+        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8, family: ChipInfo.Family)]) -> Candidate {
             Candidate(register: register, count: 1) { found, address in
-                models.first { $0.identity == found[0] }
-                    .map { ChipInfo(name: $0.name, family: family, address: address, identity: found) }
+                models.first { $0.identity == found.first }
+                    .map { ChipInfo(name: $0.name, family: $0.family, address: address, identity: found) }
             }
         }
         func magnetometer(_ settings: MagnetometerSettings) -> Candidate {
@@ -64,14 +65,17 @@ public enum ChipCatalog {
             // read anything, 0xD1 included; WHO_AM_I is exact, so an MPU never reaches that read.
             return [
                 imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
-                    ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
-                }, .invenSense),
-                imu(BMI160Register.chipID, [(BMI160Settings.name, BMI160Settings.identity)], .bmi160),
+                    ($0.rawValue, InvenSenseSettings.settings(for: $0).identity, .invenSense)
+                }),
+                imu(BMI160Register.chipID, [(BMI160Settings.name, BMI160Settings.identity, .bmi160)]),
             ]
         case 0x6A, 0x6B:
-            // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
+            // One read of WHO_AM_I (0x0F in both maps) tells the LSM6 chips (0x69, 0x6A, 0x6C)
+            // from the LSM9DS1 (0x68). The LSM6DSO/DSOX and the LSM6DSO32 share 0x6C: the caller
+            // says which.
             let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
-            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity) }, .lsm6)]
+            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity, .lsm6) }
+                + [(LSM9DS1IMU.name, LSM9DS1Settings().identity, .lsm9ds1)])]
         case 0x1C:
             return [magnetometer(LIS3MDLMagnetometer.settings)]
         case 0x1E:
@@ -102,6 +106,9 @@ public enum ChipCatalog {
         if chip.family == .bmi160 {
             return BMI160IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
+        if chip.family == .lsm9ds1 {
+            return LSM9DS1IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        }
         return nil
     }
 
@@ -116,7 +123,7 @@ public enum ChipCatalog {
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
-        case .invenSense, .lsm6, .bmi160: nil
+        case .invenSense, .lsm6, .bmi160, .lsm9ds1: nil
         }
     }
 }

@@ -35,6 +35,10 @@ import Testing
             // BST-BMI160-DS000 §1 Tables 1–2: ACC_RANGE ±2…16 g, GYR_RANGE ±125…2000 °/s.
             IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
                       gyroscope: [(125, 1 / 262.4), (250, 1 / 131.2), (500, 1 / 65.6), (1000, 1 / 32.8), (2000, 1 / 16.4)])
+        case .lsm9ds1:
+            // LSM9DS1 DocID025715 Table 3: linear acceleration and angular rate sensitivity.
+            IMURanges(accelerometer: [(2, 0.061e-3), (4, 0.122e-3), (8, 0.244e-3), (16, 0.732e-3)],
+                      gyroscope: [(245, 8.75e-3), (500, 17.5e-3), (2000, 70e-3)])
         case .lsm6dso32:
             // LSM6DSO32 DS13159 Table 2: ±4…32 g.
             IMURanges(accelerometer: [(4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3), (32, 0.976e-3)],

@@ -111,6 +111,22 @@ import Testing
             .map { Scale(range: $1.0, registerBits: UInt8($0), microPerLSB: $1.1 * 180 / Double.pi) },
         relativeTolerance: 0.008)
 
+    /// st_lsm6dsx_core.c at 007f2eb, the entry with .wai = 0x68 (ST_LSM9DS1_ID): reset and BDU in
+    /// 0x22; gyroscope channels st_lsm6ds0_gyro_channels at 0x18, accelerometer at 0x28,
+    /// little-endian; odr_table GYRO 0x10 GENMASK(7, 5) {14900…952000 mHz} = 1…6 (with the gyroscope
+    /// on, the accelerometer runs at its rate); fs_table ACC 0x20 GENMASK(4, 3) {61, 122, 244, 732 µg}
+    /// = {0x0, 0x2, 0x3, 0x1}, GYRO 0x10 GENMASK(4, 3) {8750, 17500, 70000 µdps} = {0x0, 0x1, 0x3}.
+    static let lsm9ds1 = IMUFacts(
+        model: LSM9DS1IMU.name, source: "drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c", identityRegister: 0x0F, identity: 0x68,
+        accelerometerData: 0x28, gyroscopeData: 0x18, bigEndian: false,
+        rates: [14.9, 59.5, 119, 238, 476, 952].enumerated().map { ($1, UInt8($0 + 1) << 5) },
+        rateRegister: 0x10, accelerometerRangeRegister: 0x20, gyroscopeRangeRegister: 0x10,
+        accelerometer: zip([2.0, 4, 8, 16], zip([UInt8(0x0), 0x2, 0x3, 0x1], [61.0, 122, 244, 732]))
+            .map { Scale(range: $0, registerBits: $1.0 << 3, microPerLSB: $1.1) },
+        gyroscope: zip([245.0, 500, 2000], zip([UInt8(0x0), 0x1, 0x3], [8750.0, 17500, 70000]))
+            .map { Scale(range: $0, registerBits: $1.0 << 3, microPerLSB: $1.1) },
+        relativeTolerance: 1e-9)
+
     static let imus: [IMUFacts] = [
         lsm6(.lsm6ds3, identity: 0x69, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dsl, identity: 0x6A, accelerometer: lsm6Accelerometer),
@@ -137,6 +153,7 @@ import Testing
         invenSense(.mpu6500, identity: 0x70),
         invenSense(.mpu9250, identity: 0x71),
         bmi160,
+        lsm9ds1,
     ]
 
     /// Our driver's side of one IMU: identity, register fields and tables.
@@ -170,6 +187,14 @@ import Testing
                 rateField: RegisterField(InvenSenseRegister.sampleRateDivider, mask: 0xFF),
                 accelerometerField: InvenSenseRegister.accelRangeField, gyroscopeField: InvenSenseRegister.gyroRangeField,
                 tables: InvenSenseSettings.tables)
+        }
+        if model == LSM9DS1IMU.name {
+            let settings = LSM9DS1Settings()
+            return DriverIMU(
+                identity: settings.identity, identityRegister: LSM9DS1Register.whoAmI,
+                accelerometerData: LSM9DS1Register.outXLXL, gyroscopeData: LSM9DS1Register.outXLG, bigEndian: false,
+                rateField: LSM9DS1Register.gyroscopeRate, accelerometerField: LSM9DS1Register.accelerometerRange,
+                gyroscopeField: LSM9DS1Register.gyroscopeRange, tables: settings.tables)
         }
         if model == BMI160Settings.name {
             // One burst from DATA_8 (gyroscope, 0x0C): gyroscope at +0, accelerometer at +6.
@@ -228,6 +253,7 @@ import Testing
         case .mpu6500: InvenSenseModel.mpu6500.rawValue
         case .mpu9250: InvenSenseModel.mpu9250.rawValue
         case .bmi160: BMI160Settings.name
+        case .lsm9ds1: LSM9DS1IMU.name
         }
         let facts = try #require(Self.imus.first { $0.model == model })
         let board = SimulatedBoard(imu: imu, magnetometer: .none, source: atRest, now: { 0 })
@@ -243,6 +269,15 @@ import Testing
                 #expect(LSM6Chip.gyroSensitivity[Int(scale.registerBits >> 2)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) °/s")
             }
             for rate in facts.rates { #expect(LSM6Chip.rates[Int(rate.registerBits >> 4) - 1] == rate.hz, "\(imu) \(rate.hz) Hz") }
+        case .lsm9ds1:
+            #expect(LSM9DS1Chip.outXLXL == facts.accelerometerData && LSM9DS1Chip.outXLG == facts.gyroscopeData)
+            for scale in facts.accelerometer {
+                #expect(LSM9DS1Chip.accelerometerSensitivity[Int(scale.registerBits >> 3)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) g")
+            }
+            for scale in facts.gyroscope {
+                #expect(LSM9DS1Chip.gyroscopeSensitivity[Int(scale.registerBits >> 3)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) °/s")
+            }
+            for rate in facts.rates { #expect(LSM9DS1Chip.gyroscopeRates[Int(rate.registerBits >> 5) - 1] == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .bmi160:
             #expect(BMI160Chip.chipID == facts.identityRegister && BMI160Chip.dataAccXL == facts.accelerometerData
                     && BMI160Chip.dataGyrXL == facts.gyroscopeData)

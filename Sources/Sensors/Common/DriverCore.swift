@@ -78,6 +78,26 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
         return mean(samples)
     }
 
+    /// The ST self-test step (LSM6 and LSM9DS1 datasheet procedures): writes `value` to
+    /// `control` (rate and range for the test), waits `settle`, averages 5 samples after one
+    /// discarded (`interval` apart) read by `read`; sets `selfTest` in `selfTestRegister` and does
+    /// the same; then powers the sensor down (`control` = 0) and clears `selfTestRegister`.
+    /// Returns the excited average minus the normal one, in counts.
+    func selfTestResponse(
+        control: UInt8, value: UInt8, selfTestRegister: UInt8, selfTest: UInt8, settle: Duration, interval: Duration,
+        read: () throws(SensorError) -> SIMD3<Int16>
+    ) throws(SensorError) -> SIMD3<Double> {
+        try device.write(control, value)
+        pause.wait(settle)
+        let normal = try averageDiscardingFirst(count: 5, interval: interval, read)
+        try device.write(selfTestRegister, selfTest)
+        pause.wait(settle)
+        let excited = try averageDiscardingFirst(count: 5, interval: interval, read)
+        try device.write(control, 0)
+        try device.write(selfTestRegister, 0)
+        return excited - normal
+    }
+
     /// Writes the shadow value of each of `registers`, in order.
     func write(_ shadow: ShadowRegisters, _ registers: [UInt8]) throws(SensorError) {
         for register in registers { try device.write(register, shadow[register]) }

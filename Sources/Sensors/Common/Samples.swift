@@ -6,6 +6,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     public enum Family: String, Sendable, Hashable {
         case invenSense = "InvenSense MPU"
         case lsm6 = "ST LSM6"
+        case lsm9ds1 = "ST LSM9DS1"
         case lis3mdl = "ST LIS3MDL"
         case lis2mdl = "ST LIS2MDL"
         case qmc5883l = "QST QMC5883L"
@@ -30,7 +31,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True for chips with an accelerometer and gyroscope.
-    public var isIMU: Bool { family == .invenSense || family == .lsm6 || family == .bmi160 }
+    public var isIMU: Bool { family == .invenSense || family == .lsm6 || family == .bmi160 || family == .lsm9ds1 }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }

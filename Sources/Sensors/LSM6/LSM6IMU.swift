@@ -9,7 +9,6 @@ public final class LSM6IMU: IMUDriver {
     private let core: DriverCore<LSM6Settings, State>
     private var settings: LSM6Settings { core.settings }
     private var device: RegisterDevice { core.device }
-    private var pause: Pause { core.pause }
 
     private struct State: DriverState {
         var configuration: IMUConfiguration
@@ -226,29 +225,19 @@ public final class LSM6IMU: IMUDriver {
         }
     }
 
-    /// One sensor's self-test response in counts: with `control` set to `value`, the settled
-    /// average with CTRL5_C = `selfTest` minus the one without; then the sensor is powered down
-    /// and CTRL5_C cleared.
+    /// One sensor's self-test response in counts (CTRL5_C holds ST_XL/ST_G): 100 ms settling,
+    /// 5 samples 20 ms apart after one discarded.
     private func selfTestResponse(_ control: UInt8, _ value: UInt8, selfTest: UInt8, accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
-        try device.write(control, value)
-        let normal = try settledAverage(accelerometer: accelerometer)
-        try device.write(LSM6Register.ctrl5C, selfTest)
-        let excited = try settledAverage(accelerometer: accelerometer)
-        try device.write(control, 0)
-        try device.write(LSM6Register.ctrl5C, 0)
-        return excited - normal
-    }
-
-    /// Waits 100 ms, discards one sample, averages the next 5 (raw counts), 20 ms apart.
-    private func settledAverage(accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
-        pause.wait(.milliseconds(100))
-        return try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20)) { () throws(SensorError) in
+        try core.selfTestResponse(
+            control: control, value: value, selfTestRegister: LSM6Register.ctrl5C, selfTest: selfTest,
+            settle: .milliseconds(100), interval: .milliseconds(20)
+        ) { () throws(SensorError) in
             Self.vector(try device.read(LSM6Register.outTempL, count: 14), accelerometer ? 8 : 2)
         }
     }
 }
 
-/// Self-test decision for LSM6 chips (pure: testable alone).
+/// Self-test decision for the ST IMUs, LSM6 family and LSM9DS1 (pure: testable alone).
 public enum LSM6SelfTest {
     /// Responses: accelerometer in mg, gyroscope in °/s, each |self-test on − off| per axis.
     public static func evaluate(

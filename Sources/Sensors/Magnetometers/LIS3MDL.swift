@@ -1,6 +1,17 @@
 import I2C
 
-/// Driver for the ST LIS3MDL magnetometer (0x1C or 0x1E).
+/// Driver for the ST LIS3MDL magnetometer (0x1C or 0x1E), and for the magnetometer inside the
+/// ST LSM9DS1 (0x1C or 0x1E; the Sense HAT's is at 0x1C).
+///
+/// The LSM9DS1's magnetometer has the LIS3MDL's register map and identity (WHO_AM_I 0x0F =
+/// 0x3D), so no register tells them apart and identification names it "LIS3MDL"; a board file
+/// (e.g. `raspberry-pi-4b-sense-hat`) says which package it is. The Linux kernel serves both
+/// with one settings entry (drivers/iio/magnetometer/st_magn_core.c: `.wai = 0x3d`,
+/// LIS3MDL_MAGN_DEV_NAME and LSM9DS1_MAGN_DEV_NAME, gains 146/292/438/584 µgauss/LSB). The
+/// LSM9DS1 datasheet (DocID025715 Table 3) gives 0.14/0.29/0.43/0.58 mgauss/LSB: the LIS3MDL's
+/// 6842/3421/2281/1711 LSB/gauss (0.146/0.292/0.438/0.584 mgauss/LSB) rounded to two
+/// decimals. Using the datasheet's rounded 0.14 would read 4 % low on the ±4 gauss range; the
+/// unrounded LIS3MDL values agree with both datasheets and with the kernel, so they serve both.
 public final class LIS3MDLMagnetometer: MagnetometerDriver {
     public let chip: ChipInfo
     /// 80 Hz, ±4 gauss (400 µT).
