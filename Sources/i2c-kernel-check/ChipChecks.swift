@@ -63,7 +63,17 @@ let lis3mdl = StubChip(name: "LIS3MDL", address: I2CAddress(0x1C), image: regist
     0x28: littleEndianBytes(lis3mdlRaw), 0xA8: littleEndianBytes(lis3mdlRaw),
 ]))
 
-let stubChipImages = [mpu6050, lsm6dsox, lis3mdl]
+/// LSM9DS1 accelerometer and gyroscope (DocID025715 §6–7): WHO_AM_I 0x0F = 0x68, CTRL_REG8 0x22
+/// resets to 0x04 (IF_ADD_INC); OUT_TEMP_L 0x15, OUT_X_L_G 0x18 … 0x1D, OUT_X_L_XL 0x28 … 0x2D,
+/// little-endian. The Raspberry Pi Sense HAT's IMU (there at 0x6A; here at 0x6B, beside the LSM6DSOX).
+let lsm9ds1GyroscopeRaw: [Int16] = [-1500, 700, 2800]
+let lsm9ds1AccelerometerRaw: [Int16] = [-4100, 2050, 8196]
+let lsm9ds1 = StubChip(name: "LSM9DS1", address: I2CAddress(0x6B), image: registerImage([
+    0x0F: [0x68], 0x22: [0x04], 0x15: littleEndianBytes([0]),
+    0x18: littleEndianBytes(lsm9ds1GyroscopeRaw), 0x28: littleEndianBytes(lsm9ds1AccelerometerRaw),
+]))
+
+let stubChipImages = [mpu6050, lsm6dsox, lsm9ds1, lis3mdl]
 
 /// |a − b| ≤ 1e-9 per axis.
 func same(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Bool {
@@ -95,6 +105,7 @@ func expectRegisters(_ bus: LinuxI2CBus, _ chip: StubChip, _ expected: [(UInt8, 
 final class ConfiguredDrivers {
     var mpu6050: InvenSenseIMU?
     var lsm6dsox: LSM6IMU?
+    var lsm9ds1: LSM9DS1IMU?
     var lis3mdl: LIS3MDLMagnetometer?
 }
 
@@ -107,17 +118,17 @@ func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
 func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
     let degree = Double.pi / 180
     return [
-        Check(name: "register images of MPU-6050, LSM6DSOX, LIS3MDL preloaded (256 registers each)") {
+        Check(name: "register images of MPU-6050, LSM6DSOX, LSM9DS1, LIS3MDL preloaded (256 registers each)") {
             for chip in stubChipImages {
                 try bus.writeRegisters(chip.address, 0x00, chip.image)
                 let back = try bus.readRegisters(chip.address, 0x00, count: 256)
                 try expect(back == chip.image, "\(chip.name) image read back differs")
             }
         },
-        Check(name: "probe identifies MPU-6050 at 0x68, LSM6DSOX at 0x6A, LIS3MDL at 0x1C; nothing at the other usual addresses") {
+        Check(name: "probe identifies MPU-6050 at 0x68, LSM6DSOX at 0x6A, LSM9DS1 at 0x6B, LIS3MDL at 0x1C; nothing at the other usual addresses") {
             let chips = try driver("probe") { () throws(SensorError) in try ChipCatalog.probe(bus: bus) }
             let found = chips.map { "\($0.name) at \($0.address)" }
-            try expect(found == ["LIS3MDL at 0x1C", "MPU-6050 at 0x68", "LSM6DSO/LSM6DSOX at 0x6A"], "found \(found)")
+            try expect(found == ["LIS3MDL at 0x1C", "MPU-6050 at 0x68", "LSM6DSO/LSM6DSOX at 0x6A", "LSM9DS1 at 0x6B"], "found \(found)")
         },
         Check(name: "MPU-6050 configuration lands in its registers") {
             // 200 Hz, ±4 g, ±500 °/s: SMPLRT_DIV 0x19 = 1 kHz / 200 Hz − 1 = 4 (RM §4.2);
@@ -135,6 +146,15 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
             try expectRegisters(bus, lsm6dsox, [(0x10, 0x58), (0x11, 0x54), (0x12, 0x44)])
             imus.lsm6dsox = imu
+        },
+        Check(name: "LSM9DS1 configuration lands in its registers") {
+            // 119 Hz, ±4 g, ±500 °/s (DocID025715 §7.12, §7.24, §7.26): CTRL_REG8 0x22 = BDU | IF_ADD_INC
+            // → 0x44; CTRL_REG6_XL 0x20 = ODR_XL 011, FS_XL 10 → 0x70; CTRL_REG1_G 0x10 = ODR_G 011,
+            // FS_G 01 → 0x68.
+            let imu = LSM9DS1IMU(bus: bus, address: lsm9ds1.address, resetCompletion: .fixedDelay)
+            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            try expectRegisters(bus, lsm9ds1, [(0x22, 0x44), (0x20, 0x70), (0x10, 0x68)])
+            imus.lsm9ds1 = imu
         },
         Check(name: "LIS3MDL configuration lands in its registers") {
             // 80 Hz, ±4 gauss (datasheet §7.2–7.6): CTRL_REG1 = OM 11 | DO 111 → 0x7C; CTRL_REG2 FS 00;
@@ -164,6 +184,16 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
             try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
         },
+        Check(name: "LSM9DS1 sample decodes to g and rad/s in one 25-byte read (±4 g: 0.122 mg/LSB, ±500 °/s: 17.5 mdps/LSB)") {
+            // DocID025715 Table 3 sensitivities; temperature 0 LSB = 25 °C (§2.2); Core Motion sign.
+            guard let imu = imus.lsm9ds1 else { throw CheckFailure(message: "the LSM9DS1 was not configured") }
+            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
+            let acceleration = -vector(lsm9ds1AccelerometerRaw, scale: 0.122e-3)
+            let rotation = vector(lsm9ds1GyroscopeRaw, scale: 17.5e-3 * degree)
+            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
+            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+            try expect(abs((sample.temperature ?? 0) - 25) < 1e-9, "temperature \(String(describing: sample.temperature))")
+        },
         Check(name: "LIS3MDL sample decodes to µT through the 0xA8 auto-increment read (±4 gauss: 6842 LSB/gauss)") {
             // Datasheet Table 2 sensitivity; 1 gauss = 100 µT.
             guard let magnetometer = imus.lis3mdl else { throw CheckFailure(message: "the LIS3MDL was not configured") }
@@ -180,13 +210,13 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             }
         },
         Check(name: "a driver at an absent address fails with the bus's no-acknowledge error") {
-            let imu = LSM6IMU(bus: bus, address: I2CAddress(0x6B), model: .lsm6dso, resetCompletion: .fixedDelay)
+            let imu = LSM6IMU(bus: bus, address: I2CAddress(0x50), model: .lsm6dso, resetCompletion: .fixedDelay)
             let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
             guard case .bus(let cause) = error else {
-                throw CheckFailure(message: "configure at 0x6B gave \(String(describing: error)), expected a bus error")
+                throw CheckFailure(message: "configure at 0x50 gave \(String(describing: error)), expected a bus error")
             }
             try expect(cause.kind == .noAcknowledge, "kind \(cause.kind.rawValue): \(cause)")
-            try expect(cause.description.contains("no device acknowledged at 0x6B"), "\(cause)")
+            try expect(cause.description.contains("no device acknowledged at 0x50"), "\(cause)")
         },
     ]
 }
