@@ -3,7 +3,7 @@ import I2C
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
     /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL 0x1C/0x1E,
-    /// LIS2MDL/HMC5883L 0x1E, InvenSense 0x68/0x69, LSM6 0x6A/0x6B.
+    /// LIS2MDL/HMC5883L 0x1E, InvenSense MPU and ICM-42688-P 0x68/0x69, LSM6 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
@@ -45,10 +45,10 @@ public enum ChipCatalog {
 
     private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
         // Identity registers and values come from each driver's settings table.
-        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8)], _ family: ChipInfo.Family) -> Candidate {
+        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8, family: ChipInfo.Family)]) -> Candidate {
             Candidate(register: register, count: 1) { found, address in
                 models.first { $0.identity == found[0] }
-                    .map { ChipInfo(name: $0.name, family: family, address: address, identity: found) }
+                    .map { ChipInfo(name: $0.name, family: $0.family, address: address, identity: found) }
             }
         }
         func magnetometer(_ settings: MagnetometerSettings) -> Candidate {
@@ -58,13 +58,18 @@ public enum ChipCatalog {
         }
         switch address.rawValue {
         case 0x68, 0x69:
-            return [imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
-                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
-            }, .invenSense)]
+            // The MPU family and the ICM-42688-P keep WHO_AM_I at the same register (0x75): one read.
+            let mpu = InvenSenseModel.allCases.map {
+                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity, ChipInfo.Family.invenSense)
+            }
+            let icm = ICM42600Model.allCases.map {
+                ($0.rawValue, ICM42600Settings.settings(for: $0).identity, ChipInfo.Family.icm42600)
+            }
+            return [imu(InvenSenseRegister.whoAmI, mpu + icm)]
         case 0x6A, 0x6B:
             // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
             let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
-            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity) }, .lsm6)]
+            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity, .lsm6) })]
         case 0x1C:
             return [magnetometer(LIS3MDLMagnetometer.settings)]
         case 0x1E:
@@ -89,6 +94,9 @@ public enum ChipCatalog {
         if let model = InvenSenseModel(rawValue: chip.name) {
             return InvenSenseIMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
+        if let model = ICM42600Model(rawValue: chip.name) {
+            return ICM42600IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
+        }
         if let model = LSM6Model(rawValue: chip.name) {
             return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
@@ -106,7 +114,7 @@ public enum ChipCatalog {
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
-        case .invenSense, .lsm6: nil
+        case .invenSense, .icm42600, .lsm6: nil
         }
     }
 }

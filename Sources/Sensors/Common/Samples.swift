@@ -5,6 +5,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     /// Driver family of a chip.
     public enum Family: String, Sendable, Hashable {
         case invenSense = "InvenSense MPU"
+        case icm42600 = "InvenSense ICM-426xx"
         case lsm6 = "ST LSM6"
         case lis3mdl = "ST LIS3MDL"
         case lis2mdl = "ST LIS2MDL"
@@ -29,7 +30,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True for chips with an accelerometer and gyroscope.
-    public var isIMU: Bool { family == .invenSense || family == .lsm6 }
+    public var isIMU: Bool { family == .invenSense || family == .icm42600 || family == .lsm6 }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }

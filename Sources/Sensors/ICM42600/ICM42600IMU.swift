@@ -1,0 +1,175 @@
+import I2C
+
+/// Driver for the TDK InvenSense ICM-42688-P accelerometer + gyroscope (I2C 0x68 or 0x69).
+///
+/// Both sensors run in low-noise mode at one output data rate. Samples come from one burst of
+/// TEMP_DATA1 … GYRO_DATA_Z0; the FIFO runs in stream mode with 16-byte packets (packet 3:
+/// accelerometer, gyroscope, 8-bit temperature and the chip's 16-bit timestamp). FIFO frames are
+/// numbered in order (``FIFOFrame/sampleIndex``) like the other drivers' frames; the packets'
+/// timestamps are not used for timing.
+public final class ICM42600IMU: IMUDriver {
+    public let chip: ChipInfo
+    /// 200 Hz, ±4 g, ±500 °/s.
+    public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
+
+    private let core: DriverCore<ICM42600Settings, State>
+    private var settings: ICM42600Settings { core.settings }
+    private var device: RegisterDevice { core.device }
+
+    private struct State: DriverState {
+        var configuration: IMUConfiguration
+        var shadow = ShadowRegisters([:])
+        var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
+        var fifoSamples = 0
+    }
+
+    /// DEVICE_CONFIG SOFT_RESET_CONFIG: wait 1 ms before any other access (DS-000347 §14
+    /// DEVICE_CONFIG; kernel INV_ICM42600_RESET_TIME_MS = 1); then polled until it reads 0.
+    static let resetPolls = 10
+    /// After turning the sensors on: the gyroscope needs its start-up time before data are valid
+    /// (kernel INV_ICM42600_GYRO_STARTUP_TIME_MS = 60; the datasheet asks ≥ 200 µs before any
+    /// register write after a PWR_MGMT0 change).
+    static let startupTime = Duration.milliseconds(60)
+    /// Most packets per FIFO_DATA read (fewer on a bus with a shorter read limit).
+    static let fifoChunkPackets = 8
+
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: ICM42600Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+        let settings = ICM42600Settings.settings(for: model)
+        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
+                          state: State(configuration: defaultConfiguration))
+        chip = ChipInfo(name: model.rawValue, family: .icm42600, address: address, identity: [settings.identity])
+    }
+
+    public var configuration: IMUConfiguration { core.configuration }
+
+    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
+        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
+    }
+
+    /// Identify; soft reset; rates and ranges; both sensors to low-noise mode.
+    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+        let name = chip.name
+        let (rate, accelerometer, gyroscope) = try settings.tables.options(for: configuration, chip: name)
+        if configuration.lowPassBandwidth != nil {
+            throw .notSupported(chip: name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
+        }
+
+        try device.checkIdentity(ICM42600Register.whoAmI, expected: [settings.identity], chip: name)
+        try core.softReset(ICM42600Register.softReset, polls: Self.resetPolls, interval: .milliseconds(1), chip: name)
+
+        var shadow = ShadowRegisters([:])
+        _ = shadow.set(ICM42600Register.gyroRate, rate.code)
+        _ = shadow.set(ICM42600Register.gyroRange, gyroscope.code)
+        _ = shadow.set(ICM42600Register.accelRate, rate.code)
+        _ = shadow.set(ICM42600Register.accelRange, accelerometer.code)
+        _ = shadow.set(ICM42600Register.gyroMode, ICM42600Register.lowNoise)
+        _ = shadow.set(ICM42600Register.accelMode, ICM42600Register.lowNoise)
+        // Bank 0 after the reset; rates and ranges before the sensors are turned on.
+        try core.write(shadow, [ICM42600Register.gyroConfig0, ICM42600Register.accelConfig0, ICM42600Register.powerManagement0])
+        core.pause.wait(Self.startupTime)
+        state = State(
+            configuration: configuration, shadow: shadow,
+            scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity))
+    }
+
+    /// One 14-byte burst from TEMP_DATA1 (0x1D) to GYRO_DATA_Z0 (0x2A): temperature, accel, gyro,
+    /// big-endian. Under the driver's lock, so the counts are scaled by the ranges they were
+    /// read at even while another thread reconfigures.
+    public func readSample() throws(SensorError) -> IMUSample {
+        try core.locked { state throws(SensorError) -> IMUSample in
+            let bytes = try device.read(ICM42600Register.temperatureHigh, count: 14)
+            return state.scale.sample(
+                accelerometer: AxisLayout.bigEndian.counts(bytes, from: 2), gyroscope: AxisLayout.bigEndian.counts(bytes, from: 8),
+                temperature: Double(int16BE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+        }
+    }
+
+    /// Reads PWR_MGMT0 (0x4E): 0x00 after a reset (sensors off), low-noise modes after ``configure(_:)``.
+    public func isStillConfigured() throws(SensorError) -> Bool {
+        try core.readsBack(ICM42600Register.powerManagement0)
+    }
+
+    // MARK: FIFO (DS-000347 §6 FIFO; kernel inv_icm42600_buffer.c)
+
+    /// Bypass (empties the FIFO), flush, accelerometer + gyroscope + temperature in every packet,
+    /// then stream mode.
+    public func enableFIFO() throws(SensorError) {
+        try core.locked { state throws(SensorError) in try startFIFO(&state) }
+    }
+
+    private func startFIFO(_ state: inout State) throws(SensorError) {
+        try device.write(ICM42600Register.fifoConfig, ICM42600Register.fifoMode.setting(ICM42600Register.fifoBypass, in: 0))
+        try device.write(ICM42600Register.signalPathReset, ICM42600Register.fifoFlush)
+        try device.write(ICM42600Register.fifoConfig1, ICM42600Register.fifoAccelGyroTemperature)
+        try device.write(ICM42600Register.fifoConfig, ICM42600Register.fifoMode.setting(ICM42600Register.fifoStream, in: 0))
+        state.fifoSamples = 0
+    }
+
+    /// INT_STATUS and FIFO_COUNT in one 3-byte read (0x2D…0x2F); after FIFO_FULL the FIFO is
+    /// restarted instead of read (old packets were overwritten). Otherwise whole 16-byte packets,
+    /// in order, each header checked: the empty marker ends the read; a packet whose ODR-change
+    /// flag is set after the first one means someone changed the rate under the driver, so the
+    /// FIFO is restarted and reported as a gap; a sensor's −32768 on all axes (not yet valid,
+    /// e.g. during the gyroscope's start-up) skips the frame but keeps its index.
+    public func readFIFO() throws(SensorError) -> FIFORead {
+        try core.locked { state throws(SensorError) -> FIFORead in
+            let status = try device.read(ICM42600Register.interruptStatus, count: 3)
+            if status[0] & ICM42600Register.fifoFullInterrupt != 0 {
+                try startFIFO(&state)
+                return FIFORead(frames: [], overflowed: true)
+            }
+            var remaining = (Int(status[1]) << 8 | Int(status[2])) / ICM42600FIFOPacket.size
+            var frames: [FIFOFrame] = []
+            frames.reserveCapacity(remaining)
+            let perRead = device.fifoFramesPerRead(Self.fifoChunkPackets, frameSize: ICM42600FIFOPacket.size)
+            while remaining > 0 {
+                let chunk = min(remaining, perRead)
+                let bytes = try device.read(ICM42600Register.fifoData, count: chunk * ICM42600FIFOPacket.size)
+                for packet in 0..<chunk {
+                    switch decode(bytes, at: packet * ICM42600FIFOPacket.size, state: state) {
+                    case .empty:
+                        return FIFORead(frames: frames, overflowed: false)
+                    case .rateChanged:
+                        try startFIFO(&state)
+                        return FIFORead(frames: frames, overflowed: true)
+                    case .invalid:
+                        state.fifoSamples += 1
+                    case .sample(let sample):
+                        frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample))
+                        state.fifoSamples += 1
+                    }
+                }
+                remaining -= chunk
+            }
+            return FIFORead(frames: frames, overflowed: false)
+        }
+    }
+
+    private enum Packet {
+        case empty, rateChanged, invalid
+        case sample(IMUSample)
+    }
+
+    private func decode(_ bytes: [UInt8], at base: Int, state: State) -> Packet {
+        typealias Layout = ICM42600FIFOPacket
+        let header = bytes[base]
+        if header & Layout.headerMessage != 0 { return .empty }
+        if header & Layout.headerRateChanged != 0, state.fifoSamples > 0 { return .rateChanged }
+        let both = Layout.headerAccelerometer | Layout.headerGyroscope
+        guard header & both == both else { return .invalid }
+        let accelerometer = AxisLayout.bigEndian.counts(bytes, from: base + Layout.accelerometerOffset)
+        let gyroscope = AxisLayout.bigEndian.counts(bytes, from: base + Layout.gyroscopeOffset)
+        let invalid = SIMD3<Int16>(repeating: Layout.invalidData)
+        if accelerometer == invalid || gyroscope == invalid { return .invalid }
+        let temperature = Double(Int8(bitPattern: bytes[base + Layout.temperatureOffset])) / settings.fifoTemperatureLSBPerDegree + 25
+        return .sample(state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope, temperature: temperature))
+    }
+
+    // MARK: Self-test
+
+    /// Not offered yet: the datasheet procedure (SELF_TEST_CONFIG 0x70, factory values in banks
+    /// 1 and 2) is not implemented.
+    public func selfTest() throws(SensorError) -> SelfTestReport {
+        throw .notSupported(chip: chip.name, feature: "self-test in this driver yet")
+    }
+}
