@@ -4,13 +4,14 @@ import I2C
 /// their usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes).
 ///
 /// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `motionctl --imu mpu6050` maps to
-/// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D; an MPU-9250
+/// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D (so does
+/// `--imu icm42688`, an ICM-42688-P at 0x68); an MPU-9250
 /// brings its own AK8963 at 0x0C, reachable once the driver enables the I2C bypass.
 ///
 /// The emulators can also be built and attached one by one; each takes
 /// `(source:now:options:)`: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
 /// ``LSM6DS3Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9250Emulator`` (use its
-/// `attach(to:at:)`), ``AK8963Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
+/// `attach(to:at:)`), ``ICM42688Emulator``, ``AK8963Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
 /// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
 ///
 /// Time: output registers follow the source at `now()` while a sensor runs; data-ready flags and
@@ -22,13 +23,13 @@ import I2C
 public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250, icm42688
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: I2CAddress(0x6A)
-            case .mpu6050, .mpu6500, .mpu9250: I2CAddress(0x68)
+            case .mpu6050, .mpu6500, .mpu9250, .icm42688: I2CAddress(0x68)
             }
         }
 
@@ -37,7 +38,7 @@ public struct SimulatedBoard: Sendable {
         public var usualMagnetometer: Magnetometer? {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: .lis3mdl
-            case .mpu6050, .mpu6500: .qmc5883l
+            case .mpu6050, .mpu6500, .icm42688: .qmc5883l
             case .mpu9250: nil
             }
         }
@@ -124,6 +125,7 @@ public struct SimulatedBoard: Sendable {
         case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
         case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)
         case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
+        case .icm42688: imuDevice = ICM42688Emulator(source: source, now: now, options: imuOptions)
         case .mpu9250:
             let mpu = MPU9250Emulator(source: source, now: now, options: imuOptions)
             mpu.attach(to: bus, at: address)

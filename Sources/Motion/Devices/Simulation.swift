@@ -85,9 +85,9 @@ public struct Simulation: Sendable, Equatable {
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
-        // default (ST 208 Hz, InvenSense 200 Hz); held in between.
+        // default (ST 208 Hz, InvenSense and ICM-42688-P 200 Hz); held in between.
         let noiseRate: Double = switch imu {
-        case .mpu6050, .mpu6500, .mpu9250: 200
+        case .mpu6050, .mpu6500, .mpu9250, .icm42688: 200
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: 208
         }
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
