@@ -1,0 +1,227 @@
+import I2C
+import I2CMock
+import Sensors
+import Testing
+
+/// Bank-0 register addresses and bits from the ICM-42688-P datasheet DS-000347 §14, written here
+/// independently of the driver.
+private enum ICM {
+    static let deviceConfig: UInt8 = 0x11, fifoConfig: UInt8 = 0x16, tempData1: UInt8 = 0x1D
+    static let intStatus: UInt8 = 0x2D, fifoCountH: UInt8 = 0x2E, fifoData: UInt8 = 0x30
+    static let signalPathReset: UInt8 = 0x4B, pwrMgmt0: UInt8 = 0x4E, gyroConfig0: UInt8 = 0x4F
+    static let accelConfig0: UInt8 = 0x50, fifoConfig1: UInt8 = 0x5F, whoAmI: UInt8 = 0x75
+}
+
+/// The init sequence at 0x68: WHO_AM_I, soft reset (polled until SOFT_RESET_CONFIG reads 0),
+/// GYRO_CONFIG0 and ACCEL_CONFIG0 (FS_SEL in 7:5, ODR in 3:0), PWR_MGMT0 = both low noise.
+private func icmInit(odr: UInt8 = 0x7, gyroFS: UInt8 = 2, accelFS: UInt8 = 2) -> [I2CExpectation] {
+    [
+        .writeRead(0x68, [ICM.whoAmI], reply: [0x47]),
+        .write(0x68, [ICM.deviceConfig, 0x01]),  // SOFT_RESET_CONFIG
+        .writeRead(0x68, [ICM.deviceConfig], reply: [0]).failing(.noAcknowledge),  // busy resetting
+        .writeRead(0x68, [ICM.deviceConfig], reply: [0x00]),  // done
+        .write(0x68, [ICM.gyroConfig0, gyroFS << 5 | odr]),
+        .write(0x68, [ICM.accelConfig0, accelFS << 5 | odr]),
+        .write(0x68, [ICM.pwrMgmt0, 0x0F]),  // GYRO_MODE = ACCEL_MODE = 11 (low noise)
+    ]
+}
+
+private let fifoStart: [I2CExpectation] = [
+    .write(0x68, [ICM.fifoConfig, 0x00]),  // bypass
+    .write(0x68, [ICM.signalPathReset, 0x02]),  // FIFO_FLUSH
+    .write(0x68, [ICM.fifoConfig1, 0x07]),  // TEMP_EN, GYRO_EN, ACCEL_EN
+    .write(0x68, [ICM.fifoConfig, 0x40]),  // stream
+]
+
+/// A FIFO packet 3 (DS-000347 §6.1): header, accel, gyro (big-endian), temperature, timestamp.
+private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], temperature: Int8 = 0, timestamp: UInt16 = 0) -> [UInt8] {
+    [header] + bigEndian(accel) + bigEndian(gyro) + [UInt8(bitPattern: temperature)]
+        + [UInt8(timestamp >> 8), UInt8(timestamp & 0xFF)]
+}
+
+@Suite struct ICM42688Tests {
+    @Test func defaultInitAndOneSampleInOneTransaction() throws {
+        let bus = ExpectationBus(icmInit())
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        // 200 Hz = ODR 0x7; ±500 °/s = GYRO_FS_SEL 2; ±4 g = ACCEL_FS_SEL 2 (checked in icmInit).
+        // Face up: +1 g on z = 8192 LSB at ±4 g; x gyro 10 °/s = 655 LSB at 65.5 LSB/(°/s);
+        // temperature 1325 → 1325 / 132.48 + 25 °C.
+        bus.expect([.writeRead(0x68, [ICM.tempData1], reply: bigEndian([1325, 0, 0, 8192, 655, 0, -655]))])
+        let sample = try imu.readSample()
+        #expect(close(sample.acceleration, [0, 0, -1]))
+        #expect(close(sample.rotationRate, [10 * degree, 0, -10 * degree], tolerance: 1e-9))
+        #expect(close(sample.temperature ?? 0, 1325 / 132.48 + 25))
+        #expect(sample.raw?.accelerometer == SIMD3(0, 0, 8192))
+        #expect(!sample.isSaturated)
+        expectFinished(bus)
+    }
+
+    /// DS-000347 Table 2: ACCEL_FS_SEL 0…3 = ±16/8/4/2 g at 2048/4096/8192/16384 LSB/g.
+    @Test(arguments: [(16.0, UInt8(0), 2048.0), (8, 1, 4096), (4, 2, 8192), (2, 3, 16384)])
+    func accelerometerRanges(range: Double, code: UInt8, lsbPerG: Double) throws {
+        let bus = ExpectationBus(icmInit(accelFS: code))
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(IMUConfiguration(outputDataRate: 200, accelerometerRange: range, gyroscopeRange: 500))
+        let half = Int16(lsbPerG / 2)
+        bus.expect([.writeRead(0x68, [ICM.tempData1], reply: bigEndian([0, half, -half, Int16(lsbPerG), 0, 0, 0]))])
+        #expect(close(try imu.readSample().acceleration, [-0.5, 0.5, -1]))
+        expectFinished(bus)
+    }
+
+    /// DS-000347 Table 1: GYRO_FS_SEL 0…7 = ±2000 … ±15.625 °/s.
+    @Test(arguments: [
+        (2000.0, UInt8(0), 16.4), (1000, 1, 32.8), (500, 2, 65.5), (250, 3, 131), (125, 4, 262), (62.5, 5, 524.3),
+        (31.25, 6, 1048.6), (15.625, 7, 2097.2),
+    ])
+    func gyroscopeRanges(range: Double, code: UInt8, lsbPerDPS: Double) throws {
+        let bus = ExpectationBus(icmInit(gyroFS: code))
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: range))
+        let raw = Int16((lsbPerDPS * range / 2).rounded())
+        bus.expect([.writeRead(0x68, [ICM.tempData1], reply: bigEndian([0, 0, 0, 0, raw, -raw, 0]))])
+        let expected = range / 2 * degree
+        #expect(close(try imu.readSample().rotationRate, [expected, -expected, 0], tolerance: 0.5 / lsbPerDPS * degree))
+        expectFinished(bus)
+    }
+
+    /// ODR codes (DS-000347 §14 GYRO_CONFIG0/ACCEL_CONFIG0): 500 Hz is 0xF, 12.5 Hz 0xB; 300 Hz does not exist.
+    @Test func ratesAreExact() throws {
+        let bus = ExpectationBus(icmInit(odr: 0xF) + icmInit(odr: 0xB))
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(IMUConfiguration(outputDataRate: 500))
+        try imu.configure(IMUConfiguration(outputDataRate: 12.5))
+        expectFinished(bus)
+        let error = sensorError { () throws(SensorError) in try imu.configure(IMUConfiguration(outputDataRate: 300)) }
+        #expect(error?.description.contains("output data rate 300 Hz is not supported by ICM-42688-P") == true)
+        let filter = sensorError { () throws(SensorError) in try imu.configure(IMUConfiguration(outputDataRate: 200, lowPassBandwidth: 50)) }
+        guard case .notSupported = filter else {
+            Issue.record("got \(String(describing: filter))")
+            return
+        }
+    }
+
+    @Test func wrongIdentityAndBusErrorsKeepTheirCause() {
+        let bus = ExpectationBus([
+            .writeRead(0x68, [ICM.whoAmI], reply: [0x68]),  // an MPU-6050
+            .writeRead(0x68, [ICM.whoAmI], reply: [0x47]), .write(0x68, [ICM.deviceConfig, 0x01]).failing(.busError),
+        ])
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        let identity = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+        guard case .unexpectedIdentity(_, _, 0x75, [0x47], [0x68]) = identity else {
+            Issue.record("got \(String(describing: identity))")
+            return
+        }
+        let busError = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+        guard case .bus(let cause) = busError else {
+            Issue.record("got \(String(describing: busError))")
+            return
+        }
+        #expect(cause.kind == .busError && cause.address == I2CAddress(0x68))
+        expectFinished(bus)
+    }
+
+    @Test func detectsASelfResetChip() throws {
+        let bus = ExpectationBus(icmInit())
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect([
+            .writeRead(0x68, [ICM.pwrMgmt0], reply: [0x0F]),
+            .writeRead(0x68, [ICM.pwrMgmt0], reply: [0x00]),  // power-on value: sensors off
+        ])
+        #expect(try imu.isStillConfigured())
+        #expect(try !imu.isStillConfigured())
+        expectFinished(bus)
+    }
+
+    /// Identification reads WHO_AM_I once and writes nothing: the expectation list has no write.
+    @Test(arguments: [(UInt8(0x47), "ICM-42688-P"), (0x68, "MPU-6050"), (0x70, "MPU-6500"), (0x71, "MPU-9250")])
+    func identificationTellsTheICMFromTheMPUFamilyWithoutWrites(whoAmI: UInt8, name: String) throws {
+        for address: UInt8 in [0x68, 0x69] {
+            let bus = ExpectationBus([.writeRead(address, [ICM.whoAmI], reply: [whoAmI])])
+            let chip = try #require(try ChipCatalog.identify(bus: bus, address: I2CAddress(address)))
+            #expect(chip.name == name && chip.address == I2CAddress(address) && chip.identity == [whoAmI] && chip.isIMU)
+            expectFinished(bus)
+            let driver = try #require(ChipCatalog.makeIMU(for: chip, bus: bus, pause: .none))
+            #expect(driver.chip.name == name)
+        }
+        let unknown = ExpectationBus([.writeRead(0x68, [ICM.whoAmI], reply: [0x12])])
+        #expect(try ChipCatalog.identify(bus: unknown, address: I2CAddress(0x68)) == nil)
+        expectFinished(unknown)
+    }
+
+    /// INT_STATUS + FIFO_COUNT in one read, whole 16-byte packets in order (8 per read), the
+    /// count's stray bytes left; FIFO temperature raw / 2.07 + 25.
+    @Test func fifoPacketsComeInOrder() throws {
+        let bus = ExpectationBus(icmInit())
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect(fifoStart)
+        try imu.enableFIFO()
+        let packets = (0..<10).map { index in
+            packet(accel: [Int16(index), 0, 8192], gyro: [655, 0, 0], temperature: 21, timestamp: UInt16(index * 5000))
+        }
+        bus.expect([
+            .writeRead(0x68, [ICM.intStatus], reply: [0x08, 0x00, 10 * 16 + 3]),  // DATA_RDY, 163 bytes
+            .writeRead(0x68, [ICM.fifoData], reply: Array(packets[0..<8].joined())),
+            .writeRead(0x68, [ICM.fifoData], reply: Array(packets[8..<10].joined())),
+        ])
+        let read = try imu.readFIFO()
+        #expect(!read.overflowed)
+        #expect(read.frames.map(\.sampleIndex) == Array(0..<10))
+        #expect(read.frames.map { $0.sample.raw?.accelerometer.x } == (0..<10).map { Int16($0) })
+        #expect(close(read.frames[9].sample.acceleration.z, -1))
+        #expect(close(read.frames[9].sample.rotationRate.x, 10 * degree, tolerance: 1e-9))
+        #expect(close(read.frames[9].sample.temperature ?? 0, 21 / 2.07 + 25))
+        expectFinished(bus)
+    }
+
+    /// Header flags: the empty marker (HEADER_MSG) ends the read; −32768 on a sensor's axes
+    /// (not valid yet) skips the frame but keeps its slot; an ODR change after the first packet
+    /// restarts the FIFO and reports a gap; FIFO_FULL restarts it and reports the overflow.
+    @Test func fifoHeaderFlagsAndOverflow() throws {
+        let bus = ExpectationBus(icmInit(), maximumReadLength: 32)
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect(fifoStart)
+        try imu.enableFIFO()
+        let good = packet(accel: [0, 0, 8192], gyro: [0, 0, 0])
+        let invalidGyro = packet(accel: [0, 0, 8192], gyro: [.min, .min, .min])
+        let empty = [UInt8](repeating: 0xFF, count: 16)
+        bus.expect([
+            // First packet with the ODR flags (the FIFO just started): accepted.
+            .writeRead(0x68, [ICM.intStatus], reply: [0x00, 0x00, 5 * 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: packet(header: 0x6B, accel: [0, 0, 8192], gyro: [0, 0, 0]) + invalidGyro),
+            .writeRead(0x68, [ICM.fifoData], reply: good + empty),
+        ])
+        let first = try imu.readFIFO()
+        #expect(first.frames.map(\.sampleIndex) == [0, 2])
+        #expect(!first.overflowed)
+        bus.expect([
+            .writeRead(0x68, [ICM.intStatus], reply: [0x00, 0x00, 2 * 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: good + packet(header: 0x6B, accel: [0, 0, 8192], gyro: [0, 0, 0])),
+        ] + fifoStart)
+        let rateChange = try imu.readFIFO()
+        #expect(rateChange.frames.map(\.sampleIndex) == [3])
+        #expect(rateChange.overflowed)
+        bus.expect([
+            .writeRead(0x68, [ICM.intStatus], reply: [0x02, 0x07, 0xF0]),  // FIFO_FULL_INT
+        ] + fifoStart + [
+            .writeRead(0x68, [ICM.intStatus], reply: [0x00, 0x00, 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: good),
+        ])
+        let overflow = try imu.readFIFO()
+        #expect(overflow.overflowed && overflow.frames.isEmpty)
+        #expect(try imu.readFIFO().frames.map(\.sampleIndex) == [0])
+        expectFinished(bus)
+    }
+
+    @Test func selfTestIsNotOfferedYet() throws {
+        let imu = ICM42600IMU(bus: ExpectationBus([]), model: .icm42688p, pause: .none)
+        let error = sensorError { () throws(SensorError) in _ = try imu.selfTest() }
+        guard case .notSupported(chip: "ICM-42688-P", _) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+    }
+}
