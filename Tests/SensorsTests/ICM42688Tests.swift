@@ -3,6 +3,12 @@ import I2CMock
 import Sensors
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Bank-0 register addresses and bits from the ICM-42688-P datasheet DS-000347 §14, written here
 /// independently of the driver.
 private enum ICM {
@@ -216,12 +222,56 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         expectFinished(bus)
     }
 
-    @Test func selfTestIsNotOfferedYet() throws {
-        let imu = ICM42600IMU(bus: ExpectationBus([]), model: .icm42688p, pause: .none)
-        let error = sensorError { () throws(SensorError) in _ = try imu.selfTest() }
-        guard case .notSupported(chip: "ICM-42688-P", _) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
+    /// Factory value (2620 / 2^(3 − FS_SEL)) · 1.01^(code − 1): gyroscope > 0.5 ×, offset ≤ 20 °/s,
+    /// accelerometer strictly within 0.5 … 1.5 ×; without a code 60 °/s and 50 … 1200 mg.
+    @Test func selfTestDecision() {
+        let gyroFactory = 2620 * pow(1.01, 99.0), accelFactory = 1310 * pow(1.01, 99.0)
+        let report = ICM42600SelfTest.evaluate(
+            chip: "ICM-42688-P", gyroscopeOffset: [0.5, -25, 1],
+            gyroscopeResponse: [gyroFactory * 0.6, -gyroFactory * 0.4, 61 * 131.072], gyroscopeCodes: [100, 100, 0],
+            accelerometerResponse: [accelFactory * 1.2, accelFactory * 1.6, 0.04 * 8192], accelerometerCodes: [100, 100, 0])
+        #expect(report.axes.map(\.name) == [
+            "gyroscope x", "gyroscope y", "gyroscope z", "gyroscope x offset", "gyroscope y offset", "gyroscope z offset",
+            "accelerometer x", "accelerometer y", "accelerometer z",
+        ])
+        #expect(report.axes.map(\.passed) == [true, false, true, true, false, true, true, false, false])
+    }
+
+    /// The procedure on the bus: ±250 °/s and ±4 g at 1 kHz, 201 bursts per phase (the first
+    /// discarded), self-test bits, factory codes from banks 1 and 2, then the configuration again.
+    @Test func selfTestProcedure() throws {
+        let bus = ExpectationBus(icmInit())
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        let gyro = Int16((2620 * pow(1.01, 99.0)).rounded()), accel = Int16((1310 * pow(1.01, 99.0)).rounded())
+        let rest: [Int16] = [0, 0, 0, 8192, 3, -2, 1]
+        func phase(_ values: [Int16]) -> [I2CExpectation] {
+            Array(repeating: .writeRead(0x68, [ICM.tempData1], reply: bigEndian(values)), count: 201)
         }
+        var list: [I2CExpectation] = [
+            .write(0x68, [ICM.gyroConfig0, 3 << 5 | 0x6]),  // ±250 °/s, 1 kHz
+            .write(0x68, [ICM.accelConfig0, 2 << 5 | 0x6]),  // ±4 g, 1 kHz
+            .write(0x68, [0x70, 0x00]),  // SELF_TEST_CONFIG
+            .write(0x68, [ICM.pwrMgmt0, 0x0F]),
+        ]
+        list += phase(rest)
+        list += [.write(0x68, [0x70, 0x07])]  // EN_GX, EN_GY, EN_GZ
+        list += phase([0, 0, 0, 8192, 3 + gyro, -2 + gyro, 1])  // gyro z dead
+        list += [.write(0x68, [0x70, 0x00])]
+        list += phase(rest)
+        list += [.write(0x68, [0x70, 0x78])]  // EN_AX, EN_AY, EN_AZ, ACCEL_ST_POWER
+        list += phase([0, accel, accel, 8192 + accel, 3, -2, 1])
+        list += [
+            .write(0x68, [0x70, 0x00]),
+            .write(0x68, [0x76, 1]), .writeRead(0x68, [0x5F], reply: [100, 100, 100]),  // XG/YG/ZG_ST_DATA
+            .write(0x68, [0x76, 0]),
+            .write(0x68, [0x76, 2]), .writeRead(0x68, [0x3B], reply: [100, 100, 100]),  // XA/YA/ZA_ST_DATA
+            .write(0x68, [0x76, 0]),
+        ]
+        list += icmInit()  // configuration restored
+        bus.expect(list)
+        let report = try imu.selfTest()
+        #expect(report.axes.map(\.passed) == [true, true, false, true, true, true, true, true, true], "\(report)")
+        expectFinished(bus)
     }
 }

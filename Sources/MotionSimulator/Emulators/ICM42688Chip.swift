@@ -1,5 +1,7 @@
+import Foundation
+
 /// Register model of the TDK InvenSense ICM-42688-P (accelerometer, gyroscope, temperature,
-/// FIFO). Registers, bits and packet layout from the datasheet DS-000347 rev 1.x: §14 user
+/// FIFO, self-test). Registers, bits and packet layout from the datasheet DS-000347: §14 user
 /// bank 0 register map, §6 FIFO (packet structure), Table 1/Table 2 sensitivities. Only bank 0
 /// is modelled; the other banks are plain storage behind REG_BANK_SEL.
 struct ICM42688Chip: RegisterChip {
@@ -41,6 +43,18 @@ struct ICM42688Chip: RegisterChip {
     static let temperatureSensitivity = 132.48, fifoTemperatureSensitivity = 2.07
     /// Data registers and FIFO axes of a sensor that produces no data.
     static let invalid = Int16.min
+    /// XG/YG/ZG_ST_DATA (bank 1, 0x5F–0x61) and XA/YA/ZA_ST_DATA (bank 2, 0x3B–0x3D).
+    static let gyroSelfTestData: (bank: Int, register: Int) = (1, 0x5F)
+    static let accelSelfTestData: (bank: Int, register: Int) = (2, 0x3B)
+    /// The factory self-test code this emulated part carries on every axis.
+    static let factoryCode: UInt8 = 100
+    /// The emulated part's self-test response relative to its factory value (inside 0.5…1.5).
+    static let selfTestResponseRatio = 1.03
+    /// Self-test deflection with EN_Gx (°/s) and EN_Ax (g): factory value
+    /// (2620 / 2^(3 − FS_SEL)) · 1.01^(code − 1) counts, taken at ±250 °/s (131 LSB/(°/s),
+    /// FS_SEL 3) and ±4 g (8192 LSB/g, FS_SEL 2), times the response ratio.
+    static let gyroSelfTest = 2620 * pow(1.01, Double(factoryCode) - 1) / 131 * selfTestResponseRatio
+    static let accelSelfTest = 1310 * pow(1.01, Double(factoryCode) - 1) / 8192 * selfTestResponseRatio
 
     let source: any PhysicalSource
     let options: EmulatorOptions
@@ -66,6 +80,10 @@ struct ICM42688Chip: RegisterChip {
         registers = [UInt8](repeating: 0, count: 128)
         otherBanks = [[UInt8]](repeating: [UInt8](repeating: 0, count: 128), count: 4)
         registers[Int(Self.whoAmI)] = Self.identity
+        for axis in 0..<3 {
+            otherBanks[Self.gyroSelfTestData.bank - 1][Self.gyroSelfTestData.register + axis] = Self.factoryCode
+            otherBanks[Self.accelSelfTestData.bank - 1][Self.accelSelfTestData.register + axis] = Self.factoryCode
+        }
         registers[Int(Self.gyroConfig0)] = 0x06     // ±2000 °/s, 1 kHz
         registers[Int(Self.accelConfig0)] = 0x06    // ±16 g, 1 kHz
         registers[Int(Self.intfConfig0)] = 0x30     // FIFO count and sensor data big-endian
@@ -94,14 +112,20 @@ struct ICM42688Chip: RegisterChip {
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
         guard accelOn else { return SIMD3(repeating: Self.invalid) }
-        let g = Encoding.masking(state.specificForce / Encoding.gravity, deadAxes: options.deadAxes, SensorAxis.accelerometer)
+        let g = Encoding.masking(state.specificForce / Encoding.gravity + selfTestMask(shift: 3) * Self.accelSelfTest, deadAxes: options.deadAxes, SensorAxis.accelerometer)
         return Encoding.counts(g, perLSB: 1 / Self.accelSensitivity[Int(reg(Self.accelConfig0) >> 5 & 0b11)])
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
         guard gyroOn else { return SIMD3(repeating: Self.invalid) }
-        let dps = Encoding.masking(state.angularRate * Encoding.degreesPerRadian, deadAxes: options.deadAxes, SensorAxis.gyroscope)
+        let dps = Encoding.masking(state.angularRate * Encoding.degreesPerRadian + selfTestMask(shift: 0) * Self.gyroSelfTest, deadAxes: options.deadAxes, SensorAxis.gyroscope)
         return Encoding.counts(dps, perLSB: 1 / Self.gyroSensitivity[Int(reg(Self.gyroConfig0) >> 5)])
+    }
+
+    /// SELF_TEST_CONFIG EN_GX/GY/GZ (bits 2:0, `shift` 0) or EN_AX/AY/AZ (bits 5:3, `shift` 3) as 0/1.
+    private func selfTestMask(shift: UInt8) -> SIMD3<Double> {
+        let bits = reg(Self.selfTestConfig) >> shift
+        return SIMD3(bits & 1 != 0 ? 1 : 0, bits & 2 != 0 ? 1 : 0, bits & 4 != 0 ? 1 : 0)
     }
 
     var temperatureOn: Bool { (accelOn || gyroOn) && reg(Self.pwrMgmt0) & 0x20 == 0 }

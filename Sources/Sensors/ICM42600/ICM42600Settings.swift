@@ -20,8 +20,13 @@ enum ICM42600Register {
     static let gyroConfig0: UInt8 = 0x4F  // GYRO_CONFIG0: GYRO_FS_SEL 7:5, GYRO_ODR 3:0
     static let accelConfig0: UInt8 = 0x50  // ACCEL_CONFIG0: ACCEL_FS_SEL 7:5, ACCEL_ODR 3:0
     static let fifoConfig1: UInt8 = 0x5F  // FIFO_CONFIG1: TEMP_EN bit 2, GYRO_EN bit 1, ACCEL_EN bit 0
+    static let selfTestConfig: UInt8 = 0x70  // SELF_TEST_CONFIG: ACCEL_ST_POWER 6, EN_AZ/AY/AX 5:3, EN_GZ/GY/GX 2:0
     static let whoAmI: UInt8 = 0x75
     static let bankSelect: UInt8 = 0x76  // REG_BANK_SEL: BANK_SEL 2:0
+    /// XG_ST_DATA, YG_ST_DATA, ZG_ST_DATA in bank 1 (0x5F…0x61) and XA_ST_DATA … ZA_ST_DATA in
+    /// bank 2 (0x3B…0x3D): the factory self-test codes (§14 user banks 1 and 2).
+    static let gyroSelfTestData: (bank: UInt8, register: UInt8) = (1, 0x5F)
+    static let accelSelfTestData: (bank: UInt8, register: UInt8) = (2, 0x3B)
 
     static let softReset = RegisterField(deviceConfig, mask: 0b0000_0001)
     static let gyroMode = RegisterField(powerManagement0, mask: 0b0000_1100)
