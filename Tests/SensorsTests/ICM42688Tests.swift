@@ -20,13 +20,14 @@ private enum ICM {
 }
 
 /// The init sequence at 0x68: WHO_AM_I, soft reset (polled until SOFT_RESET_CONFIG reads 0),
-/// GYRO_CONFIG0 and ACCEL_CONFIG0 (FS_SEL in 7:5, ODR in 3:0), PWR_MGMT0 = both low noise.
+/// INTF_CONFIG0, GYRO_CONFIG0 and ACCEL_CONFIG0 (FS_SEL in 7:5, ODR in 3:0), PWR_MGMT0 = both low noise.
 private func icmInit(odr: UInt8 = 0x7, gyroFS: UInt8 = 2, accelFS: UInt8 = 2) -> [I2CExpectation] {
     [
         .writeRead(0x68, [ICM.whoAmI], reply: [0x47]),
         .write(0x68, [ICM.deviceConfig, 0x01]),  // SOFT_RESET_CONFIG
         .writeRead(0x68, [ICM.deviceConfig], reply: [0]).failing(.noAcknowledge),  // busy resetting
         .writeRead(0x68, [ICM.deviceConfig], reply: [0x00]),  // done
+        .write(0x68, [0x4C, 0x32]),  // INTF_CONFIG0: big-endian data and count, UI_SIFS_CFG = 10 (SPI off)
         .write(0x68, [ICM.gyroConfig0, gyroFS << 5 | odr]),
         .write(0x68, [ICM.accelConfig0, accelFS << 5 | odr]),
         .write(0x68, [ICM.pwrMgmt0, 0x0F]),  // GYRO_MODE = ACCEL_MODE = 11 (low noise)
@@ -185,7 +186,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
 
     /// Header flags: the empty marker (HEADER_MSG) ends the read; −32768 on a sensor's axes
     /// (not valid yet) skips the frame but keeps its slot; an ODR change after the first packet
-    /// restarts the FIFO and reports a gap; FIFO_FULL restarts it and reports the overflow.
+    /// restarts the FIFO and reports it like an overflow; FIFO_FULL restarts it and reports the overflow.
     @Test func fifoHeaderFlagsAndOverflow() throws {
         let bus = ExpectationBus(icmInit(), maximumReadLength: 32)
         let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
@@ -209,8 +210,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
             .writeRead(0x68, [ICM.fifoData], reply: good + packet(header: 0x6B, accel: [0, 0, 8192], gyro: [0, 0, 0])),
         ] + fifoStart)
         let rateChange = try imu.readFIFO()
-        #expect(rateChange.frames.map(\.sampleIndex) == [3])
-        #expect(rateChange.overflowed)
+        #expect(rateChange.frames.isEmpty && rateChange.overflowed)
         bus.expect([
             .writeRead(0x68, [ICM.intStatus], reply: [0x02, 0x07, 0xF0]),  // FIFO_FULL_INT
         ] + fifoStart + [

@@ -75,7 +75,8 @@ public final class MPU9250Emulator: EngineBackedDevice {
 /// selects (2048 bytes; in stream mode the oldest packet is replaced when full, FIFO_FULL_INT
 /// set). Packet 3 carries a 16-bit timestamp in µs of the chip's clock since the last reset and
 /// the header's ODR-change flags. SELF_TEST_CONFIG EN_Gx / EN_Ax deflect the output by 1.03 ×
-/// the factory value of the codes in banks 1 and 2. Not emulated: low-power mode, the rest of banks 1–4 (plain
+/// the factory value of the codes in banks 1 and 2. Not emulated: low-power mode, little-endian
+/// output (INTF_CONFIG0 is stored; data stay big-endian, the reset value), the rest of banks 1–4 (plain
 /// storage), different accelerometer and gyroscope rates (packets come at the faster one).
 public final class ICM42688Emulator: EngineBackedDevice {
     public let chipName = "ICM-42688-P"

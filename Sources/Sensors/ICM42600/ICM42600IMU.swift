@@ -63,15 +63,18 @@ public final class ICM42600IMU: IMUDriver {
         try device.checkIdentity(ICM42600Register.whoAmI, expected: [settings.identity], chip: name)
         try core.softReset(ICM42600Register.softReset, polls: Self.resetPolls, interval: .milliseconds(1), chip: name)
 
-        var shadow = ShadowRegisters([:])
+        var shadow = ShadowRegisters([ICM42600Register.interfaceConfig0: ICM42600Register.interfaceI2COnlyBigEndian])
         _ = shadow.set(ICM42600Register.gyroRate, rate.code)
         _ = shadow.set(ICM42600Register.gyroRange, gyroscope.code)
         _ = shadow.set(ICM42600Register.accelRate, rate.code)
         _ = shadow.set(ICM42600Register.accelRange, accelerometer.code)
         _ = shadow.set(ICM42600Register.gyroMode, ICM42600Register.lowNoise)
         _ = shadow.set(ICM42600Register.accelMode, ICM42600Register.lowNoise)
-        // Bank 0 after the reset; rates and ranges before the sensors are turned on.
-        try core.write(shadow, [ICM42600Register.gyroConfig0, ICM42600Register.accelConfig0, ICM42600Register.powerManagement0])
+        // Bank 0 after the reset; the interface, then rates and ranges before the sensors are turned on.
+        try core.write(shadow, [
+            ICM42600Register.interfaceConfig0, ICM42600Register.gyroConfig0, ICM42600Register.accelConfig0,
+            ICM42600Register.powerManagement0,
+        ])
         core.pause.wait(Self.startupTime)
         state = State(
             configuration: configuration, shadow: shadow,
@@ -115,7 +118,7 @@ public final class ICM42600IMU: IMUDriver {
     /// restarted instead of read (old packets were overwritten). Otherwise whole 16-byte packets,
     /// in order, each header checked: the empty marker ends the read; a packet whose ODR-change
     /// flag is set after the first one means someone changed the rate under the driver, so the
-    /// FIFO is restarted and reported as a gap; a sensor's −32768 on all axes (not yet valid,
+    /// FIFO is restarted and reported like an overflow (no frames, indices from 0 again); a sensor's −32768 on all axes (not yet valid,
     /// e.g. during the gyroscope's start-up) skips the frame but keeps its index.
     public func readFIFO() throws(SensorError) -> FIFORead {
         try core.locked { state throws(SensorError) -> FIFORead in
@@ -136,8 +139,10 @@ public final class ICM42600IMU: IMUDriver {
                     case .empty:
                         return FIFORead(frames: frames, overflowed: false)
                     case .rateChanged:
+                        // As after an overflow: the indices start again, so the frames of the
+                        // old numbering are not handed out with the restart.
                         try startFIFO(&state)
-                        return FIFORead(frames: frames, overflowed: true)
+                        return FIFORead(frames: [], overflowed: true)
                     case .invalid:
                         state.fifoSamples += 1
                     case .sample(let sample):

@@ -16,6 +16,7 @@ enum ICM42600Register {
     static let fifoCountHigh: UInt8 = 0x2E  // FIFO_COUNTH, FIFO_COUNTL (0x2F): bytes, big-endian
     static let fifoData: UInt8 = 0x30  // FIFO_DATA
     static let signalPathReset: UInt8 = 0x4B  // SIGNAL_PATH_RESET: FIFO_FLUSH bit 1
+    static let interfaceConfig0: UInt8 = 0x4C  // INTF_CONFIG0: FIFO_COUNT_ENDIAN 5, SENSOR_DATA_ENDIAN 4, UI_SIFS_CFG 1:0
     static let powerManagement0: UInt8 = 0x4E  // PWR_MGMT0: GYRO_MODE 3:2, ACCEL_MODE 1:0 (11 = low noise)
     static let gyroConfig0: UInt8 = 0x4F  // GYRO_CONFIG0: GYRO_FS_SEL 7:5, GYRO_ODR 3:0
     static let accelConfig0: UInt8 = 0x50  // ACCEL_CONFIG0: ACCEL_FS_SEL 7:5, ACCEL_ODR 3:0
@@ -43,6 +44,11 @@ enum ICM42600Register {
     static let fifoBypass: UInt8 = 0b00, fifoStream: UInt8 = 0b01
     /// INT_STATUS FIFO_FULL_INT (§14; kernel INV_ICM42600_INT_STATUS_FIFO_FULL = BIT(1)).
     static let fifoFullInterrupt: UInt8 = 0x02
+    /// INTF_CONFIG0 as the driver writes it: FIFO count and sensor data big-endian (the reset
+    /// value, 0x30), FIFO count in bytes, UI_SIFS_CFG = 10 (SPI off: the chip stays on I2C
+    /// whatever its CS pin does). The kernel does the same on I2C (inv_icm42600_i2c.c,
+    /// INV_ICM42600_INTF_CONFIG0_UI_SIFS_CFG_SPI_DIS; inv_icm42600_core.c sets SENSOR_DATA_ENDIAN).
+    static let interfaceI2COnlyBigEndian: UInt8 = 0x32
     /// SIGNAL_PATH_RESET FIFO_FLUSH (§14; kernel INV_ICM42600_SIGNAL_PATH_RESET_FIFO_FLUSH = BIT(1)).
     static let fifoFlush: UInt8 = 0x02
     /// FIFO_CONFIG1 ACCEL_EN | GYRO_EN | TEMP_EN (§14; kernel INV_ICM42600_FIFO_CONFIG1_*):
