@@ -10,7 +10,7 @@ import Testing
 /// constants (Sources/MotionSimulator) are both compared with it, so a constant copied wrongly
 /// into either side fails here, not on somebody's board. Versions read: st_lsm6dsx_core.c at
 /// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08,
-/// inv_icm42600.h at 05909cd plus the later ICM-42688 additions (see ``icm42688``).
+/// inv_icm42600.h at 05909cd and inv_icm42600_core.c at 0792c19 (see ``icm42688``).
 ///
 /// Units are the kernel's own, converted only here: ST drivers state sensitivities as the
 /// datasheet's µg/LSB (`IIO_G_TO_M_S_2(61)`), µdps/LSB (`IIO_DEGREE_TO_RAD(8750)`) and
@@ -94,7 +94,7 @@ import Testing
 
     /// inv_icm42600: drivers/iio/imu/inv_icm42600/inv_icm42600.h (REG_WHOAMI 0x0075,
     /// WHOAMI_ICM42688 0x47 and the INV_CHIP_ICM42688 entry of inv_icm42600_hw[] in
-    /// inv_icm42600_core.c — added after 05909cd, whose header predates it; REG_ACCEL_DATA_X
+    /// inv_icm42600_core.c as of 0792c19 — the header at 05909cd predates the ICM-42688; REG_ACCEL_DATA_X
     /// 0x001F, REG_GYRO_DATA_X 0x0025, "all sensor data are 16 bits … in big-endian";
     /// ACCEL_CONFIG0 0x0050 and GYRO_CONFIG0 0x004F with FS GENMASK(7, 5) and ODR GENMASK(3, 0);
     /// enum inv_icm42600_odr: 8 kHz = 3 … 12.5 Hz = 11, 500 Hz = 15, confirmed by
