@@ -45,6 +45,10 @@ public enum ChipCatalog {
 
     private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
         // Identity registers and values come from each driver's settings table.
+        func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8)], _ family: ChipInfo.Family) -> Candidate {
+            imu(register, models.map { ($0.name, $0.identity, family) })
+        }
+        // Families that keep their identity in the same register: one read tells them apart.
         func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8, family: ChipInfo.Family)]) -> Candidate {
             Candidate(register: register, count: 1) { found, address in
                 models.first { $0.identity == found[0] }
@@ -69,7 +73,7 @@ public enum ChipCatalog {
         case 0x6A, 0x6B:
             // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
             let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
-            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity, .lsm6) })]
+            return [imu(LSM6Register.whoAmI, models.map { ($0.rawValue, LSM6Settings.settings(for: $0).identity) }, .lsm6)]
         case 0x1C:
             return [magnetometer(LIS3MDLMagnetometer.settings)]
         case 0x1E:
