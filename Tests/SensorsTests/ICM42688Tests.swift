@@ -223,6 +223,27 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         expectFinished(bus)
     }
 
+    /// A count far beyond what is there (0xFFFF bytes) and packets with odd headers: the read ends
+    /// at the empty marker, a header without both sensors only takes its slot, nothing traps.
+    @Test func fifoGarbageEndsAtTheEmptyMarker() throws {
+        let bus = ExpectationBus(icmInit(), maximumReadLength: 32)
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect(fifoStart)
+        try imu.enableFIFO()
+        let odd = [UInt8](repeating: 0xA5, count: 15)
+        bus.expect([
+            .writeRead(0x68, [ICM.intStatus], reply: [0x00, 0xFF, 0xFF]),
+            .writeRead(0x68, [ICM.fifoData], reply: [0x00] + odd + [0x40] + odd),  // no sensor; accelerometer only
+            .writeRead(0x68, [ICM.fifoData], reply: packet(accel: [1, 2, 3], gyro: [4, 5, 6]) + [UInt8](repeating: 0xFF, count: 16)),
+        ])
+        let read = try imu.readFIFO()
+        #expect(!read.overflowed)
+        #expect(read.frames.map(\.sampleIndex) == [2])
+        #expect(read.frames.first?.sample.raw?.gyroscope == SIMD3(4, 5, 6))
+        expectFinished(bus)
+    }
+
     /// Factory value (2620 / 2^(3 − FS_SEL)) · 1.01^(code − 1): gyroscope > 0.5 ×, offset ≤ 20 °/s,
     /// accelerometer strictly within 0.5 … 1.5 ×; without a code 60 °/s and 50 … 1200 mg.
     @Test func selfTestDecision() {
