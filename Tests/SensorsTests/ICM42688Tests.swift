@@ -259,12 +259,9 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         #expect(report.axes.map(\.passed) == [true, false, true, true, false, true, true, false, false])
     }
 
-    /// The procedure on the bus: ±250 °/s and ±4 g at 1 kHz, 201 bursts per phase (the first
-    /// discarded), self-test bits, factory codes from banks 1 and 2, then the configuration again.
-    @Test func selfTestProcedure() throws {
-        let bus = ExpectationBus(icmInit())
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+    /// The self-test's bus steps up to the factory codes: ±250 °/s and ±4 g at 1 kHz, 201
+    /// bursts per phase (the first discarded), the self-test bits.
+    private static func selfTestPhases() -> [I2CExpectation] {
         let gyro = Int16((2620 * pow(1.01, 99.0)).rounded()), accel = Int16((1310 * pow(1.01, 99.0)).rounded())
         let rest: [Int16] = [0, 0, 0, 8192, 3, -2, 1]
         func phase(_ values: [Int16]) -> [I2CExpectation] {
@@ -283,17 +280,41 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         list += phase(rest)
         list += [.write(0x68, [0x70, 0x78])]  // EN_AX, EN_AY, EN_AZ, ACCEL_ST_POWER
         list += phase([0, accel, accel, 8192 + accel, 3, -2, 1])
-        list += [
-            .write(0x68, [0x70, 0x00]),
+        list += [.write(0x68, [0x70, 0x00])]
+        return list
+    }
+
+    /// The whole procedure: the phases, the factory codes from banks 1 and 2, the configuration again.
+    @Test func selfTestProcedure() throws {
+        let bus = ExpectationBus(icmInit())
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect(Self.selfTestPhases() + [
             .write(0x68, [0x76, 1]), .writeRead(0x68, [0x5F], reply: [100, 100, 100]),  // XG/YG/ZG_ST_DATA
             .write(0x68, [0x76, 0]),
             .write(0x68, [0x76, 2]), .writeRead(0x68, [0x3B], reply: [100, 100, 100]),  // XA/YA/ZA_ST_DATA
             .write(0x68, [0x76, 0]),
-        ]
-        list += icmInit()  // configuration restored
-        bus.expect(list)
+        ] + icmInit())  // configuration restored
         let report = try imu.selfTest()
         #expect(report.axes.map(\.passed) == [true, true, false, true, true, true, true, true, true], "\(report)")
+        expectFinished(bus)
+    }
+
+    /// A failed read in bank 1 is reported with its cause, after the bank is set back to 0.
+    @Test func selfTestReturnsToBankZeroWhenABankedReadFails() throws {
+        let bus = ExpectationBus(icmInit())
+        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect(Self.selfTestPhases() + [
+            .write(0x68, [0x76, 1]), .writeRead(0x68, [0x5F], reply: [0, 0, 0]).failing(.timeout),
+            .write(0x68, [0x76, 0]),
+        ])
+        let error = sensorError { () throws(SensorError) in _ = try imu.selfTest() }
+        guard case .bus(let cause) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+        #expect(cause.kind == .timeout)
         expectFinished(bus)
     }
 }

@@ -234,10 +234,18 @@ public final class ICM42600IMU: IMUDriver {
         }
     }
 
-    /// Three registers of another bank: REG_BANK_SEL there, one read, back to bank 0.
+    /// Three registers of another bank: REG_BANK_SEL there, one read, back to bank 0 (also when
+    /// the read fails: every other access of the driver is to bank 0).
     private func readBanked(_ location: (bank: UInt8, register: UInt8)) throws(SensorError) -> [UInt8] {
         try device.write(ICM42600Register.bankSelect, location.bank)
-        let bytes = try device.read(location.register, count: 3)
+        let bytes: [UInt8]
+        do {
+            bytes = try device.read(location.register, count: 3)
+        } catch {
+            // The read's error is the one to report; a failing bank reset adds nothing to it.
+            do { try device.write(ICM42600Register.bankSelect, 0) } catch {}
+            throw error
+        }
         try device.write(ICM42600Register.bankSelect, 0)
         // A short read counts as "no factory code" rather than trapping.
         return Array((bytes + [0, 0, 0]).prefix(3))
