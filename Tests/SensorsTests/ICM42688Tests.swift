@@ -41,6 +41,16 @@ private let fifoStart: [I2CExpectation] = [
     .write(0x68, [ICM.fifoConfig, 0x40]),  // stream
 ]
 
+/// A driver configured at its defaults with the FIFO started, and the bus behind it.
+private func driverWithFIFO(maximumReadLength: Int? = nil) throws -> (ExpectationBus, ICM42600IMU) {
+    let bus = ExpectationBus(icmInit(), maximumReadLength: maximumReadLength)
+    let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
+    try imu.configure(imu.defaultConfiguration)
+    bus.expect(fifoStart)
+    try imu.enableFIFO()
+    return (bus, imu)
+}
+
 /// A FIFO packet 3 (DS-000347 §6.1): header, accel, gyro (big-endian), temperature, timestamp.
 private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], temperature: Int8 = 0, timestamp: UInt16 = 0) -> [UInt8] {
     [header] + bigEndian(accel) + bigEndian(gyro) + [UInt8(bitPattern: temperature)]
@@ -161,11 +171,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     /// INT_STATUS + FIFO_COUNT in one read, whole 16-byte packets in order (8 per read), the
     /// count's stray bytes left; FIFO temperature raw / 2.07 + 25.
     @Test func fifoPacketsComeInOrder() throws {
-        let bus = ExpectationBus(icmInit())
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
-        bus.expect(fifoStart)
-        try imu.enableFIFO()
+        let (bus, imu) = try driverWithFIFO()
         let packets = (0..<10).map { index in
             packet(accel: [Int16(index), 0, 8192], gyro: [655, 0, 0], temperature: 21, timestamp: UInt16(index * 5000))
         }
@@ -188,11 +194,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     /// (not valid yet) skips the frame but keeps its slot; an ODR change after the first packet
     /// restarts the FIFO and reports it like an overflow; FIFO_FULL restarts it and reports the overflow.
     @Test func fifoHeaderFlagsAndOverflow() throws {
-        let bus = ExpectationBus(icmInit(), maximumReadLength: 32)
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
-        bus.expect(fifoStart)
-        try imu.enableFIFO()
+        let (bus, imu) = try driverWithFIFO(maximumReadLength: 32)
         let good = packet(accel: [0, 0, 8192], gyro: [0, 0, 0])
         let invalidGyro = packet(accel: [0, 0, 8192], gyro: [.min, .min, .min])
         let empty = [UInt8](repeating: 0xFF, count: 16)
@@ -226,11 +228,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     /// A count far beyond what is there (0xFFFF bytes) and packets with odd headers: the read ends
     /// at the empty marker, a header without both sensors only takes its slot, nothing traps.
     @Test func fifoGarbageEndsAtTheEmptyMarker() throws {
-        let bus = ExpectationBus(icmInit(), maximumReadLength: 32)
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
-        bus.expect(fifoStart)
-        try imu.enableFIFO()
+        let (bus, imu) = try driverWithFIFO(maximumReadLength: 32)
         let odd = [UInt8](repeating: 0xA5, count: 15)
         bus.expect([
             .writeRead(0x68, [ICM.intStatus], reply: [0x00, 0xFF, 0xFF]),
