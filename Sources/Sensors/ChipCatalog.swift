@@ -3,8 +3,8 @@ import I2C
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
     /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL (and the LSM9DS1's
-    /// magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense and BMI160
-    /// 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
+    /// magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense MPU,
+    /// ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
@@ -46,6 +46,7 @@ public enum ChipCatalog {
 
     private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
         // Identity registers and values come from each driver's settings table.
+        // Families that keep their identity in the same register: one read tells them apart.
         func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8, family: ChipInfo.Family)]) -> Candidate {
             Candidate(register: register, count: 1) { found, address in
                 models.first { $0.identity == found.first }
@@ -59,14 +60,19 @@ public enum ChipCatalog {
         }
         switch address.rawValue {
         case 0x68, 0x69:
-            // Two families share these addresses; each is asked for its own identity register,
-            // reads only. WHO_AM_I (0x75) first: on a BMI160 it is a reserved register, while the
+            // Three families share these addresses; each is asked for its own identity register,
+            // reads only. The MPU family and the ICM-42688-P keep WHO_AM_I at the same register
+            // (0x75): one read. It comes first: on a BMI160 it is a reserved register, while the
             // BMI160's CHIP_ID address (0x00) holds factory trim on the MPU-6050/6500, which could
             // read anything, 0xD1 included; WHO_AM_I is exact, so an MPU never reaches that read.
+            let mpu = InvenSenseModel.allCases.map {
+                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity, ChipInfo.Family.invenSense)
+            }
+            let icm = ICM42600Model.allCases.map {
+                ($0.rawValue, ICM42600Settings.settings(for: $0).identity, ChipInfo.Family.icm42600)
+            }
             return [
-                imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
-                    ($0.rawValue, InvenSenseSettings.settings(for: $0).identity, .invenSense)
-                }),
+                imu(InvenSenseRegister.whoAmI, mpu + icm),
                 imu(BMI160Register.chipID, [(BMI160Settings.name, BMI160Settings.identity, .bmi160)]),
             ]
         case 0x6A, 0x6B:
@@ -100,6 +106,9 @@ public enum ChipCatalog {
         if let model = InvenSenseModel(rawValue: chip.name) {
             return InvenSenseIMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
+        if let model = ICM42600Model(rawValue: chip.name) {
+            return ICM42600IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
+        }
         if let model = LSM6Model(rawValue: chip.name) {
             return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
         }
@@ -123,7 +132,7 @@ public enum ChipCatalog {
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
-        case .invenSense, .lsm6, .bmi160, .lsm9ds1: nil
+        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: nil
         }
     }
 }

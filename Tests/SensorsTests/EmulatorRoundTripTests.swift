@@ -39,6 +39,11 @@ import Testing
             // LSM9DS1 DocID025715 Table 3: linear acceleration and angular rate sensitivity.
             IMURanges(accelerometer: [(2, 0.061e-3), (4, 0.122e-3), (8, 0.244e-3), (16, 0.732e-3)],
                       gyroscope: [(245, 8.75e-3), (500, 17.5e-3), (2000, 70e-3)])
+        case .icm42688:
+            // ICM-42688-P DS-000347 Table 2 (ACCEL_FS_SEL) and Table 1 (GYRO_FS_SEL).
+            IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
+                      gyroscope: [(15.625, 1 / 2097.2), (31.25, 1 / 1048.6), (62.5, 1 / 524.3), (125, 1 / 262),
+                                  (250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
         case .lsm6dso32:
             // LSM6DSO32 DS13159 Table 2: ±4…32 g.
             IMURanges(accelerometer: [(4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3), (32, 0.976e-3)],

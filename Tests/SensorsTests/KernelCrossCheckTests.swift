@@ -9,7 +9,8 @@ import Testing
 /// does not touch the setting. The drivers' tables (Sources/Sensors) and the emulators' own
 /// constants (Sources/MotionSimulator) are both compared with it, so a constant copied wrongly
 /// into either side fails here, not on somebody's board. Versions read: st_lsm6dsx_core.c at
-/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08.
+/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08,
+/// inv_icm42600.h at 05909cd and inv_icm42600_core.c at 0792c19 (see ``icm42688``).
 ///
 /// Units are the kernel's own, converted only here: ST drivers state sensitivities as the
 /// datasheet's µg/LSB (`IIO_G_TO_M_S_2(61)`), µdps/LSB (`IIO_DEGREE_TO_RAD(8750)`) and
@@ -126,6 +127,32 @@ import Testing
         gyroscope: zip([245.0, 500, 2000], zip([UInt8(0x0), 0x1, 0x3], [8750.0, 17500, 70000]))
             .map { Scale(range: $0, registerBits: $1.0 << 3, microPerLSB: $1.1) },
         relativeTolerance: 1e-9)
+    /// inv_icm42600: drivers/iio/imu/inv_icm42600/inv_icm42600.h (REG_WHOAMI 0x0075,
+    /// WHOAMI_ICM42688 0x47 and the INV_CHIP_ICM42688 entry of inv_icm42600_hw[] in
+    /// inv_icm42600_core.c as of 0792c19 — the header at 05909cd predates the ICM-42688; REG_ACCEL_DATA_X
+    /// 0x001F, REG_GYRO_DATA_X 0x0025, "all sensor data are 16 bits … in big-endian";
+    /// ACCEL_CONFIG0 0x0050 and GYRO_CONFIG0 0x004F with FS GENMASK(7, 5) and ODR GENMASK(3, 0);
+    /// enum inv_icm42600_odr: 8 kHz = 3 … 12.5 Hz = 11, 500 Hz = 15, confirmed by
+    /// inv_icm42600_odr_to_period()), inv_icm42600_accel.c (inv_icm42600_accel_scale[]: 4788403,
+    /// 2394202, 1197101, 598550 nm/s² per LSB for ±16/8/4/2 g = FS 0…3) and inv_icm42600_gyro.c
+    /// (inv_icm42600_gyro_scale[]: 1065264 … 8322 nrad/s per LSB for ±2000 … ±15.625 °/s = FS 0…7).
+    /// The kernel's gyroscope scales are 32768 / full scale exactly; the datasheet's 16.4 … 2097.2
+    /// LSB/(°/s) are rounded (16.4 vs 16.384: 0.1 %), so the tolerance is 0.2 %.
+    static let icm42688: IMUFacts = {
+        let standardGravity = 9.80665
+        let microDPSPerNanoRadian = 180 / Double.pi / 1000
+        return IMUFacts(
+            model: ICM42600Model.icm42688p.rawValue,
+            source: "drivers/iio/imu/inv_icm42600/inv_icm42600.h, inv_icm42600_core.c, inv_icm42600_accel.c, inv_icm42600_gyro.c",
+            identityRegister: 0x75, identity: 0x47, accelerometerData: 0x1F, gyroscopeData: 0x25, bigEndian: true,
+            rates: [(8000, 3), (4000, 4), (2000, 5), (1000, 6), (200, 7), (100, 8), (50, 9), (25, 10), (12.5, 11), (500, 15)],
+            rateRegister: 0x50, accelerometerRangeRegister: 0x50, gyroscopeRangeRegister: 0x4F,
+            accelerometer: zip([16.0, 8, 4, 2], [4788403.0, 2394202, 1197101, 598550]).enumerated()
+                .map { Scale(range: $1.0, registerBits: UInt8($0) << 5, microPerLSB: $1.1 / 1000 / standardGravity) },
+            gyroscope: zip([2000.0, 1000, 500, 250, 125, 62.5, 31.25, 15.625], [1065264.0, 532632, 266316, 133158, 66579, 33290, 16645, 8322])
+                .enumerated().map { Scale(range: $1.0, registerBits: UInt8($0) << 5, microPerLSB: $1.1 * microDPSPerNanoRadian) },
+            relativeTolerance: 0.002)
+    }()
 
     static let imus: [IMUFacts] = [
         lsm6(.lsm6ds3, identity: 0x69, accelerometer: lsm6Accelerometer),
@@ -154,6 +181,7 @@ import Testing
         invenSense(.mpu9250, identity: 0x71),
         bmi160,
         lsm9ds1,
+        icm42688,
     ]
 
     /// Our driver's side of one IMU: identity, register fields and tables.
@@ -203,6 +231,14 @@ import Testing
                 accelerometerData: BMI160Register.gyroscopeData + 6, gyroscopeData: BMI160Register.gyroscopeData, bigEndian: false,
                 rateField: BMI160Register.accelerometerRate, accelerometerField: BMI160Register.accelerometerRangeField,
                 gyroscopeField: BMI160Register.gyroscopeRangeField, tables: BMI160Settings.tables)
+        }
+        if let model = ICM42600Model(rawValue: model) {
+            // One burst from TEMP_DATA1: accelerometer at +2, gyroscope at +8.
+            return DriverIMU(
+                identity: ICM42600Settings.settings(for: model).identity, identityRegister: ICM42600Register.whoAmI,
+                accelerometerData: ICM42600Register.temperatureHigh + 2, gyroscopeData: ICM42600Register.temperatureHigh + 8,
+                bigEndian: true, rateField: ICM42600Register.accelRate, accelerometerField: ICM42600Register.accelRange,
+                gyroscopeField: ICM42600Register.gyroRange, tables: ICM42600Settings.settings(for: model).tables)
         }
         return nil
     }
@@ -254,6 +290,7 @@ import Testing
         case .mpu9250: InvenSenseModel.mpu9250.rawValue
         case .bmi160: BMI160Settings.name
         case .lsm9ds1: LSM9DS1IMU.name
+        case .icm42688: ICM42600Model.icm42688p.rawValue
         }
         let facts = try #require(Self.imus.first { $0.model == model })
         let board = SimulatedBoard(imu: imu, magnetometer: .none, source: atRest, now: { 0 })
@@ -290,6 +327,18 @@ import Testing
                 #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
             }
             for rate in facts.rates { #expect(BMI160Chip.rate(code: rate.registerBits) == rate.hz, "\(imu) \(rate.hz) Hz") }
+        case .icm42688:
+            #expect(ICM42688Chip.accelDataX1 == facts.accelerometerData && ICM42688Chip.gyroDataX1 == facts.gyroscopeData)
+            #expect(ICM42688Chip.whoAmI == facts.identityRegister && ICM42688Chip.identity == facts.identity)
+            for scale in facts.accelerometer {
+                let microPerLSB = 1e6 / ICM42688Chip.accelSensitivity[Int(scale.registerBits >> 5)]
+                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) g")
+            }
+            for scale in facts.gyroscope {
+                let microPerLSB = 1e6 / ICM42688Chip.gyroSensitivity[Int(scale.registerBits >> 5)]
+                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            }
+            for rate in facts.rates { #expect(ICM42688Chip.rates[rate.registerBits] == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .mpu6050, .mpu6500, .mpu9250:
             #expect(InvenSenseChip.accelXoutH == facts.accelerometerData && InvenSenseChip.whoAmI == facts.identityRegister)
             for scale in facts.gyroscope {

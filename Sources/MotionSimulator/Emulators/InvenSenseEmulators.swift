@@ -65,3 +65,24 @@ public final class MPU9250Emulator: EngineBackedDevice {
         magnetometer.powerOnReset()
     }
 }
+
+/// TDK InvenSense ICM-42688-P emulator (WHO_AM_I 0x75 = 0x47), at 0x68 or 0x69.
+///
+/// Sensors off at power-on (PWR_MGMT0 = 0x00: data registers read −32768). With GYRO_MODE /
+/// ACCEL_MODE on, the output registers (TEMP_DATA1 0x1D … GYRO_DATA_Z0 0x2A, big-endian) follow
+/// `source` at `now()`; samples are taken at the ODR of the chip's clock, which sets DATA_RDY_INT
+/// and, in stream or stop-on-full mode (FIFO_CONFIG), appends packets 1, 2 or 3 as FIFO_CONFIG1
+/// selects (2048 bytes; in stream mode the oldest packet is replaced when full, FIFO_FULL_INT
+/// set). Packet 3 carries a 16-bit timestamp in µs of the chip's clock since the last reset and
+/// the header's ODR-change flags. SELF_TEST_CONFIG EN_Gx / EN_Ax deflect the output by 1.03 ×
+/// the factory value of the codes in banks 1 and 2. Not emulated: low-power mode, little-endian
+/// output (INTF_CONFIG0 is stored; data stay big-endian, the reset value), the rest of banks 1–4 (plain
+/// storage), different accelerometer and gyroscope rates (packets come at the faster one).
+public final class ICM42688Emulator: EngineBackedDevice {
+    public let chipName = "ICM-42688-P"
+    let engine: EmulatorEngine<ICM42688Chip>
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(ICM42688Chip(source: source, options: options), now: now)
+    }
+}

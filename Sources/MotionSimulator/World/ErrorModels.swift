@@ -105,12 +105,26 @@ public struct IMUErrorModel: Sendable, Equatable {
             biasRandomWalk: 4e-5, scaleFactorError: SIMD3(0.008, -0.01, 0.006), crossAxis: crossAxis(0.007)),
         clockDriftPPM: 400)
 
-    /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9250"; case and dashes ignored).
+    /// TDK InvenSense ICM-42688-P, datasheet DS-000347 (Table 1 gyroscope: rate noise spectral
+    /// density 0.0028 °/s/√Hz, zero-rate output ±0.5 °/s; Table 2 accelerometer: noise spectral
+    /// density 70 µg/√Hz). Accelerometer bias, bias walk, scale, cross-axis and clock drift:
+    /// representative values.
+    public static let icm42688 = IMUErrorModel(
+        accelerometer: SensorErrors(
+            noiseDensity: SIMD3(repeating: 70e-6 * g), bias: SIMD3(0.008, -0.006, 0.01) * g,
+            biasRandomWalk: 4e-5, scaleFactorError: SIMD3(0.003, -0.004, 0.002), crossAxis: crossAxis(0.005)),
+        gyroscope: SensorErrors(
+            noiseDensity: SIMD3(repeating: 0.0028 * degree), bias: SIMD3(0.15, -0.12, 0.1) * degree,
+            biasRandomWalk: 2e-5, scaleFactorError: SIMD3(0.002, -0.003, 0.002), crossAxis: crossAxis(0.005)),
+        clockDriftPPM: 200)
+
+    /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9250", "icm42688"; case and dashes ignored).
     public static func preset(named name: String) -> IMUErrorModel? {
         switch name.lowercased().filter({ $0.isLetter || $0.isNumber }) {
         case "lsm6dsox": lsm6dsox
         case "mpu6050": mpu6050
         case "mpu9250": mpu9250
+        case "icm42688", "icm42688p": icm42688
         default: nil
         }
     }

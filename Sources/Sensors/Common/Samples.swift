@@ -5,6 +5,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     /// Driver family of a chip.
     public enum Family: String, Sendable, Hashable {
         case invenSense = "InvenSense MPU"
+        case icm42600 = "InvenSense ICM-426xx"
         case lsm6 = "ST LSM6"
         case lsm9ds1 = "ST LSM9DS1"
         case lis3mdl = "ST LIS3MDL"
@@ -31,7 +32,9 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True for chips with an accelerometer and gyroscope.
-    public var isIMU: Bool { family == .invenSense || family == .lsm6 || family == .bmi160 || family == .lsm9ds1 }
+    public var isIMU: Bool {
+        family == .invenSense || family == .icm42600 || family == .lsm6 || family == .bmi160 || family == .lsm9ds1
+    }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }
