@@ -2,8 +2,8 @@ import I2C
 
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
-    /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL 0x1C/0x1E,
-    /// LIS2MDL/HMC5883L 0x1E, InvenSense 0x68/0x69, LSM6 0x6A/0x6B.
+    /// Where the supported chips live: AK8963/AK09916 0x0C, QMC5883L 0x0D, LIS3MDL 0x1C/0x1E,
+    /// LIS2MDL/HMC5883L 0x1E, InvenSense MPU/ICM-20948 0x68/0x69, LSM6 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
@@ -56,11 +56,28 @@ public enum ChipCatalog {
                 found == settings.identity ? settings.chip(at: address) : nil
             }
         }
+        /// One read of the longest identity for chips sharing an identity register; the first
+        /// (most specific) whose identity starts the bytes read wins.
+        func magnetometers(_ chips: [MagnetometerSettings]) -> Candidate {
+            Candidate(register: chips[0].identityRegister, count: chips.map(\.identity.count).max() ?? 1) { found, address in
+                chips.first { found.starts(with: $0.identity) }?.chip(at: address)
+            }
+        }
         switch address.rawValue {
         case 0x68, 0x69:
-            return [imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
-                ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
-            }, .invenSense)]
+            // MPU WHO_AM_I (0x75) first, then the ICM-20948's (bank 0, 0x00); reads only, no write
+            // to a device not yet known. The order matters: on an MPU-6500/9250 register 0x00 is
+            // SELF_TEST_X_GYRO, a factory code that may read anything, 0xEA included, so 0x00 is
+            // read only once 0x75 has shown the device is no MPU. On an ICM-20948 0x75 is a
+            // reserved bank-0 register, never an MPU identity, and 0x00 is WHO_AM_I while bank 0
+            // is selected: at power-on, and whenever ICM20948IMU has let go (it always returns
+            // to bank 0).
+            return [
+                imu(InvenSenseRegister.whoAmI, InvenSenseModel.allCases.map {
+                    ($0.rawValue, InvenSenseSettings.settings(for: $0).identity)
+                }, .invenSense),
+                imu(ICM20948Register.whoAmI, [(ICM20948Settings.name, ICM20948Settings.identity)], .invenSense),
+            ]
         case 0x6A, 0x6B:
             // The LSM6DSO/DSOX and the LSM6DSO32 share WHO_AM_I 0x6C: the caller says which.
             let models = LSM6Model.allCases.filter { $0 != (lsm6dso32 ? .lsm6dso : .lsm6dso32) }
@@ -75,7 +92,9 @@ public enum ChipCatalog {
         case 0x0D:
             return [magnetometer(QMC5883LMagnetometer.settings)]
         case 0x0C:
-            return [magnetometer(AK8963Magnetometer.settings)]
+            // WIA(1) 0x00 is 0x48 on both: one read of 0x00–0x01 tells them apart by the
+            // AK09916's WIA2 0x09 (the AK8963's 0x01 is INFO), as Linux ak8975.c does.
+            return [magnetometers([AK09916Magnetometer.settings, AK8963Magnetometer.settings])]
         default:
             return []
         }
@@ -88,6 +107,9 @@ public enum ChipCatalog {
     ) -> (any IMUDriver)? {
         if let model = InvenSenseModel(rawValue: chip.name) {
             return InvenSenseIMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
+        }
+        if chip.name == ICM20948Settings.name {
+            return ICM20948IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
         if let model = LSM6Model(rawValue: chip.name) {
             return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
@@ -106,6 +128,7 @@ public enum ChipCatalog {
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        case .ak09916: AK09916Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .invenSense, .lsm6: nil
         }
     }

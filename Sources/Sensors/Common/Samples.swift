@@ -11,6 +11,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case qmc5883l = "QST QMC5883L"
         case hmc5883l = "Honeywell HMC5883L"
         case ak8963 = "AKM AK8963"
+        case ak09916 = "AKM AK09916"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
