@@ -5,12 +5,13 @@ import I2C
 ///
 /// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `motionctl --imu mpu6050` maps to
 /// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D; an MPU-9250
-/// brings its own AK8963 at 0x0C, reachable once the driver enables the I2C bypass.
+/// brings its own AK8963 at 0x0C and an ICM-20948 its own AK09916 there, each reachable once the
+/// driver enables the I2C bypass.
 ///
 /// The emulators can also be built and attached one by one; each takes
 /// `(source:now:options:)`: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
 /// ``LSM6DS3Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9250Emulator`` (use its
-/// `attach(to:at:)`), ``AK8963Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
+/// `attach(to:at:)`), ``ICM20948Emulator`` (likewise), ``AK8963Emulator``, ``AK09916Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
 /// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
 ///
 /// Time: output registers follow the source at `now()` while a sensor runs; data-ready flags and
@@ -22,23 +23,23 @@ import I2C
 public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, mpu6050, mpu6500, mpu9250, icm20948
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: I2CAddress(0x6A)
-            case .mpu6050, .mpu6500, .mpu9250: I2CAddress(0x68)
+            case .mpu6050, .mpu6500, .mpu9250, .icm20948: I2CAddress(0x68)
             }
         }
 
-        /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9250,
-        /// whose AK8963 is inside the package.
+        /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9250 and
+        /// the ICM-20948, whose AK8963 or AK09916 is inside the package.
         public var usualMagnetometer: Magnetometer? {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: .lis3mdl
             case .mpu6050, .mpu6500: .qmc5883l
-            case .mpu9250: nil
+            case .mpu9250, .icm20948: nil
             }
         }
     }
@@ -60,7 +61,7 @@ public struct SimulatedBoard: Sendable {
     public enum MagnetometerChoice: Sendable, Equatable {
         /// The IMU's ``IMU/usualMagnetometer``.
         case usual
-        /// No separate magnetometer (an MPU-9250 still has its AK8963).
+        /// No separate magnetometer (an MPU-9250 still has its AK8963, an ICM-20948 its AK09916).
         case none
         case chip(Magnetometer)
 
@@ -80,7 +81,8 @@ public struct SimulatedBoard: Sendable {
     public struct Chip: Sendable {
         public var address: I2CAddress
         public var device: any SimulatedDevice
-        /// True for the MPU-9250's AK8963: it answers only with the I2C bypass enabled.
+        /// True for the MPU-9250's AK8963 and the ICM-20948's AK09916: they answer only with the
+        /// I2C bypass enabled.
         public var behindBypass: Bool
     }
 
@@ -92,7 +94,7 @@ public struct SimulatedBoard: Sendable {
     public let bus: SimulatedBus
     public let imu: any SimulatedDevice
     public let imuAddress: I2CAddress
-    /// The separate magnetometer, or the MPU-9250's AK8963 when there is none.
+    /// The separate magnetometer, or the built-in one (MPU-9250, ICM-20948) when there is none.
     public let magnetometer: (any SimulatedDevice)?
     public let magnetometerAddress: I2CAddress?
     /// Every chip attached, in address order.
@@ -130,8 +132,14 @@ public struct SimulatedBoard: Sendable {
             builtInMagnetometer = mpu.magnetometer
             chips.append(Chip(address: MPU9250Emulator.magnetometerAddress, device: mpu.magnetometer, behindBypass: true))
             imuDevice = mpu
+        case .icm20948:
+            let icm = ICM20948Emulator(source: source, now: now, options: imuOptions)
+            icm.attach(to: bus, at: address)
+            builtInMagnetometer = icm.magnetometer
+            chips.append(Chip(address: ICM20948Emulator.magnetometerAddress, device: icm.magnetometer, behindBypass: true))
+            imuDevice = icm
         }
-        if imu != .mpu9250 { bus.attach(imuDevice, at: address) }
+        if builtInMagnetometer == nil { bus.attach(imuDevice, at: address) }
         chips.append(Chip(address: address, device: imuDevice, behindBypass: false))
 
         let chosen: Magnetometer? = switch magnetometer {
@@ -153,6 +161,7 @@ public struct SimulatedBoard: Sendable {
             self.magnetometerAddress = address
         } else {
             self.magnetometer = builtInMagnetometer
+            // Both built-in magnetometers answer at 0x0C.
             self.magnetometerAddress = builtInMagnetometer == nil ? nil : MPU9250Emulator.magnetometerAddress
         }
         self.bus = bus

@@ -85,9 +85,10 @@ public struct Simulation: Sendable, Equatable {
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
-        // default (ST 208 Hz, InvenSense 200 Hz); held in between.
+        // default (ST 208 Hz, InvenSense MPU 200 Hz, ICM-20948 220 Hz); held in between.
         let noiseRate: Double = switch imu {
         case .mpu6050, .mpu6500, .mpu9250: 200
+        case .icm20948: 220
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3: 208
         }
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world

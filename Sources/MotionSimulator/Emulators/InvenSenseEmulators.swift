@@ -65,3 +65,42 @@ public final class MPU9250Emulator: EngineBackedDevice {
         magnetometer.powerOnReset()
     }
 }
+
+/// TDK InvenSense ICM-20948 emulator (bank 0 WHO_AM_I 0x00 = 0xEA), at 0x68 or 0x69, with the
+/// AK09916 magnetometer on its auxiliary bus.
+///
+/// Four register banks (REG_BANK_SEL 0x7F); asleep at power-on (PWR_MGMT_1 = 0x41). While awake
+/// the output registers (bank 0, 0x2D–0x3A, big-endian: accelerometer, gyroscope, temperature)
+/// follow `source` at `now()`; RAW_DATA_0_RDY_INT comes at 1.1 kHz / (1 + GYRO_SMPLRT_DIV) of the
+/// chip's clock. Bank-2 ranges set the scale; bank-2 self-test bits deflect the output by 1.03 ×
+/// the factory value of the bank-1 SELF_TEST codes. With INT_PIN_CFG BYPASS_EN set (and
+/// USER_CTRL I2C_MST_EN clear) the AK09916 answers at 0x0C on the host bus; ``attach(to:at:)``
+/// wires both. Not emulated: the FIFO, the DMP, the I2C master.
+public final class ICM20948Emulator: EngineBackedDevice {
+    public let chipName = "ICM-20948"
+    let engine: EmulatorEngine<ICM20948Chip>
+    /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
+    public let magnetometer: AK09916Emulator
+    /// Where the AK09916 answers when the bypass is on.
+    public static let magnetometerAddress = I2CAddress(0x0C)
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(ICM20948Chip(source: source, options: options), now: now)
+        magnetometer = AK09916Emulator(source: source, now: now, options: options)
+    }
+
+    /// True while INT_PIN_CFG BYPASS_EN is set and the I2C master is off: the AK09916 is on the host bus.
+    public var isBypassEnabled: Bool { engine.withChip { $0.bypassEnabled } }
+
+    /// Attaches this chip at `address` and its AK09916 at 0x0C, reachable only through the bypass.
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) {
+        bus.attach(self, at: address)
+        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
+    }
+
+    /// Power cycle of the package: both dies back to power-on values.
+    public func powerOnReset() {
+        engine.powerOnReset()
+        magnetometer.powerOnReset()
+    }
+}
