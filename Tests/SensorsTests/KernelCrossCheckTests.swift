@@ -108,7 +108,26 @@ import Testing
         invenSense(.mpu6050, identity: 0x68),
         invenSense(.mpu6500, identity: 0x70),
         invenSense(.mpu9250, identity: 0x71),
+        icm20948,
     ]
+
+    /// ICM-20948: no driver in the kernel read here (inv_mpu6050 knows the MPU-6xxx/9xxx and
+    /// ICM-20602/20608/20609/20689/20690, not the banked ICM-20948), so the datasheet DS-000189
+    /// rev 1.3: §7 register map (bank 0 WHO_AM_I 0x00 = 0xEA, ACCEL_XOUT_H 0x2D, GYRO_XOUT_H
+    /// 0x33, big-endian; bank 2 GYRO_SMPLRT_DIV 0x00 = 1100 / rate − 1, GYRO_CONFIG_1 0x01 and
+    /// ACCEL_CONFIG 0x14 with FS_SEL in bits 2:1), §3.1–3.2 sensitivities 131/65.5/32.8/16.4
+    /// LSB/(°/s) and 16384/8192/4096/2048 LSB/g. The bank-2 fields are written with FCHOICE
+    /// (bit 0) set, as the datasheet's DLPF path needs; the range bits alone are compared here.
+    static let icm20948 = IMUFacts(
+        model: "ICM-20948", source: "ICM-20948 datasheet DS-000189 §3, §7 (no kernel driver)", identityRegister: 0x00,
+        identity: 0xEA, accelerometerData: 0x2D, gyroscopeData: 0x33, bigEndian: true,
+        rates: [1100, 550, 220, 100, 50, 10].map { ($0, UInt8(1100 / $0 - 1)) },
+        rateRegister: 0x00, accelerometerRangeRegister: 0x14, gyroscopeRangeRegister: 0x01,
+        accelerometer: zip([2.0, 4, 8, 16], [16384.0, 8192, 4096, 2048]).enumerated()
+            .map { Scale(range: $1.0, registerBits: UInt8($0) << 1, microPerLSB: 1e6 / $1.1) },
+        gyroscope: zip([250.0, 500, 1000, 2000], [131.0, 65.5, 32.8, 16.4]).enumerated()
+            .map { Scale(range: $1.0, registerBits: UInt8($0) << 1, microPerLSB: 1e6 / $1.1) },
+        relativeTolerance: 1e-9)
 
     /// Our driver's side of one IMU: identity, register fields and tables.
     struct DriverIMU {
@@ -141,6 +160,16 @@ import Testing
                 rateField: RegisterField(InvenSenseRegister.sampleRateDivider, mask: 0xFF),
                 accelerometerField: InvenSenseRegister.accelRangeField, gyroscopeField: InvenSenseRegister.gyroRangeField,
                 tables: InvenSenseSettings.tables)
+        }
+        if model == ICM20948Settings.name {
+            // One burst from ACCEL_XOUT_H (bank 0): accelerometer at +0, gyroscope at +6.
+            return DriverIMU(
+                identity: ICM20948Settings.identity, identityRegister: ICM20948Register.whoAmI,
+                accelerometerData: ICM20948Register.accelXHigh, gyroscopeData: ICM20948Register.accelXHigh + 6, bigEndian: true,
+                rateField: RegisterField(ICM20948Register.gyroSampleRateDivider, mask: 0xFF),
+                accelerometerField: RegisterField(ICM20948Register.accelConfig, mask: ICM20948Register.rangeField.mask),
+                gyroscopeField: RegisterField(ICM20948Register.gyroConfig1, mask: ICM20948Register.rangeField.mask),
+                tables: ICM20948Settings.tables)
         }
         return nil
     }
@@ -189,6 +218,7 @@ import Testing
         case .mpu6050: InvenSenseModel.mpu6050.rawValue
         case .mpu6500: InvenSenseModel.mpu6500.rawValue
         case .mpu9250: InvenSenseModel.mpu9250.rawValue
+        case .icm20948: "ICM-20948"
         }
         let facts = try #require(Self.imus.first { $0.model == model })
         let board = SimulatedBoard(imu: imu, magnetometer: .none, source: atRest, now: { 0 })
@@ -208,6 +238,14 @@ import Testing
             #expect(InvenSenseChip.accelXoutH == facts.accelerometerData && InvenSenseChip.whoAmI == facts.identityRegister)
             for scale in facts.gyroscope {
                 let microPerLSB = 1e6 / InvenSenseChip.gyroSensitivity[Int(scale.registerBits >> 3)]
+                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            }
+        case .icm20948:
+            #expect(ICM20948Chip.accelXoutH == facts.accelerometerData && ICM20948Chip.whoAmI == facts.identityRegister)
+            #expect(ICM20948Chip.gyroSmplrtDiv == facts.rateRegister && ICM20948Chip.gyroConfig1 == facts.gyroscopeRangeRegister)
+            #expect(ICM20948Chip.accelConfig == facts.accelerometerRangeRegister)
+            for scale in facts.gyroscope {
+                let microPerLSB = 1e6 / ICM20948Chip.gyroSensitivity[Int(scale.registerBits >> 1)]
                 #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
             }
         }
