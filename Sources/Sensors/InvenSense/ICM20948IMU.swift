@@ -64,16 +64,13 @@ public final class ICM20948IMU: IMUDriver {
         try device.write(ICM20948Register.userControl, 0x00)
         try device.write(ICM20948Register.interruptPinConfig, shadow.set(ICM20948Register.bypassField, 1))
 
-        try selectBank(2)
-        let writes: [(UInt8, UInt8)] = [
+        try inBank(2, [
             (ICM20948Register.gyroSampleRateDivider, rate.code),
             (ICM20948Register.gyroConfig1, ICM20948Register.gyroConfig(range: gyroscope.code, lowPass: lowPass.code)),
             (ICM20948Register.accelSampleRateDivider1, UInt8(accelDivider >> 8)),
             (ICM20948Register.accelSampleRateDivider2, UInt8(accelDivider & 0xFF)),
             (ICM20948Register.accelConfig, ICM20948Register.accelConfig(range: accelerometer.code, lowPass: lowPass.code)),
-        ]
-        for (register, value) in writes { try device.write(register, value) }
-        try selectBank(0)
+        ])
         state.shadow = shadow
         state.configuration = configuration
         state.scale = IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity)
@@ -110,9 +107,64 @@ public final class ICM20948IMU: IMUDriver {
         throw .notSupported(chip: chip.name, feature: "FIFO support in this driver")
     }
 
-    /// Not offered yet for the ICM-20948.
+    // MARK: Self-test
+
+    /// Averaged samples per self-test phase.
+    static let selfTestSamples = 200
+
+    /// Self-test: ±250 °/s and ±2 g at 1.1 kHz with the 119.5 Hz filter; average with the
+    /// self-test off, then with GYRO_CONFIG_2 XGYRO/YGYRO/ZGYRO_CTEN and ACCEL_CONFIG_2
+    /// AX/AY/AZ_ST_EN set; the response is the difference. The factory codes are bank 1
+    /// SELF_TEST_X/Y/Z_GYRO (0x02–0x04) and SELF_TEST_X/Y/Z_ACCEL (0x0E–0x10), DS-000189 §9.
+    /// DS-000189 names these registers but not the pass criterion; the MPU-6500/9250 criterion
+    /// (AN-MPU-9250A-03: 0.5 ≤ response / (2620 · 1.01^(code − 1)) ≤ 1.5) is applied, as the
+    /// codes use the same encoding. Then the chip is reset and the configuration restored.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        throw .notSupported(chip: chip.name, feature: "self-test in this driver")
+        try core.locked { state throws(SensorError) -> SelfTestReport in
+            let saved = state.configuration
+            let config = { (selfTest: UInt8) -> [(UInt8, UInt8)] in [
+                (ICM20948Register.gyroSampleRateDivider, 0),
+                (ICM20948Register.gyroConfig1, ICM20948Register.gyroConfig(range: 0, lowPass: 2)),
+                (ICM20948Register.gyroConfig2, selfTest & 0b0011_1000),  // XGYRO_CTEN 5 … ZGYRO_CTEN 3
+                (ICM20948Register.accelConfig, ICM20948Register.accelConfig(range: 0, lowPass: 2)),
+                (ICM20948Register.accelConfig2, selfTest & 0b0001_1100),  // AX_ST_EN 4 … AZ_ST_EN 2
+            ] }
+            try inBank(2, config(0x00))
+            core.pause.wait(.milliseconds(20))
+            let normal = try averageRaw()
+            try inBank(2, config(0xFF))
+            core.pause.wait(.milliseconds(20))
+            let excited = try averageRaw()
+            try inBank(2, config(0x00))
+            try selectBank(1)
+            let gyroCodes = try device.read(ICM20948Register.selfTestXGyro, count: 3)
+            let accelCodes = try device.read(ICM20948Register.selfTestXAccel, count: 3)
+            try selectBank(0)
+            try apply(saved, to: &state)
+            return InvenSenseSelfTest.evaluateOTP(
+                chip: chip.name, accelerometerResponse: excited.accelerometer - normal.accelerometer,
+                gyroscopeResponse: excited.gyroscope - normal.gyroscope,
+                gyroscopeCodes: gyroCodes, accelerometerCodes: accelCodes)
+        }
+    }
+
+    /// Writes `registers` in `bank`, then selects bank 0 again.
+    private func inBank(_ bank: UInt8, _ registers: [(UInt8, UInt8)]) throws(SensorError) {
+        try selectBank(bank)
+        for (register, value) in registers { try device.write(register, value) }
+        try selectBank(0)
+    }
+
+    private func averageRaw() throws(SensorError) -> (accelerometer: SIMD3<Double>, gyroscope: SIMD3<Double>) {
+        var accelerometer: [SIMD3<Int16>] = []
+        var gyroscope: [SIMD3<Int16>] = []
+        for _ in 0..<Self.selfTestSamples {
+            core.pause.wait(.milliseconds(1))
+            let bytes = try device.read(ICM20948Register.accelXHigh, count: 14)
+            accelerometer.append(AxisLayout.bigEndian.counts(bytes, from: 0))
+            gyroscope.append(AxisLayout.bigEndian.counts(bytes, from: 6))
+        }
+        return (mean(accelerometer), mean(gyroscope))
     }
 }
 
@@ -130,7 +182,12 @@ enum ICM20948Register {
     static let gyroConfig1: UInt8 = 0x01  // GYRO_DLPFCFG 5:3, GYRO_FS_SEL 2:1, GYRO_FCHOICE 0
     static let accelSampleRateDivider1: UInt8 = 0x10  // ACCEL_SMPLRT_DIV 11:8
     static let accelSampleRateDivider2: UInt8 = 0x11  // ACCEL_SMPLRT_DIV 7:0: 1.125 kHz / (1 + divider)
+    static let gyroConfig2: UInt8 = 0x02  // XGYRO_CTEN 5, YGYRO_CTEN 4, ZGYRO_CTEN 3
     static let accelConfig: UInt8 = 0x14  // ACCEL_DLPFCFG 5:3, ACCEL_FS_SEL 2:1, ACCEL_FCHOICE 0
+    static let accelConfig2: UInt8 = 0x15  // AX_ST_EN_REG 4, AY_ST_EN_REG 3, AZ_ST_EN_REG 2
+    // Bank 1
+    static let selfTestXGyro: UInt8 = 0x02  // SELF_TEST_X/Y/Z_GYRO 0x02–0x04
+    static let selfTestXAccel: UInt8 = 0x0E  // SELF_TEST_X/Y/Z_ACCEL 0x0E–0x10
     // Every bank
     static let bankSelect: UInt8 = 0x7F  // REG_BANK_SEL: USER_BANK 5:4
 
