@@ -100,6 +100,17 @@ public enum ChipCatalog {
         }
     }
 
+    /// The magnetometer inside the package of the IMU named `imu` (the MPU-9250's AK8963, the
+    /// ICM-20948's AK09916), at the address it answers once the IMU's I2C bypass is on; nil for
+    /// chips without one.
+    public static func builtInMagnetometer(inside imu: String) -> ChipInfo? {
+        switch imu {
+        case InvenSenseModel.mpu9250.rawValue: AK8963Magnetometer.settings.chip(at: I2CAddress(0x0C))
+        case ICM20948Settings.name: AK09916Magnetometer.settings.chip(at: I2CAddress(0x0C))
+        default: nil
+        }
+    }
+
     /// The accelerometer + gyroscope driver for an identified chip; `nil` for a magnetometer.
     /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
     public static func makeIMU(

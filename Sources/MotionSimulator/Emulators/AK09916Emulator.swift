@@ -1,5 +1,5 @@
 /// Register model of the AsahiKASEI AK09916 magnetometer (inside the ICM-20948). Registers and
-/// bits: AK09916 datasheet §9 (register map and description): WIA1 0x00 = 0x48, WIA2 0x01 =
+/// bits: AK09916 datasheet §9 and ICM-20948 DS-000189 §12–13 (register map and description): WIA1 0x00 = 0x48, WIA2 0x01 =
 /// 0x09, ST1 0x10 (DOR[1] DRDY[0]), HXL…HZH 0x11–0x16 little-endian, TMPS 0x17 (dummy), ST2 0x18
 /// (HOFL[3]), CNTL2 0x31 (MODE[4:0]), CNTL3 0x32 (SRST[0]); 0.15 µT/LSB, ±4912 µT; no fuse ROM.
 struct AK09916Chip: MagnetometerChip {
@@ -9,6 +9,7 @@ struct AK09916Chip: MagnetometerChip {
     static let st1: UInt8 = 0x10
     static let hxl: UInt8 = 0x11
     static let st2: UInt8 = 0x18
+    static let cntl1: UInt8 = 0x30   // dummy
     static let cntl2: UInt8 = 0x31
     static let cntl3: UInt8 = 0x32
 
@@ -74,11 +75,13 @@ struct AK09916Chip: MagnetometerChip {
         measure(source.state(at: time).magneticField)
     }
 
-    /// The read address counter runs 0x00…0x03, then 0x10…0x18, then back to 0x00.
+    /// The address counter runs 0x00…0x03, then 0x10…0x18, then back to 0x00; and 0x30…0x32,
+    /// then back to 0x30 (DS-000189 §12, Table 20).
     func pointer(after register: UInt8) -> UInt8 {
         switch register {
         case Self.rsv2: Self.st1
         case Self.st2: Self.wia1
+        case Self.cntl3: Self.cntl1
         default: register + 1
         }
     }
@@ -89,12 +92,11 @@ struct AK09916Chip: MagnetometerChip {
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
-        // Reading measurement data starts a data read; reading ST2 ends it and clears DRDY and DOR.
+        // Reading HXL…TMPS or ST2 clears DRDY and DOR (DS-000189 §13.2); reading measurement
+        // data starts a data read, reading ST2 ends it.
+        if (Self.hxl...Self.st2).contains(register) { registers[Int(Self.st1)] = 0 }
         if (Self.hxl..<Self.st2).contains(register) { readInProgress = true }
-        if register == Self.st2 {
-            readInProgress = false
-            registers[Int(Self.st1)] = 0
-        }
+        if register == Self.st2 { readInProgress = false }
         return value
     }
 
@@ -136,5 +138,18 @@ public final class AK09916Emulator: EngineBackedDevice {
     ///   - now: simulation time in seconds.
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(AK09916Chip(source: source, options: options), now: now)
+    }
+}
+
+/// What the AK09916 die inside an ICM-20948 senses of a source given in the package's
+/// (accelerometer) axes: DS-000189 §11.1, the magnetometer's x along the accelerometer's x, its y
+/// and z opposite.
+struct AK09916InICM20948Source: PhysicalSource {
+    let package: any PhysicalSource
+
+    func state(at time: Double) -> PhysicalState {
+        var state = package.state(at: time)
+        state.magneticField = state.magneticField * SIMD3(1, -1, -1)
+        return state
     }
 }

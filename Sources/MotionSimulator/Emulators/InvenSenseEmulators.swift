@@ -79,14 +79,15 @@ public final class MPU9250Emulator: EngineBackedDevice {
 public final class ICM20948Emulator: EngineBackedDevice {
     public let chipName = "ICM-20948"
     let engine: EmulatorEngine<ICM20948Chip>
-    /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
+    /// The built-in magnetometer, fed from the same source turned into its own axes (y and z
+    /// opposite the accelerometer's, DS-000189 §11.1).
     public let magnetometer: AK09916Emulator
     /// Where the AK09916 answers when the bypass is on.
     public static let magnetometerAddress = I2CAddress(0x0C)
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(ICM20948Chip(source: source, options: options), now: now)
-        magnetometer = AK09916Emulator(source: source, now: now, options: options)
+        magnetometer = AK09916Emulator(source: AK09916InICM20948Source(package: source), now: now, options: options)
     }
 
     /// True while INT_PIN_CFG BYPASS_EN is set and the I2C master is off: the AK09916 is on the host bus.

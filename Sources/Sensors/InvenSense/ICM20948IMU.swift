@@ -9,8 +9,11 @@ import I2C
 /// WHO_AM_I, the output registers and the bypass switch in view.
 ///
 /// The AK09916 magnetometer inside the package appears at 0x0C on the same bus once
-/// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AK09916Magnetometer``.
+/// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AK09916Magnetometer``. Its
+/// axes are not the accelerometer's: DS-000189 §11.1, magnetometer y and z point opposite.
 public final class ICM20948IMU: IMUDriver {
+    /// The chip's name as ``ChipInfo/name`` gives it.
+    public static let chipName = ICM20948Settings.name
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 220 Hz (gyroscope divider 4), gyroscope bandwidth 51.2 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 220, accelerometerRange: 4, gyroscopeRange: 500)

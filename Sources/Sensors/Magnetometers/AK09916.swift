@@ -6,7 +6,7 @@ import I2C
 /// 0.15 µT/LSB over ±4912 µT) at other addresses, with two identity bytes, continuous modes of
 /// 10/20/50/100 Hz, 16-bit output only and no fuse ROM (no sensitivity adjustment).
 ///
-/// Samples are in the AK09916's own axes. Inside an ICM-20948 (DS-000189 §12, orientation of
+/// Samples are in the AK09916's own axes. Inside an ICM-20948 (DS-000189 §11.1, orientation of
 /// axes) the magnetometer's y and z point opposite to the accelerometer's and gyroscope's; the
 /// board's mount matrix must say so.
 public final class AK09916Magnetometer: MagnetometerDriver {
