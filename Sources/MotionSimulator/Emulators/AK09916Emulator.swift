@@ -2,7 +2,7 @@
 /// bits: AK09916 datasheet §9 and ICM-20948 DS-000189 §12–13 (register map and description): WIA1 0x00 = 0x48, WIA2 0x01 =
 /// 0x09, ST1 0x10 (DOR[1] DRDY[0]), HXL…HZH 0x11–0x16 little-endian, TMPS 0x17 (dummy), ST2 0x18
 /// (HOFL[3]), CNTL2 0x31 (MODE[4:0]), CNTL3 0x32 (SRST[0]); 0.15 µT/LSB, ±4912 µT; no fuse ROM.
-struct AK09916Chip: MagnetometerChip {
+struct AK09916Chip: AKMagnetometerChip {
     static let wia1: UInt8 = 0x00
     static let wia2: UInt8 = 0x01
     static let rsv2: UInt8 = 0x03
@@ -59,20 +59,11 @@ struct AK09916Chip: MagnetometerChip {
         }
     }
 
-    private mutating func measure(_ field: SIMD3<Double>) {
+    mutating func measure(_ field: SIMD3<Double>) {
         store(Encoding.littleEndian(Encoding.counts(sensed(field), perLSB: Self.microteslaPerLSB)), at: Self.hxl)
         let overflow = abs(field.x) + abs(field.y) + abs(field.z) > Self.overflowMicrotesla
         registers[Int(Self.st2)] = overflow ? 0x08 : 0x00
         flagNewData(in: Self.st1, ready: 0x01, overrun: 0x02)
-    }
-
-    mutating func advance(to time: Double) {
-        guard continuousRate != nil, clock.advance(to: time) > 0 else { return }
-        guard !readInProgress else {
-            registers[Int(Self.st1)] |= 0x02  // this measurement is skipped: DOR
-            return
-        }
-        measure(source.state(at: time).magneticField)
     }
 
     /// The address counter runs 0x00…0x03, then 0x10…0x18, then back to 0x00; and 0x30…0x32,
@@ -88,16 +79,6 @@ struct AK09916Chip: MagnetometerChip {
 
     func peek(_ register: UInt8) -> UInt8 {
         Int(register) < registers.count ? registers[Int(register)] : 0
-    }
-
-    mutating func read(_ register: UInt8) -> UInt8 {
-        let value = peek(register)
-        // Reading HXL…TMPS or ST2 clears DRDY and DOR (DS-000189 §13.2); reading measurement
-        // data starts a data read, reading ST2 ends it.
-        if (Self.hxl...Self.st2).contains(register) { registers[Int(Self.st1)] = 0 }
-        if (Self.hxl..<Self.st2).contains(register) { readInProgress = true }
-        if register == Self.st2 { readInProgress = false }
-        return value
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {

@@ -76,12 +76,7 @@ public final class AK09916Magnetometer: MagnetometerDriver {
             try device.write(Register.cntl2, 0x00)
             core.pause.wait(.microseconds(100))
             try device.write(Register.cntl2, 0x10)
-            var ready = false
-            for _ in 0..<Self.selfTestPolls where !ready {
-                core.pause.wait(.milliseconds(2))
-                ready = try device.read(Register.st1) & 0x01 != 0
-            }
-            guard ready else { throw .dataTimeout(chip: chip.name, address: device.address, polls: Self.selfTestPolls) }
+            try core.waitForDataReady(Register.st1, mask: 0x01, polls: Self.selfTestPolls, interval: .milliseconds(2))
             let raw = try core.readCounts().counts
             try apply(saved, &state)
             return Self.evaluateSelfTest(counts: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)))
