@@ -136,7 +136,10 @@ struct ICM20948Chip: RegisterChip {
 
     func pointer(after register: UInt8) -> UInt8 { (register + 1) & 0x7F }
 
-    func peek(_ register: UInt8) -> UInt8 { value(bank: bank, register) }
+    /// REG_BANK_SEL is one register seen from every bank; the rest is the selected bank's.
+    func peek(_ register: UInt8) -> UInt8 {
+        register & 0x7F == Self.bankSel ? reg(Self.bankSel) : value(bank: bank, register)
+    }
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
