@@ -213,4 +213,47 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
         #expect(cause.kind == .timeout)
         expectFinished(bus)
     }
+
+    // MARK: FIFO
+
+    @Test func fifoFramesAndOverflow() throws {
+        let bus = ExpectationBus(icm20948Init())
+        let imu = ICM20948IMU(bus: bus, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect([
+            .write(0x68, [0x68, 0x1F]), .write(0x68, [0x68, 0x00]),  // FIFO_RST assert, release
+            .write(0x68, [0x69, 0x00]),  // FIFO_MODE stream
+            .write(0x68, [0x67, 0x1E]),  // FIFO_EN_2: accelerometer, gyroscope x, y, z
+            .write(0x68, [0x12, 0x01]),  // INT_ENABLE_2 FIFO_OVERFLOW_EN
+            .write(0x68, [0x03, 0x40]),  // USER_CTRL FIFO_EN, I2C master still off
+            .writeRead(0x68, [0x1C], reply: [0x00]),  // INT_STATUS_2: no overflow
+            .writeRead(0x68, [0x70], reply: [0x00, 25]),  // 25 bytes: two whole frames
+            .writeRead(0x68, [0x72], reply: bigEndian([0, 0, 8192, 655, 0, 0, 0, 8192, 0, 0, -655, 0])),
+            .writeRead(0x68, [0x1C], reply: [0x01]),  // overflow: reset instead of read
+            .write(0x68, [0x68, 0x1F]), .write(0x68, [0x68, 0x00]),
+        ])
+        try imu.enableFIFO()
+        let read = try imu.readFIFO()
+        #expect(read.frames.map(\.sampleIndex) == [0, 1])
+        #expect(close(read.frames[0].sample.acceleration, [0, 0, -1]))
+        #expect(close(read.frames[0].sample.rotationRate, [10 * degree, 0, 0], tolerance: 1e-3))
+        #expect(close(read.frames[1].sample.rotationRate, [0, -10 * degree, 0], tolerance: 1e-3))
+        let overflow = try imu.readFIFO()
+        #expect(overflow.overflowed && overflow.frames.isEmpty)
+        expectFinished(bus)
+    }
+
+    /// On the emulator: 0.1 s at 220 Hz gives 22 frames, numbered from 0, each at rest.
+    @Test func fifoOnTheEmulator() throws {
+        let time = ManualTime(1)
+        let rig = try EmulatedRig(imu: .icm20948, magnetometer: .none, source: ConstantSource(), time: time)
+        try rig.imu.enableFIFO()
+        time.set(1.1)
+        let read = try rig.imu.readFIFO()
+        #expect(!read.overflowed)
+        #expect(read.frames.map(\.sampleIndex) == Array(0..<22))
+        for frame in read.frames { #expect(largestDifference(frame.sample.acceleration, [0, 0, -1]) <= 1 / 8192.0) }
+        time.set(1.2)
+        #expect(try rig.imu.readFIFO().frames.first?.sampleIndex == 22)
+    }
 }

@@ -15,9 +15,16 @@ struct ICM20948Chip: RegisterChip {
     static let pwrMgmt2: UInt8 = 0x07        // DISABLE_ACCEL[5:3] DISABLE_GYRO[2:0]
     static let intPinCfg: UInt8 = 0x0F       // INT_ANYRD_2CLEAR[4] BYPASS_EN[1]
     static let intStatus1: UInt8 = 0x1A      // RAW_DATA_0_RDY_INT[0]
+    static let intStatus2: UInt8 = 0x1C      // FIFO_OVERFLOW_INT[4:0]
     static let accelXoutH: UInt8 = 0x2D      // ACCEL 0x2D–0x32, GYRO 0x33–0x38, TEMP 0x39–0x3A
     static let tempOutL: UInt8 = 0x3A
     static let extSlvSensDataLast: UInt8 = 0x52
+    static let fifoEn2: UInt8 = 0x67         // ACCEL_FIFO_EN[4] GYRO_Z[3] GYRO_Y[2] GYRO_X[1] TEMP[0]
+    static let fifoRst: UInt8 = 0x68         // FIFO_RESET[4:0]: held in reset while set
+    static let fifoMode: UInt8 = 0x69        // FIFO_MODE[0]: 0 stream (replace oldest), 1 snapshot (keep)
+    static let fifoCountH: UInt8 = 0x70      // FIFO_CNT[12:8]
+    static let fifoCountL: UInt8 = 0x71
+    static let fifoRW: UInt8 = 0x72
     static let bankSel: UInt8 = 0x7F         // USER_BANK[5:4]
     // Bank 1
     static let selfTestGyro: UInt8 = 0x02    // SELF_TEST_X/Y/Z_GYRO 0x02–0x04
@@ -41,6 +48,11 @@ struct ICM20948Chip: RegisterChip {
     var pointer: UInt8 = 0
     var registers = [UInt8](repeating: 0, count: 4 * 128)
     var clock: SampleTicker
+    var fifo: [UInt8] = []
+    var lastFIFOByte: UInt8 = 0
+    /// FIFO size in bytes. DS-000189 gives FIFO_CNT 13 bits wide; the emulated part holds 512
+    /// bytes, the MPU-9250's size (an assumption of this emulator, not a datasheet figure).
+    static let fifoCapacity = 512
     /// Self-test deflection with an axis's self-test bit set: accelerometer in g, gyroscope in °/s.
     let accelSelfTest: SIMD3<Double>
     let gyroSelfTest: SIMD3<Double>
@@ -72,6 +84,8 @@ struct ICM20948Chip: RegisterChip {
         registers[256 + Int(Self.gyroConfig1)] = 0x01  // GYRO_FCHOICE: DLPF in the path
         registers[256 + Int(Self.accelConfig)] = 0x01  // ACCEL_FCHOICE
         pointer = 0
+        fifo.removeAll()
+        lastFIFOByte = 0
         clock.set(rate: nil, at: 0)
     }
 
@@ -117,7 +131,17 @@ struct ICM20948Chip: RegisterChip {
 
     mutating func advance(to time: Double) {
         guard isRunning else { return }
-        if clock.advance(to: time) > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
+        let selection = reg(Self.fifoEn2) & 0x1F
+        let fifoOn = reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0
+        let frameSize = (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
+        let keep = fifoOn && frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
+        var ticks: [Double] = []
+        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
+        if fifoOn {
+            for tick in ticks { appendFrame(sensorBlock(source.state(at: tick)), selection: selection) }
+            if due > ticks.count, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
+        }
+        if due > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
         // Output registers follow the input; disabled axes keep their last value.
         let block = sensorBlock(source.state(at: time))
         let disabled = reg(Self.pwrMgmt2)
@@ -134,18 +158,51 @@ struct ICM20948Chip: RegisterChip {
         }
     }
 
-    func pointer(after register: UInt8) -> UInt8 { (register + 1) & 0x7F }
+    /// One FIFO frame: the enabled sensors in register order (accelerometer, gyroscope X, Y, Z,
+    /// temperature). Stream mode replaces the oldest data on overflow, snapshot mode drops the
+    /// new; either sets FIFO_OVERFLOW_INT.
+    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+        var frame: [UInt8] = []
+        if selection & 0x10 != 0 { frame += block[0..<6] }
+        for (bit, offset) in [(UInt8(0x02), 6), (0x04, 8), (0x08, 10), (0x01, 12)] where selection & bit != 0 {
+            frame += block[offset..<(offset + 2)]
+        }
+        guard !frame.isEmpty else { return }
+        let overflow = fifo.count + frame.count - Self.fifoCapacity
+        if overflow > 0 {
+            registers[Int(Self.intStatus2)] |= 0x01
+            if reg(Self.fifoMode) & 0x01 != 0 { return }
+            fifo.removeFirst(min(overflow, fifo.count))
+        }
+        fifo += frame.suffix(Self.fifoCapacity)
+    }
+
+    /// Reads of FIFO_R_W (bank 0) return successive FIFO bytes without moving the pointer.
+    func pointer(after register: UInt8) -> UInt8 {
+        bank == 0 && register == Self.fifoRW ? register : (register + 1) & 0x7F
+    }
 
     /// REG_BANK_SEL is one register seen from every bank; the rest is the selected bank's.
     func peek(_ register: UInt8) -> UInt8 {
-        register & 0x7F == Self.bankSel ? reg(Self.bankSel) : value(bank: bank, register)
+        let address = register & 0x7F
+        if address == Self.bankSel { return reg(Self.bankSel) }
+        guard bank == 0 else { return value(bank: bank, address) }
+        return switch address {
+        case Self.fifoCountH: UInt8((fifo.count >> 8) & 0x1F)
+        case Self.fifoCountL: UInt8(fifo.count & 0xFF)
+        case Self.fifoRW: fifo.first ?? lastFIFOByte
+        default: reg(address)
+        }
     }
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
-        if bank == 0, register & 0x7F == Self.intStatus1 || reg(Self.intPinCfg) & 0x10 != 0 {
-            registers[Int(Self.intStatus1)] = 0
-        }
+        guard bank == 0 else { return value }
+        let address = register & 0x7F
+        if address == Self.fifoRW, !fifo.isEmpty { lastFIFOByte = fifo.removeFirst() }  // an empty FIFO repeats the last byte
+        let anyReadClears = reg(Self.intPinCfg) & 0x10 != 0  // INT_ANYRD_2CLEAR
+        if address == Self.intStatus1 || anyReadClears { registers[Int(Self.intStatus1)] = 0 }
+        if address == Self.intStatus2 || anyReadClears { registers[Int(Self.intStatus2)] = 0 }
         return value
     }
 
@@ -157,8 +214,15 @@ struct ICM20948Chip: RegisterChip {
         }
         let bank = bank
         switch (bank, address) {
-        case (0, Self.whoAmI), (0, Self.intStatus1), (0, Self.accelXoutH...Self.extSlvSensDataLast):
+        case (0, Self.whoAmI), (0, Self.intStatus1), (0, Self.intStatus2), (0, Self.accelXoutH...Self.extSlvSensDataLast),
+             (0, Self.fifoCountH), (0, Self.fifoCountL):
             return  // read-only
+        case (0, Self.fifoRW):
+            if fifo.count < Self.fifoCapacity { fifo.append(value) }
+            return
+        case (0, Self.fifoRst):
+            if value & 0x1F != 0 { fifo.removeAll() }  // FIFO_RESET: emptied, held while set
+            registers[Int(address)] = value & 0x1F
         case (0, Self.pwrMgmt1) where value & 0x80 != 0:
             powerOnReset()  // DEVICE_RESET: all registers to their defaults, bank 0; the bit clears itself
             return

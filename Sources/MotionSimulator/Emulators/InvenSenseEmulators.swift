@@ -72,10 +72,12 @@ public final class MPU9250Emulator: EngineBackedDevice {
 /// Four register banks (REG_BANK_SEL 0x7F); asleep at power-on (PWR_MGMT_1 = 0x41). While awake
 /// the output registers (bank 0, 0x2D–0x3A, big-endian: accelerometer, gyroscope, temperature)
 /// follow `source` at `now()`; RAW_DATA_0_RDY_INT comes at 1.1 kHz / (1 + GYRO_SMPLRT_DIV) of the
-/// chip's clock. Bank-2 ranges set the scale; bank-2 self-test bits deflect the output by 1.03 ×
+/// chip's clock, which with USER_CTRL FIFO_EN also appends the sensors selected in FIFO_EN_2 to
+/// the FIFO (FIFO_COUNT, FIFO_R_W; FIFO_MODE stream or snapshot on overflow, FIFO_OVERFLOW_INT;
+/// FIFO_RST). Bank-2 ranges set the scale; bank-2 self-test bits deflect the output by 1.03 ×
 /// the factory value of the bank-1 SELF_TEST codes. With INT_PIN_CFG BYPASS_EN set (and
 /// USER_CTRL I2C_MST_EN clear) the AK09916 answers at 0x0C on the host bus; ``attach(to:at:)``
-/// wires both. Not emulated: the FIFO, the DMP, the I2C master.
+/// wires both. Not emulated: the DMP, the I2C master, low-power duty cycling.
 public final class ICM20948Emulator: EngineBackedDevice {
     public let chipName = "ICM-20948"
     let engine: EmulatorEngine<ICM20948Chip>

@@ -26,6 +26,7 @@ public final class ICM20948IMU: IMUDriver {
         var configuration: IMUConfiguration
         var shadow = ShadowRegisters([:])
         var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
+        var fifoSamples = 0
     }
 
     static let resetPolls = 20
@@ -101,13 +102,53 @@ public final class ICM20948IMU: IMUDriver {
         try core.readsBack(ICM20948Register.powerManagement1)
     }
 
-    /// Not offered yet for the ICM-20948: the sampler reads output registers instead.
+    // MARK: FIFO (DS-000189 §8: USER_CTRL, INT_ENABLE_2, INT_STATUS_2, FIFO_EN_2, FIFO_RST, FIFO_MODE, FIFO_COUNT, FIFO_R_W)
+
+    /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN_2 = 0x1E),
+    /// in register order as the MPU family's frames.
+    static let fifoFrameSize = 12
+    /// Most bytes read from FIFO_R_W in one transaction (whole frames).
+    static let fifoChunkFrames = 16
+
+    /// Resets the FIFO, selects the accelerometer and gyroscope, stream mode (the oldest data
+    /// replaced on overflow), and turns it on; the I2C master stays off, so the bypass stays.
     public func enableFIFO() throws(SensorError) {
-        throw .notSupported(chip: chip.name, feature: "FIFO support in this driver")
+        try core.locked { state throws(SensorError) in
+            try resetFIFO()
+            try device.write(ICM20948Register.fifoMode, 0x00)  // stream
+            try device.write(ICM20948Register.fifoEnable2, 0x1E)  // ACCEL, GYRO_Z, GYRO_Y, GYRO_X
+            try device.write(ICM20948Register.interruptEnable2, 0x01)  // FIFO_OVERFLOW_EN (FIFO 0)
+            try device.write(ICM20948Register.userControl, 0x40)  // FIFO_EN
+            state.fifoSamples = 0
+        }
     }
 
+    /// Reads INT_STATUS_2 for overflow, then FIFO_COUNT (13 bit), then whole 12-byte frames in
+    /// chunks. After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
     public func readFIFO() throws(SensorError) -> FIFORead {
-        throw .notSupported(chip: chip.name, feature: "FIFO support in this driver")
+        try core.locked { state throws(SensorError) -> FIFORead in
+            if try device.read(ICM20948Register.interruptStatus2) & 0x1F != 0 {
+                try resetFIFO()
+                state.fifoSamples = 0
+                return FIFORead(frames: [], overflowed: true)
+            }
+            let count = try device.read(ICM20948Register.fifoCountHigh, count: 2)
+            let scale = state.scale
+            let frames = try device.readFIFOFrames(
+                (Int(count[0] & 0x1F) << 8 | Int(count[1])) / Self.fifoFrameSize, from: ICM20948Register.fifoData,
+                frameSize: Self.fifoFrameSize, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
+            ) { bytes, base in
+                scale.sample(accelerometer: AxisLayout.bigEndian.counts(bytes, from: base),
+                             gyroscope: AxisLayout.bigEndian.counts(bytes, from: base + 6))
+            }
+            return FIFORead(frames: frames, overflowed: false)
+        }
+    }
+
+    /// FIFO_RST: assert FIFO_RESET for every FIFO, then release it (the bits do not clear themselves).
+    private func resetFIFO() throws(SensorError) {
+        try device.write(ICM20948Register.fifoReset, 0x1F)
+        try device.write(ICM20948Register.fifoReset, 0x00)
     }
 
     // MARK: Self-test
@@ -179,7 +220,14 @@ enum ICM20948Register {
     static let powerManagement1: UInt8 = 0x06  // DEVICE_RESET 7, SLEEP 6, CLKSEL 2:0
     static let powerManagement2: UInt8 = 0x07  // DISABLE_ACCEL 5:3, DISABLE_GYRO 2:0
     static let interruptPinConfig: UInt8 = 0x0F  // INT_PIN_CFG: BYPASS_EN 1
+    static let interruptEnable2: UInt8 = 0x12  // INT_ENABLE_2: FIFO_OVERFLOW_EN 4:0
+    static let interruptStatus2: UInt8 = 0x1C  // INT_STATUS_2: FIFO_OVERFLOW_INT 4:0 (cleared by reading)
     static let accelXHigh: UInt8 = 0x2D  // ACCEL 0x2D–0x32, GYRO 0x33–0x38, TEMP 0x39–0x3A, big-endian
+    static let fifoEnable2: UInt8 = 0x67  // FIFO_EN_2: ACCEL 4, GYRO_Z 3, GYRO_Y 2, GYRO_X 1, TEMP 0
+    static let fifoReset: UInt8 = 0x68  // FIFO_RST: FIFO_RESET 4:0
+    static let fifoMode: UInt8 = 0x69  // FIFO_MODE: 0 stream, 1 snapshot
+    static let fifoCountHigh: UInt8 = 0x70  // FIFO_COUNTH (bits 4:0), FIFO_COUNTL
+    static let fifoData: UInt8 = 0x72  // FIFO_R_W
     // Bank 2
     static let gyroSampleRateDivider: UInt8 = 0x00  // GYRO_SMPLRT_DIV: 1.1 kHz / (1 + divider)
     static let gyroConfig1: UInt8 = 0x01  // GYRO_DLPFCFG 5:3, GYRO_FS_SEL 2:1, GYRO_FCHOICE 0
