@@ -126,18 +126,13 @@ public struct SimulatedBoard: Sendable {
         case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
         case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)
         case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
-        case .mpu9250:
-            let mpu = MPU9250Emulator(source: source, now: now, options: imuOptions)
-            mpu.attach(to: bus, at: address)
-            builtInMagnetometer = mpu.magnetometer
-            chips.append(Chip(address: MPU9250Emulator.magnetometerAddress, device: mpu.magnetometer, behindBypass: true))
-            imuDevice = mpu
-        case .icm20948:
-            let icm = ICM20948Emulator(source: source, now: now, options: imuOptions)
-            icm.attach(to: bus, at: address)
-            builtInMagnetometer = icm.magnetometer
-            chips.append(Chip(address: ICM20948Emulator.magnetometerAddress, device: icm.magnetometer, behindBypass: true))
-            imuDevice = icm
+        case .mpu9250: imuDevice = MPU9250Emulator(source: source, now: now, options: imuOptions)
+        case .icm20948: imuDevice = ICM20948Emulator(source: source, now: now, options: imuOptions)
+        }
+        if let package = imuDevice as? any NineAxisPackage {
+            package.attach(to: bus, at: address)
+            builtInMagnetometer = package.magnetometer
+            chips.append(Chip(address: type(of: package).magnetometerAddress, device: package.magnetometer, behindBypass: true))
         }
         if builtInMagnetometer == nil { bus.attach(imuDevice, at: address) }
         chips.append(Chip(address: address, device: imuDevice, behindBypass: false))
@@ -161,8 +156,7 @@ public struct SimulatedBoard: Sendable {
             self.magnetometerAddress = address
         } else {
             self.magnetometer = builtInMagnetometer
-            // Both built-in magnetometers answer at 0x0C.
-            self.magnetometerAddress = builtInMagnetometer == nil ? nil : MPU9250Emulator.magnetometerAddress
+            self.magnetometerAddress = (imuDevice as? any NineAxisPackage).map { type(of: $0).magnetometerAddress }
         }
         self.bus = bus
         self.imu = imuDevice

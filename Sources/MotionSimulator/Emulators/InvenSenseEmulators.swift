@@ -37,7 +37,7 @@ public final class MPU6500Emulator: EngineBackedDevice {
 /// magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL I2C_MST_EN
 /// clear) the AK8963 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both. The
 /// MPU-9250's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9250Emulator: EngineBackedDevice {
+public final class MPU9250Emulator: EngineBackedDevice, NineAxisPackage {
     public let chipName = "MPU-9250"
     let engine: EmulatorEngine<InvenSenseChip>
     /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
@@ -50,14 +50,8 @@ public final class MPU9250Emulator: EngineBackedDevice {
         magnetometer = AK8963Emulator(source: source, now: now, options: options)
     }
 
-    /// True while INT_PIN_CFG BYPASS_EN is set and the I2C master is off: the AK8963 is on the host bus.
-    public var isBypassEnabled: Bool { engine.withChip { $0.bypassEnabled } }
-
-    /// Attaches this chip at `address` and its AK8963 at 0x0C, reachable only through the bypass.
-    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) {
-        bus.attach(self, at: address)
-        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
-    }
+    public var isBypassEnabled: Bool { bypassSwitchIsOn }
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
 
     /// Power cycle of the package: both dies back to power-on values.
     public func powerOnReset() {
@@ -78,7 +72,7 @@ public final class MPU9250Emulator: EngineBackedDevice {
 /// the factory value of the bank-1 SELF_TEST codes. With INT_PIN_CFG BYPASS_EN set (and
 /// USER_CTRL I2C_MST_EN clear) the AK09916 answers at 0x0C on the host bus; ``attach(to:at:)``
 /// wires both. Not emulated: the DMP, the I2C master, low-power duty cycling.
-public final class ICM20948Emulator: EngineBackedDevice {
+public final class ICM20948Emulator: EngineBackedDevice, NineAxisPackage {
     public let chipName = "ICM-20948"
     let engine: EmulatorEngine<ICM20948Chip>
     /// The built-in magnetometer, fed from the same source turned into its own axes (y and z
@@ -92,18 +86,45 @@ public final class ICM20948Emulator: EngineBackedDevice {
         magnetometer = AK09916Emulator(source: AK09916InICM20948Source(package: source), now: now, options: options)
     }
 
-    /// True while INT_PIN_CFG BYPASS_EN is set and the I2C master is off: the AK09916 is on the host bus.
-    public var isBypassEnabled: Bool { engine.withChip { $0.bypassEnabled } }
-
-    /// Attaches this chip at `address` and its AK09916 at 0x0C, reachable only through the bypass.
-    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) {
-        bus.attach(self, at: address)
-        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
-    }
+    public var isBypassEnabled: Bool { bypassSwitchIsOn }
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
 
     /// Power cycle of the package: both dies back to power-on values.
     public func powerOnReset() {
         engine.powerOnReset()
         magnetometer.powerOnReset()
+    }
+}
+
+/// An IMU chip model with an I2C bypass switch to its auxiliary bus.
+protocol BypassChip: RegisterChip {
+    /// True while the switch joins the auxiliary bus to the host bus (BYPASS_EN set, I2C master off).
+    var bypassEnabled: Bool { get }
+}
+
+extension InvenSenseChip: BypassChip {}
+extension ICM20948Chip: BypassChip {}
+
+/// A 9-axis package (MPU-9250, ICM-20948): an IMU die and a magnetometer die on its auxiliary
+/// bus, which the host bus reaches only through the IMU's bypass switch.
+public protocol NineAxisPackage: SimulatedDevice {
+    associatedtype Magnetometer: SimulatedDevice
+    /// The magnetometer die.
+    var magnetometer: Magnetometer { get }
+    /// Where the magnetometer answers when the bypass is on.
+    static var magnetometerAddress: I2CAddress { get }
+    /// True while the bypass is on: the magnetometer is on the host bus.
+    var isBypassEnabled: Bool { get }
+    /// Attaches the IMU at `address` (0x68 by default) and the magnetometer at
+    /// ``magnetometerAddress``, reachable only through the bypass.
+    func attach(to bus: SimulatedBus, at address: I2CAddress)
+}
+
+extension NineAxisPackage where Self: EngineBackedDevice, Chip: BypassChip {
+    var bypassSwitchIsOn: Bool { engine.withChip { $0.bypassEnabled } }
+
+    func attachBothDies(to bus: SimulatedBus, at address: I2CAddress) {
+        bus.attach(self, at: address)
+        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
     }
 }
