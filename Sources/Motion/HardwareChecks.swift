@@ -161,6 +161,8 @@ public struct GyroRestLimits: Sendable, Equatable {
             GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-6500A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
         case InvenSenseModel.mpu9250.rawValue:
             GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-9250A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
+        case ICM20948IMU.chipName:
+            GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.015, source: "DS-000189 Table 1: ZRO initial tolerance ±5 °/s, 0.015 °/s/√Hz")
         case LSM6Model.lsm6dso.rawValue, LSM6Model.lsm6dso32.rawValue:
             GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz")
         case LSM6Model.lsm6dsl.rawValue:
