@@ -163,6 +163,8 @@ public struct GyroRestLimits: Sendable, Equatable {
             GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-9250A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
         case ICM42600Model.icm42688p.rawValue:
             GyroRestLimits(biasDPS: 0.5, noiseDensityDPS: 0.0028, source: "DS-000347 Table 1: ZRO ±0.5 °/s, 0.0028 °/s/√Hz")
+        case ICM20948IMU.chipName:
+            GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.015, source: "DS-000189 Table 1: ZRO initial tolerance ±5 °/s, 0.015 °/s/√Hz")
         case LSM6Model.lsm6dso.rawValue, LSM6Model.lsm6dso32.rawValue:
             GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz")
         case LSM6Model.lsm6dsl.rawValue:

@@ -2,9 +2,9 @@ import I2C
 
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
-    /// Where the supported chips live: AK8963 0x0C, QMC5883L 0x0D, LIS3MDL (and the LSM9DS1's
-    /// magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense MPU,
-    /// ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
+    /// Where the supported chips live: AK8963/AK09916 0x0C, QMC5883L 0x0D, LIS3MDL (and the
+    /// LSM9DS1's magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense
+    /// MPU, ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
@@ -58,13 +58,24 @@ public enum ChipCatalog {
                 found == settings.identity ? settings.chip(at: address) : nil
             }
         }
+        /// One read of the longest identity for chips sharing an identity register; the first
+        /// (most specific) whose identity starts the bytes read wins.
+        func magnetometers(_ chips: [MagnetometerSettings]) -> Candidate {
+            Candidate(register: chips[0].identityRegister, count: chips.map(\.identity.count).max() ?? 1) { found, address in
+                chips.first { found.starts(with: $0.identity) }?.chip(at: address)
+            }
+        }
         switch address.rawValue {
         case 0x68, 0x69:
-            // Three families share these addresses; each is asked for its own identity register,
-            // reads only. The MPU family and the ICM-42688-P keep WHO_AM_I at the same register
-            // (0x75): one read. It comes first: on a BMI160 it is a reserved register, while the
-            // BMI160's CHIP_ID address (0x00) holds factory trim on the MPU-6050/6500, which could
-            // read anything, 0xD1 included; WHO_AM_I is exact, so an MPU never reaches that read.
+            // Four families share these addresses; each is asked for its own identity register,
+            // reads only, no write to a device not yet known. The MPU family and the ICM-42688-P keep
+            // WHO_AM_I at 0x75: one read. The BMI160 (CHIP_ID) and the ICM-20948 (bank-0 WHO_AM_I)
+            // keep theirs at 0x00: a second read. The order matters: on an MPU-6050/6500/9250,
+            // register 0x00 holds a factory self-test code that may read anything, 0xD1 and 0xEA
+            // included, so 0x00 is read only once 0x75 has shown the device is no MPU. On the
+            // BMI160 and the ICM-20948, 0x75 is a reserved register, never an MPU identity; the
+            // ICM-20948's 0x00 is WHO_AM_I while bank 0 is selected: at power-on, and whenever
+            // ICM20948IMU has let go (it always returns to bank 0).
             let mpu = InvenSenseModel.allCases.map {
                 ($0.rawValue, InvenSenseSettings.settings(for: $0).identity, ChipInfo.Family.invenSense)
             }
@@ -73,7 +84,10 @@ public enum ChipCatalog {
             }
             return [
                 imu(InvenSenseRegister.whoAmI, mpu + icm),
-                imu(BMI160Register.chipID, [(BMI160Settings.name, BMI160Settings.identity, .bmi160)]),
+                imu(BMI160Register.chipID, [
+                    (BMI160Settings.name, BMI160Settings.identity, .bmi160),
+                    (ICM20948Settings.name, ICM20948Settings.identity, .invenSense),
+                ]),
             ]
         case 0x6A, 0x6B:
             // One read of WHO_AM_I (0x0F in both maps) tells the LSM6 chips (0x69, 0x6A, 0x6C)
@@ -92,9 +106,22 @@ public enum ChipCatalog {
         case 0x0D:
             return [magnetometer(QMC5883LMagnetometer.settings)]
         case 0x0C:
-            return [magnetometer(AK8963Magnetometer.settings)]
+            // WIA(1) 0x00 is 0x48 on both: one read of 0x00–0x01 tells them apart by the
+            // AK09916's WIA2 0x09 (the AK8963's 0x01 is INFO), as Linux ak8975.c does.
+            return [magnetometers([AK09916Magnetometer.settings, AK8963Magnetometer.settings])]
         default:
             return []
+        }
+    }
+
+    /// The magnetometer inside the package of the IMU named `imu` (the MPU-9250's AK8963, the
+    /// ICM-20948's AK09916), at the address it answers once the IMU's I2C bypass is on; nil for
+    /// chips without one.
+    public static func builtInMagnetometer(inside imu: String) -> ChipInfo? {
+        switch imu {
+        case InvenSenseModel.mpu9250.rawValue: AK8963Magnetometer.settings.chip(at: I2CAddress(0x0C))
+        case ICM20948Settings.name: AK09916Magnetometer.settings.chip(at: I2CAddress(0x0C))
+        default: nil
         }
     }
 
@@ -108,6 +135,9 @@ public enum ChipCatalog {
         }
         if let model = ICM42600Model(rawValue: chip.name) {
             return ICM42600IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
+        }
+        if chip.name == ICM20948Settings.name {
+            return ICM20948IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
         if let model = LSM6Model(rawValue: chip.name) {
             return LSM6IMU(bus: bus, address: chip.address, model: model, pause: pause, resetCompletion: resetCompletion)
@@ -132,6 +162,7 @@ public enum ChipCatalog {
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        case .ak09916: AK09916Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: nil
         }
     }

@@ -5,6 +5,7 @@ import LinuxI2C
 import IIO
 import Motion
 import MotionSimulator
+import Sensors
 
 /// `motionctl probe`: which addresses answer on which bus, and which supported chips they are
 /// ("does it see my sensor?").
@@ -111,11 +112,19 @@ struct ProbeCommand: ParsableCommand {
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
     }
 
-    /// `<bus>: N device(s) answered` and one line per address with the chip's name.
+    /// `<bus>: N device(s) answered` and one line per address with the chip's name; then the
+    /// magnetometer inside a 9-axis IMU (MPU-9250, ICM-20948) when it did not answer itself: it
+    /// sits behind the IMU's I2C bypass, which a probe never opens (that would be a write).
     static func report(busName: String, results: [ProbeResult]) -> String {
         var lines = ["\(busName): \(results.count) device(s) answered"]
         for result in results {
             lines.append("  \(result.address)  \(result.chipName ?? "unknown device (not a supported chip)")")
+        }
+        for result in results {
+            guard let imu = result.chipName, let inside = ChipCatalog.builtInMagnetometer(inside: imu),
+                  !results.contains(where: { $0.address == inside.address }) else { continue }
+            lines.append("  \(inside.address)  \(inside.name) (inside the \(imu) at \(result.address), "
+                + "behind its I2C bypass: answers once a driver opens it)")
         }
         return lines.joined(separator: "\n")
     }

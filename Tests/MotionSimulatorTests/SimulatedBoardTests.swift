@@ -42,7 +42,9 @@ import Timing
     }
 
     @Test func choicesParse() {
-        #expect(SimulatedBoard.imuChoices == ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "mpu9250", "bmi160", "icm42688"])
+        #expect(SimulatedBoard.imuChoices == [
+            "lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "mpu9250", "icm20948", "bmi160", "icm42688",
+        ])
         #expect(SimulatedBoard.IMU(rawValue: "mpu6050") == .mpu6050)
         #expect(SimulatedBoard.MagnetometerChoice(name: "hmc5883l") == .chip(.hmc5883l))
         #expect(SimulatedBoard.MagnetometerChoice(name: "none") == SimulatedBoard.MagnetometerChoice.none)

@@ -23,6 +23,10 @@ import Testing
             // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9250 the same): AFS_SEL, FS_SEL.
             IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
                       gyroscope: [(250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
+        case .icm20948:
+            // ICM-20948 DS-000189 §3.1–3.2: ACCEL_FS_SEL and GYRO_FS_SEL sensitivities.
+            IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
+                      gyroscope: [(250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
         case .lsm6dsox, .lsm6dsl, .lsm6ds3:
             // LSM6DSOX DS12814 Table 2 (LSM6DSL/DS3 the same): linear acceleration and angular rate sensitivity.
             IMURanges(accelerometer: [(2, 0.061e-3), (4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3)],

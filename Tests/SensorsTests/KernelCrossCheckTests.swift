@@ -182,7 +182,27 @@ import Testing
         bmi160,
         lsm9ds1,
         icm42688,
+        icm20948,
     ]
+
+    /// ICM-20948: no driver in the kernel read here (inv_mpu_iio.h `enum inv_devices` lists the
+    /// MPU-6xxx/9xxx, ICM-20600/20602/20608/20608D/20609/20689/20690 and IAM-20680, not the
+    /// banked ICM-20948; no other IIO driver names it), so the datasheet DS-000189
+    /// rev 1.3: §7 register map (bank 0 WHO_AM_I 0x00 = 0xEA, ACCEL_XOUT_H 0x2D, GYRO_XOUT_H
+    /// 0x33, big-endian; bank 2 GYRO_SMPLRT_DIV 0x00 = 1100 / rate − 1, GYRO_CONFIG_1 0x01 and
+    /// ACCEL_CONFIG 0x14 with FS_SEL in bits 2:1), §3.1–3.2 sensitivities 131/65.5/32.8/16.4
+    /// LSB/(°/s) and 16384/8192/4096/2048 LSB/g. The bank-2 fields are written with FCHOICE
+    /// (bit 0) set, as the datasheet's DLPF path needs; the range bits alone are compared here.
+    static let icm20948 = IMUFacts(
+        model: "ICM-20948", source: "ICM-20948 datasheet DS-000189 §3, §7 (no kernel driver)", identityRegister: 0x00,
+        identity: 0xEA, accelerometerData: 0x2D, gyroscopeData: 0x33, bigEndian: true,
+        rates: [1100, 550, 220, 100, 50, 10].map { ($0, UInt8(1100 / $0 - 1)) },
+        rateRegister: 0x00, accelerometerRangeRegister: 0x14, gyroscopeRangeRegister: 0x01,
+        accelerometer: zip([2.0, 4, 8, 16], [16384.0, 8192, 4096, 2048]).enumerated()
+            .map { Scale(range: $1.0, registerBits: UInt8($0) << 1, microPerLSB: 1e6 / $1.1) },
+        gyroscope: zip([250.0, 500, 1000, 2000], [131.0, 65.5, 32.8, 16.4]).enumerated()
+            .map { Scale(range: $1.0, registerBits: UInt8($0) << 1, microPerLSB: 1e6 / $1.1) },
+        relativeTolerance: 1e-9)
 
     /// Our driver's side of one IMU: identity, register fields and tables.
     struct DriverIMU {
@@ -240,6 +260,16 @@ import Testing
                 bigEndian: true, rateField: ICM42600Register.accelRate, accelerometerField: ICM42600Register.accelRange,
                 gyroscopeField: ICM42600Register.gyroRange, tables: ICM42600Settings.settings(for: model).tables)
         }
+        if model == ICM20948Settings.name {
+            // One burst from ACCEL_XOUT_H (bank 0): accelerometer at +0, gyroscope at +6.
+            return DriverIMU(
+                identity: ICM20948Settings.identity, identityRegister: ICM20948Register.whoAmI,
+                accelerometerData: ICM20948Register.accelXHigh, gyroscopeData: ICM20948Register.accelXHigh + 6, bigEndian: true,
+                rateField: RegisterField(ICM20948Register.gyroSampleRateDivider, mask: 0xFF),
+                accelerometerField: RegisterField(ICM20948Register.accelConfig, mask: ICM20948Register.rangeField.mask),
+                gyroscopeField: RegisterField(ICM20948Register.gyroConfig1, mask: ICM20948Register.rangeField.mask),
+                tables: ICM20948Settings.tables)
+        }
         return nil
     }
 
@@ -291,6 +321,7 @@ import Testing
         case .bmi160: BMI160Settings.name
         case .lsm9ds1: LSM9DS1IMU.name
         case .icm42688: ICM42600Model.icm42688p.rawValue
+        case .icm20948: "ICM-20948"
         }
         let facts = try #require(Self.imus.first { $0.model == model })
         let board = SimulatedBoard(imu: imu, magnetometer: .none, source: atRest, now: { 0 })
@@ -343,6 +374,14 @@ import Testing
             #expect(InvenSenseChip.accelXoutH == facts.accelerometerData && InvenSenseChip.whoAmI == facts.identityRegister)
             for scale in facts.gyroscope {
                 let microPerLSB = 1e6 / InvenSenseChip.gyroSensitivity[Int(scale.registerBits >> 3)]
+                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            }
+        case .icm20948:
+            #expect(ICM20948Chip.accelXoutH == facts.accelerometerData && ICM20948Chip.whoAmI == facts.identityRegister)
+            #expect(ICM20948Chip.gyroSmplrtDiv == facts.rateRegister && ICM20948Chip.gyroConfig1 == facts.gyroscopeRangeRegister)
+            #expect(ICM20948Chip.accelConfig == facts.accelerometerRangeRegister)
+            for scale in facts.gyroscope {
+                let microPerLSB = 1e6 / ICM20948Chip.gyroSensitivity[Int(scale.registerBits >> 1)]
                 #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
             }
         }
@@ -403,6 +442,17 @@ import Testing
             name: "AK8963", source: "drivers/iio/magnetometer/ak8975.c; AK8963 datasheet §8.3.6", identityRegister: 0x00, identity: [0x48],
             dataRegister: 0x03, axes: .littleEndian,
             rates: [(8, 0b0010), (100, 0b0110)], ranges: [(4912, 1, 0.15)], relativeTolerance: 1e-9),
+        // ak8975.c, ak_def_array[AK09916] and ak8975_who_i_am(): WIA1/WIA2 read together from
+        // AK09912_REG_WIA1 0x00 = AK8975_DEVICE_ID 0x48 and AK09916_DEVICE_ID 0x09; ST1 0x10
+        // (DRDY bit 0), HXL 0x11 little-endian, ST2 0x18 (HOFL bit 3), CNTL2 0x31 (mode mask
+        // 0x1F, self-test 0x10); range 32752 with ak09912_raw_to_gauss = (asa + 128) · 1500 / 256
+        // µgauss, i.e. 0.15 µT/LSB (the AK09916 has no fuse ROM: asa reads as 128 in effect). The
+        // kernel only uses single measurements: continuous modes 1–4 (CNTL2 0x02/0x04/0x06/0x08 =
+        // 10/20/50/100 Hz) are from the AK09916 datasheet §9.3.
+        MagnetometerFacts(
+            name: "AK09916", source: "drivers/iio/magnetometer/ak8975.c; AK09916 datasheet §9.3", identityRegister: 0x00,
+            identity: [0x48, 0x09], dataRegister: 0x11, axes: .littleEndian,
+            rates: [(10, 0x02), (20, 0x04), (50, 0x06), (100, 0x08)], ranges: [(4912, 0, 0.15)], relativeTolerance: 1e-9),
         // No driver in the kernel read here: QMC5883L datasheet §9.2 (chip ID register 0x0D = 0xFF;
         // CONTROL 1 0x09: ODR bits 3:2 = 10/50/100/200 Hz, RNG bits 5:4 = ±2 gauss at 12000 LSB/gauss
         // or ±8 gauss at 3000 LSB/gauss; data 0x00–0x05 x, y, z little-endian).
@@ -415,7 +465,7 @@ import Testing
 
     static func driverSettings(_ name: String) -> MagnetometerSettings? {
         [LIS3MDLMagnetometer.settings, LIS2MDLMagnetometer.settings, HMC5883LMagnetometer.settings,
-         AK8963Magnetometer.settings, QMC5883LMagnetometer.settings].first { $0.name == name }
+         AK8963Magnetometer.settings, AK09916Magnetometer.settings, QMC5883LMagnetometer.settings].first { $0.name == name }
     }
 
     @Test(arguments: magnetometers.map(\.name))
@@ -424,8 +474,8 @@ import Testing
         let ours = try #require(Self.driverSettings(name), "no driver for \(name)")
         let context = "\(name) vs \(facts.source)"
         #expect(ours.identityRegister == facts.identityRegister && ours.identity == facts.identity, "identity \(context)")
-        // AK8963: the driver's burst starts at ST1, one register before the data.
-        let burstOffset = name == "AK8963" ? 1 : 0
+        // AK8963, AK09916: the driver's burst starts at ST1, one register before the data.
+        let burstOffset = name.hasPrefix("AK") ? 1 : 0
         #expect(Int(ours.outputRegister & 0x7F) + burstOffset == Int(facts.dataRegister), "data register \(context)")
         #expect(ours.axes.offsets &- SIMD3(repeating: burstOffset) == facts.axes.offsets && ours.axes.bigEndian == facts.axes.bigEndian,
                 "axis order and byte order \(context)")
@@ -472,6 +522,20 @@ import Testing
     @Test func ak8963EmulatorMatchesTheKernel() throws {
         let facts = try #require(Self.magnetometers.first { $0.name == "AK8963" })
         #expect(AK8963Chip.wia == facts.identityRegister && AK8963Chip.hxl == facts.dataRegister)
+    }
+
+    /// The AK09916 sits inside the ICM-20948, behind its bypass: identity through the simulated
+    /// bus once the bypass is on, and its emulator's registers and LSB.
+    @Test func ak09916EmulatorMatchesTheKernel() throws {
+        let facts = try #require(Self.magnetometers.first { $0.name == "AK09916" })
+        let board = SimulatedBoard(imu: .icm20948, magnetometer: .none, source: atRest, now: { 0 })
+        try board.bus.writeRegister(board.imuAddress, 0x0F, 0x02)  // INT_PIN_CFG BYPASS_EN (bank 0)
+        let identity = try board.bus.readRegisters(I2CAddress(0x0C), facts.identityRegister, count: facts.identity.count)
+        #expect(identity == facts.identity)
+        #expect(AK09916Chip.wia1 == facts.identityRegister && AK09916Chip.hxl == facts.dataRegister)
+        #expect(AK09916Chip.st2 == 0x18 && AK09916Chip.cntl2 == 0x31)
+        let range = try #require(facts.ranges.first)
+        #expect(AK09916Chip.microteslaPerLSB == range.microteslaPerLSB)
     }
 }
 

@@ -268,7 +268,8 @@ import Testing
         (0x68, 0x75, [0x71], "MPU-9250"), (0x6A, 0x0F, [0x69], "LSM6DS3"),
         (0x6B, 0x0F, [0x6A], "LSM6DS3TR-C/LSM6DSL/LSM6DSM"), (0x6A, 0x0F, [0x6C], "LSM6DSO/LSM6DSOX"),
         (0x1C, 0x0F, [0x3D], "LIS3MDL"), (0x1E, 0x0F, [0x3D], "LIS3MDL"), (0x0D, 0x0D, [0xFF], "QMC5883L"),
-        (0x0C, 0x00, [0x48], "AK8963"),
+        // 0x0C: WIA(1) and the next register in one read; WIA2 0x09 is an AK09916.
+        (0x0C, 0x00, [0x48, 0x00], "AK8963"), (0x0C, 0x00, [0x48, 0x09], "AK09916"),
     ])
     func identifiesChip(address: UInt8, register: UInt8, identity: [UInt8], name: String) throws {
         let bus = ExpectationBus([.writeRead(address, [register], reply: identity)])
@@ -302,7 +303,8 @@ import Testing
     }
 
     @Test func unknownDeviceAndEmptyAddress() throws {
-        // At 0x68 both identities are read: MPU WHO_AM_I (0x75), then BMI160 CHIP_ID (0x00).
+        // At 0x68 both identity registers are read: MPU WHO_AM_I (0x75), then 0x00 (the BMI160's
+        // CHIP_ID and the ICM-20948's WHO_AM_I).
         let unknown = ExpectationBus([.writeRead(0x68, [0x75], reply: [0x12]), .writeRead(0x68, [0x00], reply: [0x12])])
         #expect(try ChipCatalog.identify(bus: unknown, address: I2CAddress(0x68)) == nil)
         let empty = ExpectationBus([.writeRead(0x6A, [0x0F], reply: [0]).failing(.noAcknowledge)])
@@ -313,7 +315,7 @@ import Testing
     }
 
     @Test func otherBusErrorsAreWrapped() {
-        let bus = ExpectationBus([.writeRead(0x0C, [0x00], reply: [0]).failing(.timeout)])
+        let bus = ExpectationBus([.writeRead(0x0C, [0x00], reply: [0, 0]).failing(.timeout)])
         let error = sensorError { () throws(SensorError) in _ = try ChipCatalog.identify(bus: bus, address: I2CAddress(0x0C)) }
         guard case .bus(let cause) = error else {
             Issue.record("got \(String(describing: error))")
@@ -345,7 +347,7 @@ import Testing
             .write(0x68, [0x6B, 0x01]), .write(0x68, [0x19, 4]), .write(0x68, [0x1A, 2]), .write(0x68, [0x1B, 0x08]),
             .write(0x68, [0x1C, 0x08]), .write(0x68, [0x1D, 2]), .write(0x68, [0x37, 0x02]),
             // probe, in the order of the usual addresses
-            .writeRead(0x0C, [0x00], reply: [0x48]), nak(0x0D, 0x0D), nak(0x1C, 0x0F), nak(0x1E, 0x0F),
+            .writeRead(0x0C, [0x00], reply: [0x48, 0x00]), nak(0x0D, 0x0D), nak(0x1C, 0x0F), nak(0x1E, 0x0F),
             .writeRead(0x68, [0x75], reply: [0x71]), nak(0x69, 0x75), nak(0x6A, 0x0F), nak(0x6B, 0x0F),
         ])
         let imu = InvenSenseIMU(bus: bus, model: .mpu9250, pause: .none)

@@ -15,7 +15,8 @@ enum DeviceOpener {
     ) throws(MotionError) -> DriverDevice {
         let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32)
         try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        // After the IMU is configured: an MPU-9250's AK8963 only answers with the bypass enabled.
+        // After the IMU is configured: the AK8963 of an MPU-9250 and the AK09916 of an ICM-20948
+        // only answer with the bypass enabled.
         let magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause)
         if let magnetometer {
             try DriverDevice.mapping { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
@@ -24,8 +25,11 @@ enum DeviceOpener {
             mount: board.mountMatrix,
             imu: try load(store, board: board, bus: bus, chip: imu.chip),
             magnetometer: try magnetometer.flatMap { magnetometer throws(MotionError) in try load(store, board: board, bus: bus, chip: magnetometer.chip) })
-        if imu.chip.name == InvenSenseModel.mpu9250.rawValue, magnetometer?.chip.family == .ak8963 {
-            correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
+        // The magnetometer die inside a 9-axis package has its own axes.
+        switch (imu.chip.name, magnetometer?.chip.family) {
+        case (InvenSenseModel.mpu9250.rawValue, .ak8963?): correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
+        case (ICM20948IMU.chipName, .ak09916?): correction.magnetometerAxes = SensorCorrection.ak09916InICM20948
+        default: break
         }
         return DriverDevice(
             imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name,

@@ -43,6 +43,10 @@ struct SensorCorrection: Sendable, Equatable {
     /// AK8963 inside an MPU-9250 (MPU-9250 product specification §9.1, orientation of axes):
     /// magnetometer x = IMU y, y = IMU x, z = −IMU z.
     static let ak8963InMPU9250 = Matrix3(rows: SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
+
+    /// AK09916 inside an ICM-20948 (DS-000189 §11.1, orientation of axes): magnetometer x = IMU x,
+    /// y = −IMU y, z = −IMU z.
+    static let ak09916InICM20948 = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))
 }
 
 extension MagneticFieldCalibrationAccuracy {

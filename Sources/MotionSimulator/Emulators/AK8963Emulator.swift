@@ -2,7 +2,7 @@
 /// bits: AK8963 datasheet §8 (register map and description), §6.3–6.4 (operating modes, read
 /// sequence), §7.2.3 (read address counter), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test
 /// limits).
-struct AK8963Chip: MagnetometerChip {
+struct AK8963Chip: AKMagnetometerChip {
     static let wia: UInt8 = 0x00     // device ID 0x48
     static let info: UInt8 = 0x01
     static let st1: UInt8 = 0x02     // DOR[1] DRDY[0]
@@ -68,7 +68,7 @@ struct AK8963Chip: MagnetometerChip {
         SIMD3((0..<3).map { (Double(Self.adjustment[$0]) - 128) * 0.5 / 128 + 1 })
     }
 
-    private mutating func measure(_ field: SIMD3<Double>) {
+    mutating func measure(_ field: SIMD3<Double>) {
         let masked = sensed(field)
         let counts = Encoding.counts(masked / adjustmentFactor, perLSB: microteslaPerLSB)
         store(Encoding.littleEndian(counts), at: Self.hxl)
@@ -76,15 +76,6 @@ struct AK8963Chip: MagnetometerChip {
         if abs(field.x) + abs(field.y) + abs(field.z) > Self.overflowMicrotesla { st2 |= 0x08 }
         registers[Int(Self.st2)] = st2
         flagNewData(in: Self.st1, ready: 0x01, overrun: 0x02)  // DRDY; DOR: previous data skipped
-    }
-
-    mutating func advance(to time: Double) {
-        guard continuousRate != nil, clock.advance(to: time) > 0 else { return }
-        guard !readInProgress else {
-            registers[Int(Self.st1)] |= 0x02  // this measurement is skipped: DOR
-            return
-        }
-        measure(source.state(at: time).magneticField)
     }
 
     /// The address counter runs 0x00…0x0C then back to 0x00, and 0x10…0x12 then back to 0x10.
@@ -101,16 +92,6 @@ struct AK8963Chip: MagnetometerChip {
         // The fuse ROM reads as 0 outside fuse-ROM access mode.
         if register >= Self.asax, mode != 0b1111 { return 0 }
         return registers[Int(register)]
-    }
-
-    mutating func read(_ register: UInt8) -> UInt8 {
-        let value = peek(register)
-        // Reading measurement data or ST2 clears DRDY and DOR; reading ST2 ends the data read
-        // (§6.4.3.2).
-        if (Self.hxl...Self.st2).contains(register) { registers[Int(Self.st1)] = 0 }
-        if (Self.hxl..<Self.st2).contains(register) { readInProgress = true }
-        if register == Self.st2 { readInProgress = false }
-        return value
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {

@@ -37,7 +37,7 @@ public final class MPU6500Emulator: EngineBackedDevice {
 /// magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL I2C_MST_EN
 /// clear) the AK8963 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both. The
 /// MPU-9250's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9250Emulator: EngineBackedDevice {
+public final class MPU9250Emulator: EngineBackedDevice, NineAxisPackage {
     public let chipName = "MPU-9250"
     let engine: EmulatorEngine<InvenSenseChip>
     /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
@@ -50,14 +50,8 @@ public final class MPU9250Emulator: EngineBackedDevice {
         magnetometer = AK8963Emulator(source: source, now: now, options: options)
     }
 
-    /// True while INT_PIN_CFG BYPASS_EN is set and the I2C master is off: the AK8963 is on the host bus.
-    public var isBypassEnabled: Bool { engine.withChip { $0.bypassEnabled } }
-
-    /// Attaches this chip at `address` and its AK8963 at 0x0C, reachable only through the bypass.
-    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) {
-        bus.attach(self, at: address)
-        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
-    }
+    public var isBypassEnabled: Bool { bypassSwitchIsOn }
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
 
     /// Power cycle of the package: both dies back to power-on values.
     public func powerOnReset() {
@@ -84,5 +78,74 @@ public final class ICM42688Emulator: EngineBackedDevice {
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(ICM42688Chip(source: source, options: options), now: now)
+    }
+}
+
+/// TDK InvenSense ICM-20948 emulator (bank 0 WHO_AM_I 0x00 = 0xEA), at 0x68 or 0x69, with the
+/// AK09916 magnetometer on its auxiliary bus.
+///
+/// Four register banks (REG_BANK_SEL 0x7F); asleep at power-on (PWR_MGMT_1 = 0x41). While awake
+/// the output registers (bank 0, 0x2D–0x3A, big-endian: accelerometer, gyroscope, temperature)
+/// follow `source` at `now()`; RAW_DATA_0_RDY_INT comes at 1.1 kHz / (1 + GYRO_SMPLRT_DIV) of the
+/// chip's clock, which with USER_CTRL FIFO_EN also appends the sensors selected in FIFO_EN_2 to
+/// the FIFO (FIFO_COUNT, FIFO_R_W; FIFO_MODE stream or snapshot on overflow, FIFO_OVERFLOW_INT;
+/// FIFO_RST). Bank-2 ranges set the scale; bank-2 self-test bits deflect the output by 1.03 ×
+/// the factory value of the bank-1 SELF_TEST codes. With INT_PIN_CFG BYPASS_EN set (and
+/// USER_CTRL I2C_MST_EN clear) the AK09916 answers at 0x0C on the host bus; ``attach(to:at:)``
+/// wires both. Not emulated: the DMP, the I2C master, low-power duty cycling.
+public final class ICM20948Emulator: EngineBackedDevice, NineAxisPackage {
+    public let chipName = "ICM-20948"
+    let engine: EmulatorEngine<ICM20948Chip>
+    /// The built-in magnetometer, fed from the same source turned into its own axes (y and z
+    /// opposite the accelerometer's, DS-000189 §11.1).
+    public let magnetometer: AK09916Emulator
+    /// Where the AK09916 answers when the bypass is on.
+    public static let magnetometerAddress = I2CAddress(0x0C)
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(ICM20948Chip(source: source, options: options), now: now)
+        magnetometer = AK09916Emulator(source: AK09916InICM20948Source(package: source), now: now, options: options)
+    }
+
+    public var isBypassEnabled: Bool { bypassSwitchIsOn }
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
+
+    /// Power cycle of the package: both dies back to power-on values.
+    public func powerOnReset() {
+        engine.powerOnReset()
+        magnetometer.powerOnReset()
+    }
+}
+
+/// An IMU chip model with an I2C bypass switch to its auxiliary bus.
+protocol BypassChip: RegisterChip {
+    /// True while the switch joins the auxiliary bus to the host bus (BYPASS_EN set, I2C master off).
+    var bypassEnabled: Bool { get }
+}
+
+extension InvenSenseChip: BypassChip {}
+extension ICM20948Chip: BypassChip {}
+
+/// A 9-axis package (MPU-9250, ICM-20948): an IMU die and a magnetometer die on its auxiliary
+/// bus, which the host bus reaches only through the IMU's bypass switch.
+public protocol NineAxisPackage: SimulatedDevice {
+    associatedtype Magnetometer: SimulatedDevice
+    /// The magnetometer die.
+    var magnetometer: Magnetometer { get }
+    /// Where the magnetometer answers when the bypass is on.
+    static var magnetometerAddress: I2CAddress { get }
+    /// True while the bypass is on: the magnetometer is on the host bus.
+    var isBypassEnabled: Bool { get }
+    /// Attaches the IMU at `address` (0x68 by default) and the magnetometer at
+    /// ``magnetometerAddress``, reachable only through the bypass.
+    func attach(to bus: SimulatedBus, at address: I2CAddress)
+}
+
+extension NineAxisPackage where Self: EngineBackedDevice, Chip: BypassChip {
+    var bypassSwitchIsOn: Bool { engine.withChip { $0.bypassEnabled } }
+
+    func attachBothDies(to bus: SimulatedBus, at address: I2CAddress) {
+        bus.attach(self, at: address)
+        bus.attach(magnetometer, at: Self.magnetometerAddress, reachableWhen: { [engine] in engine.withChip { $0.bypassEnabled } })
     }
 }

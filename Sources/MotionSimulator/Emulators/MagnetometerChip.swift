@@ -13,6 +13,42 @@ extension MagnetometerChip {
     }
 }
 
+/// The measurement cycle the AKM magnetometers share (AK8963 datasheet §6.4.3; AK09916 in
+/// DS-000189 §13.2): in a continuous mode each tick of the chip's clock measures into HXL…HZH and
+/// sets ST1 DRDY (DOR too when DRDY was still set); reading HXL…ST2 clears both; a read of the
+/// measurement data protects it from the next measurements (skipped, DOR) until ST2 is read.
+protocol AKMagnetometerChip: MagnetometerChip {
+    static var st1: UInt8 { get }
+    static var hxl: UInt8 { get }
+    static var st2: UInt8 { get }
+    var clock: SampleTicker { get set }
+    /// A measurement data register was read and ST2 not yet.
+    var readInProgress: Bool { get set }
+    /// The measurement rate of the current mode, Hz; nil when not measuring continuously.
+    var continuousRate: Double? { get }
+    /// Latches one measurement of `field` (µT, chip axes) into the output and status registers.
+    mutating func measure(_ field: SIMD3<Double>)
+}
+
+extension AKMagnetometerChip {
+    mutating func advance(to time: Double) {
+        guard continuousRate != nil, clock.advance(to: time) > 0 else { return }
+        guard !readInProgress else {
+            registers[Int(Self.st1)] |= 0x02  // this measurement is skipped: DOR
+            return
+        }
+        measure(source.state(at: time).magneticField)
+    }
+
+    mutating func read(_ register: UInt8) -> UInt8 {
+        let value = peek(register)
+        if (Self.hxl...Self.st2).contains(register) { registers[Int(Self.st1)] = 0 }
+        if (Self.hxl..<Self.st2).contains(register) { readInProgress = true }
+        if register == Self.st2 { readInProgress = false }
+        return value
+    }
+}
+
 /// The operating modes and status flags the ST magnetometers share (register descriptions:
 /// LIS2MDL DS12144 §8, CFG_REG_A and STATUS_REG; LIS3MDL DocID024204 §7, CTRL_REG2, CTRL_REG3
 /// and STATUS_REG).

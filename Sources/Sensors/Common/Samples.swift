@@ -14,6 +14,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case hmc5883l = "Honeywell HMC5883L"
         case ak8963 = "AKM AK8963"
         case bmi160 = "Bosch BMI160"
+        case ak09916 = "AKM AK09916"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity

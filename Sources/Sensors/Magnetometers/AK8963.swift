@@ -82,12 +82,7 @@ public final class AK8963Magnetometer: MagnetometerDriver {
             core.pause.wait(.microseconds(100))
             try device.write(Register.astc, 0x40)
             try device.write(Register.cntl1, 0x18)
-            var ready = false
-            for _ in 0..<Self.selfTestPolls where !ready {
-                core.pause.wait(.milliseconds(2))
-                ready = try device.read(Register.st1) & 0x01 != 0
-            }
-            guard ready else { throw .dataTimeout(chip: chip.name, address: device.address, polls: Self.selfTestPolls) }
+            try core.waitForDataReady(Register.st1, mask: 0x01, polls: Self.selfTestPolls, interval: .milliseconds(2))
             let raw = try core.readCounts().counts
             try device.write(Register.astc, 0x00)
             try device.write(Register.cntl1, 0x00)

@@ -89,6 +89,16 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
         try readsBack(settings.configurationRegister)
     }
 
+    /// Waits for `mask` in `register` (a data-ready bit): up to `polls` reads, `interval` apart.
+    /// - Throws: ``SensorError/dataTimeout(chip:address:polls:)`` when it never comes.
+    func waitForDataReady(_ register: UInt8, mask: UInt8, polls: Int, interval: Duration) throws(SensorError) {
+        for _ in 0..<polls {
+            pause.wait(interval)
+            if try device.read(register) & mask != 0 { return }
+        }
+        throw .dataTimeout(chip: settings.name, address: device.address, polls: polls)
+    }
+
     /// The average of `count` output samples after one discarded, `interval` apart.
     func averageDiscardingFirst(count: Int, interval: Duration) throws(SensorError) -> SIMD3<Double> {
         try averageDiscardingFirst(count: count, interval: interval) { () throws(SensorError) in try readCounts().counts }
