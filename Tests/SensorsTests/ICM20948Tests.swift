@@ -89,11 +89,12 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
         expectFinished(bus)
     }
 
-    /// A device that is neither (a BMI160 answers 0xD1 at 0x00): nil, after the same two reads.
+    /// A device that is none of the chips known at 0x68 (0x12 at both identity registers): nil,
+    /// after the same two reads.
     @Test func otherDeviceAt0x68IsNotIdentified() throws {
         let bus = ExpectationBus([
             .writeRead(0x68, [ICM.mpuWhoAmI], reply: [0x00]),
-            .writeRead(0x68, [ICM.whoAmI], reply: [0xD1]),
+            .writeRead(0x68, [ICM.whoAmI], reply: [0x12]),
         ])
         #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68)) == nil)
         expectFinished(bus)
