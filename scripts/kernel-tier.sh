@@ -7,7 +7,8 @@
 # `N passed, N failed`. Fails on any failed check, a missing summary, or a timeout.
 #
 # i2c-stub answers at $stub_chips (below). The check binary first tests the bus itself, then
-# writes register images of an MPU-6050 (0x68), an LSM6DSOX (0x6A), an LSM9DS1 (0x6B) and a LIS3MDL (0x1C) through
+# writes register images of an MPU-6050 (0x68), an ICM-20948 (0x69), an LSM6DSOX (0x6A), an LSM9DS1
+# (0x6B) and a LIS3MDL (0x1C) through
 # /dev/i2c-0 and runs the real drivers on them: probe, configuration registers, decoded samples,
 # and the no-acknowledge error at an absent address (Sources/i2c-kernel-check/ChipChecks.swift).
 #
@@ -36,11 +37,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
-min_checks=58
+min_checks=62
 # LIS3MDL, MMA8452Q, MPU-6050, BMI160, LSM6DSOX, LSM9DS1 images (ChipChecks.swift, KernelIIOChecks.swift)
 stub_chips=0x1c,0x1d,0x68,0x69,0x6a,0x6b
-# The plain-I2C adapter holds the images ChipChecks.swift writes: LIS3MDL, MPU-6050, LSM6DSOX, LSM9DS1.
-regfile_chips=0x1c,0x68,0x6a,0x6b
+# The plain-I2C adapter holds the images ChipChecks.swift writes: LIS3MDL, MPU-6050, ICM-20948,
+# LSM6DSOX, LSM9DS1.
+regfile_chips=0x1c,0x68,0x69,0x6a,0x6b
 iio_drivers="inv-mpu6050-i2c st_lsm6dsx_i2c bmi160_i2c mma8452"
 
 for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout depmod make; do

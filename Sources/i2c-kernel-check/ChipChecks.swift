@@ -73,7 +73,19 @@ let lsm9ds1 = StubChip(name: "LSM9DS1", address: I2CAddress(0x6B), image: regist
     0x18: littleEndianBytes(lsm9ds1GyroscopeRaw), 0x28: littleEndianBytes(lsm9ds1AccelerometerRaw),
 ]))
 
-let stubChipImages = [mpu6050, lsm6dsox, lsm9ds1, lis3mdl]
+/// ICM-20948 (DS-000189 §7–8): bank 0 WHO_AM_I 0x00 = 0xEA, PWR_MGMT_1 0x06 resets to 0x41
+/// (asleep); ACCEL_XOUT_H 0x2D … GYRO_ZOUT_L 0x38, TEMP_OUT 0x39–0x3A, big-endian. A register file
+/// has no banks: the driver's bank-2 writes (rates and ranges) land at the same addresses of the one
+/// file, which the sample read (bank 0, 0x2D–0x3A) does not touch. At 0x69, where the breakouts
+/// ship (the kernel IIO checks later put a BMI160 there).
+let icm20948AccelerometerRaw: [Int16] = [2048, -4096, 8190]
+let icm20948GyroscopeRaw: [Int16] = [131, -655, 1310]
+let icm20948 = StubChip(name: "ICM-20948", address: I2CAddress(0x69), image: registerImage([
+    0x00: [0xEA], 0x06: [0x41],
+    0x2D: bigEndianBytes(icm20948AccelerometerRaw + icm20948GyroscopeRaw + [0]),
+]))
+
+let stubChipImages = [mpu6050, icm20948, lsm6dsox, lsm9ds1, lis3mdl]
 
 /// |a − b| ≤ 1e-9 per axis.
 func same(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Bool {
@@ -106,6 +118,7 @@ final class ConfiguredDrivers {
     var mpu6050: InvenSenseIMU?
     var lsm6dsox: LSM6IMU?
     var lsm9ds1: LSM9DS1IMU?
+    var icm20948: ICM20948IMU?
     var lis3mdl: LIS3MDLMagnetometer?
 }
 
@@ -118,17 +131,18 @@ func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
 func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
     let degree = Double.pi / 180
     return [
-        Check(name: "register images of MPU-6050, LSM6DSOX, LSM9DS1, LIS3MDL preloaded (256 registers each)") {
+        Check(name: "register images of MPU-6050, ICM-20948, LSM6DSOX, LSM9DS1, LIS3MDL preloaded (256 registers each)") {
             for chip in stubChipImages {
                 try bus.writeRegisters(chip.address, 0x00, chip.image)
                 let back = try bus.readRegisters(chip.address, 0x00, count: 256)
                 try expect(back == chip.image, "\(chip.name) image read back differs")
             }
         },
-        Check(name: "probe identifies MPU-6050 at 0x68, LSM6DSOX at 0x6A, LSM9DS1 at 0x6B, LIS3MDL at 0x1C; nothing at the other usual addresses") {
+        Check(name: "probe identifies MPU-6050 at 0x68, ICM-20948 at 0x69, LSM6DSOX at 0x6A, LSM9DS1 at 0x6B, LIS3MDL at 0x1C; nothing at the other usual addresses") {
             let chips = try driver("probe") { () throws(SensorError) in try ChipCatalog.probe(bus: bus) }
             let found = chips.map { "\($0.name) at \($0.address)" }
-            try expect(found == ["LIS3MDL at 0x1C", "MPU-6050 at 0x68", "LSM6DSO/LSM6DSOX at 0x6A", "LSM9DS1 at 0x6B"], "found \(found)")
+            try expect(found == ["LIS3MDL at 0x1C", "MPU-6050 at 0x68", "ICM-20948 at 0x69", "LSM6DSO/LSM6DSOX at 0x6A", "LSM9DS1 at 0x6B"],
+                       "found \(found)")
         },
         Check(name: "MPU-6050 configuration lands in its registers") {
             // 200 Hz, ±4 g, ±500 °/s: SMPLRT_DIV 0x19 = 1 kHz / 200 Hz − 1 = 4 (RM §4.2);
@@ -146,6 +160,14 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
             try expectRegisters(bus, lsm6dsox, [(0x10, 0x58), (0x11, 0x54), (0x12, 0x44)])
             imus.lsm6dsox = imu
+        },
+        Check(name: "ICM-20948 configuration lands in its bank-0 registers and ends in bank 0") {
+            // DS-000189 §8: PWR_MGMT_1 0x06 = CLKSEL 1, awake → 0x01; USER_CTRL 0x03 = 0 (I2C master
+            // off); INT_PIN_CFG 0x0F = BYPASS_EN → 0x02; REG_BANK_SEL 0x7F = 0 (bank 0) at the end.
+            let imu = ICM20948IMU(bus: bus, address: icm20948.address, resetCompletion: .fixedDelay)
+            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            try expectRegisters(bus, icm20948, [(0x06, 0x01), (0x03, 0x00), (0x0F, 0x02), (0x7F, 0x00)])
+            imus.icm20948 = imu
         },
         Check(name: "LSM9DS1 configuration lands in its registers") {
             // 119 Hz, ±4 g, ±500 °/s (DocID025715 §7.12, §7.24, §7.26): CTRL_REG8 0x22 = BDU | IF_ADD_INC
@@ -183,6 +205,16 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             let rotation = vector(lsm6dsoxGyroscopeRaw, scale: 17.5e-3 * degree)
             try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
             try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+        },
+        Check(name: "ICM-20948 sample decodes to g and rad/s in one 14-byte read (±4 g: 8192 LSB/g, ±500 °/s: 65.5 LSB/(°/s))") {
+            // DS-000189 Tables 1–2 sensitivities; TEMP_OUT 0 → 21 °C (§8: (raw − offset) / 333.87 + 21).
+            guard let imu = imus.icm20948 else { throw CheckFailure(message: "the ICM-20948 was not configured") }
+            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
+            let acceleration = -vector(icm20948AccelerometerRaw, scale: 1 / 8192)
+            let rotation = vector(icm20948GyroscopeRaw, scale: degree / 65.5)
+            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
+            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+            try expect(abs((sample.temperature ?? 0) - 21) < 1e-9, "temperature \(String(describing: sample.temperature))")
         },
         Check(name: "LSM9DS1 sample decodes to g and rad/s in one 25-byte read (±4 g: 0.122 mg/LSB, ±500 °/s: 17.5 mdps/LSB)") {
             // DocID025715 Table 3 sensitivities; temperature 0 LSB = 25 °C (§2.2); Core Motion sign.

@@ -195,7 +195,14 @@ public final class ICM20948IMU: IMUDriver {
     /// Writes `registers` in `bank`, then selects bank 0 again.
     private func inBank(_ bank: UInt8, _ registers: [(UInt8, UInt8)]) throws(SensorError) {
         try selectBank(bank)
-        for (register, value) in registers { try device.write(register, value) }
+        do {
+            for (register, value) in registers { try device.write(register, value) }
+        } catch {
+            // Back to bank 0 even after a failed write, so that identification (bank 0's
+            // WHO_AM_I at 0x00) stays right; the write's error is the one reported.
+            _ = Result { () throws(SensorError) in try selectBank(0) }
+            throw error
+        }
         try selectBank(0)
     }
 
