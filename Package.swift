@@ -64,7 +64,7 @@ let package = Package(
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal"]),
-        .testTarget(name: "ServeTests", dependencies: ["MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion"]),
+        .testTarget(name: "ServeTests", dependencies: ["MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The live view in a real browser: Debian's chromium, headless, loads the page of
+# `motionctl serve --simulated --scenario tumble` and the page itself reports what it drew: its
+# script keeps counters in attributes of <body> (data-samples, data-frames, data-plot-points),
+# read here from the DOM chromium dumps. A screenshot is kept for a person to look at.
+#
+#   bash scripts/browser-test.sh [OUTPUT_DIR]      (default .build/browser-test)
+#
+# Needs chromium (`apt-get install -y chromium`); as root it runs with --no-sandbox.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-.build/browser-test}
+mkdir -p "$out"
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+    echo "error: chromium is not installed: apt-get install -y chromium (Debian), then run this again" >&2
+    exit 1
+fi
+
+swift build --product motionctl
+motionctl="$(swift build --show-bin-path)/motionctl"
+"$motionctl" serve --simulated --scenario tumble --port 0 --duration 300 >"$out/serve.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+
+url=""
+for _ in $(seq 1 200); do
+    url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$out/serve.log" | head -n 1 || true)
+    [ -n "$url" ] && break
+    kill -0 "$server" 2>/dev/null || { cat "$out/serve.log" >&2; echo "error: motionctl serve did not start" >&2; exit 1; }
+    sleep 0.1
+done
+[ -n "$url" ] || { cat "$out/serve.log" >&2; echo "error: motionctl serve printed no URL in 20 s" >&2; exit 1; }
+
+flags=(--headless --disable-gpu --hide-scrollbars --mute-audio --no-first-run --window-size=1280,1100
+       --user-data-dir="$out/profile")
+[ "$(id -u)" = 0 ] && flags+=(--no-sandbox)
+
+# The page gets 4 s of samples; then the DOM as the page left it.
+timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=4000 --dump-dom "$url" >"$out/dom.html" 2>"$out/chromium.log"
+attribute() { grep -o "$1=\"[0-9]*\"" "$out/dom.html" | head -n 1 | grep -o '[0-9][0-9]*' || echo 0; }
+samples=$(attribute data-samples)
+frames=$(attribute data-frames)
+points=$(attribute data-plot-points)
+echo "page: $samples samples received, $frames frames drawn (3-D view and plots), $points plot lines drawn"
+failed=0
+[ "$samples" -ge 10 ] || { echo "FAIL: the page received $samples samples (want at least 10)" >&2; failed=1; }
+[ "$frames" -ge 2 ] || { echo "FAIL: the page drew $frames frames (want at least 2)" >&2; failed=1; }
+[ "$points" -ge 12 ] || { echo "FAIL: the plots drew $points lines (want at least 12: 4 plots x 3 axes)" >&2; failed=1; }
+grep -q 'id="source">simulated board' "$out/dom.html" || { echo "FAIL: the page does not name the simulated board" >&2; failed=1; }
+
+timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=4000 --screenshot="$out/serve.png" "$url" >>"$out/chromium.log" 2>&1
+[ -s "$out/serve.png" ] || { echo "FAIL: no screenshot" >&2; failed=1; }
+echo "screenshot: $out/serve.png"
+[ "$failed" = 0 ] && echo "PASS: the live view works in chromium"
+exit "$failed"
