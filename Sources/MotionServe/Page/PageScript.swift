@@ -131,8 +131,12 @@ extension Page {
         }
 
         // --- samples ---
+        // `?limit=N`: close the stream after N samples (a headless browser then sees the page as
+        // finished: its virtual time stands still while a request is open).
+        const limit = Number(params.get("limit")) || 0;
         function onSample(s) {
           latest = s; stats.samples++; dirty = true;
+          if (limit && stats.samples >= limit && source) { source.close(); $("status").textContent = "stopped after " + limit + " samples"; }
           push(plots.acc, s.acc); push(plots.rot, s.rot); push(plots.mag, s.mag); push(plots.user, s.user);
         }
         function showCounters(s) {
