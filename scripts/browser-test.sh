@@ -49,10 +49,34 @@ failed=0
 [ "$samples" -ge 10 ] || { echo "FAIL: the page received $samples samples (want at least 10)" >&2; failed=1; }
 [ "$frames" -ge 1 ] || { echo "FAIL: the page drew $frames frames (want at least 1)" >&2; failed=1; }
 [ "$points" -ge 12 ] || { echo "FAIL: the plots drew $points lines (want at least 12: 4 plots x 3 axes)" >&2; failed=1; }
-grep -q 'id="source">simulated board' "$out/dom.html" || { echo "FAIL: the page does not name the simulated board" >&2; failed=1; }
+grep -q 'class="source">simulated board' "$out/dom.html" || { echo "FAIL: the page does not name the simulated board" >&2; failed=1; }
+
+# A magnetometer calibration as a person starts it from the page (the Start button's POST), on the
+# figure-eight the simulated board plays in the calibration; the page then shows its progress.
+port=${url#http://127.0.0.1:}
+port=${port%/}
+http() {   # METHOD PATH: the reply's body (bash's /dev/tcp: nothing else to install)
+    exec 3<>"/dev/tcp/127.0.0.1/$port"
+    printf '%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n' "$1" "$2" >&3
+    sed '1,/^\r$/d' <&3
+    exec 3<&-
+}
+http POST /calibration/magnetometer/start >/dev/null
+phase=measuring
+for _ in $(seq 1 300); do
+    phase=$(http GET /calibration/magnetometer | grep -o '"phase":"[a-z]*"' | cut -d'"' -f4)
+    [ "$phase" != measuring ] && break
+    sleep 0.2
+done
+[ "$phase" = finished ] || { echo "FAIL: the calibration ended $phase, not finished" >&2; failed=1; }
+timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=5000 --dump-dom "${url}?limit=30" >"$out/dom-calibration.html" 2>>"$out/chromium.log"
+grep -q 'data-calibration-phase="finished"' "$out/dom-calibration.html" \
+    || { echo "FAIL: the page does not show the finished calibration" >&2; failed=1; }
+grep -q 'id="cal-coverage">[0-9]' "$out/dom-calibration.html" || { echo "FAIL: the page shows no coverage figure" >&2; failed=1; }
 
 timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=5000 --screenshot="$out/serve.png" "${url}?limit=150" >>"$out/chromium.log" 2>&1
 [ -s "$out/serve.png" ] || { echo "FAIL: no screenshot" >&2; failed=1; }
+http POST /calibration/magnetometer/cancel >/dev/null   # nothing is saved
 echo "screenshot: $out/serve.png"
 [ "$failed" = 0 ] && echo "PASS: the live view works in chromium"
 exit "$failed"

@@ -204,7 +204,7 @@ extension Page {
           const { ctx, w, h } = fit($(id));
           ctx.clearRect(0, 0, w, h);
           let range = 10;
-          for (const p of points) range = Math.max(range, Math.abs(p[a]), Math.abs(p[b]));
+          for (const p of points.concat(corrected)) range = Math.max(range, Math.abs(p[a]), Math.abs(p[b]));
           range *= 1.1;
           const sx = (v) => w / 2 + v / range * w / 2, sy = (v) => h / 2 - v / range * h / 2, dot = Math.max(1.5, w / 120);
           ctx.strokeStyle = palette[3]; ctx.globalAlpha = 0.4; ctx.beginPath();
