@@ -2,6 +2,7 @@ import Dispatch
 import FlyingFox
 import FlyingSocks
 import Foundation
+import Locking
 import Motion
 
 /// What the page says about where its samples come from.
@@ -80,14 +81,24 @@ public final class MotionServer: Sendable {
         manager.beginGeneratingDeviceOrientationNotifications()
         await server.appendRoute("*") { [self] request in await respond(to: request) }
         let server = server
-        Task { try await server.run() }
-        do {
-            try await server.waitUntilListening(timeout: 10)
-        } catch {
-            await stop()
-            throw ServeError.cannotListen(host: configuration.host, port: configuration.port)
+        // Listening, or the reason it cannot: a port in use fails at once, not after a timeout.
+        let failure = Locked<String?>(nil)
+        Task {
+            do { try await server.run() } catch { failure.withLock { $0 = "\(error)" } }
         }
-        guard let address = await server.listeningAddress else { throw ServeError.cannotListen(host: configuration.host, port: configuration.port) }
+        var waited = 0
+        while await !server.isListening {
+            let cause = failure.withLock { $0 } ?? (waited >= 200 ? "not listening after 10 s" : nil)
+            if let cause {
+                await stop()
+                throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: cause)
+            }
+            do { try await Task.sleep(nanoseconds: 50_000_000) } catch { break }
+            waited += 1
+        }
+        guard let address = await server.listeningAddress else {
+            throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: "no address")
+        }
         switch address {
         case .ip4(_, let port), .ip6(_, let port): return port
         default: return configuration.port
@@ -111,14 +122,14 @@ public final class MotionServer: Sendable {
 /// The server cannot start.
 public enum ServeError: Error, Sendable, CustomStringConvertible {
     case badAddress(String)
-    case cannotListen(host: String, port: UInt16)
+    case cannotListen(host: String, port: UInt16, cause: String)
 
     public var description: String {
         switch self {
         case .badAddress(let host):
             "--host \(host) is not an IP address: pass one such as 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or ::1"
-        case .cannotListen(let host, let port):
-            "cannot listen on \(host) port \(port): the port is in use or needs privileges (ports below 1024); pick another with --port, or --port 0 for any free one"
+        case .cannotListen(let host, let port, let cause):
+            "cannot listen on \(host) port \(port) (\(cause)): is another server using it? Pick another with --port, or --port 0 for any free one"
         }
     }
 }

@@ -45,7 +45,7 @@ struct ServeCommand: ParsableCommand {
             let server = try Self.server(
                 manager: opened.manager, description: describe(opened), calibration: calibration,
                 configuration: .safe(host: host, port: UInt16(port)))
-            if try ServeRun.run(server, duration: duration) { throw Interruption.exit("server stopped, nothing saved that was not saved from the page") }
+            if try ServeRun.run(server, duration: duration) { throw Interruption.exit("server stopped; a calibration not saved from the page was dropped") }
         }
     }
 

@@ -126,3 +126,34 @@ enum ProcessRun {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 }
+
+/// `motionctl serve` itself, the built binary.
+@Suite("motionctl serve")
+struct ServeCommandTests {
+    @Test("loopback: the URL without a token; any other address: the URL with a fresh token; it stops after --duration")
+    func addresses() throws {
+        let local = try ProcessRun.motionctl(["serve", "--simulated", "--port", "0", "--duration", "0.5"], environment: ProcessInfo.processInfo.environment)
+        #expect(local.status == 0, "\(local.error)")
+        let lines = local.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Serving the live view at http://127.0.0.1:") == true, "\(lines)")
+        #expect(!local.output.contains("token="))
+        #expect(lines.last?.hasPrefix("stopped: sampled ") == true, "\(lines)")
+
+        let open = try ProcessRun.motionctl(["serve", "--simulated", "--host", "0.0.0.0", "--port", "0", "--duration", "0.5"], environment: ProcessInfo.processInfo.environment)
+        #expect(open.status == 0, "\(open.error)")
+        let token = try #require(open.output.split(separator: "\n").first { $0.contains("?token=") }?.split(separator: "=").last)
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
+        #expect(open.output.contains("Requests without the token are refused (401)"))
+    }
+
+    @Test("bad options: an error naming the option and what to pass")
+    func badOptions() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let port = try ProcessRun.motionctl(["serve", "--simulated", "--port", "70000"], environment: environment)
+        #expect(port.status != 0)
+        #expect(port.error.contains("--port must be a whole number from 0 to 65535, not 70000"))
+        let host = try ProcessRun.motionctl(["serve", "--simulated", "--host", "somewhere", "--port", "0"], environment: environment)
+        #expect(host.status == 1)
+        #expect(host.error.contains("error: --host somewhere is not an IP address"))
+    }
+}

@@ -198,4 +198,19 @@ struct ServeEndpointTests {
         }
         #expect(test.server.streamCount == 0)
     }
+
+    @Test("a port in use is an error that names the port and the fix")
+    func portInUse() async throws {
+        let first = try await TestServer.start()
+        defer { Task { await first.stop() } }
+        do {
+            let second = try await TestServer.start(configuration: ServeConfiguration(port: first.port))
+            await second.stop()
+            Issue.record("a second server listened on port \(first.port)")
+        } catch let error as ServeError {
+            #expect("\(error)".contains("cannot listen on 127.0.0.1 port \(first.port)"))
+            #expect("\(error)".contains("--port 0 for any free one"))
+        }
+        #expect(try await first.request("GET", "/info").status == 200)
+    }
 }
