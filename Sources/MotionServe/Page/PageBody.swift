@@ -49,21 +49,27 @@ extension Page {
               <button id="cal-cancel" disabled>Cancel</button>
               <span id="cal-phase" class="phase">idle</span>
             </div>
-            <div class="projections">
-              <canvas id="proj-xy" width="150" height="150" aria-label="readings, x-y"></canvas>
-              <canvas id="proj-yz" width="150" height="150" aria-label="readings, y-z"></canvas>
-              <canvas id="proj-zx" width="150" height="150" aria-label="readings, z-x"></canvas>
+            <div class="cal-grid">
+              <div>
+                <div class="projections">
+                  <canvas id="proj-xy" width="150" height="150" aria-label="readings, x-y"></canvas>
+                  <canvas id="proj-yz" width="150" height="150" aria-label="readings, y-z"></canvas>
+                  <canvas id="proj-zx" width="150" height="150" aria-label="readings, z-x"></canvas>
+                </div>
+                <canvas id="coverage" width="300" height="60" aria-label="directions covered, top row +z"></canvas>
+              </div>
+              <div>
+                <dl class="figures">
+                  <dt>coverage</dt><dd id="cal-coverage">—</dd>
+                  <dt>fit error</dt><dd id="cal-fit">—</dd>
+                  <dt>field</dt><dd id="cal-field">—</dd>
+                  <dt>accuracy</dt><dd id="cal-accuracy">—</dd>
+                  <dt>samples</dt><dd id="cal-samples">—</dd>
+                </dl>
+                <pre id="cal-guidance"></pre>
+                <p id="cal-result"></p>
+              </div>
             </div>
-            <canvas id="coverage" width="300" height="100" aria-label="directions covered"></canvas>
-            <dl class="figures">
-              <dt>coverage</dt><dd id="cal-coverage">—</dd>
-              <dt>fit error</dt><dd id="cal-fit">—</dd>
-              <dt>field</dt><dd id="cal-field">—</dd>
-              <dt>accuracy</dt><dd id="cal-accuracy">—</dd>
-              <dt>samples</dt><dd id="cal-samples">—</dd>
-            </dl>
-            <pre id="cal-guidance"></pre>
-            <p id="cal-result"></p>
           </section>
         </main>
         </body>

@@ -248,7 +248,10 @@ extension Page {
             $("cal-field").textContent = c.fieldStrength === null ? "(shown once the fit settles)" : c.fieldStrength + " µT";
             $("cal-accuracy").textContent = c.accuracy || "—";
             $("cal-samples").textContent = c.sampleCount + " in " + c.elapsed + " s";
-            $("cal-guidance").textContent = (c.guidance || []).join("\n") + (c.sensorError ? "\nsensor: " + c.sensorError : "");
+            // The command line's lines are wrapped for a terminal: sentences joined again, list items kept.
+            const guidance = (c.guidance || []).reduce((text, line) => line.startsWith("  -") ? text + "\n" + line
+              : (text && !text.endsWith(":") && !text.endsWith(".") ? text + " " + line.trim() : (text ? text + "\n" : "") + line), "");
+            $("cal-guidance").textContent = guidance + (c.sensorError ? "\nsensor: " + c.sensorError : "");
           }
           if (c.result) {
             const r = c.result;

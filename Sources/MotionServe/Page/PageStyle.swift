@@ -19,13 +19,15 @@ extension Page {
         .figures { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 0; font-variant-numeric: tabular-nums; }
         .figures dt { color: var(--dim); }
         .figures dd { margin: 0; }
+        .calibration { grid-column: 1 / -1; }
+        .cal-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
         .projections { display: grid; grid-template-columns: repeat(3, 1fr); gap: 6px; margin: 8px 0; }
         .buttons { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
         button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--dim); background: var(--card); color: var(--ink); }
         button:disabled { opacity: .4; }
         .phase { color: var(--dim); }
         .hint { color: var(--dim); margin: 0 0 8px; }
-        pre { white-space: pre-wrap; font-size: 12px; margin: 8px 0 0; }
+        pre { white-space: pre-wrap; font: 13px/1.4 system-ui, sans-serif; margin: 8px 0 0; }
         .error { color: #d9453b; min-height: 1em; margin: 6px 0 0; }
         """#
 }
