@@ -98,8 +98,16 @@ final class CalibrationService: Sendable {
         let progress = run.session.progress()
         let extra = Self.progressJSON(progress, elapsed: run.elapsed, samples: run.session.samples, toDevice: toDevice, error: run.lastError)
             + ",\"result\":\(Self.json(result))"
-        state.withLock { $0.finished = (run, report) }
-        update(.finished, extra: extra)
+        // A cancel that came while fitting wins: nothing to save then.
+        let json = Self.phaseJSON(.finished, extra: extra)
+        let cancelled = state.withLock { state -> Bool in
+            guard !state.cancelRequested else { return true }
+            state.finished = (run, report)
+            state.phase = .finished
+            state.snapshot = json
+            return false
+        }
+        if cancelled { update(.cancelled, extra: "") } else { publish(json) }
     }
 
     /// Stops a measurement (nothing saved), or drops a finished one.
