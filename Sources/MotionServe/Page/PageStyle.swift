@@ -20,6 +20,7 @@ extension Page {
         .figures dt { color: var(--dim); }
         .figures dd { margin: 0; }
         .calibration { grid-column: 1 / -1; }
+        body[data-calibration-phase="none"] .cal-grid, body[data-calibration-phase="idle"] .cal-grid { display: none; }
         .cal-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
         .projections { display: grid; grid-template-columns: repeat(3, 1fr); gap: 6px; margin: 8px 0; }
         .buttons { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
