@@ -34,10 +34,8 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         if source.listScenariosIfAsked() { return }
         try CommandFailure.reporting {
-            // Like `live`: the simulated board plays on the system clock.
-            let opened = try source.open(virtualTime: false)
-            // A calibration opens its own manager, without stored calibrations, as `calibrate magnetometer` does.
-            let calibrationSource = try source.opener(defaultScenario: "figure-eight", calibrationStore: nil)
+            let (live, calibrationSource) = try Self.openers(source)
+            let opened = try live.open()
             let calibration = CalibrationAccess(store: .userDefault()) {
                 let feedSource = try calibrationSource.open()
                 return try CalibrationFeed(manager: feedSource.manager, clock: feedSource.clock)
@@ -47,6 +45,15 @@ struct ServeCommand: ParsableCommand {
                 configuration: .safe(host: host, port: UInt16(port)))
             if try ServeRun.run(server, duration: duration) { throw Interruption.exit("server stopped; a calibration not saved from the page was dropped") }
         }
+    }
+
+    /// What the view shows, and what a calibration reads. The view, like `live`, plays the
+    /// simulated board on the system clock; a calibration opens a manager of its own, as
+    /// `calibrate magnetometer` does: without stored calibrations, the simulated board in virtual
+    /// time playing the figure-eight unless --scenario names another.
+    static func openers(_ source: SourceOptions) throws -> (live: SourceOpener, calibration: SourceOpener) {
+        let live = try source.opener(virtualTime: false)
+        return (live, live.forCalibration(scenario: source.scenario ?? "figure-eight", virtualTime: !source.realTime))
     }
 
     static func server(manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess, configuration: ServeConfiguration) throws -> MotionServer {

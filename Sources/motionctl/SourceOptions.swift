@@ -199,6 +199,18 @@ struct SourceOpener: Sendable {
     }
 }
 
+extension SourceOpener {
+    /// The same source for a calibration: read without stored calibrations; the simulated board
+    /// (resolved once, so a fallback is announced once) plays `scenario` unless it replays a recording.
+    func forCalibration(scenario: String, virtualTime: Bool) -> SourceOpener {
+        guard case .simulated(var simulation) = source else {
+            return SourceOpener(source: source, virtualTime: false, calibrationStore: nil)
+        }
+        simulation.scenario = scenario
+        return SourceOpener(source: .simulated(simulation), virtualTime: virtualTime, calibrationStore: nil)
+    }
+}
+
 /// A manager and, in virtual time, the clock to advance.
 struct OpenedSource {
     /// What the options resolved to.

@@ -14,7 +14,7 @@ struct ServeCalibrationTests {
 
     /// What `motionctl serve --simulated --scenario figure-eight --seed 7` calibrates with.
     func access() throws -> CalibrationAccess {
-        let opener = try SourceOptions.parse(["--scenario", "figure-eight", "--seed", "7"]).opener(defaultScenario: "figure-eight", calibrationStore: nil)
+        let opener = try ServeCommand.openers(SourceOptions.parse(["--scenario", "figure-eight", "--seed", "7"])).calibration
         return CalibrationAccess(store: store) {
             let opened = try opener.open()
             return try CalibrationFeed(manager: opened.manager, clock: opened.clock)
