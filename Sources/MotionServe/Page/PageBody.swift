@@ -46,6 +46,7 @@ extension Page {
             <div class="buttons">
               <button id="cal-start">Start</button>
               <button id="cal-save" disabled>Save</button>
+              <button id="cal-replace" hidden>Save over the stored one</button>
               <button id="cal-cancel" disabled>Cancel</button>
               <span id="cal-phase" class="phase">idle</span>
             </div>

@@ -198,7 +198,12 @@ extension Page {
           return answer;
         }
         $("cal-start").addEventListener("click", () => { $("cal-result").textContent = ""; post("/calibration/magnetometer/start"); });
-        $("cal-save").addEventListener("click", () => post("/calibration/magnetometer/save"));
+        // A stored calibration that is more accurate blocks the save; the person may still choose this one.
+        $("cal-save").addEventListener("click", async () => {
+          const answer = await post("/calibration/magnetometer/save");
+          $("cal-replace").hidden = !(answer.error || "").includes("more accurate");
+        });
+        $("cal-replace").addEventListener("click", () => { $("cal-replace").hidden = true; post("/calibration/magnetometer/save?replace=1"); });
         $("cal-cancel").addEventListener("click", () => post("/calibration/magnetometer/cancel"));
         function projection(id, points, corrected, a, b, radius) {
           const { ctx, w, h } = fit($(id));
@@ -236,6 +241,7 @@ extension Page {
           $("cal-phase").textContent = c.phase + (c.sensor ? " — " + c.sensor : "");
           $("cal-start").disabled = c.phase === "measuring";
           $("cal-save").disabled = c.phase !== "finished";
+          if (c.phase !== "finished") $("cal-replace").hidden = true;
           $("cal-cancel").disabled = c.phase !== "measuring" && c.phase !== "finished";
           if (c.phase === "failed" || c.phase === "cancelled") $("cal-result").textContent = c.message || (c.phase === "cancelled" ? "cancelled: nothing saved" : "");
           if (c.raw) {
