@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Bus layer: kernel headers + libi2c, the bus protocol, the Linux bus, a test double.
@@ -39,12 +40,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `motionctl serve`: the live browser view over HTTP (FlyingFox: no SwiftNIO; SERVE-NOTES.md).
+        .target(
+            name: "MotionServe",
+            dependencies: ["Motion", "Fusion", "Locking", .product(name: "FlyingFox", package: "FlyingFox")]
+        ),
         // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
         .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO",
+                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -63,6 +69,7 @@ let package = Package(
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal", "IIOFake"]),
+        .testTarget(name: "ServeTests", dependencies: ["MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]

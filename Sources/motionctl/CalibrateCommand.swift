@@ -49,19 +49,11 @@ extension CalibrationFeed {
     /// True on a virtual clock: time passes only when the feed advances it.
     var isVirtualTime: Bool { clock is VirtualClock }
 
-    /// Runs `body` once per `step` of (virtual or real) time for at most `duration` seconds,
-    /// until it returns false, or until Ctrl-C (``Interruption``). Returns the seconds measured.
+    /// ``measure(duration:step:shouldStop:_:)`` until Ctrl-C (``Interruption``).
     @discardableResult
     func measure(duration: Double, step: Double, _ body: (Batch, Double) throws -> Bool) rethrows -> Double {
         Interruption.watch()
-        var elapsed = 0.0
-        while elapsed < duration - 1e-9, !Interruption.isRequested {
-            let slice = min(step, duration - elapsed)
-            pass(slice)
-            elapsed += slice
-            guard try body(take(), elapsed) else { break }
-        }
-        return elapsed
+        return try measure(duration: duration, step: step, shouldStop: { Interruption.isRequested }, body)
     }
 }
 

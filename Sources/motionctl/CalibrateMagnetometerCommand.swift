@@ -28,22 +28,13 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
 
     private func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "figure-eight")
-        guard let sensor = feed.target.magnetometer else {
-            throw CommandFailure(message: "\(feed.manager.deviceName) has no magnetometer: nothing to calibrate")
-        }
+        var run: MagnetometerRun
+        do { run = try MagnetometerRun(feed: feed) } catch { throw CommandFailure(message: "\(error)") }
         let duration = options.duration ?? 60
-        var session = MagnetometerSession()
-        var stopReason = "measured for \(decimals(duration, 0)) s"
-        var lastError: MotionError?
-        feed.start(.magnetometer)
         if options.nonInteractive {
-            feed.measure(duration: duration, step: 1) { batch, _ in
-                session.add(batch.magneticField)
-                lastError = lastError ?? batch.error
-                return true
-            }
+            run.measure(duration: duration, watched: false, shouldStop: { Interruption.isRequested })
         } else {
-            print("Calibrating the magnetometer: \(sensor)")
+            print("Calibrating the magnetometer: \(run.sensor)")
             print("Hold the board away from steel and magnets and turn it slowly in figure-eights,")
             print("through every orientation (screen up, down, every edge up), until the map fills.")
             let keys = KeyReader()
@@ -51,58 +42,37 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             if keys != nil { print("Press any key to stop early (Ctrl-C cancels).") }
             print("")
             var display = LiveDisplay()
-            feed.measure(duration: duration, step: feed.isVirtualTime ? 1 : 0.25) { batch, elapsed in
-                session.add(batch.magneticField)
-                lastError = batch.error ?? lastError
-                let progress = session.progress()
-                display.show(Self.progressLines(progress, elapsed: elapsed, error: lastError, magnetometerToDevice: feed.target.magnetometerToDevice))
-                if progress.isGoodEnough {
-                    stopReason = "coverage and fit are good (after \(decimals(elapsed, 1)) s)"
-                    return false
-                }
-                if let key = keys?.pressedKey() {
-                    if key == KeyReader.interrupt { Interruption.request() }
-                    stopReason = "stopped by a key press after \(decimals(elapsed, 1)) s"
-                    return false
-                }
-                // On the simulator, slow down enough for a person to watch.
-                if feed.isVirtualTime { Thread.sleep(forTimeInterval: 0.05) }
-                return true
+            run.measure(duration: duration, watched: true, shouldStop: { Interruption.isRequested }) { progress, elapsed, error, _ in
+                display.show(Self.progressLines(progress, elapsed: elapsed, error: error, magnetometerToDevice: feed.target.magnetometerToDevice))
+                guard let key = keys?.pressedKey() else { return nil }
+                if key == KeyReader.interrupt { Interruption.request() }
+                return "stopped by a key press after \(decimals(elapsed, 1)) s"
             }
             keys?.restore()
         }
         try options.stopIfInterrupted(feed)
-        feed.stop()
-        try finish(session, sensor: sensor, feed: feed, stopReason: stopReason, lastError: lastError)
+        try finish(run)
     }
 
-    private func finish(_ session: MagnetometerSession, sensor: SensorIdentity, feed: CalibrationFeed, stopReason: String, lastError: MotionError?) throws {
+    private func finish(_ run: MagnetometerRun) throws {
         let report: EllipsoidFit.Report
-        do {
-            report = try session.fit()
-        } catch {
-            let cause = lastError.map { " (the sensor reported: \($0))" } ?? ""
-            throw CommandFailure(message: "\(error)\(cause)")
-        }
+        do { report = try run.fit() } catch { throw CommandFailure(message: "\(error)") }
+        let sensor = run.sensor
         var path: String?
-        let notSaved = reasonNotToSave(report, sensor: sensor)
+        let notSaved = run.reasonNotToSave(report, store: options.store, replace: replace)
         if notSaved == nil {
-            do {
-                path = try options.store.update(sensor) { $0.magnetometer = CalibrationRecord.Magnetometer(report) }
-            } catch {
-                throw CommandFailure(message: "\(error)")
-            }
+            do { path = try run.save(report, to: options.store) } catch { throw CommandFailure(message: "\(error)") }
         }
         if let plot {
             let title = "\(sensor): \(report.model.storedName) fit, field \(decimals(report.fieldStrength, 1)) µT, fit error \(decimals(report.fitErrorPercent)) %"
             do {
-                let svg = CalibrationPlot.svg(raw: session.samples, calibration: report.calibration, title: title, quality: .init(report))
+                let svg = CalibrationPlot.svg(raw: run.session.samples, calibration: report.calibration, title: title, quality: .init(report))
                 try CalibrationPlot.write(svg, to: plot)
             } catch {
                 throw CommandFailure(message: "cannot write the plot \(plot): \(error.localizedDescription)")
             }
         }
-        var result = MagnetometerResult(report, sensor: sensor, sampleCount: session.samples.count, stoppedBecause: stopReason, path: path, plot: plot)
+        var result = MagnetometerResult(report, sensor: sensor, sampleCount: run.session.samples.count, stoppedBecause: run.stopReason, path: path, plot: plot)
         result.notSavedBecause = notSaved
         if options.nonInteractive {
             try printJSON(result)
@@ -110,22 +80,6 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
             print(result.text)
         }
         if path == nil { throw ExitCode.failure }
-    }
-
-    /// Why this fit must not replace what is stored, nil to save it.
-    private func reasonNotToSave(_ report: EllipsoidFit.Report, sensor: SensorIdentity) -> String? {
-        if report.accuracy == .uncalibrated { return "the fit is too poor to use" }
-        if !report.isFieldStrengthPlausible {
-            return "a field of \(decimals(report.fieldStrength, 1)) µT is not the Earth's (22–67 µT): move away from steel and magnets, or turn the board through more orientations"
-        }
-        guard !replace else { return nil }
-        // A damaged stored file is simply replaced.
-        let stored: CalibrationRecord?
-        do { stored = try options.store.load(sensor) } catch { return nil }
-        if let accuracy = stored?.magnetometer.flatMap({ MagneticFieldCalibrationAccuracy(storedName: $0.accuracy) }), accuracy > report.accuracy {
-            return "the stored calibration is more accurate (\(accuracy.storedName)); pass --replace to overwrite it"
-        }
-        return nil
     }
 
     static func progressLines(

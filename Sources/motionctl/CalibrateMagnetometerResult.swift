@@ -1,57 +1,8 @@
 import Fusion
 import Motion
 
-/// The outcome, as text for a person and as JSON for scripts.
-struct MagnetometerResult: Encodable {
-    var sensor: SensorIdentity
-    var stoppedBecause: String
-    var sampleCount: Int
-    var outlierCount: Int
-    var fieldStrength: Double
-    var fieldStrengthPlausible: Bool
-    var fitErrorPercent: Double
-    var coveragePercent: Double
-    var missingRegionCount: Int
-    var missingDirections: [String]
-    /// Rows from +z to −z, `#` covered, `.` missing (see `SphereCoverage.map`).
-    var coverageMap: [String]
-    var model: String
-    var reason: String
-    var accuracy: String
-    /// µT, chip axes.
-    var hardIronOffset: [Double]
-    /// Row-major.
-    var softIronMatrix: [Double]
-    var unobservedAxis: [Double]?
-    var saved: Bool
-    var path: String?
-    var notSavedBecause: String?
-    var plot: String?
-
-    init(_ report: EllipsoidFit.Report, sensor: SensorIdentity, sampleCount: Int, stoppedBecause: String, path: String?, plot: String?) {
-        self.sensor = sensor
-        self.stoppedBecause = stoppedBecause
-        self.sampleCount = sampleCount
-        outlierCount = report.outlierCount
-        fieldStrength = report.fieldStrength
-        fieldStrengthPlausible = report.isFieldStrengthPlausible
-        fitErrorPercent = report.fitErrorPercent
-        coveragePercent = report.coveragePercent
-        missingRegionCount = report.missingRegions.count
-        missingDirections = report.coverage.missingAxes
-        coverageMap = report.coverage.map.split(separator: "\n").map(String.init)
-        model = report.model.rawValue
-        reason = report.reason
-        accuracy = report.accuracy.storedName
-        let offset = report.calibration.hardIronOffset
-        hardIronOffset = [offset.x, offset.y, offset.z]
-        softIronMatrix = report.calibration.softIron.rowMajor
-        unobservedAxis = report.unobservedAxis.map { [$0.x, $0.y, $0.z] }
-        saved = path != nil
-        self.path = path
-        self.plot = plot
-    }
-
+extension MagnetometerResult {
+    /// The outcome for a person.
     var text: String {
         let m = softIronMatrix.map { decimals($0, 3) }
         var lines = [

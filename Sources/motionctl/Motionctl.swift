@@ -20,6 +20,7 @@ struct Motionctl: ParsableCommand {
             CalibrateCommand.self,
             CalibrationCommand.self,
             SelftestCommand.self,
+            ServeCommand.self,
             RecordCommand.self,
         ],
         defaultSubcommand: LiveCommand.self

@@ -178,21 +178,20 @@ struct SourceOptions: ParsableArguments {
         defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true, virtualTime: Bool = true,
         calibrationStore: CalibrationStore? = .userDefault()
     ) throws -> OpenedSource {
+        try opener(defaultScenario: defaultScenario, fallBackToSimulation: fallBackToSimulation, virtualTime: virtualTime, calibrationStore: calibrationStore)
+            .open()
+    }
+
+    /// What ``open(defaultScenario:fallBackToSimulation:virtualTime:calibrationStore:)`` opens,
+    /// resolved now and opened later (and again: each ``SourceOpener/open()`` is a new manager).
+    func opener(
+        defaultScenario: String = "six-faces", fallBackToSimulation: Bool = true, virtualTime: Bool = true,
+        calibrationStore: CalibrationStore? = .userDefault()
+    ) throws -> SourceOpener {
         // Ctrl-C from here on ends the command the one way (Interruption), even before it loops.
         Interruption.watch()
         let source = try source(defaultScenario: defaultScenario, fallBackToSimulation: fallBackToSimulation)
-        var virtualClock: VirtualClock?
-        var scenarioLength: Double?
-        if case .simulated(let simulation) = source {
-            if virtualTime, !realTime { virtualClock = VirtualClock() }
-            scenarioLength = simulation.replay?.samples.last?.time ?? Scenario.named(simulation.scenario)?.script.duration
-        }
-        do {
-            let manager = try MotionManager(source: source, clock: virtualClock ?? SystemClock(), calibrationStore: calibrationStore)
-            return OpenedSource(source: source, manager: manager, virtualClock: virtualClock, scenarioLength: scenarioLength)
-        } catch {
-            throw CommandFailure(message: "\(error)")
-        }
+        return SourceOpener(source: source, virtualTime: virtualTime && !realTime, calibrationStore: calibrationStore)
     }
 
     /// A built-in board id or a board file (`BoardCatalog.resolve`).
@@ -209,6 +208,41 @@ struct SourceOptions: ParsableArguments {
             throw ValidationError("no simulated IMU named \"\(name)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
         }
         return imu
+    }
+}
+
+/// A resolved source, ready to open managers on.
+struct SourceOpener: Sendable {
+    let source: MotionSource
+    /// The simulated board runs on a virtual clock of its own.
+    let virtualTime: Bool
+    let calibrationStore: CalibrationStore?
+
+    func open() throws -> OpenedSource {
+        var virtualClock: VirtualClock?
+        var scenarioLength: Double?
+        if case .simulated(let simulation) = source {
+            if virtualTime { virtualClock = VirtualClock() }
+            scenarioLength = simulation.replay?.samples.last?.time ?? Scenario.named(simulation.scenario)?.script.duration
+        }
+        do {
+            let manager = try MotionManager(source: source, clock: virtualClock ?? SystemClock(), calibrationStore: calibrationStore)
+            return OpenedSource(source: source, manager: manager, virtualClock: virtualClock, scenarioLength: scenarioLength)
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+    }
+}
+
+extension SourceOpener {
+    /// The same source for a calibration: read without stored calibrations; the simulated board
+    /// (resolved once, so a fallback is announced once) plays `scenario` unless it replays a recording.
+    func forCalibration(scenario: String, virtualTime: Bool) -> SourceOpener {
+        guard case .simulated(var simulation) = source else {
+            return SourceOpener(source: source, virtualTime: false, calibrationStore: nil)
+        }
+        simulation.scenario = scenario
+        return SourceOpener(source: .simulated(simulation), virtualTime: virtualTime, calibrationStore: nil)
     }
 }
 

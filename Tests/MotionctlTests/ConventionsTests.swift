@@ -29,6 +29,7 @@ struct ConventionsTests {
         (["calibrate", "gyroscope", "--simulated", "--real-time", "--duration", "600"], "measuring"),
         (["calibrate", "accelerometer", "--simulated", "--real-time", "--duration", "600"], "now:"),
         (["calibrate", "magnetometer", "--simulated", "--real-time", "--duration", "600"], "Coverage ["),
+        (["serve", "--simulated", "--port", "0"], "Ctrl-C to stop"),
     ])
     func controlCEndsEveryCommandTheSameWay(arguments: [String], shown: String) throws {
         defer { try? FileManager.default.removeItem(at: home) }

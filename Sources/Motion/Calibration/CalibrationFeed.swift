@@ -98,4 +98,18 @@ public final class CalibrationFeed: Sendable {
             return batch
         }
     }
+
+    /// Runs `body` once per `step` of (virtual or real) time for at most `duration` seconds,
+    /// until it returns false or `shouldStop` returns true. Returns the seconds measured.
+    @discardableResult
+    public func measure(duration: Double, step: Double, shouldStop: () -> Bool, _ body: (Batch, Double) throws -> Bool) rethrows -> Double {
+        var elapsed = 0.0
+        while elapsed < duration - 1e-9, !shouldStop() {
+            let slice = min(step, duration - elapsed)
+            pass(slice)
+            elapsed += slice
+            guard try body(take(), elapsed) else { break }
+        }
+        return elapsed
+    }
 }

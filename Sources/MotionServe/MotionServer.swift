@@ -1,0 +1,135 @@
+import Dispatch
+import FlyingFox
+import FlyingSocks
+import Foundation
+import Locking
+import Motion
+
+/// What the page says about where its samples come from.
+public struct SourceDescription: Sendable, Encodable {
+    /// "simulated board", "Raspberry Pi 4 Model B".
+    public var board: String
+    /// "simulated: scenario tumble, seed 1", "/dev/i2c-1".
+    public var source: String
+    public var isSimulated: Bool
+
+    public init(board: String, source: String, isSimulated: Bool) {
+        self.board = board
+        self.source = source
+        self.isSimulated = isSimulated
+    }
+}
+
+/// The live browser view: an HTTP server with one page, a Server-Sent Events stream of device
+/// motion at the rate each page asks for, and the magnetometer calibration.
+///
+/// Endpoints (every one answers 401 without the token when ``ServeConfiguration/accessToken`` is
+/// set; a known path with another method 405, an unknown path 404, a bad parameter 400):
+///
+/// | method, path | |
+/// |---|---|
+/// | `GET /` | the page (HTML, script and style in one) |
+/// | `GET /events?rate=HZ` | `text/event-stream`: `info`, then `sample` events at `rate` (1–100, default 30) and `calibration` events |
+/// | `GET /info` | board, device, chips and source (JSON) |
+/// | `GET /calibration/magnetometer` | the calibration's state (JSON) |
+/// | `POST /calibration/magnetometer/start?duration=S` | starts a figure-eight (at most `S` seconds, default 60) |
+/// | `POST /calibration/magnetometer/save[?replace=1]` | saves the finished calibration (the only write) |
+/// | `POST /calibration/magnetometer/cancel` | stops or drops it, nothing saved |
+public final class MotionServer: Sendable {
+    public let manager: MotionManager
+    public let configuration: ServeConfiguration
+    let description: SourceDescription
+    let fanOut: FanOut
+    let calibration: CalibrationService?
+    let encoding: EventEncoding
+    private let server: HTTPServer
+    private let queue = DispatchQueue(label: "swift-motion.serve.samples")
+
+    /// - Parameters:
+    ///   - manager: the device motion shown (its sampler runs at 100 Hz, whatever the pages ask).
+    ///   - calibration: how to calibrate the magnetometer; nil turns the calibration endpoints off.
+    public init(manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess?, configuration: ServeConfiguration) throws {
+        self.manager = manager
+        self.description = description
+        self.configuration = configuration
+        let fanOut = FanOut(capacity: configuration.clientBufferCapacity)
+        self.fanOut = fanOut
+        self.calibration = calibration.map { CalibrationService(access: $0) { json in fanOut.publish(.calibration(json)) } }
+        encoding = EventEncoding(manager: manager)
+        // The socket's family comes from the address's type: IPv6 and IPv4 each their own.
+        do {
+            if configuration.host.contains(":") {
+                server = HTTPServer(address: try sockaddr_in6.inet6(ip6: configuration.host, port: configuration.port), logger: .disabled)
+            } else {
+                let host = configuration.host == "localhost" ? ServeConfiguration.loopback : configuration.host
+                server = HTTPServer(address: try sockaddr_in.inet(ip4: host, port: configuration.port), logger: .disabled)
+            }
+        } catch {
+            throw ServeError.badAddress(configuration.host)
+        }
+    }
+
+    /// Starts the sampler's updates and listens; returns the port (the one chosen for port 0).
+    @discardableResult
+    public func start() async throws -> UInt16 {
+        let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
+        manager.deviceMotionUpdateInterval = MotionManager.minimumUpdateInterval
+        manager.startDeviceMotionUpdates(using: frame, to: queue) { [fanOut] motion, error in
+            if let motion { fanOut.publish(.sample(motion)) }
+            if let error { fanOut.publish(.sampleError("\(error)")) }
+        }
+        manager.beginGeneratingDeviceOrientationNotifications()
+        await server.appendRoute("*") { [self] request in await respond(to: request) }
+        let server = server
+        // Listening, or the reason it cannot: a port in use fails at once, not after a timeout.
+        let failure = Locked<String?>(nil)
+        Task {
+            do { try await server.run() } catch { failure.withLock { $0 = "\(error)" } }
+        }
+        var waited = 0
+        while await !server.isListening {
+            let cause = failure.withLock { $0 } ?? (waited >= 200 ? "not listening after 10 s" : nil)
+            if let cause {
+                await stop()
+                throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: cause)
+            }
+            do { try await Task.sleep(nanoseconds: 50_000_000) } catch { break }
+            waited += 1
+        }
+        guard let address = await server.listeningAddress else {
+            throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: "no address")
+        }
+        switch address {
+        case .ip4(_, let port), .ip6(_, let port): return port
+        default: return configuration.port
+        }
+    }
+
+    /// Stops listening, ends every stream and the sampler's updates, and any calibration in progress.
+    public func stop() async {
+        calibration?.stop()
+        fanOut.closeAll()
+        await server.stop(timeout: 1)
+        manager.stopDeviceMotionUpdates()
+        if manager.isGeneratingDeviceOrientationNotifications { manager.endGeneratingDeviceOrientationNotifications() }
+        queue.sync {}
+    }
+
+    /// Browsers connected to the event stream now.
+    public var streamCount: Int { fanOut.clientCount }
+}
+
+/// The server cannot start.
+public enum ServeError: Error, Sendable, CustomStringConvertible {
+    case badAddress(String)
+    case cannotListen(host: String, port: UInt16, cause: String)
+
+    public var description: String {
+        switch self {
+        case .badAddress(let host):
+            "--host \(host) is not an IP address: pass one such as 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or ::1"
+        case .cannotListen(let host, let port, let cause):
+            "cannot listen on \(host) port \(port) (\(cause)): is another server using it? Pick another with --port, or --port 0 for any free one"
+        }
+    }
+}
