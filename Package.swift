@@ -40,7 +40,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `motionctl serve`: the live browser view over HTTP (FlyingFox: no SwiftNIO; SERVE-NOTES.md).
+        // `motionctl serve`: the live browser view over HTTP (FlyingFox: no SwiftNIO; docs/serve-notes.md).
         .target(
             name: "MotionServe",
             dependencies: ["Motion", "Fusion", "Locking", .product(name: "FlyingFox", package: "FlyingFox")]

@@ -144,7 +144,7 @@ struct ServeEndpointTests {
             { "GET /events?rate=\(Double($0) * 1e300) HTTP/1.1\r\nHost: x\r\n\r\n" },
             { "GET /events?rate=%\($0)%zz&&&== HTTP/1.1\r\n\r\n" },
             // Long paths, up to 2 000 bytes (FlyingFox parses a request line in time quadratic in its
-            // length: 15 kB take seconds in a debug build; SERVE-NOTES.md).
+            // length: 15 kB take seconds in a debug build; docs/serve-notes.md).
             { "GET /" + String(repeating: "a", count: 100 * $0 % 2_000) + " HTTP/1.1\r\n\r\n" },
             { _ in "POST /calibration/magnetometer/save HTTP/1.1\r\nContent-Length: -5\r\n\r\n" },
             { _ in "POST /calibration/magnetometer/cancel HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n" },
