@@ -140,11 +140,13 @@ extension Page {
           push(plots.acc, s.acc); push(plots.rot, s.rot); push(plots.mag, s.mag); push(plots.user, s.user);
         }
         function showCounters(s) {
-          const c = s.counters, now = performance.now();
-          if (lastCounters && now - lastCounters.time >= 1000) {
-            rateText = ((c.sampled - lastCounters.sampled) * 1000 / (now - lastCounters.time)).toFixed(1) + " Hz";
+          // The sampler's rate over at least 1 s of its own clock (the samples' timestamps), so a
+          // browser that is throttled or falls behind still shows what the board does.
+          const c = s.counters, now = s.t;
+          if (lastCounters && now - lastCounters.time >= 1) {
+            rateText = ((c.sampled - lastCounters.sampled) / (now - lastCounters.time)).toFixed(1) + " Hz";
             lastCounters = { time: now, sampled: c.sampled };
-          } else if (!lastCounters) lastCounters = { time: now, sampled: c.sampled };
+          } else if (!lastCounters || now < lastCounters.time) lastCounters = { time: now, sampled: c.sampled };
           $("rate").textContent = rateText;
           $("sampled").textContent = c.sampled;
           $("retried").textContent = c.retried;
