@@ -306,11 +306,13 @@ public struct AttitudeFilter: Sendable {
             restTime = 0
             restDetected = false
         }
-        // The rate samples are taken at instants: over the interval between two of them the
-        // sensor turned at their mean (to second order), which keeps the integrated attitude at
+        // The rate samples are taken at instants. With the rate changing linearly between two of
+        // them, the rotation over the interval is (ω₀ + ω₁) Δt / 2 + (ω₀ × ω₁) Δt² / 12 (the mean
+        // plus the coning term, Bortz's equation to third order): the integrated attitude stays at
         // the sample's time, where the accelerometer's reading is.
-        let rate = 0.5 * (gyr + previousGyro) - bias
+        let previous = previousGyro - bias
         latestRate = gyr - bias
+        let rate = 0.5 * (previous + latestRate) + (ts / 12) * cross(previous, latestRate)
         previousGyro = gyr
         // The step rotates by θ = |rate| ts about rate: (cos θ/2, sin(θ/2) / |rate| · rate).
         let (cosine, s) = halfAngleStep(normSquared: (rate * rate).sum(), sampleInterval: ts)
