@@ -157,6 +157,8 @@ public struct GyroRestLimits: Sendable, Equatable {
         switch chip {
         case InvenSenseModel.mpu6050.rawValue:
             GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-6000A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz")
+        case InvenSenseModel.mpu9150.rawValue:
+            GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-9150A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz")
         case InvenSenseModel.mpu6500.rawValue:
             GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-6500A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
         case InvenSenseModel.mpu9250.rawValue:

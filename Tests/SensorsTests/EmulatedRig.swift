@@ -44,9 +44,10 @@ struct EmulatedRig {
         let imuDriver = try #require(ChipCatalog.makeIMU(for: imuChip, bus: board.bus, pause: pause))
         try imuDriver.configure(imuDriver.defaultConfiguration)
         self.imu = imuDriver
-        // After the IMU: an MPU-9250's AK8963 answers only once the driver enabled the bypass.
+        // After the IMU: an MPU-9250's AK8963 (an MPU-9150's AK8975) answers only once the driver
+        // enabled the bypass; inside an MPU-9150 the AK is an AK8975.
         if let address = board.magnetometerAddress {
-            let chip = try #require(try ChipCatalog.identify(bus: board.bus, address: address))
+            let chip = try #require(try ChipCatalog.identify(bus: board.bus, address: address, insidePackageOf: imuChip.name))
             let driver = try #require(ChipCatalog.makeMagnetometer(for: chip, bus: board.bus, pause: pause))
             try driver.configure(driver.defaultConfiguration)
             self.magnetometer = driver

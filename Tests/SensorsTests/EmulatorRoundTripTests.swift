@@ -19,8 +19,8 @@ import Testing
 
     static func ranges(_ imu: SimulatedBoard.IMU) -> IMURanges {
         switch imu {
-        case .mpu6050, .mpu6500, .mpu9250:
-            // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9250 the same): AFS_SEL, FS_SEL.
+        case .mpu6050, .mpu6500, .mpu9150, .mpu9250:
+            // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9150/9250 the same): AFS_SEL, FS_SEL.
             IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
                       gyroscope: [(250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
         case .icm20948:

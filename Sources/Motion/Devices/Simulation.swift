@@ -88,7 +88,7 @@ public struct Simulation: Sendable, Equatable {
         // default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU, ICM-42688-P and Bosch 200 Hz,
         // ICM-20948 220 Hz); held in between.
         let noiseRate: Double = switch imu {
-        case .mpu6050, .mpu6500, .mpu9250, .bmi160, .icm42688: 200
+        case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .bmi160, .icm42688: 200
         case .icm20948: 220
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: 208
         case .lsm9ds1: 119

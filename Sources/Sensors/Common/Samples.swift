@@ -15,6 +15,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case ak8963 = "AKM AK8963"
         case bmi160 = "Bosch BMI160"
         case ak09916 = "AKM AK09916"
+        case ak8975 = "AKM AK8975"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
