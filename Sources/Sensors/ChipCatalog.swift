@@ -51,7 +51,7 @@ public enum ChipCatalog {
     static let akAddress = I2CAddress(0x0C)
 
     /// An MPU-6050 (`chip`, WHO_AM_I 0x68) is an MPU-9150 when an AK8975 answers WIA 0x48 at 0x0C
-    /// (AK8975 datasheet §8; ak8975.c AK8975_DEVICE_ID) once INT_PIN_CFG (0x37) BYPASS_EN (bit 1) is
+    /// (AK8975 datasheet register map; ak8975.c AK8975_DEVICE_ID) once INT_PIN_CFG (0x37) BYPASS_EN (bit 1) is
     /// set (register 55, RM-MPU-6000A and RM-MPU-9150A §4.15). Steps: a device already answering at 0x0C with the bypass as it is
     /// cannot be told from a separate magnetometer, so the chip stays an MPU-6050 and nothing is
     /// written; else read INT_PIN_CFG, set BYPASS_EN, read 0x0C. An MPU-9150 keeps the bypass on

@@ -4,7 +4,7 @@ import MotionSimulator
 import Sensors
 import Testing
 
-/// AK8975 registers (datasheet §8 register map; drivers/iio/magnetometer/ak8975.c), written here
+/// AK8975 registers (datasheet register map; drivers/iio/magnetometer/ak8975.c), written here
 /// independently of the driver: WIA 0x00, ST1 0x02, HXL 0x03, ST2 0x09, CNTL 0x0A, ASTC 0x0C, ASAX 0x10.
 private enum AK {
     static let wia: UInt8 = 0x00, st1: UInt8 = 0x02, cntl: UInt8 = 0x0A, astc: UInt8 = 0x0C, asax: UInt8 = 0x10

@@ -2,9 +2,9 @@
 /// predecessor the AK8975 (inside the MPU-9150), which has the same register addresses. Registers
 /// and bits: AK8963 datasheet §8 (register map and description), §6.3–6.4 (operating modes, read
 /// sequence), §7.2.3 (read address counter), §8.3.11 (sensitivity adjustment), §9.4.4 (self-test
-/// limits); AK8975 datasheet §6 (operating modes: power-down, single measurement, self-test, fuse
-/// ROM; no continuous mode), §8 (register map: 0x0B reserved, ST2 DERR[2] HOFL[3], no BIT), §5
-/// (13-bit output, 0.3 µT/LSB, ±1229 µT).
+/// limits); AK8975 datasheet: operating modes (power-down, single measurement, self-test, fuse
+/// ROM; no continuous mode), register map (0x0B reserved, ST2 DERR[2] HOFL[3], no BIT),
+/// characteristics (13-bit output, 0.3 µT/LSB, ±1229 µT); drivers/iio/magnetometer/ak8975.c.
 struct AK8963Chip: AKMagnetometerChip {
     enum Model: Sendable { case ak8963, ak8975 }
     /// Which chip this models; set before ``powerOnReset()`` (the fuse ROM differs).

@@ -41,7 +41,7 @@ struct AKSettings: Sendable {
 
 extension AKModel {
     // Register addresses and bits: AK8963 datasheet §8.1 register map, AK09916 datasheet §9.1,
-    // AK8975 datasheet §8 register map; cross-checked with drivers/iio/magnetometer/ak8975.c
+    // AK8975 datasheet register map; cross-checked with drivers/iio/magnetometer/ak8975.c
     // (AK8975_REG_WIA 0x00 = AK8975_DEVICE_ID 0x48, ST1 0x02, HXL 0x03, ST2 0x09 DERR bit 2 and
     // HOFL bit 3, CNTL 0x0A, ASTC 0x0C, ASAX 0x10) and drivers/iio/imu/inv_mpu6050/inv_mpu_magn.c
     // ("MPU9150 is AK8975, MPU9250 is AK8963", both at 0x0C).
@@ -78,11 +78,11 @@ extension AKModel {
                 mode: RegisterField(0x31, mask: 0b0001_1111), selfTestMode: 0b1_0000,
                 selfTestControl: nil, fuseROM: nil, selfTestLimits: [-200...200, -200...200, -1000 ... -200])
         case .ak8975:
-            // AK8975 datasheet §5 and ak8975.c: 13-bit output −4096…4095 at 0.3 µT/LSB (±1229 µT),
+            // AK8975 datasheet (characteristics, modes) and ak8975.c: 13-bit output −4096…4095 at 0.3 µT/LSB (±1229 µT),
             // CNTL 0x0A MODE 3:0 (0000 power-down, 0001 single measurement, 1000 self-test, 1111
             // fuse ROM), no continuous mode and no soft reset; a single measurement takes at
-            // most 9 ms (§5.3, t_SM), so it supports reads up to about 110 Hz: the rate here is
-            // the rate the sampler reads at, each read triggering the next measurement. §8.3.?
+            // most 9 ms (datasheet t_SM), so it supports reads up to about 110 Hz: the rate here is
+            // the rate the sampler reads at, each read triggering the next measurement. The
             // self-test judgment: HX, HY −100…100, HZ −1000…−300 after sensitivity adjustment.
             return AKSettings(
                 common: MagnetometerSettings(
@@ -109,7 +109,7 @@ extension AKModel {
 /// bypass is on, or on its own.
 ///
 /// Samples are in the magnetometer's own axes. Inside an MPU-9150 or MPU-9250 these differ from
-/// the accelerometer and gyroscope axes (PS-MPU-9250A §9.1, PS-MPU-9150A §7.?, orientation
+/// the accelerometer and gyroscope axes (PS-MPU-9250A §9.1 and the PS-MPU-9150A, orientation
 /// figures): magnetometer x = IMU y, y = IMU x, z = −IMU z; inside an ICM-20948 (DS-000189 §11.1)
 /// the magnetometer's y and z point opposite to the IMU's. The board's mount matrix must say so.
 ///
@@ -159,7 +159,7 @@ public final class AKMagnetometer: MagnetometerDriver {
     }
 
     /// Power-down, then a pause (mode changes go through power-down: AK8963 §6.4.1, AK09916 §9.3,
-    /// AK8975 §6.3: at least 100 µs).
+    /// AK8975 operating modes: at least 100 µs).
     private func powerDown() throws(SensorError) {
         try device.write(settings.mode.address, 0x00)
         core.pause.wait(.microseconds(100))
@@ -173,7 +173,7 @@ public final class AKMagnetometer: MagnetometerDriver {
         if let asax = settings.fuseROM {
             try device.write(settings.mode.address, 0x0F)  // fuse ROM access
             let asa = try device.read(asax, count: 3)
-            // H_adj = H · ((ASA − 128) · 0.5 / 128 + 1) (AK8963 §8.3.11, AK8975 §8.3.11; ak8975.c).
+            // H_adj = H · ((ASA − 128) · 0.5 / 128 + 1) (AK8963 §8.3.11, the AK8975 datasheet's ASA registers; ak8975.c).
             adjustment = SIMD3(asa.map { (Double($0) - 128) * 0.5 / 128 + 1 })
         }
         try powerDown()
@@ -232,7 +232,7 @@ public final class AKMagnetometer: MagnetometerDriver {
 
     /// Power-down, ASTC SELF = 1 where there is one, self-test mode, wait for DRDY (bounded
     /// polls), read, ASTC = 0; the chip returns to power-down by itself (AK8963 §6.4.5, AK09916
-    /// §9.4.4, AK8975 §6.4.?); then reset and restore the configuration.
+    /// §9.4.4, the AK8975 datasheet's self-test mode); then reset and restore the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
         try core.locked { state throws(SensorError) -> SelfTestReport in
             let saved = state.configuration
