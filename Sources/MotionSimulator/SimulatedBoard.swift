@@ -36,6 +36,12 @@ public struct SimulatedBoard: Sendable {
             }
         }
 
+        /// The addresses the chip can answer at (its address pin low, high).
+        public var possibleAddresses: [I2CAddress] {
+            let low = usualAddress.rawValue
+            return [I2CAddress(low), I2CAddress(low + 1)]
+        }
+
         /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9150,
         /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package.
         public var usualMagnetometer: Magnetometer? {
@@ -59,6 +65,12 @@ public struct SimulatedBoard: Sendable {
             case .lis2mdl, .hmc5883l: I2CAddress(0x1E)
             case .qmc5883l: I2CAddress(0x0D)
             }
+        }
+
+        /// The addresses the chip can answer at: the LIS3MDL's SA1 picks 0x1C or 0x1E, the
+        /// others have one.
+        public var possibleAddresses: [I2CAddress] {
+            self == .lis3mdl ? [I2CAddress(0x1C), I2CAddress(0x1E)] : [usualAddress]
         }
     }
 

@@ -51,35 +51,43 @@ public enum ChipCatalog {
     static let akAddress = I2CAddress(0x0C)
 
     /// An MPU-6050 (`chip`, WHO_AM_I 0x68) is an MPU-9150 when an AK8975 answers WIA 0x48 at 0x0C
-    /// (AK8975 datasheet register map; ak8975.c AK8975_DEVICE_ID) once INT_PIN_CFG (0x37) BYPASS_EN (bit 1) is
-    /// set (register 55, RM-MPU-6000A and RM-MPU-9150A §4.15). Steps: a device already answering at 0x0C with the bypass as it is
-    /// cannot be told from a separate magnetometer, so the chip stays an MPU-6050 and nothing is
-    /// written; else read INT_PIN_CFG, set BYPASS_EN, read 0x0C. An MPU-9150 keeps the bypass on
-    /// (its driver turns it on anyway); a plain MPU-6050 gets INT_PIN_CFG back as it was. The
-    /// bypass joins the buses only while USER_CTRL I2C_MST_EN is clear (its power-on value); a chip
-    /// whose I2C master is on stays an MPU-6050 here.
+    /// (AK8975 datasheet register map; ak8975.c AK8975_DEVICE_ID) exactly while INT_PIN_CFG (0x37)
+    /// BYPASS_EN (bit 1) is set (register 55, RM-MPU-6000A and RM-MPU-9150A §4.15). Steps: read
+    /// INT_PIN_CFG and WIA at 0x0C as things are; then flip BYPASS_EN and ask 0x0C again. Only the
+    /// MPU is written to. With the bypass off, a WIA 0x48 at 0x0C is a separate magnetometer: the
+    /// chip stays an MPU-6050 and nothing is written. Found (0x48 only with the bypass on): an
+    /// MPU-9150, left with the bypass on (its driver turns it on anyway); otherwise INT_PIN_CFG gets
+    /// its value back. The bypass joins the buses only while USER_CTRL I2C_MST_EN is clear (its
+    /// power-on value); a chip whose I2C master is on stays an MPU-6050 here.
     static func mpu9150OrMPU6050(bus: any I2CBus, chip: ChipInfo) throws(SensorError) -> ChipInfo {
-        if try answersWIA(bus) != nil { return chip }
+        let bypass = InvenSenseRegister.bypassField.mask
         let pinConfig: UInt8
         do {
             pinConfig = try bus.readRegisters(chip.address, InvenSenseRegister.interruptPinConfig, count: 1).first ?? 0
-            try bus.writeRegister(chip.address, InvenSenseRegister.interruptPinConfig, pinConfig | InvenSenseRegister.bypassField.mask)
         } catch {
             throw .bus(error)
         }
-        let wia: UInt8?
+        let bypassOn = pinConfig & bypass != 0
+        let before = try answersWIA(bus)
+        // A device at 0x0C with the bypass off is not behind it; nothing there with it on, no AK.
+        if bypassOn ? before == nil : before != nil { return chip }
+        try writePinConfig(bus, chip, pinConfig ^ bypass)
+        let after: UInt8?
         do {
-            wia = try answersWIA(bus)
+            after = try answersWIA(bus)
         } catch {
             // The read's error is the one to report, whether or not the bypass could be put back.
-            do { try restore(bus, chip, pinConfig) } catch {}
+            do { try writePinConfig(bus, chip, pinConfig) } catch {}
             throw error
         }
-        if wia == AKModel.ak8975.settings.common.identity.first {
-            return ChipInfo(name: InvenSenseModel.mpu9150.rawValue, family: .invenSense, address: chip.address, identity: chip.identity)
-        }
-        try restore(bus, chip, pinConfig)
-        return chip
+        let ak8975 = AKModel.ak8975.settings.common.identity.first
+        let behindBypass = bypassOn ? (before == ak8975 && after == nil) : after == ak8975
+        // Leave the bypass on for an MPU-9150; else as it was.
+        let wanted = behindBypass ? pinConfig | bypass : pinConfig
+        if wanted != pinConfig ^ bypass { try writePinConfig(bus, chip, wanted) }
+        return behindBypass
+            ? ChipInfo(name: InvenSenseModel.mpu9150.rawValue, family: .invenSense, address: chip.address, identity: chip.identity)
+            : chip
     }
 
     /// WIA at 0x0C, or nil when nothing acknowledges there.
@@ -92,7 +100,7 @@ public enum ChipCatalog {
         }
     }
 
-    private static func restore(_ bus: any I2CBus, _ chip: ChipInfo, _ pinConfig: UInt8) throws(SensorError) {
+    private static func writePinConfig(_ bus: any I2CBus, _ chip: ChipInfo, _ pinConfig: UInt8) throws(SensorError) {
         do {
             try bus.writeRegister(chip.address, InvenSenseRegister.interruptPinConfig, pinConfig)
         } catch {

@@ -101,20 +101,27 @@ private func ak8975Init(asa: [UInt8], first: [Int16]) -> [I2CExpectation] {
 
     // MARK: MPU-9150 or MPU-6050 (WHO_AM_I 0x68 both)
 
-    /// Nothing at 0x0C; INT_PIN_CFG read, BYPASS_EN set (other bits kept), 0x0C asked for WIA.
-    private func bypassProbe(_ address: UInt8, pinConfig: UInt8, akAnswers: Bool) -> [I2CExpectation] {
+    /// WIA at 0x0C: the AK's 0x48, or no acknowledge.
+    private func wia(_ answers: Bool) -> I2CExpectation {
+        answers ? .writeRead(0x0C, [AK.wia], reply: [0x48]) : .writeRead(0x0C, [AK.wia], reply: [0]).failing(.noAcknowledge)
+    }
+
+    /// WHO_AM_I 0x68, INT_PIN_CFG read, 0x0C asked as things are, BYPASS_EN flipped (other bits
+    /// kept), 0x0C asked again.
+    private func bypassProbe(_ address: UInt8, pinConfig: UInt8, before: Bool, after: Bool) -> [I2CExpectation] {
         [
             .writeRead(address, [0x75], reply: [0x68]),
-            .writeRead(0x0C, [AK.wia], reply: [0]).failing(.noAcknowledge),
             .writeRead(address, [0x37], reply: [pinConfig]),
-            .write(address, [0x37, pinConfig | 0x02]),
-            akAnswers ? .writeRead(0x0C, [AK.wia], reply: [0x48]) : .writeRead(0x0C, [AK.wia], reply: [0]).failing(.noAcknowledge),
+            wia(before),
+            .write(address, [0x37, pinConfig ^ 0x02]),
+            wia(after),
         ]
     }
 
+    /// Bypass off, nothing at 0x0C; with it on an AK answers: an MPU-9150, the bypass left on.
     @Test(arguments: [UInt8(0x68), 0x69])
     func anAK8975BehindTheBypassMakesAnMPU9150(address: UInt8) throws {
-        let bus = ExpectationBus(bypassProbe(address, pinConfig: 0x10, akAnswers: true))
+        let bus = ExpectationBus(bypassProbe(address, pinConfig: 0x10, before: false, after: true))
         let chip = try #require(try ChipCatalog.identify(bus: bus, address: I2CAddress(address)))
         #expect(chip.name == "MPU-9150" && chip.family == .invenSense && chip.identity == [0x68] && chip.address == I2CAddress(address))
         expectFinished(bus)
@@ -122,19 +129,30 @@ private func ak8975Init(asa: [UInt8], first: [Int16]) -> [I2CExpectation] {
         #expect(ChipCatalog.builtInMagnetometer(inside: chip.name)?.name == "AK8975")
     }
 
+    /// Identified again once its driver set the bypass: the AK answers, and stops answering when
+    /// the bypass is cleared; the bypass is set again.
+    @Test func anMPU9150WithItsBypassAlreadyOnIsAnMPU9150() throws {
+        let bus = ExpectationBus(bypassProbe(0x68, pinConfig: 0x02, before: true, after: false) + [.write(0x68, [0x37, 0x02])])
+        #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68))?.name == "MPU-9150")
+        expectFinished(bus)
+    }
+
     /// A plain MPU-6050: INT_PIN_CFG gets its value back.
     @Test func noAKBehindTheBypassIsAnMPU6050AndTheBypassIsRestored() throws {
-        let bus = ExpectationBus(bypassProbe(0x68, pinConfig: 0x10, akAnswers: false) + [.write(0x68, [0x37, 0x10])])
+        let bus = ExpectationBus(bypassProbe(0x68, pinConfig: 0x10, before: false, after: false) + [.write(0x68, [0x37, 0x10])])
         #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68))?.name == "MPU-6050")
         expectFinished(bus)
     }
 
-    /// Something already answering at 0x0C may be a separate magnetometer: nothing is written, the
-    /// chip stays an MPU-6050.
-    @Test func aDeviceAlreadyAt0x0CLeavesAnMPU6050AndWritesNothing() throws {
-        let bus = ExpectationBus([.writeRead(0x68, [0x75], reply: [0x68]), .writeRead(0x0C, [AK.wia], reply: [0x48])])
-        #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68))?.name == "MPU-6050")
-        expectFinished(bus)
+    /// A magnetometer answering at 0x0C whether or not the bypass is on is a separate chip: an
+    /// MPU-6050. With the bypass off nothing is written at all.
+    @Test func aSeparateDeviceAt0x0CLeavesAnMPU6050() throws {
+        let off = ExpectationBus([.writeRead(0x68, [0x75], reply: [0x68]), .writeRead(0x68, [0x37], reply: [0x00]), wia(true)])
+        #expect(try ChipCatalog.identify(bus: off, address: I2CAddress(0x68))?.name == "MPU-6050")
+        expectFinished(off)
+        let on = ExpectationBus(bypassProbe(0x68, pinConfig: 0x02, before: true, after: true) + [.write(0x68, [0x37, 0x02])])
+        #expect(try ChipCatalog.identify(bus: on, address: I2CAddress(0x68))?.name == "MPU-6050")
+        expectFinished(on)
     }
 
     /// Inside an MPU-9150 the AK at 0x0C (WIA 0x48, like an AK8963) is an AK8975.
