@@ -193,6 +193,53 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         expectFinished(bus)
     }
 
+    /// Packet 3's 16-bit timestamp (1 µs, TMST_RES at its reset value) becomes the frame's chip
+    /// time in seconds, read in the same burst, unwrapped across the counter's wrap at 65536 µs
+    /// within a read and from one read to the next.
+    @Test func fifoFramesCarryTheChipTimestampUnwrapped() throws {
+        let (bus, imu) = try driverWithFIFO()
+        let microseconds = (0..<6).map { 60_000 + $0 * 5000 }   // 60 ms … 85 ms: wraps after 65.536 ms
+        let packets = microseconds.map { packet(accel: [0, 0, 8192], gyro: [0, 0, 0], timestamp: UInt16($0 % 65536)) }
+        bus.expect([
+            .writeRead(0x68, [ICM.intStatus], reply: [0x08, 0x00, 4 * 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: Array(packets[0..<4].joined())),
+            .writeRead(0x68, [ICM.intStatus], reply: [0x08, 0x00, 2 * 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: Array(packets[4..<6].joined())),
+        ])
+        let first = try imu.readFIFO()
+        let second = try imu.readFIFO()
+        let frames = first.frames + second.frames
+        #expect(frames.map(\.sampleIndex) == Array(0..<6))
+        #expect(frames.map { $0.chipTime.map { ($0 * 1e6).rounded() } } == microseconds.map { Double($0) })
+        #expect(first.chipClockWrap == 0.065536 && second.chipClockWrap == 0.065536)
+        expectFinished(bus)
+    }
+
+    /// On the emulator with its clock 300 ppm fast at 200 Hz: frames in order, their chip times
+    /// increasing, 5 ms (1 / ODR on the chip's clock) apart within the 1 µs resolution, over more
+    /// than one wrap of the counter. (That the chip's clock runs 300 ppm fast shows in the
+    /// sampler's timestamps: FIFOSamplingTests.)
+    @Test func emulatedChipTimesFollowTheDriftingChipClock() throws {
+        let time = ManualTime(1)
+        let rig = try EmulatedRig(imu: .icm42688, magnetometer: .none, source: ConstantSource(), time: time,
+                                  imuOptions: EmulatorOptions(clockDriftPPM: 300))
+        try rig.imu.enableFIFO()
+        var frames: [FIFOFrame] = []
+        for step in 1...100 {
+            time.set(1 + Double(step) * 0.02)
+            let read = try rig.imu.readFIFO()
+            #expect(!read.overflowed)
+            frames += read.frames
+        }
+        #expect(frames.count >= 395)
+        #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
+        let chipTimes = frames.compactMap(\.chipTime)
+        #expect(chipTimes.count == frames.count)
+        let steps = zip(chipTimes, chipTimes.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { abs($0 - 0.005) <= 1.001e-6 }, "\(steps.map { $0 * 1e6 }.min() ?? 0)…\(steps.map { $0 * 1e6 }.max() ?? 0) µs")
+        #expect((chipTimes.last ?? 0) - (chipTimes.first ?? 0) > 0.065536)
+    }
+
     /// Header flags: the empty marker (HEADER_MSG) ends the read; −32768 on a sensor's axes
     /// (not valid yet) skips the frame but keeps its slot; an ODR change after the first packet
     /// restarts the FIFO and reports it like an overflow; FIFO_FULL restarts it and reports the overflow.
