@@ -100,7 +100,9 @@ struct SawtoothRate: PhysicalSource {
     @Test func chipTimestampsKeepTheChipClockAcrossAFIFORestart() throws {
         let byIndex = try Self.worstErrorAfterARestart(chipTimestamps: false)
         let byChipTime = try Self.worstErrorAfterARestart(chipTimestamps: true)
-        // Measured here: 1860 µs by index, 89 µs by chip time, 360 samples each.
+        // Measured here: 1860 µs by index, 89 µs by chip time, 360 samples each (printed below).
+        print("FIFO restart, ICM-42688-P 200 Hz 300 ppm, worst error over 2 s: by index \(byIndex.worst * 1e6) µs, "
+            + "by chip time \(byChipTime.worst * 1e6) µs (\(byIndex.count), \(byChipTime.count) samples)")
         #expect(byIndex.count > 300 && byChipTime.count > 300)
         #expect(byChipTime.worst < 100e-6, "by chip time \(byChipTime.worst * 1e6) µs")
         #expect(byIndex.worst > 1000e-6, "by index \(byIndex.worst * 1e6) µs")
