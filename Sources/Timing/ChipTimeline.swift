@@ -2,9 +2,10 @@
 ///
 /// A FIFO's sample indices start again whenever the FIFO does (an overflow, a restart); the chip's
 /// timestamp counter runs on. A sample's chip time divided by the nominal sample period is its
-/// index on the chip's clock (the chip samples at whole ticks of that period on its own clock), so
-/// ``SampleTimeEstimator`` can keep what it learnt about the chip's clock across a restart, and
-/// samples the chip never delivered leave gaps in the numbering instead of shifting the rest.
+/// position on the chip's clock (in periods; fractional where the sampling phase moved, e.g. when
+/// a restart started batching afresh), so ``SampleTimeEstimator`` can keep what it learnt about
+/// the chip's clock across a restart, and samples the chip never delivered leave gaps instead of
+/// shifting the rest.
 ///
 /// The counter wraps (every `wrap` seconds, 65.5 ms on the ICM-42688-P). Within a read the driver
 /// unwraps from frame to frame; across reads, and after a restart, the whole wraps come from the
@@ -25,9 +26,10 @@ public struct ChipTimeline: Sendable {
         self.wrap = wrap
     }
 
-    /// The indices on the chip's clock of one read's samples, given their chip times in order (as
-    /// the driver unwrapped them) and the host time of the read.
-    public mutating func indices(of chipTimes: [Double], readAt time: Double) -> [Int] {
+    /// The positions on the chip's clock (sample periods since the first sample) of one read's
+    /// samples, given their chip times in order (as the driver unwrapped them) and the host time
+    /// of the read.
+    public mutating func positions(of chipTimes: [Double], readAt time: Double) -> [Double] {
         guard let newest = chipTimes.last else { return [] }
         var offset = 0.0
         if let wrap, let last {
@@ -37,9 +39,6 @@ public struct ChipTimeline: Sendable {
         let zero = self.zero ?? (chipTimes[0] + offset)
         self.zero = zero
         last = (newest + offset, time)
-        return chipTimes.map { chipTime in
-            let index = ((chipTime + offset - zero) / nominalPeriod).rounded()
-            return Int(max(-1e15, min(index, 1e15)))
-        }
+        return chipTimes.map { chipTime in (chipTime + offset - zero) / nominalPeriod }
     }
 }

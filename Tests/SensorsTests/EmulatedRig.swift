@@ -62,3 +62,23 @@ struct EmulatedRig {
 func specificForce(_ sample: IMUSample) -> SIMD3<Double> {
     -sample.acceleration * PhysicalState.standardGravity
 }
+
+/// `reads` FIFO reads 20 ms apart from `imu`'s emulator with its clock `driftPPM` fast, after
+/// the driver enabled the FIFO: every frame, none lost to an overflow, and the chip-time steps
+/// between consecutive frames (empty when a frame has none).
+func emulatedFIFOFrames(_ imu: SimulatedBoard.IMU, driftPPM: Double, reads: Int) throws -> (frames: [FIFOFrame], chipTimeSteps: [Double]) {
+    let time = ManualTime(1)
+    let rig = try EmulatedRig(imu: imu, magnetometer: .none, source: ConstantSource(), time: time,
+                              imuOptions: EmulatorOptions(clockDriftPPM: driftPPM))
+    try rig.imu.enableFIFO()
+    var frames: [FIFOFrame] = []
+    for step in 1...reads {
+        time.set(1 + Double(step) * 0.02)
+        let read = try rig.imu.readFIFO()
+        #expect(!read.overflowed)
+        frames += read.frames
+    }
+    let chipTimes = frames.compactMap(\.chipTime)
+    let steps = chipTimes.count == frames.count ? zip(chipTimes, chipTimes.dropFirst()).map { pair in pair.1 - pair.0 } : []
+    return (frames, steps)
+}

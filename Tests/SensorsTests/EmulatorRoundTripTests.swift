@@ -110,6 +110,20 @@ import Testing
         }
     }
 
+    /// FIFO chip timestamps on the emulators, their clocks 300 ppm fast: frames in order, each
+    /// with a chip time, 1 / ODR apart on the chip's clock within the timestamp's resolution
+    /// (ICM-42688-P packet timestamps, 1 µs, 200 Hz, over more than one 65.5 ms wrap of the
+    /// counter; LSM6DSOX timestamp words, 25 µs, 208 Hz).
+    @Test(arguments: [(SimulatedBoard.IMU.icm42688, 200.0, 1e-6), (.lsm6dsox, 208.0, 25e-6)])
+    func fifoFramesCarryChipTimesOneSamplePeriodApart(imu: SimulatedBoard.IMU, rate: Double, resolution: Double) throws {
+        let (frames, steps) = try emulatedFIFOFrames(imu, driftPPM: 300, reads: 100)
+        #expect(frames.count >= Int(1.95 * rate))
+        #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
+        #expect(steps.count == frames.count - 1)
+        #expect(steps.allSatisfy { abs($0 - 1 / rate) <= resolution * 1.001 }, "\(imu): \(steps.min() ?? 0)…\(steps.max() ?? 0) s")
+        #expect(steps.reduce(0, +) > 0.065536)
+    }
+
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func imuSelfTestPassesWhenHealthyAndFailsWithADeadAxis(imu: SimulatedBoard.IMU) throws {
         for dead in [false, true] {

@@ -215,31 +215,6 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         expectFinished(bus)
     }
 
-    /// On the emulator with its clock 300 ppm fast at 200 Hz: frames in order, their chip times
-    /// increasing, 5 ms (1 / ODR on the chip's clock) apart within the 1 µs resolution, over more
-    /// than one wrap of the counter. (That the chip's clock runs 300 ppm fast shows in the
-    /// sampler's timestamps: FIFOSamplingTests.)
-    @Test func emulatedChipTimesFollowTheDriftingChipClock() throws {
-        let time = ManualTime(1)
-        let rig = try EmulatedRig(imu: .icm42688, magnetometer: .none, source: ConstantSource(), time: time,
-                                  imuOptions: EmulatorOptions(clockDriftPPM: 300))
-        try rig.imu.enableFIFO()
-        var frames: [FIFOFrame] = []
-        for step in 1...100 {
-            time.set(1 + Double(step) * 0.02)
-            let read = try rig.imu.readFIFO()
-            #expect(!read.overflowed)
-            frames += read.frames
-        }
-        #expect(frames.count >= 395)
-        #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
-        let chipTimes = frames.compactMap(\.chipTime)
-        #expect(chipTimes.count == frames.count)
-        let steps = zip(chipTimes, chipTimes.dropFirst()).map { $1 - $0 }
-        #expect(steps.allSatisfy { abs($0 - 0.005) <= 1.001e-6 }, "\(steps.map { $0 * 1e6 }.min() ?? 0)…\(steps.map { $0 * 1e6 }.max() ?? 0) µs")
-        #expect((chipTimes.last ?? 0) - (chipTimes.first ?? 0) > 0.065536)
-    }
-
     /// Header flags: the empty marker (HEADER_MSG) ends the read; −32768 on a sensor's axes
     /// (not valid yet) skips the frame but keeps its slot; an ODR change after the first packet
     /// restarts the FIFO and reports it like an overflow; FIFO_FULL restarts it and reports the overflow.

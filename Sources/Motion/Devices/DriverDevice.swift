@@ -103,21 +103,21 @@ final class DriverDevice: MotionDevice {
             state.lastRead = time
             guard !read.frames.isEmpty else { return ([], 0) }
             let chipTimes = read.frames.compactMap(\.chipTime)
-            let indices: [Int]
+            let indices: [Double]
             if byChipTime, chipTimes.count == read.frames.count {
                 if state.timeline == nil {
                     // Index numbering so far is not the chip's: the estimate starts on the new one.
                     state.estimator = SampleTimeEstimator(nominalPeriod: 1 / rate)
                     state.timeline = ChipTimeline(nominalPeriod: 1 / rate, wrap: read.chipClockWrap)
                 }
-                indices = state.timeline?.indices(of: chipTimes, readAt: time) ?? read.frames.map(\.sampleIndex)
+                indices = state.timeline?.positions(of: chipTimes, readAt: time) ?? read.frames.map { Double($0.sampleIndex) }
             } else {
-                indices = read.frames.map(\.sampleIndex)
+                indices = read.frames.map { Double($0.sampleIndex) }
             }
-            state.estimator.observe(readAt: time, lastIndex: indices[indices.count - 1])
+            state.estimator.observe(readAt: time, lastPosition: indices[indices.count - 1])
             let estimator = state.estimator
-            let samples = zip(read.frames, indices).map { frame, index in
-                motionSample(frame.sample, magnetic, at: estimator.time(ofSample: index))
+            let samples = zip(read.frames, indices).map { frame, position in
+                motionSample(frame.sample, magnetic, at: estimator.time(ofPosition: position))
             }
             return (samples, 0)
         }
