@@ -58,14 +58,23 @@ public struct HardwareCheckTarget: Sendable {
     /// The simulated board in virtual time, lying still face up (scenario `rest`) with the
     /// datasheet noise and bias of the chosen chips (fixed seed).
     public static func simulated(imu: SimulatedBoard.IMU = .lsm6dsox, seed: UInt64 = 1) throws(MotionError) -> HardwareCheckTarget {
+        try simulated(Simulation(scenario: "rest", imu: imu, seed: seed))
+    }
+
+    /// `simulation` in virtual time, lying still face up (its scenario is replaced by `rest`);
+    /// laid out like a board file when it has a ``Simulation/layout``.
+    public static func simulated(_ simulation: Simulation) throws(MotionError) -> HardwareCheckTarget {
         let clock = VirtualClock()
-        let simulation = Simulation(scenario: "rest", imu: imu, seed: seed)
+        var simulation = simulation
+        simulation.scenario = "rest"
         let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
-        guard let hardware = manager.simulatedHardware, let board = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
+        guard let hardware = manager.simulatedHardware,
+              let board = simulation.layout ?? BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
             throw .sensor("the simulated board did not start (built-in board files: \(BoardCatalog.builtInProblems))")
         }
+        let laidOut = simulation.layout.map { "laid out like \($0.id), " } ?? ""
         return HardwareCheckTarget(
-            description: "simulated board (\(imu.rawValue), virtual time)", board: board, bus: hardware.board.bus,
+            description: "simulated board (\(laidOut)\(simulation.imu.rawValue), virtual time)", board: board, bus: hardware.board.bus,
             manager: manager, isSimulated: true, pause: .none, wait: { clock.advance(by: $0) })
     }
 
@@ -157,6 +166,8 @@ public struct GyroRestLimits: Sendable, Equatable {
         switch chip {
         case InvenSenseModel.mpu6050.rawValue:
             GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-6000A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz")
+        case InvenSenseModel.mpu9150.rawValue:
+            GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-9150A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz")
         case InvenSenseModel.mpu6500.rawValue:
             GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-6500A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz")
         case InvenSenseModel.mpu9250.rawValue:
@@ -264,7 +275,9 @@ public enum HardwareChecks {
             }
             var magnetometer: ChipInfo?
             for address in target.board.magnetometerAddresses where magnetometer == nil {
-                if let chip = try ChipCatalog.identify(bus: target.bus, address: address), !chip.isIMU { magnetometer = chip }
+                if let chip = try ChipCatalog.identify(bus: target.bus, address: address, insidePackageOf: imu?.name), !chip.isIMU {
+                    magnetometer = chip
+                }
             }
             guard let imu else {
                 return (HardwareCheckResult("identity", .fail, measured: "no supported IMU answers", limit: limit), nil, nil)

@@ -126,7 +126,7 @@ extension MotionManager {
         let key = simulation.replay == nil ? "simulated|\(simulation)" : "replay|\(UUID())"
         return try shared(key: "\(key)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
             let (board, world) = try simulation.makeBoard(clock: clock)
-            guard let boardFile = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
+            guard let boardFile = simulation.layout ?? BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
             }
             let device = try DeviceOpener.open(

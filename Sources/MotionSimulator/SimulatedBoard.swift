@@ -6,13 +6,13 @@ import I2C
 /// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `--imu lsm9ds1` is the Sense HAT:
 /// an LSM9DS1 at 0x6A with its magnetometer (a LIS3MDL register map) at 0x1C. `motionctl --imu mpu6050` maps to
 /// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D (so do `bmi160` and
-/// `icm42688`, an ICM-42688-P at 0x68); an MPU-9250 brings its own AK8963 at 0x0C and an ICM-20948
+/// `icm42688`, an ICM-42688-P at 0x68); an MPU-9150 brings its own AK8975 at 0x0C, an MPU-9250 its AK8963 and an ICM-20948
 /// its own AK09916 there, each reachable once the driver enables the I2C bypass.
 ///
 /// The emulators can also be built and attached one by one; each takes
 /// `(source:now:options:)`: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
-/// ``LSM6DS3Emulator``, ``LSM9DS1Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9250Emulator`` (use its
-/// `attach(to:at:)`), ``ICM20948Emulator`` (likewise), ``BMI160Emulator``, ``ICM42688Emulator``, ``AK8963Emulator``,
+/// ``LSM6DS3Emulator``, ``LSM9DS1Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9150Emulator`` and ``MPU9250Emulator`` (use their
+/// `attach(to:at:)`), ``ICM20948Emulator`` (likewise), ``BMI160Emulator``, ``ICM42688Emulator``, ``AK8975Emulator``, ``AK8963Emulator``,
 /// ``AK09916Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
 /// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
 ///
@@ -26,25 +26,31 @@ public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
         /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9250, icm20948, bmi160, icm42688
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9150, mpu9250, icm20948, bmi160, icm42688
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr, .lsm9ds1: I2CAddress(0x6A)
-            case .mpu6050, .mpu6500, .mpu9250, .icm20948, .bmi160, .icm42688: I2CAddress(0x68)
+            case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .icm20948, .bmi160, .icm42688: I2CAddress(0x68)
             }
         }
 
-        /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9250 and
-        /// the ICM-20948, whose AK8963 or AK09916 is inside the package.
+        /// The addresses the chip can answer at (its address pin low, high).
+        public var possibleAddresses: [I2CAddress] {
+            let low = usualAddress.rawValue
+            return [I2CAddress(low), I2CAddress(low + 1)]
+        }
+
+        /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9150,
+        /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package.
         public var usualMagnetometer: Magnetometer? {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: .lis3mdl
             // The LSM9DS1's magnetometer has the LIS3MDL's registers and identity (0x1C on the Sense HAT).
             case .lsm9ds1: .lis3mdl
             case .mpu6050, .mpu6500, .bmi160, .icm42688: .qmc5883l
-            case .mpu9250, .icm20948: nil
+            case .mpu9150, .mpu9250, .icm20948: nil
             }
         }
     }
@@ -59,6 +65,12 @@ public struct SimulatedBoard: Sendable {
             case .lis2mdl, .hmc5883l: I2CAddress(0x1E)
             case .qmc5883l: I2CAddress(0x0D)
             }
+        }
+
+        /// The addresses the chip can answer at: the LIS3MDL's SA1 picks 0x1C or 0x1E, the
+        /// others have one.
+        public var possibleAddresses: [I2CAddress] {
+            self == .lis3mdl ? [I2CAddress(0x1C), I2CAddress(0x1E)] : [usualAddress]
         }
     }
 
@@ -86,7 +98,7 @@ public struct SimulatedBoard: Sendable {
     public struct Chip: Sendable {
         public var address: I2CAddress
         public var device: any SimulatedDevice
-        /// True for the MPU-9250's AK8963 and the ICM-20948's AK09916: they answer only with the
+        /// True for the MPU-9150's AK8975, the MPU-9250's AK8963 and the ICM-20948's AK09916: they answer only with the
         /// I2C bypass enabled.
         public var behindBypass: Bool
     }
@@ -135,6 +147,7 @@ public struct SimulatedBoard: Sendable {
         case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
         case .bmi160: imuDevice = BMI160Emulator(source: source, now: now, options: imuOptions)
         case .icm42688: imuDevice = ICM42688Emulator(source: source, now: now, options: imuOptions)
+        case .mpu9150: imuDevice = MPU9150Emulator(source: source, now: now, options: imuOptions)
         case .mpu9250: imuDevice = MPU9250Emulator(source: source, now: now, options: imuOptions)
         case .icm20948: imuDevice = ICM20948Emulator(source: source, now: now, options: imuOptions)
         }

@@ -2,7 +2,7 @@ import I2C
 
 /// Identifies supported chips on a bus and builds their drivers.
 public enum ChipCatalog {
-    /// Where the supported chips live: AK8963/AK09916 0x0C, QMC5883L 0x0D, LIS3MDL (and the
+    /// Where the supported chips live: AK8963/AK09916/AK8975 0x0C, QMC5883L 0x0D, LIS3MDL (and the
     /// LSM9DS1's magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense
     /// MPU, ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
     public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
@@ -21,8 +21,17 @@ public enum ChipCatalog {
     ///   only the board can say which, so pass `true` for a DSO32.
     /// - Returns: the chip, or `nil` when nothing answers or the device is not one this library knows.
     /// - Throws: ``SensorError/bus(_:)`` for bus failures other than a missing acknowledge.
-    public static func identify(bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false) throws(SensorError) -> ChipInfo? {
-        for candidate in candidates(at: address, lsm6dso32: lsm6dso32) {
+    /// - Parameter package: the name of the IMU already identified on this bus, when `address` may
+    ///   be the magnetometer inside its package: an AK at 0x0C inside an MPU-9150 is an AK8975,
+    ///   whose WIA (0x48) alone would name an AK8963.
+    ///
+    /// An MPU-6050-looking chip (WHO_AM_I 0x68) is told from an MPU-9150 by its AK8975 (see
+    /// ``mpu9150OrMPU6050(bus:chip:)``): the only identification that writes, and only to a chip
+    /// already known to be an MPU.
+    public static func identify(
+        bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false, insidePackageOf package: String? = nil
+    ) throws(SensorError) -> ChipInfo? {
+        for candidate in candidates(at: address, lsm6dso32: lsm6dso32, package: package) {
             let found: [UInt8]
             do {
                 found = try bus.readRegisters(address, candidate.register, count: candidate.count)
@@ -30,9 +39,73 @@ public enum ChipCatalog {
                 if error.kind == .noAcknowledge { return nil }
                 throw .bus(error)
             }
-            if let chip = candidate.match(found, address) { return chip }
+            if let chip = candidate.match(found, address) {
+                return chip.name == InvenSenseModel.mpu6050.rawValue ? try mpu9150OrMPU6050(bus: bus, chip: chip) : chip
+            }
         }
         return nil
+    }
+
+    /// Where the magnetometer inside an MPU-9150 or MPU-9250 answers once the bypass is on
+    /// (drivers/iio/imu/inv_mpu6050/inv_mpu_magn.c: INV_MPU_MAGN_I2C_ADDR 0x0C).
+    static let akAddress = I2CAddress(0x0C)
+
+    /// An MPU-6050 (`chip`, WHO_AM_I 0x68) is an MPU-9150 when an AK8975 answers WIA 0x48 at 0x0C
+    /// (AK8975 datasheet register map; ak8975.c AK8975_DEVICE_ID) exactly while INT_PIN_CFG (0x37)
+    /// BYPASS_EN (bit 1) is set (register 55, RM-MPU-6000A and RM-MPU-9150A §4.15). Steps: read
+    /// INT_PIN_CFG and WIA at 0x0C as things are; then flip BYPASS_EN and ask 0x0C again. Only the
+    /// MPU is written to. With the bypass off, a WIA 0x48 at 0x0C is a separate magnetometer: the
+    /// chip stays an MPU-6050 and nothing is written. Found (0x48 only with the bypass on): an
+    /// MPU-9150, left with the bypass on (its driver turns it on anyway); otherwise INT_PIN_CFG gets
+    /// its value back. The bypass joins the buses only while USER_CTRL I2C_MST_EN is clear (its
+    /// power-on value); a chip whose I2C master is on stays an MPU-6050 here.
+    static func mpu9150OrMPU6050(bus: any I2CBus, chip: ChipInfo) throws(SensorError) -> ChipInfo {
+        let bypass = InvenSenseRegister.bypassField.mask
+        let pinConfig: UInt8
+        do {
+            pinConfig = try bus.readRegisters(chip.address, InvenSenseRegister.interruptPinConfig, count: 1).first ?? 0
+        } catch {
+            throw .bus(error)
+        }
+        let bypassOn = pinConfig & bypass != 0
+        let before = try answersWIA(bus)
+        // A device at 0x0C with the bypass off is not behind it; nothing there with it on, no AK.
+        if bypassOn ? before == nil : before != nil { return chip }
+        try writePinConfig(bus, chip, pinConfig ^ bypass)
+        let after: UInt8?
+        do {
+            after = try answersWIA(bus)
+        } catch {
+            // The read's error is the one to report, whether or not the bypass could be put back.
+            do { try writePinConfig(bus, chip, pinConfig) } catch {}
+            throw error
+        }
+        let ak8975 = AKModel.ak8975.settings.common.identity.first
+        let behindBypass = bypassOn ? (before == ak8975 && after == nil) : after == ak8975
+        // Leave the bypass on for an MPU-9150; else as it was.
+        let wanted = behindBypass ? pinConfig | bypass : pinConfig
+        if wanted != pinConfig ^ bypass { try writePinConfig(bus, chip, wanted) }
+        return behindBypass
+            ? ChipInfo(name: InvenSenseModel.mpu9150.rawValue, family: .invenSense, address: chip.address, identity: chip.identity)
+            : chip
+    }
+
+    /// WIA at 0x0C, or nil when nothing acknowledges there.
+    private static func answersWIA(_ bus: any I2CBus) throws(SensorError) -> UInt8? {
+        do {
+            return try bus.readRegisters(akAddress, AKModel.ak8975.settings.common.identityRegister, count: 1).first
+        } catch {
+            if error.kind == .noAcknowledge { return nil }
+            throw .bus(error)
+        }
+    }
+
+    private static func writePinConfig(_ bus: any I2CBus, _ chip: ChipInfo, _ pinConfig: UInt8) throws(SensorError) {
+        do {
+            try bus.writeRegister(chip.address, InvenSenseRegister.interruptPinConfig, pinConfig)
+        } catch {
+            throw .bus(error)
+        }
     }
 
     /// Identifies every usual address; addresses with no device or an unknown device are left out.
@@ -44,7 +117,7 @@ public enum ChipCatalog {
         return chips
     }
 
-    private static func candidates(at address: I2CAddress, lsm6dso32: Bool) -> [Candidate] {
+    private static func candidates(at address: I2CAddress, lsm6dso32: Bool, package: String?) -> [Candidate] {
         // Identity registers and values come from each driver's settings table.
         // Families that keep their identity in the same register: one read tells them apart.
         func imu(_ register: UInt8, _ models: [(name: String, identity: UInt8, family: ChipInfo.Family)]) -> Candidate {
@@ -76,7 +149,8 @@ public enum ChipCatalog {
             // BMI160 and the ICM-20948, 0x75 is a reserved register, never an MPU identity; the
             // ICM-20948's 0x00 is WHO_AM_I while bank 0 is selected: at power-on, and whenever
             // ICM20948IMU has let go (it always returns to bank 0).
-            let mpu = InvenSenseModel.allCases.map {
+            // The MPU-9150 answers as an MPU-6050 here; identify(bus:address:) then looks for its AK8975.
+            let mpu = InvenSenseModel.allCases.filter { $0 != .mpu9150 }.map {
                 ($0.rawValue, InvenSenseSettings.settings(for: $0).identity, ChipInfo.Family.invenSense)
             }
             let icm = ICM42600Model.allCases.map {
@@ -108,21 +182,25 @@ public enum ChipCatalog {
         case 0x0C:
             // WIA(1) 0x00 is 0x48 on both: one read of 0x00–0x01 tells them apart by the
             // AK09916's WIA2 0x09 (the AK8963's 0x01 is INFO), as Linux ak8975.c does.
-            return [magnetometers([AK09916Magnetometer.settings, AK8963Magnetometer.settings])]
+            // Inside an MPU-9150 the AK at 0x0C is an AK8975: its WIA is the AK8963's.
+            if package == InvenSenseModel.mpu9150.rawValue { return [magnetometer(AKModel.ak8975.settings.common)] }
+            return [magnetometers([AKModel.ak09916.settings.common, AKModel.ak8963.settings.common])]
         default:
             return []
         }
     }
 
-    /// The magnetometer inside the package of the IMU named `imu` (the MPU-9250's AK8963, the
-    /// ICM-20948's AK09916), at the address it answers once the IMU's I2C bypass is on; nil for
-    /// chips without one.
+    /// The magnetometer inside the package of the IMU named `imu` (the MPU-9150's AK8975, the
+    /// MPU-9250's AK8963, the ICM-20948's AK09916), at the address it answers once the IMU's I2C
+    /// bypass is on; nil for chips without one.
     public static func builtInMagnetometer(inside imu: String) -> ChipInfo? {
-        switch imu {
-        case InvenSenseModel.mpu9250.rawValue: AK8963Magnetometer.settings.chip(at: I2CAddress(0x0C))
-        case ICM20948Settings.name: AK09916Magnetometer.settings.chip(at: I2CAddress(0x0C))
+        let model: AKModel? = switch imu {
+        case InvenSenseModel.mpu9150.rawValue: .ak8975
+        case InvenSenseModel.mpu9250.rawValue: .ak8963
+        case ICM20948Settings.name: .ak09916
         default: nil
         }
+        return model?.settings.common.chip(at: akAddress)
     }
 
     /// The accelerometer + gyroscope driver for an identified chip; `nil` for a magnetometer.
@@ -161,8 +239,9 @@ public enum ChipCatalog {
         case .lis2mdl: LIS2MDLMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .qmc5883l: QMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
-        case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
-        case .ak09916: AK09916Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        case .ak8963: AKMagnetometer(bus: bus, address: chip.address, model: .ak8963, pause: pause, resetCompletion: resetCompletion)
+        case .ak09916: AKMagnetometer(bus: bus, address: chip.address, model: .ak09916, pause: pause, resetCompletion: resetCompletion)
+        case .ak8975: AKMagnetometer(bus: bus, address: chip.address, model: .ak8975, pause: pause, resetCompletion: resetCompletion)
         case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: nil
         }
     }

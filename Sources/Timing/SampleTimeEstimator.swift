@@ -22,8 +22,8 @@ public struct SampleTimeEstimator: Sendable {
     public let nominalPeriod: Double
     private let anchorCount: Int
     private let windowSize: Int
-    private var anchors: [(time: Double, index: Int)] = []
-    private var recent: [(time: Double, index: Int)] = []
+    private var anchors: [(time: Double, index: Double)] = []
+    private var recent: [(time: Double, index: Double)] = []
     private var nextRecent = 0
     private var periodBounds: ClosedRange<Double>
     /// The estimated time of sample 0, seconds.
@@ -52,6 +52,13 @@ public struct SampleTimeEstimator: Sendable {
 
     /// Records a read: at `time` (seconds) the newest sample in the FIFO had index `lastIndex`.
     public mutating func observe(readAt time: Double, lastIndex: Int) {
+        observe(readAt: time, lastPosition: Double(lastIndex))
+    }
+
+    /// Records a read whose newest sample sits at `lastIndex` sample periods (not necessarily a
+    /// whole number: a chip's timestamp divided by the nominal period) from sample 0; the next
+    /// sample comes one period later.
+    public mutating func observe(readAt time: Double, lastPosition lastIndex: Double) {
         if anchors.count < anchorCount { anchors.append((time, lastIndex)) }
         if recent.count < windowSize { recent.append((time, lastIndex)) } else { recent[nextRecent] = (time, lastIndex) }
         nextRecent = (nextRecent + 1) % windowSize
@@ -59,8 +66,8 @@ public struct SampleTimeEstimator: Sendable {
         var lowest = periodBounds.lowerBound, highest = periodBounds.upperBound
         for anchor in anchors where lastIndex - anchor.index >= 2 {
             let span = time - anchor.time
-            lowest = max(lowest, span / Double(lastIndex - anchor.index + 1))
-            highest = min(highest, span / Double(lastIndex - anchor.index - 1))
+            lowest = max(lowest, span / (lastIndex - anchor.index + 1))
+            highest = min(highest, span / (lastIndex - anchor.index - 1))
         }
         if lowest <= highest {
             periodBounds = lowest...highest
@@ -72,8 +79,8 @@ public struct SampleTimeEstimator: Sendable {
         let period = self.period
         var lower = -Double.infinity, upper = Double.infinity
         for read in recent {
-            lower = max(lower, read.time - period * Double(read.index + 1))
-            upper = min(upper, read.time - period * Double(read.index))
+            lower = max(lower, read.time - period * (read.index + 1))
+            upper = min(upper, read.time - period * read.index)
         }
         origin = lower <= upper ? (lower + upper) / 2 : upper
     }
@@ -88,6 +95,11 @@ public struct SampleTimeEstimator: Sendable {
 
     /// When sample `index` was taken (seconds), once at least one read was observed.
     public func time(ofSample index: Int) -> Double {
-        origin + period * Double(index)
+        time(ofPosition: Double(index))
+    }
+
+    /// When the sample `position` periods from sample 0 was taken (seconds).
+    public func time(ofPosition position: Double) -> Double {
+        origin + period * position
     }
 }

@@ -113,8 +113,9 @@ struct ProbeCommand: ParsableCommand {
     }
 
     /// `<bus>: N device(s) answered` and one line per address with the chip's name; then the
-    /// magnetometer inside a 9-axis IMU (MPU-9250, ICM-20948) when it did not answer itself: it
-    /// sits behind the IMU's I2C bypass, which a probe never opens (that would be a write).
+    /// magnetometer inside a 9-axis IMU (MPU-9150, MPU-9250, ICM-20948) when it did not answer
+    /// itself: it sits behind the IMU's I2C bypass, which the bus scan ran before. (Only an
+    /// MPU-6050-looking chip gets its bypass opened by identification, to tell an MPU-9150.)
     static func report(busName: String, results: [ProbeResult]) -> String {
         var lines = ["\(busName): \(results.count) device(s) answered"]
         for result in results {

@@ -11,7 +11,8 @@ struct SelftestCommand: ParsableCommand {
         discussion: """
             Lay the board flat, components up, and keep it still: the checks stream for \
             \(Int(HardwareChecks.streamDuration)) s. Prints one line per check (PASS/FAIL/SKIP, measured value, limit); \
-            exits with status 1 when a check fails. Without --board or --simulated the board is detected.
+            exits with status 1 when a check fails. Without --board or --simulated the board is detected; \
+            --simulated --board ID runs the checks on the simulated board laid out like that board file.
             """
     )
 
@@ -40,7 +41,7 @@ struct SelftestCommand: ParsableCommand {
             if case .board(let board, let bus) = try source.source(fallBackToSimulation: false) {
                 return try HardwareCheckTarget.board(board, busPath: bus)
             }
-            return try HardwareCheckTarget.simulated(imu: source.simulation(defaultScenario: "rest").imu, seed: source.seed)
+            return try HardwareCheckTarget.simulated(source.simulation(defaultScenario: "rest"))
         } catch let error as MotionError {
             throw CommandFailure(message: "\(error)")
         }

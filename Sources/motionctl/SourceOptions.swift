@@ -50,7 +50,7 @@ struct SourceOptions: ParsableArguments {
     @Flag(help: "With the simulated board, play on the system clock instead of virtual time.")
     var realTime = false
 
-    @Option(help: "A built-in board id (`motionctl boards`) or the path of your own board file.")
+    @Option(help: "A built-in board id (`motionctl boards`) or the path of your own board file. With --simulated: the simulated board laid out like it (the chips it names at its addresses, its mount matrix).")
     var board: String?
 
     @Option(help: "The I2C bus: a device node such as /dev/i2c-1, or just its number (default: the board's).")
@@ -74,8 +74,9 @@ struct SourceOptions: ParsableArguments {
         if iioRoot?.isEmpty == true || iioDevice?.isEmpty == true {
             throw ValidationError("--iio-root and --iio-device need a value: a directory such as /sys/bus/iio/devices, a device name such as mpu6050")
         }
-        if isSimulated, bus != nil || (board != nil && board != BoardCatalog.simulatedID) {
-            throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --board/--bus exclude each other: pick one")
+        if isSimulated, bus != nil {
+            throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --bus exclude each other: pick one "
+                + "(--simulated --board ID lays the simulated board out like a board file)")
         }
         if let faults {
             do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
@@ -122,12 +123,20 @@ struct SourceOptions: ParsableArguments {
                 throw CommandFailure(message: "--replay \(replay): \(error) (pass \(what))")
             }
         }
-        return Simulation(
+        let simulation = Simulation(
             scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(rawValue: $0.lowercased()) } ?? .lsm6dsox,
             magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed, replay: recording,
             faults: try faults.map { text in
                 do { return try FaultPlan(parsing: text) } catch { throw CommandFailure(message: "--faults: \(error)") }
             })
+        // --simulated --board NAME: the simulated board laid out like that board file.
+        guard let board, board != BoardCatalog.simulatedID else { return simulation }
+        let layout = try Self.resolveBoard(board)
+        do {
+            return try simulation.laidOut(like: layout)
+        } catch {
+            throw CommandFailure(message: "--simulated --board \(board): \(error)")
+        }
     }
 
     /// The chosen source. Without --board or --simulated: this machine's board; on a machine that

@@ -34,6 +34,23 @@ import Timing
         #expect(board.bus.respondingAddresses == [I2CAddress(0x0C), I2CAddress(0x68)])
     }
 
+    /// The MPU-9150: an MPU-6050 (WHO_AM_I 0x68) alone on the bus until BYPASS_EN brings its
+    /// AK8975 (WIA 0x48) to 0x0C; clearing it again hides the AK8975.
+    @Test func mpu9150AloneWithItsAK8975BehindTheBypass() throws {
+        let board = board(.mpu9150)
+        #expect(board.imu.chipName == "MPU-9150")
+        #expect(board.bus.respondingAddresses == [I2CAddress(0x68)])
+        #expect(try board.bus.readRegister(I2CAddress(0x68), 0x75) == 0x68)
+        #expect(board.magnetometer?.chipName == "AK8975")
+        #expect(board.magnetometerAddress == I2CAddress(0x0C))
+        #expect(board.chips.map(\.behindBypass) == [true, false])
+        try board.bus.writeRegister(I2CAddress(0x68), 0x37, 0x02)
+        #expect(board.bus.respondingAddresses == [I2CAddress(0x0C), I2CAddress(0x68)])
+        #expect(try board.bus.readRegister(I2CAddress(0x0C), 0x00) == 0x48)
+        try board.bus.writeRegister(I2CAddress(0x68), 0x37, 0x00)
+        #expect(board.bus.respondingAddresses == [I2CAddress(0x68)])
+    }
+
     @Test func mpu6050WithQMC5883L() throws {
         let board = board(.mpu6050)
         #expect(board.bus.respondingAddresses == [I2CAddress(0x0D), I2CAddress(0x68)])
@@ -43,7 +60,7 @@ import Timing
 
     @Test func choicesParse() {
         #expect(SimulatedBoard.imuChoices == [
-            "lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "mpu9250", "icm20948", "bmi160", "icm42688",
+            "lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "mpu9150", "mpu9250", "icm20948", "bmi160", "icm42688",
         ])
         #expect(SimulatedBoard.IMU(rawValue: "mpu6050") == .mpu6050)
         #expect(SimulatedBoard.MagnetometerChoice(name: "hmc5883l") == .chip(.hmc5883l))
@@ -60,6 +77,7 @@ import Timing
         (.lsm6dsr, 0x6A, 0x0F, 0x6B), (.lsm6dsr, 0x6B, 0x0F, 0x6B),
         (.mpu6050, 0x68, 0x75, 0x68), (.mpu6050, 0x69, 0x75, 0x68),
         (.mpu6500, 0x68, 0x75, 0x70), (.mpu6500, 0x69, 0x75, 0x70),
+        (.mpu9150, 0x68, 0x75, 0x68), (.mpu9150, 0x69, 0x75, 0x68),
         (.mpu9250, 0x68, 0x75, 0x71), (.mpu9250, 0x69, 0x75, 0x71),
         (.bmi160, 0x68, 0x00, 0xD1), (.bmi160, 0x69, 0x00, 0xD1),
     ])

@@ -91,6 +91,56 @@ struct SawtoothRate: PhysicalSource {
         #expect(manager.counters.totalDropped == 0)
     }
 
+    /// The ICM-42688-P's and the LSM6DSOX's FIFOs carry chip timestamps: a chip 300 ppm fast at
+    /// 200/208 Hz, read every 23 ms, then not read for 1.5 s so that its FIFO overflows and restarts. By indices alone
+    /// the sampler must learn the chip's clock again after the restart; by the chip's timestamps,
+    /// which run on, it keeps it. Worst timestamp error over the 2 s after the restart, each way
+    /// (error: against the time the chip took the sample, read from the sawtooth): by chip time
+    /// under 100 µs, by index over 500 µs.
+    @Test(arguments: [(SimulatedBoard.IMU.icm42688, 200.0), (.lsm6dsox, 208.0)])
+    func chipTimestampsKeepTheChipClockAcrossAFIFORestart(imu: SimulatedBoard.IMU, rate: Double) throws {
+        let byIndex = try Self.worstErrorAfterARestart(imu: imu, rate: rate, chipTimestamps: false)
+        let byChipTime = try Self.worstErrorAfterARestart(imu: imu, rate: rate, chipTimestamps: true)
+        // Measured here (printed below): ICM-42688-P 1860 µs by index, 89 µs by chip time (360
+        // samples); LSM6DSOX 574 µs by index, 59 µs by chip time (374 samples).
+        print("FIFO restart, \(imu) \(rate) Hz 300 ppm, worst error over 2 s: by index \(byIndex.worst * 1e6) µs, "
+            + "by chip time \(byChipTime.worst * 1e6) µs (\(byIndex.count), \(byChipTime.count) samples)")
+        #expect(byIndex.count > 300 && byChipTime.count > 300)
+        #expect(byChipTime.worst < 100e-6, "by chip time \(byChipTime.worst * 1e6) µs")
+        #expect(byIndex.worst > 500e-6, "by index \(byIndex.worst * 1e6) µs")
+    }
+
+    static func worstErrorAfterARestart(imu: SimulatedBoard.IMU, rate: Double, chipTimestamps: Bool) throws -> (worst: Double, count: Int) {
+        let clock = VirtualClock()
+        let source = SawtoothRate(origin: clock.now + 0.0123)
+        let simulated = SimulatedBoard(imu: imu, magnetometer: .none, source: source, now: { [clock] in clock.now },
+                                       imuOptions: EmulatorOptions(clockDriftPPM: 300))
+        let board = try #require(BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID))
+        let device = try DeviceOpener.open(bus: simulated.bus, board: board, store: nil, pause: .none)
+        device.timesFIFOByChipTimestamps.withLock { $0 = chipTimestamps }
+        try device.startFIFO()
+        let interval = SampleTimeEstimator.readInterval(rate: rate, near: 0.02)
+        var restart: Double?
+        var samples: [MotionSample] = []
+        for step in 0..<900 {
+            clock.advance(by: interval)
+            if (400..<465).contains(step) { continue }   // 1.5 s unread: the FIFO (0.64 s, 0.8 s) overflows
+            let read = try device.readFIFO(at: clock.now)
+            if step == 465 { restart = clock.now }
+            samples += read.samples
+        }
+        let from = try #require(restart)
+        var worst = 0.0, count = 0
+        for sample in samples where sample.timestamp > from && sample.timestamp < from + 2 {
+            let rate = sample.rotationRate.x
+            let phase = rate / SawtoothRate.amplitude + 0.5
+            guard phase > 0.05, phase < 0.95 else { continue }
+            worst = max(worst, abs(sample.timestamp - source.time(ofRate: rate, near: sample.timestamp)))
+            count += 1
+        }
+        return (worst, count)
+    }
+
     /// A failed magnetometer read in FIFO mode loses no IMU sample: the FIFO is read only once
     /// the magnetometer has answered (it used to be drained first and its frames thrown away).
     @Test func aFailedMagnetometerReadLosesNoFIFOSample() throws {

@@ -15,15 +15,10 @@ struct BMI160CommandTests {
     /// 200 raw samples on the `rest` scenario (lying face up, with the simulated sensor errors):
     /// every acceleration is 1 g ± 2 %, pointing down (Core Motion sign: z ≈ −1).
     @Test func streamAtRestReadsOneG() throws {
-        let result = try BoardsCommandTests.run(["stream", "--imu", "bmi160", "--scenario", "rest", "--count", "200"])
-        #expect(result.status == 0, "\(result.error)")
-        let lines = result.output.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
-        let header = try #require(lines.first)
-        let columns = try ["acc_x_g", "acc_y_g", "acc_z_g"].map { name in try #require(header.firstIndex(of: name), "\(name) in \(header)") }
-        let rows = lines.dropFirst()
+        let rows = try streamed(["--imu", "bmi160", "--scenario", "rest", "--count", "200"], columns: ["acc_x_g", "acc_y_g", "acc_z_g"])
         #expect(rows.count == 200)
         for row in rows {
-            let acceleration = columns.map { Double(row[$0]) ?? .nan }
+            let acceleration = row
             let magnitude = acceleration.map { $0 * $0 }.reduce(0, +).squareRoot()
             #expect(abs(magnitude - 1) <= 0.02, "\(row)")
             #expect(acceleration[2] < -0.98, "\(row)")

@@ -27,7 +27,7 @@ import Testing
     @Test func optionsThatExcludeEachOtherAreRefused() {
         for arguments in [
             ["orientation", "--simulated", "--bus", "/dev/i2c-1"],
-            ["orientation", "--scenario", "flip", "--board", "raspberry-pi-5"],
+            ["orientation", "--scenario", "flip", "--bus", "1"],   // (with --board: laid out like it)
             ["orientation", "--bus", "/dev/i2c-1", "--real-time"],
             ["orientation", "--scenario", "no-such-scenario"],
             ["orientation", "--simulated", "--duration", "-1"],

@@ -69,7 +69,7 @@ struct RecordCommandTests {
 
     @Test func rejectsContradictoryOrImpossibleOptions() {
         for arguments in [
-            ["--simulated", "--bus", "/dev/i2c-1"], ["--scenario", "six-faces", "--board", "raspberry-pi"],
+            ["--simulated", "--bus", "/dev/i2c-1"], ["--scenario", "six-faces", "--bus", "1"],
             ["--simulated", "--rate", "0"], ["--simulated", "--duration", "-1"], ["--simulated", "--rate", "10", "--duration", "0.01"],
             ["--scenario", "no-such-scenario"], ["--simulated", "--imu", "bmi270"], ["--simulated", "--magnetometer", "mmc5603"],
         ] {

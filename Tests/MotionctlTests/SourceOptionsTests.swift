@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import I2C
 import Motion
 import MotionSimulator
 import Testing
+import Timing
 @testable import motionctl
 
 /// The source options every sensor-reading command shares.
@@ -10,6 +12,24 @@ struct SourceOptionsTests {
     @Test func aBusNumberIsItsDeviceNode() {
         #expect(BoardCatalog.busDevice("1") == "/dev/i2c-1")
         #expect(BoardCatalog.busDevice("/dev/i2c-3") == "/dev/i2c-3")
+    }
+
+    /// `--simulated --board ID` (any command: stream, selftest, …): the simulated board laid out
+    /// like the board file, its chips at its addresses; a board naming no chips keeps `--imu`.
+    @Test func simulatedWithABoardIsLaidOutLikeIt() throws {
+        guard case .simulated(let hat) = try SourceOptions.parse(["--simulated", "--board", "raspberry-pi-4b-sense-hat"]).source() else {
+            Issue.record("expected the simulated board")
+            return
+        }
+        #expect(hat.imu == .lsm9ds1 && hat.magnetometer == .chip(.lis3mdl) && hat.layout?.id == "raspberry-pi-4b-sense-hat")
+        guard case .simulated(let pi) = try SourceOptions.parse(["--imu", "mpu9150", "--board", "raspberry-pi-4b"]).source() else {
+            Issue.record("expected the simulated board")
+            return
+        }
+        #expect(pi.imu == .mpu9150 && pi.layout?.id == "raspberry-pi-4b")
+        let manager = try MotionManager(source: .simulated(hat), clock: VirtualClock(), calibrationStore: nil)
+        let board = try #require(manager.simulatedHardware).board
+        #expect(board.imuAddress == I2CAddress(0x6A) && board.magnetometerAddress == I2CAddress(0x1C))
     }
 
     @Test func simulatedChoicesImplyTheSimulatedBoard() throws {

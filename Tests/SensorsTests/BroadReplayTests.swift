@@ -98,9 +98,10 @@ import Testing
     }
 
     /// The recorded field (the package's axes) as the magnetometer die reads it: the MPU-9250's
-    /// AK8963 has its x along the package's y, its y along x, its z opposite (PS-MPU-9250A §9.1).
+    /// AK8963 and the MPU-9150's AK8975 have their x along the package's y, their y along x, their
+    /// z opposite (PS-MPU-9250A §9.1).
     static func inDieAxes(_ field: SIMD3<Double>, imu: SimulatedBoard.IMU) -> SIMD3<Double> {
-        imu == .mpu9250 ? SIMD3(field.y, field.x, -field.z) : field
+        imu == .mpu9250 || imu == .mpu9150 ? SIMD3(field.y, field.x, -field.z) : field
     }
 
     /// A BROAD-format trial (header and columns of `../shared/data/broad/README.md`) at

@@ -44,9 +44,10 @@ struct EmulatedRig {
         let imuDriver = try #require(ChipCatalog.makeIMU(for: imuChip, bus: board.bus, pause: pause))
         try imuDriver.configure(imuDriver.defaultConfiguration)
         self.imu = imuDriver
-        // After the IMU: an MPU-9250's AK8963 answers only once the driver enabled the bypass.
+        // After the IMU: an MPU-9250's AK8963 (an MPU-9150's AK8975) answers only once the driver
+        // enabled the bypass; inside an MPU-9150 the AK is an AK8975.
         if let address = board.magnetometerAddress {
-            let chip = try #require(try ChipCatalog.identify(bus: board.bus, address: address))
+            let chip = try #require(try ChipCatalog.identify(bus: board.bus, address: address, insidePackageOf: imuChip.name))
             let driver = try #require(ChipCatalog.makeMagnetometer(for: chip, bus: board.bus, pause: pause))
             try driver.configure(driver.defaultConfiguration)
             self.magnetometer = driver
@@ -60,4 +61,24 @@ struct EmulatedRig {
 /// (+9.80665 on z lying face up), from the Core Motion sign in g.
 func specificForce(_ sample: IMUSample) -> SIMD3<Double> {
     -sample.acceleration * PhysicalState.standardGravity
+}
+
+/// `reads` FIFO reads 20 ms apart from `imu`'s emulator with its clock `driftPPM` fast, after
+/// the driver enabled the FIFO: every frame, none lost to an overflow, and the chip-time steps
+/// between consecutive frames (empty when a frame has none).
+func emulatedFIFOFrames(_ imu: SimulatedBoard.IMU, driftPPM: Double, reads: Int) throws -> (frames: [FIFOFrame], chipTimeSteps: [Double]) {
+    let time = ManualTime(1)
+    let rig = try EmulatedRig(imu: imu, magnetometer: .none, source: ConstantSource(), time: time,
+                              imuOptions: EmulatorOptions(clockDriftPPM: driftPPM))
+    try rig.imu.enableFIFO()
+    var frames: [FIFOFrame] = []
+    for step in 1...reads {
+        time.set(1 + Double(step) * 0.02)
+        let read = try rig.imu.readFIFO()
+        #expect(!read.overflowed)
+        frames += read.frames
+    }
+    let chipTimes = frames.compactMap(\.chipTime)
+    let steps = chipTimes.count == frames.count ? zip(chipTimes, chipTimes.dropFirst()).map { pair in pair.1 - pair.0 } : []
+    return (frames, steps)
 }

@@ -19,8 +19,8 @@ import Testing
 
     static func ranges(_ imu: SimulatedBoard.IMU) -> IMURanges {
         switch imu {
-        case .mpu6050, .mpu6500, .mpu9250:
-            // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9250 the same): AFS_SEL, FS_SEL.
+        case .mpu6050, .mpu6500, .mpu9150, .mpu9250:
+            // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9150/9250 the same): AFS_SEL, FS_SEL.
             IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048)],
                       gyroscope: [(250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
         case .icm20948:
@@ -108,6 +108,20 @@ import Testing
                 #expect(error <= lsb * 1.001, "\(chip) ±\(range) µT: \(error / lsb) LSB")
             }
         }
+    }
+
+    /// FIFO chip timestamps on the emulators, their clocks 300 ppm fast: frames in order, each
+    /// with a chip time, 1 / ODR apart on the chip's clock within the timestamp's resolution
+    /// (ICM-42688-P packet timestamps, 1 µs, 200 Hz, over more than one 65.5 ms wrap of the
+    /// counter; LSM6DSOX timestamp words, 25 µs, 208 Hz).
+    @Test(arguments: [(SimulatedBoard.IMU.icm42688, 200.0, 1e-6), (.lsm6dsox, 208.0, 25e-6)])
+    func fifoFramesCarryChipTimesOneSamplePeriodApart(imu: SimulatedBoard.IMU, rate: Double, resolution: Double) throws {
+        let (frames, steps) = try emulatedFIFOFrames(imu, driftPPM: 300, reads: 100)
+        #expect(frames.count >= Int(1.95 * rate))
+        #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
+        #expect(steps.count == frames.count - 1)
+        #expect(steps.allSatisfy { abs($0 - 1 / rate) <= resolution * 1.001 }, "\(imu): \(steps.min() ?? 0)…\(steps.max() ?? 0) s")
+        #expect(steps.reduce(0, +) > 0.065536)
     }
 
     @Test(arguments: SimulatedBoard.IMU.allCases)

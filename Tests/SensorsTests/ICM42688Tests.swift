@@ -153,7 +153,8 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     }
 
     /// Identification reads WHO_AM_I once and writes nothing: the expectation list has no write.
-    @Test(arguments: [(UInt8(0x47), "ICM-42688-P"), (0x68, "MPU-6050"), (0x70, "MPU-6500"), (0x71, "MPU-9250")])
+    /// (WHO_AM_I 0x68 goes on to tell an MPU-6050 from an MPU-9150: MPU9150Tests.)
+    @Test(arguments: [(UInt8(0x47), "ICM-42688-P"), (0x70, "MPU-6500"), (0x71, "MPU-9250")])
     func identificationTellsTheICMFromTheMPUFamilyWithoutWrites(whoAmI: UInt8, name: String) throws {
         for address: UInt8 in [0x68, 0x69] {
             let bus = ExpectationBus([.writeRead(address, [ICM.whoAmI], reply: [whoAmI])])
@@ -189,6 +190,28 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
         #expect(close(read.frames[9].sample.acceleration.z, -1))
         #expect(close(read.frames[9].sample.rotationRate.x, 10 * degree, tolerance: 1e-9))
         #expect(close(read.frames[9].sample.temperature ?? 0, 21 / 2.07 + 25))
+        expectFinished(bus)
+    }
+
+    /// Packet 3's 16-bit timestamp (1 µs, TMST_RES at its reset value) becomes the frame's chip
+    /// time in seconds, read in the same burst, unwrapped across the counter's wrap at 65536 µs
+    /// within a read and from one read to the next.
+    @Test func fifoFramesCarryTheChipTimestampUnwrapped() throws {
+        let (bus, imu) = try driverWithFIFO()
+        let microseconds = (0..<6).map { 60_000 + $0 * 5000 }   // 60 ms … 85 ms: wraps after 65.536 ms
+        let packets = microseconds.map { packet(accel: [0, 0, 8192], gyro: [0, 0, 0], timestamp: UInt16($0 % 65536)) }
+        bus.expect([
+            .writeRead(0x68, [ICM.intStatus], reply: [0x08, 0x00, 4 * 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: Array(packets[0..<4].joined())),
+            .writeRead(0x68, [ICM.intStatus], reply: [0x08, 0x00, 2 * 16]),
+            .writeRead(0x68, [ICM.fifoData], reply: Array(packets[4..<6].joined())),
+        ])
+        let first = try imu.readFIFO()
+        let second = try imu.readFIFO()
+        let frames = first.frames + second.frames
+        #expect(frames.map(\.sampleIndex) == Array(0..<6))
+        #expect(frames.map { $0.chipTime.map { ($0 * 1e6).rounded() } } == microseconds.map { Double($0) })
+        #expect(first.chipClockWrap == 0.065536 && second.chipClockWrap == 0.065536)
         expectFinished(bus)
     }
 

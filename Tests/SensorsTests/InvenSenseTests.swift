@@ -73,6 +73,22 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
         expectFinished(bus)
     }
 
+    /// The MPU-9150 is an MPU-6050 (WHO_AM_I 0x68, no ACCEL_CONFIG2, °C = raw / 340 + 36.53) that
+    /// also sets BYPASS_EN for its AK8975; then one 14-byte read per sample.
+    @Test func mpu9150InitsAsAnMPU6050WithTheBypass() throws {
+        let bus = ExpectationBus(initSequence(
+            whoAmI: 0x68, divider: 4, dlpf: 2, gyroFS: 1, accelFS: 1, accelDLPF: false, bypass: true))
+        let imu = InvenSenseIMU(bus: bus, model: .mpu9150, pause: .none)
+        #expect(imu.chip.name == "MPU-9150")
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect([.writeRead(0x68, [MPU.accelXoutH], reply: bigEndian([0, 0, 8192, -340, 655, 0, 0]))])
+        let sample = try imu.readSample()
+        #expect(close(sample.acceleration, [0, 0, -1]))
+        #expect(close(sample.rotationRate, [10 * degree, 0, 0], tolerance: 1e-3))
+        #expect(close(sample.temperature ?? 0, 35.53))
+        expectFinished(bus)
+    }
+
     /// PS-MPU-6000A §6.1/6.2: LSB/g and LSB/(°/s) at each full scale.
     @Test(arguments: [(2.0, UInt8(0), 16384.0), (4, 1, 8192), (8, 2, 4096), (16, 3, 2048)])
     func accelerometerRanges(range: Double, code: UInt8, lsbPerG: Double) throws {

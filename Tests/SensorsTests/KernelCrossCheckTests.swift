@@ -178,6 +178,9 @@ import Testing
         }(),
         invenSense(.mpu6050, identity: 0x68),
         invenSense(.mpu6500, identity: 0x70),
+        // inv_mpu_iio.h INV_MPU9150_WHOAMI_VALUE 0x68; inv_mpu_core.c hw_info "MPU9150": reg_set_6050,
+        // chip_config_6050 (the MPU-6050's registers and scales).
+        invenSense(.mpu9150, identity: 0x68),
         invenSense(.mpu9250, identity: 0x71),
         bmi160,
         lsm9ds1,
@@ -317,6 +320,7 @@ import Testing
         case .lsm6dsr: LSM6Model.lsm6dsr.rawValue
         case .mpu6050: InvenSenseModel.mpu6050.rawValue
         case .mpu6500: InvenSenseModel.mpu6500.rawValue
+        case .mpu9150: InvenSenseModel.mpu9150.rawValue
         case .mpu9250: InvenSenseModel.mpu9250.rawValue
         case .bmi160: BMI160Settings.name
         case .lsm9ds1: LSM9DS1IMU.name
@@ -370,7 +374,7 @@ import Testing
                 #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
             }
             for rate in facts.rates { #expect(ICM42688Chip.rates[rate.registerBits] == rate.hz, "\(imu) \(rate.hz) Hz") }
-        case .mpu6050, .mpu6500, .mpu9250:
+        case .mpu6050, .mpu6500, .mpu9150, .mpu9250:
             #expect(InvenSenseChip.accelXoutH == facts.accelerometerData && InvenSenseChip.whoAmI == facts.identityRegister)
             for scale in facts.gyroscope {
                 let microPerLSB = 1e6 / InvenSenseChip.gyroSensitivity[Int(scale.registerBits >> 3)]
@@ -442,6 +446,15 @@ import Testing
             name: "AK8963", source: "drivers/iio/magnetometer/ak8975.c; AK8963 datasheet §8.3.6", identityRegister: 0x00, identity: [0x48],
             dataRegister: 0x03, axes: .littleEndian,
             rates: [(8, 0b0010), (100, 0b0110)], ranges: [(4912, 1, 0.15)], relativeTolerance: 1e-9),
+        // ak8975.c: AK8975_REG_WIA 0x00 = AK8975_DEVICE_ID 0x48, ST1 0x02, HXL 0x03 little-endian,
+        // CNTL 0x0A with AK8975_REG_CNTL_MODE_ONCE 1 (no continuous mode: one measurement per
+        // command; the 100 Hz is the rate the driver reads at), 13-bit output clamped to
+        // −4096…4095 for ±1229 µT, RAW_TO_GAUSS_8975(asa) = (asa + 128) · 3000 / 256 µgauss,
+        // i.e. 0.3 µT/LSB at asa 128.
+        MagnetometerFacts(
+            name: "AK8975", source: "drivers/iio/magnetometer/ak8975.c", identityRegister: 0x00, identity: [0x48],
+            dataRegister: 0x03, axes: .littleEndian,
+            rates: [(100, 0x01)], ranges: [(1229, 0, 0.3)], relativeTolerance: 1e-9),
         // ak8975.c, ak_def_array[AK09916] and ak8975_who_i_am(): WIA1/WIA2 read together from
         // AK09912_REG_WIA1 0x00 = AK8975_DEVICE_ID 0x48 and AK09916_DEVICE_ID 0x09; ST1 0x10
         // (DRDY bit 0), HXL 0x11 little-endian, ST2 0x18 (HOFL bit 3), CNTL2 0x31 (mode mask
@@ -465,7 +478,7 @@ import Testing
 
     static func driverSettings(_ name: String) -> MagnetometerSettings? {
         [LIS3MDLMagnetometer.settings, LIS2MDLMagnetometer.settings, HMC5883LMagnetometer.settings,
-         AK8963Magnetometer.settings, AK09916Magnetometer.settings, QMC5883LMagnetometer.settings].first { $0.name == name }
+         AKModel.ak8963.settings.common, AKModel.ak09916.settings.common, AKModel.ak8975.settings.common, QMC5883LMagnetometer.settings].first { $0.name == name }
     }
 
     @Test(arguments: magnetometers.map(\.name))
@@ -522,6 +535,26 @@ import Testing
     @Test func ak8963EmulatorMatchesTheKernel() throws {
         let facts = try #require(Self.magnetometers.first { $0.name == "AK8963" })
         #expect(AK8963Chip.wia == facts.identityRegister && AK8963Chip.hxl == facts.dataRegister)
+    }
+
+    /// The AK8975 sits inside the MPU-9150, behind its bypass: identity through the simulated bus
+    /// once the bypass is on (inv_mpu_magn.c: "MPU9150 is AK8975", INV_MPU_MAGN_I2C_ADDR 0x0C,
+    /// WIA 0x48), its emulator's registers, and a count of 0.3 µT.
+    @Test func ak8975EmulatorMatchesTheKernel() throws {
+        let facts = try #require(Self.magnetometers.first { $0.name == "AK8975" })
+        let board = SimulatedBoard(imu: .mpu9150, magnetometer: .none, source: atRest, now: { 0 })
+        #expect(throws: (any Error).self) { try board.bus.readRegister(I2CAddress(0x0C), 0x00) }
+        try board.bus.writeRegister(board.imuAddress, 0x37, 0x02)  // INT_PIN_CFG BYPASS_EN
+        #expect(try board.bus.readRegisters(I2CAddress(0x0C), facts.identityRegister, count: 1) == facts.identity)
+        #expect(AK8963Chip.wia == facts.identityRegister && AK8963Chip.hxl == facts.dataRegister)
+        // One single measurement of the at-rest field (20, 0, −40 µT) in raw counts: field / ASA
+        // factor / 0.3 µT. The die's y lies along the package's x (its x along y, its z opposite).
+        try board.bus.writeRegister(I2CAddress(0x0C), 0x0A, 0x01)
+        let bytes = try board.bus.readRegisters(I2CAddress(0x0C), 0x02, count: 8)
+        #expect(bytes[0] & 0x01 == 1)
+        let y = Double(Int16(bitPattern: UInt16(bytes[3]) | UInt16(bytes[4]) << 8))
+        let asaY = (Double(AK8963Chip.adjustment8975[1]) + 128) / 256
+        #expect(abs(y * asaY * facts.ranges[0].microteslaPerLSB - 20) <= 0.3)
     }
 
     /// The AK09916 sits inside the ICM-20948, behind its bypass: identity through the simulated

@@ -1,7 +1,30 @@
 import I2C
 import I2CMock
+import MotionSimulator
 import Sensors
 import Testing
+
+/// LSM6DSO FIFO start: bypass (empties it), BDR_GY = BDR_XL = 208 Hz, TIMESTAMP_EN, then
+/// DEC_TS_BATCH = 01 (a timestamp word per batch slot) and continuous mode.
+private let dsoFIFOStart: [I2CExpectation] = [
+    .write(0x6A, [ST.dsoFifoCtrl4, 0x00]), .write(0x6A, [ST.dsoFifoCtrl3, 0x55]),
+    .write(0x6A, [ST.dsoCtrl10C, 0x20]), .write(0x6A, [ST.dsoFifoCtrl4, 0x46]),
+]
+
+/// An LSM6DSO configured at its defaults with the FIFO started, and the bus behind it.
+private func lsm6dsoWithFIFO() throws -> (ExpectationBus, LSM6IMU) {
+    let bus = ExpectationBus(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54))
+    let imu = LSM6IMU(bus: bus, model: .lsm6dso, pause: .none)
+    try imu.configure(imu.defaultConfiguration)
+    bus.expect(dsoFIFOStart)
+    try imu.enableFIFO()
+    return (bus, imu)
+}
+
+/// A tagged FIFO word: TAG_SENSOR, TAG_CNT (no parity bit: the driver does not check it), x, y, z.
+private func word(_ sensor: UInt8, slot: UInt8, _ values: [Int16]) -> [UInt8] {
+    [sensor << 3 | slot << 1] + littleEndian(values)
+}
 
 /// Registers from the LSM6DS3 / LSM6DSL / LSM6DSO datasheets §8–9, written here independently of the driver.
 private enum ST {
@@ -10,6 +33,7 @@ private enum ST {
     static let fifoStatus1: UInt8 = 0x3A, fifoDataOutL: UInt8 = 0x3E, fifoDataOutTag: UInt8 = 0x78
     static let fifoCtrl3: UInt8 = 0x08, fifoCtrl5: UInt8 = 0x0A  // LSM6DS3/DSL
     static let dsoFifoCtrl3: UInt8 = 0x09, dsoFifoCtrl4: UInt8 = 0x0A  // LSM6DSO
+    static let dsoCtrl10C: UInt8 = 0x19  // LSM6DSO: TIMESTAMP_EN bit 5
 }
 
 /// Identify, SW_RESET (bit 0) polled until clear, BDU | IF_INC, CTRL1_XL, CTRL2_G.
@@ -125,18 +149,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
 
     /// LSM6DSO tagged FIFO: TAG_SENSOR 0x01 gyro / 0x02 accel in bits 7:3, TAG_CNT in bits 2:1.
     @Test func taggedFIFOPairsWordsAndReportsOverflow() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dso, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
-        bus.expect([
-            .write(0x6A, [ST.dsoFifoCtrl4, 0x00]),
-            .write(0x6A, [ST.dsoFifoCtrl3, 0x55]),  // BDR_GY = BDR_XL = 208 Hz
-            .write(0x6A, [ST.dsoFifoCtrl4, 0x06]),  // continuous
-        ])
-        try imu.enableFIFO()
-        func word(_ sensor: UInt8, slot: UInt8, _ values: [Int16]) -> [UInt8] {
-            [sensor << 3 | slot << 1] + littleEndian(values)
-        }
+        let (bus, imu) = try lsm6dsoWithFIFO()
         let words = word(0x01, slot: 0, [2000, 0, 0]) + word(0x02, slot: 0, [0, 0, 8197])
             + word(0x03, slot: 1, [0, 0, 0])  // temperature: skipped
             + word(0x02, slot: 1, [8197, 0, 0]) + word(0x01, slot: 1, [0, 2000, 0])
@@ -147,9 +160,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
             .writeRead(0x6A, [ST.fifoStatus1], reply: [1, 0x00]),
             .writeRead(0x6A, [ST.fifoDataOutTag], reply: word(0x02, slot: 2, [0, 8197, 0])),
             .writeRead(0x6A, [ST.fifoStatus1], reply: [0xFF, 0x43]),  // FIFO_OVR_IA
-            .write(0x6A, [ST.dsoFifoCtrl4, 0x00]), .write(0x6A, [ST.dsoFifoCtrl3, 0x55]),
-            .write(0x6A, [ST.dsoFifoCtrl4, 0x06]),
-        ])
+        ] + dsoFIFOStart)
         let first = try imu.readFIFO()
         #expect(first.frames.map(\.sampleIndex) == [0, 1])
         #expect(close(first.frames[0].sample.acceleration, [0, 0, -1], tolerance: 1e-4))
@@ -161,6 +172,36 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
         #expect(close(second.frames[0].sample.rotationRate, [0, 0, 35 * degree]))
         let overflow = try imu.readFIFO()
         #expect(overflow.overflowed && overflow.frames.isEmpty)
+        expectFinished(bus)
+    }
+
+    /// LSM6DSO timestamp words (TAG_SENSOR 0x04, TIMESTAMP[31:0] little-endian, 25 µs): each
+    /// slot's timestamp comes before its gyro and accel words and dates their frame; the 32-bit
+    /// counter's wrap is unwrapped.
+    @Test func taggedFIFOTimestampsDateTheirSlot() throws {
+        let (bus, imu) = try lsm6dsoWithFIFO()
+        func timestamp(slot: UInt8, _ ticks: UInt32) -> [UInt8] {
+            [0x04 << 3 | slot << 1] + (0..<4).map { UInt8(truncatingIfNeeded: ticks >> (8 * $0)) } + [0, 0]
+        }
+        let ticks: [UInt32] = [UInt32.max - 193, UInt32.max - 1, 190]   // 192 ticks = 4.8 ms apart, across the wrap
+        var words: [UInt8] = []
+        for slot in 0..<3 {
+            let counter = UInt8(slot + 1)
+            words += timestamp(slot: counter, ticks[slot])
+            words += word(0x01, slot: counter, [0, 0, 0])
+            words += word(0x02, slot: counter, [0, 0, 8197])
+        }
+        bus.expect([
+            .writeRead(0x6A, [ST.fifoStatus1], reply: [9, 0x00]),
+            .writeRead(0x6A, [ST.fifoDataOutTag], reply: words),
+        ])
+        let read = try imu.readFIFO()
+        #expect(read.frames.map(\.sampleIndex) == [0, 1, 2])
+        let chipTimes = read.frames.compactMap(\.chipTime)
+        #expect(chipTimes.count == 3)
+        let steps = zip(chipTimes, chipTimes.dropFirst()).map { pair in pair.1 - pair.0 }
+        #expect(steps.allSatisfy { step in abs(step - 192 * 25e-6) < 1e-9 }, "\(chipTimes)")
+        #expect(read.chipClockWrap == 4_294_967_296 * 25e-6)
         expectFinished(bus)
     }
 

@@ -124,7 +124,7 @@ import Testing
 
     @Test func ak8963InitAdjustmentAndOverflow() throws {
         let bus = ExpectationBus(ak8963Init(asa: [128, 192, 0]))
-        let magnetometer = AK8963Magnetometer(bus: bus, pause: .none)
+        let magnetometer = AKMagnetometer(bus: bus, model: .ak8963, pause: .none)
         try magnetometer.configure(magnetometer.defaultConfiguration)
         // 0.15 µT/LSB × ((ASA − 128) / 256 + 1): x × 1, y × 1.25, z × 0.5.
         bus.expect([
@@ -141,7 +141,7 @@ import Testing
     @Test func ak8963SelfTestProcedure() throws {
         let initList = ak8963Init(asa: [128, 128, 128])
         let bus = ExpectationBus(initList)
-        let magnetometer = AK8963Magnetometer(bus: bus, pause: .none)
+        let magnetometer = AKMagnetometer(bus: bus, model: .ak8963, pause: .none)
         try magnetometer.configure(magnetometer.defaultConfiguration)
         bus.expect([
             .write(0x0C, [0x0A, 0x00]),
@@ -155,7 +155,7 @@ import Testing
         ] + initList)
         #expect(try magnetometer.selfTest().passed)
         expectFinished(bus)
-        #expect(!AK8963Magnetometer.evaluateSelfTest(adjustedCounts16Bit: [30, -40, -100]).passed)
+        #expect(!AKMagnetometer.evaluateSelfTest(model: .ak8963, counts: [30, -40, -100]).passed)
     }
 
     // MARK: QMC5883L (datasheet §9.2: data 0x00…0x05, status 0x06, control 0x09/0x0A, SET/RESET 0x0B, ID 0x0D)
@@ -264,7 +264,7 @@ import Testing
 @Suite struct ChipCatalogTests {
     /// Every chip at every usual address, from its datasheet identity register.
     @Test(arguments: [
-        (UInt8(0x68), UInt8(0x75), [UInt8(0x68)], "MPU-6050"), (0x69, 0x75, [0x70], "MPU-6500"),
+        (UInt8(0x69), UInt8(0x75), [UInt8(0x70)], "MPU-6500"),
         (0x68, 0x75, [0x71], "MPU-9250"), (0x6A, 0x0F, [0x69], "LSM6DS3"),
         (0x6B, 0x0F, [0x6A], "LSM6DS3TR-C/LSM6DSL/LSM6DSM"), (0x6A, 0x0F, [0x6C], "LSM6DSO/LSM6DSOX"),
         (0x1C, 0x0F, [0x3D], "LIS3MDL"), (0x1E, 0x0F, [0x3D], "LIS3MDL"), (0x0D, 0x0D, [0xFF], "QMC5883L"),
@@ -330,7 +330,7 @@ import Testing
         #expect(ChipCatalog.makeIMU(for: mpu, bus: bus) is InvenSenseIMU)
         #expect(ChipCatalog.makeMagnetometer(for: mpu, bus: bus) == nil)
         let ak = ChipInfo(name: "AK8963", family: .ak8963, address: I2CAddress(0x0C), identity: [0x48])
-        #expect(ChipCatalog.makeMagnetometer(for: ak, bus: bus) is AK8963Magnetometer)
+        #expect(ChipCatalog.makeMagnetometer(for: ak, bus: bus) is AKMagnetometer)
         #expect(ChipCatalog.makeIMU(for: ak, bus: bus) == nil)
     }
 }

@@ -65,11 +65,19 @@ public struct Board: Sendable, Equatable {
     public var mountMatrix: Matrix3
     /// What a person must do to enable I2C, set its speed and get permission to use it.
     public var setup: String
+    /// The IMU and magnetometer chips the board carries, for a board with chips of its own (a
+    /// HAT); nil for a board whose sensors are whatever a person wires to its header. The
+    /// simulator lays a board with chips out with them (`--simulated --board`).
+    public var imuChip: String?
+    public var magnetometerChip: String?
 
     public init(
         name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress],
-        magnetometerAddresses: [I2CAddress], mountMatrix: Matrix3, setup: String
+        magnetometerAddresses: [I2CAddress], mountMatrix: Matrix3, setup: String,
+        imuChip: String? = nil, magnetometerChip: String? = nil
     ) {
+        self.imuChip = imuChip
+        self.magnetometerChip = magnetometerChip
         self.name = name
         self.id = id
         self.match = match
@@ -107,7 +115,10 @@ public struct Board: Sendable, Equatable {
 
 extension Board: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, id, match, i2cBuses, imuAddresses, magnetometerAddresses, mountMatrix, setup
+        case name, id, match, i2cBuses, imuAddresses, magnetometerAddresses, mountMatrix, setup, imuChip, magnetometerChip
+
+        /// The keys every board file has; the others are optional.
+        static let required: [CodingKeys] = [.name, .id, .match, .i2cBuses, .imuAddresses, .magnetometerAddresses, .mountMatrix, .setup]
     }
 
     /// Decodes with the same checks as a board file (unknown keys, ranges, proper rotation);
@@ -133,5 +144,7 @@ extension Board: Codable {
         try container.encode(magnetometerAddresses.map(\.description), forKey: .magnetometerAddresses)
         try container.encode(mountMatrix.rowMajor, forKey: .mountMatrix)
         try container.encode(setup, forKey: .setup)
+        try container.encodeIfPresent(imuChip, forKey: .imuChip)
+        try container.encodeIfPresent(magnetometerChip, forKey: .magnetometerChip)
     }
 }

@@ -64,7 +64,7 @@ struct BoardFileParser {
     }
 
     func board(from value: JSONValue, expectedID: String?) throws(BoardFileError) -> Board {
-        let fields = try object(value, at: "", keys: Self.boardKeys, required: Self.boardKeys)
+        let fields = try object(value, at: "", keys: Self.boardKeys, required: Board.CodingKeys.required.map(\.rawValue))
         let id = try nonEmptyString(fields["id"], at: "id")
         if id.contains(where: { !($0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-")) }) {
             throw invalid("id", "\"\(id)\" may contain only a-z, 0-9 and -", fix: "use a lower-case name such as raspberry-pi-4b")
@@ -89,9 +89,14 @@ struct BoardFileParser {
         let magnetometer = try addresses(fields["magnetometerAddresses"], at: "magnetometerAddresses", allowEmpty: true)
         let mountMatrix = try mountMatrix(fields["mountMatrix"])
         let setup = try nonEmptyString(fields["setup"], at: "setup")
+        let imuChip = try fields["imuChip"].map { (value) throws(BoardFileError) in try nonEmptyString(value, at: "imuChip") }
+        let magnetometerChip = try fields["magnetometerChip"].map { (value) throws(BoardFileError) in
+            try nonEmptyString(value, at: "magnetometerChip")
+        }
         return Board(
             name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
-            magnetometerAddresses: magnetometer, mountMatrix: mountMatrix, setup: setup)
+            magnetometerAddresses: magnetometer, mountMatrix: mountMatrix, setup: setup,
+            imuChip: imuChip, magnetometerChip: magnetometerChip)
     }
 
     // MARK: Sections

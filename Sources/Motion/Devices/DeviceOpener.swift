@@ -15,9 +15,9 @@ enum DeviceOpener {
     ) throws(MotionError) -> DriverDevice {
         let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32)
         try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        // After the IMU is configured: the AK8963 of an MPU-9250 and the AK09916 of an ICM-20948
-        // only answer with the bypass enabled.
-        let magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause)
+        // After the IMU is configured: the AK8975 of an MPU-9150, the AK8963 of an MPU-9250 and the
+        // AK09916 of an ICM-20948 only answer with the bypass enabled.
+        let magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause, imu: imu.chip.name)
         if let magnetometer {
             try DriverDevice.mapping { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
         }
@@ -27,7 +27,8 @@ enum DeviceOpener {
             magnetometer: try magnetometer.flatMap { magnetometer throws(MotionError) in try load(store, board: board, bus: bus, chip: magnetometer.chip) })
         // The magnetometer die inside a 9-axis package has its own axes.
         switch (imu.chip.name, magnetometer?.chip.family) {
-        case (InvenSenseModel.mpu9250.rawValue, .ak8963?): correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
+        case (InvenSenseModel.mpu9250.rawValue, .ak8963?), (InvenSenseModel.mpu9150.rawValue, .ak8975?):
+            correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
         case (ICM20948IMU.chipName, .ak09916?): correction.magnetometerAxes = SensorCorrection.ak09916InICM20948
         // The LSM9DS1's magnetometer answers with the LIS3MDL's identity.
         case (LSM9DS1IMU.name, .lis3mdl?): correction.magnetometerAxes = SensorCorrection.lsm9ds1Magnetometer
@@ -63,9 +64,12 @@ enum DeviceOpener {
         throw .deviceNotFound("no supported IMU at \(tried) on \(bus.name); check the wiring, then run `motionctl probe --bus \(bus.name)`")
     }
 
-    private static func findMagnetometer(bus: any I2CBus, board: Board, pause: Pause) throws(MotionError) -> (any MagnetometerDriver)? {
+    /// - Parameter imu: the IMU found: the AK at 0x0C inside an MPU-9150 is an AK8975.
+    private static func findMagnetometer(bus: any I2CBus, board: Board, pause: Pause, imu: String) throws(MotionError) -> (any MagnetometerDriver)? {
         for address in board.magnetometerAddresses {
-            let chip = try DriverDevice.mapping { () throws(SensorError) in try ChipCatalog.identify(bus: bus, address: address) }
+            let chip = try DriverDevice.mapping { () throws(SensorError) in
+                try ChipCatalog.identify(bus: bus, address: address, insidePackageOf: imu)
+            }
             if let chip, !chip.isIMU, let driver = ChipCatalog.makeMagnetometer(for: chip, bus: bus, pause: pause) { return driver }
         }
         return nil

@@ -15,7 +15,23 @@ final class DriverDevice: MotionDevice {
     let name: String
     let maximumTimerRate: Double
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
-    private let fifoClock = Locked<(estimator: SampleTimeEstimator, lastRead: Double?)?>(nil)
+    private let fifoClock = Locked<FIFOClock?>(nil)
+    /// Whether FIFO samples are timed by the chip's timestamps where its FIFO has them (else by
+    /// their indices alone); off only to compare the two.
+    let timesFIFOByChipTimestamps = Locked(true)
+
+    private struct FIFOClock {
+        var estimator: SampleTimeEstimator
+        var lastRead: Double?
+        /// The samples' indices on the chip's clock, from their timestamps; nil until a read
+        /// brings timestamped frames (and for a FIFO without timestamps).
+        var timeline: ChipTimeline?
+
+        init(period: Double, lastRead: Double? = nil) {
+            estimator = SampleTimeEstimator(nominalPeriod: period)
+            self.lastRead = lastRead
+        }
+    }
 
     init(
         imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String,
@@ -62,7 +78,7 @@ final class DriverDevice: MotionDevice {
     func startFIFO() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in try imu.enableFIFO() }
         let period = 1 / imu.configuration.outputDataRate
-        fifoClock.withLock { $0 = (SampleTimeEstimator(nominalPeriod: period), nil) }
+        fifoClock.withLock { $0 = FIFOClock(period: period) }
     }
 
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
@@ -71,24 +87,38 @@ final class DriverDevice: MotionDevice {
         let (magnetic, read) = try Self.mapping { () throws(SensorError) in
             (try magnetometer?.readSample(), try imu.readFIFO())
         }
+        let byChipTime = timesFIFOByChipTimestamps.withLock { $0 }
         return fifoClock.withLock { clock in
             let rate = imu.configuration.outputDataRate
-            guard let (started, lastRead) = clock else { return ([], 0) }
-            var estimator = started
+            guard var state = clock else { return ([], 0) }
+            defer { clock = state }
             if read.overflowed {
-                // The driver restarted the FIFO: indices start again, and so does the chip's clock.
-                let lost = lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
-                clock = (SampleTimeEstimator(nominalPeriod: 1 / rate), time)
+                let lost = state.lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
+                // The driver restarted the FIFO: its indices start again. Timed by the chip's
+                // timestamps, which run on, the estimate of the chip's clock is kept; by indices
+                // alone it starts again.
+                state = state.timeline == nil ? FIFOClock(period: 1 / rate, lastRead: time) : state
+                state.lastRead = time
                 return ([], lost)
             }
-            guard let last = read.frames.last else {
-                clock = (estimator, time)
-                return ([], 0)
+            state.lastRead = time
+            guard !read.frames.isEmpty else { return ([], 0) }
+            let chipTimes = read.frames.compactMap(\.chipTime)
+            let indices: [Double]
+            if byChipTime, chipTimes.count == read.frames.count {
+                if state.timeline == nil {
+                    // Index numbering so far is not the chip's: the estimate starts on the new one.
+                    state.estimator = SampleTimeEstimator(nominalPeriod: 1 / rate)
+                    state.timeline = ChipTimeline(nominalPeriod: 1 / rate, wrap: read.chipClockWrap)
+                }
+                indices = state.timeline?.positions(of: chipTimes, readAt: time) ?? read.frames.map { Double($0.sampleIndex) }
+            } else {
+                indices = read.frames.map { Double($0.sampleIndex) }
             }
-            estimator.observe(readAt: time, lastIndex: last.sampleIndex)
-            clock = (estimator, time)
-            let samples = read.frames.map { frame in
-                motionSample(frame.sample, magnetic, at: estimator.time(ofSample: frame.sampleIndex))
+            state.estimator.observe(readAt: time, lastPosition: indices[indices.count - 1])
+            let estimator = state.estimator
+            let samples = zip(read.frames, indices).map { frame, position in
+                motionSample(frame.sample, magnetic, at: estimator.time(ofPosition: position))
             }
             return (samples, 0)
         }

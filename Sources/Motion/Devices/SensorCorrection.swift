@@ -40,7 +40,8 @@ struct SensorCorrection: Sendable, Equatable {
         hardIronOffset.map { mount * (magnetometerAxes * (softIron * (chip - $0))) }
     }
 
-    /// AK8963 inside an MPU-9250 (MPU-9250 product specification §9.1, orientation of axes):
+    /// AK8963 inside an MPU-9250 (MPU-9250 product specification §9.1, orientation of axes), and
+    /// likewise the AK8975 inside an MPU-9150 (MPU-9150 product specification, orientation of axes):
     /// magnetometer x = IMU y, y = IMU x, z = −IMU z.
     static let ak8963InMPU9250 = Matrix3(rows: SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
 

@@ -27,6 +27,10 @@ public struct Simulation: Sendable, Equatable {
     public var replay: Recording?
     /// Faults the simulated bus injects, timed from the start of the run (``FaultPlan``).
     public var faults: FaultPlan?
+    /// The board file the simulated board is laid out like (its first IMU and magnetometer
+    /// addresses, its mount matrix); nil: the built-in `simulated` board. Set it with
+    /// ``laidOut(like:)``, which also takes the chips the board names.
+    public private(set) var layout: Board?
 
     public init(
         scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,
@@ -42,6 +46,81 @@ public struct Simulation: Sendable, Equatable {
         self.sensorErrors = sensorErrors
         self.hardIron = hardIron
         self.softIron = softIron
+    }
+
+    /// This simulation on a board laid out like `board`: the IMU and magnetometer the board file
+    /// names (`imuChip`, `magnetometerChip`; where it names none, this simulation's), at the
+    /// first of the board's addresses each chip can answer at, read through the board's mount
+    /// matrix.
+    /// - Throws: ``MotionError/deviceNotFound(_:)`` naming the chip when the simulator has no
+    ///   emulator for it or it cannot answer at any of the board's addresses.
+    public func laidOut(like board: Board) throws(MotionError) -> Simulation {
+        var laidOut = self
+        let place = "board \(board.id)"
+        if let name = board.imuChip {
+            guard let imu = Self.simulatedIMU(named: name) else {
+                throw .deviceNotFound("\(place) carries the IMU \(name), which the simulator cannot place; "
+                    + "it emulates: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
+            }
+            laidOut.imu = imu
+        }
+        guard board.imuAddresses.contains(where: laidOut.imu.possibleAddresses.contains) else {
+            throw .deviceNotFound("\(place) expects its IMU at \(Self.list(board.imuAddresses)); the simulated "
+                + "\(laidOut.imu.rawValue) answers only at \(Self.list(laidOut.imu.possibleAddresses))")
+        }
+        if let name = board.magnetometerChip {
+            let key = Self.key(name)
+            if key == laidOut.imu.builtInMagnetometerKey {
+                laidOut.magnetometer = .none
+            } else if let chip = Self.simulatedMagnetometer(named: key) {
+                laidOut.magnetometer = .chip(chip)
+            } else {
+                throw .deviceNotFound("\(place) carries the magnetometer \(name), which the simulator cannot place"
+                    + (laidOut.imu.builtInMagnetometerKey == nil ? "" : " next to the \(laidOut.imu.rawValue)")
+                    + "; it emulates: \(SimulatedBoard.Magnetometer.allCases.map(\.rawValue).joined(separator: ", "))"
+                    + ", and the AK8975/AK8963/AK09916 inside the MPU-9150/MPU-9250/ICM-20948")
+            }
+        }
+        if let chip = laidOut.separateMagnetometer, laidOut.magnetometerAddress(on: board) == nil {
+            throw .deviceNotFound("\(place) expects its magnetometer at \(Self.list(board.magnetometerAddresses)); the simulated "
+                + "\(chip.rawValue) answers only at \(Self.list(chip.possibleAddresses))")
+        }
+        laidOut.layout = board
+        return laidOut
+    }
+
+    /// The separate magnetometer chip this simulation attaches, if any.
+    var separateMagnetometer: SimulatedBoard.Magnetometer? {
+        switch magnetometer {
+        case .usual: imu.usualMagnetometer
+        case .none: nil
+        case .chip(let chip): chip
+        }
+    }
+
+    private func magnetometerAddress(on board: Board) -> I2CAddress? {
+        separateMagnetometer.flatMap { chip in board.magnetometerAddresses.first(where: chip.possibleAddresses.contains) }
+    }
+
+    /// A chip name as the CLI and board files write it, lower case without dashes (`MPU-9150` → `mpu9150`).
+    private static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
+
+    private static func list(_ addresses: [I2CAddress]) -> String { addresses.map(\.description).joined(separator: ", ") }
+
+    /// The simulated IMU for a chip name (`LSM9DS1`, `MPU-9150`, `ICM-42688-P`, `ISM330DHCX`).
+    static func simulatedIMU(named name: String) -> SimulatedBoard.IMU? {
+        switch key(name) {
+        case "icm42688p": .icm42688
+        case "lsm6dso": .lsm6dsox
+        case "ism330dhcx": .lsm6dsr
+        case let key: SimulatedBoard.IMU(rawValue: key)
+        }
+    }
+
+    /// The simulated magnetometer for a chip name; the LSM9DS1's magnetic part is a LIS3MDL
+    /// register map (same identity).
+    static func simulatedMagnetometer(named key: String) -> SimulatedBoard.Magnetometer? {
+        key == "lsm9ds1" ? .lis3mdl : SimulatedBoard.Magnetometer(rawValue: key)
     }
 
     /// The simulated board and the world behind it, started at `clock.now`.
@@ -89,15 +168,29 @@ public struct Simulation: Sendable, Equatable {
         // default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU, ICM-42688-P and Bosch 200 Hz,
         // ICM-20948 220 Hz); held in between.
         let noiseRate: Double = switch imu {
-        case .mpu6050, .mpu6500, .mpu9250, .bmi160, .icm42688: 200
+        case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .bmi160, .icm42688: 200
         case .icm20948: 220
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: 208
         case .lsm9ds1: 119
         }
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
-        let board = SimulatedBoard(imu: imu, magnetometer: magnetometer, source: source, now: now)
+        let board = SimulatedBoard(
+            imu: imu, imuAddress: layout.flatMap { $0.imuAddresses.first(where: imu.possibleAddresses.contains) },
+            magnetometer: magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)), source: source, now: now)
         if let faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
+    }
+}
+
+extension SimulatedBoard.IMU {
+    /// The name key of the magnetometer inside this IMU's package, if it has one.
+    var builtInMagnetometerKey: String? {
+        switch self {
+        case .mpu9150: "ak8975"
+        case .mpu9250: "ak8963"
+        case .icm20948: "ak09916"
+        default: nil
+        }
     }
 }

@@ -7,6 +7,9 @@ import Foundation
 struct InvenSenseChip: RegisterChip {
     enum Model: Sendable {
         case mpu6050, mpu6500, mpu9250
+        /// The MPU-6050 die of an MPU-9150 (PS-MPU-9150A: the MPU-6050's accelerometer and
+        /// gyroscope; WHO_AM_I 0x68).
+        case mpu9150
     }
 
     static let selfTestX6050: UInt8 = 0x0D   // XA_TEST[4:2] in [7:5], XG_TEST in [4:0]; 0x0E Y, 0x0F Z
@@ -73,7 +76,7 @@ struct InvenSenseChip: RegisterChip {
         self.options = options
         clock = SampleTicker(driftPPM: options.clockDriftPPM)
         switch model {
-        case .mpu6050:
+        case .mpu6050, .mpu9150:
             // Factory trim (RM-MPU-6000A §4.1): gyro FT = ±25·131·1.046^(code−1) LSB at ±250 °/s,
             // negative for Y; accelerometer FT = 4096·0.34·(0.92/0.34)^((code−1)/30) LSB at ±8 g.
             let gyro = 25 * 131 * pow(1.046, Double(Self.factoryGyroCode6050 - 1)) / 131
@@ -91,20 +94,23 @@ struct InvenSenseChip: RegisterChip {
 
     var identity: UInt8 {
         switch model {
-        case .mpu6050: 0x68
+        case .mpu6050, .mpu9150: 0x68
         case .mpu6500: 0x70
         case .mpu9250: 0x71
         }
     }
 
+    /// The MPU-6050 and the MPU-9150 share the MPU-6050 register map and behaviour.
+    var hasMPU6050Die: Bool { model == .mpu6050 || model == .mpu9150 }
+
     /// FIFO size in bytes (PS-MPU-6000A: 1024; MPU-6500/9250: 512).
-    var fifoCapacity: Int { model == .mpu6050 ? 1024 : 512 }
+    var fifoCapacity: Int { hasMPU6050Die ? 1024 : 512 }
 
     mutating func powerOnReset() {
         registers = [UInt8](repeating: 0, count: 128)
         registers[Int(Self.whoAmI)] = identity
         switch model {
-        case .mpu6050:
+        case .mpu6050, .mpu9150:
             registers[Int(Self.pwrMgmt1)] = 0x40  // asleep at power-on
             let accelHigh = UInt8(Self.factoryAccelCode6050 >> 2) << 5, accelLow = UInt8(Self.factoryAccelCode6050 & 0b11)
             for axis in 0..<3 { registers[Int(Self.selfTestX6050) + axis] = accelHigh | UInt8(Self.factoryGyroCode6050) }
@@ -128,7 +134,7 @@ struct InvenSenseChip: RegisterChip {
     /// Sample rate = gyroscope output rate / (1 + SMPLRT_DIV); the gyroscope output rate is
     /// 8 kHz with DLPF_CFG 0 or 7, else 1 kHz; 32 kHz with FCHOICE_B ≠ 0 (6500/9250, no divider).
     var sampleRate: Double {
-        if model != .mpu6050, reg(Self.gyroConfig) & 0b11 != 0 { return 32_000 }
+        if !hasMPU6050Die, reg(Self.gyroConfig) & 0b11 != 0 { return 32_000 }
         let dlpf = reg(Self.config) & 0b111
         let gyroOutputRate: Double = dlpf == 0 || dlpf == 7 ? 8_000 : 1_000
         return gyroOutputRate / (1 + Double(reg(Self.smplrtDiv)))
@@ -157,7 +163,7 @@ struct InvenSenseChip: RegisterChip {
 
     /// Temperature in LSB: MPU-6050 °C = LSB/340 + 36.53; MPU-6500/9250 °C = LSB/333.87 + 21.
     func temperatureCounts(_ state: PhysicalState) -> Int16 {
-        model == .mpu6050
+        hasMPU6050Die
             ? Encoding.int16((state.temperature - 36.53) * 340)
             : Encoding.int16((state.temperature - 21) * 333.87)
     }
@@ -167,7 +173,7 @@ struct InvenSenseChip: RegisterChip {
     var filterDelays: (accelerometer: Double, gyroscope: Double) {
         guard options.filterDelay else { return (0, 0) }
         let dlpf = Int(reg(Self.config) & 0b111)
-        if model == .mpu6050 { return (Self.accelDelay6050[dlpf], Self.gyroDelay6050[dlpf]) }
+        if hasMPU6050Die { return (Self.accelDelay6050[dlpf], Self.gyroDelay6050[dlpf]) }
         let fchoiceB = Int(reg(Self.gyroConfig) & 0b11)
         let gyroscope = fchoiceB == 0 ? Self.gyroDelay6500[dlpf] : Self.gyroBypassDelay[fchoiceB]
         let accelConfig2 = reg(Self.accelConfig2)
@@ -228,7 +234,7 @@ struct InvenSenseChip: RegisterChip {
         if overflow > 0 {
             registers[Int(Self.intStatus)] |= 0x10  // FIFO_OFLOW_INT
             // CONFIG FIFO_MODE (6500/9250): 1 keeps the FIFO as it is; 0 replaces the oldest data.
-            if model != .mpu6050, reg(Self.config) & 0x40 != 0 { return }
+            if !hasMPU6050Die, reg(Self.config) & 0x40 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
         fifo += frame.suffix(fifoCapacity)
@@ -241,7 +247,7 @@ struct InvenSenseChip: RegisterChip {
 
     func peek(_ register: UInt8) -> UInt8 {
         switch register & 0x7F {
-        case Self.fifoCountH: UInt8((fifo.count >> 8) & (model == .mpu6050 ? 0xFF : 0x1F))
+        case Self.fifoCountH: UInt8((fifo.count >> 8) & (hasMPU6050Die ? 0xFF : 0x1F))
         case Self.fifoCountL: UInt8(fifo.count & 0xFF)
         case Self.fifoRW: fifo.first ?? lastFIFOByte
         default: registers[Int(register & 0x7F)]

@@ -47,17 +47,36 @@ public final class MPU9250Emulator: EngineBackedDevice, NineAxisPackage {
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(InvenSenseChip(model: .mpu9250, source: source, options: options), now: now)
-        magnetometer = AK8963Emulator(source: MagnetometerDieSource.ak8963InMPU9250(source), now: now, options: options)
+        magnetometer = AK8963Emulator(source: MagnetometerDieSource.akmInMPU9x50(source), now: now, options: options)
     }
 
     public var isBypassEnabled: Bool { bypassSwitchIsOn }
     public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
-
     /// Power cycle of the package: both dies back to power-on values.
-    public func powerOnReset() {
-        engine.powerOnReset()
-        magnetometer.powerOnReset()
+    public func powerOnReset() { resetBothDies() }
+}
+
+/// InvenSense MPU-9150 emulator (WHO_AM_I 0x75 = 0x68, like the MPU-6050): an MPU-6050 die plus
+/// an AK8975 magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL
+/// I2C_MST_EN clear) the AK8975 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both.
+/// The MPU-9150's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
+public final class MPU9150Emulator: EngineBackedDevice, NineAxisPackage {
+    public let chipName = "MPU-9150"
+    let engine: EmulatorEngine<InvenSenseChip>
+    /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
+    public let magnetometer: AK8975Emulator
+    /// Where the AK8975 answers when the bypass is on.
+    public static let magnetometerAddress = I2CAddress(0x0C)
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(InvenSenseChip(model: .mpu9150, source: source, options: options), now: now)
+        magnetometer = AK8975Emulator(source: MagnetometerDieSource.akmInMPU9x50(source), now: now, options: options)
     }
+
+    public var isBypassEnabled: Bool { bypassSwitchIsOn }
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
+    /// Power cycle of the package: both dies back to power-on values.
+    public func powerOnReset() { resetBothDies() }
 }
 
 /// TDK InvenSense ICM-42688-P emulator (WHO_AM_I 0x75 = 0x47), at 0x68 or 0x69.
@@ -109,12 +128,8 @@ public final class ICM20948Emulator: EngineBackedDevice, NineAxisPackage {
 
     public var isBypassEnabled: Bool { bypassSwitchIsOn }
     public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
-
     /// Power cycle of the package: both dies back to power-on values.
-    public func powerOnReset() {
-        engine.powerOnReset()
-        magnetometer.powerOnReset()
-    }
+    public func powerOnReset() { resetBothDies() }
 }
 
 /// An IMU chip model with an I2C bypass switch to its auxiliary bus.
@@ -126,7 +141,7 @@ protocol BypassChip: RegisterChip {
 extension InvenSenseChip: BypassChip {}
 extension ICM20948Chip: BypassChip {}
 
-/// A 9-axis package (MPU-9250, ICM-20948): an IMU die and a magnetometer die on its auxiliary
+/// A 9-axis package (MPU-9150, MPU-9250, ICM-20948): an IMU die and a magnetometer die on its auxiliary
 /// bus, which the host bus reaches only through the IMU's bypass switch.
 public protocol NineAxisPackage: SimulatedDevice {
     associatedtype Magnetometer: SimulatedDevice
@@ -143,6 +158,12 @@ public protocol NineAxisPackage: SimulatedDevice {
 
 extension NineAxisPackage where Self: EngineBackedDevice, Chip: BypassChip {
     var bypassSwitchIsOn: Bool { engine.withChip { $0.bypassEnabled } }
+
+    /// Power cycle of the package: both dies back to power-on values.
+    func resetBothDies() {
+        engine.powerOnReset()
+        magnetometer.powerOnReset()
+    }
 
     func attachBothDies(to bus: SimulatedBus, at address: I2CAddress) {
         bus.attach(self, at: address)

@@ -39,6 +39,12 @@ struct LSM6Chip: RegisterChip {
     /// FIFO_DATA_OUT_TAG TAG_SENSOR codes (DS12814 Table "FIFO tag").
     static let tagGyroscope: UInt8 = 0x01
     static let tagAccelerometer: UInt8 = 0x02
+    /// TAG_SENSOR 0x04: a timestamp word, TIMESTAMP[31:0] little-endian in its first 4 bytes,
+    /// batched with FIFO_CTRL4 DEC_TS_BATCH (bits 7:6) = 01 at every batch time slot while
+    /// CTRL10_C TIMESTAMP_EN (bit 5) is set; 25 µs per LSB of the chip's clock (DS12814 FIFO tag
+    /// table, FIFO_CTRL4, CTRL10_C, TIMESTAMP0–3).
+    static let tagTimestamp: UInt8 = 0x04
+    static let timestampLSB = 25e-6
 
     // LSM6DSL / LSM6DS3 FIFO (DS11889 §9.6–9.10, §9.44–9.48).
     static let fifoCtrl1: UInt8 = 0x06      // FTH[7:0]
@@ -96,6 +102,8 @@ struct LSM6Chip: RegisterChip {
     var fifoStopped = false
     var tagCounter: UInt8 = 0
     var lastTagTime = -Double.infinity
+    /// Simulation time at which the timestamp counter started (TIMESTAMP_EN set).
+    var timestampOrigin = 0.0
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         self.model = model
@@ -293,14 +301,30 @@ struct LSM6Chip: RegisterChip {
             if event.time > lastTagTime + 1e-12 {
                 tagCounter = (tagCounter + 1) & 0b11
                 lastTagTime = event.time
+                if timestampsBatched {
+                    // The slot's timestamp word comes first, by the chip's (drifting) clock.
+                    let ticks = ((event.time - timestampOrigin) * (1 + options.clockDriftPPM * 1e-6) / Self.timestampLSB).rounded(.down)
+                    let counter = UInt32(truncatingIfNeeded: Int64(max(0, min(ticks, 1e15))))
+                    let bytes = (0..<4).map { UInt8(truncatingIfNeeded: counter >> (8 * $0)) }
+                    push(TaggedWord(tag: Self.taggedByte(Self.tagTimestamp, tagCounter), data: bytes + [0, 0]))
+                }
             }
             let state = source.state(at: event.time)
             let counts = event.tag == Self.tagAccelerometer ? accelCounts(state) : gyroCounts(state)
-            var tag = event.tag << 3 | tagCounter << 1
-            // TAG_PARITY: makes the number of ones in the tag byte even.
-            tag |= UInt8(tag.nonzeroBitCount & 1)
-            push(TaggedWord(tag: tag, data: Encoding.littleEndian(counts)))
+            push(TaggedWord(tag: Self.taggedByte(event.tag, tagCounter), data: Encoding.littleEndian(counts)))
         }
+    }
+
+    /// TAG_SENSOR, TAG_CNT and TAG_PARITY (which makes the number of ones in the byte even).
+    private static func taggedByte(_ sensor: UInt8, _ counter: UInt8) -> UInt8 {
+        let tag = sensor << 3 | counter << 1
+        return tag | UInt8(tag.nonzeroBitCount & 1)
+    }
+
+    /// Timestamps go into the tagged FIFO: CTRL10_C TIMESTAMP_EN and DEC_TS_BATCH = 01 (every
+    /// slot; the decimated settings 8 and 32 are not emulated).
+    private var timestampsBatched: Bool {
+        reg(Self.ctrl10C) & 0x20 != 0 && reg(Self.dsoxFIFOCtrl4) >> 6 == 0b01
     }
 
     private mutating func push(_ word: TaggedWord) {
@@ -437,6 +461,9 @@ struct LSM6Chip: RegisterChip {
             return
         case Self.ctrl3C:
             registers[Int(address)] = value & 0x7F  // BOOT clears itself when the reboot is done
+        case Self.ctrl10C where fifoKind == .tagged:
+            if value & 0x20 != 0, reg(address) & 0x20 == 0 { timestampOrigin = time }  // TIMESTAMP_EN: the counter starts
+            registers[Int(address)] = value
         default:
             registers[Int(address)] = value
         }

@@ -13,9 +13,10 @@ struct MagnetometerDieSource: PhysicalSource {
         return state
     }
 
-    /// The AK8963 inside an MPU-9250 (PS-MPU-9250A §9.1, orientation of axes): its x along the
+    /// The AK8963 inside an MPU-9250 (PS-MPU-9250A §9.1, orientation of axes), and the AK8975
+    /// inside an MPU-9150 (MPU-9150 product specification, orientation of axes): its x along the
     /// package's y, its y along x, its z opposite.
-    static func ak8963InMPU9250(_ package: any PhysicalSource) -> Self {
+    static func akmInMPU9x50(_ package: any PhysicalSource) -> Self {
         Self(package: package, axes: SIMD3(1, 0, 2), signs: SIMD3(1, 1, -1))
     }
 

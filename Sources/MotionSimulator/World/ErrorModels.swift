@@ -118,11 +118,12 @@ public struct IMUErrorModel: Sendable, Equatable {
             biasRandomWalk: 2e-5, scaleFactorError: SIMD3(0.002, -0.003, 0.002), crossAxis: crossAxis(0.005)),
         clockDriftPPM: 200)
 
-    /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9250", "icm42688"; case and dashes ignored).
+    /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9150", "mpu9250", "icm42688"; case and dashes ignored).
     public static func preset(named name: String) -> IMUErrorModel? {
         switch name.lowercased().filter({ $0.isLetter || $0.isNumber }) {
         case "lsm6dsox": lsm6dsox
-        case "mpu6050": mpu6050
+        // The MPU-9150's accelerometer and gyroscope are an MPU-6050 die (PS-MPU-9150A §6.1–6.2).
+        case "mpu6050", "mpu9150": mpu6050
         case "mpu9250": mpu9250
         case "icm42688", "icm42688p": icm42688
         default: nil

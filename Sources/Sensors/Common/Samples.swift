@@ -15,6 +15,7 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case ak8963 = "AKM AK8963"
         case bmi160 = "Bosch BMI160"
         case ak09916 = "AKM AK09916"
+        case ak8975 = "AKM AK8975"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
@@ -159,10 +160,17 @@ public struct FIFOFrame: Sendable, Equatable {
     public var sampleIndex: Int
     /// The reading, in chip axes and Core Motion units (as ``IMUDriver/readSample()``).
     public var sample: IMUSample
+    /// When the chip took the sample by its own clock, seconds (its timestamp counter times the
+    /// counter's nominal LSB), where the chip's FIFO carries timestamps; nil otherwise. Increasing
+    /// from frame to frame while the FIFO runs: the driver unwraps the counter between frames. The
+    /// origin is the chip's (arbitrary); the counter wraps every ``FIFORead/chipClockWrap`` seconds,
+    /// so after a FIFO restart the value may be off from the earlier ones by whole wraps.
+    public var chipTime: Double?
 
-    public init(sampleIndex: Int, sample: IMUSample) {
+    public init(sampleIndex: Int, sample: IMUSample, chipTime: Double? = nil) {
         self.sampleIndex = sampleIndex
         self.sample = sample
+        self.chipTime = chipTime
     }
 }
 
@@ -173,10 +181,14 @@ public struct FIFORead: Sendable, Equatable {
     /// restarted the FIFO, so later frames count their ``FIFOFrame/sampleIndex`` from 0 again and
     /// the caller re-anchors its clock at this read.
     public var overflowed: Bool
+    /// Seconds after which the chip's timestamp counter wraps (``FIFOFrame/chipTime``); nil for a
+    /// FIFO without timestamps.
+    public var chipClockWrap: Double?
 
-    public init(frames: [FIFOFrame], overflowed: Bool) {
+    public init(frames: [FIFOFrame], overflowed: Bool, chipClockWrap: Double? = nil) {
         self.frames = frames
         self.overflowed = overflowed
+        self.chipClockWrap = chipClockWrap
     }
 }
 

@@ -11,8 +11,9 @@ import Musl
 /// Both sensors run in low-noise mode at one output data rate. Samples come from one burst of
 /// TEMP_DATA1 … GYRO_DATA_Z0; the FIFO runs in stream mode with 16-byte packets (packet 3:
 /// accelerometer, gyroscope, 8-bit temperature and the chip's 16-bit timestamp). FIFO frames are
-/// numbered in order (``FIFOFrame/sampleIndex``) like the other drivers' frames; the packets'
-/// timestamps are not used for timing.
+/// numbered in order (``FIFOFrame/sampleIndex``) like the other drivers' frames and carry the
+/// packets' timestamps as ``FIFOFrame/chipTime`` (1 µs LSB, unwrapped from frame to frame), read
+/// in the same FIFO burst.
 public final class ICM42600IMU: IMUDriver {
     public let chip: ChipInfo
     /// 200 Hz, ±4 g, ±500 °/s.
@@ -27,6 +28,9 @@ public final class ICM42600IMU: IMUDriver {
         var shadow = ShadowRegisters([:])
         var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
         var fifoSamples = 0
+        /// The last FIFO timestamp read, its frame's index and its unwrapped count of LSB since
+        /// the FIFO started.
+        var fifoTimestamp: FIFOTimestamp?
     }
 
     /// DEVICE_CONFIG SOFT_RESET_CONFIG: wait 1 ms before any other access (DS-000347 §14
@@ -112,6 +116,7 @@ public final class ICM42600IMU: IMUDriver {
         try device.write(ICM42600Register.fifoConfig1, ICM42600Register.fifoAccelGyroTemperature)
         try device.write(ICM42600Register.fifoConfig, ICM42600Register.fifoMode.setting(ICM42600Register.fifoStream, in: 0))
         state.fifoSamples = 0
+        state.fifoTimestamp = nil
     }
 
     /// INT_STATUS and FIFO_COUNT in one 3-byte read (0x2D…0x2F); after FIFO_FULL the FIFO is
@@ -137,7 +142,7 @@ public final class ICM42600IMU: IMUDriver {
                 for packet in 0..<chunk {
                     switch decode(bytes, at: packet * ICM42600FIFOPacket.size, state: state) {
                     case .empty:
-                        return FIFORead(frames: frames, overflowed: false)
+                        return FIFORead(frames: frames, overflowed: false, chipClockWrap: ICM42600FIFOPacket.timestampWrap)
                     case .rateChanged:
                         // As after an overflow: the indices start again, so the frames of the
                         // old numbering are not handed out with the restart.
@@ -145,20 +150,45 @@ public final class ICM42600IMU: IMUDriver {
                         return FIFORead(frames: [], overflowed: true)
                     case .invalid:
                         state.fifoSamples += 1
-                    case .sample(let sample):
-                        frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample))
+                    case .sample(let sample, let timestamp):
+                        let period = 1 / state.configuration.outputDataRate
+                        let chipTime = timestamp.map { Self.unwrap($0, index: state.fifoSamples, period: period, &state.fifoTimestamp) }
+                        frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample, chipTime: chipTime))
                         state.fifoSamples += 1
                     }
                 }
                 remaining -= chunk
             }
-            return FIFORead(frames: frames, overflowed: false)
+            return FIFORead(frames: frames, overflowed: false, chipClockWrap: ICM42600FIFOPacket.timestampWrap)
         }
     }
 
     private enum Packet {
         case empty, rateChanged, invalid
-        case sample(IMUSample)
+        /// The sample and the packet's ODR timestamp, when it carries one.
+        case sample(IMUSample, timestamp: UInt16?)
+    }
+
+    struct FIFOTimestamp {
+        var raw: UInt16
+        var index: Int
+        var ticks: Double
+    }
+
+    /// Seconds on the chip clock of a 16-bit timestamp, unwrapped against the previous one: the
+    /// counter advanced by its difference modulo 65536 plus the whole wraps that bring the step
+    /// nearest the frames' nominal spacing (index difference × `period`). That holds at every
+    /// rate, the 80 ms of 12.5 Hz (more than one 65.5 ms wrap) too, while the chip's clock is
+    /// within a few percent of nominal.
+    static func unwrap(_ raw: UInt16, index: Int, period: Double, _ history: inout FIFOTimestamp?) -> Double {
+        var ticks = Double(raw)
+        if let last = history {
+            let step = Double(raw &- last.raw)
+            let expected = Double(index - last.index) * period / ICM42600FIFOPacket.timestampLSB
+            ticks = last.ticks + step + ((expected - step) / 65536).rounded() * 65536
+        }
+        history = FIFOTimestamp(raw: raw, index: index, ticks: ticks)
+        return ticks * ICM42600FIFOPacket.timestampLSB
     }
 
     private func decode(_ bytes: [UInt8], at base: Int, state: State) -> Packet {
@@ -173,7 +203,9 @@ public final class ICM42600IMU: IMUDriver {
         let invalid = SIMD3<Int16>(repeating: Layout.invalidData)
         if accelerometer == invalid || gyroscope == invalid { return .invalid }
         let temperature = Double(Int8(bitPattern: bytes[base + Layout.temperatureOffset])) / settings.fifoTemperatureLSBPerDegree + 25
-        return .sample(state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope, temperature: temperature))
+        let timestamp = header & Layout.headerTimestampField == Layout.headerOdrTimestamp
+            ? UInt16(bytes[base + Layout.timestampOffset]) << 8 | UInt16(bytes[base + Layout.timestampOffset + 1]) : nil
+        return .sample(state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope, temperature: temperature), timestamp: timestamp)
     }
 
     // MARK: Self-test

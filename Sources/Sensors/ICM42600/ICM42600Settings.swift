@@ -64,6 +64,18 @@ enum ICM42600FIFOPacket {
     static let accelerometerOffset = 1
     static let gyroscopeOffset = 7
     static let temperatureOffset = 13
+    /// The 16-bit big-endian timestamp (packet 3, DS-000347 §6.1 FIFO packet structure; kernel
+    /// inv_icm42600_fifo_2sensors_packet `__be16 timestamp`).
+    static let timestampOffset = 14
+    /// HEADER_TIMESTAMP_FSYNC (bits 3:2): 10 = the packet carries the ODR timestamp (DS-000347
+    /// §6.2 FIFO header; kernel INV_ICM42600_FIFO_HEADER_TMST_FSYNC GENMASK(3, 2)).
+    static let headerTimestampField: UInt8 = 0x0C
+    static let headerOdrTimestamp: UInt8 = 0x08
+    /// Timestamp LSB: 1 µs with TMST_CONFIG TMST_RES = 0, its reset value (DS-000347 §14
+    /// TMST_CONFIG, reset 0x23: TMST_EN set, TMST_DELTA_EN and TMST_RES clear); the driver does not
+    /// write TMST_CONFIG. The counter wraps after 65536 LSB.
+    static let timestampLSB = 1e-6
+    static let timestampWrap = 65536.0 * timestampLSB
     /// HEADER_MSG: set when the FIFO is empty (the packet is no sample).
     static let headerMessage: UInt8 = 0x80
     /// HEADER_ACCEL, HEADER_GYRO: the packet carries the sensor's data.

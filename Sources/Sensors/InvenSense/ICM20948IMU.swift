@@ -9,7 +9,7 @@ import I2C
 /// WHO_AM_I, the output registers and the bypass switch in view.
 ///
 /// The AK09916 magnetometer inside the package appears at 0x0C on the same bus once
-/// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AK09916Magnetometer``. Its
+/// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AKMagnetometer`` (`.ak09916`). Its
 /// axes are not the accelerometer's: DS-000189 §11.1, magnetometer y and z point opposite.
 public final class ICM20948IMU: IMUDriver {
     /// The chip's name as ``ChipInfo/name`` gives it.

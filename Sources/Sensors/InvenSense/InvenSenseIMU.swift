@@ -6,10 +6,10 @@ import Glibc
 import Musl
 #endif
 
-/// Driver for the InvenSense MPU-6050, MPU-6500 and MPU-9250 accelerometer + gyroscope.
+/// Driver for the InvenSense MPU-6050, MPU-6500, MPU-9150 and MPU-9250 accelerometer + gyroscope.
 ///
-/// The MPU-9250's AK8963 magnetometer appears at 0x0C on the same bus once ``configure(_:)`` has
-/// set INT_PIN_CFG BYPASS_EN; drive it with ``AK8963Magnetometer``.
+/// The MPU-9250's AK8963 and the MPU-9150's AK8975 magnetometer appear at 0x0C on the same bus
+/// once ``configure(_:)`` has set INT_PIN_CFG BYPASS_EN; drive them with ``AKMagnetometer``.
 public final class InvenSenseIMU: IMUDriver {
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.

@@ -1,6 +1,10 @@
 /// The InvenSense chips this driver knows.
 public enum InvenSenseModel: String, Sendable, CaseIterable {
     case mpu6050 = "MPU-6050"
+    /// An MPU-6050 die with an AK8975 magnetometer die behind its I2C bypass; WHO_AM_I 0x68 like
+    /// the MPU-6050 (drivers/iio/imu/inv_mpu6050/inv_mpu_iio.h: INV_MPU9150_WHOAMI_VALUE 0x68;
+    /// inv_mpu_core.c hw_info: the 6050 register set, 1024-byte FIFO and temperature scale).
+    case mpu9150 = "MPU-9150"
     case mpu6500 = "MPU-6500"
     case mpu9250 = "MPU-9250"
 }
@@ -55,7 +59,8 @@ struct InvenSenseSettings: Sendable {
     var temperatureLSBPerDegree: Double
     var temperatureOffset: Double
     var selfTest: InvenSenseSelfTestMethod
-    /// The AK8963 inside an MPU-9250, reached at 0x0C once INT_PIN_CFG BYPASS_EN is set.
+    /// The AK8963 inside an MPU-9250 or the AK8975 inside an MPU-9150, reached at 0x0C once
+    /// INT_PIN_CFG BYPASS_EN is set.
     var bypassForMagnetometer: RegisterField?
 
     /// Rates (SMPLRT_DIV), accelerometer ranges (AFS_SEL) and gyroscope ranges (FS_SEL), shared by
@@ -72,7 +77,7 @@ struct InvenSenseSettings: Sendable {
 
     static func settings(for model: InvenSenseModel) -> InvenSenseSettings {
         switch model {
-        case .mpu6050:
+        case .mpu6050, .mpu9150:
             // RM-MPU-6000A §4.3 (CONFIG): gyro bandwidth 188/98/42/20/10/5 Hz, delay 1.9/2.8/4.8/
             // 8.3/13.4/18.6 ms for DLPF_CFG 1…6. §4.18 (TEMP_OUT): °C = raw / 340 + 36.53.
             return InvenSenseSettings(
@@ -80,7 +85,7 @@ struct InvenSenseSettings: Sendable {
                 lowPass: [188, 98, 42, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
                 gyroscopeDelay: [1: 0.0019, 2: 0.0028, 3: 0.0048, 4: 0.0083, 5: 0.0134, 6: 0.0186],
                 accelerometerLowPass: nil, temperatureLSBPerDegree: 340, temperatureOffset: 36.53,
-                selfTest: .factoryTrimChange, bypassForMagnetometer: nil)
+                selfTest: .factoryTrimChange, bypassForMagnetometer: model == .mpu9150 ? InvenSenseRegister.bypassField : nil)
         case .mpu6500, .mpu9250:
             // RM-MPU-9250A §4.6 (CONFIG, FCHOICE_B = 0): 184/92/41/20/10/5 Hz, delay 2.9/3.9/5.9/
             // 9.9/17.85/33.48 ms for DLPF_CFG 1…6; §4.8 (ACCEL_CONFIG2): 218.1/99/44.8/21.2/10.2/

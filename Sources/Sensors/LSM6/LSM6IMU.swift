@@ -18,6 +18,8 @@ public final class LSM6IMU: IMUDriver {
         var fifoSamples = 0
         /// A tagged FIFO word waiting for its partner from the same time slot.
         var pendingWord: TaggedWord?
+        /// The last timestamp word of the tagged FIFO.
+        var fifoTimestamp: FIFOTimestamp?
     }
 
     struct TaggedWord {
@@ -103,10 +105,15 @@ public final class LSM6IMU: IMUDriver {
         case .tagged:
             try device.write(0x0A, 0x00)  // FIFO_CTRL4: bypass (empties the FIFO)
             try device.write(0x09, state.rateCode << 4 | state.rateCode)  // FIFO_CTRL3: BDR_GY, BDR_XL
-            try device.write(0x0A, 0b110)  // FIFO_CTRL4: FIFO_MODE continuous
+            // CTRL10_C TIMESTAMP_EN (bit 5); FIFO_CTRL4 DEC_TS_BATCH = 01 (bits 7:6: a timestamp
+            // word in every batch time slot) and FIFO_MODE continuous (kernel st_lsm6dsx_core.c
+            // ts_settings: timer_en 0x19 BIT(5), decimator 0x0a GENMASK(7, 6)).
+            try device.write(0x19, 0x20)
+            try device.write(0x0A, 0b01 << 6 | 0b110)
         }
         state.fifoSamples = 0
         state.pendingWord = nil
+        state.fifoTimestamp = nil
     }
 
     public func readFIFO() throws(SensorError) -> FIFORead {
@@ -166,6 +173,10 @@ public final class LSM6IMU: IMUDriver {
             for word in 0..<chunk {
                 let tag = bytes[word * 7]
                 let sensor = tag >> 3
+                if sensor == Self.timestampTag {
+                    state.fifoTimestamp = Self.unwrap(timestampWord: bytes, at: word * 7 + 1, after: state.fifoTimestamp)
+                    continue
+                }
                 guard sensor == 0x01 || sensor == 0x02 else { continue }
                 let current = TaggedWord(isAccelerometer: sensor == 0x02, slot: (tag >> 1) & 0x03,
                                          vector: Self.vector(bytes, word * 7 + 1))
@@ -173,9 +184,11 @@ public final class LSM6IMU: IMUDriver {
                    pending.isAccelerometer != current.isAccelerometer {
                     let (accelerometer, gyroscope) = current.isAccelerometer
                         ? (current.vector, pending.vector) : (pending.vector, current.vector)
+                    // The slot's timestamp word comes before its data (same TAG_CNT).
+                    let chipTime = state.fifoTimestamp.flatMap { $0.slot == current.slot ? $0.seconds : nil }
                     frames.append(FIFOFrame(
                         sampleIndex: state.fifoSamples,
-                        sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
+                        sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope), chipTime: chipTime))
                     state.fifoSamples += 1
                     state.pendingWord = nil
                 } else {
@@ -184,7 +197,34 @@ public final class LSM6IMU: IMUDriver {
             }
             remaining -= chunk
         }
-        return FIFORead(frames: frames, overflowed: false)
+        return FIFORead(frames: frames, overflowed: false, chipClockWrap: Self.timestampWrap)
+    }
+
+    /// TAG_SENSOR of a timestamp word (DS12814 FIFO tag table; kernel ST_LSM6DSX_TS_TAG 0x04).
+    static let timestampTag: UInt8 = 0x04
+    /// TIMESTAMP LSB, 25 µs (DS12814 TIMESTAMP0–3; kernel ST_LSM6DSX_TS_SENSITIVITY 25000 ns), and
+    /// the 32-bit counter's wrap, about 29.8 h.
+    static let timestampLSB = 25e-6
+    static let timestampWrap = 4_294_967_296.0 * timestampLSB
+
+    /// The last timestamp word: its TAG_CNT, raw counter, and seconds unwrapped since the FIFO started.
+    struct FIFOTimestamp {
+        var slot: UInt8
+        var raw: UInt32
+        var seconds: Double
+    }
+
+    /// A timestamp word (TIMESTAMP[31:0] little-endian at `base`), unwrapped against the last one:
+    /// the counter only grows, so the step is the difference modulo 2³² (one wrap takes 29.8 h;
+    /// the FIFO would overflow and restart long before two).
+    static func unwrap(timestampWord bytes: [UInt8], at base: Int, after last: FIFOTimestamp?) -> FIFOTimestamp {
+        let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[base + $1]) << (8 * $1) }
+        let slot = (bytes[base - 1] >> 1) & 0x03
+        var seconds = Double(raw) * timestampLSB
+        if let last {
+            seconds = last.seconds + Double(raw &- last.raw) * timestampLSB
+        }
+        return FIFOTimestamp(slot: slot, raw: raw, seconds: seconds)
     }
 
     // MARK: Self-test

@@ -43,6 +43,9 @@ struct MagnetometerState: DriverState {
     var lsbPerMicrotesla: Double = 1
     /// Factory sensitivity adjustment per axis (the AK8963's ASA); 1 on other chips.
     var adjustment = SIMD3<Double>(repeating: 1)
+    /// The last finished measurement of a chip measuring on command (the AK8975), returned when
+    /// a read finds none newer.
+    var lastSample: MagneticSample?
 }
 
 typealias MagnetometerCore = DriverCore<MagnetometerSettings, MagnetometerState>
