@@ -7,7 +7,7 @@ import Foundation
 ///
 /// `registers` holds the four banks one after the other (bank `b`, register `r` at `b·128 + r`),
 /// so the shared `reg(_:)` reads bank 0.
-struct ICM20948Chip: RegisterChip {
+struct ICM20948Chip: SingleModelChip {
     // Bank 0
     static let whoAmI: UInt8 = 0x00          // 0xEA
     static let userCtrl: UInt8 = 0x03        // DMP_EN[7] FIFO_EN[6] I2C_MST_EN[5] I2C_IF_DIS[4] DMP_RST[3] SRAM_RST[2] I2C_MST_RST[1]
@@ -43,30 +43,19 @@ struct ICM20948Chip: RegisterChip {
     static let factoryCode: UInt8 = 100
     static let selfTestResponseRatio = 1.03
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 4 * 128)
-    var clock: SampleTicker
+    var core: ChipCore
     var fifo: [UInt8] = []
     var lastFIFOByte: UInt8 = 0
     /// FIFO size in bytes. DS-000189 gives FIFO_CNT 13 bits wide; the emulated part holds 512
     /// bytes, the MPU-9250's size (an assumption of this emulator, not a datasheet figure).
     static let fifoCapacity = 512
+    /// ST_OTP = 2620·1.01^(code−1) LSB at ±250 °/s and ±2 g, as on the MPU-6500/9250.
+    static let selfTestOTP = 2620 * pow(1.01, Double(factoryCode) - 1)
     /// Self-test deflection with an axis's self-test bit set: accelerometer in g, gyroscope in °/s.
-    let accelSelfTest: SIMD3<Double>
-    let gyroSelfTest: SIMD3<Double>
+    static let accelSelfTest = SIMD3(repeating: selfTestOTP / 16384 * selfTestResponseRatio)
+    static let gyroSelfTest = SIMD3(repeating: selfTestOTP / 131 * selfTestResponseRatio)
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        // ST_OTP = 2620·1.01^(code−1) LSB at ±250 °/s and ±2 g, as on the MPU-6500/9250.
-        let otp = 2620 * pow(1.01, Double(Self.factoryCode) - 1)
-        gyroSelfTest = SIMD3(repeating: otp / 131 * Self.selfTestResponseRatio)
-        accelSelfTest = SIMD3(repeating: otp / 16384 * Self.selfTestResponseRatio)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     /// The selected user bank, 0…3.
     var bank: Int { Int((reg(Self.bankSel) >> 4) & 0b11) }
@@ -74,19 +63,18 @@ struct ICM20948Chip: RegisterChip {
     func value(bank: Int, _ register: UInt8) -> UInt8 { registers[bank * 128 + Int(register & 0x7F)] }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 4 * 128)
-        registers[Int(Self.whoAmI)] = 0xEA
-        registers[Int(Self.pwrMgmt1)] = 0x41  // asleep, auto clock
+        core.powerOn(registerCount: 4 * 128, presets: [
+            Self.whoAmI: 0xEA,
+            Self.pwrMgmt1: 0x41,  // asleep, auto clock
+        ])
         for axis in 0..<3 {
             registers[128 + Int(Self.selfTestGyro) + axis] = Self.factoryCode
             registers[128 + Int(Self.selfTestAccel) + axis] = Self.factoryCode
         }
         registers[256 + Int(Self.gyroConfig1)] = 0x01  // GYRO_FCHOICE: DLPF in the path
         registers[256 + Int(Self.accelConfig)] = 0x01  // ACCEL_FCHOICE
-        pointer = 0
         fifo.removeAll()
         lastFIFOByte = 0
-        clock.set(rate: nil, at: 0)
     }
 
     /// Sensors sample while the chip is awake.
@@ -112,13 +100,11 @@ struct ICM20948Chip: RegisterChip {
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let g = state.specificForce / Encoding.gravity + selfTestMask(Self.accelConfig2, firstBit: 0x10) * accelSelfTest
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: accelGPerLSB)
+        accelCounts(of: state, selfTest: selfTestMask(Self.accelConfig2, firstBit: 0x10) * Self.accelSelfTest, gPerLSB: accelGPerLSB)
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let dps = state.angularRate * Encoding.degreesPerRadian + selfTestMask(Self.gyroConfig2, firstBit: 0x20) * gyroSelfTest
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: gyroDPSPerLSB)
+        gyroCounts(of: state, selfTest: selfTestMask(Self.gyroConfig2, firstBit: 0x20) * Self.gyroSelfTest, dpsPerLSB: gyroDPSPerLSB)
     }
 
     /// °C = LSB / 333.87 + 21 (room-temperature offset 0 LSB).

@@ -4,7 +4,7 @@ import Foundation
 /// part). Registers and bits: MPU-6000/6050 Register Map RM-MPU-6000A rev 4.2, MPU-6500 Register
 /// Map RM-MPU-6500A, MPU-9250 Register Map RM-MPU-9250A rev 1.6; sensitivities: product
 /// specifications PS-MPU-6000A §6.1–6.2, PS-MPU-6500A, PS-MPU-9250A §3.1.
-struct InvenSenseChip: RegisterChip {
+struct InvenSenseChip: SensingChip {
     enum Model: Sendable {
         case mpu6050, mpu6500, mpu9250
     }
@@ -35,11 +35,7 @@ struct InvenSenseChip: RegisterChip {
     static let gyroSensitivity: [Double] = [131, 65.5, 32.8, 16.4]
 
     let model: Model
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
-    var clock: SampleTicker
+    var core: ChipCore
     var fifo: [UInt8] = []
     var lastFIFOByte: UInt8 = 0
     /// Self-test deflection of each axis with its XA_ST… bit set: accelerometer in g,
@@ -56,9 +52,7 @@ struct InvenSenseChip: RegisterChip {
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         self.model = model
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
+        core = ChipCore(source: source, options: options)
         switch model {
         case .mpu6050:
             // Factory trim (RM-MPU-6000A §4.1): gyro FT = ±25·131·1.046^(code−1) LSB at ±250 °/s,
@@ -88,8 +82,7 @@ struct InvenSenseChip: RegisterChip {
     var fifoCapacity: Int { model == .mpu6050 ? 1024 : 512 }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.whoAmI)] = identity
+        core.powerOn(registerCount: 128, presets: [Self.whoAmI: identity])
         switch model {
         case .mpu6050:
             registers[Int(Self.pwrMgmt1)] = 0x40  // asleep at power-on
@@ -103,10 +96,8 @@ struct InvenSenseChip: RegisterChip {
                 registers[Int(Self.selfTestAccel6500) + axis] = Self.factoryCode6500
             }
         }
-        pointer = 0
         fifo.removeAll()
         lastFIFOByte = 0
-        clock.set(rate: nil, at: 0)
     }
 
     /// Sensors sample while the chip is awake and not cycling.
@@ -133,13 +124,11 @@ struct InvenSenseChip: RegisterChip {
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let g = state.specificForce / Encoding.gravity + selfTestMask(Self.accelConfig) * accelSelfTest
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: accelGPerLSB)
+        accelCounts(of: state, selfTest: selfTestMask(Self.accelConfig) * accelSelfTest, gPerLSB: accelGPerLSB)
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let dps = state.angularRate * Encoding.degreesPerRadian + selfTestMask(Self.gyroConfig) * gyroSelfTest
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: gyroDPSPerLSB)
+        gyroCounts(of: state, selfTest: selfTestMask(Self.gyroConfig) * gyroSelfTest, dpsPerLSB: gyroDPSPerLSB)
     }
 
     /// Temperature in LSB: MPU-6050 °C = LSB/340 + 36.53; MPU-6500/9250 °C = LSB/333.87 + 21.

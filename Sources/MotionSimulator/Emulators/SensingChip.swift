@@ -1,0 +1,81 @@
+/// The state every sensing chip model is built on: what the chip senses and how the emulated part
+/// deviates from an ideal one (both fixed when the model is made), the chip's own sampling clock,
+/// and its register file with the register pointer. A chip model adds its register tables and its
+/// datasheet's quirks.
+struct ChipCore: Sendable {
+    let source: any PhysicalSource
+    let options: EmulatorOptions
+    var clock: SampleTicker
+    var registers: [UInt8] = []
+    var pointer: UInt8 = 0
+
+    init(source: any PhysicalSource, options: EmulatorOptions) {
+        self.source = source
+        self.options = options
+        clock = SampleTicker(driftPPM: options.clockDriftPPM)
+    }
+
+    /// The power-on state of the register file: `count` registers, all 0 but `presets`; the
+    /// pointer at 0; the sampling clock stopped.
+    mutating func powerOn(registerCount count: Int, presets: KeyValuePairs<UInt8, UInt8> = [:]) {
+        registers = [UInt8](repeating: 0, count: count)
+        for (address, value) in presets { registers[Int(address)] = value }
+        pointer = 0
+        clock.set(rate: nil, at: 0)
+    }
+}
+
+/// A register-level chip model whose common state lives in a ``ChipCore``: it reads its source,
+/// options, clock, registers and pointer from the core.
+protocol SensingChip: RegisterChip {
+    var core: ChipCore { get set }
+}
+
+/// A chip model without variants to choose from: made from its core alone.
+protocol SingleModelChip: SensingChip {
+    init(core: ChipCore)
+}
+
+extension SingleModelChip {
+    /// A chip sensing `source`, deviating from an ideal part by `options`, in its power-on state.
+    init(source: any PhysicalSource, options: EmulatorOptions) {
+        self.init(core: ChipCore(source: source, options: options))
+        powerOnReset()
+    }
+}
+
+extension SensingChip {
+    var source: any PhysicalSource { core.source }
+    var options: EmulatorOptions { core.options }
+
+    var clock: SampleTicker {
+        get { core.clock }
+        set { core.clock = newValue }
+        _modify { yield &core.clock }
+    }
+
+    var registers: [UInt8] {
+        get { core.registers }
+        set { core.registers = newValue }
+        _modify { yield &core.registers }
+    }
+
+    var pointer: UInt8 {
+        get { core.pointer }
+        set { core.pointer = newValue }
+    }
+
+    /// The accelerometer output for `state`: specific force in g plus the self-test deflection
+    /// `selfTest` (g), the dead axes at 0, quantized to `gPerLSB`.
+    func accelCounts(of state: PhysicalState, selfTest: SIMD3<Double> = .zero, gPerLSB: Double) -> SIMD3<Int16> {
+        let g = state.specificForce / Encoding.gravity + selfTest
+        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: gPerLSB)
+    }
+
+    /// The gyroscope output for `state`: angular rate in °/s plus the self-test deflection
+    /// `selfTest` (°/s), the dead axes at 0, quantized to `dpsPerLSB`.
+    func gyroCounts(of state: PhysicalState, selfTest: SIMD3<Double> = .zero, dpsPerLSB: Double) -> SIMD3<Int16> {
+        let dps = state.angularRate * Encoding.degreesPerRadian + selfTest
+        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: dpsPerLSB)
+    }
+}
