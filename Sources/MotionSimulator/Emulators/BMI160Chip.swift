@@ -113,9 +113,8 @@ struct BMI160Chip: SingleModelChip {
         }
         let frameSize = fifoFrameSize
         let keep = frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        for tick in ticks { appendFrame(source.state(at: tick)) }
+        let (due, kept) = dueSamples(to: time, keepingLast: keep)
+        for sample in kept { appendFrame(sample.state) }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }

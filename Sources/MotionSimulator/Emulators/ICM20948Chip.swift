@@ -121,26 +121,22 @@ struct ICM20948Chip: SingleModelChip {
         let fifoOn = reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0
         let frameSize = (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
         let keep = fifoOn && frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
+        let (due, kept) = dueSamples(to: time, keepingLast: keep)
         if fifoOn {
-            for tick in ticks { appendFrame(sensorBlock(source.state(at: tick)), selection: selection) }
-            if due > ticks.count, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
+            for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
+            if due > kept.count, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
         }
         if due > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
         // Output registers follow the input; disabled axes keep their last value.
         let block = sensorBlock(source.state(at: time))
         let disabled = reg(Self.pwrMgmt2)
         let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
-        for index in 0..<7 {
-            let frozen = switch index {
+        storeWords(block, at: Self.accelXoutH) { index in
+            switch index {
             case 0...2: disabled & (0x20 >> index) != 0
             case 3...5: disabled & (0x04 >> (index - 3)) != 0
             default: temperatureOff
             }
-            guard !frozen else { continue }
-            registers[Int(Self.accelXoutH) + index * 2] = block[index * 2]
-            registers[Int(Self.accelXoutH) + index * 2 + 1] = block[index * 2 + 1]
         }
     }
 

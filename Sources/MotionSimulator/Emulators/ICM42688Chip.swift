@@ -127,12 +127,11 @@ struct ICM42688Chip: SingleModelChip {
     }
 
     mutating func advance(to time: Double) {
-        var ticks: [Double] = []
         let fifoOn = reg(Self.fifoConfig) >> 6 != 0 && reg(Self.fifoConfig1) & 0b11 != 0
-        let due = clock.advance(to: time, keepingLast: fifoOn ? Self.fifoCapacity / 8 + 1 : 0) { ticks.append($0) }
-        for tick in ticks { appendPacket(source.state(at: tick), at: tick) }
+        let (due, kept) = dueSamples(to: time, keepingLast: fifoOn ? Self.fifoCapacity / 8 + 1 : 0)
+        for sample in kept { appendPacket(sample.state, at: sample.time) }
         if due > 0 { registers[Int(Self.intStatus)] |= 0x08 }  // DATA_RDY_INT
-        if due > ticks.count, fifoOn { registers[Int(Self.intStatus)] |= 0x02 }  // packets lost: FIFO_FULL_INT
+        if due > kept.count, fifoOn { registers[Int(Self.intStatus)] |= 0x02 }  // packets lost: FIFO_FULL_INT
         guard sampleRate != nil else { return }
         let state = source.state(at: time)
         let temperature = temperatureOn ? Encoding.int16((state.temperature - 25) * Self.temperatureSensitivity) : Self.invalid

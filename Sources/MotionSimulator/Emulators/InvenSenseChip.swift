@@ -149,25 +149,21 @@ struct InvenSenseChip: SensingChip {
         let selection = reg(Self.fifoEnable)
         let frameSize = (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
         let keep = fifoOn && frameSize > 0 ? fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        for tick in ticks { appendFrame(sensorBlock(source.state(at: tick)), selection: selection) }
-        if due > ticks.count, keep > 0 { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
+        let (due, kept) = dueSamples(to: time, keepingLast: keep)
+        for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
+        if due > kept.count, keep > 0 { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
         if due > 0 { registers[Int(Self.intStatus)] |= 0x01 }                // DATA_RDY_INT
 
         // Output registers follow the input; axes in standby keep their last value.
         let block = sensorBlock(source.state(at: time))
         let standby = reg(Self.pwrMgmt2)
         let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
-        for index in 0..<7 {
-            let frozen = switch index {
+        storeWords(block, at: Self.accelXoutH) { index in
+            switch index {
             case 0...2: standby & (0x20 >> index) != 0
             case 3: temperatureOff
             default: standby & (0x04 >> (index - 4)) != 0
             }
-            guard !frozen else { continue }
-            registers[Int(Self.accelXoutH) + index * 2] = block[index * 2]
-            registers[Int(Self.accelXoutH) + index * 2 + 1] = block[index * 2 + 1]
         }
     }
 

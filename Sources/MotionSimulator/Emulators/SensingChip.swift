@@ -65,6 +65,14 @@ extension SensingChip {
         set { core.pointer = newValue }
     }
 
+    /// Brings the sampling clock up to `time`: how many samples fell due, and the source's state
+    /// at each of the last `keep` of them, oldest first (what a FIFO can still hold).
+    mutating func dueSamples(to time: Double, keepingLast keep: Int) -> (due: Int, kept: [(time: Double, state: PhysicalState)]) {
+        var ticks: [Double] = []
+        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
+        return (due, ticks.map { ($0, source.state(at: $0)) })
+    }
+
     /// The accelerometer output for `state`: specific force in g plus the self-test deflection
     /// `selfTest` (g), the dead axes at 0, quantized to `gPerLSB`.
     func accelCounts(of state: PhysicalState, selfTest: SIMD3<Double> = .zero, gPerLSB: Double) -> SIMD3<Int16> {
@@ -77,5 +85,16 @@ extension SensingChip {
     func gyroCounts(of state: PhysicalState, selfTest: SIMD3<Double> = .zero, dpsPerLSB: Double) -> SIMD3<Int16> {
         let dps = state.angularRate * Encoding.degreesPerRadian + selfTest
         return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: dpsPerLSB)
+    }
+}
+
+extension RegisterChip {
+    /// Stores the 16-bit words of `block` (two bytes each) from `address` on, but for the words
+    /// whose index `frozen` names: they keep their last value (a sensor axis in standby).
+    mutating func storeWords(_ block: [UInt8], at address: UInt8, except frozen: (Int) -> Bool) {
+        for index in 0..<(block.count / 2) where !frozen(index) {
+            registers[Int(address) + index * 2] = block[index * 2]
+            registers[Int(address) + index * 2 + 1] = block[index * 2 + 1]
+        }
     }
 }
