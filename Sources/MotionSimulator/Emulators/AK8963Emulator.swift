@@ -114,7 +114,7 @@ struct AK8963Chip: AKMagnetometerChip {
 /// Single, continuous (8/100 Hz) and self-test modes, 14/16-bit output, DRDY/DOR in ST1 cleared
 /// by reading ST2, HOFL on overflow, fuse-ROM sensitivity adjustment (ASAX–Z = 0xB0, 0xB1,
 /// 0xA5; the output is the raw value a driver must scale by the adjustment), soft reset (CNTL2).
-public final class AK8963Emulator: EngineBackedDevice {
+public final class AK8963Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "AK8963"
     let engine: EmulatorEngine<AK8963Chip>
 

@@ -95,7 +95,7 @@ struct HMC5883LChip: MagnetometerChip {
 /// −2048…2047 with −4096 on overflow; continuous and single modes; positive and negative bias
 /// self-test (configuration A MS); RDY and LOCK; the pointer rolls from 0x08 to 0x03. The chip
 /// has no software reset.
-public final class HMC5883LEmulator: EngineBackedDevice {
+public final class HMC5883LEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "HMC5883L"
     let engine: EmulatorEngine<HMC5883LChip>
 

@@ -65,7 +65,7 @@ struct LIS2MDLChip: STMagnetometerChip {
 /// Fixed ±50 gauss range at 1.5 mgauss/LSB; continuous (10/20/50/100 Hz), single and idle
 /// modes (CFG_REG_A MD); hard-iron offset registers subtracted from the output; self-test
 /// (CFG_REG_C); BLE; soft reset (CFG_REG_A SOFT_RST); the address always auto-increments.
-public final class LIS2MDLEmulator: EngineBackedDevice {
+public final class LIS2MDLEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "LIS2MDL"
     let engine: EmulatorEngine<LIS2MDLChip>
 

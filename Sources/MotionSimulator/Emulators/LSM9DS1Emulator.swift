@@ -202,7 +202,7 @@ struct LSM9DS1Chip: SingleModelChip {
 /// output registers and leaves after OUT_Z_H_XL is read; FIFO_SRC gives the level count,
 /// threshold and overrun. Self-test (CTRL_REG10) and software reset (CTRL_REG8) as in the
 /// datasheet; IF_ADD_INC governs auto-increment.
-public final class LSM9DS1Emulator: EngineBackedDevice {
+public final class LSM9DS1Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "LSM9DS1"
     let engine: EmulatorEngine<LSM9DS1Chip>
 

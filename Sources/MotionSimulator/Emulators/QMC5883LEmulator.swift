@@ -72,7 +72,7 @@ struct QMC5883LChip: MagnetometerChip {
 /// Standby at power-on; continuous mode at 10/50/100/200 Hz; ±2/±8 gauss (12000/3000 LSB/gauss);
 /// DRDY, OVL and DOR in the status register; pointer roll-over (CONTROL2 ROL_PNT); soft reset
 /// (CONTROL2 SOFT_RST). The chip has no self-test and no FIFO.
-public final class QMC5883LEmulator: EngineBackedDevice {
+public final class QMC5883LEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "QMC5883L"
     let engine: EmulatorEngine<QMC5883LChip>
 
