@@ -218,19 +218,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     /// overflow after 1 s (200 frames > the 85 whole frames of 1024 bytes), after which the
     /// indices restart.
     @Test func fifoThroughTheEmulator() throws {
-        let time = ManualTime(1)
-        var state = PhysicalState.flatAtRest()
-        state.angularRate = SIMD3(0.1, -0.2, 0.3)
-        let rig = try EmulatedRig(imu: .bmi160, magnetometer: .none, source: ConstantSource(state), time: time)
-        try rig.imu.enableFIFO()
-        time.set(1.1)
-        let read = try rig.imu.readFIFO()
-        #expect(!read.overflowed)
-        #expect(read.frames.map(\.sampleIndex) == Array(0..<20))
-        for frame in read.frames {
-            #expect(largestDifference(frame.sample.acceleration, [0, 0, -1]) <= 1.0 / 8192)
-            #expect(largestDifference(frame.sample.rotationRate, state.angularRate) <= degree / 65.6)
-        }
+        let (rig, time) = try EmulatedRig.checkFIFOAtRest(.bmi160, accelerationTolerance: 1.0 / 8192, rotationTolerance: degree / 65.6)
         time.set(2.1)
         #expect(try rig.imu.readFIFO().overflowed)
         time.set(2.15)

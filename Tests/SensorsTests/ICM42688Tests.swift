@@ -325,19 +325,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     /// z; a FIFO left unread for a second overflows (2048 bytes = 128 packets), is restarted and
     /// counts from 0 again.
     @Test func fifoThroughTheEmulator() throws {
-        let time = ManualTime(1)
-        var state = PhysicalState.flatAtRest()
-        state.angularRate = SIMD3(0.1, -0.2, 0.3)
-        let rig = try EmulatedRig(imu: .icm42688, magnetometer: .none, source: ConstantSource(state), time: time)
-        try rig.imu.enableFIFO()
-        time.set(1.1)
-        let read = try rig.imu.readFIFO()
-        #expect(!read.overflowed)
-        #expect(read.frames.map(\.sampleIndex) == Array(0..<20))
-        for frame in read.frames {
-            #expect(largestDifference(frame.sample.acceleration, [0, 0, -1]) <= 1 / 8192.0)
-            #expect(largestDifference(frame.sample.rotationRate, state.angularRate) <= 1 / 65.5 * degree)
-        }
+        let (rig, time) = try EmulatedRig.checkFIFOAtRest(.icm42688, accelerationTolerance: 1 / 8192.0, rotationTolerance: 1 / 65.5 * degree)
         time.set(2.1)
         let overflow = try rig.imu.readFIFO()
         #expect(overflow.overflowed && overflow.frames.isEmpty)
