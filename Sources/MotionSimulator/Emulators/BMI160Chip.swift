@@ -111,9 +111,7 @@ struct BMI160Chip: SingleModelChip {
             store([0x00, 0x80], at: Self.temperature0)  // 0x8000: no valid temperature while every sensor is suspended
             return
         }
-        let frameSize = fifoFrameSize
-        let keep = frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        let (due, kept) = dueSamples(to: time, keepingLast: keep)
+        let (due, kept, _) = dueFrames(to: time, frameSize: fifoFrameSize, capacity: Self.fifoCapacity)
         for sample in kept { appendFrame(sample.state) }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }

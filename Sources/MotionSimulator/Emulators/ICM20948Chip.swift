@@ -120,12 +120,9 @@ struct ICM20948Chip: SingleModelChip {
         let selection = reg(Self.fifoEn2) & 0x1F
         let fifoOn = reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0
         let frameSize = (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
-        let keep = fifoOn && frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        let (due, kept) = dueSamples(to: time, keepingLast: keep)
-        if fifoOn {
-            for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
-            if due > kept.count, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
-        }
+        let (due, kept, lost) = dueFrames(to: time, frameSize: fifoOn ? frameSize : 0, capacity: Self.fifoCapacity)
+        for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
+        if lost { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
         if due > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
         // Output registers follow the input; disabled axes keep their last value.
         let block = sensorBlock(source.state(at: time))

@@ -148,10 +148,9 @@ struct InvenSenseChip: SensingChip {
         let fifoOn = reg(Self.userCtrl) & 0x40 != 0
         let selection = reg(Self.fifoEnable)
         let frameSize = (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
-        let keep = fifoOn && frameSize > 0 ? fifoCapacity / frameSize + 1 : 0
-        let (due, kept) = dueSamples(to: time, keepingLast: keep)
+        let (due, kept, lost) = dueFrames(to: time, frameSize: fifoOn ? frameSize : 0, capacity: fifoCapacity)
         for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
-        if due > kept.count, keep > 0 { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
+        if lost { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
         if due > 0 { registers[Int(Self.intStatus)] |= 0x01 }                // DATA_RDY_INT
 
         // Output registers follow the input; axes in standby keep their last value.

@@ -73,6 +73,15 @@ extension SensingChip {
         return (due, ticks.map { ($0, source.state(at: $0)) })
     }
 
+    /// ``dueSamples(to:keepingLast:)`` for a FIFO of `capacity` bytes taking frames of `frameSize`
+    /// bytes (0: it takes none): keeps as many samples as it holds and one more (to overflow it);
+    /// `lost` when more fell due than were kept.
+    mutating func dueFrames(to time: Double, frameSize: Int, capacity: Int) -> (due: Int, kept: [(time: Double, state: PhysicalState)], lost: Bool) {
+        let keep = frameSize > 0 ? capacity / frameSize + 1 : 0
+        let (due, kept) = dueSamples(to: time, keepingLast: keep)
+        return (due, kept, due > kept.count && keep > 0)
+    }
+
     /// The accelerometer output for `state`: specific force in g plus the self-test deflection
     /// `selfTest` (g), the dead axes at 0, quantized to `gPerLSB`.
     func accelCounts(of state: PhysicalState, selfTest: SIMD3<Double> = .zero, gPerLSB: Double) -> SIMD3<Int16> {
