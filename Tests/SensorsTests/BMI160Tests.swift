@@ -116,12 +116,9 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
         var list = Array(bmi160Init().prefix(4))
         list += Array(repeating: .writeRead(0x68, [BMI.pmuStatus], reply: [0b0001_0000]), count: 15)
         let bus = ExpectationBus(list)
-        let error = sensorError { () throws(SensorError) in try BMI160IMU(bus: bus, pause: .none).configure(IMUConfiguration(outputDataRate: 100)) }
-        guard case .resetTimeout(_, _, 15) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
+        expectResetTimeout(after: 15, on: bus) { () throws(SensorError) in
+            try BMI160IMU(bus: bus, pause: .none).configure(IMUConfiguration(outputDataRate: 100))
         }
-        expectFinished(bus)
     }
 
     @Test func detectsSelfResetChip() throws {

@@ -158,12 +158,7 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
         list += Array(repeating: .writeRead(0x68, [MPU.pwrMgmt1], reply: [0x80]), count: 20)
         let bus = ExpectationBus(list)
         let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
-        let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        guard case .resetTimeout(_, _, 20) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
-        }
-        expectFinished(bus)
+        expectResetTimeout(after: 20, on: bus) { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
     }
 
     @Test func busErrorKeepsItsCause() {

@@ -105,12 +105,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
         ] + Array(repeating: .writeRead(0x6A, [ST.ctrl3C], reply: [0x05]), count: 10)
         let bus = ExpectationBus(list)
         let imu = LSM6IMU(bus: bus, model: .lsm6dsl, pause: .none)
-        let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        guard case .resetTimeout(_, _, 10) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
-        }
-        expectFinished(bus)
+        expectResetTimeout(after: 10, on: bus) { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
     }
 
     @Test func isStillConfiguredReadsCtrl1XL() throws {

@@ -30,6 +30,20 @@ func expectFinished(_ bus: ExpectationBus, sourceLocation: SourceLocation = #_so
     #expect(bus.problems == [], sourceLocation: sourceLocation)
 }
 
+/// `configure` fails with a reset timeout after `polls` polls of the reset bit, and uses up the
+/// expectations of `bus`.
+func expectResetTimeout(
+    after polls: Int, on bus: ExpectationBus, sourceLocation: SourceLocation = #_sourceLocation,
+    _ configure: () throws(SensorError) -> Void
+) {
+    let error = sensorError(configure)
+    guard case .resetTimeout(_, _, polls) = error else {
+        Issue.record("got \(String(describing: error))", sourceLocation: sourceLocation)
+        return
+    }
+    expectFinished(bus, sourceLocation: sourceLocation)
+}
+
 /// The error a throwing call threw.
 func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
     do { try body() } catch { return error }
