@@ -36,9 +36,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
 
 @Suite struct BMI160Tests {
     @Test func defaultInitAndOneSample() throws {
-        let bus = ExpectationBus(bmi160Init())
-        let imu = BMI160IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
         // Gyroscope first: x 10 °/s = 656 LSB at ±500 °/s (65.6 LSB/(°/s)); accelerometer +1 g on
         // z = 8192 LSB at ±4 g, face up.
         bus.expect([.writeRead(0x68, [BMI.dataGyr], reply: littleEndian([656, 0, -656, 0, 0, 8192]))])
@@ -122,9 +120,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     }
 
     @Test func detectsSelfResetChip() throws {
-        let bus = ExpectationBus(bmi160Init())
-        let imu = BMI160IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
         bus.expect([
             .writeRead(0x68, [BMI.fifoConfig1], reply: [0x00]),
             .writeRead(0x68, [BMI.fifoConfig1], reply: [0x10]),  // reset value: the chip reset itself
@@ -137,9 +133,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     /// Headerless FIFO with gyroscope and accelerometer (§2.5): 12-byte frames gyr then acc, in
     /// order; a FIFO without room for another frame is flushed and reported as overflowed.
     @Test func fifoFramesInOrderAndOverflow() throws {
-        let bus = ExpectationBus(bmi160Init())
-        let imu = BMI160IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
         bus.expect([.write(0x68, [BMI.fifoConfig1, 0xC0]), .write(0x68, [BMI.cmd, 0xB0])])
         try imu.enableFIFO()
         let frames = (0..<3).flatMap { index in littleEndian([Int16(index) * 656, 0, 0, 0, 0, 8192 + Int16(index)]) }

@@ -28,9 +28,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
 @Suite struct LSM6Tests {
     /// LSM6DSOX default: 208 Hz = ODR 0101, ±4 g = FS_XL 10, ±500 °/s = FS_G 01.
     @Test func lsm6dsoxInitAndSample() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dso, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dso, pause: .none) }
         // ±4 g: 0.122 mg/LSB → 1 g = 8197 LSB; ±500 °/s: 17.5 mdps/LSB → 35 °/s = 2000 LSB.
         // Temperature 256 LSB/°C around 25 °C: 512 → 27 °C.
         bus.expect([.writeRead(0x6A, [ST.outTempL], reply: littleEndian([512, 2000, 0, -2000, 0, 0, 8197]))])
@@ -109,9 +107,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
     }
 
     @Test func isStillConfiguredReadsCtrl1XL() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dsl, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dsl, pause: .none) }
         bus.expect([.writeRead(0x6A, [ST.ctrl1XL], reply: [0x58]), .writeRead(0x6A, [ST.ctrl1XL], reply: [0x00])])
         #expect(try imu.isStillConfigured())
         #expect(try !imu.isStillConfigured())
@@ -120,9 +116,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
 
     /// LSM6DSO tagged FIFO: TAG_SENSOR 0x01 gyro / 0x02 accel in bits 7:3, TAG_CNT in bits 2:1.
     @Test func taggedFIFOPairsWordsAndReportsOverflow() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dso, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dso, pause: .none) }
         bus.expect([
             .write(0x6A, [ST.dsoFifoCtrl4, 0x00]),
             .write(0x6A, [ST.dsoFifoCtrl3, 0x55]),  // BDR_GY = BDR_XL = 208 Hz
@@ -161,9 +155,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
 
     /// LSM6DSL pattern FIFO: Gx Gy Gz Ax Ay Az words; FIFO_STATUS2 OVER_RUN bit 6.
     @Test func patternFIFOFramesAndOverflow() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dsl, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dsl, pause: .none) }
         let start: [I2CExpectation] = [
             .write(0x6A, [ST.fifoCtrl5, 0x00]),
             .write(0x6A, [ST.fifoCtrl3, 0x09]),  // no decimation for gyro and accel

@@ -25,6 +25,26 @@ func close(_ a: SIMD3<Double>, _ b: SIMD3<Double>, tolerance: Double = 1e-9) -> 
     (0..<3).allSatisfy { close(a[$0], b[$0], tolerance: tolerance) }
 }
 
+/// The IMU driver `make` builds on an expectation bus that expects `initialization`, configured
+/// at its defaults.
+func configured<IMU: IMUDriver>(_ initialization: [I2CExpectation], _ make: (ExpectationBus) -> IMU) throws -> (bus: ExpectationBus, imu: IMU) {
+    let bus = ExpectationBus(initialization)
+    let imu = make(bus)
+    try imu.configure(imu.defaultConfiguration)
+    return (bus, imu)
+}
+
+/// The magnetometer driver `make` builds on an expectation bus that expects `initialization`,
+/// configured at its defaults.
+func configured<Magnetometer: MagnetometerDriver>(
+    _ initialization: [I2CExpectation], _ make: (ExpectationBus) -> Magnetometer
+) throws -> (bus: ExpectationBus, magnetometer: Magnetometer) {
+    let bus = ExpectationBus(initialization)
+    let magnetometer = make(bus)
+    try magnetometer.configure(magnetometer.defaultConfiguration)
+    return (bus, magnetometer)
+}
+
 /// Checks the expectation list was used up exactly.
 func expectFinished(_ bus: ExpectationBus, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(bus.problems == [], sourceLocation: sourceLocation)
