@@ -14,15 +14,7 @@ private enum ST {
 
 /// Identify, SW_RESET (bit 0) polled until clear, BDU | IF_INC, CTRL1_XL, CTRL2_G.
 private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, ctrl2G: UInt8) -> [I2CExpectation] {
-    [
-        .writeRead(address, [ST.whoAmI], reply: [whoAmI]),
-        .write(address, [ST.ctrl3C, 0x05]),
-        .writeRead(address, [ST.ctrl3C], reply: [0x05]),
-        .writeRead(address, [ST.ctrl3C], reply: [0x04]),
-        .write(address, [ST.ctrl3C, 0x44]),
-        .write(address, [ST.ctrl1XL, ctrl1XL]),
-        .write(address, [ST.ctrl2G, ctrl2G]),
-    ]
+    stInitSequence(address: address, identity: (ST.whoAmI, whoAmI), control: ST.ctrl3C, then: [(ST.ctrl1XL, ctrl1XL), (ST.ctrl2G, ctrl2G)])
 }
 
 @Suite struct LSM6Tests {

@@ -13,15 +13,7 @@ private enum Reg {
 
 /// Identify (0x68), SW_RESET in CTRL_REG8 polled until clear, BDU | IF_ADD_INC, CTRL_REG6_XL, CTRL_REG1_G.
 private func initSequence(address: UInt8 = 0x6A, ctrlReg6XL: UInt8, ctrlReg1G: UInt8) -> [I2CExpectation] {
-    [
-        .writeRead(address, [Reg.whoAmI], reply: [0x68]),
-        .write(address, [Reg.ctrlReg8, 0x05]),
-        .writeRead(address, [Reg.ctrlReg8], reply: [0x05]),
-        .writeRead(address, [Reg.ctrlReg8], reply: [0x04]),
-        .write(address, [Reg.ctrlReg8, 0x44]),
-        .write(address, [Reg.ctrlReg6XL, ctrlReg6XL]),
-        .write(address, [Reg.ctrlReg1G, ctrlReg1G]),
-    ]
+    stInitSequence(address: address, identity: (Reg.whoAmI, 0x68), control: Reg.ctrlReg8, then: [(Reg.ctrlReg6XL, ctrlReg6XL), (Reg.ctrlReg1G, ctrlReg1G)])
 }
 
 /// The 25 bytes OUT_TEMP_L (0x15) … OUT_Z_H_XL (0x2D): temperature, STATUS_REG, gyroscope,

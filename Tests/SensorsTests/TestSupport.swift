@@ -45,6 +45,19 @@ func configured<Magnetometer: MagnetometerDriver>(
     return (bus, magnetometer)
 }
 
+/// An ST IMU's start-up at `address`: the identity register read (register, value); SW_RESET
+/// (bit 0 of `control`, IF_INC bit 2 kept) written and polled once busy, then clear; BDU | IF_INC
+/// (0x44) written to `control`; then `writes`, each a register and its value.
+func stInitSequence(address: UInt8, identity: (UInt8, UInt8), control: UInt8, then writes: [(UInt8, UInt8)]) -> [I2CExpectation] {
+    [
+        .writeRead(address, [identity.0], reply: [identity.1]),
+        .write(address, [control, 0x05]),
+        .writeRead(address, [control], reply: [0x05]),
+        .writeRead(address, [control], reply: [0x04]),
+        .write(address, [control, 0x44]),
+    ] + writes.map { .write(address, [$0.0, $0.1]) }
+}
+
 /// Checks the expectation list was used up exactly.
 func expectFinished(_ bus: ExpectationBus, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(bus.problems == [], sourceLocation: sourceLocation)
