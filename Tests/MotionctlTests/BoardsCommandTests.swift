@@ -49,8 +49,7 @@ struct BoardsCommandTests {
 
     @Test("boards validate names the file and the key of a broken board file")
     func validate() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("my-board.json")
         try Data("""
@@ -64,8 +63,7 @@ struct BoardsCommandTests {
 
     @Test("doctor on a machine without I2C says there is no bus and what to do, and exits 1")
     func doctorWithoutI2C() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-root-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let root = try makeTemporaryDirectory("cli-root")
         defer { try? FileManager.default.removeItem(at: root) }
         let result = try Self.run(["doctor", "--root", root.path], environment: ["HOME": "/home/test", "PATH": "/usr/bin:/bin"])
         #expect(result.status == 1)
@@ -91,4 +89,11 @@ func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: St
     let errData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// A new empty directory under the temporary directory, named `prefix-<UUID>`; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
 }
