@@ -7,7 +7,7 @@ import Foundation
 ///
 /// `registers` holds the four banks one after the other (bank `b`, register `r` at `b·128 + r`),
 /// so the shared `reg(_:)` reads bank 0.
-struct ICM20948Chip: SingleModelChip {
+struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
     // Bank 0
     static let whoAmI: UInt8 = 0x00          // 0xEA
     static let userCtrl: UInt8 = 0x03        // DMP_EN[7] FIFO_EN[6] I2C_MST_EN[5] I2C_IF_DIS[4] DMP_RST[3] SRAM_RST[2] I2C_MST_RST[1]
@@ -48,7 +48,7 @@ struct ICM20948Chip: SingleModelChip {
     var lastFIFOByte: UInt8 = 0
     /// FIFO size in bytes. DS-000189 gives FIFO_CNT 13 bits wide; the emulated part holds 512
     /// bytes, the MPU-9250's size (an assumption of this emulator, not a datasheet figure).
-    static let fifoCapacity = 512
+    let fifoCapacity = 512
     /// ST_OTP = 2620·1.01^(code−1) LSB at ±250 °/s and ±2 g, as on the MPU-6500/9250.
     static let selfTestOTP = 2620 * pow(1.01, Double(factoryCode) - 1)
     /// Self-test deflection with an axis's self-test bit set: accelerometer in g, gyroscope in °/s.
@@ -115,45 +115,43 @@ struct ICM20948Chip: SingleModelChip {
         Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
     }
 
-    mutating func advance(to time: Double) {
-        guard isRunning else { return }
-        let selection = reg(Self.fifoEn2) & 0x1F
-        let fifoOn = reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0
-        let frameSize = (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
-        let (due, kept, lost) = dueFrames(to: time, frameSize: fifoOn ? frameSize : 0, capacity: Self.fifoCapacity)
-        for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
-        if lost { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
-        if due > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
-        // Output registers follow the input; disabled axes keep their last value.
-        let block = sensorBlock(source.state(at: time))
+    static let dataReadyFlag: (register: UInt8, bit: UInt8) = (intStatus1, 0x01)     // RAW_DATA_0_RDY_INT
+    static let fifoOverflowFlag: (register: UInt8, bit: UInt8) = (intStatus2, 0x01)  // FIFO_OVERFLOW_INT
+    var fifoSelection: UInt8 { reg(Self.fifoEn2) & 0x1F }
+    var fifoCollects: Bool { reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0 }
+
+    /// Accelerometer (6 bytes), then gyroscope X, Y, Z and temperature (2 bytes each).
+    static func frameSize(_ selection: UInt8) -> Int {
+        (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
+    }
+
+    /// PWR_MGMT_2 disables accelerometer and gyroscope axes; PWR_MGMT_1 TEMP_DIS the temperature.
+    func isFrozen(word index: Int) -> Bool {
         let disabled = reg(Self.pwrMgmt2)
-        let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
-        storeWords(block, at: Self.accelXoutH) { index in
-            switch index {
-            case 0...2: disabled & (0x20 >> index) != 0
-            case 3...5: disabled & (0x04 >> (index - 3)) != 0
-            default: temperatureOff
-            }
+        return switch index {
+        case 0...2: disabled & (0x20 >> index) != 0
+        case 3...5: disabled & (0x04 >> (index - 3)) != 0
+        default: reg(Self.pwrMgmt1) & 0x08 != 0
         }
     }
 
     /// One FIFO frame: the enabled sensors in register order (accelerometer, gyroscope X, Y, Z,
     /// temperature). Stream mode replaces the oldest data on overflow, snapshot mode drops the
     /// new; either sets FIFO_OVERFLOW_INT.
-    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+    mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
         var frame: [UInt8] = []
         if selection & 0x10 != 0 { frame += block[0..<6] }
         for (bit, offset) in [(UInt8(0x02), 6), (0x04, 8), (0x08, 10), (0x01, 12)] where selection & bit != 0 {
             frame += block[offset..<(offset + 2)]
         }
         guard !frame.isEmpty else { return }
-        let overflow = fifo.count + frame.count - Self.fifoCapacity
+        let overflow = fifo.count + frame.count - fifoCapacity
         if overflow > 0 {
             registers[Int(Self.intStatus2)] |= 0x01
             if reg(Self.fifoMode) & 0x01 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
-        fifo += frame.suffix(Self.fifoCapacity)
+        fifo += frame.suffix(fifoCapacity)
     }
 
     /// Reads of FIFO_R_W (bank 0) return successive FIFO bytes without moving the pointer.
@@ -197,7 +195,7 @@ struct ICM20948Chip: SingleModelChip {
              (0, Self.fifoCountH), (0, Self.fifoCountL):
             return  // read-only
         case (0, Self.fifoRW):
-            if fifo.count < Self.fifoCapacity { fifo.append(value) }
+            if fifo.count < fifoCapacity { fifo.append(value) }
             return
         case (0, Self.fifoRst):
             if value & 0x1F != 0 { fifo.removeAll() }  // FIFO_RESET: emptied, held while set

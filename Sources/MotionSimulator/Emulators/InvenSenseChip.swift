@@ -4,7 +4,7 @@ import Foundation
 /// part). Registers and bits: MPU-6000/6050 Register Map RM-MPU-6000A rev 4.2, MPU-6500 Register
 /// Map RM-MPU-6500A, MPU-9250 Register Map RM-MPU-9250A rev 1.6; sensitivities: product
 /// specifications PS-MPU-6000A §6.1–6.2, PS-MPU-6500A, PS-MPU-9250A §3.1.
-struct InvenSenseChip: SensingChip {
+struct InvenSenseChip: InvenSenseFamilyChip {
     enum Model: Sendable {
         case mpu6050, mpu6500, mpu9250
     }
@@ -143,32 +143,30 @@ struct InvenSenseChip: SensingChip {
         Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(temperatureCounts(state)) + Encoding.bigEndian(gyroCounts(state))
     }
 
-    mutating func advance(to time: Double) {
-        guard isRunning else { return }
-        let fifoOn = reg(Self.userCtrl) & 0x40 != 0
-        let selection = reg(Self.fifoEnable)
-        let frameSize = (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
-        let (due, kept, lost) = dueFrames(to: time, frameSize: fifoOn ? frameSize : 0, capacity: fifoCapacity)
-        for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
-        if lost { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
-        if due > 0 { registers[Int(Self.intStatus)] |= 0x01 }                // DATA_RDY_INT
+    static let dataReadyFlag: (register: UInt8, bit: UInt8) = (intStatus, 0x01)     // DATA_RDY_INT
+    static let fifoOverflowFlag: (register: UInt8, bit: UInt8) = (intStatus, 0x10)  // FIFO_OFLOW_INT
+    var fifoSelection: UInt8 { reg(Self.fifoEnable) }
+    var fifoCollects: Bool { reg(Self.userCtrl) & 0x40 != 0 }
 
-        // Output registers follow the input; axes in standby keep their last value.
-        let block = sensorBlock(source.state(at: time))
+    /// Accelerometer (6 bytes), temperature and gyroscope X, Y, Z (2 bytes each).
+    static func frameSize(_ selection: UInt8) -> Int {
+        (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
+    }
+
+    /// PWR_MGMT_2 puts accelerometer and gyroscope axes in standby; PWR_MGMT_1 TEMP_DIS the
+    /// temperature sensor.
+    func isFrozen(word index: Int) -> Bool {
         let standby = reg(Self.pwrMgmt2)
-        let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
-        storeWords(block, at: Self.accelXoutH) { index in
-            switch index {
-            case 0...2: standby & (0x20 >> index) != 0
-            case 3: temperatureOff
-            default: standby & (0x04 >> (index - 4)) != 0
-            }
+        return switch index {
+        case 0...2: standby & (0x20 >> index) != 0
+        case 3: reg(Self.pwrMgmt1) & 0x08 != 0
+        default: standby & (0x04 >> (index - 4)) != 0
         }
     }
 
     /// One FIFO frame: the enabled sensor registers in register order (accelerometer,
     /// temperature, gyroscope X, Y, Z).
-    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+    mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
         guard reg(Self.userCtrl) & 0x40 != 0 else { return }
         var frame: [UInt8] = []
         if selection & 0x08 != 0 { frame += block[0..<6] }

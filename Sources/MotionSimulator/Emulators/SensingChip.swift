@@ -107,3 +107,44 @@ extension RegisterChip {
         }
     }
 }
+
+/// What the InvenSense motion chips (the MPU-6050 family and the ICM-20948) share: they sample
+/// while awake at their sample rate; each sample goes to the FIFO as a frame of the selected
+/// sensor registers while the FIFO collects, sets a data-ready flag, and a FIFO overflow flag
+/// when samples were lost; the output registers follow the input but for the axes (and the
+/// temperature sensor) in standby, which keep their last value.
+protocol InvenSenseFamilyChip: SensingChip {
+    /// The first output register: accelerometer, gyroscope and temperature words follow it.
+    static var accelXoutH: UInt8 { get }
+    /// The data-ready and the FIFO-overflow interrupt flags: register and bit.
+    static var dataReadyFlag: (register: UInt8, bit: UInt8) { get }
+    static var fifoOverflowFlag: (register: UInt8, bit: UInt8) { get }
+    /// The chip is awake and sampling.
+    var isRunning: Bool { get }
+    /// The FIFO's sensor selection, whether the FIFO collects, and its size in bytes.
+    var fifoSelection: UInt8 { get }
+    var fifoCollects: Bool { get }
+    var fifoCapacity: Int { get }
+    /// The bytes one FIFO frame of `selection` takes.
+    static func frameSize(_ selection: UInt8) -> Int
+    /// The output registers' 14 bytes for `state`, in register order.
+    func sensorBlock(_ state: PhysicalState) -> [UInt8]
+    /// Appends the frame of `selection` cut from `block` to the FIFO.
+    mutating func appendFrame(_ block: [UInt8], selection: UInt8)
+    /// Whether output word `index` (register order) keeps its value: its sensor axis in standby.
+    func isFrozen(word index: Int) -> Bool
+}
+
+extension InvenSenseFamilyChip {
+    mutating func advance(to time: Double) {
+        guard isRunning else { return }
+        let selection = fifoSelection
+        let (due, kept, lost) = dueFrames(to: time, frameSize: fifoCollects ? Self.frameSize(selection) : 0, capacity: fifoCapacity)
+        for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
+        if lost { registers[Int(Self.fifoOverflowFlag.register)] |= Self.fifoOverflowFlag.bit }
+        if due > 0 { registers[Int(Self.dataReadyFlag.register)] |= Self.dataReadyFlag.bit }
+        let block = sensorBlock(source.state(at: time))
+        let frozen = (0..<(block.count / 2)).map(isFrozen(word:))
+        storeWords(block, at: Self.accelXoutH) { frozen[$0] }
+    }
+}
