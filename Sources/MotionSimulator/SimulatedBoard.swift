@@ -158,7 +158,9 @@ public struct SimulatedBoard: Sendable {
             case .qmc5883l: QMC5883LEmulator.self
             case .hmc5883l: HMC5883LEmulator.self
             }
-            let device: any SimulatedDevice = deviceType.init(source: source, now: now, options: magnetometerOptions)
+            // Next to an LSM9DS1, a LIS3MDL register map is the LSM9DS1's own magnetometer die.
+            let dieSource: any PhysicalSource = chosen == .lis3mdl && imu == .lsm9ds1 ? MagnetometerDieSource.lsm9ds1Magnetometer(source) : source
+            let device: any SimulatedDevice = deviceType.init(source: dieSource, now: now, options: magnetometerOptions)
             let address = magnetometerAddress ?? chosen.usualAddress
             bus.attach(device, at: address)
             chips.append(Chip(address: address, device: device, behindBypass: false))

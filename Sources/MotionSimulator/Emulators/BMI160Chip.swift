@@ -112,7 +112,7 @@ struct BMI160Chip: SingleModelChip {
             return
         }
         let (due, kept, _) = dueFrames(to: time, frameSize: fifoFrameSize, capacity: Self.fifoCapacity)
-        for sample in kept { appendFrame(sample.state) }
+        for tick in kept { appendFrame(source.state(at: tick)) }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }

@@ -110,9 +110,10 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
     /// °C = LSB / 333.87 + 21 (room-temperature offset 0 LSB).
     func temperatureCounts(_ state: PhysicalState) -> Int16 { Encoding.int16((state.temperature - 21) * 333.87) }
 
-    /// ACCEL_XOUT_H … TEMP_OUT_L (big-endian): accelerometer, gyroscope, temperature.
-    func sensorBlock(_ state: PhysicalState) -> [UInt8] {
-        Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
+    /// ACCEL_XOUT_H … TEMP_OUT_L (big-endian) at `time`: accelerometer, gyroscope, temperature.
+    func sensorBlock(at time: Double) -> [UInt8] {
+        let state = source.state(at: time)
+        return Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
     }
 
     static let dataReadyFlag: (register: UInt8, bit: UInt8) = (intStatus1, 0x01)     // RAW_DATA_0_RDY_INT

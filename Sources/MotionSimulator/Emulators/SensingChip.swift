@@ -73,13 +73,15 @@ extension SensingChip {
         return (due, ticks.map { ($0, source.state(at: $0)) })
     }
 
-    /// ``dueSamples(to:keepingLast:)`` for a FIFO of `capacity` bytes taking frames of `frameSize`
-    /// bytes (0: it takes none): keeps as many samples as it holds and one more (to overflow it);
-    /// `lost` when more fell due than were kept.
-    mutating func dueFrames(to time: Double, frameSize: Int, capacity: Int) -> (due: Int, kept: [(time: Double, state: PhysicalState)], lost: Bool) {
+    /// Brings the sampling clock up to `time` for a FIFO of `capacity` bytes taking frames of
+    /// `frameSize` bytes (0: it takes none): how many samples fell due, the times of as many of
+    /// the last as the FIFO holds and one more (to overflow it), oldest first, and whether more
+    /// fell due than were kept.
+    mutating func dueFrames(to time: Double, frameSize: Int, capacity: Int) -> (due: Int, kept: [Double], lost: Bool) {
         let keep = frameSize > 0 ? capacity / frameSize + 1 : 0
-        let (due, kept) = dueSamples(to: time, keepingLast: keep)
-        return (due, kept, due > kept.count && keep > 0)
+        var ticks: [Double] = []
+        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
+        return (due, ticks, due > ticks.count && keep > 0)
     }
 
     /// The accelerometer output for `state`: specific force in g plus the self-test deflection
@@ -127,8 +129,8 @@ protocol InvenSenseFamilyChip: SensingChip {
     var fifoCapacity: Int { get }
     /// The bytes one FIFO frame of `selection` takes.
     static func frameSize(_ selection: UInt8) -> Int
-    /// The output registers' 14 bytes for `state`, in register order.
-    func sensorBlock(_ state: PhysicalState) -> [UInt8]
+    /// The output registers' 14 bytes, in register order, as they read at `time`.
+    func sensorBlock(at time: Double) -> [UInt8]
     /// Appends the frame of `selection` cut from `block` to the FIFO.
     mutating func appendFrame(_ block: [UInt8], selection: UInt8)
     /// Whether output word `index` (register order) keeps its value: its sensor axis in standby.
@@ -140,10 +142,10 @@ extension InvenSenseFamilyChip {
         guard isRunning else { return }
         let selection = fifoSelection
         let (due, kept, lost) = dueFrames(to: time, frameSize: fifoCollects ? Self.frameSize(selection) : 0, capacity: fifoCapacity)
-        for sample in kept { appendFrame(sensorBlock(sample.state), selection: selection) }
+        for tick in kept { appendFrame(sensorBlock(at: tick), selection: selection) }
         if lost { registers[Int(Self.fifoOverflowFlag.register)] |= Self.fifoOverflowFlag.bit }
         if due > 0 { registers[Int(Self.dataReadyFlag.register)] |= Self.dataReadyFlag.bit }
-        let block = sensorBlock(source.state(at: time))
+        let block = sensorBlock(at: time)
         let frozen = (0..<(block.count / 2)).map(isFrozen(word:))
         storeWords(block, at: Self.accelXoutH) { frozen[$0] }
     }

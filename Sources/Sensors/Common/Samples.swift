@@ -224,6 +224,10 @@ public protocol IMUDriver: AnyObject, Sendable {
     var defaultConfiguration: IMUConfiguration { get }
     /// The configuration last applied.
     var configuration: IMUConfiguration { get }
+    /// How long the gyroscope's output lags the motion with the configuration applied, s: the
+    /// group delay of the chip's output low-pass filter, from its datasheet; 0 where the datasheet
+    /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
+    var outputDelay: Double { get }
     /// Resets the chip and applies `configuration` (identity is checked first). The reset stops
     /// the FIFO: call ``enableFIFO()`` again afterwards.
     func configure(_ configuration: IMUConfiguration) throws(SensorError)
@@ -239,6 +243,10 @@ public protocol IMUDriver: AnyObject, Sendable {
     /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
     /// ``configure(_:)``). Keep the chip still while it runs.
     func selfTest() throws(SensorError) -> SelfTestReport
+}
+
+extension IMUDriver {
+    public var outputDelay: Double { 0 }
 }
 
 /// A magnetometer driver.
