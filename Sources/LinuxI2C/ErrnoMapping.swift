@@ -59,52 +59,39 @@ extension LinuxI2CBus {
     ) -> I2CError {
         let reason = "\(attempted) failed: \(describe(errno: code))"
         let target = address.map { "at \($0) " } ?? ""
-        switch (stage, code) {
+        // The kind, what happened and what to do about it; an unopened bus has no target address.
+        let (kind, detail, hint): (I2CError.Kind, String, String?) = switch (stage, code) {
         case (.open, ENOENT), (.open, ENODEV), (.open, ENXIO):
-            return I2CError(
-                .noSuchBus, bus: bus, errno: code, detail: "\(bus) does not exist (\(reason))",
-                hint: enableI2CHint)
+            (.noSuchBus, "\(bus) does not exist (\(reason))", enableI2CHint)
         case (_, EACCES), (_, EPERM):
-            return I2CError(
-                .permissionDenied, bus: bus, address: address, errno: code,
-                detail: "not allowed to use \(bus) (\(reason))",
-                hint: "add yourself to the i2c group with `sudo usermod -aG i2c $USER`, then log out and in again")
+            (.permissionDenied, "not allowed to use \(bus) (\(reason))",
+             "add yourself to the i2c group with `sudo usermod -aG i2c $USER`, then log out and in again")
         case (.transfer, ENXIO), (.transfer, EREMOTEIO), (.transfer, ENODEV):
-            return I2CError(
-                .noAcknowledge, bus: bus, address: address, errno: code,
-                detail: "no device acknowledged \(target)on \(bus) (\(reason))",
-                hint: "check the wiring (SDA, SCL, 3.3 V, GND) and the sensor's power, and its address: "
-                    + "an address pin (AD0/SA0/SDO) moves it, e.g. 0x68 to 0x69; "
-                    + "`motionctl probe` lists the addresses that answer")
+            (.noAcknowledge, "no device acknowledged \(target)on \(bus) (\(reason))",
+             "check the wiring (SDA, SCL, 3.3 V, GND) and the sensor's power, and its address: "
+                + "an address pin (AD0/SA0/SDO) moves it, e.g. 0x68 to 0x69; "
+                + "`motionctl probe` lists the addresses that answer")
         case (_, ETIMEDOUT):
-            return I2CError(
-                .timeout, bus: bus, address: address, errno: code, detail: reason,
-                hint: "the bus is stuck or a device held the clock too long: check the pull-up resistors "
-                    + "and wiring, power-cycle the sensor, or lower the bus speed")
+            (.timeout, reason,
+             "the bus is stuck or a device held the clock too long: check the pull-up resistors "
+                + "and wiring, power-cycle the sensor, or lower the bus speed")
         case (_, EOPNOTSUPP):
-            return I2CError(
-                .notSupported, bus: bus, address: address, errno: code, detail: reason,
-                hint: "the adapter behind \(bus) cannot do this kind of transfer")
+            (.notSupported, reason, "the adapter behind \(bus) cannot do this kind of transfer")
         case (_, EIO), (_, EAGAIN), (_, EPROTO):
-            return I2CError(
-                .busError, bus: bus, address: address, errno: code, detail: reason,
-                hint: "the transfer was disturbed: check the wiring, the pull-up resistors (2.2–10 kΩ to 3.3 V) "
-                    + "and the cable length; a retry may succeed")
+            (.busError, reason,
+             "the transfer was disturbed: check the wiring, the pull-up resistors (2.2–10 kΩ to 3.3 V) "
+                + "and the cable length; a retry may succeed")
         case (_, EINVAL):
-            return I2CError(
-                .invalidArgument, bus: bus, address: address, errno: code, detail: reason,
-                hint: "the driver of \(bus) rejected the request (a transfer too long or an address it refuses)")
+            (.invalidArgument, reason,
+             "the driver of \(bus) rejected the request (a transfer too long or an address it refuses)")
         case (_, EBUSY):
-            return I2CError(
-                .other, bus: bus, address: address, errno: code, detail: reason,
-                hint: "a kernel driver has claimed this address; unbind it (see /sys/bus/i2c/devices) to use it here")
+            (.other, reason, "a kernel driver has claimed this address; unbind it (see /sys/bus/i2c/devices) to use it here")
         case (_, ENOTTY):
-            return I2CError(
-                .other, bus: bus, address: address, errno: code, detail: reason,
-                hint: "\(bus) is not an I2C bus device node; pick one listed by `ls /dev/i2c-*`")
+            (.other, reason, "\(bus) is not an I2C bus device node; pick one listed by `ls /dev/i2c-*`")
         default:
-            return I2CError(.other, bus: bus, address: address, errno: code, detail: reason)
+            (.other, reason, nil)
         }
+        return I2CError(kind, bus: bus, address: kind == .noSuchBus ? nil : address, errno: code, detail: detail, hint: hint)
     }
 
     /// `strerror` text with the symbolic name where it helps: `No such device or address (ENXIO)`.

@@ -135,22 +135,22 @@ public struct SimulatedBoard: Sendable {
         var chips: [Chip] = []
         var builtInMagnetometer: (any SimulatedDevice)?
 
-        let imuDevice: any SimulatedDevice
-        switch imu {
-        case .lsm6dsox: imuDevice = LSM6DSOXEmulator(source: source, now: now, options: imuOptions)
-        case .lsm6dso32: imuDevice = LSM6DSO32Emulator(source: source, now: now, options: imuOptions)
-        case .lsm6dsl: imuDevice = LSM6DSLEmulator(source: source, now: now, options: imuOptions)
-        case .lsm6ds3: imuDevice = LSM6DS3Emulator(source: source, now: now, options: imuOptions)
-        case .lsm6dsr: imuDevice = LSM6DSREmulator(source: source, now: now, options: imuOptions)
-        case .lsm9ds1: imuDevice = LSM9DS1Emulator(source: source, now: now, options: imuOptions)
-        case .mpu6050: imuDevice = MPU6050Emulator(source: source, now: now, options: imuOptions)
-        case .mpu6500: imuDevice = MPU6500Emulator(source: source, now: now, options: imuOptions)
-        case .bmi160: imuDevice = BMI160Emulator(source: source, now: now, options: imuOptions)
-        case .icm42688: imuDevice = ICM42688Emulator(source: source, now: now, options: imuOptions)
-        case .mpu9150: imuDevice = MPU9150Emulator(source: source, now: now, options: imuOptions)
-        case .mpu9250: imuDevice = MPU9250Emulator(source: source, now: now, options: imuOptions)
-        case .icm20948: imuDevice = ICM20948Emulator(source: source, now: now, options: imuOptions)
+        let imuType: any ChipEmulator.Type = switch imu {
+        case .lsm6dsox: LSM6DSOXEmulator.self
+        case .lsm6dso32: LSM6DSO32Emulator.self
+        case .lsm6dsl: LSM6DSLEmulator.self
+        case .lsm6ds3: LSM6DS3Emulator.self
+        case .lsm6dsr: LSM6DSREmulator.self
+        case .lsm9ds1: LSM9DS1Emulator.self
+        case .mpu6050: MPU6050Emulator.self
+        case .mpu6500: MPU6500Emulator.self
+        case .bmi160: BMI160Emulator.self
+        case .icm42688: ICM42688Emulator.self
+        case .mpu9150: MPU9150Emulator.self
+        case .mpu9250: MPU9250Emulator.self
+        case .icm20948: ICM20948Emulator.self
         }
+        let imuDevice: any SimulatedDevice = imuType.init(source: source, now: now, options: imuOptions)
         if let package = imuDevice as? any NineAxisPackage {
             package.attach(to: bus, at: address)
             builtInMagnetometer = package.magnetometer
@@ -165,14 +165,15 @@ public struct SimulatedBoard: Sendable {
         case .chip(let chip): chip
         }
         if let chosen {
-            let device: any SimulatedDevice = switch chosen {
-            // Next to an LSM9DS1, a LIS3MDL register map is the LSM9DS1's own magnetometer die.
-            case .lis3mdl: LIS3MDLEmulator(
-                source: imu == .lsm9ds1 ? MagnetometerDieSource.lsm9ds1Magnetometer(source) : source, now: now, options: magnetometerOptions)
-            case .lis2mdl: LIS2MDLEmulator(source: source, now: now, options: magnetometerOptions)
-            case .qmc5883l: QMC5883LEmulator(source: source, now: now, options: magnetometerOptions)
-            case .hmc5883l: HMC5883LEmulator(source: source, now: now, options: magnetometerOptions)
+            let deviceType: any ChipEmulator.Type = switch chosen {
+            case .lis3mdl: LIS3MDLEmulator.self
+            case .lis2mdl: LIS2MDLEmulator.self
+            case .qmc5883l: QMC5883LEmulator.self
+            case .hmc5883l: HMC5883LEmulator.self
             }
+            // Next to an LSM9DS1, a LIS3MDL register map is the LSM9DS1's own magnetometer die.
+            let dieSource: any PhysicalSource = chosen == .lis3mdl && imu == .lsm9ds1 ? MagnetometerDieSource.lsm9ds1Magnetometer(source) : source
+            let device: any SimulatedDevice = deviceType.init(source: dieSource, now: now, options: magnetometerOptions)
             let address = magnetometerAddress ?? chosen.usualAddress
             bus.attach(device, at: address)
             chips.append(Chip(address: address, device: device, behindBypass: false))

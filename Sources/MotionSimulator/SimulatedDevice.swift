@@ -29,6 +29,12 @@ extension SimulatedDevice {
     }
 }
 
+/// A chip emulator: made from what the chip senses (in its own axes), the simulation time and how
+/// the emulated part deviates from an ideal one. Every emulator of this module is one.
+public protocol ChipEmulator: SimulatedDevice {
+    init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions)
+}
+
 /// One sensing axis of one sensor inside a chip, e.g. to declare it dead.
 public enum SensorAxis: Hashable, Sendable {
     public enum Axis: Int, Hashable, Sendable, CaseIterable { case x = 0, y = 1, z = 2 }

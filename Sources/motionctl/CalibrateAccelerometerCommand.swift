@@ -5,7 +5,7 @@ import Motion
 
 /// `motionctl calibrate accelerometer`: offset and scale per axis from the board resting on each
 /// of its six faces, guided face by face.
-struct CalibrateAccelerometerCommand: ParsableCommand {
+struct CalibrateAccelerometerCommand: CalibrationSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "accelerometer",
         abstract: "Accelerometer offset and scale per axis: rest the board still on each of its six faces in turn.")
@@ -20,10 +20,6 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
         /// Mean reading (g, chip axes) per face.
         var faces: [String: [Double]]
         var path: String
-    }
-
-    func run() throws {
-        try CommandFailure.reporting(calibrate)
     }
 
     /// "now: face up, still 0.4 of 1.0 s · 170 s left": the face detected, whether it is
@@ -42,7 +38,7 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
         return "  now: \(state) · \(decimals(max(0, secondsLeft), 0)) s left"
     }
 
-    private func calibrate() throws {
+    func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "six-faces")
         let duration = options.duration ?? 180
         var session = SixFaceSession(imuToDevice: feed.target.imuToDevice)
@@ -75,13 +71,8 @@ struct CalibrateAccelerometerCommand: ParsableCommand {
         } catch {
             throw CommandFailure(message: "\(error) (within \(decimals(duration, 0)) s)" + (lastError.map { "; the sensor reported: \($0)" } ?? "") + "; nothing saved")
         }
-        let path: String
-        do {
-            path = try options.store.update(feed.target.imu) {
-                $0.accelerometer = CalibrationRecord.Accelerometer(offset: calibration.offset, scale: calibration.scale)
-            }
-        } catch {
-            throw CommandFailure(message: "\(error)")
+        let path = try options.save(feed.target.imu) {
+            $0.accelerometer = CalibrationRecord.Accelerometer(offset: calibration.offset, scale: calibration.scale)
         }
         if options.nonInteractive {
             try printJSON(Result(

@@ -57,7 +57,30 @@ extension CalibrationFeed {
     }
 }
 
+/// A `calibrate` subcommand: it measures and saves in ``calibrate()``, whose errors end the
+/// command through ``CommandFailure/reporting(_:)``.
+protocol CalibrationSubcommand: ParsableCommand {
+    var options: CalibrationOptions { get }
+    func calibrate() throws
+}
+
+extension CalibrationSubcommand {
+    func run() throws {
+        try CommandFailure.reporting(calibrate)
+    }
+}
+
 extension CalibrationOptions {
+    /// Saves `change` to the stored record of `sensor`; the path of its file. A store that cannot
+    /// be written ends the command with the store's message.
+    func save(_ sensor: SensorIdentity, _ change: (inout CalibrationRecord) -> Void) throws -> String {
+        do {
+            return try store.update(sensor, change)
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+    }
+
     /// After a measurement: Ctrl-C ends the command with nothing saved.
     func stopIfInterrupted(_ feed: CalibrationFeed) throws {
         guard Interruption.isRequested else { return }

@@ -4,7 +4,7 @@ import Fusion
 import Motion
 
 /// `motionctl calibrate gyroscope`: the zero-rate bias, measured with the board at rest.
-struct CalibrateGyroscopeCommand: ParsableCommand {
+struct CalibrateGyroscopeCommand: CalibrationSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "gyroscope",
         abstract: "Gyroscope bias: leave the board still on a table for a few seconds (refused while it moves).")
@@ -22,11 +22,7 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
         var path: String
     }
 
-    func run() throws {
-        try CommandFailure.reporting(calibrate)
-    }
-
-    private func calibrate() throws {
+    func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "rest")
         let duration = options.duration ?? 5
         if !options.nonInteractive {
@@ -56,13 +52,8 @@ struct CalibrateGyroscopeCommand: ParsableCommand {
             // Refused (moving, turning, too few readings): nothing is saved.
             throw CommandFailure(message: "\(error)" + (lastError.map { " (the sensor reported: \($0))" } ?? "") + "; nothing saved")
         }
-        let path: String
-        do {
-            path = try options.store.update(feed.target.imu) {
-                $0.gyroscope = CalibrationRecord.Gyroscope(bias: estimate.bias, sampleCount: estimate.sampleCount)
-            }
-        } catch {
-            throw CommandFailure(message: "\(error)")
+        let path = try options.save(feed.target.imu) {
+            $0.gyroscope = CalibrationRecord.Gyroscope(bias: estimate.bias, sampleCount: estimate.sampleCount)
         }
         let degrees = estimate.bias * (180 / .pi)
         if options.nonInteractive {

@@ -4,7 +4,7 @@ import Fusion
 import Motion
 
 /// `motionctl calibrate magnetometer`: guided figure-eight, ellipsoid fit, saved to the store.
-struct CalibrateMagnetometerCommand: ParsableCommand {
+struct CalibrateMagnetometerCommand: CalibrationSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "magnetometer",
         abstract: "Hard- and soft-iron calibration: turn the board in slow figure-eights through every orientation.",
@@ -22,11 +22,7 @@ struct CalibrateMagnetometerCommand: ParsableCommand {
     @Flag(help: "Save even when the stored calibration of this magnetometer is more accurate.")
     var replace = false
 
-    func run() throws {
-        try CommandFailure.reporting(calibrate)
-    }
-
-    private func calibrate() throws {
+    func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "figure-eight")
         var run: MagnetometerRun
         do { run = try MagnetometerRun(feed: feed) } catch { throw CommandFailure(message: "\(error)") }

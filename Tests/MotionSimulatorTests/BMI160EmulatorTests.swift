@@ -18,8 +18,7 @@ private let bmi = I2CAddress(0x68)
     let clock = VirtualClock()
 
     func bus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(BMI160Emulator(source: source, now: { clock.now }, options: options), at: 0x68, clock: clock)
+        busWith(BMI160Emulator.self, source: source, options: options, at: 0x68, clock: clock)
     }
 
     /// Both sensors running: CMD 0x11 (accelerometer normal), 0x15 (gyroscope normal).

@@ -20,35 +20,6 @@ private func lagOneCorrelation(_ values: [Double]) -> Double {
     return numerator / denominator
 }
 
-/// Least squares fit of measured = M · truth + offset, one row of M at a time (normal equations).
-private func fitLinear(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) -> (matrix: Matrix3, offset: SIMD3<Double>) {
-    var rows: [SIMD3<Double>] = []
-    var offset = SIMD3<Double>.zero
-    for axis in 0..<3 {
-        var a = [[Double]](repeating: [Double](repeating: 0, count: 5), count: 4)
-        for (t, m) in zip(truth, measured) {
-            let x = [t.x, t.y, t.z, 1]
-            for i in 0..<4 {
-                for j in 0..<4 { a[i][j] += x[i] * x[j] }
-                a[i][4] += x[i] * m[axis]
-            }
-        }
-        // Gauss–Jordan elimination with partial pivoting.
-        for column in 0..<4 {
-            let pivot = (column..<4).max { abs(a[$0][column]) < abs(a[$1][column]) } ?? column
-            a.swapAt(column, pivot)
-            for row in 0..<4 where row != column {
-                let factor = a[row][column] / a[column][column]
-                for k in column..<5 { a[row][k] -= factor * a[column][k] }
-            }
-        }
-        let solution = (0..<4).map { a[$0][4] / a[$0][$0] }
-        rows.append(SIMD3(solution[0], solution[1], solution[2]))
-        offset[axis] = solution[3]
-    }
-    return (Matrix3(rows: rows[0], rows[1], rows[2]), offset)
-}
-
 /// One-sided power spectral density averaged over segments of `length` samples (Welch, no
 /// window, no overlap) and over all bins but DC and Nyquist; returns its square root, unit/√Hz.
 private func averageAmplitudeDensity(_ values: [Double], rate: Double, length: Int = 128) -> Double {
@@ -136,8 +107,8 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         let model = MagnetometerErrorModel.lis3mdl
         let source = ErrorModelSource(base: world, magnetometer: model, seed: 3, sampleRate: 20)
         let times = stride(from: 0.0, to: Scenario.figureEight.script.duration, by: 0.05).map { $0 }
-        let fit = fitLinear(truth: times.map { world.state(at: $0).magneticField },
-                            measured: times.map { source.state(at: $0).magneticField })
+        let fit = AffineFit(truth: times.map { world.state(at: $0).magneticField },
+                           measured: times.map { source.state(at: $0).magneticField })
         #expect(norm(fit.offset - model.hardIron) / norm(model.hardIron) < 0.05, "hard iron \(fit.offset)")
         #expect(frobenius(difference(fit.matrix, model.softIron)) / frobenius(model.softIron) < 0.05, "soft iron \(fit.matrix)")
         // Far tighter in practice: noise is small next to a 50 µT field.
@@ -149,8 +120,8 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         let model = IMUErrorModel.mpu6050
         let source = ErrorModelSource(base: world, imu: model, seed: 5, sampleRate: 50)
         let times = stride(from: 0.0, to: 120, by: 0.02).map { $0 }
-        let fit = fitLinear(truth: times.map { world.state(at: $0).specificForce },
-                            measured: times.map { source.state(at: $0).specificForce })
+        let fit = AffineFit(truth: times.map { world.state(at: $0).specificForce },
+                           measured: times.map { source.state(at: $0).specificForce })
         #expect(norm(fit.offset - model.accelerometer.bias) / norm(model.accelerometer.bias) < 0.05, "bias \(fit.offset)")
         let sensitivity = model.accelerometer.sensitivity
         #expect(frobenius(difference(fit.matrix, sensitivity)) / frobenius(sensitivity) < 0.05)

@@ -27,8 +27,7 @@ private let icm = I2CAddress(0x68)
     let clock = VirtualClock()
 
     func bus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(ICM42688Emulator(source: source, now: { clock.now }, options: options), at: 0x68, clock: clock)
+        busWith(ICM42688Emulator.self, source: source, options: options, at: 0x68, clock: clock)
     }
 
     /// Both sensors on in low-noise mode at `odr` (the code of both CONFIG0 registers), ±16 g and ±2000 °/s.
@@ -55,8 +54,7 @@ private let icm = I2CAddress(0x68)
         #expect(try bus.readRegisters(icm, Reg.tempData1, count: 14) == Array(repeating: [0x80, 0x00], count: 7).flatMap { $0 })
         #expect(try bus.readRegister(icm, Reg.intStatus) == 0x10)  // RESET_DONE_INT, cleared by the read
         #expect(try bus.readRegister(icm, Reg.intStatus) == 0x00)
-        let clock = self.clock
-        let at69 = busWith(ICM42688Emulator(source: testState(), now: { clock.now }), at: 0x69, clock: clock)
+        let at69 = busWith(ICM42688Emulator.self, at: 0x69, clock: clock)
         #expect(try at69.readRegister(I2CAddress(0x69), Reg.whoAmI) == 0x47)
     }
 

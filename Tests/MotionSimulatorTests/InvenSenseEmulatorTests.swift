@@ -28,20 +28,17 @@ private let mpu = I2CAddress(0x68)
     let clock = VirtualClock()
 
     func bus6050(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(MPU6050Emulator(source: source, now: { clock.now }, options: options), at: 0x68, clock: clock)
+        busWith(MPU6050Emulator.self, source: source, options: options, at: 0x68, clock: clock)
     }
 
     func bus6500(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(MPU6500Emulator(source: source, now: { clock.now }, options: options), at: 0x68, clock: clock)
+        busWith(MPU6500Emulator.self, source: source, options: options, at: 0x68, clock: clock)
     }
 
     @Test func powerOnIdentities() throws {
-        let clock = self.clock
         #expect(try bus6050().readRegister(mpu, Reg.whoAmI) == 0x68)
         #expect(try bus6050().readRegister(mpu, Reg.pwrMgmt1) == 0x40)
-        let at69 = busWith(MPU6050Emulator(source: testState(), now: { clock.now }), at: 0x69, clock: clock)
+        let at69 = busWith(MPU6050Emulator.self, at: 0x69, clock: clock)
         #expect(try at69.readRegister(I2CAddress(0x69), Reg.whoAmI) == 0x68)
         #expect(try bus6500().readRegister(mpu, Reg.whoAmI) == 0x70)
         #expect(try bus6500().readRegister(mpu, Reg.pwrMgmt1) == 0x01)
@@ -242,13 +239,10 @@ private enum AK {
 
 private let akAddress = I2CAddress(0x0C)
 
-@Suite struct AK8963EmulatorTests {
+@Suite struct AK8963EmulatorTests: EmulatorSuite {
+    typealias Emulator = AK8963Emulator
+    static let busAddress: UInt8 = 0x0C
     let clock = VirtualClock()
-
-    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(AK8963Emulator(source: source, now: { clock.now }, options: options), at: 0x0C, clock: clock)
-    }
 
     func adjustment(_ bus: SimulatedBus) throws -> SIMD3<Double> {
         try bus.writeRegister(akAddress, AK.cntl1, 0x0F)  // fuse ROM access

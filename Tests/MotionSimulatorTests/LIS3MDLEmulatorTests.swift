@@ -19,13 +19,10 @@ private enum Reg {
 
 private let mag = I2CAddress(0x1C)
 
-@Suite struct LIS3MDLEmulatorTests {
+@Suite struct LIS3MDLEmulatorTests: EmulatorSuite {
+    typealias Emulator = LIS3MDLEmulator
+    static let busAddress: UInt8 = 0x1C
     let clock = VirtualClock()
-
-    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(LIS3MDLEmulator(source: source, now: { clock.now }, options: options), at: 0x1C, clock: clock)
-    }
 
     @Test func powerOnIdentityAndValues() throws {
         let bus = makeBus()

@@ -22,13 +22,10 @@ private enum Reg {
 private let imu = I2CAddress(0x6A)
 private let odr104: UInt8 = 0x40
 
-@Suite struct LSM6DSOXEmulatorTests {
+@Suite struct LSM6DSOXEmulatorTests: EmulatorSuite {
+    typealias Emulator = LSM6DSOXEmulator
+    static let busAddress: UInt8 = 0x6A
     let clock = VirtualClock()
-
-    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(LSM6DSOXEmulator(source: source, now: { clock.now }, options: options), at: 0x6A, clock: clock)
-    }
 
     @Test func powerOnIdentityAndValues() throws {
         let bus = makeBus()
@@ -228,9 +225,8 @@ private let odr104: UInt8 = 0x40
     /// FS_XL code → mg/LSB for ±4/±32/±8/±16 g (DS13238 Table 2).
     @Test(arguments: [(UInt8(0), 0.122), (1, 0.976), (2, 0.244), (3, 0.488)])
     func accelerometerEncodingAtEachRange(code: UInt8, mgPerLSB: Double) throws {
-        let clock = self.clock
         let input = SIMD3(2.5, -0.5, 1.0)
-        let bus = busWith(LSM6DSO32Emulator(source: testState(accelerationG: input), now: { clock.now }), at: 0x6A, clock: clock)
+        let bus = busWith(LSM6DSO32Emulator.self, source: testState(accelerationG: input), at: 0x6A, clock: clock)
         #expect(try bus.readRegister(imu, Reg.whoAmI) == 0x6C)
         try bus.writeRegister(imu, Reg.ctrl1XL, odr104 | code << 2)
         let raw = axesLE(try bus.readRegisters(imu, Reg.outA, count: 6))
@@ -242,18 +238,16 @@ private let odr104: UInt8 = 0x40
     let clock = VirtualClock()
 
     @Test func identities() throws {
-        let clock = self.clock
-        let dsl = busWith(LSM6DSLEmulator(source: testState(), now: { clock.now }), at: 0x6A, clock: clock)
+        let dsl = busWith(LSM6DSLEmulator.self, at: 0x6A, clock: clock)
         #expect(try dsl.readRegister(imu, Reg.whoAmI) == 0x6A)
         #expect(try dsl.readRegister(imu, Reg.ctrl3C) == 0x04)
-        let ds3 = busWith(LSM6DS3Emulator(source: testState(), now: { clock.now }), at: 0x6B, clock: clock)
+        let ds3 = busWith(LSM6DS3Emulator.self, at: 0x6B, clock: clock)
         #expect(try ds3.readRegister(I2CAddress(0x6B), Reg.whoAmI) == 0x69)
         #expect(try ds3.readRegisters(I2CAddress(0x6B), Reg.ctrl9XL, count: 2) == [0x38, 0x38])
     }
 
     @Test func ds3TemperatureSensitivity() throws {
-        let clock = self.clock
-        let bus = busWith(LSM6DS3Emulator(source: testState(), now: { clock.now }), at: 0x6A, clock: clock)
+        let bus = busWith(LSM6DS3Emulator.self, at: 0x6A, clock: clock)
         try bus.writeRegister(imu, Reg.ctrl1XL, odr104)
         #expect(int16LE(try bus.readRegisters(imu, Reg.outTemp, count: 2), 0) == 5 * 16)
     }
@@ -261,10 +255,8 @@ private let odr104: UInt8 = 0x40
     /// FIFO_CTRL3 no decimation for both, FIFO_CTRL5 ODR_FIFO 104 Hz + continuous mode:
     /// gyroscope X, Y, Z then accelerometer X, Y, Z per tick, read through FIFO_DATA_OUT_L/H.
     @Test func untaggedFIFOPattern() throws {
-        let clock = self.clock
         let accel = SIMD3(0.25, -0.5, 1.0), rate = SIMD3(10.0, -20, 30)
-        let bus = busWith(
-            LSM6DSLEmulator(source: testState(accelerationG: accel, rateDPS: rate), now: { clock.now }), at: 0x6A, clock: clock)
+        let bus = busWith(LSM6DSLEmulator.self, source: testState(accelerationG: accel, rateDPS: rate), at: 0x6A, clock: clock)
         try bus.writeRegisters(imu, Reg.ctrl1XL, [odr104, odr104])
         try bus.writeRegister(imu, 0x08, 0b001_001)
         try bus.writeRegister(imu, 0x0A, 0x04 << 3 | 0b110)
@@ -282,8 +274,7 @@ private let odr104: UInt8 = 0x40
     }
 
     @Test func untaggedFIFOOverrun() throws {
-        let clock = self.clock
-        let bus = busWith(LSM6DS3Emulator(source: testState(), now: { clock.now }), at: 0x6A, clock: clock)
+        let bus = busWith(LSM6DS3Emulator.self, at: 0x6A, clock: clock)
         try bus.writeRegister(imu, Reg.ctrl1XL, odr104)
         try bus.writeRegister(imu, 0x08, 0b000_001)
         try bus.writeRegister(imu, 0x0A, 0x04 << 3 | 0b110)

@@ -13,13 +13,10 @@ private enum Reg {
 
 private let imu = I2CAddress(0x6A)
 
-@Suite struct LSM9DS1EmulatorTests {
+@Suite struct LSM9DS1EmulatorTests: EmulatorSuite {
+    typealias Emulator = LSM9DS1Emulator
+    static let busAddress: UInt8 = 0x6A
     let clock = VirtualClock()
-
-    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(LSM9DS1Emulator(source: source, now: { clock.now }, options: options), at: 0x6A, clock: clock)
-    }
 
     @Test func powerOnIdentitySoftwareResetAndAutoIncrement() throws {
         let bus = makeBus()

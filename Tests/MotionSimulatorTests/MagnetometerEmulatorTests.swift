@@ -5,14 +5,11 @@ import Timing
 
 private let field = SIMD3(20.7, -5.3, -44.4)
 
-@Suite struct LIS2MDLEmulatorTests {
+@Suite struct LIS2MDLEmulatorTests: EmulatorSuite {
+    typealias Emulator = LIS2MDLEmulator
+    static let busAddress: UInt8 = 0x1E
     let clock = VirtualClock()
-    let address = I2CAddress(0x1E)
-
-    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(LIS2MDLEmulator(source: source, now: { clock.now }, options: options), at: 0x1E, clock: clock)
-    }
+    let address = I2CAddress(Self.busAddress)
 
     @Test func powerOnValuesAndReset() throws {
         let bus = makeBus()
@@ -65,14 +62,11 @@ private let field = SIMD3(20.7, -5.3, -44.4)
     }
 }
 
-@Suite struct QMC5883LEmulatorTests {
+@Suite struct QMC5883LEmulatorTests: EmulatorSuite {
+    typealias Emulator = QMC5883LEmulator
+    static let busAddress: UInt8 = 0x0D
     let clock = VirtualClock()
-    let address = I2CAddress(0x0D)
-
-    func makeBus(_ source: any PhysicalSource = testState()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(QMC5883LEmulator(source: source, now: { clock.now }), at: 0x0D, clock: clock)
-    }
+    let address = I2CAddress(Self.busAddress)
 
     @Test func identityAndSoftReset() throws {
         let bus = makeBus()
@@ -112,14 +106,11 @@ private let field = SIMD3(20.7, -5.3, -44.4)
     }
 }
 
-@Suite struct HMC5883LEmulatorTests {
+@Suite struct HMC5883LEmulatorTests: EmulatorSuite {
+    typealias Emulator = HMC5883LEmulator
+    static let busAddress: UInt8 = 0x1E
     let clock = VirtualClock()
-    let address = I2CAddress(0x1E)
-
-    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(HMC5883LEmulator(source: source, now: { clock.now }, options: options), at: 0x1E, clock: clock)
-    }
+    let address = I2CAddress(Self.busAddress)
 
     /// X, Z, Y big-endian.
     func xyz(_ bytes: [UInt8]) -> SIMD3<Int16> {

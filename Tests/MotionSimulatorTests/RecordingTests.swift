@@ -36,14 +36,7 @@ import Testing
     }
 
     @Test func reportsWhatIsWrongWithABadFile() {
-        func failure(_ text: String) -> RecordingError? {
-            do {
-                _ = try Recording(csv: text)
-                return nil
-            } catch {
-                return error
-            }
-        }
+        func failure(_ text: String) -> RecordingError? { recordingError { () throws(RecordingError) in try Recording(csv: text) } }
         let header = Recording.columns.joined(separator: ",")
         guard case .missingColumn("angular_rate_z_rad_s")? = failure("time_s,specific_force_x_m_s2,specific_force_y_m_s2,specific_force_z_m_s2,angular_rate_x_rad_s,angular_rate_y_rad_s\n") else {
             Issue.record("expected a missing column")
@@ -66,14 +59,7 @@ import Testing
             Issue.record("expected an empty recording")
             return
         }
-        func readFailure(_ path: String) -> RecordingError? {
-            do {
-                _ = try Recording(contentsOf: path)
-                return nil
-            } catch {
-                return error
-            }
-        }
+        func readFailure(_ path: String) -> RecordingError? { recordingError { () throws(RecordingError) in try Recording(contentsOf: path) } }
         guard case .cannotRead? = readFailure("/nonexistent/recording.csv") else {
             Issue.record("expected a read failure")
             return
@@ -107,5 +93,15 @@ import Testing
             let t = Double(k) / 100
             #expect(replay.state(at: t) == world.state(at: t))
         }
+    }
+}
+
+/// The error `body` threw; nil when it made a recording.
+private func recordingError(_ body: () throws(RecordingError) -> Recording) -> RecordingError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
     }
 }

@@ -8,8 +8,7 @@ import Timing
     let clock = VirtualClock(start: 100)
 
     func makeBus() -> SimulatedBus {
-        let clock = self.clock
-        return busWith(LSM6DSOXEmulator(source: testState(), now: { clock.now }), at: 0x6A, clock: clock)
+        busWith(LSM6DSOXEmulator.self, at: 0x6A, clock: clock)
     }
 
     @Test func absentAddressIsNotAcknowledged() {

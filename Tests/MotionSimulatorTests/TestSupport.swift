@@ -24,6 +24,28 @@ func busWith(_ device: any SimulatedDevice, at address: UInt8, clock: VirtualClo
     return bus
 }
 
+/// A bus on `clock` with a new `Emulator` sensing `source` at `address`.
+func busWith<Emulator: ChipEmulator>(
+    _: Emulator.Type, source: any PhysicalSource = testState(), options: EmulatorOptions = .init(),
+    at address: UInt8, clock: VirtualClock
+) -> SimulatedBus {
+    busWith(Emulator(source: source, now: { clock.now }, options: options), at: address, clock: clock)
+}
+
+/// A suite about one emulator: ``makeBus(_:options:)`` gives a bus of its own with a new one at
+/// ``busAddress``, on the suite's clock.
+protocol EmulatorSuite {
+    associatedtype Emulator: ChipEmulator
+    static var busAddress: UInt8 { get }
+    var clock: VirtualClock { get }
+}
+
+extension EmulatorSuite {
+    func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
+        busWith(Emulator.self, source: source, options: options, at: Self.busAddress, clock: clock)
+    }
+}
+
 func int16LE(_ bytes: [UInt8], _ index: Int) -> Int16 {
     Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)
 }

@@ -19,6 +19,21 @@ private func finiteDifferenceSpecificForce(_ world: World, at t: Double, step h:
     return world.truth(at: t).attitude.inverseRotate(acceleration + SIMD3(0, 0, g))
 }
 
+/// Per scenario, the largest `error(world, t)` from `start` in steps of `step` until a second after
+/// its script ends.
+private func worstErrors(from start: Double, every step: Double, _ error: (World, Double) -> Double) -> [(scenario: Scenario, worst: Double)] {
+    Scenario.all.map { scenario in
+        let world = scenario.world()
+        var worst = 0.0
+        var t = start
+        while t < scenario.script.duration + 1 {
+            worst = max(worst, error(world, t))
+            t += step
+        }
+        return (scenario, worst)
+    }
+}
+
 private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
 private func largestComponent(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(v.y), abs(v.z)) }
 
@@ -61,29 +76,20 @@ private func largestComponent(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(
     }
 
     @Test func angularRateIsTheDerivativeOfTheAttitudeInEveryScenario() {
-        for scenario in Scenario.all {
-            let world = scenario.world()
-            var worst = 0.0
-            var t = 0.013
-            while t < scenario.script.duration + 1 {
-                let rate = world.truth(at: t).angularRate
-                worst = max(worst, norm(rate - finiteDifferenceRate(world, at: t)) / max(1, norm(rate)))
-                t += 0.05
-            }
+        let results = worstErrors(from: 0.013, every: 0.05) { world, t in
+            let rate = world.truth(at: t).angularRate
+            return norm(rate - finiteDifferenceRate(world, at: t)) / max(1, norm(rate))
+        }
+        for (scenario, worst) in results {
             #expect(worst < 1e-5, "\(scenario.name): worst relative error \(worst)")
         }
     }
 
     @Test func specificForceIsTheSecondDerivativeOfPositionMinusGravity() {
-        for scenario in Scenario.all {
-            let world = scenario.world()
-            var worst = 0.0
-            var t = 0.0071
-            while t < scenario.script.duration + 1 {
-                let force = world.truth(at: t).specificForce
-                worst = max(worst, norm(force - finiteDifferenceSpecificForce(world, at: t)))
-                t += 0.0173
-            }
+        let results = worstErrors(from: 0.0071, every: 0.0173) { world, t in
+            norm(world.truth(at: t).specificForce - finiteDifferenceSpecificForce(world, at: t))
+        }
+        for (scenario, worst) in results {
             #expect(worst < 2e-3, "\(scenario.name): worst error \(worst) m/s²")
         }
     }

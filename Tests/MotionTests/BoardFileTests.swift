@@ -34,8 +34,7 @@ enum BoardFixtures {
 
     /// Writes `object` as `<id>.json` into a fresh temporary directory and loads it.
     static func loadBoard(_ object: [String: Any], fileName: String = "test-board.json") throws -> Result<Board, BoardFileError> {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("board-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("board-tests")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent(fileName)
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: file)
@@ -195,8 +194,7 @@ struct BoardFileTests {
 
     @Test("a file that is not JSON, and a missing file, are errors naming the file")
     func notJSONAndMissing() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("board-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("board-tests")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("broken.json")
         try Data("{\"name\": ".utf8).write(to: file)
@@ -229,4 +227,11 @@ struct BoardFileTests {
         #expect(catalog.adding(renamed).boards.count == catalog.boards.count)
         #expect(catalog.adding(renamed).board(id: "test-board")?.name == "Renamed")
     }
+}
+
+/// A new empty directory under the temporary directory, named `prefix-<UUID>`; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
 }

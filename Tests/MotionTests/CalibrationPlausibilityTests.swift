@@ -9,19 +9,13 @@ import Glibc
 /// A calibration that would turn every reading into garbage is refused on save and on load, the
 /// error naming the file, the field and the bound; the store's read-modify-write is locked across
 /// processes and cleans up after dead writers.
-@Suite struct CalibrationPlausibilityTests {
+@Suite struct CalibrationPlausibilityTests: CalibrationStoreSuite {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-motion-plausible-\(UUID().uuidString)")
-    var store: CalibrationStore { CalibrationStore(directory: directory) }
-    let sensor = SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C)
 
     func plausible() -> CalibrationRecord {
-        var record = CalibrationRecord(sensor: sensor, updated: Date(timeIntervalSince1970: 1_800_000_000))
-        record.gyroscope = CalibrationRecord.Gyroscope(bias: SIMD3(0.01, -0.02, 0.003), sampleCount: 500)
-        record.accelerometer = CalibrationRecord.Accelerometer(offset: SIMD3(0.01, -0.02, 0.03), scale: SIMD3(1.01, 0.99, 1))
-        record.magnetometer = CalibrationRecord.Magnetometer(
-            hardIronOffset: SIMD3(12, -30, 5), softIronMatrix: [1, 0.05, 0, 0.05, 1.1, 0, 0, 0, 0.9],
-            fieldStrength: 49.5, fitErrorPercent: 0.8, coveragePercent: 93, model: "ellipsoid", accuracy: "high")
-        return record
+        var plausible = record(softIron: [1, 0.05, 0, 0.05, 1.1, 0, 0, 0, 0.9])
+        plausible.accelerometer = CalibrationRecord.Accelerometer(offset: SIMD3(0.01, -0.02, 0.03), scale: SIMD3(1.01, 0.99, 1))
+        return plausible
     }
 
     /// Each a way a record can be implausible, and the field its error names.

@@ -81,8 +81,7 @@ import Testing
             #expect(ProcessInfo.processInfo.environment["CI"] == nil, "rsvg-convert (librsvg2-bin) is missing")
             return
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryDirectory("plot")
         defer { try? FileManager.default.removeItem(at: folder) }
         let svgPath = folder.appendingPathComponent("plot.svg").path
         let pngPath = folder.appendingPathComponent("plot.png").path

@@ -3,19 +3,31 @@ import Motion
 import Testing
 import Timing
 
-@Suite struct CalibrationStoreTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-motion-store-\(UUID().uuidString)")
-    var store: CalibrationStore { CalibrationStore(directory: directory) }
-    let sensor = SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C)
+/// A suite about a calibration store of its own in a fresh temporary directory, and the sensor
+/// its records are for.
+protocol CalibrationStoreSuite {
+    var directory: URL { get }
+}
 
-    func sample() -> CalibrationRecord {
+extension CalibrationStoreSuite {
+    var store: CalibrationStore { CalibrationStore(directory: directory) }
+    var sensor: SensorIdentity { SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C) }
+
+    /// A record of ``sensor`` with a gyroscope bias and the magnetometer fit `softIron` (row-major).
+    func record(softIron: [Double]) -> CalibrationRecord {
         var record = CalibrationRecord(sensor: sensor, updated: Date(timeIntervalSince1970: 1_800_000_000))
         record.gyroscope = CalibrationRecord.Gyroscope(bias: SIMD3(0.01, -0.02, 0.003), sampleCount: 500)
         record.magnetometer = CalibrationRecord.Magnetometer(
-            hardIronOffset: SIMD3(12, -30, 5), softIronMatrix: [1, 0, 0, 0, 1.1, 0, 0, 0, 0.9],
+            hardIronOffset: SIMD3(12, -30, 5), softIronMatrix: softIron,
             fieldStrength: 49.5, fitErrorPercent: 0.8, coveragePercent: 93, model: "ellipsoid", accuracy: "high")
         return record
     }
+}
+
+@Suite struct CalibrationStoreTests: CalibrationStoreSuite {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-motion-store-\(UUID().uuidString)")
+
+    func sample() -> CalibrationRecord { record(softIron: [1, 0, 0, 0, 1.1, 0, 0, 0, 0.9]) }
 
     @Test func savesAndLoadsTheSameRecord() throws {
         #expect(try store.load(sensor) == nil)

@@ -29,24 +29,27 @@ import Timing
         return inbox.errors.withLock { $0 }
     }
 
-    @Test func noAcknowledgeBurst() throws {
+    /// `failures` failed transactions of `kind` in a row, 4 s of sampling: one error, which
+    /// `reported` accepts, and one recovery; every one of the 500 ticks accounted for.
+    func expectBurstReportedOnce(
+        _ failures: Int, _ kind: I2CError.Kind, sourceLocation: SourceLocation = #_sourceLocation,
+        reported: (MotionError) -> Bool
+    ) throws {
         let (manager, bus, inbox) = try start()
-        bus.failNext(12, transactionsTo: imu, with: .noAcknowledge)
+        bus.failNext(failures, transactionsTo: imu, with: kind)
         clock.advance(by: 4)
         let errors = finish(manager, inbox, ticks: 500)
-        #expect(errors.count == 1)
-        #expect(errors.first.map { if case .deviceUnavailable(let e) = $0 { e.kind == .noAcknowledge } else { false } } == true)
-        #expect(manager.counters.recovered == 1)
+        #expect(errors.count == 1, sourceLocation: sourceLocation)
+        #expect(errors.first.map(reported) == true, sourceLocation: sourceLocation)
+        #expect(manager.counters.recovered == 1, sourceLocation: sourceLocation)
+    }
+
+    @Test func noAcknowledgeBurst() throws {
+        try expectBurstReportedOnce(12, .noAcknowledge) { if case .deviceUnavailable(let e) = $0 { e.kind == .noAcknowledge } else { false } }
     }
 
     @Test func ioErrors() throws {
-        let (manager, bus, inbox) = try start()
-        bus.failNext(8, transactionsTo: imu, with: .busError)
-        clock.advance(by: 4)
-        let errors = finish(manager, inbox, ticks: 500)
-        #expect(errors.count == 1)
-        #expect(errors.first.map { if case .bus(let e) = $0 { e.kind == .busError } else { false } } == true)
-        #expect(manager.counters.recovered == 1)
+        try expectBurstReportedOnce(8, .busError) { if case .bus(let e) = $0 { e.kind == .busError } else { false } }
     }
 
     @Test func aSingleFailureIsRetriedWithinThePeriod() throws {

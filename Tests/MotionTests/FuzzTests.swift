@@ -75,8 +75,7 @@ import Testing
     }
 
     @Test func calibrationRecordsNeverTrap() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-calibration-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryDirectory("fuzz-calibration")
         defer { try? FileManager.default.removeItem(at: folder) }
         // A real record as the first seed.
         let store = CalibrationStore(directory: folder)

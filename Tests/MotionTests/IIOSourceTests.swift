@@ -101,20 +101,17 @@ extension IIOSourceTests {
         try tree.add(.lsm6dsox(accel: (0, 0, 1000)), as: "iio:device0")
         try tree.add(.lsm6dsoxGyro((0, 0, 0)), as: "iio:device1")
         let motion = try manager(tree)
-        let inbox = Inbox<AccelerometerData>()
         motion.accelerometerUpdateInterval = 0.01
-        motion.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 1)
-        try tree.remove("iio:device0")
-        try tree.remove("iio:device1")
-        clock.advance(by: 2)
-        try tree.restore("iio:device1", as: "iio:device3")
-        try tree.restore("iio:device0", as: "iio:device2")
-        try tree.set("in_accel_z_raw", of: "iio:device2", to: "-1000")
-        clock.advance(by: 2)
-        inbox.drain()
-        motion.stopAccelerometerUpdates()
-        let errors = inbox.errors.withLock { $0 }
+        let (values, errors) = try motion.accelerometerUpdates {
+            clock.advance(by: 1)
+            try tree.remove("iio:device0")
+            try tree.remove("iio:device1")
+            clock.advance(by: 2)
+            try tree.restore("iio:device1", as: "iio:device3")
+            try tree.restore("iio:device0", as: "iio:device2")
+            try tree.set("in_accel_z_raw", of: "iio:device2", to: "-1000")
+            clock.advance(by: 2)
+        }
         #expect(errors.count == 1)
         guard case .iio(let cause) = errors.first else {
             Issue.record("expected MotionError.iio, got \(errors)")
@@ -125,7 +122,6 @@ extension IIOSourceTests {
         let counters = motion.counters
         #expect(counters.sampled + counters.totalDropped == 500, "\(counters)")
         #expect(counters.recovered == 1)
-        let values = inbox.values.withLock { $0 }
         #expect(values.count == counters.sampled)
         #expect(abs((values.first?.acceleration.z ?? 0) - (-1000 * 0.000598 / g)) < 1e-12)
         #expect(abs((values.last?.acceleration.z ?? 0) - (1000 * 0.000598 / g)) < 1e-12)
@@ -137,17 +133,14 @@ extension IIOSourceTests {
         let tree = try FakeIIOTree()
         try tree.add(.hidAccel3D(accel: (0, 0, 100), scale: "0.1"), as: "iio:device0")
         let motion = try manager(tree)
-        let inbox = Inbox<AccelerometerData>()
-        motion.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 0.5)
-        try tree.set("in_accel_scale", of: "iio:device0", to: "0.2")
-        clock.advance(by: 0.5)
-        inbox.drain()
-        motion.stopAccelerometerUpdates()
-        let values = inbox.values.withLock { $0 }
+        let (values, errors) = try motion.accelerometerUpdates {
+            clock.advance(by: 0.5)
+            try tree.set("in_accel_scale", of: "iio:device0", to: "0.2")
+            clock.advance(by: 0.5)
+        }
         #expect(abs((values.first?.acceleration.z ?? 0) - -10 / g) < 1e-12)
         #expect(abs((values.last?.acceleration.z ?? 0) - -20 / g) < 1e-12)
-        #expect(inbox.errors.withLock { $0.map(\.description) }.allSatisfy { $0.contains("device reset") })
+        #expect(errors.map(\.description).allSatisfy { $0.contains("device reset") })
     }
 }
 
@@ -221,12 +214,7 @@ extension IIOSourceTests {
         try tree.add(.mpu6050(accel: (0, 0, 0), gyro: (0, 0, 0)), as: "iio:device0")   // no trigger0: no interrupt wired
         let motion = try manager(tree)
         motion.usesChipFIFO = true
-        let inbox = Inbox<AccelerometerData>()
-        motion.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 0.2)
-        inbox.drain()
-        motion.stopAccelerometerUpdates()
-        let errors = inbox.errors.withLock { $0 }
+        let errors = motion.accelerometerUpdates { clock.advance(by: 0.2) }.errors
         #expect(errors.count == 1)
         #expect(errors.first?.description.contains("needs a trigger") == true)
         #expect(errors.first?.description.contains("current_trigger") == true)

@@ -11,12 +11,8 @@ import Timing
 
     @Test func beginAndEndNestAndPostOnNotificationCenter() async throws {
         let manager = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
-        let received = Locked<[(DeviceOrientation, DeviceOrientation)]>([])
-        let observer = NotificationCenter.default.addObserver(forName: .deviceOrientationDidChange, object: manager, queue: nil) { note in
-            guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
-                  let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation else { return }
-            received.withLock { $0.append((old, new)) }
-        }
+        let log = OrientationNotificationLog()
+        let observer = log.observe(manager)
         defer { NotificationCenter.default.removeObserver(observer) }
 
         #expect(manager.orientation == .unknown)
@@ -31,22 +27,18 @@ import Timing
         #expect(!manager.isGeneratingDeviceOrientationNotifications)
         #expect(clock.activeTimers == 0)
         // Posting happens on the notifier's own queue; wait for it by polling a bounded number of times.
-        for _ in 0..<200 where received.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 5_000_000) }
-        let posts = received.withLock { $0 }
+        for _ in 0..<200 where log.changes.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 5_000_000) }
+        let posts = log.changes.withLock { $0 }
         #expect(posts.count == 1)
-        #expect(posts.first?.0 == .unknown && posts.first?.1 == .faceUp)
+        #expect(posts.first?.old == .unknown && posts.first?.new == .faceUp)
     }
 
     /// After the last end the classifier starts over: `.unknown` while stopped, and a new begin
     /// posts the orientation again (it used to keep the old one and post nothing).
     @Test func generatingAgainStartsFromUnknownAndPostsAgain() async throws {
         let manager = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
-        let received = Locked<[(DeviceOrientation, DeviceOrientation)]>([])
-        let observer = NotificationCenter.default.addObserver(forName: .deviceOrientationDidChange, object: manager, queue: nil) { note in
-            guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
-                  let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation else { return }
-            received.withLock { $0.append((old, new)) }
-        }
+        let log = OrientationNotificationLog()
+        let observer = log.observe(manager)
         defer { NotificationCenter.default.removeObserver(observer) }
 
         manager.beginGeneratingDeviceOrientationNotifications()
@@ -59,8 +51,8 @@ import Timing
         #expect(manager.orientation == .faceUp)
         manager.endGeneratingDeviceOrientationNotifications()
         manager.waitForOrientationNotifications()
-        let posts = received.withLock { $0 }
+        let posts = log.changes.withLock { $0 }
         #expect(posts.count == 2)
-        #expect(posts.allSatisfy { $0.0 == .unknown && $0.1 == .faceUp })
+        #expect(posts.allSatisfy { $0.old == .unknown && $0.new == .faceUp })
     }
 }

@@ -20,8 +20,13 @@ private struct OrientationRun {
 }
 
 /// Records the notifications of one manager.
-private final class OrientationNotificationLog: Sendable {
+final class OrientationNotificationLog: Sendable {
     let changes = Locked<[DeviceOrientationChange]>([])
+
+    /// Records `manager`'s orientation notifications until the returned observer is removed.
+    func observe(_ manager: MotionManager) -> any NSObjectProtocol {
+        NotificationCenter.default.addObserver(forName: .deviceOrientationDidChange, object: manager, queue: nil, using: record)
+    }
     func record(_ note: Notification) {
         guard let old = note.userInfo?[MotionManager.oldOrientationKey] as? DeviceOrientation,
               let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation,
@@ -35,8 +40,7 @@ private final class OrientationNotificationLog: Sendable {
 private func playOrientation(_ manager: MotionManager, clock: VirtualClock, for duration: Double) throws -> OrientationRun {
     let world = try #require(manager.simulatedHardware).world
     let log = OrientationNotificationLog()
-    let observer = NotificationCenter.default.addObserver(
-        forName: .deviceOrientationDidChange, object: manager, queue: nil, using: log.record)
+    let observer = log.observe(manager)
     defer { NotificationCenter.default.removeObserver(observer) }
     let inbox = Inbox<DeviceMotion>()
     manager.startDeviceMotionUpdates(to: inbox.queue, withHandler: inbox.handler)

@@ -59,6 +59,19 @@ final class Inbox<Value: Sendable>: Sendable {
     func drain() { queue.sync {} }
 }
 
+extension MotionManager {
+    /// Accelerometer updates into an ``Inbox`` while `body` runs (advancing a virtual clock,
+    /// injecting faults), stopped once every handler queued has run: what was delivered, in order.
+    func accelerometerUpdates(during body: () throws -> Void) rethrows -> (values: [AccelerometerData], errors: [MotionError]) {
+        let inbox = Inbox<AccelerometerData>()
+        startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
+        try body()
+        inbox.drain()
+        stopAccelerometerUpdates()
+        return (inbox.values.withLock { $0 }, inbox.errors.withLock { $0 })
+    }
+}
+
 @Suite struct SamplerTests {
     let clock = VirtualClock()
 
@@ -69,13 +82,8 @@ final class Inbox<Value: Sendable>: Sendable {
 
     @Test func deliversExactlyTheExpectedCountWithIncreasingTimestamps() {
         let (manager, _) = makeManager()
-        let inbox = Inbox<AccelerometerData>()
         manager.accelerometerUpdateInterval = 0.01
-        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 10)
-        inbox.drain()
-        manager.stopAccelerometerUpdates()
-        let values = inbox.values.withLock { $0 }
+        let values = manager.accelerometerUpdates { clock.advance(by: 10) }.values
         #expect(values.count == 1000)
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
         #expect(values.first?.acceleration == SIMD3(0, 0, -1))
@@ -113,28 +121,23 @@ final class Inbox<Value: Sendable>: Sendable {
 
     @Test func aRetriedReadIsCountedAndDelivered() {
         let (manager, device) = makeManager()
-        let inbox = Inbox<AccelerometerData>()
-        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 0.1)
-        device.script.withLock { $0.failReads = 1 }
-        clock.advance(by: 0.1)
-        inbox.drain()
-        manager.stopAccelerometerUpdates()
-        #expect(inbox.values.withLock { $0.count } == 20)
+        let delivered = manager.accelerometerUpdates {
+            clock.advance(by: 0.1)
+            device.script.withLock { $0.failReads = 1 }
+            clock.advance(by: 0.1)
+        }
+        #expect(delivered.values.count == 20)
         #expect(manager.counters.retried == 1)
-        #expect(inbox.errors.withLock { $0 } == [])
+        #expect(delivered.errors == [])
     }
 
     @Test func aFailureBurstIsReportedOnceAndUpdatesResume() {
         let (manager, device) = makeManager()
-        let inbox = Inbox<AccelerometerData>()
-        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 1)
-        device.script.withLock { $0.failReads = 20 }   // 10 ticks of failure (read + retry each)
-        clock.advance(by: 4)
-        inbox.drain()
-        manager.stopAccelerometerUpdates()
-        let errors = inbox.errors.withLock { $0 }
+        let (values, errors) = manager.accelerometerUpdates {
+            clock.advance(by: 1)
+            device.script.withLock { $0.failReads = 20 }   // 10 ticks of failure (read + retry each)
+            clock.advance(by: 4)
+        }
         #expect(errors.count == 1)
         if case .bus(let cause) = errors.first { #expect(cause.kind == .busError) } else { Issue.record("expected a bus error, got \(errors)") }
         let counters = manager.counters
@@ -142,7 +145,7 @@ final class Inbox<Value: Sendable>: Sendable {
         #expect(counters.recovered == 1)
         // Every tick is accounted for: delivered or dropped with a reason.
         #expect(counters.sampled + counters.totalDropped == 500)
-        #expect(inbox.values.withLock { $0.count } == counters.sampled)
+        #expect(values.count == counters.sampled)
         #expect(counters.dropped[.busError] == 10)
     }
 
@@ -168,14 +171,12 @@ final class Inbox<Value: Sendable>: Sendable {
 
     @Test func aResetChipIsConfiguredAgainAndReportedOnce() {
         let (manager, device) = makeManager()
-        let inbox = Inbox<AccelerometerData>()
-        manager.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 0.5)
-        device.script.withLock { $0.configured = false }
-        clock.advance(by: 0.5)
-        inbox.drain()
-        manager.stopAccelerometerUpdates()
-        #expect(inbox.errors.withLock { $0.count } == 1)
+        let errors = manager.accelerometerUpdates {
+            clock.advance(by: 0.5)
+            device.script.withLock { $0.configured = false }
+            clock.advance(by: 0.5)
+        }.errors
+        #expect(errors.count == 1)
         #expect(device.script.withLock { $0.initializations } == 2)
         #expect(manager.counters.dropped[.deviceReset] == 1)
         #expect(manager.counters.sampled == 99)

@@ -19,14 +19,9 @@ import Timing
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func restingBoardReadsOneGDownAtOneHundredHertz(imu: SimulatedBoard.IMU) throws {
         let motion = try manager(Simulation(scenario: "rest", imu: imu, sensorErrors: false))
-        let inbox = Inbox<AccelerometerData>()
-        motion.startAccelerometerUpdates(to: inbox.queue, withHandler: inbox.handler)
-        clock.advance(by: 5)
-        inbox.drain()
-        motion.stopAccelerometerUpdates()
-        let values = inbox.values.withLock { $0 }
+        let (values, errors) = motion.accelerometerUpdates { clock.advance(by: 5) }
         #expect(values.count == 500)
-        #expect(inbox.errors.withLock { $0 } == [])
+        #expect(errors == [])
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
         let last = try #require(values.last)
         #expect(abs(last.acceleration.x) < 0.002 && abs(last.acceleration.y) < 0.002 && abs(last.acceleration.z + 1) < 0.002,

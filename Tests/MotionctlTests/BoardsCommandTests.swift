@@ -15,19 +15,7 @@ struct BoardsCommandTests {
     }
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = try motionctl()
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        try runToEnd(try motionctl(), arguments, environment: environment)
     }
 
     @Test("boards lists every built-in board with its default bus and addresses")
@@ -61,8 +49,7 @@ struct BoardsCommandTests {
 
     @Test("boards validate names the file and the key of a broken board file")
     func validate() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("my-board.json")
         try Data("""
@@ -76,8 +63,7 @@ struct BoardsCommandTests {
 
     @Test("doctor on a machine without I2C says there is no bus and what to do, and exits 1")
     func doctorWithoutI2C() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-root-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let root = try makeTemporaryDirectory("cli-root")
         defer { try? FileManager.default.removeItem(at: root) }
         let result = try Self.run(["doctor", "--root", root.path], environment: ["HOME": "/home/test", "PATH": "/usr/bin:/bin"])
         #expect(result.status == 1)
@@ -86,4 +72,28 @@ struct BoardsCommandTests {
         #expect(result.output.contains("[warning] board: not a device-tree machine"))
         #expect(result.output.contains("[warning] calibration: no calibration files in /home/test/.config/swift-motion"))
     }
+}
+
+/// Runs `executable` with `arguments` (in `environment`, else this process's) until it exits: its
+/// exit status, standard output and standard error.
+func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// A new empty directory under the temporary directory, named `prefix-<UUID>`; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
 }

@@ -70,6 +70,13 @@ struct CalibrateTerminalTests {
 
     /// Starts motionctl on the terminal, its calibration store under `home`, with `extra` added
     /// to the environment (`NO_COLOR`, which a test runner may set, only when `extra` says so).
+    /// `calibrate magnetometer` on the simulated board, once its live display shows coverage.
+    func startLiveDisplay(_ terminal: PseudoTerminal, sourceLocation: SourceLocation = #_sourceLocation) throws -> Process {
+        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
+        #expect(terminal.read { $0.contains("Coverage [") }, "\(terminal.screen)", sourceLocation: sourceLocation)
+        return process
+    }
+
     func start(_ terminal: PseudoTerminal, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = try BoardsCommandTests.motionctl()
@@ -144,8 +151,7 @@ struct CalibrateTerminalTests {
     func interruptRestoresTheTerminal() throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try PseudoTerminal()
-        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
-        #expect(terminal.read { $0.contains("Coverage [") }, "\(terminal.screen)")
+        let process = try startLiveDisplay(terminal)
         #expect(!terminal.isCooked, "keys are read one at a time while the display runs")
         kill(process.processIdentifier, SIGINT)
         terminal.waitForExit(process)
@@ -159,8 +165,7 @@ struct CalibrateTerminalTests {
     func controlCCancels() throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try PseudoTerminal()
-        let process = try start(terminal, ["calibrate", "magnetometer", "--simulated", "--duration", "600"])
-        #expect(terminal.read { $0.contains("Coverage [") }, "\(terminal.screen)")
+        let process = try startLiveDisplay(terminal)
         terminal.send("\u{03}")
         terminal.waitForExit(process)
         #expect(process.terminationStatus == 130)

@@ -46,18 +46,7 @@ import Glibc
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = folder + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("robustness-\(UUID())").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.environment = environment
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        return try runToEnd(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: environment)
     }
 
     /// /dev/full answers every write with ENOSPC; a container may lack it (.ci/run makes it).

@@ -36,9 +36,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
 
 @Suite struct BMI160Tests {
     @Test func defaultInitAndOneSample() throws {
-        let bus = ExpectationBus(bmi160Init())
-        let imu = BMI160IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
         // Gyroscope first: x 10 °/s = 656 LSB at ±500 °/s (65.6 LSB/(°/s)); accelerometer +1 g on
         // z = 8192 LSB at ±4 g, face up.
         bus.expect([.writeRead(0x68, [BMI.dataGyr], reply: littleEndian([656, 0, -656, 0, 0, 8192]))])
@@ -116,18 +114,13 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
         var list = Array(bmi160Init().prefix(4))
         list += Array(repeating: .writeRead(0x68, [BMI.pmuStatus], reply: [0b0001_0000]), count: 15)
         let bus = ExpectationBus(list)
-        let error = sensorError { () throws(SensorError) in try BMI160IMU(bus: bus, pause: .none).configure(IMUConfiguration(outputDataRate: 100)) }
-        guard case .resetTimeout(_, _, 15) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
+        expectResetTimeout(after: 15, on: bus) { () throws(SensorError) in
+            try BMI160IMU(bus: bus, pause: .none).configure(IMUConfiguration(outputDataRate: 100))
         }
-        expectFinished(bus)
     }
 
     @Test func detectsSelfResetChip() throws {
-        let bus = ExpectationBus(bmi160Init())
-        let imu = BMI160IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
         bus.expect([
             .writeRead(0x68, [BMI.fifoConfig1], reply: [0x00]),
             .writeRead(0x68, [BMI.fifoConfig1], reply: [0x10]),  // reset value: the chip reset itself
@@ -140,9 +133,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     /// Headerless FIFO with gyroscope and accelerometer (§2.5): 12-byte frames gyr then acc, in
     /// order; a FIFO without room for another frame is flushed and reported as overflowed.
     @Test func fifoFramesInOrderAndOverflow() throws {
-        let bus = ExpectationBus(bmi160Init())
-        let imu = BMI160IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
         bus.expect([.write(0x68, [BMI.fifoConfig1, 0xC0]), .write(0x68, [BMI.cmd, 0xB0])])
         try imu.enableFIFO()
         let frames = (0..<3).flatMap { index in littleEndian([Int16(index) * 656, 0, 0, 0, 0, 8192 + Int16(index)]) }
@@ -219,19 +210,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     /// overflow after 1 s (200 frames > the 85 whole frames of 1024 bytes), after which the
     /// indices restart.
     @Test func fifoThroughTheEmulator() throws {
-        let time = ManualTime(1)
-        var state = PhysicalState.flatAtRest()
-        state.angularRate = SIMD3(0.1, -0.2, 0.3)
-        let rig = try EmulatedRig(imu: .bmi160, magnetometer: .none, source: ConstantSource(state), time: time)
-        try rig.imu.enableFIFO()
-        time.set(1.1)
-        let read = try rig.imu.readFIFO()
-        #expect(!read.overflowed)
-        #expect(read.frames.map(\.sampleIndex) == Array(0..<20))
-        for frame in read.frames {
-            #expect(largestDifference(frame.sample.acceleration, [0, 0, -1]) <= 1.0 / 8192)
-            #expect(largestDifference(frame.sample.rotationRate, state.angularRate) <= degree / 65.6)
-        }
+        let (rig, time) = try EmulatedRig.checkFIFOAtRest(.bmi160, accelerationTolerance: 1.0 / 8192, rotationTolerance: degree / 65.6)
         time.set(2.1)
         #expect(try rig.imu.readFIFO().overflowed)
         time.set(2.15)

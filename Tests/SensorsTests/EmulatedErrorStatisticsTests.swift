@@ -24,6 +24,25 @@ import Testing
             try imu.configure(imu.defaultConfiguration)
             try magnetometer.configure(magnetometer.defaultConfiguration)
         }
+
+        /// The IMU read once at each of `times`: specific force (m/s²) and rotation rate (rad/s),
+        /// and the size of one LSB of each at the configured full scales.
+        func readIMU(at times: [Double], time: ManualTime) throws -> (
+            accelerometer: [SIMD3<Double>], gyroscope: [SIMD3<Double>], accelerometerStep: Double, gyroscopeStep: Double
+        ) {
+            var accelerometer: [SIMD3<Double>] = [], gyroscope: [SIMD3<Double>] = []
+            var accelerometerStep = 0.0, gyroscopeStep = 0.0
+            for t in times {
+                time.set(t)
+                let sample = try imu.readSample()
+                let raw = try #require(sample.raw)
+                accelerometer.append(specificForce(sample))
+                gyroscope.append(sample.rotationRate)
+                accelerometerStep = PhysicalState.standardGravity / raw.accelerometerLSBPerG
+                gyroscopeStep = Double.pi / 180 / raw.gyroscopeLSBPerDPS
+            }
+            return (accelerometer, gyroscope, accelerometerStep, gyroscopeStep)
+        }
     }
 
     /// 60 s at rest, read at each chip's output data rate: the white-noise density of every axis
@@ -42,17 +61,8 @@ import Testing
         #expect(board.imu.configuration.outputDataRate == imuRate)
         #expect(board.magnetometer.configuration.outputDataRate == magnetometerRate)
 
-        var accelerometer: [SIMD3<Double>] = [], gyroscope: [SIMD3<Double>] = []
-        var accelerometerStep = 0.0, gyroscopeStep = 0.0
-        for k in 1...Int(60 * imuRate) {
-            time.set(Double(k) / imuRate)
-            let sample = try board.imu.readSample()
-            let raw = try #require(sample.raw)
-            accelerometer.append(specificForce(sample))
-            gyroscope.append(sample.rotationRate)
-            accelerometerStep = PhysicalState.standardGravity / raw.accelerometerLSBPerG
-            gyroscopeStep = Double.pi / 180 / raw.gyroscopeLSBPerDPS
-        }
+        let (accelerometer, gyroscope, accelerometerStep, gyroscopeStep) = try board.readIMU(
+            at: (1...Int(60 * imuRate)).map { Double($0) / imuRate }, time: time)
         var field: [SIMD3<Double>] = []
         var fieldStep = SIMD3<Double>.zero
         for k in 1...Int(60 * magnetometerRate) {
@@ -91,17 +101,8 @@ import Testing
             imuSource: ErrorModelSource(base: Scenario.rest.world(), imu: model, seed: 21, sampleRate: 208),
             magnetometerSource: ConstantSource(), time: time)
         let seconds = 2000
-        var accelerometer: [SIMD3<Double>] = [], gyroscope: [SIMD3<Double>] = []
-        var accelerometerStep = 0.0, gyroscopeStep = 0.0
-        for k in 0...seconds {
-            time.set(Double(k))
-            let sample = try board.imu.readSample()
-            let raw = try #require(sample.raw)
-            accelerometer.append(specificForce(sample))
-            gyroscope.append(sample.rotationRate)
-            accelerometerStep = PhysicalState.standardGravity / raw.accelerometerLSBPerG
-            gyroscopeStep = Double.pi / 180 / raw.gyroscopeLSBPerDPS
-        }
+        let (accelerometer, gyroscope, accelerometerStep, gyroscopeStep) = try board.readIMU(
+            at: (0...seconds).map { Double($0) }, time: time)
         // Rest, face up: the walk starts from the configured bias.
         #expect(maxAbs(gyroscope[0] - model.gyroscope.bias) <= gyroscopeStep / 2 + 1e-12)
         #expect(maxAbs(accelerometer[0] - SIMD3(0, 0, PhysicalState.standardGravity) - model.accelerometer.bias) <= accelerometerStep / 2 + 1e-9)
@@ -132,11 +133,12 @@ import Testing
             measured.append(try board.magnetometer.readSample().field)
             truth.append(world.state(at: t).magneticField)
         }
-        let fit = fitLinear(truth: truth, measured: measured)
+        let fit = AffineFit(truth: truth, measured: measured)
+        let fitRows = [fit.matrix.rows.0, fit.matrix.rows.1, fit.matrix.rows.2]
         let hardIronError = norm(fit.offset - model.hardIron) / norm(model.hardIron)
-        let softIronError = frobenius(fit.matrix - model.softIron) / frobenius(model.softIron)
+        let softIronError = frobenius(fitRows - model.softIron) / frobenius(model.softIron)
         #expect(hardIronError < 0.05, "hard iron \(fit.offset) vs \(model.hardIron)")
-        #expect(softIronError < 0.05, "soft iron \(fit.matrix.rowMajor) vs \(model.softIron.rowMajor)")
+        #expect(softIronError < 0.05, "soft iron \(fitRows.rowMajor) vs \(model.softIron.rowMajor)")
         // Far tighter in practice: 0.3 µT noise and 0.015 µT steps next to a 50 µT field.
         #expect(norm(fit.offset - model.hardIron) < 0.1, "hard iron \(fit.offset)")
     }
@@ -160,33 +162,4 @@ private func frobenius(_ m: Matrix3) -> Double { frobenius([m.rows.0, m.rows.1, 
 
 private extension Array where Element == SIMD3<Double> {
     var rowMajor: [Double] { flatMap { [$0.x, $0.y, $0.z] } }
-}
-
-/// Least-squares fit of measured = M · truth + offset, one row of M at a time (normal equations,
-/// Gauss–Jordan with partial pivoting). Returns M's rows.
-private func fitLinear(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) -> (matrix: [SIMD3<Double>], offset: SIMD3<Double>) {
-    var rows: [SIMD3<Double>] = []
-    var offset = SIMD3<Double>.zero
-    for axis in 0..<3 {
-        var a = [[Double]](repeating: [Double](repeating: 0, count: 5), count: 4)
-        for (t, m) in zip(truth, measured) {
-            let x = [t.x, t.y, t.z, 1]
-            for i in 0..<4 {
-                for j in 0..<4 { a[i][j] += x[i] * x[j] }
-                a[i][4] += x[i] * m[axis]
-            }
-        }
-        for column in 0..<4 {
-            let pivot = (column..<4).max { abs(a[$0][column]) < abs(a[$1][column]) } ?? column
-            a.swapAt(column, pivot)
-            for row in 0..<4 where row != column {
-                let factor = a[row][column] / a[column][column]
-                for k in column..<5 { a[row][k] -= factor * a[column][k] }
-            }
-        }
-        let solution = (0..<4).map { a[$0][4] / a[$0][$0] }
-        rows.append(SIMD3(solution[0], solution[1], solution[2]))
-        offset[axis] = solution[3]
-    }
-    return (rows, offset)
 }

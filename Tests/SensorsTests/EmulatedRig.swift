@@ -82,3 +82,29 @@ func emulatedFIFOFrames(_ imu: SimulatedBoard.IMU, driftPPM: Double, reads: Int)
     let steps = chipTimes.count == frames.count ? zip(chipTimes, chipTimes.dropFirst()).map { pair in pair.1 - pair.0 } : []
     return (frames, steps)
 }
+
+extension EmulatedRig {
+    /// `imu` alone, face up at rest while turning at (0.1, −0.2, 0.3) rad/s, its FIFO enabled at
+    /// 1 s and read at 1.1 s: 20 frames at the default 200 Hz, numbered in order, none lost, each
+    /// within `accelerationTolerance` (g) and `rotationTolerance` (rad/s) of the input. Returns
+    /// the rig and its time, for the test to go on with.
+    static func checkFIFOAtRest(
+        _ imu: SimulatedBoard.IMU, accelerationTolerance: Double, rotationTolerance: Double,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (rig: EmulatedRig, time: ManualTime) {
+        let time = ManualTime(1)
+        var state = PhysicalState.flatAtRest()
+        state.angularRate = SIMD3(0.1, -0.2, 0.3)
+        let rig = try EmulatedRig(imu: imu, magnetometer: .none, source: ConstantSource(state), time: time)
+        try rig.imu.enableFIFO()
+        time.set(1.1)
+        let read = try rig.imu.readFIFO()
+        #expect(!read.overflowed, sourceLocation: sourceLocation)
+        #expect(read.frames.map(\.sampleIndex) == Array(0..<20), sourceLocation: sourceLocation)
+        for frame in read.frames {
+            #expect(largestDifference(frame.sample.acceleration, [0, 0, -1]) <= accelerationTolerance, sourceLocation: sourceLocation)
+            #expect(largestDifference(frame.sample.rotationRate, state.angularRate) <= rotationTolerance, sourceLocation: sourceLocation)
+        }
+        return (rig, time)
+    }
+}

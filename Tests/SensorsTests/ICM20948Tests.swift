@@ -46,9 +46,7 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
     /// Default: 220 Hz (gyro 1100/5, accel 1125/5 = 225 Hz), ±4 g, ±500 °/s, 51.2 Hz DLPF; one
     /// burst of ACCEL, GYRO, TEMP.
     @Test func defaultInitAndSample() throws {
-        let bus = ExpectationBus(icm20948Init())
-        let imu = ICM20948IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(icm20948Init()) { ICM20948IMU(bus: $0, pause: .none) }
         // Face up at rest: +1 g on z = 8192 LSB at ±4 g; x gyro 10 °/s = 655 LSB at ±500 °/s;
         // temperature raw 3339 → 31.0 °C (raw / 333.87 + 21).
         bus.expect([.writeRead(0x68, [ICM.accelXoutH], reply: bigEndian([0, 0, 8192, 655, 0, -655, 3339]))])
@@ -182,9 +180,7 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
     }
 
     @Test func ak09916InitSampleAndOverflow() throws {
-        let bus = ExpectationBus(ak09916Init())
-        let magnetometer = AKMagnetometer(bus: bus, model: .ak09916, pause: .none)
-        try magnetometer.configure(magnetometer.defaultConfiguration)
+        let (bus, magnetometer) = try configured(ak09916Init()) { AKMagnetometer(bus: $0, model: .ak09916, pause: .none) }
         // 0.15 µT/LSB, no sensitivity adjustment; ST1, HX…HZ, TMPS, ST2 in one read.
         bus.expect([
             .writeRead(0x0C, [AK.st1], reply: [0x01] + littleEndian([1000, -200, 300]) + [0x00, 0x00]),
@@ -219,9 +215,7 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
     // MARK: FIFO
 
     @Test func fifoFramesAndOverflow() throws {
-        let bus = ExpectationBus(icm20948Init())
-        let imu = ICM20948IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(icm20948Init()) { ICM20948IMU(bus: $0, pause: .none) }
         bus.expect([
             .write(0x68, [0x68, 0x1F]), .write(0x68, [0x68, 0x00]),  // FIFO_RST assert, release
             .write(0x68, [0x69, 0x00]),  // FIFO_MODE stream

@@ -59,9 +59,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
 
 @Suite struct ICM42688Tests {
     @Test func defaultInitAndOneSampleInOneTransaction() throws {
-        let bus = ExpectationBus(icmInit())
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(icmInit()) { ICM42600IMU(bus: $0, model: .icm42688p, pause: .none) }
         // 200 Hz = ODR 0x7; ±500 °/s = GYRO_FS_SEL 2; ±4 g = ACCEL_FS_SEL 2 (checked in icmInit).
         // Face up: +1 g on z = 8192 LSB at ±4 g; x gyro 10 °/s = 655 LSB at 65.5 LSB/(°/s);
         // temperature 1325 → 1325 / 132.48 + 25 °C.
@@ -140,9 +138,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     }
 
     @Test func detectsASelfResetChip() throws {
-        let bus = ExpectationBus(icmInit())
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(icmInit()) { ICM42600IMU(bus: $0, model: .icm42688p, pause: .none) }
         bus.expect([
             .writeRead(0x68, [ICM.pwrMgmt0], reply: [0x0F]),
             .writeRead(0x68, [ICM.pwrMgmt0], reply: [0x00]),  // power-on value: sensors off
@@ -309,9 +305,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
 
     /// The whole procedure: the phases, the factory codes from banks 1 and 2, the configuration again.
     @Test func selfTestProcedure() throws {
-        let bus = ExpectationBus(icmInit())
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(icmInit()) { ICM42600IMU(bus: $0, model: .icm42688p, pause: .none) }
         bus.expect(Self.selfTestPhases() + [
             .write(0x68, [0x76, 1]), .writeRead(0x68, [0x5F], reply: [100, 100, 100]),  // XG/YG/ZG_ST_DATA
             .write(0x68, [0x76, 0]),
@@ -325,9 +319,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
 
     /// A failed read in bank 1 is reported with its cause, after the bank is set back to 0.
     @Test func selfTestReturnsToBankZeroWhenABankedReadFails() throws {
-        let bus = ExpectationBus(icmInit())
-        let imu = ICM42600IMU(bus: bus, model: .icm42688p, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(icmInit()) { ICM42600IMU(bus: $0, model: .icm42688p, pause: .none) }
         bus.expect(Self.selfTestPhases() + [
             .write(0x68, [0x76, 1]), .writeRead(0x68, [0x5F], reply: [0, 0, 0]).failing(.timeout),
             .write(0x68, [0x76, 0]),
@@ -348,19 +340,7 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
     /// z; a FIFO left unread for a second overflows (2048 bytes = 128 packets), is restarted and
     /// counts from 0 again.
     @Test func fifoThroughTheEmulator() throws {
-        let time = ManualTime(1)
-        var state = PhysicalState.flatAtRest()
-        state.angularRate = SIMD3(0.1, -0.2, 0.3)
-        let rig = try EmulatedRig(imu: .icm42688, magnetometer: .none, source: ConstantSource(state), time: time)
-        try rig.imu.enableFIFO()
-        time.set(1.1)
-        let read = try rig.imu.readFIFO()
-        #expect(!read.overflowed)
-        #expect(read.frames.map(\.sampleIndex) == Array(0..<20))
-        for frame in read.frames {
-            #expect(largestDifference(frame.sample.acceleration, [0, 0, -1]) <= 1 / 8192.0)
-            #expect(largestDifference(frame.sample.rotationRate, state.angularRate) <= 1 / 65.5 * degree)
-        }
+        let (rig, time) = try EmulatedRig.checkFIFOAtRest(.icm42688, accelerationTolerance: 1 / 8192.0, rotationTolerance: 1 / 65.5 * degree)
         time.set(2.1)
         let overflow = try rig.imu.readFIFO()
         #expect(overflow.overflowed && overflow.frames.isEmpty)

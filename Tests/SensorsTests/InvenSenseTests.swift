@@ -45,9 +45,7 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
 
 @Suite struct InvenSenseTests {
     @Test func mpu6050DefaultInitAndSample() throws {
-        let bus = ExpectationBus(mpu6050Init())
-        let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(mpu6050Init()) { InvenSenseIMU(bus: $0, model: .mpu6050, pause: .none) }
         // Face up at rest: +1 g specific force on z = 8192 LSB at ±4 g; x gyro 10 °/s = 655 LSB at ±500 °/s;
         // temperature raw -340 → 35.53 °C (raw / 340 + 36.53).
         bus.expect([.writeRead(0x68, [MPU.accelXoutH], reply: bigEndian([0, 0, 8192, -340, 655, 0, -655]))])
@@ -115,9 +113,7 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
     }
 
     @Test func saturationFlag() throws {
-        let bus = ExpectationBus(mpu6050Init())
-        let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(mpu6050Init()) { InvenSenseIMU(bus: $0, model: .mpu6050, pause: .none) }
         bus.expect([
             .writeRead(0x68, [MPU.accelXoutH], reply: bigEndian([0, 0, 0, 0, 0, .min, 0])),
             .writeRead(0x68, [MPU.accelXoutH], reply: bigEndian([.max, 0, 0, 0, 0, 0, 0])),
@@ -174,12 +170,7 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
         list += Array(repeating: .writeRead(0x68, [MPU.pwrMgmt1], reply: [0x80]), count: 20)
         let bus = ExpectationBus(list)
         let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
-        let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        guard case .resetTimeout(_, _, 20) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
-        }
-        expectFinished(bus)
+        expectResetTimeout(after: 20, on: bus) { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
     }
 
     @Test func busErrorKeepsItsCause() {
@@ -195,9 +186,7 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
     }
 
     @Test func detectsSelfResetChip() throws {
-        let bus = ExpectationBus(mpu6050Init())
-        let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(mpu6050Init()) { InvenSenseIMU(bus: $0, model: .mpu6050, pause: .none) }
         bus.expect([
             .writeRead(0x68, [MPU.config], reply: [0x02]),
             .writeRead(0x68, [MPU.config], reply: [0x00]),  // power-on value: the chip reset itself
@@ -208,9 +197,7 @@ private func mpu6050Init(divider: UInt8 = 4, dlpf: UInt8 = 2, gyroFS: UInt8 = 1,
     }
 
     @Test func fifoFramesAndOverflow() throws {
-        let bus = ExpectationBus(mpu6050Init())
-        let imu = InvenSenseIMU(bus: bus, model: .mpu6050, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(mpu6050Init()) { InvenSenseIMU(bus: $0, model: .mpu6050, pause: .none) }
         bus.expect([
             .write(0x68, [MPU.userCtrl, 0x04]),  // FIFO_RESET
             .write(0x68, [MPU.fifoEn, 0x78]),  // XG_FIFO_EN, YG, ZG, ACCEL_FIFO_EN

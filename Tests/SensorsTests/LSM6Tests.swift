@@ -13,9 +13,7 @@ private let dsoFIFOStart: [I2CExpectation] = [
 
 /// An LSM6DSO configured at its defaults with the FIFO started, and the bus behind it.
 private func lsm6dsoWithFIFO() throws -> (ExpectationBus, LSM6IMU) {
-    let bus = ExpectationBus(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54))
-    let imu = LSM6IMU(bus: bus, model: .lsm6dso, pause: .none)
-    try imu.configure(imu.defaultConfiguration)
+    let (bus, imu) = try configured(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dso, pause: .none) }
     bus.expect(dsoFIFOStart)
     try imu.enableFIFO()
     return (bus, imu)
@@ -38,23 +36,13 @@ private enum ST {
 
 /// Identify, SW_RESET (bit 0) polled until clear, BDU | IF_INC, CTRL1_XL, CTRL2_G.
 private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, ctrl2G: UInt8) -> [I2CExpectation] {
-    [
-        .writeRead(address, [ST.whoAmI], reply: [whoAmI]),
-        .write(address, [ST.ctrl3C, 0x05]),
-        .writeRead(address, [ST.ctrl3C], reply: [0x05]),
-        .writeRead(address, [ST.ctrl3C], reply: [0x04]),
-        .write(address, [ST.ctrl3C, 0x44]),
-        .write(address, [ST.ctrl1XL, ctrl1XL]),
-        .write(address, [ST.ctrl2G, ctrl2G]),
-    ]
+    stInitSequence(address: address, identity: (ST.whoAmI, whoAmI), control: ST.ctrl3C, then: [(ST.ctrl1XL, ctrl1XL), (ST.ctrl2G, ctrl2G)])
 }
 
 @Suite struct LSM6Tests {
     /// LSM6DSOX default: 208 Hz = ODR 0101, ±4 g = FS_XL 10, ±500 °/s = FS_G 01.
     @Test func lsm6dsoxInitAndSample() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dso, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6C, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dso, pause: .none) }
         // ±4 g: 0.122 mg/LSB → 1 g = 8197 LSB; ±500 °/s: 17.5 mdps/LSB → 35 °/s = 2000 LSB.
         // Temperature 256 LSB/°C around 25 °C: 512 → 27 °C.
         bus.expect([.writeRead(0x6A, [ST.outTempL], reply: littleEndian([512, 2000, 0, -2000, 0, 0, 8197]))])
@@ -129,18 +117,11 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
         ] + Array(repeating: .writeRead(0x6A, [ST.ctrl3C], reply: [0x05]), count: 10)
         let bus = ExpectationBus(list)
         let imu = LSM6IMU(bus: bus, model: .lsm6dsl, pause: .none)
-        let error = sensorError { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-        guard case .resetTimeout(_, _, 10) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
-        }
-        expectFinished(bus)
+        expectResetTimeout(after: 10, on: bus) { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
     }
 
     @Test func isStillConfiguredReadsCtrl1XL() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dsl, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dsl, pause: .none) }
         bus.expect([.writeRead(0x6A, [ST.ctrl1XL], reply: [0x58]), .writeRead(0x6A, [ST.ctrl1XL], reply: [0x00])])
         #expect(try imu.isStillConfigured())
         #expect(try !imu.isStillConfigured())
@@ -207,9 +188,7 @@ private func initSequence(address: UInt8 = 0x6A, whoAmI: UInt8, ctrl1XL: UInt8, 
 
     /// LSM6DSL pattern FIFO: Gx Gy Gz Ax Ay Az words; FIFO_STATUS2 OVER_RUN bit 6.
     @Test func patternFIFOFramesAndOverflow() throws {
-        let bus = ExpectationBus(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54))
-        let imu = LSM6IMU(bus: bus, model: .lsm6dsl, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(whoAmI: 0x6A, ctrl1XL: 0x58, ctrl2G: 0x54)) { LSM6IMU(bus: $0, model: .lsm6dsl, pause: .none) }
         let start: [I2CExpectation] = [
             .write(0x6A, [ST.fifoCtrl5, 0x00]),
             .write(0x6A, [ST.fifoCtrl3, 0x09]),  // no decimation for gyro and accel

@@ -13,15 +13,7 @@ private enum Reg {
 
 /// Identify (0x68), SW_RESET in CTRL_REG8 polled until clear, BDU | IF_ADD_INC, CTRL_REG6_XL, CTRL_REG1_G.
 private func initSequence(address: UInt8 = 0x6A, ctrlReg6XL: UInt8, ctrlReg1G: UInt8) -> [I2CExpectation] {
-    [
-        .writeRead(address, [Reg.whoAmI], reply: [0x68]),
-        .write(address, [Reg.ctrlReg8, 0x05]),
-        .writeRead(address, [Reg.ctrlReg8], reply: [0x05]),
-        .writeRead(address, [Reg.ctrlReg8], reply: [0x04]),
-        .write(address, [Reg.ctrlReg8, 0x44]),
-        .write(address, [Reg.ctrlReg6XL, ctrlReg6XL]),
-        .write(address, [Reg.ctrlReg1G, ctrlReg1G]),
-    ]
+    stInitSequence(address: address, identity: (Reg.whoAmI, 0x68), control: Reg.ctrlReg8, then: [(Reg.ctrlReg6XL, ctrlReg6XL), (Reg.ctrlReg1G, ctrlReg1G)])
 }
 
 /// The 25 bytes OUT_TEMP_L (0x15) … OUT_Z_H_XL (0x2D): temperature, STATUS_REG, gyroscope,
@@ -33,9 +25,7 @@ private func burst(temperature: Int16, gyroscope: [Int16], accelerometer: [Int16
 @Suite struct LSM9DS1Tests {
     /// Default: 119 Hz = ODR 011 in bits 7:5 of both; ±4 g = FS_XL 10, ±500 °/s = FS_G 01 in bits 4:3.
     @Test func initAndOneSample() throws {
-        let bus = ExpectationBus(initSequence(ctrlReg6XL: 0x70, ctrlReg1G: 0x68))
-        let imu = LSM9DS1IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(ctrlReg6XL: 0x70, ctrlReg1G: 0x68)) { LSM9DS1IMU(bus: $0, pause: .none) }
         // ±4 g: 0.122 mg/LSB → 8197 LSB ≈ 1 g; ±500 °/s: 17.5 mdps/LSB → 2000 LSB = 35 °/s;
         // temperature 16 LSB/°C, 0 at 25 °C: 32 → 27 °C.
         bus.expect([.writeRead(0x6A, [Reg.outTempL], reply: burst(temperature: 32, gyroscope: [2000, 0, -2000], accelerometer: [0, 0, 8197]))])
@@ -96,9 +86,7 @@ private func burst(temperature: Int16, gyroscope: [Int16], accelerometer: [Int16
     /// FIFO: bypass, FIFO_EN, continuous; FIFO_SRC FSS levels read as gyroscope set then
     /// accelerometer set; OVRN restarts the FIFO and reports the overflow.
     @Test func fifoFramesInOrderAndOverflow() throws {
-        let bus = ExpectationBus(initSequence(ctrlReg6XL: 0x70, ctrlReg1G: 0x68))
-        let imu = LSM9DS1IMU(bus: bus, pause: .none)
-        try imu.configure(imu.defaultConfiguration)
+        let (bus, imu) = try configured(initSequence(ctrlReg6XL: 0x70, ctrlReg1G: 0x68)) { LSM9DS1IMU(bus: $0, pause: .none) }
         let start: [I2CExpectation] = [
             .write(0x6A, [Reg.fifoCtrl, 0x00]), .write(0x6A, [Reg.ctrlReg9, 0x02]), .write(0x6A, [Reg.fifoCtrl, 0xC0]),
         ]

@@ -23,9 +23,7 @@ import Testing
     }
 
     @Test func lis3mdlInitAndSample() throws {
-        let bus = ExpectationBus(lis3mdlInit())
-        let magnetometer = LIS3MDLMagnetometer(bus: bus, pause: .none)
-        try magnetometer.configure(magnetometer.defaultConfiguration)
+        let (bus, magnetometer) = try configured(lis3mdlInit()) { LIS3MDLMagnetometer(bus: $0, pause: .none) }
         // ±4 gauss: 6842 LSB/gauss; 3421 = 0.5 gauss = 50 µT.
         bus.expect([.writeRead(0x1C, [0xA8], reply: littleEndian([3421, -3421, 0]))])
         let sample = try magnetometer.readSample()
@@ -123,9 +121,7 @@ import Testing
     }
 
     @Test func ak8963InitAdjustmentAndOverflow() throws {
-        let bus = ExpectationBus(ak8963Init(asa: [128, 192, 0]))
-        let magnetometer = AKMagnetometer(bus: bus, model: .ak8963, pause: .none)
-        try magnetometer.configure(magnetometer.defaultConfiguration)
+        let (bus, magnetometer) = try configured(ak8963Init(asa: [128, 192, 0])) { AKMagnetometer(bus: $0, model: .ak8963, pause: .none) }
         // 0.15 µT/LSB × ((ASA − 128) / 256 + 1): x × 1, y × 1.25, z × 0.5.
         bus.expect([
             .writeRead(0x0C, [0x02], reply: [0x01] + littleEndian([1000, 1000, -1000]) + [0x10]),

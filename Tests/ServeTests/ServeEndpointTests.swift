@@ -25,10 +25,7 @@ struct ServeEndpointTests {
     func eventStream() async throws {
         let test = try await TestServer.start()
         defer { Task { await test.stop() } }
-        let clock = test.clock
-        let text = try await RawHTTP.stream(port: test.port, target: "/events?rate=10", during: { clock.advance(by: 2.05) }) { text in
-            text.components(separatedBy: "event: sample").count - 1 >= 21
-        }
+        let text = try await test.sampleEvents("/events?rate=10", advancing: 2.05, count: 21)
         let head = RawHTTP.parse(text)
         #expect(head.status == 200)
         #expect(head.headers["content-type"] == "text/event-stream")
@@ -62,10 +59,7 @@ struct ServeEndpointTests {
     func defaultRate() async throws {
         let test = try await TestServer.start()
         defer { Task { await test.stop() } }
-        let clock = test.clock
-        let text = try await RawHTTP.stream(port: test.port, target: "/events", during: { clock.advance(by: 1.015) }) { text in
-            text.components(separatedBy: "event: sample").count - 1 >= 31
-        }
+        let text = try await test.sampleEvents("/events", advancing: 1.015, count: 31)
         let times = RawHTTP.events("sample", in: text).compactMap { $0["t"] as? Double }
         try #require(times.count == 31)
         for (earlier, later) in zip(times, times.dropFirst()) {

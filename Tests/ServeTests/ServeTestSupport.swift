@@ -188,5 +188,14 @@ struct TestServer {
         try await RawHTTP.request(port: port, method, target, headers: headers)
     }
 
+    /// The event stream of `target` while the clock advances by `seconds`, read until `count`
+    /// sample events came.
+    func sampleEvents(_ target: String, advancing seconds: Double, count: Int) async throws -> String {
+        let clock = self.clock
+        return try await RawHTTP.stream(port: port, target: target, during: { clock.advance(by: seconds) }) { text in
+            text.components(separatedBy: "event: sample").count - 1 >= count
+        }
+    }
+
     func stop() async { await server.stop() }
 }

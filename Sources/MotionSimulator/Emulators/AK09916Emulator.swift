@@ -20,29 +20,16 @@ struct AK09916Chip: AKMagnetometerChip {
     static let overflowMicrotesla = 4912.0
     static let microteslaPerLSB = 0.15
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 0x35)
-    var clock: SampleTicker
+    var core: ChipCore
     /// A measurement data register was read and ST2 not yet: new measurements do not overwrite
     /// the output registers.
     var readInProgress = false
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 0x35)
-        registers[Int(Self.wia1)] = 0x48
-        registers[Int(Self.wia2)] = 0x09
-        pointer = 0
+        core.powerOn(registerCount: 0x35, presets: [Self.wia1: 0x48, Self.wia2: 0x09])
         readInProgress = false
-        clock.set(rate: nil, at: 0)
     }
 
     /// MODE: 00000 power-down, 00001 single, 00010/00100/00110/01000 continuous 1–4
@@ -110,7 +97,7 @@ struct AK09916Chip: AKMagnetometerChip {
 /// Single, continuous (10/20/50/100 Hz) and self-test modes, DRDY/DOR in ST1 cleared by reading
 /// ST2 (which also ends the data read that protects the output registers), HOFL on overflow,
 /// soft reset (CNTL3).
-public final class AK09916Emulator: EngineBackedDevice {
+public final class AK09916Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "AK09916"
     let engine: EmulatorEngine<AK09916Chip>
 

@@ -37,29 +37,17 @@ struct AK8963Chip: AKMagnetometerChip {
     /// Measurement range: |X|+|Y|+|Z| above this sets HOFL (§8.3.5).
     static let overflowMicrotesla = 4912.0
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 0x13)
-    var clock: SampleTicker
+    var core: ChipCore
     /// A data read has started (a measurement data register was read) and ST2 not read yet:
     /// the output registers are protected from new measurements (§6.4.3.2).
     var readInProgress = false
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 0x13)
-        registers[Int(Self.wia)] = 0x48
+        core.powerOn(registerCount: 0x13, presets: [Self.wia: 0x48])
         store(asa, at: Self.asax)
-        pointer = 0
         readInProgress = false
-        clock.set(rate: nil, at: 0)
     }
 
     /// MODE: 0000 power-down, 0001 single, 0010 continuous 1 (8 Hz), 0110 continuous 2 (100 Hz),
@@ -157,7 +145,7 @@ struct AK8963Chip: AKMagnetometerChip {
 /// Single, continuous (8/100 Hz) and self-test modes, 14/16-bit output, DRDY/DOR in ST1 cleared
 /// by reading ST2, HOFL on overflow, fuse-ROM sensitivity adjustment (ASAX–Z = 0xB0, 0xB1,
 /// 0xA5; the output is the raw value a driver must scale by the adjustment), soft reset (CNTL2).
-public final class AK8963Emulator: EngineBackedDevice {
+public final class AK8963Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "AK8963"
     let engine: EmulatorEngine<AK8963Chip>
 

@@ -3,7 +3,7 @@ import Foundation
 /// Register model of the Bosch BMI160 accelerometer and gyroscope, from its datasheet
 /// BST-BMI160-DS000: register map §2.11, FIFO §2.5, self-test §2.8, sensitivities §1 Tables 1–2.
 /// Constants written here from the datasheet, independently of the driver.
-struct BMI160Chip: RegisterChip {
+struct BMI160Chip: SingleModelChip {
     static let chipID: UInt8 = 0x00          // CHIP_ID, 0xD1
     static let errReg: UInt8 = 0x02          // ERR_REG
     static let pmuStatus: UInt8 = 0x03       // acc_pmu_status[5:4] gyr_pmu_status[3:2] mag_pmu_status[1:0]
@@ -26,9 +26,9 @@ struct BMI160Chip: RegisterChip {
     static let cmd: UInt8 = 0x7E
 
     /// The registers that are not 0 after power-on or a soft reset (§2.11 register map, "reset value").
-    static let resetValues: [(UInt8, UInt8)] = [
-        (chipID, 0xD1), (accConf, 0x28), (accRange, 0x03), (gyrConf, 0x28),
-        (fifoDowns, 0x88), (fifoConfig0, 0x80), (fifoConfig1, 0x10),
+    static let resetValues: KeyValuePairs<UInt8, UInt8> = [
+        chipID: 0xD1, accConf: 0x28, accRange: 0x03, gyrConf: 0x28,
+        fifoDowns: 0x88, fifoConfig0: 0x80, fifoConfig1: 0x10,
     ]
 
     /// ACC_RANGE code → LSB/g (§1 Table 1); other codes are reserved.
@@ -51,26 +51,14 @@ struct BMI160Chip: RegisterChip {
     /// expects; low amplitude gives a third of it.
     static let accelSelfTestHigh = 1.6
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
-    var clock: SampleTicker
+    var core: ChipCore
     var fifo: [UInt8] = []
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        for (register, value) in Self.resetValues { registers[Int(register)] = value }
-        pointer = 0
+        core.powerOn(registerCount: 128, presets: Self.resetValues)
         fifo.removeAll()
-        clock.set(rate: nil, at: 0)
     }
 
     var accelNormal: Bool { (reg(Self.pmuStatus) >> 4) & 0b11 == 0b01 }
@@ -108,13 +96,11 @@ struct BMI160Chip: RegisterChip {
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let g = state.specificForce / Encoding.gravity + SIMD3(repeating: accelSelfTestDeflection)
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: 1 / accelLSBPerG)
+        accelCounts(of: state, selfTest: SIMD3(repeating: accelSelfTestDeflection), gPerLSB: 1 / accelLSBPerG)
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let dps = state.angularRate * Encoding.degreesPerRadian
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: 1 / gyroLSBPerDPS)
+        gyroCounts(of: state, dpsPerLSB: 1 / gyroLSBPerDPS)
     }
 
     mutating func advance(to time: Double) {
@@ -125,11 +111,8 @@ struct BMI160Chip: RegisterChip {
             store([0x00, 0x80], at: Self.temperature0)  // 0x8000: no valid temperature while every sensor is suspended
             return
         }
-        let frameSize = fifoFrameSize
-        let keep = frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        for tick in ticks { appendFrame(source.state(at: tick)) }
+        let (due, kept, _) = dueFrames(to: time, frameSize: fifoFrameSize, capacity: Self.fifoCapacity)
+        for tick in kept { appendFrame(source.state(at: tick)) }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }

@@ -19,32 +19,20 @@ struct HMC5883LChip: MagnetometerChip {
     static let outputLimit = 2047.0
     static let overflow: Int16 = -4096
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 13)
-    var clock: SampleTicker
+    var core: ChipCore
     /// Data registers read since the last update; part of them read locks the output.
     var dataRead: Set<UInt8> = []
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 13)
-        registers[Int(Self.configA)] = 0x10  // 15 Hz, normal measurement
-        registers[Int(Self.configB)] = 0x20  // ±1.3 gauss
-        registers[Int(Self.mode)] = 0x01     // single-measurement mode selected, none taken yet
-        registers[0x0A] = 0x48
-        registers[0x0B] = 0x34
-        registers[0x0C] = 0x33
-        pointer = 0
+        core.powerOn(registerCount: 13, presets: [
+            Self.configA: 0x10,  // 15 Hz, normal measurement
+            Self.configB: 0x20,  // ±1.3 gauss
+            Self.mode: 0x01,     // single-measurement mode selected, none taken yet
+        ])
+        store([0x48, 0x34, 0x33], at: Self.identificationA)  // 'H', '4', '3'
         dataRead = []
-        clock.set(rate: nil, at: 0)
     }
 
     var isContinuous: Bool { reg(Self.mode) & 0b11 == 0b00 }
@@ -107,7 +95,7 @@ struct HMC5883LChip: MagnetometerChip {
 /// −2048…2047 with −4096 on overflow; continuous and single modes; positive and negative bias
 /// self-test (configuration A MS); RDY and LOCK; the pointer rolls from 0x08 to 0x03. The chip
 /// has no software reset.
-public final class HMC5883LEmulator: EngineBackedDevice {
+public final class HMC5883LEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "HMC5883L"
     let engine: EmulatorEngine<HMC5883LChip>
 

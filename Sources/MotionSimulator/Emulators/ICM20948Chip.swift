@@ -7,7 +7,7 @@ import Foundation
 ///
 /// `registers` holds the four banks one after the other (bank `b`, register `r` at `b·128 + r`),
 /// so the shared `reg(_:)` reads bank 0.
-struct ICM20948Chip: RegisterChip {
+struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
     // Bank 0
     static let whoAmI: UInt8 = 0x00          // 0xEA
     static let userCtrl: UInt8 = 0x03        // DMP_EN[7] FIFO_EN[6] I2C_MST_EN[5] I2C_IF_DIS[4] DMP_RST[3] SRAM_RST[2] I2C_MST_RST[1]
@@ -43,30 +43,19 @@ struct ICM20948Chip: RegisterChip {
     static let factoryCode: UInt8 = 100
     static let selfTestResponseRatio = 1.03
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 4 * 128)
-    var clock: SampleTicker
+    var core: ChipCore
     var fifo: [UInt8] = []
     var lastFIFOByte: UInt8 = 0
     /// FIFO size in bytes. DS-000189 gives FIFO_CNT 13 bits wide; the emulated part holds 512
     /// bytes, the MPU-9250's size (an assumption of this emulator, not a datasheet figure).
-    static let fifoCapacity = 512
+    let fifoCapacity = 512
+    /// ST_OTP = 2620·1.01^(code−1) LSB at ±250 °/s and ±2 g, as on the MPU-6500/9250.
+    static let selfTestOTP = 2620 * pow(1.01, Double(factoryCode) - 1)
     /// Self-test deflection with an axis's self-test bit set: accelerometer in g, gyroscope in °/s.
-    let accelSelfTest: SIMD3<Double>
-    let gyroSelfTest: SIMD3<Double>
+    static let accelSelfTest = SIMD3(repeating: selfTestOTP / 16384 * selfTestResponseRatio)
+    static let gyroSelfTest = SIMD3(repeating: selfTestOTP / 131 * selfTestResponseRatio)
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        // ST_OTP = 2620·1.01^(code−1) LSB at ±250 °/s and ±2 g, as on the MPU-6500/9250.
-        let otp = 2620 * pow(1.01, Double(Self.factoryCode) - 1)
-        gyroSelfTest = SIMD3(repeating: otp / 131 * Self.selfTestResponseRatio)
-        accelSelfTest = SIMD3(repeating: otp / 16384 * Self.selfTestResponseRatio)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     /// The selected user bank, 0…3.
     var bank: Int { Int((reg(Self.bankSel) >> 4) & 0b11) }
@@ -74,19 +63,18 @@ struct ICM20948Chip: RegisterChip {
     func value(bank: Int, _ register: UInt8) -> UInt8 { registers[bank * 128 + Int(register & 0x7F)] }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 4 * 128)
-        registers[Int(Self.whoAmI)] = 0xEA
-        registers[Int(Self.pwrMgmt1)] = 0x41  // asleep, auto clock
+        core.powerOn(registerCount: 4 * 128, presets: [
+            Self.whoAmI: 0xEA,
+            Self.pwrMgmt1: 0x41,  // asleep, auto clock
+        ])
         for axis in 0..<3 {
             registers[128 + Int(Self.selfTestGyro) + axis] = Self.factoryCode
             registers[128 + Int(Self.selfTestAccel) + axis] = Self.factoryCode
         }
         registers[256 + Int(Self.gyroConfig1)] = 0x01  // GYRO_FCHOICE: DLPF in the path
         registers[256 + Int(Self.accelConfig)] = 0x01  // ACCEL_FCHOICE
-        pointer = 0
         fifo.removeAll()
         lastFIFOByte = 0
-        clock.set(rate: nil, at: 0)
     }
 
     /// Sensors sample while the chip is awake.
@@ -112,69 +100,59 @@ struct ICM20948Chip: RegisterChip {
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let g = state.specificForce / Encoding.gravity + selfTestMask(Self.accelConfig2, firstBit: 0x10) * accelSelfTest
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: accelGPerLSB)
+        accelCounts(of: state, selfTest: selfTestMask(Self.accelConfig2, firstBit: 0x10) * Self.accelSelfTest, gPerLSB: accelGPerLSB)
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let dps = state.angularRate * Encoding.degreesPerRadian + selfTestMask(Self.gyroConfig2, firstBit: 0x20) * gyroSelfTest
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: gyroDPSPerLSB)
+        gyroCounts(of: state, selfTest: selfTestMask(Self.gyroConfig2, firstBit: 0x20) * Self.gyroSelfTest, dpsPerLSB: gyroDPSPerLSB)
     }
 
     /// °C = LSB / 333.87 + 21 (room-temperature offset 0 LSB).
     func temperatureCounts(_ state: PhysicalState) -> Int16 { Encoding.int16((state.temperature - 21) * 333.87) }
 
-    /// ACCEL_XOUT_H … TEMP_OUT_L (big-endian): accelerometer, gyroscope, temperature.
-    func sensorBlock(_ state: PhysicalState) -> [UInt8] {
-        Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
+    /// ACCEL_XOUT_H … TEMP_OUT_L (big-endian) at `time`: accelerometer, gyroscope, temperature.
+    func sensorBlock(at time: Double) -> [UInt8] {
+        let state = source.state(at: time)
+        return Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
     }
 
-    mutating func advance(to time: Double) {
-        guard isRunning else { return }
-        let selection = reg(Self.fifoEn2) & 0x1F
-        let fifoOn = reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0
-        let frameSize = (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
-        let keep = fifoOn && frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        if fifoOn {
-            for tick in ticks { appendFrame(sensorBlock(source.state(at: tick)), selection: selection) }
-            if due > ticks.count, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
-        }
-        if due > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
-        // Output registers follow the input; disabled axes keep their last value.
-        let block = sensorBlock(source.state(at: time))
+    static let dataReadyFlag: (register: UInt8, bit: UInt8) = (intStatus1, 0x01)     // RAW_DATA_0_RDY_INT
+    static let fifoOverflowFlag: (register: UInt8, bit: UInt8) = (intStatus2, 0x01)  // FIFO_OVERFLOW_INT
+    var fifoSelection: UInt8 { reg(Self.fifoEn2) & 0x1F }
+    var fifoCollects: Bool { reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0 }
+
+    /// Accelerometer (6 bytes), then gyroscope X, Y, Z and temperature (2 bytes each).
+    static func frameSize(_ selection: UInt8) -> Int {
+        (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
+    }
+
+    /// PWR_MGMT_2 disables accelerometer and gyroscope axes; PWR_MGMT_1 TEMP_DIS the temperature.
+    func isFrozen(word index: Int) -> Bool {
         let disabled = reg(Self.pwrMgmt2)
-        let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
-        for index in 0..<7 {
-            let frozen = switch index {
-            case 0...2: disabled & (0x20 >> index) != 0
-            case 3...5: disabled & (0x04 >> (index - 3)) != 0
-            default: temperatureOff
-            }
-            guard !frozen else { continue }
-            registers[Int(Self.accelXoutH) + index * 2] = block[index * 2]
-            registers[Int(Self.accelXoutH) + index * 2 + 1] = block[index * 2 + 1]
+        return switch index {
+        case 0...2: disabled & (0x20 >> index) != 0
+        case 3...5: disabled & (0x04 >> (index - 3)) != 0
+        default: reg(Self.pwrMgmt1) & 0x08 != 0
         }
     }
 
     /// One FIFO frame: the enabled sensors in register order (accelerometer, gyroscope X, Y, Z,
     /// temperature). Stream mode replaces the oldest data on overflow, snapshot mode drops the
     /// new; either sets FIFO_OVERFLOW_INT.
-    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+    mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
         var frame: [UInt8] = []
         if selection & 0x10 != 0 { frame += block[0..<6] }
         for (bit, offset) in [(UInt8(0x02), 6), (0x04, 8), (0x08, 10), (0x01, 12)] where selection & bit != 0 {
             frame += block[offset..<(offset + 2)]
         }
         guard !frame.isEmpty else { return }
-        let overflow = fifo.count + frame.count - Self.fifoCapacity
+        let overflow = fifo.count + frame.count - fifoCapacity
         if overflow > 0 {
             registers[Int(Self.intStatus2)] |= 0x01
             if reg(Self.fifoMode) & 0x01 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
-        fifo += frame.suffix(Self.fifoCapacity)
+        fifo += frame.suffix(fifoCapacity)
     }
 
     /// Reads of FIFO_R_W (bank 0) return successive FIFO bytes without moving the pointer.
@@ -218,7 +196,7 @@ struct ICM20948Chip: RegisterChip {
              (0, Self.fifoCountH), (0, Self.fifoCountL):
             return  // read-only
         case (0, Self.fifoRW):
-            if fifo.count < Self.fifoCapacity { fifo.append(value) }
+            if fifo.count < fifoCapacity { fifo.append(value) }
             return
         case (0, Self.fifoRst):
             if value & 0x1F != 0 { fifo.removeAll() }  // FIFO_RESET: emptied, held while set

@@ -4,7 +4,7 @@ import Foundation
 /// FIFO, self-test). Registers, bits and packet layout from the datasheet DS-000347: §14 user
 /// bank 0 register map, §6 FIFO (packet structure), Table 1/Table 2 sensitivities. Only bank 0
 /// is modelled; the other banks are plain storage behind REG_BANK_SEL.
-struct ICM42688Chip: RegisterChip {
+struct ICM42688Chip: SingleModelChip {
     static let deviceConfig: UInt8 = 0x11    // SOFT_RESET_CONFIG[0]
     static let fifoConfig: UInt8 = 0x16      // FIFO_MODE[7:6]: 00 bypass, 01 stream, 1x stop on full
     static let tempData1: UInt8 = 0x1D       // TEMP_DATA1/0, ACCEL_DATA_X1…Z0 0x1F–0x24, GYRO_DATA_X1…Z0 0x25–0x2A
@@ -56,45 +56,35 @@ struct ICM42688Chip: RegisterChip {
     static let gyroSelfTest = 2620 * pow(1.01, Double(factoryCode) - 1) / 131 * selfTestResponseRatio
     static let accelSelfTest = 1310 * pow(1.01, Double(factoryCode) - 1) / 8192 * selfTestResponseRatio
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
+    var core: ChipCore
     /// Banks 1–4 (REG_BANK_SEL 1…4): stored, not interpreted.
     var otherBanks = [[UInt8]](repeating: [UInt8](repeating: 0, count: 128), count: 4)
-    var clock: SampleTicker
     var fifo: [UInt8] = []
     /// The ODR codes of the last packet written to the FIFO since power-on (header ODR flags).
     var lastPacketRates: (accel: UInt8, gyro: UInt8)?
     /// Simulation time of the power-on reset: the timestamp counter starts there.
     var powerOnTime = 0.0
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
+        core.powerOn(registerCount: 128, presets: [
+            Self.whoAmI: Self.identity,
+            Self.gyroConfig0: 0x06,   // ±2000 °/s, 1 kHz
+            Self.accelConfig0: 0x06,  // ±16 g, 1 kHz
+            Self.intfConfig0: 0x30,   // FIFO count and sensor data big-endian
+            Self.tmstConfig: 0x23,
+            Self.intStatus: 0x10,     // RESET_DONE_INT
+        ])
         otherBanks = [[UInt8]](repeating: [UInt8](repeating: 0, count: 128), count: 4)
-        registers[Int(Self.whoAmI)] = Self.identity
         for axis in 0..<3 {
             otherBanks[Self.gyroSelfTestData.bank - 1][Self.gyroSelfTestData.register + axis] = Self.factoryCode
             otherBanks[Self.accelSelfTestData.bank - 1][Self.accelSelfTestData.register + axis] = Self.factoryCode
         }
-        registers[Int(Self.gyroConfig0)] = 0x06     // ±2000 °/s, 1 kHz
-        registers[Int(Self.accelConfig0)] = 0x06    // ±16 g, 1 kHz
-        registers[Int(Self.intfConfig0)] = 0x30     // FIFO count and sensor data big-endian
-        registers[Int(Self.tmstConfig)] = 0x23
-        registers[Int(Self.intStatus)] = 0x10       // RESET_DONE_INT
         store(Self.outputBlock(temperature: Self.invalid, accel: SIMD3(repeating: Self.invalid), gyro: SIMD3(repeating: Self.invalid)),
               at: Self.tempData1)
-        pointer = 0
         fifo.removeAll()
         lastPacketRates = nil
-        clock.set(rate: nil, at: 0)
     }
 
     var bank: Int { Int(reg(Self.regBankSel) & 0b111) }
@@ -112,14 +102,16 @@ struct ICM42688Chip: RegisterChip {
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
         guard accelOn else { return SIMD3(repeating: Self.invalid) }
-        let g = Encoding.masking(state.specificForce / Encoding.gravity + selfTestMask(shift: 3) * Self.accelSelfTest, deadAxes: options.deadAxes, SensorAxis.accelerometer)
-        return Encoding.counts(g, perLSB: 1 / Self.accelSensitivity[Int(reg(Self.accelConfig0) >> 5 & 0b11)])
+        return accelCounts(
+            of: state, selfTest: selfTestMask(shift: 3) * Self.accelSelfTest,
+            gPerLSB: 1 / Self.accelSensitivity[Int(reg(Self.accelConfig0) >> 5 & 0b11)])
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
         guard gyroOn else { return SIMD3(repeating: Self.invalid) }
-        let dps = Encoding.masking(state.angularRate * Encoding.degreesPerRadian + selfTestMask(shift: 0) * Self.gyroSelfTest, deadAxes: options.deadAxes, SensorAxis.gyroscope)
-        return Encoding.counts(dps, perLSB: 1 / Self.gyroSensitivity[Int(reg(Self.gyroConfig0) >> 5)])
+        return gyroCounts(
+            of: state, selfTest: selfTestMask(shift: 0) * Self.gyroSelfTest,
+            dpsPerLSB: 1 / Self.gyroSensitivity[Int(reg(Self.gyroConfig0) >> 5)])
     }
 
     /// SELF_TEST_CONFIG EN_GX/GY/GZ (bits 2:0, `shift` 0) or EN_AX/AY/AZ (bits 5:3, `shift` 3) as 0/1.
@@ -135,12 +127,11 @@ struct ICM42688Chip: RegisterChip {
     }
 
     mutating func advance(to time: Double) {
-        var ticks: [Double] = []
         let fifoOn = reg(Self.fifoConfig) >> 6 != 0 && reg(Self.fifoConfig1) & 0b11 != 0
-        let due = clock.advance(to: time, keepingLast: fifoOn ? Self.fifoCapacity / 8 + 1 : 0) { ticks.append($0) }
-        for tick in ticks { appendPacket(source.state(at: tick), at: tick) }
+        let (due, kept) = dueSamples(to: time, keepingLast: fifoOn ? Self.fifoCapacity / 8 + 1 : 0)
+        for sample in kept { appendPacket(sample.state, at: sample.time) }
         if due > 0 { registers[Int(Self.intStatus)] |= 0x08 }  // DATA_RDY_INT
-        if due > ticks.count, fifoOn { registers[Int(Self.intStatus)] |= 0x02 }  // packets lost: FIFO_FULL_INT
+        if due > kept.count, fifoOn { registers[Int(Self.intStatus)] |= 0x02 }  // packets lost: FIFO_FULL_INT
         guard sampleRate != nil else { return }
         let state = source.state(at: time)
         let temperature = temperatureOn ? Encoding.int16((state.temperature - 25) * Self.temperatureSensitivity) : Self.invalid

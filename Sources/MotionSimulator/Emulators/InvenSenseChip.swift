@@ -4,7 +4,7 @@ import Foundation
 /// part). Registers and bits: MPU-6000/6050 Register Map RM-MPU-6000A rev 4.2, MPU-6500 Register
 /// Map RM-MPU-6500A, MPU-9250 Register Map RM-MPU-9250A rev 1.6; sensitivities: product
 /// specifications PS-MPU-6000A §6.1–6.2, PS-MPU-6500A, PS-MPU-9250A §3.1.
-struct InvenSenseChip: RegisterChip {
+struct InvenSenseChip: InvenSenseFamilyChip {
     enum Model: Sendable {
         case mpu6050, mpu6500, mpu9250
         /// The MPU-6050 die of an MPU-9150 (PS-MPU-9150A: the MPU-6050's accelerometer and
@@ -51,11 +51,7 @@ struct InvenSenseChip: RegisterChip {
     static let accelConfig2: UInt8 = 0x1D    // ACCEL_FCHOICE_B[3] A_DLPF_CFG[2:0] (6500/9250)
 
     let model: Model
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
-    var clock: SampleTicker
+    var core: ChipCore
     var fifo: [UInt8] = []
     var lastFIFOByte: UInt8 = 0
     /// Self-test deflection of each axis with its XA_ST… bit set: accelerometer in g,
@@ -72,9 +68,7 @@ struct InvenSenseChip: RegisterChip {
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         self.model = model
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
+        core = ChipCore(source: source, options: options)
         switch model {
         case .mpu6050, .mpu9150:
             // Factory trim (RM-MPU-6000A §4.1): gyro FT = ±25·131·1.046^(code−1) LSB at ±250 °/s,
@@ -107,8 +101,7 @@ struct InvenSenseChip: RegisterChip {
     var fifoCapacity: Int { hasMPU6050Die ? 1024 : 512 }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.whoAmI)] = identity
+        core.powerOn(registerCount: 128, presets: [Self.whoAmI: identity])
         switch model {
         case .mpu6050, .mpu9150:
             registers[Int(Self.pwrMgmt1)] = 0x40  // asleep at power-on
@@ -122,10 +115,8 @@ struct InvenSenseChip: RegisterChip {
                 registers[Int(Self.selfTestAccel6500) + axis] = Self.factoryCode6500
             }
         }
-        pointer = 0
         fifo.removeAll()
         lastFIFOByte = 0
-        clock.set(rate: nil, at: 0)
     }
 
     /// Sensors sample while the chip is awake and not cycling.
@@ -152,13 +143,11 @@ struct InvenSenseChip: RegisterChip {
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let g = state.specificForce / Encoding.gravity + selfTestMask(Self.accelConfig) * accelSelfTest
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: accelGPerLSB)
+        accelCounts(of: state, selfTest: selfTestMask(Self.accelConfig) * accelSelfTest, gPerLSB: accelGPerLSB)
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let dps = state.angularRate * Encoding.degreesPerRadian + selfTestMask(Self.gyroConfig) * gyroSelfTest
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: gyroDPSPerLSB)
+        gyroCounts(of: state, selfTest: selfTestMask(Self.gyroConfig) * gyroSelfTest, dpsPerLSB: gyroDPSPerLSB)
     }
 
     /// Temperature in LSB: MPU-6050 °C = LSB/340 + 36.53; MPU-6500/9250 °C = LSB/333.87 + 21.
@@ -191,37 +180,30 @@ struct InvenSenseChip: RegisterChip {
             + Encoding.bigEndian(gyroCounts(gyroState))
     }
 
-    mutating func advance(to time: Double) {
-        guard isRunning else { return }
-        let fifoOn = reg(Self.userCtrl) & 0x40 != 0
-        let selection = reg(Self.fifoEnable)
-        let frameSize = (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
-        let keep = fifoOn && frameSize > 0 ? fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        for tick in ticks { appendFrame(sensorBlock(at: tick), selection: selection) }
-        if due > ticks.count, keep > 0 { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
-        if due > 0 { registers[Int(Self.intStatus)] |= 0x01 }                // DATA_RDY_INT
+    static let dataReadyFlag: (register: UInt8, bit: UInt8) = (intStatus, 0x01)     // DATA_RDY_INT
+    static let fifoOverflowFlag: (register: UInt8, bit: UInt8) = (intStatus, 0x10)  // FIFO_OFLOW_INT
+    var fifoSelection: UInt8 { reg(Self.fifoEnable) }
+    var fifoCollects: Bool { reg(Self.userCtrl) & 0x40 != 0 }
 
-        // Output registers follow the input; axes in standby keep their last value.
-        let block = sensorBlock(at: time)
+    /// Accelerometer (6 bytes), temperature and gyroscope X, Y, Z (2 bytes each).
+    static func frameSize(_ selection: UInt8) -> Int {
+        (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
+    }
+
+    /// PWR_MGMT_2 puts accelerometer and gyroscope axes in standby; PWR_MGMT_1 TEMP_DIS the
+    /// temperature sensor.
+    func isFrozen(word index: Int) -> Bool {
         let standby = reg(Self.pwrMgmt2)
-        let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
-        for index in 0..<7 {
-            let frozen = switch index {
-            case 0...2: standby & (0x20 >> index) != 0
-            case 3: temperatureOff
-            default: standby & (0x04 >> (index - 4)) != 0
-            }
-            guard !frozen else { continue }
-            registers[Int(Self.accelXoutH) + index * 2] = block[index * 2]
-            registers[Int(Self.accelXoutH) + index * 2 + 1] = block[index * 2 + 1]
+        return switch index {
+        case 0...2: standby & (0x20 >> index) != 0
+        case 3: reg(Self.pwrMgmt1) & 0x08 != 0
+        default: standby & (0x04 >> (index - 4)) != 0
         }
     }
 
     /// One FIFO frame: the enabled sensor registers in register order (accelerometer,
     /// temperature, gyroscope X, Y, Z).
-    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+    mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
         guard reg(Self.userCtrl) & 0x40 != 0 else { return }
         var frame: [UInt8] = []
         if selection & 0x08 != 0 { frame += block[0..<6] }

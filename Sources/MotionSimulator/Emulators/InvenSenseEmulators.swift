@@ -8,7 +8,7 @@ import I2C
 /// FIFO_EN, appends the sensors selected in FIFO_EN to the 1024-byte FIFO (FIFO_COUNT, FIFO_R_W;
 /// the oldest data are replaced on overflow, FIFO_OFLOW_INT set). Self-test bits in GYRO_CONFIG
 /// and ACCEL_CONFIG deflect the output by 1.03 × the factory trim of SELF_TEST_X…A.
-public final class MPU6050Emulator: EngineBackedDevice {
+public final class MPU6050Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "MPU-6050"
     let engine: EmulatorEngine<InvenSenseChip>
 
@@ -24,7 +24,7 @@ public final class MPU6050Emulator: EngineBackedDevice {
 /// ``MPU6050Emulator`` but awake at power-on (PWR_MGMT_1 = 0x01), a 512-byte FIFO whose
 /// CONFIG FIFO_MODE chooses between replacing the oldest data and dropping new data, 32 kHz with
 /// FCHOICE_B, the MPU-6500 temperature scale and SELF_TEST_X/Y/Z_GYRO/ACCEL codes.
-public final class MPU6500Emulator: EngineBackedDevice {
+public final class MPU6500Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "MPU-6500"
     let engine: EmulatorEngine<InvenSenseChip>
 
@@ -37,7 +37,7 @@ public final class MPU6500Emulator: EngineBackedDevice {
 /// magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL I2C_MST_EN
 /// clear) the AK8963 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both. The
 /// MPU-9250's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9250Emulator: EngineBackedDevice, NineAxisPackage {
+public final class MPU9250Emulator: EngineBackedDevice, ChipEmulator, NineAxisPackage {
     public let chipName = "MPU-9250"
     let engine: EmulatorEngine<InvenSenseChip>
     /// The built-in magnetometer, fed from the same source in its own axes.
@@ -60,10 +60,10 @@ public final class MPU9250Emulator: EngineBackedDevice, NineAxisPackage {
 /// an AK8975 magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL
 /// I2C_MST_EN clear) the AK8975 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both.
 /// The MPU-9150's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9150Emulator: EngineBackedDevice, NineAxisPackage {
+public final class MPU9150Emulator: EngineBackedDevice, ChipEmulator, NineAxisPackage {
     public let chipName = "MPU-9150"
     let engine: EmulatorEngine<InvenSenseChip>
-    /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
+    /// The built-in magnetometer, fed from the same source in its own axes.
     public let magnetometer: AK8975Emulator
     /// Where the AK8975 answers when the bypass is on.
     public static let magnetometerAddress = I2CAddress(0x0C)
@@ -91,7 +91,7 @@ public final class MPU9150Emulator: EngineBackedDevice, NineAxisPackage {
 /// the factory value of the codes in banks 1 and 2. Not emulated: low-power mode, little-endian
 /// output (INTF_CONFIG0 is stored; data stay big-endian, the reset value), the rest of banks 1–4 (plain
 /// storage), different accelerometer and gyroscope rates (packets come at the faster one).
-public final class ICM42688Emulator: EngineBackedDevice {
+public final class ICM42688Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "ICM-42688-P"
     let engine: EmulatorEngine<ICM42688Chip>
 
@@ -112,7 +112,7 @@ public final class ICM42688Emulator: EngineBackedDevice {
 /// the factory value of the bank-1 SELF_TEST codes. With INT_PIN_CFG BYPASS_EN set (and
 /// USER_CTRL I2C_MST_EN clear) the AK09916 answers at 0x0C on the host bus; ``attach(to:at:)``
 /// wires both. Not emulated: the DMP, the I2C master, low-power duty cycling.
-public final class ICM20948Emulator: EngineBackedDevice, NineAxisPackage {
+public final class ICM20948Emulator: EngineBackedDevice, ChipEmulator, NineAxisPackage {
     public let chipName = "ICM-20948"
     let engine: EmulatorEngine<ICM20948Chip>
     /// The built-in magnetometer, fed from the same source turned into its own axes (y and z

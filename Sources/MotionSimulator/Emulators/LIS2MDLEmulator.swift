@@ -23,26 +23,14 @@ struct LIS2MDLChip: STMagnetometerChip {
     /// Self-test field, gauss: the limits are 15–500 mgauss per axis.
     static let selfTestField = SIMD3(repeating: 0.2)
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
-    var clock: SampleTicker
-
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    var core: ChipCore
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.whoAmI)] = 0x40
-        registers[Int(Self.cfgRegA)] = 0x03     // idle
-        registers[Int(Self.intCtrlReg)] = 0xE0
-        pointer = 0
-        clock.set(rate: nil, at: 0)
+        core.powerOn(registerCount: 128, presets: [
+            Self.whoAmI: 0x40,
+            Self.cfgRegA: 0x03,  // idle
+            Self.intCtrlReg: 0xE0,
+        ])
     }
 
     var rate: Double { Self.rates[Int((reg(Self.cfgRegA) >> 2) & 0b11)] }
@@ -77,7 +65,7 @@ struct LIS2MDLChip: STMagnetometerChip {
 /// Fixed ±50 gauss range at 1.5 mgauss/LSB; continuous (10/20/50/100 Hz), single and idle
 /// modes (CFG_REG_A MD); hard-iron offset registers subtracted from the output; self-test
 /// (CFG_REG_C); BLE; soft reset (CFG_REG_A SOFT_RST); the address always auto-increments.
-public final class LIS2MDLEmulator: EngineBackedDevice {
+public final class LIS2MDLEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "LIS2MDL"
     let engine: EmulatorEngine<LIS2MDLChip>
 

@@ -28,30 +28,20 @@ struct LIS3MDLChip: STMagnetometerChip {
     /// (the AN4602 procedure compares the output with self-test on).
     static let selfTestField = SIMD3(1.5, 1.5, 0.6)
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
+    var core: ChipCore
     /// Set by the MSB of the sub-address byte: only then does the pointer advance.
     var autoIncrement = false
-    var registers = [UInt8](repeating: 0, count: 128)
-    var clock: SampleTicker
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.whoAmI)] = 0x3D
-        registers[Int(Self.ctrlReg1)] = 0x10  // 10 Hz
-        registers[Int(Self.ctrlReg3)] = 0x03  // power-down
-        registers[Int(Self.intCfg)] = 0xE8
-        pointer = 0
+        core.powerOn(registerCount: 128, presets: [
+            Self.whoAmI: 0x3D,
+            Self.ctrlReg1: 0x10,  // 10 Hz
+            Self.ctrlReg3: 0x03,  // power-down
+            Self.intCfg: 0xE8,
+        ])
         autoIncrement = false
-        clock.set(rate: nil, at: 0)
     }
 
     var rate: Double {
@@ -95,7 +85,7 @@ struct LIS3MDLChip: STMagnetometerChip {
 /// the sub-address MSB is set (DocID024204 §5.1.1). Full scale ±4/8/12/16 gauss, self-test
 /// (CTRL_REG1 ST), software reset (CTRL_REG2 SOFT_RST), big-endian option (CTRL_REG4 BLE),
 /// FAST_READ, data-ready and overrun flags in STATUS_REG at the output data rate.
-public final class LIS3MDLEmulator: EngineBackedDevice {
+public final class LIS3MDLEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "LIS3MDL"
     let engine: EmulatorEngine<LIS3MDLChip>
 

@@ -2,7 +2,7 @@
 /// LSM6DS3 (untagged FIFO). Register addresses and bits: LSM6DSOX datasheet DS12814 §8–9,
 /// LSM6DSO32 DS13238 (same map, doubled accelerometer ranges), LSM6DSL DS11889 §8–9, LSM6DS3
 /// DocID026899 §8–9 (register mapping and register description chapters).
-struct LSM6Chip: RegisterChip {
+struct LSM6Chip: SensingChip {
     enum Model: Sendable {
         case dsox, dso32, dsl, ds3
         /// LSM6DSR (DS12412) and ISM330DHCX (DS13012): the LSM6DSOX's map with WHO_AM_I 0x6B and a
@@ -79,12 +79,8 @@ struct LSM6Chip: RegisterChip {
 
     let model: Model
     let fifoKind: FIFOKind
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
-
-    var accelClock: SampleTicker
+    /// The core's clock is the accelerometer's output data rate clock.
+    var core: ChipCore
     var gyroClock: SampleTicker
     /// LSM6DSOX: batch-data-rate clocks of the accelerometer and gyroscope.
     var accelBatchClock: SampleTicker
@@ -108,10 +104,8 @@ struct LSM6Chip: RegisterChip {
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         self.model = model
         self.fifoKind = model == .dsl || model == .ds3 ? .untagged : .tagged
-        self.source = source
-        self.options = options
-        let ticker = SampleTicker(driftPPM: options.clockDriftPPM)
-        accelClock = ticker
+        core = ChipCore(source: source, options: options)
+        let ticker = core.clock
         gyroClock = ticker
         accelBatchClock = ticker
         gyroBatchClock = ticker
@@ -133,9 +127,10 @@ struct LSM6Chip: RegisterChip {
     var fifoCapacity: Int { fifoKind == .tagged ? 512 : 2046 }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.whoAmI)] = identity
-        registers[Int(Self.ctrl3C)] = 0x04  // IF_INC set at power-on
+        core.powerOn(registerCount: 128, presets: [
+            Self.whoAmI: identity,
+            Self.ctrl3C: 0x04,  // IF_INC set at power-on
+        ])
         switch model {
         case .dsox, .dso32, .dsr:
             registers[0x02] = 0x3F           // PIN_CTRL
@@ -146,9 +141,8 @@ struct LSM6Chip: RegisterChip {
             registers[Int(Self.ctrl9XL)] = 0x38  // accelerometer X/Y/Z enabled
             registers[Int(Self.ctrl10C)] = 0x38  // gyroscope X/Y/Z enabled
         }
-        pointer = 0
         clearFIFO()
-        for clock in [\Self.accelClock, \.gyroClock, \.accelBatchClock, \.gyroBatchClock, \.fifoClock] {
+        for clock in [\Self.gyroClock, \.accelBatchClock, \.gyroBatchClock, \.fifoClock] {
             self[keyPath: clock].set(rate: nil, at: 0)
         }
     }
@@ -213,7 +207,7 @@ struct LSM6Chip: RegisterChip {
     var fifoLevel: Int { fifoKind == .tagged ? taggedFIFO.count : wordFIFO.count }
 
     private mutating func reconfigure(at time: Double) {
-        accelClock.set(rate: accelRate, at: time)
+        clock.set(rate: accelRate, at: time)
         gyroClock.set(rate: gyroRate, at: time)
         let batching = fifoMode != 0
         switch fifoKind {
@@ -249,19 +243,16 @@ struct LSM6Chip: RegisterChip {
     /// Accelerometer output in LSB for the physical state: specific force in g, plus the
     /// self-test deflection on every axis, dead axes zero, saturated at the int16 range.
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let g = state.specificForce / Encoding.gravity + SIMD3(repeating: selfTestAccelSign * Self.accelSelfTest)
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: accelGPerLSB)
+        accelCounts(of: state, selfTest: SIMD3(repeating: selfTestAccelSign * Self.accelSelfTest), gPerLSB: accelGPerLSB)
     }
 
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> {
-        let dps = state.angularRate * Encoding.degreesPerRadian
-            + SIMD3(repeating: selfTestGyroSign * Self.gyroSelfTestLSB * gyroDPSPerLSB)
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: gyroDPSPerLSB)
+        gyroCounts(of: state, selfTest: SIMD3(repeating: selfTestGyroSign * Self.gyroSelfTestLSB * gyroDPSPerLSB), dpsPerLSB: gyroDPSPerLSB)
     }
 
     mutating func advance(to time: Double) {
         var status = reg(Self.statusReg)
-        if accelClock.advance(to: time) > 0 { status |= 0b101 }  // XLDA, TDA
+        if clock.advance(to: time) > 0 { status |= 0b101 }  // XLDA, TDA
         if gyroClock.advance(to: time) > 0 { status |= 0b110 }   // GDA, TDA
         registers[Int(Self.statusReg)] = status
         fillFIFO(to: time)

@@ -1,7 +1,7 @@
 /// Register model of the ST LSM9DS1 accelerometer and gyroscope (datasheet DocID025715 Rev 3:
 /// §3.5 FIFO, §4 operating modes, §6 register mapping, §7 register description, Table 3 sensor
 /// characteristics). Written from the datasheet, independently of the driver's tables.
-struct LSM9DS1Chip: RegisterChip {
+struct LSM9DS1Chip: SingleModelChip {
     static let whoAmI: UInt8 = 0x0F        // WHO_AM_I (0Fh) = 68h
     static let ctrlReg1G: UInt8 = 0x10     // CTRL_REG1_G: ODR_G[7:5] FS_G[4:3] BW_G[1:0]
     static let outTempL: UInt8 = 0x15      // OUT_TEMP_L, OUT_TEMP_H (16h)
@@ -44,32 +44,17 @@ struct LSM9DS1Chip: RegisterChip {
         var accelerometer: [UInt8]
     }
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 128)
-    var clock: SampleTicker
+    var core: ChipCore
     var fifo: [Level] = []
     /// OVRN: the FIFO is full and a level was overwritten; cleared once a level is read.
     var overrun = false
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
+    init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 128)
-        registers[Int(Self.whoAmI)] = 0x68
-        registers[Int(Self.ctrlReg4)] = 0x38
-        registers[Int(Self.ctrlReg5XL)] = 0x38
-        registers[Int(Self.ctrlReg8)] = 0x04
-        pointer = 0
+        core.powerOn(registerCount: 128, presets: [Self.whoAmI: 0x68, Self.ctrlReg4: 0x38, Self.ctrlReg5XL: 0x38, Self.ctrlReg8: 0x04])
         fifo.removeAll()
         overrun = false
-        clock.set(rate: nil, at: 0)
     }
 
     // MARK: Configuration decoded from the registers
@@ -93,14 +78,12 @@ struct LSM9DS1Chip: RegisterChip {
 
     func accelerometerCounts(_ state: PhysicalState) -> SIMD3<Int16> {
         let selfTest = reg(Self.ctrlReg10) & 0x01 != 0 ? Self.accelerometerSelfTest : 0
-        let g = state.specificForce / Encoding.gravity + SIMD3(repeating: selfTest)
-        return Encoding.counts(Encoding.masking(g, deadAxes: options.deadAxes, SensorAxis.accelerometer), perLSB: gPerLSB)
+        return accelCounts(of: state, selfTest: SIMD3(repeating: selfTest), gPerLSB: gPerLSB)
     }
 
     func gyroscopeCounts(_ state: PhysicalState) -> SIMD3<Int16> {
         let selfTest = reg(Self.ctrlReg10) & 0x04 != 0 ? Self.gyroscopeSelfTest : 0
-        let dps = state.angularRate * Encoding.degreesPerRadian + SIMD3(repeating: selfTest)
-        return Encoding.counts(Encoding.masking(dps, deadAxes: options.deadAxes, SensorAxis.gyroscope), perLSB: dpsPerLSB)
+        return gyroCounts(of: state, selfTest: SIMD3(repeating: selfTest), dpsPerLSB: dpsPerLSB)
     }
 
     mutating func advance(to time: Double) {
@@ -219,7 +202,7 @@ struct LSM9DS1Chip: RegisterChip {
 /// output registers and leaves after OUT_Z_H_XL is read; FIFO_SRC gives the level count,
 /// threshold and overrun. Self-test (CTRL_REG10) and software reset (CTRL_REG8) as in the
 /// datasheet; IF_ADD_INC governs auto-increment.
-public final class LSM9DS1Emulator: EngineBackedDevice {
+public final class LSM9DS1Emulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "LSM9DS1"
     let engine: EmulatorEngine<LSM9DS1Chip>
 

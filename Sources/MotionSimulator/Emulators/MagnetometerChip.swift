@@ -1,9 +1,6 @@
 /// What every magnetometer model has: the source of the field it senses and the options that
-/// may kill its axes.
-protocol MagnetometerChip: RegisterChip {
-    var source: any PhysicalSource { get }
-    var options: EmulatorOptions { get }
-}
+/// may kill its axes (both in its ``ChipCore``).
+protocol MagnetometerChip: SingleModelChip {}
 
 extension MagnetometerChip {
     /// What the sensing elements see of `value` (a field, plus any self-test field): the dead
@@ -21,7 +18,6 @@ protocol AKMagnetometerChip: MagnetometerChip {
     static var st1: UInt8 { get }
     static var hxl: UInt8 { get }
     static var st2: UInt8 { get }
-    var clock: SampleTicker { get set }
     /// A measurement data register was read and ST2 not yet.
     var readInProgress: Bool { get set }
     /// The measurement rate of the current mode, Hz; nil when not measuring continuously.
@@ -73,7 +69,6 @@ protocol STMagnetometerChip: MagnetometerChip {
     static var resetRegister: UInt8 { get }
     static var softResetBit: UInt8 { get }
     static var rebootBit: UInt8 { get }
-    var clock: SampleTicker { get set }
     /// The output data rate in continuous mode, Hz.
     var rate: Double { get }
     /// Latches one measurement of `state` into the output registers.

@@ -14,25 +14,9 @@ struct QMC5883LChip: MagnetometerChip {
     /// RNG → (full scale in gauss, LSB/gauss): ±2 gauss 12000, ±8 gauss 3000.
     static let ranges: [(fullScale: Double, lsbPerGauss: Double)] = [(2, 12000), (8, 3000)]
 
-    let source: any PhysicalSource
-    let options: EmulatorOptions
-    var pointer: UInt8 = 0
-    var registers = [UInt8](repeating: 0, count: 16)
-    var clock: SampleTicker
+    var core: ChipCore
 
-    init(source: any PhysicalSource, options: EmulatorOptions) {
-        self.source = source
-        self.options = options
-        clock = SampleTicker(driftPPM: options.clockDriftPPM)
-        powerOnReset()
-    }
-
-    mutating func powerOnReset() {
-        registers = [UInt8](repeating: 0, count: 16)
-        registers[Int(Self.chipID)] = 0xFF
-        pointer = 0
-        clock.set(rate: nil, at: 0)
-    }
+    mutating func powerOnReset() { core.powerOn(registerCount: 16, presets: [Self.chipID: 0xFF]) }
 
     var isContinuous: Bool { reg(Self.control1) & 0b11 == 0b01 }
     var rate: Double { Self.rates[Int((reg(Self.control1) >> 2) & 0b11)] }
@@ -88,7 +72,7 @@ struct QMC5883LChip: MagnetometerChip {
 /// Standby at power-on; continuous mode at 10/50/100/200 Hz; ±2/±8 gauss (12000/3000 LSB/gauss);
 /// DRDY, OVL and DOR in the status register; pointer roll-over (CONTROL2 ROL_PNT); soft reset
 /// (CONTROL2 SOFT_RST). The chip has no self-test and no FIFO.
-public final class QMC5883LEmulator: EngineBackedDevice {
+public final class QMC5883LEmulator: EngineBackedDevice, ChipEmulator {
     public let chipName = "QMC5883L"
     let engine: EmulatorEngine<QMC5883LChip>
 
