@@ -46,10 +46,11 @@ private func playOrientation(_ manager: MotionManager, clock: VirtualClock, for 
     manager.startDeviceMotionUpdates(to: inbox.queue, withHandler: inbox.handler)
     manager.beginGeneratingDeviceOrientationNotifications()
     clock.advance(by: duration)
+    // Every handler already queued runs before the stop: a stopped manager delivers no more.
+    inbox.drain()
     manager.endGeneratingDeviceOrientationNotifications()
     manager.stopDeviceMotionUpdates()
     manager.waitForOrientationNotifications()
-    inbox.drain()
     let samples = inbox.values.withLock { $0 }
 
     var naive = NaiveOrientationClassifier()
