@@ -45,10 +45,15 @@ public struct EmulatorOptions: Sendable, Equatable {
     /// Axes whose sensing element is broken: they read 0 whatever the input, self-test included,
     /// so a self-test reports a failure on them.
     public var deadAxes: Set<SensorAxis>
+    /// Every N-th read transaction returns 0xFF bytes: what a bus controller that does not honour
+    /// clock stretching (the Raspberry Pi's) reads from a chip that stretches (the BNO055). nil:
+    /// never. Only the BNO055 emulator uses it.
+    public var stretchedReadEvery: Int?
 
-    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = []) {
+    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = [], stretchedReadEvery: Int? = nil) {
         self.clockDriftPPM = clockDriftPPM
         self.deadAxes = deadAxes
+        self.stretchedReadEvery = stretchedReadEvery
     }
 }
 

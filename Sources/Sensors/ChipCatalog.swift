@@ -4,8 +4,9 @@ import I2C
 public enum ChipCatalog {
     /// Where the supported chips live: AK8963/AK09916 0x0C, QMC5883L 0x0D, LIS3MDL (and the
     /// LSM9DS1's magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense
-    /// MPU, ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
-    public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
+    /// MPU, ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B, BNO055
+    /// 0x28/0x29.
+    public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x28, 0x29, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
     /// each a plain read of an ID register.
@@ -105,6 +106,10 @@ public enum ChipCatalog {
             ]
         case 0x0D:
             return [magnetometer(QMC5883LMagnetometer.settings)]
+        case 0x28, 0x29:
+            // BNO055 (COM3 low / high): one read of CHIP_ID at 0x00 (on page 0, where the chip
+            // starts and where BNO055IMU leaves it).
+            return [imu(BNO055Register.chipID, [(BNO055Settings.name, BNO055Settings.identity, .bno055)])]
         case 0x0C:
             // WIA(1) 0x00 is 0x48 on both: one read of 0x00–0x01 tells them apart by the
             // AK09916's WIA2 0x09 (the AK8963's 0x01 is INFO), as Linux ak8975.c does.
@@ -145,6 +150,9 @@ public enum ChipCatalog {
         if chip.family == .bmi160 {
             return BMI160IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
+        if chip.family == .bno055, chip.name == BNO055Settings.name {
+            return BNO055IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        }
         if chip.family == .lsm9ds1 {
             return LSM9DS1IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
@@ -163,7 +171,8 @@ public enum ChipCatalog {
         case .hmc5883l: HMC5883LMagnetometer(bus: bus, address: chip.address, pause: pause)
         case .ak8963: AK8963Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         case .ak09916: AK09916Magnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
-        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: nil
+        // The BNO055's magnetometer comes from its IMU driver (IMUDriver.companionMagnetometer).
+        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1, .bno055: nil
         }
     }
 }

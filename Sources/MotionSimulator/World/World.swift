@@ -94,6 +94,10 @@ public struct World: PhysicalSource {
         let truth = truth(at: time)
         return PhysicalState(
             time: time, specificForce: mount * truth.specificForce, angularRate: mount * truth.angularRate,
-            magneticField: mount * truth.magneticField, temperature: temperature)
+            magneticField: mount * truth.magneticField, temperature: temperature,
+            orientation: truth.attitude * chipToDevice)
     }
+
+    /// Chip axes → device axes as a rotation (the mount's inverse: a mount matrix is orthonormal).
+    private var chipToDevice: Quaternion { mount == .identity ? .identity : Quaternion(rotationMatrix: mount.transposed) }
 }

@@ -15,6 +15,9 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case ak8963 = "AKM AK8963"
         case bmi160 = "Bosch BMI160"
         case ak09916 = "AKM AK09916"
+        /// Accelerometer, gyroscope and magnetometer with on-chip fusion at one address: the
+        /// IMU and the magnetometer carry this family, told apart by ``ChipInfo/name``.
+        case bno055 = "Bosch BNO055"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
@@ -34,7 +37,11 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
 
     /// True for chips with an accelerometer and gyroscope.
     public var isIMU: Bool {
-        family == .invenSense || family == .icm42600 || family == .lsm6 || family == .bmi160 || family == .lsm9ds1
+        switch family {
+        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: true
+        case .bno055: name == BNO055Settings.name
+        case .lis3mdl, .lis2mdl, .qmc5883l, .hmc5883l, .ak8963, .ak09916: false
+        }
     }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
@@ -53,16 +60,38 @@ public struct IMUSample: Sendable, Equatable {
     public var isSaturated: Bool
     /// The chip's output registers behind this sample; nil for a sample not read from a chip.
     public var raw: RawIMUReading?
+    /// The chip's own sensor-fusion orientation read with this sample, for chips that compute one;
+    /// nil otherwise.
+    public var chipOrientation: ChipOrientation?
 
     public init(
         acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, temperature: Double?, isSaturated: Bool,
-        raw: RawIMUReading? = nil
+        raw: RawIMUReading? = nil, chipOrientation: ChipOrientation? = nil
     ) {
         self.acceleration = acceleration
         self.rotationRate = rotationRate
         self.temperature = temperature
         self.isSaturated = isSaturated
         self.raw = raw
+        self.chipOrientation = chipOrientation
+    }
+}
+
+/// An orientation computed by the chip's own fusion, as a unit quaternion (w, x, y, z) that
+/// rotates a vector from the chip's axes into the chip's Earth frame, which drivers deliver as
+/// East-North-Up (x magnetic east, y magnetic north, z up): `v_enu = q · v_chip · q*`. The layer
+/// that applies the board's mount matrix turns it into a device attitude.
+public struct ChipOrientation: Sendable, Equatable {
+    public var w: Double
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(w: Double, x: Double, y: Double, z: Double) {
+        self.w = w
+        self.x = x
+        self.y = y
+        self.z = z
     }
 }
 
@@ -239,6 +268,17 @@ public protocol IMUDriver: AnyObject, Sendable {
     /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
     /// ``configure(_:)``). Keep the chip still while it runs.
     func selfTest() throws(SensorError) -> SelfTestReport
+    /// False for a chip without a FIFO: ``enableFIFO()`` and ``readFIFO()`` then throw
+    /// ``SensorError/notSupported(chip:feature:)`` and a sampler polls it on a timer.
+    var hasFIFO: Bool { get }
+    /// The driver of a magnetometer that is part of this chip and read with its samples (same
+    /// address, same registers); nil when the magnetometer, if any, is found on the bus.
+    var companionMagnetometer: (any MagnetometerDriver)? { get }
+}
+
+extension IMUDriver {
+    public var hasFIFO: Bool { true }
+    public var companionMagnetometer: (any MagnetometerDriver)? { nil }
 }
 
 /// A magnetometer driver.
