@@ -56,7 +56,8 @@ final class DriverDevice: MotionDevice {
         }
     }
 
-    var fifoRate: Double? { imu.configuration.outputDataRate }
+    /// nil for a chip without a FIFO: the sampler then polls it on its timer.
+    var fifoRate: Double? { imu.hasFIFO ? imu.configuration.outputDataRate : nil }
 
     func startFIFO() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in try imu.enableFIFO() }

@@ -86,12 +86,13 @@ public struct Simulation: Sendable, Equatable {
         if let softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
         // default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU, ICM-42688-P and Bosch 200 Hz,
-        // ICM-20948 220 Hz); held in between.
+        // ICM-20948 220 Hz, BNO055 100 Hz, the rate its fusion mode fixes); held in between.
         let noiseRate: Double = switch imu {
         case .mpu6050, .mpu6500, .mpu9250, .bmi160, .icm42688: 200
         case .icm20948: 220
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: 208
         case .lsm9ds1: 119
+        case .bno055: 100
         }
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
