@@ -17,7 +17,7 @@ public struct PhysicalState: Sendable, Equatable {
     public var magneticField: SIMD3<Double>
     /// Die temperature in °C.
     public var temperature: Double
-    /// The true orientation, chip axes → East-North-Up (magnetic), when the source knows it (a
+    /// The true orientation, chip axes → magnetic East-North-Up (x magnetic east, y magnetic north, z up), when the source knows it (a
     /// ``World`` does; a replay or a constant does not). Only chips with on-chip fusion use it;
     /// they fall back to the orientation the specific force and field give when it is nil.
     public var orientation: Quaternion?

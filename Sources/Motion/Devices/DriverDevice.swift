@@ -32,6 +32,7 @@ final class DriverDevice: MotionDevice {
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
+    var hasChipAttitude: Bool { imu.providesChipOrientation }
 
     func initialize() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in
@@ -103,7 +104,8 @@ final class DriverDevice: MotionDevice {
             rotationRate: correction.rotationRate(sample.rotationRate),
             magneticField: field.map(correction.magneticField),
             calibratedMagneticField: field.flatMap(correction.calibratedMagneticField),
-            imuRegisters: sample.raw, magnetometerRegisters: magnetic?.raw, temperature: sample.temperature)
+            imuRegisters: sample.raw, magnetometerRegisters: magnetic?.raw, temperature: sample.temperature,
+            chipAttitude: sample.chipOrientation.map(correction.attitude))
     }
 
     /// Runs driver calls, keeping a bus error as it is and naming any other chip failure.

@@ -81,6 +81,13 @@ public struct Simulation: Sendable, Equatable {
             case .none: nil
             }
             magnetometerErrors = magnetometerName.flatMap(MagnetometerErrorModel.preset(named:)) ?? .lis3mdl
+            if imu == .bno055 {
+                // The BNO055 calibrates its magnetometer itself (CALIB_STAT) and its fusion output is
+                // modelled converged: its magnetometer is modelled calibrated too (noise only), so
+                // that the chip's attitude and this library's can be compared without a figure-eight.
+                magnetometerErrors.hardIron = .zero
+                magnetometerErrors.softIron = .identity
+            }
         }
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }

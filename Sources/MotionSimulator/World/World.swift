@@ -95,9 +95,11 @@ public struct World: PhysicalSource {
         return PhysicalState(
             time: time, specificForce: mount * truth.specificForce, angularRate: mount * truth.angularRate,
             magneticField: mount * truth.magneticField, temperature: temperature,
-            orientation: truth.attitude * chipToDevice)
+            orientation: Quaternion.aboutZ(earthField.declination) * truth.attitude * chipToDevice)
     }
 
+    /// The orientation above is chip → *magnetic* East-North-Up, the frame a chip's own fusion
+    /// knows: the truth (true ENU) turned by the declination (magnetic east lies at yaw −D).
     /// Chip axes → device axes as a rotation (the mount's inverse: a mount matrix is orthonormal).
     private var chipToDevice: Quaternion { mount == .identity ? .identity : Quaternion(rotationMatrix: mount.transposed) }
 }

@@ -32,6 +32,7 @@ public final class BNO055IMU: IMUDriver {
     public let magnetometer: BNO055Magnetometer
     public var companionMagnetometer: (any MagnetometerDriver)? { magnetometer }
     public var hasFIFO: Bool { false }
+    public var providesChipOrientation: Bool { true }
 
     private let core: DriverCore<BNO055Settings, IMUState>
     private var device: RegisterDevice { core.device }

@@ -274,11 +274,14 @@ public protocol IMUDriver: AnyObject, Sendable {
     /// The driver of a magnetometer that is part of this chip and read with its samples (same
     /// address, same registers); nil when the magnetometer, if any, is found on the bus.
     var companionMagnetometer: (any MagnetometerDriver)? { get }
+    /// True when ``readSample()`` fills ``IMUSample/chipOrientation`` (the chip fuses its sensors itself).
+    var providesChipOrientation: Bool { get }
 }
 
 extension IMUDriver {
     public var hasFIFO: Bool { true }
     public var companionMagnetometer: (any MagnetometerDriver)? { nil }
+    public var providesChipOrientation: Bool { false }
 }
 
 /// A magnetometer driver.
