@@ -176,3 +176,52 @@ public enum ChipCatalog {
         }
     }
 }
+
+/// How a chip's identity read held up when repeated: a healthy bus gives the same answer every
+/// time; a bus that corrupts transfers now and then (a controller that mishandles clock
+/// stretching, weak pull-ups, long wires) gives a mix.
+public struct IdentityReadStability: Sendable, Equatable {
+    /// The chip the reads named (the first one identified); nil when none did.
+    public var chip: ChipInfo?
+    /// Reads that named `chip`.
+    public var good: Int
+    /// Reads that returned bytes naming no chip, or another one.
+    public var wrong: Int
+    /// Reads that failed on the bus (no acknowledge, bus error, timeout).
+    public var failed: Int
+
+    public var attempts: Int { good + wrong + failed }
+    /// Some reads named the chip and some did not: the chip is there, the bus is unreliable.
+    public var isIntermittent: Bool { good > 0 && wrong + failed > 0 }
+}
+
+extension ChipCatalog {
+    /// Identifies the chip at `address` `attempts` times in a row (reads only, as
+    /// ``identify(bus:address:lsm6dso32:)``) and counts how the answers agree.
+    public static func identityStability(bus: any I2CBus, address: I2CAddress, attempts: Int) -> IdentityReadStability {
+        var result = IdentityReadStability(chip: nil, good: 0, wrong: 0, failed: 0)
+        for _ in 0..<max(0, attempts) {
+            do {
+                let found = try identify(bus: bus, address: address)
+                // A missing acknowledge also reads as nil from identify: counted as wrong.
+                if let found, result.chip == nil || result.chip == found {
+                    result.chip = found
+                    result.good += 1
+                } else {
+                    result.wrong += 1
+                }
+            } catch {
+                result.failed += 1
+            }
+        }
+        return result
+    }
+
+    /// True for chips that stretch the I2C clock while they prepare data (the BNO055, see its
+    /// datasheet's I2C protocol section and Adafruit's guide "Raspberry Pi I2C Clock Stretching
+    /// Fixes"), which a controller that does not honour stretching (the Raspberry Pi's) reads
+    /// wrongly now and then.
+    public static func stretchesClock(_ chip: ChipInfo) -> Bool {
+        chip.family == .bno055
+    }
+}
