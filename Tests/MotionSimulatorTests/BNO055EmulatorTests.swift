@@ -19,8 +19,7 @@ private let bno = I2CAddress(0x28)
     let clock = VirtualClock()
 
     func bus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        let clock = self.clock
-        return busWith(BNO055Emulator(source: source, now: { clock.now }, options: options), at: 0x28, clock: clock)
+        busWith(BNO055Emulator(source: source, now: { [clock] in clock.now }, options: options), at: 0x28, clock: clock)
     }
 
     @Test func identityAndPowerOnState() throws {

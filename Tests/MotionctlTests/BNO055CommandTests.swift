@@ -42,6 +42,16 @@ struct BNO055CommandTests {
         for row in rows.dropFirst(100) { #expect((Double(row[difference]) ?? .nan) < 2, "\(row)") }
     }
 
+    /// The self-test passes; the chip has no FIFO and no separate magnetometer self-test: skipped.
+    @Test func selftestPassesAndSkipsTheFIFO() throws {
+        let result = try BoardsCommandTests.run(["selftest", "--simulated", "--imu", "bno055"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("PASS  IMU self-test: BNO055: 4 of 4 axes within limits") }, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("SKIP  FIFO read: BNO055 has no FIFO") }, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("SKIP  magnetometer self-test") }, "\(result.output)")
+    }
+
     @Test func chipWithoutFusionShowsNoChipColumns() throws {
         let result = try BoardsCommandTests.run(["stream", "--simulated", "--imu", "lsm6dsox", "--device-motion", "--count", "3"])
         #expect(result.status == 0, "\(result.error)")

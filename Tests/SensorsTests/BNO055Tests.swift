@@ -49,7 +49,7 @@ private func block(acc: [Int16], mag: [Int16], gyr: [Int16], euler: [Int16] = [0
         #expect(close(sample.acceleration, [0, 0, -9.81 / 9.80665], tolerance: 1e-12))
         #expect(close(sample.rotationRate, [10 * degree, 0, -10 * degree], tolerance: 1e-12))
         #expect(sample.raw?.accelerometer == SIMD3(0, 0, 981) && sample.raw?.gyroscope == SIMD3(160, 0, -160))
-        #expect(sample.chipOrientation == ChipOrientation(w: 11585 / 16384, x: 0, y: 0, z: 11585 / 16384))
+        #expect(sample.chipOrientation == ChipOrientation(wxyz: SIMD4(11585, 0, 0, 11585) / 16384))
         #expect(!sample.isSaturated)
         // The magnetometer hands on the burst's field without a bus access …
         let magnetometer = try #require(imu.companionMagnetometer)
@@ -162,7 +162,7 @@ private func block(acc: [Int16], mag: [Int16], gyr: [Int16], euler: [Int16] = [0
         let rig = try EmulatedRig(imu: .bno055, source: ConstantSource(.flatAtRest()), time: ManualTime(1))
         let q = try #require(try rig.imu.readSample().chipOrientation)
         let expected = Quaternion.aboutZ(.pi / 2)
-        #expect(Quaternion(w: q.w, x: q.x, y: q.y, z: q.z).normalized.angle(to: expected) < 5e-4)  // 2^-14 per component
+        #expect(Quaternion(w: q.wxyz[0], x: q.wxyz[1], y: q.wxyz[2], z: q.wxyz[3]).normalized.angle(to: expected) < 5e-4)  // 2^-14 per component
     }
 
     /// With a known true orientation the quaternion registers carry it.
@@ -172,7 +172,7 @@ private func block(acc: [Int16], mag: [Int16], gyr: [Int16], euler: [Int16] = [0
         state.orientation = truth
         let rig = try EmulatedRig(imu: .bno055, source: ConstantSource(state), time: ManualTime(1))
         let q = try #require(try rig.imu.readSample().chipOrientation)
-        #expect(Quaternion(w: q.w, x: q.x, y: q.y, z: q.z).normalized.angle(to: truth) < 5e-4)
+        #expect(Quaternion(w: q.wxyz[0], x: q.wxyz[1], y: q.wxyz[2], z: q.wxyz[3]).normalized.angle(to: truth) < 5e-4)
     }
 
     @Test func oneTransactionPerSample() throws {

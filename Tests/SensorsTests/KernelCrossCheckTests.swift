@@ -410,14 +410,14 @@ import Testing
         let k = Self.bno055Kernel
         #expect(BNO055Register.chipID == k.chipID && BNO055Settings.identity == k.magic && BNO055Register.pageID == k.pageSelect)
         #expect(BNO055Register.accelerometerData == k.accelerometer && BNO055Register.magnetometerData == k.magnetometer)
-        #expect(BNO055Register.accelerometerData + UInt8(BNO055Register.gyroscopeOffset) == k.gyroscope)
-        #expect(BNO055Register.accelerometerData + UInt8(BNO055Register.quaternionOffset) == k.quaternion)
+        #expect(BNO055Register.accelerometerData + UInt8(BNO055Register.blockOffsets.gyroscope) == k.gyroscope)
+        #expect(BNO055Register.accelerometerData + UInt8(BNO055Register.blockOffsets.quaternion) == k.quaternion)
         #expect(BNO055Register.systemError == k.systemError && BNO055Register.unitSelection == k.unitSelect)
         #expect(BNO055Register.operationMode == k.operationMode && BNO055Mode.config == k.config && BNO055Mode.nineDegreesOfFreedom == k.fusion)
         #expect(BNO055Register.powerMode == k.powerMode && BNO055Register.systemTrigger == k.systemTrigger
                 && BNO055Trigger.resetSystem == k.resetSystem)
-        #expect(BNO055Settings.lsbPerMetrePerSecondSquared == k.accelerometerPerMetrePerSecondSquared)
-        #expect(BNO055Settings.magnetometerLSBPerMicrotesla == k.magnetometerPerMicrotesla && BNO055Settings.quaternionLSB == k.quaternionPerUnit)
+        #expect(BNO055Settings.lsb.perMetrePerSecondSquared == k.accelerometerPerMetrePerSecondSquared)
+        #expect(BNO055Settings.lsb.perMicrotesla == k.magnetometerPerMicrotesla && BNO055Settings.lsb.perQuaternionUnit == k.quaternionPerUnit)
         #expect(BNO055Settings.tables.accelerometerRanges.map(\.value) == [(k.fusionAccelerometerRangeCentimetres / 100 / 9.81).rounded()])
     }
 

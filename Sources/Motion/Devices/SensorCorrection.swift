@@ -39,7 +39,7 @@ struct SensorCorrection: Sendable, Equatable {
     func magneticField(_ chip: SIMD3<Double>) -> SIMD3<Double> { mount * (magnetometerAxes * chip) }
     /// A chip's own orientation (chip → ENU) as the device's: device → ENU, through the mount.
     func attitude(_ chip: ChipOrientation) -> Quaternion {
-        let chipToENU = Quaternion(w: chip.w, x: chip.x, y: chip.y, z: chip.z).normalized
+        let chipToENU = Quaternion(w: chip.wxyz[0], x: chip.wxyz[1], y: chip.wxyz[2], z: chip.wxyz[3]).normalized
         // device = mount · chip, so device → chip is the mount's transpose (it is orthonormal).
         return mount == .identity ? chipToENU : chipToENU * Quaternion(rotationMatrix: mount.transposed)
     }

@@ -51,7 +51,7 @@ public final class BNO055IMU: IMUDriver {
     static let selfTestPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x28), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        let scale = IMUScale(accelerometerLSBPerG: BNO055Settings.accelerometerLSBPerG, gyroscopeLSBPerDPS: BNO055Settings.gyroscopeLSBPerDPS)
+        let scale = IMUScale(accelerometerLSBPerG: BNO055Settings.accelerometerLSBPerG, gyroscopeLSBPerDPS: BNO055Settings.lsb.perDegreePerSecond)
         core = DriverCore(bus: bus, address: address, settings: BNO055Settings(), pause: pause, resetCompletion: resetCompletion,
                           state: IMUState(configuration: defaultConfiguration, scale: scale))
         chip = ChipInfo(name: BNO055Settings.name, family: .bno055, address: address, identity: [BNO055Settings.identity])
@@ -92,7 +92,8 @@ public final class BNO055IMU: IMUDriver {
         pause.wait(Self.modeSwitch)
         try device.write(BNO055Register.systemTrigger, BNO055Trigger.resetSystem)
         pause.wait(Self.resetSettle)
-        try core.waitUntil(BNO055Register.chipIDField, reads: BNO055Settings.identity,
+        // CHIP_ID read whole: the chip is back when it reads its identity again.
+        try core.waitUntil(RegisterField(BNO055Register.chipID, mask: 0xFF), reads: BNO055Settings.identity,
                            polls: Self.resetPolls, interval: .milliseconds(50), chip: chip.name)
     }
 
@@ -102,14 +103,14 @@ public final class BNO055IMU: IMUDriver {
         try core.locked { state throws(SensorError) -> IMUSample in
             let bytes = try device.read(BNO055Register.accelerometerData, count: BNO055Register.dataBlockLength)
             let accelerometer = AxisLayout.littleEndian.counts(bytes, from: 0)
-            let gyroscope = AxisLayout.littleEndian.counts(bytes, from: BNO055Register.gyroscopeOffset)
+            let gyroscope = AxisLayout.littleEndian.counts(bytes, from: BNO055Register.blockOffsets.gyroscope)
             var sample = state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)
             sample.isSaturated = sample.isSaturated || Self.atFusionLimit(accelerometer, gyroscope)
-            let q = BNO055Register.quaternionOffset
+            let q = BNO055Register.blockOffsets.quaternion
+            let w = AxisLayout.littleEndian.counts(bytes, from: q), xyz = AxisLayout.littleEndian.counts(bytes, from: q + 2)
             sample.chipOrientation = ChipOrientation(
-                w: Double(int16LE(bytes, q)) / BNO055Settings.quaternionLSB, x: Double(int16LE(bytes, q + 2)) / BNO055Settings.quaternionLSB,
-                y: Double(int16LE(bytes, q + 4)) / BNO055Settings.quaternionLSB, z: Double(int16LE(bytes, q + 6)) / BNO055Settings.quaternionLSB)
-            magnetometer.keep(AxisLayout.littleEndian.counts(bytes, from: BNO055Register.magnetometerOffset))
+                wxyz: SIMD4(Double(w.x), Double(xyz.x), Double(xyz.y), Double(xyz.z)) / BNO055Settings.lsb.perQuaternionUnit)
+            magnetometer.keep(AxisLayout.littleEndian.counts(bytes, from: BNO055Register.blockOffsets.magnetometer))
             return sample
         }
     }
@@ -117,7 +118,7 @@ public final class BNO055IMU: IMUDriver {
     /// The outputs are in physical units, so a full scale is far from the 16-bit limit: ±4 g is
     /// ±3923 counts, ±2000 °/s ±32000.
     private static func atFusionLimit(_ accelerometer: SIMD3<Int16>, _ gyroscope: SIMD3<Int16>) -> Bool {
-        let accelerometerLimit = 4 * BNO055Settings.accelerometerLSBPerG, gyroscopeLimit = 2000 * BNO055Settings.gyroscopeLSBPerDPS
+        let accelerometerLimit = 4 * BNO055Settings.accelerometerLSBPerG, gyroscopeLimit = 2000 * BNO055Settings.lsb.perDegreePerSecond
         for axis in 0..<3 {
             if abs(Double(accelerometer[axis])) >= accelerometerLimit.rounded(.down) || abs(Double(gyroscope[axis])) >= gyroscopeLimit {
                 return true
@@ -218,7 +219,7 @@ public final class BNO055Magnetometer: MagnetometerDriver {
         } else {
             counts = AxisLayout.littleEndian.counts(try device.read(BNO055Register.magnetometerData, count: 6))
         }
-        let perMicrotesla = BNO055Settings.magnetometerLSBPerMicrotesla
+        let perMicrotesla = BNO055Settings.lsb.perMicrotesla
         let field = SIMD3<Double>(Double(counts.x), Double(counts.y), Double(counts.z)) / perMicrotesla
         return MagneticSample(field: field, isSaturated: isAtLimit(counts),
                               raw: RawMagneticReading(counts: counts, lsbPerMicrotesla: SIMD3(repeating: perMicrotesla)))

@@ -15,9 +15,8 @@ enum BNO055Register {
     static let magnetometerData: UInt8 = 0x0E
     /// Bytes from ACC_DATA_X_LSB to QUA_DATA_Z_MSB: one burst holds every sensor and the quaternion.
     static let dataBlockLength = 32
-    static let magnetometerOffset = 6
-    static let gyroscopeOffset = 12
-    static let quaternionOffset = 24
+    /// Where each part starts in that burst, in bytes.
+    static let blockOffsets = (magnetometer: 6, gyroscope: 12, quaternion: 24)
     /// ST_RESULT: ST_ACC bit 0, ST_MAG bit 1, ST_GYR bit 2, ST_MCU bit 3; 1 = passed (§4.3).
     static let selfTestResult: UInt8 = 0x36
     /// SYS_STATUS: 0 idle, 1 system error, 2 initialising peripherals, 3 system initialisation,
@@ -35,11 +34,6 @@ enum BNO055Register {
     /// SYS_TRIGGER: Self_Test bit 0, RST_SYS bit 5, RST_INT bit 6, CLK_SEL bit 7 (§4.3;
     /// kernel BNO055_SYS_TRIGGER_RST_SYS = BIT(5)).
     static let systemTrigger: UInt8 = 0x3F
-
-    /// CHIP_ID read as a whole field, for the wait after a reset.
-    static let chipIDField = RegisterField(chipID, mask: 0xFF)
-    /// SYS_STATUS as a whole field, for the wait after the self-test trigger.
-    static let systemStatusField = RegisterField(systemStatus, mask: 0xFF)
 }
 
 /// OPR_MODE values (§3.3; kernel BNO055_OPR_MODE_CONFIG, _AMG, _FUSION).
@@ -70,12 +64,9 @@ struct BNO055Settings: Sendable {
     /// Output scales with UNIT_SEL = 0 (§3.6.4 "Data output", the unit tables of §3.6.5): acceleration
     /// 1 m/s² = 100 LSB, angular rate 1 °/s = 16 LSB, field 1 µT = 16 LSB, quaternion
     /// 1 = 2^14 LSB (kernel: accel scale 1/100, magn 1/16, quaternion 1/(1 << 14)).
-    static let lsbPerMetrePerSecondSquared = 100.0
-    static let gyroscopeLSBPerDPS = 16.0
-    static let magnetometerLSBPerMicrotesla = 16.0
-    static let quaternionLSB = 16384.0
+    static let lsb = (perMetrePerSecondSquared: 100.0, perDegreePerSecond: 16.0, perMicrotesla: 16.0, perQuaternionUnit: 16384.0)
     /// Counts per g: 100 LSB per m/s² times standard gravity.
-    static let accelerometerLSBPerG = lsbPerMetrePerSecondSquared * 9.80665
+    static let accelerometerLSBPerG = lsb.perMetrePerSecondSquared * 9.80665
 
     /// In the fusion modes the chip fixes its sensors' settings (datasheet §3.3 "Operation modes"
     /// and §3.5 "Sensor configuration"; the kernel's fusion_vals: accel range 4 G, gyro scale
@@ -86,11 +77,11 @@ struct BNO055Settings: Sendable {
     static let tables = IMUTables(
         outputDataRates: [SettingOption(value: 100, code: BNO055Mode.nineDegreesOfFreedom)],
         accelerometerRanges: [SettingOption(value: 4, code: 0, sensitivity: accelerometerLSBPerG)],
-        gyroscopeRanges: [SettingOption(value: 2000, code: 0, sensitivity: gyroscopeLSBPerDPS)])
+        gyroscopeRanges: [SettingOption(value: 2000, code: 0, sensitivity: lsb.perDegreePerSecond)])
     /// The magnetometer in NDOF: 20 Hz (kernel bno055_mag_odr fusion_vals), ±1300 µT (the BMM150's
     /// x/y range, datasheet §1 "Specification").
     static let magnetometerRates = [SettingOption(value: 20, code: 0)]
-    static let magnetometerRanges = [SettingOption(value: 1300, code: 0, sensitivity: magnetometerLSBPerMicrotesla)]
+    static let magnetometerRanges = [SettingOption(value: 1300, code: 0, sensitivity: lsb.perMicrotesla)]
 
     /// ST_RESULT bits and the sensor each reports on (§4.3).
     static let selfTestBits: [(name: String, bit: UInt8)] = [

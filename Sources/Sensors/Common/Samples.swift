@@ -82,17 +82,10 @@ public struct IMUSample: Sendable, Equatable {
 /// East-North-Up (x magnetic east, y magnetic north, z up): `v_enu = q · v_chip · q*`. The layer
 /// that applies the board's mount matrix turns it into a device attitude.
 public struct ChipOrientation: Sendable, Equatable {
-    public var w: Double
-    public var x: Double
-    public var y: Double
-    public var z: Double
+    /// w, x, y, z.
+    public var wxyz: SIMD4<Double>
 
-    public init(w: Double, x: Double, y: Double, z: Double) {
-        self.w = w
-        self.x = x
-        self.y = y
-        self.z = z
-    }
+    public init(wxyz: SIMD4<Double>) { self.wxyz = wxyz }
 }
 
 /// An IMU's output registers as read, before any scaling: signed counts in chip axes and the
