@@ -52,6 +52,15 @@ struct BNO055CommandTests {
         #expect(lines.contains { $0.hasPrefix("SKIP  magnetometer self-test") }, "\(result.output)")
     }
 
+    /// `live` shows the chip's attitude under ours; a chip without fusion shows no such line.
+    @Test func liveShowsTheChipsAttitude() throws {
+        for (imu, shown) in [("bno055", true), ("lsm6dsox", false)] {
+            let result = try BoardsCommandTests.run(["live", "--simulated", "--imu", imu, "--duration", "1.5"])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.contains("chip's own   roll") == shown, "\(imu): \(result.output)")
+        }
+    }
+
     @Test func chipWithoutFusionShowsNoChipColumns() throws {
         let result = try BoardsCommandTests.run(["stream", "--simulated", "--imu", "lsm6dsox", "--device-motion", "--count", "3"])
         #expect(result.status == 0, "\(result.error)")
