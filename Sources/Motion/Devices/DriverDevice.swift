@@ -33,6 +33,7 @@ final class DriverDevice: MotionDevice {
 
     var hasMagnetometer: Bool { magnetometer != nil }
     var hasChipAttitude: Bool { imu.providesChipOrientation }
+    var sensorLatency: Double { imu.outputDelay }
 
     func initialize() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in
