@@ -161,3 +161,42 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
+
+extension Quaternion {
+    /// The unit quaternion of a rotation matrix (`m * v == rotate(v)`), by Shepperd's method: the
+    /// largest of w, x, y, z is found first, so every rotation converts without loss of precision.
+    public init(rotationMatrix m: Matrix3) {
+        let trace = m[0, 0] + m[1, 1] + m[2, 2]
+        if trace > 0 {
+            let s = (trace + 1).squareRoot() * 2
+            self.init(w: s / 4, x: (m[2, 1] - m[1, 2]) / s, y: (m[0, 2] - m[2, 0]) / s, z: (m[1, 0] - m[0, 1]) / s)
+        } else if m[0, 0] > m[1, 1], m[0, 0] > m[2, 2] {
+            let s = (1 + m[0, 0] - m[1, 1] - m[2, 2]).squareRoot() * 2
+            self.init(w: (m[2, 1] - m[1, 2]) / s, x: s / 4, y: (m[0, 1] + m[1, 0]) / s, z: (m[0, 2] + m[2, 0]) / s)
+        } else if m[1, 1] > m[2, 2] {
+            let s = (1 + m[1, 1] - m[0, 0] - m[2, 2]).squareRoot() * 2
+            self.init(w: (m[0, 2] - m[2, 0]) / s, x: (m[0, 1] + m[1, 0]) / s, y: s / 4, z: (m[1, 2] + m[2, 1]) / s)
+        } else {
+            let s = (1 + m[2, 2] - m[0, 0] - m[1, 1]).squareRoot() * 2
+            self.init(w: (m[1, 0] - m[0, 1]) / s, x: (m[0, 2] + m[2, 0]) / s, y: (m[1, 2] + m[2, 1]) / s, z: s / 4)
+        }
+        self = normalized
+    }
+
+    /// Sensor → magnetic East-North-Up from one accelerometer reading (specific force, m/s² or any
+    /// unit: up is its direction at rest) and one magnetometer reading, both in sensor axes; nil
+    /// when either is zero or they are parallel.
+    public static func magneticENU(specificForce: SIMD3<Double>, magneticField: SIMD3<Double>) -> Quaternion? {
+        func unit(_ v: SIMD3<Double>) -> SIMD3<Double>? {
+            let length = (v * v).sum().squareRoot()
+            return length > 1e-12 && length.isFinite ? v / length : nil
+        }
+        func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+            SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+        }
+        guard let up = unit(specificForce), let east = unit(cross(magneticField, up)) else { return nil }
+        let north = cross(up, east)
+        // Rows are the ENU axes in sensor coordinates: v_enu = (east·v, north·v, up·v).
+        return Quaternion(rotationMatrix: Matrix3(rows: east, north, up))
+    }
+}

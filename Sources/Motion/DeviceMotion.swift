@@ -32,6 +32,23 @@ public struct DeviceMotion: Sendable, Equatable {
     public var heading: Double
     /// When the sample was taken: seconds since boot on the monotonic clock.
     public var timestamp: Double
+    /// The attitude the IMU chip computes with its own sensor fusion (e.g. a 9-axis chip's
+    /// on-chip fusion mode), in the same reference frame and device axes as ``attitude``, for
+    /// comparison or as an alternative (``MotionManager/attitudeSource``); nil when the chip has
+    /// no fusion of its own. The chip's fusion is relative to its own gravity and magnetic-north
+    /// frame: in the two north frames it is converted exactly like ours; in the two arbitrary
+    /// frames its x axis is fixed by its own first sample, so heading differences there are the
+    /// two fusions' start-up headings, not an error.
+    public var chipAttitude: Attitude? = nil
+}
+
+/// Which fusion fills ``DeviceMotion/attitude``.
+public enum AttitudeSource: String, Sendable, CaseIterable {
+    /// This library's filter (the default): works with every chip.
+    case library
+    /// The IMU chip's own fusion where it has one (``DeviceMotion/chipAttitude``); this library's
+    /// filter otherwise. Gravity, user acceleration and heading stay this library's.
+    case chip
 }
 
 /// A place on Earth, for the true-north reference frame (declination from the World Magnetic Model).
@@ -59,32 +76,46 @@ final class DeviceMotionExtractor: Sendable {
     let hasMagnetometer: Bool
     /// The calibration's own accuracy (from the fit's quality); nil without a stored calibration.
     let calibrationAccuracy: MagneticFieldCalibrationAccuracy?
+    let attitudeSource: AttitudeSource
     private let startYaw = Locked<Double?>(nil)
+    private let chipStartYaw = Locked<Double?>(nil)
 
-    init(frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldCalibrationAccuracy?) {
+    init(
+        frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldCalibrationAccuracy?,
+        attitudeSource: AttitudeSource = .library
+    ) {
         self.frame = frame
         self.declination = declination
         self.hasMagnetometer = hasMagnetometer
         self.calibrationAccuracy = calibrationAccuracy
+        self.attitudeSource = attitudeSource
+    }
+
+    /// `enu` (device → ENU) in this extractor's frame; an arbitrary frame's x axis is fixed by the
+    /// first value `start` sees.
+    private func attitude(_ enu: Quaternion, start: Locked<Double?>) -> Attitude {
+        let yaw = start.withLock { yaw in
+            if yaw == nil { yaw = Attitude(quaternion: enu).yaw }
+            return yaw ?? 0
+        }
+        return frame.attitude(fromENU: enu, startYaw: yaw, declination: declination)
     }
 
     func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotion? {
         guard let fused else { return nil }
         let source = frame == .xArbitraryZVertical ? fused.orientation6D : fused.orientation
-        let yaw = startYaw.withLock { yaw in
-            if yaw == nil { yaw = Attitude(quaternion: source).yaw }
-            return yaw ?? 0
-        }
-        let attitude = frame.attitude(fromENU: source, startYaw: yaw, declination: declination)
+        let ours = attitude(source, start: startYaw)
+        let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
         let field = sample.calibratedMagneticField ?? sample.magneticField ?? .zero
         return DeviceMotion(
-            attitude: attitude,
+            attitude: attitudeSource == .chip ? chip ?? ours : ours,
             rotationRate: sample.rotationRate - fused.gyroBias,
             gravity: fused.gravity,
             userAcceleration: sample.acceleration - fused.gravity,
             magneticField: CalibratedMagneticField(field: field, accuracy: accuracy(fused.magneticAccuracy)),
             heading: heading(fused.orientation),
-            timestamp: sample.timestamp)
+            timestamp: sample.timestamp,
+            chipAttitude: chip)
     }
 
     private func accuracy(_ filterAccuracy: MagneticAccuracy) -> MagneticFieldCalibrationAccuracy {

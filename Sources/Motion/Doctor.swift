@@ -1,6 +1,7 @@
 import Foundation
 import I2C
 import IIO
+import Sensors
 
 #if canImport(Glibc)
 import Glibc
@@ -77,6 +78,14 @@ public struct Doctor: Sendable {
     public var canReadWrite: @Sendable (String) -> Bool
     /// The bus scan; when `nil` the "what answers on the bus" check is left out.
     public var scanBus: BusScanner?
+    /// Opens a bus (`/dev/i2c-N`) for the identity reads that follow a scan; when `nil` they are
+    /// left out.
+    public var openBus: BusOpener?
+    /// Opens a bus by its device name.
+    public typealias BusOpener = @Sendable (_ device: String) throws(I2CError) -> any I2CBus
+    /// Identity reads per IMU found: enough to catch a bus that corrupts a few percent of its
+    /// transfers, few enough to stay quick.
+    public static let identityAttempts = 40
 
     public init(
         fileSystemRoot: String = "/",
@@ -84,7 +93,7 @@ public struct Doctor: Sendable {
         catalog: BoardCatalog = .builtIn,
         board: Board? = nil,
         canReadWrite: @escaping @Sendable (String) -> Bool = Doctor.accessCheck,
-        scanBus: BusScanner? = nil
+        scanBus: BusScanner? = nil, openBus: BusOpener? = nil
     ) {
         self.fileSystemRoot = fileSystemRoot
         self.environment = environment
@@ -92,6 +101,7 @@ public struct Doctor: Sendable {
         self.board = board
         self.canReadWrite = canReadWrite
         self.scanBus = scanBus
+        self.openBus = openBus
     }
 
     /// `access(2)` with read and write permission.
@@ -198,34 +208,78 @@ public struct Doctor: Sendable {
     private func checkBusScan(board: Board?, devices: [String], scan: BusScanner) -> [DoctorCheck] {
         let imu = board?.imuAddresses ?? Self.commonIMUAddresses
         let magnetometer = board?.magnetometerAddresses ?? Self.commonMagnetometerAddresses
-        return devices.map { device in
-            var found: [I2CAddress]
-            do throws(I2CError) {
-                found = try scan(device)
-            } catch {
-                return DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint)
-            }
-            // A chip a kernel driver holds refuses the scan (EBUSY) but is there.
-            let held = KernelDriverClaim.claims(bus: device, addresses: imu + magnetometer, sysfsRoot: onDisk("sys")).map(\.address)
-            found = Array(Set(found + held)).sorted { $0.rawValue < $1.rawValue }
-            let bus = board?.i2cBuses.first { $0.device == device }
-            let wiring = bus.map { "check the wiring: SDA to pin \($0.sdaPin.header), SCL to pin \($0.sclPin.header), 3.3 V and GND, and the breakout's pull-ups" }
-                ?? "check the wiring (SDA, SCL, 3.3 V, GND) and the breakout's pull-ups"
-            if found.isEmpty {
-                return DoctorCheck(.busScan, .warning, "nothing answers on \(device)", fix: wiring)
-            }
-            let list = found.map(\.description).joined(separator: " ")
-            let imus = found.filter(imu.contains)
-            let magnetometers = found.filter(magnetometer.contains)
-            if imus.isEmpty {
-                return DoctorCheck(
-                    .busScan, .warning, "\(device) answers at \(list), but not at an IMU address (\(imu.map(\.description).joined(separator: " ")))",
-                    fix: "check the IMU's address pin (AD0/SA0) and wiring; \(wiring)")
-            }
-            var message = "\(device) answers at \(list): IMU at \(imus.map(\.description).joined(separator: " "))"
-            message += magnetometers.isEmpty ? ", no magnetometer at the usual addresses" : ", magnetometer at \(magnetometers.map(\.description).joined(separator: " "))"
-            return DoctorCheck(.busScan, .ok, message)
+        return devices.flatMap { device -> [DoctorCheck] in
+            let scanCheck = checkScan(device: device, board: board, imu: imu, magnetometer: magnetometer, scan: scan)
+            return [scanCheck.check] + checkIdentityReads(device: device, board: board, addresses: scanCheck.imus)
         }
+    }
+
+    /// What answers on one bus, and the IMU addresses among them.
+    private func checkScan(
+        device: String, board: Board?, imu: [I2CAddress], magnetometer: [I2CAddress], scan: BusScanner
+    ) -> (check: DoctorCheck, imus: [I2CAddress]) {
+        var found: [I2CAddress]
+        do throws(I2CError) {
+            found = try scan(device)
+        } catch {
+            return (DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint), [])
+        }
+        // A chip a kernel driver holds refuses the scan (EBUSY) but is there.
+        let held = KernelDriverClaim.claims(bus: device, addresses: imu + magnetometer, sysfsRoot: onDisk("sys")).map(\.address)
+        found = Array(Set(found + held)).sorted { $0.rawValue < $1.rawValue }
+        let bus = board?.i2cBuses.first { $0.device == device }
+        let wiring = bus.map { "check the wiring: SDA to pin \($0.sdaPin.header), SCL to pin \($0.sclPin.header), 3.3 V and GND, and the breakout's pull-ups" }
+            ?? "check the wiring (SDA, SCL, 3.3 V, GND) and the breakout's pull-ups"
+        if found.isEmpty {
+            return (DoctorCheck(.busScan, .warning, "nothing answers on \(device)", fix: wiring), [])
+        }
+        let list = found.map(\.description).joined(separator: " ")
+        let imus = found.filter(imu.contains)
+        let magnetometers = found.filter(magnetometer.contains)
+        if imus.isEmpty {
+            return (DoctorCheck(
+                .busScan, .warning, "\(device) answers at \(list), but not at an IMU address (\(imu.map(\.description).joined(separator: " ")))",
+                fix: "check the IMU's address pin (AD0/SA0) and wiring; \(wiring)"), [])
+        }
+        var message = "\(device) answers at \(list): IMU at \(imus.map(\.description).joined(separator: " "))"
+        message += magnetometers.isEmpty ? ", no magnetometer at the usual addresses" : ", magnetometer at \(magnetometers.map(\.description).joined(separator: " "))"
+        return (DoctorCheck(.busScan, .ok, message), imus)
+    }
+
+    /// Reads each IMU's identity ``identityAttempts`` times: a chip that answers correctly only
+    /// some of the time sits on a bus that corrupts transfers. For a chip that stretches the
+    /// clock on a Raspberry Pi, whose controller mishandles stretching, the fix is named.
+    private func checkIdentityReads(device: String, board: Board?, addresses: [I2CAddress]) -> [DoctorCheck] {
+        guard let openBus, !addresses.isEmpty else { return [] }
+        let bus: any I2CBus
+        do throws(I2CError) {
+            bus = try openBus(device)
+        } catch {
+            return [DoctorCheck(.busScan, .error, "opening \(device) failed: \(error)", fix: error.hint)]
+        }
+        return addresses.compactMap { address in
+            let reads = ChipCatalog.identityStability(bus: bus, address: address, attempts: Self.identityAttempts)
+            guard let chip = reads.chip else { return nil }
+            let tally = "\(reads.good) of \(reads.attempts) identity reads of the \(chip.name) at \(address) on \(device) were right"
+            guard reads.isIntermittent else { return DoctorCheck(.busScan, .ok, tally) }
+            let message = tally + " (\(reads.wrong) wrong, \(reads.failed) failed): the bus corrupts transfers now and then"
+            return DoctorCheck(.busScan, .warning, message, fix: Self.unreliableBusFix(chip: chip, board: board, device: device))
+        }
+    }
+
+    /// What to do about a bus that corrupts transfers to `chip`.
+    static func unreliableBusFix(chip: ChipInfo, board: Board?, device: String) -> String {
+        let generic = "check the wiring (short leads, a common ground) and the pull-ups (2.2–10 kΩ to 3.3 V), and lower the bus speed"
+        guard ChipCatalog.stretchesClock(chip) else { return generic }
+        guard board?.id.hasPrefix("raspberry-pi") == true else {
+            return "the \(chip.name) stretches the I2C clock and this bus controller may not wait for it: lower the bus speed "
+                + "(10 kHz is a usual starting point) or use a controller or software (bit-banged) I2C that supports clock stretching; then \(generic)"
+        }
+        return "the \(chip.name) stretches the I2C clock, which the Raspberry Pi's I2C controller does not handle reliably. "
+            + "Either slow the bus down: add `dtparam=i2c_arm_baudrate=10000` to /boot/firmware/config.txt (/boot/config.txt before "
+            + "Bookworm) and reboot (try 5000 if reads still go wrong); or use software I2C, which waits for the stretched clock: "
+            + "turn off hardware I2C (sudo raspi-config nonint do_i2c 1), add `dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=2,i2c_gpio_scl=3` "
+            + "(the same pins 3 and 5) and reboot, then use /dev/i2c-3 (--bus /dev/i2c-3 or a board file)"
     }
 
     /// IMU addresses a kernel driver holds (a dtoverlay): I2C access fails busy there.
@@ -307,7 +361,7 @@ public struct Doctor: Sendable {
         "SDA pin \(bus.sdaPin.header) \(bus.sdaPin.soc), SCL pin \(bus.sclPin.header) \(bus.sclPin.soc)"
     }
 
-    public static let commonIMUAddresses = [0x68, 0x69, 0x6A, 0x6B].map { I2CAddress(UInt8($0)) }
+    public static let commonIMUAddresses = [0x68, 0x69, 0x6A, 0x6B, 0x28, 0x29].map { I2CAddress(UInt8($0)) }
     public static let commonMagnetometerAddresses = [0x1E, 0x1C, 0x0D, 0x0C].map { I2CAddress(UInt8($0)) }
 
     static let genericEnableAdvice = """

@@ -242,8 +242,10 @@ public enum HardwareChecks {
             return report
         }
         record(imuSelfTest(imu))
-        if let magnetometerChip = chips.magnetometer,
-           let magnetometer = ChipCatalog.makeMagnetometer(for: magnetometerChip, bus: target.bus, pause: target.pause) {
+        // A magnetometer inside the IMU's chip comes from its driver, any other from the bus.
+        if let magnetometer = imu.companionMagnetometer ?? chips.magnetometer.flatMap({
+            ChipCatalog.makeMagnetometer(for: $0, bus: target.bus, pause: target.pause)
+        }) {
             record(magnetometerSelfTest(magnetometer))
         }
         let fifo = fifoCheck(imu, target: target)
@@ -322,6 +324,9 @@ public enum HardwareChecks {
 
     private static func fifoCheck(_ imu: any IMUDriver, target: HardwareCheckTarget) -> (result: HardwareCheckResult, indices: [Int]) {
         let limit = "whole frames with consecutive sample indices from 0, no overflow"
+        guard imu.hasFIFO else {
+            return (HardwareCheckResult("FIFO read", .skip, measured: "\(imu.chip.name) has no FIFO", limit: "none: read on the timer"), [])
+        }
         do throws(SensorError) {
             try imu.configure(imu.defaultConfiguration)
             try imu.enableFIFO()

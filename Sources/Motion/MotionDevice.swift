@@ -1,3 +1,4 @@
+import Fusion
 import Sensors
 /// One reading of every sensor a device has, in device axes, calibration applied.
 struct MotionSample: Sendable, Equatable {
@@ -16,6 +17,9 @@ struct MotionSample: Sendable, Equatable {
     var imuRegisters: RawIMUReading? = nil
     var magnetometerRegisters: RawMagneticReading? = nil
     var temperature: Double? = nil
+    /// Device → magnetic East-North-Up from the chip's own sensor fusion (mount matrix applied);
+    /// nil for chips without one.
+    var chipAttitude: Quaternion? = nil
 }
 
 /// The sensors the sampler reads, whatever bus and chips are underneath: the sampler only knows
@@ -26,6 +30,8 @@ protocol MotionDevice: AnyObject, Sendable {
     var hasMagnetometer: Bool { get }
     /// False for an accelerometer alone (many laptops' HID sensors): rotation rates are then zero.
     var hasGyroscope: Bool { get }
+    /// True when samples carry ``MotionSample/chipAttitude`` (the chip runs its own fusion).
+    var hasChipAttitude: Bool { get }
     /// The fastest rate the timer path may poll, in Hz (the chip's ODR bounds it too).
     var maximumTimerRate: Double { get }
     /// How long the readings lag the motion, s (the chip's output filter delay); 0 when unknown.
@@ -51,6 +57,7 @@ protocol MotionDevice: AnyObject, Sendable {
 
 extension MotionDevice {
     var hasGyroscope: Bool { true }
+    var hasChipAttitude: Bool { false }
     var sensorLatency: Double { 0 }
     var fifoRate: Double? { nil }
     func startFIFO() throws(MotionError) {

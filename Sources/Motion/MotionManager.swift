@@ -36,6 +36,7 @@ public final class MotionManager: Sendable {
         var frame = AttitudeReferenceFrame.xArbitraryZVertical
         var location: GeographicLocation?
         var date: Double = MotionManager.decimalYear(of: Date())
+        var attitudeSource = AttitudeSource.library
     }
     private let settings = Locked(Settings())
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
@@ -82,7 +83,7 @@ public final class MotionManager: Sendable {
             } ?? 0
             let extractor = DeviceMotionExtractor(
                 frame: current.frame, declination: declination, hasMagnetometer: hasMagnetometer,
-                calibrationAccuracy: magnetometerCalibrationAccuracy)
+                calibrationAccuracy: magnetometerCalibrationAccuracy, attitudeSource: current.attitudeSource)
             return { sample, fused in extractor(sample, fused) }
         }
     }
@@ -283,6 +284,18 @@ extension MotionManager {
     public var location: GeographicLocation? {
         get { settings.withLock { $0.location } }
         set { settings.withLock { $0.location = newValue } }
+    }
+
+    /// True when the IMU chip runs its own sensor fusion: device motion then carries
+    /// ``DeviceMotion/chipAttitude`` and ``attitudeSource`` can choose it.
+    public var isChipAttitudeAvailable: Bool { hub.device.hasChipAttitude }
+
+    /// Which fusion fills ``DeviceMotion/attitude`` (from the next start of device-motion
+    /// updates): this library's filter (the default) or, where the IMU chip has one, the chip's
+    /// own fusion. ``DeviceMotion/chipAttitude`` carries the chip's either way, for comparison.
+    public var attitudeSource: AttitudeSource {
+        get { settings.withLock { $0.attitudeSource } }
+        set { settings.withLock { $0.attitudeSource = newValue } }
     }
 
     /// The frames this device can give attitudes in: the two arbitrary ones always, the north

@@ -1,3 +1,5 @@
+import Fusion
+
 /// What a sensor chip physically experiences at one instant, in the chip's own axes.
 ///
 /// This is the boundary between the simulated world (motion scripts, error models, replays) and
@@ -15,16 +17,21 @@ public struct PhysicalState: Sendable, Equatable {
     public var magneticField: SIMD3<Double>
     /// Die temperature in °C.
     public var temperature: Double
+    /// The true orientation, chip axes → magnetic East-North-Up (x magnetic east, y magnetic north, z up), when the source knows it (a
+    /// ``World`` does; a replay or a constant does not). Only chips with on-chip fusion use it;
+    /// they fall back to the orientation the specific force and field give when it is nil.
+    public var orientation: Quaternion?
 
     public init(
         time: Double, specificForce: SIMD3<Double>, angularRate: SIMD3<Double>,
-        magneticField: SIMD3<Double>, temperature: Double = 25
+        magneticField: SIMD3<Double>, temperature: Double = 25, orientation: Quaternion? = nil
     ) {
         self.time = time
         self.specificForce = specificForce
         self.angularRate = angularRate
         self.magneticField = magneticField
         self.temperature = temperature
+        self.orientation = orientation
     }
 
     /// Standard gravity, m/s².

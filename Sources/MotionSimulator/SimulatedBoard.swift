@@ -7,13 +7,14 @@ import I2C
 /// an LSM9DS1 at 0x6A with its magnetometer (a LIS3MDL register map) at 0x1C. `motionctl --imu mpu6050` maps to
 /// `SimulatedBoard(imu: .mpu6050, …)`, which pairs it with a QMC5883L at 0x0D (so do `bmi160` and
 /// `icm42688`, an ICM-42688-P at 0x68); an MPU-9150 brings its own AK8975 at 0x0C, an MPU-9250 its AK8963 and an ICM-20948
-/// its own AK09916 there, each reachable once the driver enables the I2C bypass.
+/// its own AK09916 there, each reachable once the driver enables the I2C bypass. A BNO055 sits at 0x28
+/// and brings its own magnetometer inside the same chip, at the same address (no separate one).
 ///
 /// The emulators can also be built and attached one by one; each takes
 /// `(source:now:options:)`: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
 /// ``LSM6DS3Emulator``, ``LSM9DS1Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9150Emulator`` and ``MPU9250Emulator`` (use their
 /// `attach(to:at:)`), ``ICM20948Emulator`` (likewise), ``BMI160Emulator``, ``ICM42688Emulator``, ``AK8975Emulator``, ``AK8963Emulator``,
-/// ``AK09916Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
+/// ``AK09916Emulator``, ``BNO055Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
 /// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
 ///
 /// Time: output registers follow the source at `now()` while a sensor runs; data-ready flags and
@@ -26,13 +27,14 @@ public struct SimulatedBoard: Sendable {
     /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
     public enum IMU: String, CaseIterable, Sendable {
         /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9150, mpu9250, icm20948, bmi160, icm42688
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9150, mpu9250, icm20948, bmi160, icm42688, bno055
 
         /// Where the chip usually sits (SA0/AD0 low).
         public var usualAddress: I2CAddress {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr, .lsm9ds1: I2CAddress(0x6A)
             case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .icm20948, .bmi160, .icm42688: I2CAddress(0x68)
+            case .bno055: I2CAddress(0x28)
             }
         }
 
@@ -43,14 +45,15 @@ public struct SimulatedBoard: Sendable {
         }
 
         /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9150,
-        /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package.
+        /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package, and the
+        /// BNO055, whose magnetometer is part of the chip.
         public var usualMagnetometer: Magnetometer? {
             switch self {
             case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: .lis3mdl
             // The LSM9DS1's magnetometer has the LIS3MDL's registers and identity (0x1C on the Sense HAT).
             case .lsm9ds1: .lis3mdl
             case .mpu6050, .mpu6500, .bmi160, .icm42688: .qmc5883l
-            case .mpu9150, .mpu9250, .icm20948: nil
+            case .mpu9150, .mpu9250, .icm20948, .bno055: nil
             }
         }
     }
@@ -149,6 +152,7 @@ public struct SimulatedBoard: Sendable {
         case .mpu9150: MPU9150Emulator.self
         case .mpu9250: MPU9250Emulator.self
         case .icm20948: ICM20948Emulator.self
+        case .bno055: BNO055Emulator.self
         }
         let imuDevice: any SimulatedDevice = imuType.init(source: source, now: now, options: imuOptions)
         if let package = imuDevice as? any NineAxisPackage {

@@ -55,11 +55,16 @@ public struct EmulatorOptions: Sendable, Equatable {
     /// low-pass filter (the chips whose datasheets give one: the MPU-6050/6500/9250). Off: the
     /// outputs show the motion at the instant of the read, as every other emulated chip does.
     public var filterDelay: Bool
+    /// Every N-th read transaction returns 0xFF bytes: what a bus controller that does not honour
+    /// clock stretching (the Raspberry Pi's) reads from a chip that stretches (the BNO055). nil:
+    /// never. Only the BNO055 emulator uses it.
+    public var stretchedReadEvery: Int?
 
-    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = [], filterDelay: Bool = true) {
+    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = [], filterDelay: Bool = true, stretchedReadEvery: Int? = nil) {
         self.clockDriftPPM = clockDriftPPM
         self.deadAxes = deadAxes
         self.filterDelay = filterDelay
+        self.stretchedReadEvery = stretchedReadEvery
     }
 }
 

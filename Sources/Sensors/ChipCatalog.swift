@@ -4,8 +4,9 @@ import I2C
 public enum ChipCatalog {
     /// Where the supported chips live: AK8963/AK09916/AK8975 0x0C, QMC5883L 0x0D, LIS3MDL (and the
     /// LSM9DS1's magnetometer, which answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, InvenSense
-    /// MPU, ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B.
-    public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
+    /// MPU, ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B, BNO055
+    /// 0x28/0x29.
+    public static let usualAddresses: [I2CAddress] = [0x0C, 0x0D, 0x1C, 0x1E, 0x28, 0x29, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }
 
     /// The identity reads tried at an address, in order: only registers of chips known there,
     /// each a plain read of an ID register.
@@ -179,6 +180,10 @@ public enum ChipCatalog {
             ]
         case 0x0D:
             return [magnetometer(QMC5883LMagnetometer.settings)]
+        case 0x28, 0x29:
+            // BNO055 (COM3 low / high): one read of CHIP_ID at 0x00 (on page 0, where the chip
+            // starts and where BNO055IMU leaves it).
+            return [imu(BNO055Register.chipID, [(BNO055Settings.name, BNO055Settings.identity, .bno055)])]
         case 0x0C:
             // WIA(1) 0x00 is 0x48 on both: one read of 0x00–0x01 tells them apart by the
             // AK09916's WIA2 0x09 (the AK8963's 0x01 is INFO), as Linux ak8975.c does.
@@ -223,6 +228,9 @@ public enum ChipCatalog {
         if chip.family == .bmi160 {
             return BMI160IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
+        if chip.family == .bno055, chip.name == BNO055Settings.name {
+            return BNO055IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
+        }
         if chip.family == .lsm9ds1 {
             return LSM9DS1IMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
         }
@@ -242,7 +250,57 @@ public enum ChipCatalog {
         case .ak8963: AKMagnetometer(bus: bus, address: chip.address, model: .ak8963, pause: pause, resetCompletion: resetCompletion)
         case .ak09916: AKMagnetometer(bus: bus, address: chip.address, model: .ak09916, pause: pause, resetCompletion: resetCompletion)
         case .ak8975: AKMagnetometer(bus: bus, address: chip.address, model: .ak8975, pause: pause, resetCompletion: resetCompletion)
-        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: nil
+        // The BNO055's magnetometer comes from its IMU driver (IMUDriver.companionMagnetometer).
+        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1, .bno055: nil
         }
+    }
+}
+
+/// How a chip's identity read held up when repeated: a healthy bus gives the same answer every
+/// time; a bus that corrupts transfers now and then (a controller that mishandles clock
+/// stretching, weak pull-ups, long wires) gives a mix.
+public struct IdentityReadStability: Sendable, Equatable {
+    /// The chip the reads named (the first one identified); nil when none did.
+    public var chip: ChipInfo?
+    /// Reads that named `chip`.
+    public var good: Int
+    /// Reads that returned bytes naming no chip, or another one.
+    public var wrong: Int
+    /// Reads that failed on the bus (no acknowledge, bus error, timeout).
+    public var failed: Int
+
+    public var attempts: Int { good + wrong + failed }
+    /// Some reads named the chip and some did not: the chip is there, the bus is unreliable.
+    public var isIntermittent: Bool { good > 0 && wrong + failed > 0 }
+}
+
+extension ChipCatalog {
+    /// Identifies the chip at `address` `attempts` times in a row (reads only, as
+    /// ``identify(bus:address:lsm6dso32:)``) and counts how the answers agree.
+    public static func identityStability(bus: any I2CBus, address: I2CAddress, attempts: Int) -> IdentityReadStability {
+        var result = IdentityReadStability(chip: nil, good: 0, wrong: 0, failed: 0)
+        for _ in 0..<max(0, attempts) {
+            do {
+                let found = try identify(bus: bus, address: address)
+                // A missing acknowledge also reads as nil from identify: counted as wrong.
+                if let found, result.chip == nil || result.chip == found {
+                    result.chip = found
+                    result.good += 1
+                } else {
+                    result.wrong += 1
+                }
+            } catch {
+                result.failed += 1
+            }
+        }
+        return result
+    }
+
+    /// True for chips that stretch the I2C clock while they prepare data (the BNO055, see its
+    /// datasheet's I2C protocol section and Adafruit's guide "Raspberry Pi I2C Clock Stretching
+    /// Fixes"), which a controller that does not honour stretching (the Raspberry Pi's) reads
+    /// wrongly now and then.
+    public static func stretchesClock(_ chip: ChipInfo) -> Bool {
+        chip.family == .bno055
     }
 }

@@ -99,6 +99,11 @@ struct LiveView: Sendable {
         }
         let attitude = motion.attitude
         lines.append("attitude     roll \(degrees(attitude.roll))  pitch \(degrees(attitude.pitch))  yaw \(degrees(attitude.yaw))  (\(frame))")
+        if let chip = motion.chipAttitude {
+            // The chip's own fusion, same frame: side by side with ours, and how far apart.
+            let apart = String(format: "%.1f°", chip.quaternion.angle(to: attitude.quaternion) * 180 / .pi)
+            lines.append("chip's own   roll \(degrees(chip.roll))  pitch \(degrees(chip.pitch))  yaw \(degrees(chip.yaw))  (\(apart) from ours)")
+        }
         if motion.heading >= 0 { lines.append(String(format: "heading      %5.1f° from magnetic north", motion.heading)) }
         lines.append("gravity      " + vector(motion.gravity, "%+6.3f") + "  g")
         lines.append("user accel   " + vector(motion.userAcceleration, "%+6.3f") + "  g")

@@ -52,7 +52,10 @@ struct StreamSession: Sendable {
     func run(runner: UpdateRunner) throws {
         let output = OutputLines()
         let queue = DispatchQueue(label: "motionctl.stream")
-        let columns = kind == .raw ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable) : Self.motionColumns
+        let chipAttitude = manager.isChipAttitudeAvailable
+        let columns = kind == .raw
+            ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable)
+            : Self.motionColumns + (chipAttitude ? Self.chipAttitudeColumns : [])
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
         let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
@@ -73,7 +76,7 @@ struct StreamSession: Sendable {
             manager.deviceMotionUpdateInterval = interval
             let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
             manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
-                if let motion { emit(Self.row(motion)) }
+                if let motion { emit(Self.row(motion) + (chipAttitude ? Self.chipAttitudeRow(motion) : [])) }
                 if let error { errors(error) }
             }
         }
@@ -111,6 +114,20 @@ struct StreamSession: Sendable {
         return [.time(motion.timestamp)] + [motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z].map { .number($0) }
             + numbers(motion.gravity) + numbers(motion.userAcceleration) + numbers(motion.rotationRate)
             + [heading] + numbers(motion.magneticField.field) + [.name(motion.magneticField.accuracy.storedName)]
+    }
+
+    /// With a chip that fuses its sensors itself: its attitude next to ours, in the same frame,
+    /// and the angle between the two.
+    static let chipAttitudeColumns = [
+        "chip_roll_rad", "chip_pitch_rad", "chip_yaw_rad", "chip_qw", "chip_qx", "chip_qy", "chip_qz", "chip_vs_ours_deg",
+    ]
+
+    /// The chip's attitude columns; missing (empty, null) in a sample without one.
+    static func chipAttitudeRow(_ motion: DeviceMotion) -> [MachineOutput.Value] {
+        guard let chip = motion.chipAttitude else { return Array(repeating: .missing, count: chipAttitudeColumns.count) }
+        let q = chip.quaternion
+        let difference = chip.quaternion.angle(to: motion.attitude.quaternion) * 180 / .pi
+        return [chip.roll, chip.pitch, chip.yaw, q.w, q.x, q.y, q.z, difference].map { .number($0) }
     }
 
     static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { [.number(v.x), .number(v.y), .number(v.z)] }

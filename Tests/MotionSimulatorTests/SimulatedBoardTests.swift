@@ -60,7 +60,7 @@ import Timing
 
     @Test func choicesParse() {
         #expect(SimulatedBoard.imuChoices == [
-            "lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "mpu9150", "mpu9250", "icm20948", "bmi160", "icm42688",
+            "lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "mpu9150", "mpu9250", "icm20948", "bmi160", "icm42688", "bno055",
         ])
         #expect(SimulatedBoard.IMU(rawValue: "mpu6050") == .mpu6050)
         #expect(SimulatedBoard.MagnetometerChoice(name: "hmc5883l") == .chip(.hmc5883l))
@@ -80,6 +80,7 @@ import Timing
         (.mpu9150, 0x68, 0x75, 0x68), (.mpu9150, 0x69, 0x75, 0x68),
         (.mpu9250, 0x68, 0x75, 0x71), (.mpu9250, 0x69, 0x75, 0x71),
         (.bmi160, 0x68, 0x00, 0xD1), (.bmi160, 0x69, 0x00, 0xD1),
+        (.bno055, 0x28, 0x00, 0xA0), (.bno055, 0x29, 0x00, 0xA0),
     ])
     func imuIdentityAtEachAddress(imu: SimulatedBoard.IMU, address: UInt8, register: UInt8, identity: UInt8) throws {
         let board = board(imu, imuAddress: I2CAddress(address), magnetometer: .none)

@@ -27,7 +27,7 @@ struct SelftestCommandTests {
     /// A board file naming chips: the simulator places them at the board's addresses, or says
     /// which chip it cannot place.
     @Test(arguments: [
-        (#""imuChip": "BNO055","#, "the IMU BNO055, which the simulator cannot place"),
+        (#""imuChip": "BMI088","#, "the IMU BMI088, which the simulator cannot place"),
         (#""imuChip": "MPU-9150", "magnetometerChip": "AK8963","#, "the magnetometer AK8963, which the simulator cannot place next to the mpu9150"),
         (#""imuChip": "LSM6DSOX","#, "the simulated lsm6dsox answers only at 0x6A, 0x6B"),
     ])

@@ -52,6 +52,9 @@ import Testing
             // LSM6DSO32 DS13159 Table 2: ±4…32 g.
             IMURanges(accelerometer: [(4, 0.122e-3), (8, 0.244e-3), (16, 0.488e-3), (32, 0.976e-3)],
                       gyroscope: [(125, 4.375e-3), (250, 8.75e-3), (500, 17.5e-3), (1000, 35e-3), (2000, 70e-3)])
+        case .bno055:
+            // BST-BNO055-DS000 §3.6: NDOF fixes ±4 g and ±2000 °/s; 1 m/s² = 100 LSB, 1 °/s = 16 LSB.
+            IMURanges(accelerometer: [(4, 0.01 / g)], gyroscope: [(2000, 1.0 / 16)])
         }
     }
 

@@ -312,6 +312,7 @@ import Testing
     /// own sensitivity tables (written from the datasheets, indexed by register code) agree.
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func imuEmulatorsMatchTheKernel(_ imu: SimulatedBoard.IMU) throws {
+        if imu == .bno055 { return try bno055EmulatorMatchesTheKernel() }  // its own facts, below
         let model = switch imu {
         case .lsm6dsox: LSM6Model.lsm6dso.rawValue
         case .lsm6dso32: LSM6Model.lsm6dso32.rawValue
@@ -326,6 +327,7 @@ import Testing
         case .lsm9ds1: LSM9DS1IMU.name
         case .icm42688: ICM42600Model.icm42688p.rawValue
         case .icm20948: "ICM-20948"
+        case .bno055: BNO055Settings.name
         }
         let facts = try #require(Self.imus.first { $0.model == model })
         let board = SimulatedBoard(imu: imu, magnetometer: .none, source: atRest, now: { 0 })
@@ -388,7 +390,64 @@ import Testing
                 let microPerLSB = 1e6 / ICM20948Chip.gyroSensitivity[Int(scale.registerBits >> 1)]
                 #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
             }
+        case .bno055:
+            break
         }
+    }
+
+    /// BNO055: drivers/iio/imu/bno055/bno055.c (torvalds/linux, read at 2c1ed90): BNO055_CHIP_ID_REG
+    /// 0x0 = BNO055_CHIP_ID_MAGIC 0xA0, BNO055_PAGESEL_REG 0x7, BNO055_ACC_DATA_X_LSB_REG 0x8,
+    /// BNO055_MAG_DATA_X_LSB_REG 0xE, BNO055_GYR_DATA_X_LSB_REG 0x14, BNO055_QUAT_DATA_W_LSB_REG
+    /// 0x20 (all IIO_LE), BNO055_SYS_ERR_REG 0x3A, BNO055_UNIT_SEL_REG 0x3B (GYR_RPS BIT(1)),
+    /// BNO055_OPR_MODE_REG 0x3D (CONFIG 0x0, AMG 0x7, FUSION 0xC), BNO055_POWER_MODE_REG 0x3E
+    /// (NORMAL 0), BNO055_SYS_TRIGGER_REG 0x3F (RST_SYS BIT(5)); scales: acceleration 1/100 m/s²,
+    /// field 1/16 µT, quaternion 1/(1 << 14), angular rate in fusion with UNIT_SEL GYR_RPS 1/900
+    /// rad/s (fusion_vals {1, 900}); fusion accelerometer range 3924 (= 4 g in cm/s²).
+    static let bno055Kernel = (
+        chipID: UInt8(0x0), magic: UInt8(0xA0), pageSelect: UInt8(0x7), accelerometer: UInt8(0x8), magnetometer: UInt8(0xE),
+        gyroscope: UInt8(0x14), quaternion: UInt8(0x20), systemError: UInt8(0x3A), unitSelect: UInt8(0x3B), operationMode: UInt8(0x3D),
+        config: UInt8(0x0), fusion: UInt8(0xC), powerMode: UInt8(0x3E), systemTrigger: UInt8(0x3F), resetSystem: UInt8(1 << 5),
+        accelerometerPerMetrePerSecondSquared: 100.0, magnetometerPerMicrotesla: 16.0, quaternionPerUnit: 16384.0,
+        gyroscopeFusionPerRadianPerSecond: 900.0, fusionAccelerometerRangeCentimetres: 3924.0)
+
+    @Test func bno055DriverMatchesTheKernel() {
+        let k = Self.bno055Kernel
+        #expect(BNO055Register.chipID == k.chipID && BNO055Settings.identity == k.magic && BNO055Register.pageID == k.pageSelect)
+        #expect(BNO055Register.accelerometerData == k.accelerometer && BNO055Register.magnetometerData == k.magnetometer)
+        #expect(BNO055Register.accelerometerData + UInt8(BNO055Register.blockOffsets.gyroscope) == k.gyroscope)
+        #expect(BNO055Register.accelerometerData + UInt8(BNO055Register.blockOffsets.quaternion) == k.quaternion)
+        #expect(BNO055Register.systemError == k.systemError && BNO055Register.unitSelection == k.unitSelect)
+        #expect(BNO055Register.operationMode == k.operationMode && BNO055Mode.config == k.config && BNO055Mode.nineDegreesOfFreedom == k.fusion)
+        #expect(BNO055Register.powerMode == k.powerMode && BNO055Register.systemTrigger == k.systemTrigger
+                && BNO055Trigger.resetSystem == k.resetSystem)
+        #expect(BNO055Settings.lsb.perMetrePerSecondSquared == k.accelerometerPerMetrePerSecondSquared)
+        #expect(BNO055Settings.lsb.perMicrotesla == k.magnetometerPerMicrotesla && BNO055Settings.lsb.perQuaternionUnit == k.quaternionPerUnit)
+        #expect(BNO055Settings.tables.accelerometerRanges.map(\.value) == [(k.fusionAccelerometerRangeCentimetres / 100 / 9.81).rounded()])
+    }
+
+    /// The emulator's own constants and its encoding agree with the kernel's facts: CHIP_ID, the
+    /// data layout, and with UNIT_SEL GYR_RPS (as the kernel runs it) 900 LSB per rad/s.
+    func bno055EmulatorMatchesTheKernel() throws {
+        let k = Self.bno055Kernel
+        #expect(BNO055Chip.chipID == k.chipID && BNO055Chip.pageID == k.pageSelect && BNO055Chip.accDataXL == k.accelerometer)
+        #expect(BNO055Chip.magDataXL == k.magnetometer && BNO055Chip.gyrDataXL == k.gyroscope && BNO055Chip.quaWL == k.quaternion)
+        #expect(BNO055Chip.sysErr == k.systemError && BNO055Chip.unitSel == k.unitSelect && BNO055Chip.oprMode == k.operationMode)
+        #expect(BNO055Chip.pwrMode == k.powerMode && BNO055Chip.sysTrigger == k.systemTrigger)
+        let state = PhysicalState(time: 0, specificForce: SIMD3(1, -2, 9.5), angularRate: SIMD3(0.5, -0.25, 1), magneticField: SIMD3(20, -5, -40))
+        let board = SimulatedBoard(imu: .bno055, source: ConstantSource(state), now: { 0 })
+        let address = I2CAddress(0x28)
+        #expect(try board.bus.readRegister(address, k.chipID) == k.magic)
+        try board.bus.writeRegister(address, k.unitSelect, 0x02)  // GYR_RPS
+        try board.bus.writeRegister(address, k.operationMode, k.fusion)
+        let bytes = try board.bus.readRegisters(address, k.accelerometer, count: 32)
+        func axes(_ offset: Int) -> SIMD3<Double> {
+            SIMD3((0..<3).map { Double(Int16(bitPattern: UInt16(bytes[offset + 2 * $0]) | UInt16(bytes[offset + 2 * $0 + 1]) << 8)) })
+        }
+        let quaternion = (0..<4).map { Double(Int16(bitPattern: UInt16(bytes[24 + 2 * $0]) | UInt16(bytes[25 + 2 * $0]) << 8)) / k.quaternionPerUnit }
+        #expect(axes(0) == (state.specificForce * k.accelerometerPerMetrePerSecondSquared).rounded(.toNearestOrAwayFromZero))
+        #expect(axes(6) == (state.magneticField * k.magnetometerPerMicrotesla).rounded(.toNearestOrAwayFromZero))
+        #expect(axes(12) == (state.angularRate * k.gyroscopeFusionPerRadianPerSecond).rounded(.toNearestOrAwayFromZero))
+        #expect(abs(quaternion.map { $0 * $0 }.reduce(0, +) - 1) < 1e-3, "a unit quaternion")
     }
 
     // MARK: Magnetometers

@@ -16,8 +16,14 @@ enum DeviceOpener {
         let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32)
         try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
         // After the IMU is configured: the AK8975 of an MPU-9150, the AK8963 of an MPU-9250 and the
-        // AK09916 of an ICM-20948 only answer with the bypass enabled.
-        let magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause, imu: imu.chip.name)
+        // AK09916 of an ICM-20948 only answer with the bypass enabled. A magnetometer that is part
+        // of the IMU's chip comes from its driver.
+        let magnetometer: (any MagnetometerDriver)?
+        if let companion = imu.companionMagnetometer {
+            magnetometer = companion
+        } else {
+            magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause, imu: imu.chip.name)
+        }
         if let magnetometer {
             try DriverDevice.mapping { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
         }

@@ -48,6 +48,7 @@ final class DriverDevice: MotionDevice {
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
+    var hasChipAttitude: Bool { imu.providesChipOrientation }
     var sensorLatency: Double { imu.outputDelay }
 
     func initialize() throws(MotionError) {
@@ -73,7 +74,8 @@ final class DriverDevice: MotionDevice {
         }
     }
 
-    var fifoRate: Double? { imu.configuration.outputDataRate }
+    /// nil for a chip without a FIFO: the sampler then polls it on its timer.
+    var fifoRate: Double? { imu.hasFIFO ? imu.configuration.outputDataRate : nil }
 
     func startFIFO() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in try imu.enableFIFO() }
@@ -133,7 +135,8 @@ final class DriverDevice: MotionDevice {
             rotationRate: correction.rotationRate(sample.rotationRate),
             magneticField: field.map(correction.magneticField),
             calibratedMagneticField: field.flatMap(correction.calibratedMagneticField),
-            imuRegisters: sample.raw, magnetometerRegisters: magnetic?.raw, temperature: sample.temperature)
+            imuRegisters: sample.raw, magnetometerRegisters: magnetic?.raw, temperature: sample.temperature,
+            chipAttitude: sample.chipOrientation.map(correction.attitude))
     }
 
     /// Runs driver calls, keeping a bus error as it is and naming any other chip failure.

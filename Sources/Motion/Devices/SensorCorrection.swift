@@ -1,4 +1,5 @@
 import Fusion
+import Sensors
 
 /// Everything between a chip's reading and a device-axes value: the stored calibration (chip
 /// axes) and the board's mount matrix (chip → device axes).
@@ -36,6 +37,13 @@ struct SensorCorrection: Sendable, Equatable {
     func acceleration(_ chip: SIMD3<Double>) -> SIMD3<Double> { mount * ((chip - accelerometerOffset) * accelerometerScale) }
     func rotationRate(_ chip: SIMD3<Double>) -> SIMD3<Double> { mount * (chip - gyroBias) }
     func magneticField(_ chip: SIMD3<Double>) -> SIMD3<Double> { mount * (magnetometerAxes * chip) }
+    /// A chip's own orientation (chip → ENU) as the device's: device → ENU, through the mount.
+    func attitude(_ chip: ChipOrientation) -> Quaternion {
+        let chipToENU = Quaternion(w: chip.wxyz[0], x: chip.wxyz[1], y: chip.wxyz[2], z: chip.wxyz[3]).normalized
+        // device = mount · chip, so device → chip is the mount's transpose (it is orthonormal).
+        return mount == .identity ? chipToENU : chipToENU * Quaternion(rotationMatrix: mount.transposed)
+    }
+
     func calibratedMagneticField(_ chip: SIMD3<Double>) -> SIMD3<Double>? {
         hardIronOffset.map { mount * (magnetometerAxes * (softIron * (chip - $0))) }
     }

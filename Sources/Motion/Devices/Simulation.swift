@@ -78,7 +78,7 @@ public struct Simulation: Sendable, Equatable {
                 throw .deviceNotFound("\(place) carries the magnetometer \(name), which the simulator cannot place"
                     + (laidOut.imu.builtInMagnetometerKey == nil ? "" : " next to the \(laidOut.imu.rawValue)")
                     + "; it emulates: \(SimulatedBoard.Magnetometer.allCases.map(\.rawValue).joined(separator: ", "))"
-                    + ", and the AK8975/AK8963/AK09916 inside the MPU-9150/MPU-9250/ICM-20948")
+                    + ", the AK8975/AK8963/AK09916 inside the MPU-9150/MPU-9250/ICM-20948, and the BNO055's own")
             }
         }
         if let chip = laidOut.separateMagnetometer, laidOut.magnetometerAddress(on: board) == nil {
@@ -161,17 +161,25 @@ public struct Simulation: Sendable, Equatable {
             case .none: nil
             }
             magnetometerErrors = magnetometerName.flatMap(MagnetometerErrorModel.preset(named:)) ?? .lis3mdl
+            if imu == .bno055 {
+                // The BNO055 calibrates its magnetometer itself (CALIB_STAT) and its fusion output is
+                // modelled converged: its magnetometer is modelled calibrated too (noise only), so
+                // that the chip's attitude and this library's can be compared without a figure-eight.
+                magnetometerErrors.hardIron = .zero
+                magnetometerErrors.softIron = .identity
+            }
         }
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
         // default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU, ICM-42688-P and Bosch 200 Hz,
-        // ICM-20948 220 Hz); held in between.
+        // ICM-20948 220 Hz, BNO055 100 Hz, the rate its fusion mode fixes); held in between.
         let noiseRate: Double = switch imu {
         case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .bmi160, .icm42688: 200
         case .icm20948: 220
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: 208
         case .lsm9ds1: 119
+        case .bno055: 100
         }
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
@@ -190,6 +198,7 @@ extension SimulatedBoard.IMU {
         case .mpu9150: "ak8975"
         case .mpu9250: "ak8963"
         case .icm20948: "ak09916"
+        case .bno055: "bno055"
         default: nil
         }
     }

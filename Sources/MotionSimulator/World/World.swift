@@ -94,6 +94,12 @@ public struct World: PhysicalSource {
         let truth = truth(at: time)
         return PhysicalState(
             time: time, specificForce: mount * truth.specificForce, angularRate: mount * truth.angularRate,
-            magneticField: mount * truth.magneticField, temperature: temperature)
+            magneticField: mount * truth.magneticField, temperature: temperature,
+            orientation: Quaternion.aboutZ(earthField.declination) * truth.attitude * chipToDevice)
     }
+
+    /// The orientation above is chip → *magnetic* East-North-Up, the frame a chip's own fusion
+    /// knows: the truth (true ENU) turned by the declination (magnetic east lies at yaw −D).
+    /// Chip axes → device axes as a rotation (the mount's inverse: a mount matrix is orthonormal).
+    private var chipToDevice: Quaternion { mount == .identity ? .identity : Quaternion(rotationMatrix: mount.transposed) }
 }

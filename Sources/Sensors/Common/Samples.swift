@@ -16,6 +16,9 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         case bmi160 = "Bosch BMI160"
         case ak09916 = "AKM AK09916"
         case ak8975 = "AKM AK8975"
+        /// Accelerometer, gyroscope and magnetometer with on-chip fusion at one address: the
+        /// IMU and the magnetometer carry this family, told apart by ``ChipInfo/name``.
+        case bno055 = "Bosch BNO055"
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
@@ -35,7 +38,11 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
 
     /// True for chips with an accelerometer and gyroscope.
     public var isIMU: Bool {
-        family == .invenSense || family == .icm42600 || family == .lsm6 || family == .bmi160 || family == .lsm9ds1
+        switch family {
+        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: true
+        case .bno055: name == BNO055Settings.name
+        case .lis3mdl, .lis2mdl, .qmc5883l, .hmc5883l, .ak8963, .ak09916, .ak8975: false
+        }
     }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
@@ -54,17 +61,32 @@ public struct IMUSample: Sendable, Equatable {
     public var isSaturated: Bool
     /// The chip's output registers behind this sample; nil for a sample not read from a chip.
     public var raw: RawIMUReading?
+    /// The chip's own sensor-fusion orientation read with this sample, for chips that compute one;
+    /// nil otherwise.
+    public var chipOrientation: ChipOrientation?
 
     public init(
         acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, temperature: Double?, isSaturated: Bool,
-        raw: RawIMUReading? = nil
+        raw: RawIMUReading? = nil, chipOrientation: ChipOrientation? = nil
     ) {
         self.acceleration = acceleration
         self.rotationRate = rotationRate
         self.temperature = temperature
         self.isSaturated = isSaturated
         self.raw = raw
+        self.chipOrientation = chipOrientation
     }
+}
+
+/// An orientation computed by the chip's own fusion, as a unit quaternion (w, x, y, z) that
+/// rotates a vector from the chip's axes into the chip's Earth frame, which drivers deliver as
+/// East-North-Up (x magnetic east, y magnetic north, z up): `v_enu = q · v_chip · q*`. The layer
+/// that applies the board's mount matrix turns it into a device attitude.
+public struct ChipOrientation: Sendable, Equatable {
+    /// w, x, y, z.
+    public var wxyz: SIMD4<Double>
+
+    public init(wxyz: SIMD4<Double>) { self.wxyz = wxyz }
 }
 
 /// An IMU's output registers as read, before any scaling: signed counts in chip axes and the
@@ -255,6 +277,20 @@ public protocol IMUDriver: AnyObject, Sendable {
     /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
     /// ``configure(_:)``). Keep the chip still while it runs.
     func selfTest() throws(SensorError) -> SelfTestReport
+    /// False for a chip without a FIFO: ``enableFIFO()`` and ``readFIFO()`` then throw
+    /// ``SensorError/notSupported(chip:feature:)`` and a sampler polls it on a timer.
+    var hasFIFO: Bool { get }
+    /// The driver of a magnetometer that is part of this chip and read with its samples (same
+    /// address, same registers); nil when the magnetometer, if any, is found on the bus.
+    var companionMagnetometer: (any MagnetometerDriver)? { get }
+    /// True when ``readSample()`` fills ``IMUSample/chipOrientation`` (the chip fuses its sensors itself).
+    var providesChipOrientation: Bool { get }
+}
+
+extension IMUDriver {
+    public var hasFIFO: Bool { true }
+    public var companionMagnetometer: (any MagnetometerDriver)? { nil }
+    public var providesChipOrientation: Bool { false }
 }
 
 extension IMUDriver {
