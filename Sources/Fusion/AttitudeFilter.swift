@@ -140,6 +140,8 @@ public struct AttitudeFilter: Sendable {
     private let restAccThresholdSquared: Double
     private let magneticDipThreshold: Double
     private let magneticNewFieldMinimumRate: Double
+    /// 1 / sampleInterval: turns a correction per sample into a rate.
+    private let inverseSampleInterval: Double
     /// The time this update covers: the measured interval when the caller gives one, else nominal.
     private var stepInterval: Double
 
@@ -216,6 +218,7 @@ public struct AttitudeFilter: Sendable {
         magneticDipThreshold = parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
         stepInterval = sampleInterval
+        inverseSampleInterval = 1 / sampleInterval
     }
 
     // MARK: Outputs
@@ -312,7 +315,7 @@ public struct AttitudeFilter: Sendable {
         // the sample's time, where the accelerometer's reading is.
         let previous = previousGyro - bias
         latestRate = gyr - bias
-        let rate = 0.5 * (previous + latestRate) + (ts / 12) * cross(previous, latestRate)
+        let rate = 0.5 * (previous + latestRate) + (ts * (1.0 / 12)) * cross(previous, latestRate)
         previousGyro = gyr
         // The step rotates by θ = |rate| ts about rate: (cos θ/2, sin(θ/2) / |rate| · rate).
         let (cosine, s) = halfAngleStep(normSquared: (rate * rate).sum(), sampleInterval: ts)
@@ -361,7 +364,7 @@ public struct AttitudeFilter: Sendable {
 
     @inline(__always)
     private mutating func estimateBias(tiltError accEarth: SIMD3<Double>) {
-        let ts = sampleInterval
+        let rateScale = inverseSampleInterval
         let r = attitude6D.rotationMatrix
         let rb0 = (r.rows.0 * bias).sum(), rb1 = (r.rows.1 * bias).sum()
         // Low-pass R and R·bias with the accelerometer's filter, so that they match the delay of
@@ -388,8 +391,8 @@ public struct AttitudeFilter: Sendable {
             (h0, h1, h2) = (SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f2[0], f2[1], f2[2]))
             // The tilt correction rate (E₆ frame, x and y) is what a bias error R·(b − b̂) causes.
             error = SIMD3(
-                -accEarth.y / ts + f[6] - (h0 * bias).sum(),
-                accEarth.x / ts + f[7] - (h1 * bias).sum(),
+                -accEarth.y * rateScale + f[6] - (h0 * bias).sum(),
+                accEarth.x * rateScale + f[7] - (h1 * bias).sum(),
                 -(h2 * bias).sum())
             noise = SIMD3(biasMotionNoise, biasMotionNoise, biasVerticalNoise)
         } else {
