@@ -67,7 +67,8 @@ public struct Board: Sendable, Equatable {
     public var setup: String
     /// The IMU and magnetometer chips the board carries, for a board with chips of its own (a
     /// HAT); nil for a board whose sensors are whatever a person wires to its header. The
-    /// simulator lays a board with chips out with them (`--simulated --board`).
+    /// simulator lays a board with chips out with them (`--simulated --board`). `imuChip`
+    /// `LSM6DSO32` also tells a real one from the LSM6DSO, whose identity it shares.
     public var imuChip: String?
     public var magnetometerChip: String?
 

@@ -9,11 +9,13 @@ enum DeviceOpener {
     ///   - pause: how resets wait (`.none` on the simulator and in virtual time).
     ///   - store: where calibrations live; nil to ignore them.
     ///   - lsm6dso32: WHO_AM_I 0x6C is both an LSM6DSO(X) and an LSM6DSO32 (±32 g): only the
-    ///     board can say which.
+    ///     board can say which (this, or the board file's `imuChip`).
     static func open(
         bus: any I2CBus, board: Board, store: CalibrationStore?, pause: Pause = .system, lsm6dso32: Bool = false
     ) throws(MotionError) -> DriverDevice {
-        let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32)
+        // Or the board file says so (`"imuChip": "LSM6DSO32"`).
+        let named = board.imuChip.map { $0.uppercased().filter { $0 != "-" } == "LSM6DSO32" } ?? false
+        let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32 || named)
         try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
         // After the IMU is configured: the AK8975 of an MPU-9150, the AK8963 of an MPU-9250 and the
         // AK09916 of an ICM-20948 only answer with the bypass enabled. A magnetometer that is part
