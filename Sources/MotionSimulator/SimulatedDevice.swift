@@ -14,6 +14,11 @@ public protocol SimulatedDevice: AnyObject, Sendable {
     func handleWrite(_ bytes: [UInt8])
     /// One read step of a transaction addressed to this chip: `count` bytes.
     func handleRead(count: Int) -> [UInt8]
+    /// A register read (write step `[register]`, then a read step of `buffer.count` bytes) into
+    /// the caller's storage. The default runs ``handleWrite(_:)`` and ``handleRead(count:)``;
+    /// the register-file emulators allocate nothing here. Returns how many bytes the chip sent
+    /// (`buffer.count` unless the read step returned fewer or more; at most `buffer.count` are stored).
+    func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int
     /// A power cycle: every register back to its power-on value, FIFO empty, sensors off.
     func powerOnReset()
     /// The register as a bus read would return it now, without the read's side effects (no FIFO
@@ -22,6 +27,13 @@ public protocol SimulatedDevice: AnyObject, Sendable {
 }
 
 extension SimulatedDevice {
+    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        handleWrite([register])
+        let reply = handleRead(count: buffer.count)
+        buffer.copyBytes(from: reply.prefix(buffer.count))
+        return reply.count
+    }
+
     /// The registers in `range` as ``peek(_:)`` gives them: a register image, e.g. to preload
     /// the kernel's `i2c-stub` with a chip's power-on state.
     public func registerImage(_ range: ClosedRange<UInt8> = 0x00...0x7F) -> [UInt8] {
@@ -107,15 +119,20 @@ extension RegisterChip {
     }
 
     mutating func handleRead(count: Int, at time: Double) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
+            handleRead(into: UnsafeMutableRawBufferPointer(buffer), at: time)
+            initialized = buffer.count
+        }
+    }
+
+    /// A read step of `buffer.count` bytes into `buffer`.
+    mutating func handleRead(into buffer: UnsafeMutableRawBufferPointer, at time: Double) {
         advance(to: time)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(max(0, count))
-        for _ in 0..<max(0, count) {
+        for index in buffer.indices {
             let register = pointer
-            bytes.append(read(register))
+            buffer[index] = read(register)
             pointer = pointer(after: register)
         }
-        return bytes
     }
 }
 
@@ -137,6 +154,17 @@ final class EmulatorEngine<Chip: RegisterChip>: Sendable {
     func handleRead(count: Int) -> [UInt8] {
         let time = now()
         return chip.withLock { $0.handleRead(count: count, at: time) }
+    }
+
+    /// The register read of ``SimulatedDevice/readRegisters(_:into:)``: the pointer set as a
+    /// one-byte write step sets it, then the read step, under one lock.
+    func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let time = now()
+        chip.withLock { chip in
+            chip.setPointer(fromSubAddress: register)
+            chip.handleRead(into: buffer, at: time)
+        }
+        return buffer.count
     }
 
     func powerOnReset() {
@@ -162,6 +190,9 @@ protocol EngineBackedDevice: SimulatedDevice {
 extension EngineBackedDevice {
     public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
     public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        engine.readRegisters(register, into: buffer)
+    }
     public func powerOnReset() { engine.powerOnReset() }
     /// The register as a bus read would return it, without its side effects.
     public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }

@@ -16,6 +16,8 @@ final class DriverDevice: MotionDevice {
     let maximumTimerRate: Double
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
     private let fifoClock = Locked<(estimator: SampleTimeEstimator, lastRead: Double?)?>(nil)
+    /// The driver's last FIFO read, kept so the next one reuses its storage.
+    private let fifoRead = Locked(FIFORead(frames: [], overflowed: false))
 
     init(
         imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String,
@@ -65,31 +67,42 @@ final class DriverDevice: MotionDevice {
     }
 
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
-        // The magnetometer first: if it fails, the IMU's samples stay in its FIFO for the next read
-        // instead of being drained and lost.
-        let (magnetic, read) = try Self.mapping { () throws(SensorError) in
-            (try magnetometer?.readSample(), try imu.readFIFO())
-        }
-        return fifoClock.withLock { clock in
-            let rate = imu.configuration.outputDataRate
-            guard let (started, lastRead) = clock else { return ([], 0) }
-            var estimator = started
-            if read.overflowed {
-                // The driver restarted the FIFO: indices start again, and so does the chip's clock.
-                let lost = lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
-                clock = (SampleTimeEstimator(nominalPeriod: 1 / rate), time)
-                return ([], lost)
+        var samples: [MotionSample] = []
+        let lost = try readFIFO(at: time, into: &samples)
+        return (samples, lost)
+    }
+
+    func readFIFO(at time: Double, into samples: inout [MotionSample]) throws(MotionError) -> Int {
+        samples.removeAll(keepingCapacity: true)
+        return try fifoRead.withLock { (read: inout FIFORead) throws(MotionError) -> Int in
+            // The magnetometer first: if it fails, the IMU's samples stay in its FIFO for the next
+            // read instead of being drained and lost.
+            let magnetic = try Self.mapping { () throws(SensorError) in
+                let magnetic = try magnetometer?.readSample()
+                try imu.readFIFO(into: &read)
+                return magnetic
             }
-            guard let last = read.frames.last else {
+            return fifoClock.withLock { clock in
+                let rate = imu.configuration.outputDataRate
+                guard let (started, lastRead) = clock else { return 0 }
+                var estimator = started
+                if read.overflowed {
+                    // The driver restarted the FIFO: indices start again, and so does the chip's clock.
+                    let lost = lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
+                    clock = (SampleTimeEstimator(nominalPeriod: 1 / rate), time)
+                    return lost
+                }
+                guard let last = read.frames.last else {
+                    clock = (estimator, time)
+                    return 0
+                }
+                estimator.observe(readAt: time, lastIndex: last.sampleIndex)
                 clock = (estimator, time)
-                return ([], 0)
+                for frame in read.frames {
+                    samples.append(motionSample(frame.sample, magnetic, at: estimator.time(ofSample: frame.sampleIndex)))
+                }
+                return 0
             }
-            estimator.observe(readAt: time, lastIndex: last.sampleIndex)
-            clock = (estimator, time)
-            let samples = read.frames.map { frame in
-                motionSample(frame.sample, magnetic, at: estimator.time(ofSample: frame.sampleIndex))
-            }
-            return (samples, 0)
         }
     }
 

@@ -1,0 +1,76 @@
+// Allocation counter for `alloc-check`: the C allocation functions, defined in the executable so
+// that every library in the process (the Swift runtime, Foundation, Dispatch) calls them, count
+// and forward to glibc's own implementations (`__libc_malloc` …). `free` is not counted.
+#include "CMallocCounter.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <errno.h>
+
+#if defined(__has_feature)
+#  if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#    define C_MALLOC_COUNTER_OFF 1
+#  endif
+#endif
+
+static _Atomic long allocations = 0;
+
+long CMallocCounter_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+
+#ifdef C_MALLOC_COUNTER_OFF
+
+int CMallocCounter_isActive(void) { return 0; }
+
+#else
+
+int CMallocCounter_isActive(void) { return 1; }
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *pointer, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void *__libc_valloc(size_t size);
+
+static inline void counted(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+
+void *malloc(size_t size) {
+    counted();
+    return __libc_malloc(size);
+}
+
+void *calloc(size_t count, size_t size) {
+    counted();
+    return __libc_calloc(count, size);
+}
+
+void *realloc(void *pointer, size_t size) {
+    counted();
+    return __libc_realloc(pointer, size);
+}
+
+void *memalign(size_t alignment, size_t size) {
+    counted();
+    return __libc_memalign(alignment, size);
+}
+
+void *aligned_alloc(size_t alignment, size_t size) {
+    counted();
+    return __libc_memalign(alignment, size);
+}
+
+void *valloc(size_t size) {
+    counted();
+    return __libc_valloc(size);
+}
+
+int posix_memalign(void **result, size_t alignment, size_t size) {
+    // glibc's rule: a power of two and a multiple of the pointer size.
+    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) return EINVAL;
+    counted();
+    void *pointer = __libc_memalign(alignment, size);
+    if (pointer == NULL) return ENOMEM;
+    *result = pointer;
+    return 0;
+}
+
+#endif

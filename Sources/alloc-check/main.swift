@@ -1,0 +1,83 @@
+// Counts heap allocations per sample in the sampler's steady state, on the simulated board in
+// virtual time: for each IMU (with its usual magnetometer) and each separate magnetometer, device
+// motion at 100 Hz through the timer, then through the chip's FIFO. Allocations are counted by the
+// interposers of CMallocCounter (this process only). Prints one line per run:
+//   <imu> <magnetometer> <timer|fifo> <allocations> <samples>
+// after warming up (chip setup, first reads, buffers reaching their size). `AllocationTests`
+// runs it and expects 0 allocations everywhere.
+//   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME]
+import CMallocCounter
+import Dispatch
+import Glibc
+import Motion
+import MotionSimulator
+import Synchronization
+import Timing
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[$0 + 1] : nil }
+}
+let warmup = option("--warmup").flatMap(Double.init) ?? 3
+let seconds = option("--seconds").flatMap(Double.init) ?? 2
+
+guard CMallocCounter_isActive() != 0 else {
+    print("unavailable: the allocation counter is left out of sanitizer builds")
+    exit(0)
+}
+
+struct Run {
+    var imu: SimulatedBoard.IMU
+    var magnetometer: SimulatedBoard.MagnetometerChoice
+    var name: String {
+        let chip: String = switch magnetometer {
+        case .usual: imu.usualMagnetometer?.rawValue ?? "built-in"
+        case .none: "none"
+        case .chip(let chip): chip.rawValue
+        }
+        return "\(imu.rawValue) \(chip)"
+    }
+}
+
+var runs = SimulatedBoard.IMU.allCases.map { Run(imu: $0, magnetometer: .usual) }
+runs += SimulatedBoard.Magnetometer.allCases.map { Run(imu: .lsm6dsox, magnetometer: .chip($0)) }
+if let imu = option("--imu").flatMap(SimulatedBoard.IMU.init(rawValue:)) { runs = runs.filter { $0.imu == imu } }
+if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) {
+    runs = runs.filter { $0.magnetometer == magnetometer }
+}
+
+/// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.
+func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) {
+    let clock = VirtualClock()
+    let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)
+    let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
+    manager.usesChipFIFO = fifo
+    manager.deviceMotionUpdateInterval = 0.01
+    let queue = DispatchQueue(label: "alloc-check.handler")
+    let delivered = Atomic(0)
+    manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
+        if motion != nil { delivered.add(1, ordering: .relaxed) }
+    }
+    let step = 0.01
+    for _ in 0..<Int(warmup / step) { clock.advance(by: step) }
+    queue.sync {}
+    let samplesBefore = delivered.load(ordering: .relaxed)
+    let before = CMallocCounter_count()
+    for _ in 0..<Int(seconds / step) { clock.advance(by: step) }
+    let allocations = CMallocCounter_count() - before
+    queue.sync {}
+    let samples = delivered.load(ordering: .relaxed) - samplesBefore
+    manager.stopDeviceMotionUpdates()
+    return (allocations, samples)
+}
+
+for run in runs {
+    for fifo in [false, true] {
+        do {
+            let (allocations, samples) = try measure(run, fifo: fifo)
+            print("\(run.name) \(fifo ? "fifo" : "timer") \(allocations) \(samples)")
+        } catch {
+            print("\(run.name) \(fifo ? "fifo" : "timer") failed: \(error)")
+        }
+    }
+}
