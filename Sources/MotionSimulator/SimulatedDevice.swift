@@ -94,8 +94,12 @@ extension RegisterChip {
     func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
 
     /// Writes `bytes` to consecutive registers from `address` on (e.g. an output block).
-    mutating func store(_ bytes: [UInt8], at address: UInt8) {
-        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
+    mutating func store<Bytes: Sequence<UInt8>>(_ bytes: Bytes, at address: UInt8) {
+        var index = Int(address)
+        for byte in bytes {
+            registers[index] = byte
+            index += 1
+        }
     }
 
     /// A new sample is in the output registers: sets the `ready` bits of `status`, and its

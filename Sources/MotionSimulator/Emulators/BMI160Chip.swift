@@ -120,16 +120,18 @@ struct BMI160Chip: RegisterChip {
     mutating func advance(to time: Double) {
         let elapsed = time.isFinite ? max(0, time / Self.sensorTimeLSB).truncatingRemainder(dividingBy: 16_777_216) : 0
         let sensorTime = UInt32(elapsed)
-        store([UInt8(sensorTime & 0xFF), UInt8((sensorTime >> 8) & 0xFF), UInt8(sensorTime >> 16)], at: Self.sensorTime0)
+        var sensorTimeBytes = InlineBytes(UInt8(sensorTime & 0xFF), UInt8((sensorTime >> 8) & 0xFF))
+        sensorTimeBytes.append(UInt8(sensorTime >> 16))
+        store(sensorTimeBytes, at: Self.sensorTime0)
         guard sampleRate != nil else {
             store([0x00, 0x80], at: Self.temperature0)  // 0x8000: no valid temperature while every sensor is suspended
             return
         }
         let frameSize = fifoFrameSize
         let keep = frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        for tick in ticks { appendFrame(source.state(at: tick)) }
+        var ticker = clock
+        let due = ticker.advance(to: time, keepingLast: keep) { appendFrame(source.state(at: $0)) }
+        clock = ticker
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }
@@ -153,7 +155,7 @@ struct BMI160Chip: RegisterChip {
     private mutating func appendFrame(_ state: PhysicalState) {
         let config = reg(Self.fifoConfig1)
         guard fifoFrameSize > 0 else { return }
-        var frame: [UInt8] = []
+        var frame = InlineBytes()
         // Header: fh_mode 0b10 (regular), fh_parm mag[4] gyr[3] acc[2].
         if config & 0x10 != 0 { frame.append(0x80 | (config & 0x80 != 0 ? 0x08 : 0) | (config & 0x40 != 0 ? 0x04 : 0)) }
         if config & 0x80 != 0 { frame += Encoding.littleEndian(gyroCounts(state)) }

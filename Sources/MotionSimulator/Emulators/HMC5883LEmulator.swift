@@ -59,8 +59,12 @@ struct HMC5883LChip: MagnetometerChip {
         }
         let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss + bias)
         let lsb = gauss * Self.gains[Int(reg(Self.configB) >> 5)]
-        let axes = [lsb.x, lsb.z, lsb.y].map { abs($0.rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16($0) }
-        store(axes.flatMap { Encoding.bigEndian($0) }, at: Self.dataXMSB)
+        let ordered = SIMD3(lsb.x, lsb.z, lsb.y)  // the register order: X, Z, Y
+        var axes = SIMD3<Int16>()
+        for axis in 0..<3 {
+            axes[axis] = abs(ordered[axis].rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16(ordered[axis])
+        }
+        store(Encoding.bigEndian(axes), at: Self.dataXMSB)
         registers[Int(Self.status)] = 0x01  // RDY
         dataRead = []
     }

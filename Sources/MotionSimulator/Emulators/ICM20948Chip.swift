@@ -124,8 +124,11 @@ struct ICM20948Chip: RegisterChip {
     /// °C = LSB / 333.87 + 21 (room-temperature offset 0 LSB).
     func temperatureCounts(_ state: PhysicalState) -> Int16 { Encoding.int16((state.temperature - 21) * 333.87) }
 
+    /// FIFO_EN_2's GYRO_X, Y, Z and TEMP_FIFO_EN bits and where each sits in ``sensorBlock(_:)``.
+    static let fifoAxisBits: [(bit: UInt8, offset: Int)] = [(0x02, 6), (0x04, 8), (0x08, 10), (0x01, 12)]
+
     /// ACCEL_XOUT_H … TEMP_OUT_L (big-endian): accelerometer, gyroscope, temperature.
-    func sensorBlock(_ state: PhysicalState) -> [UInt8] {
+    func sensorBlock(_ state: PhysicalState) -> InlineBytes {
         Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
     }
 
@@ -135,12 +138,15 @@ struct ICM20948Chip: RegisterChip {
         let fifoOn = reg(Self.userCtrl) & 0x40 != 0 && reg(Self.fifoRst) & 0x1F == 0
         let frameSize = (selection & 0x10 != 0 ? 6 : 0) + (selection & 0x0F).nonzeroBitCount * 2
         let keep = fifoOn && frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        if fifoOn {
-            for tick in ticks { appendFrame(sensorBlock(source.state(at: tick)), selection: selection) }
-            if due > ticks.count, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
+        var ticker = clock
+        var appended = 0
+        let due = ticker.advance(to: time, keepingLast: keep) { tick in
+            guard fifoOn else { return }
+            appendFrame(sensorBlock(source.state(at: tick)), selection: selection)
+            appended += 1
         }
+        clock = ticker
+        if fifoOn, due > appended, keep > 0 { registers[Int(Self.intStatus2)] |= 0x01 }  // frames lost
         if due > 0 { registers[Int(Self.intStatus1)] |= 0x01 }  // RAW_DATA_0_RDY_INT
         // Output registers follow the input; disabled axes keep their last value.
         let block = sensorBlock(source.state(at: time))
@@ -161,11 +167,11 @@ struct ICM20948Chip: RegisterChip {
     /// One FIFO frame: the enabled sensors in register order (accelerometer, gyroscope X, Y, Z,
     /// temperature). Stream mode replaces the oldest data on overflow, snapshot mode drops the
     /// new; either sets FIFO_OVERFLOW_INT.
-    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
-        var frame: [UInt8] = []
-        if selection & 0x10 != 0 { frame += block[0..<6] }
-        for (bit, offset) in [(UInt8(0x02), 6), (0x04, 8), (0x08, 10), (0x01, 12)] where selection & bit != 0 {
-            frame += block[offset..<(offset + 2)]
+    private mutating func appendFrame(_ block: InlineBytes, selection: UInt8) {
+        var frame = InlineBytes()
+        if selection & 0x10 != 0 { frame.append(contentsOf: block[0..<6]) }
+        for (bit, offset) in Self.fifoAxisBits where selection & bit != 0 {
+            frame.append(contentsOf: block[offset..<(offset + 2)])
         }
         guard !frame.isEmpty else { return }
         let overflow = fifo.count + frame.count - Self.fifoCapacity

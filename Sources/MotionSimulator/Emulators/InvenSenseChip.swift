@@ -149,8 +149,11 @@ struct InvenSenseChip: RegisterChip {
             : Encoding.int16((state.temperature - 21) * 333.87)
     }
 
+    /// FIFO_EN's XG, YG, ZG_FIFO_EN bits and where each axis sits in ``sensorBlock(_:)``.
+    static let gyroscopeFIFOBits: [(bit: UInt8, offset: Int)] = [(0x40, 8), (0x20, 10), (0x10, 12)]
+
     /// ACCEL_XOUT_H … GYRO_ZOUT_L (big-endian), as the registers hold them.
-    func sensorBlock(_ state: PhysicalState) -> [UInt8] {
+    func sensorBlock(_ state: PhysicalState) -> InlineBytes {
         Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(temperatureCounts(state)) + Encoding.bigEndian(gyroCounts(state))
     }
 
@@ -160,10 +163,14 @@ struct InvenSenseChip: RegisterChip {
         let selection = reg(Self.fifoEnable)
         let frameSize = (selection & 0x08 != 0 ? 6 : 0) + (selection & 0x80 != 0 ? 2 : 0) + (selection & 0x70).nonzeroBitCount * 2
         let keep = fifoOn && frameSize > 0 ? fifoCapacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        for tick in ticks { appendFrame(sensorBlock(source.state(at: tick)), selection: selection) }
-        if due > ticks.count, keep > 0 { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
+        var ticker = clock
+        var appended = 0
+        let due = ticker.advance(to: time, keepingLast: keep) { tick in
+            appendFrame(sensorBlock(source.state(at: tick)), selection: selection)
+            appended += 1
+        }
+        clock = ticker
+        if due > appended, keep > 0 { registers[Int(Self.intStatus)] |= 0x10 }  // frames lost
         if due > 0 { registers[Int(Self.intStatus)] |= 0x01 }                // DATA_RDY_INT
 
         // Output registers follow the input; axes in standby keep their last value.
@@ -184,13 +191,13 @@ struct InvenSenseChip: RegisterChip {
 
     /// One FIFO frame: the enabled sensor registers in register order (accelerometer,
     /// temperature, gyroscope X, Y, Z).
-    private mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+    private mutating func appendFrame(_ block: InlineBytes, selection: UInt8) {
         guard reg(Self.userCtrl) & 0x40 != 0 else { return }
-        var frame: [UInt8] = []
-        if selection & 0x08 != 0 { frame += block[0..<6] }
-        if selection & 0x80 != 0 { frame += block[6..<8] }
-        for (bit, offset) in [(UInt8(0x40), 8), (0x20, 10), (0x10, 12)] where selection & bit != 0 {
-            frame += block[offset..<(offset + 2)]
+        var frame = InlineBytes()
+        if selection & 0x08 != 0 { frame.append(contentsOf: block[0..<6]) }
+        if selection & 0x80 != 0 { frame.append(contentsOf: block[6..<8]) }
+        for (bit, offset) in Self.gyroscopeFIFOBits where selection & bit != 0 {
+            frame.append(contentsOf: block[offset..<(offset + 2)])
         }
         guard !frame.isEmpty else { return }
         let overflow = fifo.count + frame.count - fifoCapacity

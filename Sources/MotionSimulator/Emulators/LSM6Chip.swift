@@ -68,11 +68,13 @@ struct LSM6Chip: RegisterChip {
 
     struct TaggedWord: Sendable {
         var tag: UInt8
-        var data: [UInt8]
+        var data: InlineBytes
     }
 
     let model: Model
     let fifoKind: FIFOKind
+    /// Scratch for ``fillTaggedFIFO(to:)``: the batch events due, in time order.
+    private var batchEvents: [(time: Double, tag: UInt8)] = []
     let source: any PhysicalSource
     let options: EmulatorOptions
     var pointer: UInt8 = 0
@@ -278,7 +280,11 @@ struct LSM6Chip: RegisterChip {
     }
 
     private mutating func fillTaggedFIFO(to time: Double) {
+        // The array of the previous call, its storage kept: no allocation per sample.
         var events: [(time: Double, tag: UInt8)] = []
+        swap(&events, &batchEvents)
+        defer { swap(&events, &batchEvents) }
+        events.removeAll(keepingCapacity: true)
         let keep = fifoCapacity + 1
         accelBatchClock.advance(to: time, keepingLast: keep) { events.append(($0, Self.tagAccelerometer)) }
         gyroBatchClock.advance(to: time, keepingLast: keep) { events.append(($0, Self.tagGyroscope)) }

@@ -40,8 +40,8 @@ struct LSM9DS1Chip: RegisterChip {
     static let gyroscopeSelfTest = 400.0
 
     struct Level: Sendable {
-        var gyroscope: [UInt8]
-        var accelerometer: [UInt8]
+        var gyroscope: InlineBytes
+        var accelerometer: InlineBytes
     }
 
     let source: any PhysicalSource
