@@ -5,7 +5,7 @@
 //   <imu> <magnetometer> <timer|fifo> <allocations> <samples>
 // after warming up (chip setup, first reads, buffers reaching their size). `AllocationTests`
 // runs it and expects 0 allocations everywhere.
-//   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME]
+//   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo]
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -71,8 +71,9 @@ func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) 
     return (allocations, samples)
 }
 
+let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]
 for run in runs {
-    for fifo in [false, true] {
+    for fifo in modes {
         do {
             let (allocations, samples) = try measure(run, fifo: fifo)
             print("\(run.name) \(fifo ? "fifo" : "timer") \(allocations) \(samples)")

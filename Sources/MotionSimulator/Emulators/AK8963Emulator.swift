@@ -65,7 +65,7 @@ struct AK8963Chip: AKMagnetometerChip {
     /// The sensitivity adjustment of the ASA registers: H_adj = H·((ASA−128)·0.5/128 + 1).
     /// The chip outputs raw values; a driver applying this factor gets the true field.
     var adjustmentFactor: SIMD3<Double> {
-        SIMD3((0..<3).map { (Double(Self.adjustment[$0]) - 128) * 0.5 / 128 + 1 })
+        (SIMD3(Double(Self.adjustment[0]), Double(Self.adjustment[1]), Double(Self.adjustment[2])) - 128) * 0.5 / 128 + 1
     }
 
     mutating func measure(_ field: SIMD3<Double>) {

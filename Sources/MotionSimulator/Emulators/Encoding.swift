@@ -51,6 +51,13 @@ enum Encoding {
     }
 }
 
+extension SIMD3 where Scalar == Double {
+    /// x, y, z from `value(0)`, `value(1)`, `value(2)` (without the array of a `map`).
+    init(perAxis value: (Int) -> Double) {
+        self.init(value(0), value(1), value(2))
+    }
+}
+
 /// Up to 32 bytes held in place, not on the heap: an output block or a FIFO frame as the chip
 /// models build it for every sample (an array each time would be an allocation per sample).
 /// Bytes past the 32nd are dropped (no model builds a longer block).

@@ -25,7 +25,8 @@ struct HMC5883LChip: MagnetometerChip {
     var registers = [UInt8](repeating: 0, count: 13)
     var clock: SampleTicker
     /// Data registers read since the last update; part of them read locks the output.
-    var dataRead: Set<UInt8> = []
+    /// The data registers read since the last sample, one bit each (bit 0: DXRA, … bit 5: DYRB).
+    var dataRead: UInt8 = 0
 
     init(source: any PhysicalSource, options: EmulatorOptions) {
         self.source = source
@@ -43,13 +44,13 @@ struct HMC5883LChip: MagnetometerChip {
         registers[0x0B] = 0x34
         registers[0x0C] = 0x33
         pointer = 0
-        dataRead = []
+        dataRead = 0
         clock.set(rate: nil, at: 0)
     }
 
     var isContinuous: Bool { reg(Self.mode) & 0b11 == 0b00 }
     var rate: Double { Self.rates[Int((reg(Self.configA) >> 2) & 0b111)] }
-    var isLocked: Bool { !dataRead.isEmpty && dataRead.count < 6 }
+    var isLocked: Bool { dataRead != 0 && dataRead.nonzeroBitCount < 6 }
 
     private mutating func measure(_ state: PhysicalState) {
         let bias: SIMD3<Double> = switch reg(Self.configA) & 0b11 {
@@ -66,7 +67,7 @@ struct HMC5883LChip: MagnetometerChip {
         }
         store(Encoding.bigEndian(axes), at: Self.dataXMSB)
         registers[Int(Self.status)] = 0x01  // RDY
-        dataRead = []
+        dataRead = 0
     }
 
     mutating func advance(to time: Double) {
@@ -88,14 +89,14 @@ struct HMC5883LChip: MagnetometerChip {
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
-        if (Self.dataXMSB...(Self.dataXMSB + 5)).contains(register) { dataRead.insert(register) }
+        if (Self.dataXMSB...(Self.dataXMSB + 5)).contains(register) { dataRead |= 1 << (register - Self.dataXMSB) }
         return value
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
         guard register <= Self.mode else { return }  // the rest is read-only
         registers[Int(register)] = value
-        dataRead = []  // a configuration or mode write releases the lock
+        dataRead = 0  // a configuration or mode write releases the lock
         if register == Self.mode, value & 0b11 == 0b01 {
             // Single measurement, then idle.
             measure(source.state(at: time))

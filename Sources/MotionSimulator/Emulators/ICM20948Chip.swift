@@ -108,7 +108,7 @@ struct ICM20948Chip: RegisterChip {
 
     private func selfTestMask(_ register: UInt8, firstBit: UInt8) -> SIMD3<Double> {
         let bits = value(bank: 2, register)
-        return SIMD3((0..<3).map { bits & (firstBit >> UInt8($0)) != 0 ? 1.0 : 0 })
+        return SIMD3(perAxis: { bits & (firstBit >> UInt8($0)) != 0 ? 1.0 : 0 })
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {

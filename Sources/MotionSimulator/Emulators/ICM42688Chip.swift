@@ -107,7 +107,10 @@ struct ICM42688Chip: RegisterChip {
     var sampleRate: Double? {
         let gyro = gyroOn ? Self.rates[gyroRateCode] : nil
         let accel = accelOn ? Self.rates[accelRateCode] : nil
-        return [gyro, accel].compactMap { $0 }.max()
+        switch (gyro, accel) {
+        case let (gyro?, accel?): return max(gyro, accel)
+        case let (gyro, accel): return gyro ?? accel
+        }
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {

@@ -73,6 +73,8 @@ struct LSM6Chip: RegisterChip {
 
     let model: Model
     let fifoKind: FIFOKind
+    /// Scratch for ``fillWordFIFO(to:)``: the FIFO ticks due.
+    private var fifoTickTimes: [Double] = []
     /// Scratch for ``fillTaggedFIFO(to:)``: the batch events due, in time order.
     private var batchEvents: [(time: Double, tag: UInt8)] = []
     let source: any PhysicalSource
@@ -329,27 +331,31 @@ struct LSM6Chip: RegisterChip {
         let ctrl3 = reg(Self.fifoCtrl3)
         let gyroFactor = gyroRate == nil ? 0 : Self.decimation[Int((ctrl3 >> 3) & 0b111)]
         let accelFactor = accelRate == nil ? 0 : Self.decimation[Int(ctrl3 & 0b111)]
+        // The array of the previous call, its storage kept: no allocation per sample.
         var ticks: [Double] = []
+        swap(&ticks, &fifoTickTimes)
+        defer { swap(&ticks, &fifoTickTimes) }
+        ticks.removeAll(keepingCapacity: true)
         fifoTicks += fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
 
         for tick in ticks {
             fifoTicks += 1
             let state = source.state(at: tick)
             // Data sets in pattern order: gyroscope first, then accelerometer (DS11889 §8 FIFO).
-            var set: [Int16] = []
-            if gyroFactor > 0, fifoTicks % gyroFactor == 0 {
-                let g = gyroCounts(state)
-                set += [g.x, g.y, g.z]
-            }
-            if accelFactor > 0, fifoTicks % accelFactor == 0 {
-                let a = accelCounts(state)
-                set += [a.x, a.y, a.z]
-            }
-            for (pattern, word) in set.enumerated() where !fifoStopped {
-                if wordFIFO.count >= fifoCapacity { wordFIFO.removeFirst() }  // continuous: oldest out
-                wordFIFO.append((word, pattern))
-                fifoStopped = fifoMode == 0b001 && wordFIFO.count >= fifoCapacity
-            }
+            var pattern = 0
+            if gyroFactor > 0, fifoTicks % gyroFactor == 0 { pushWords(gyroCounts(state), pattern: &pattern) }
+            if accelFactor > 0, fifoTicks % accelFactor == 0 { pushWords(accelCounts(state), pattern: &pattern) }
+        }
+    }
+
+    /// One data set's x, y, z words, numbered by their position in the pattern from `pattern` on.
+    private mutating func pushWords(_ set: SIMD3<Int16>, pattern: inout Int) {
+        for axis in 0..<3 {
+            defer { pattern += 1 }
+            guard !fifoStopped else { continue }
+            if wordFIFO.count >= fifoCapacity { wordFIFO.removeFirst() }  // continuous: oldest out
+            wordFIFO.append((set[axis], pattern))
+            fifoStopped = fifoMode == 0b001 && wordFIFO.count >= fifoCapacity
         }
     }
 
