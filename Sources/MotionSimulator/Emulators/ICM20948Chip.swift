@@ -180,7 +180,7 @@ struct ICM20948Chip: RegisterChip {
             if reg(Self.fifoMode) & 0x01 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
-        fifo += frame.suffix(Self.fifoCapacity)
+        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - Self.fifoCapacity)))
     }
 
     /// Reads of FIFO_R_W (bank 0) return successive FIFO bytes without moving the pointer.

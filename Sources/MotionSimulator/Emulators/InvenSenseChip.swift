@@ -207,7 +207,7 @@ struct InvenSenseChip: RegisterChip {
             if model != .mpu6050, reg(Self.config) & 0x40 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
-        fifo += frame.suffix(fifoCapacity)
+        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - fifoCapacity)))
     }
 
     func pointer(after register: UInt8) -> UInt8 {
