@@ -6,6 +6,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <errno.h>
+#include <execinfo.h>
+#include <unistd.h>
 
 #if defined(__has_feature)
 #  if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
@@ -14,12 +16,16 @@
 #endif
 
 static _Atomic long allocations = 0;
+static _Atomic int tracing = 0;
+static _Thread_local int insideTrace = 0;
 
 long CMallocCounter_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
 
 #ifdef C_MALLOC_COUNTER_OFF
 
 int CMallocCounter_isActive(void) { return 0; }
+
+void CMallocCounter_trace(int on) { (void)on; }
 
 #else
 
@@ -31,7 +37,26 @@ extern void *__libc_realloc(void *pointer, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 extern void *__libc_valloc(size_t size);
 
-static inline void counted(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+void CMallocCounter_trace(int on) {
+    if (on) {
+        // The first backtrace loads the unwinder (which allocates): do it before tracing starts.
+        void *frames[4];
+        (void)backtrace(frames, 4);
+    }
+    atomic_store(&tracing, on);
+}
+
+static inline void counted(void) {
+    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&tracing, memory_order_relaxed) && !insideTrace) {
+        insideTrace = 1;
+        void *frames[40];
+        int count = backtrace(frames, 40);
+        backtrace_symbols_fd(frames, count, STDERR_FILENO);
+        (void)write(STDERR_FILENO, "--\n", 3);
+        insideTrace = 0;
+    }
+}
 
 void *malloc(size_t size) {
     counted();

@@ -98,13 +98,21 @@ public final class SimulatedBus: I2CBus {
         mutating func begin(number: Int, time: Double, address: I2CAddress, failure: I2CError.Kind?) {
             // Trimmed in batches (up to twice the capacity is held; ``SimulatedBus/log`` shows the
             // last `capacity`), so a full log costs O(1) per transaction, not O(capacity).
-            if entries.count >= 2 * capacity { trim(keeping: capacity - 1) }
+            // Also when an array is full but holds more than the capacity: the arrays then stop
+            // growing once they hold the last `capacity` transactions.
+            if entries.count >= 2 * capacity || (entries.count == entries.capacity && entries.count >= capacity) {
+                trim(keeping: capacity - 1)
+            }
             entries.append(Entry(
                 number: number, time: time, address: address, failure: failure,
                 firstStep: steps.count, stepCount: 0, firstByte: bytes.count))
         }
 
         mutating func append(isRead: Bool, count: Int, bytes stored: UnsafeRawBufferPointer) {
+            if entries.count > capacity,
+               steps.count == steps.capacity || bytes.count + stored.count > bytes.capacity {
+                trim(keeping: capacity)  // the entry being logged is the last, and stays
+            }
             steps.append(Step(isRead: isRead, count: count, firstByte: bytes.count, byteCount: stored.count))
             bytes.append(contentsOf: stored)
             entries[entries.count - 1].stepCount += 1

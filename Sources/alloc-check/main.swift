@@ -3,9 +3,10 @@
 // motion at 100 Hz through the timer, then through the chip's FIFO. Allocations are counted by the
 // interposers of CMallocCounter (this process only). Prints one line per run:
 //   <imu> <magnetometer> <timer|fifo> <allocations> <samples>
-// after warming up (chip setup, first reads, buffers reaching their size). `AllocationTests`
+// after warming up (chip setup, first reads, buffers reaching their size: the simulated bus's
+// log of 10 000 transactions fills in about 70 s of virtual time). `AllocationTests`
 // runs it and expects 0 allocations everywhere.
-//   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo]
+//   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -18,8 +19,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[$0 + 1] : nil }
 }
-let warmup = option("--warmup").flatMap(Double.init) ?? 3
+let warmup = option("--warmup").flatMap(Double.init) ?? 80
 let seconds = option("--seconds").flatMap(Double.init) ?? 2
+/// `--trace`: the call stack of every allocation counted, on standard error.
+let trace = arguments.contains("--trace")
 
 guard CMallocCounter_isActive() != 0 else {
     print("unavailable: the allocation counter is left out of sanitizer builds")
@@ -63,7 +66,9 @@ func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) 
     queue.sync {}
     let samplesBefore = delivered.load(ordering: .relaxed)
     let before = CMallocCounter_count()
+    if trace { CMallocCounter_trace(1) }
     for _ in 0..<Int(seconds / step) { clock.advance(by: step) }
+    CMallocCounter_trace(0)
     let allocations = CMallocCounter_count() - before
     queue.sync {}
     let samples = delivered.load(ordering: .relaxed) - samplesBefore

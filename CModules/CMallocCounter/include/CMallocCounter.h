@@ -10,4 +10,8 @@ long CMallocCounter_count(void);
 /// own allocator (the interposers are left out there, and the count stays 0).
 int CMallocCounter_isActive(void);
 
+/// With `on` nonzero, every counted allocation writes its call stack to standard error (to find
+/// where one comes from); 0 stops that.
+void CMallocCounter_trace(int on);
+
 #endif
