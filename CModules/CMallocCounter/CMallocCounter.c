@@ -1,10 +1,12 @@
 // Allocation counter for `alloc-check`: the C allocation functions, defined in the executable so
 // that every library in the process (the Swift runtime, Foundation, Dispatch) calls them, count
-// and forward to glibc's own implementations (`__libc_malloc` …). `free` is not counted.
+// and forward to glibc's own implementations (`__libc_malloc` …). `free` is not counted. They are
+// weak: a sanitizer runtime's allocator, linked in, takes precedence (and the count stays 0).
 #include "CMallocCounter.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <unistd.h>
@@ -29,7 +31,14 @@ void CMallocCounter_trace(int on) { (void)on; }
 
 #else
 
-int CMallocCounter_isActive(void) { return 1; }
+// Whether this process's allocations go through the functions below: not when a sanitizer's
+// runtime brings its own (its definitions win over these weak ones). Asked of the allocator itself.
+int CMallocCounter_isActive(void) {
+    long before = CMallocCounter_count();
+    void *volatile probe = malloc(16);
+    free(probe);
+    return CMallocCounter_count() > before;
+}
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
@@ -58,37 +67,37 @@ static inline void counted(void) {
     }
 }
 
-void *malloc(size_t size) {
+__attribute__((weak)) void *malloc(size_t size) {
     counted();
     return __libc_malloc(size);
 }
 
-void *calloc(size_t count, size_t size) {
+__attribute__((weak)) void *calloc(size_t count, size_t size) {
     counted();
     return __libc_calloc(count, size);
 }
 
-void *realloc(void *pointer, size_t size) {
+__attribute__((weak)) void *realloc(void *pointer, size_t size) {
     counted();
     return __libc_realloc(pointer, size);
 }
 
-void *memalign(size_t alignment, size_t size) {
+__attribute__((weak)) void *memalign(size_t alignment, size_t size) {
     counted();
     return __libc_memalign(alignment, size);
 }
 
-void *aligned_alloc(size_t alignment, size_t size) {
+__attribute__((weak)) void *aligned_alloc(size_t alignment, size_t size) {
     counted();
     return __libc_memalign(alignment, size);
 }
 
-void *valloc(size_t size) {
+__attribute__((weak)) void *valloc(size_t size) {
     counted();
     return __libc_valloc(size);
 }
 
-int posix_memalign(void **result, size_t alignment, size_t size) {
+__attribute__((weak)) int posix_memalign(void **result, size_t alignment, size_t size) {
     // glibc's rule: a power of two and a multiple of the pointer size.
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) return EINVAL;
     counted();

@@ -93,6 +93,10 @@ final class Delivery<Value: Sendable>: Sendable {
         }
     }
 
+    deinit {
+        signal?.source.cancel()
+    }
+
     func deactivate() {
         gate.lock.lock()
         gate.isActive = false

@@ -105,6 +105,10 @@ private final class Firing: Sendable {
     func cancel() {
         source.source.cancel()
     }
+
+    deinit {
+        source.source.cancel()
+    }
 }
 
 private struct VirtualTimer: MotionTimer {
