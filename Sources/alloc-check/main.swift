@@ -61,17 +61,25 @@ func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) 
     manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
         if motion != nil { delivered.add(1, ordering: .relaxed) }
     }
+    /// The handler's count once every sample handed to its queue has been handled.
+    func settled() -> Int {
+        var count = -1
+        while count != delivered.load(ordering: .relaxed) {
+            count = delivered.load(ordering: .relaxed)
+            usleep(5_000)
+            queue.sync {}
+        }
+        return count
+    }
     let step = 0.01
     for _ in 0..<Int(warmup / step) { clock.advance(by: step) }
-    queue.sync {}
-    let samplesBefore = delivered.load(ordering: .relaxed)
+    let samplesBefore = settled()
     let before = CMallocCounter_count()
     if trace { CMallocCounter_trace(1) }
     for _ in 0..<Int(seconds / step) { clock.advance(by: step) }
     CMallocCounter_trace(0)
     let allocations = CMallocCounter_count() - before
-    queue.sync {}
-    let samples = delivered.load(ordering: .relaxed) - samplesBefore
+    let samples = settled() - samplesBefore
     manager.stopDeviceMotionUpdates()
     return (allocations, samples)
 }

@@ -170,15 +170,16 @@ struct ICM42688Chip: RegisterChip {
         let fifoTemperature = temperatureOn
             ? Int8(max(-128, min(127, ((state.temperature - 25) * Self.fifoTemperatureSensitivity).rounded()))) : Int8.min
         var packet = InlineBytes()
-        packet.append(header)
         if withAccel && withGyro {
             header |= 0x08  // HEADER_TIMESTAMP_FSYNC = 10: the packet carries the ODR timestamp
+            packet.append(header)
             let microseconds = ((time - powerOnTime) * (1 + options.clockDriftPPM * 1e-6) * 1e6).rounded()
             let timestamp = UInt16(truncatingIfNeeded: Int64(max(0, min(microseconds, 1e15))))
             packet += Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state))
             packet.append(UInt8(bitPattern: fifoTemperature))
             packet += Encoding.bigEndian(Int16(bitPattern: timestamp))
         } else {
+            packet.append(header)
             packet += Encoding.bigEndian(withAccel ? accelCounts(state) : gyroCounts(state))
             packet.append(UInt8(bitPattern: fifoTemperature))
         }
