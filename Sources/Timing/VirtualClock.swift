@@ -42,11 +42,10 @@ public final class VirtualClock: MotionClock {
     }
 
     fileprivate func cancel(id: Int) {
-        let removed = state.withLock { state in
-            defer { state.timers.removeAll { $0.id == id } }
-            return state.timers.first { $0.id == id }
-        }
-        removed?.firing.cancel()
+        // The timer's source is cancelled when its last reference goes (`Firing.deinit`), not here: an
+        // `advance` on another thread may be firing it right now, and a cancelled source never runs
+        // the handler that `advance` waits for.
+        state.withLock { $0.timers.removeAll { $0.id == id } }
     }
 
     /// Moves time forward by `duration` seconds, firing due ticks in order (ties: first scheduled first).
@@ -100,10 +99,6 @@ private final class Firing: Sendable {
             source.source.add(data: 1)
             done.wait()
         }
-    }
-
-    func cancel() {
-        source.source.cancel()
     }
 
     deinit {
