@@ -40,8 +40,11 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// it stays provisional until it has held for `magneticNewFieldFirstTime` of turning, and until
 /// then a different field that is stable while turning replaces it after that same time;
 /// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
-/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; and the gyroscope's
-/// latency can be compensated (`gyroscopeLatency`, a property of the sensor, off by default).
+/// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; the gyroscope is
+/// integrated with the mean of two consecutive samples over the interval between them (VQF uses
+/// each sample over the interval before it, which runs half an interval ahead of the other
+/// sensors: 5 ms at 100 Hz, 10 ms at 50 Hz); and the sensors' latency can be compensated
+/// (`sensorLatency`, a property of the chip's output filter, 0 by default).
 ///
 /// Arithmetic is `Double`: the tilt low-pass (τ = 3 s at 286 Hz has poles 1.2·10⁻³ from the unit
 /// circle) run with `Float` state deviates by up to 0.16 m/s² (≈ 1° of tilt) from the `Double`
@@ -52,7 +55,7 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// attitude maps sensor → East-North-Up (magnetic north). No allocation per update.
 public struct AttitudeFilter: Sendable {
     /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
-    /// `gyroscopeLatency` describes the sensor and should come from its configuration.
+    /// `sensorLatency` describes the sensor and should come from its configuration.
     public struct Parameters: Sendable, Equatable {
         /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger
         /// rejects more acceleration, smaller follows gyro drift faster.
@@ -107,10 +110,12 @@ public struct AttitudeFilter: Sendable {
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
         public var magneticRejectionFactor: Double = 2
-        /// How long the gyroscope's readings lag the other sensors and the true motion, s: the
-        /// group delay of the chip's internal low-pass filter (from its datasheet, e.g. the DLPF
-        /// table). Compensated by extrapolating the rate linearly; 0 disables.
-        public var gyroscopeLatency: Double = 0
+        /// How long the sensors' readings lag the true motion, s: the group delay of the chip's
+        /// output low-pass filter (from its datasheet, e.g. the MPU-6050's DLPF table), the same
+        /// for the gyroscope and the accelerometer. The filter runs on the samples as they are and
+        /// its outputs (attitude, gravity) are extrapolated this far ahead with the current
+        /// rotation rate: the attitude now, not the one the sensors last saw. 0 disables.
+        public var sensorLatency: Double = 0
 
         public init() {}
     }
@@ -135,7 +140,6 @@ public struct AttitudeFilter: Sendable {
     private let restAccThresholdSquared: Double
     private let magneticDipThreshold: Double
     private let magneticNewFieldMinimumRate: Double
-    private let latencySteps: Double
     /// The time this update covers: the measured interval when the caller gives one, else nominal.
     private var stepInterval: Double
 
@@ -146,6 +150,8 @@ public struct AttitudeFilter: Sendable {
     private var headingQuaternion = Quaternion.identity
     /// `tiltQuaternion ⊗ gyroQuaternion`, refreshed once per update.
     private var attitude6D = Quaternion.identity
+    /// The last rate sample with the bias removed, rad/s, sensor frame: the outputs' extrapolation.
+    private var latestRate = SIMD3<Double>.zero
 
     // Accelerometer in I, low-pass state; R (sensor → E₆) and R·bias (x, y) low-pass state.
     private var accInertialState = LowPassState<SIMD3<Double>>()
@@ -209,18 +215,26 @@ public struct AttitudeFilter: Sendable {
         restAccThresholdSquared = parameters.restAccelerometerThreshold * parameters.restAccelerometerThreshold
         magneticDipThreshold = parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
-        latencySteps = parameters.gyroscopeLatency / sampleInterval
         stepInterval = sampleInterval
     }
 
     // MARK: Outputs
 
     /// Sensor → earth frame with z up and arbitrary (gyro-only, drifting) heading.
-    public var quaternion6D: Quaternion { attitude6D }
+    public var quaternion6D: Quaternion { extrapolated(attitude6D) }
 
     /// Sensor → East-North-Up (magnetic north). Equals the 6D attitude until a magnetometer
     /// sample arrives.
-    public var quaternion9D: Quaternion { headingQuaternion * attitude6D }
+    public var quaternion9D: Quaternion { headingQuaternion * extrapolated(attitude6D) }
+
+    /// `q` turned on by the latest rate for ``Parameters/sensorLatency``.
+    @inline(__always)
+    private func extrapolated(_ q: Quaternion) -> Quaternion {
+        let latency = parameters.sensorLatency
+        guard latency != 0 else { return q }
+        let (cosine, s) = halfAngleStep(normSquared: (latestRate * latestRate).sum(), sampleInterval: latency)
+        return q * Quaternion(w: cosine, x: s * latestRate.x, y: s * latestRate.y, z: s * latestRate.z)
+    }
 
     /// Estimated gyroscope bias, rad/s, sensor frame (already removed from the integration).
     public var gyroBias: SIMD3<Double> { bias }
@@ -292,8 +306,13 @@ public struct AttitudeFilter: Sendable {
             restTime = 0
             restDetected = false
         }
-        // Latency compensation: the rate `gyroscopeLatency` later, extrapolated from the last step.
-        let rate = gyr + latencySteps * (gyr - previousGyro) - bias
+        // The rate samples are taken at instants. With the rate changing linearly between two of
+        // them, the rotation over the interval is (ω₀ + ω₁) Δt / 2 + (ω₀ × ω₁) Δt² / 12 (the mean
+        // plus the coning term, Bortz's equation to third order): the integrated attitude stays at
+        // the sample's time, where the accelerometer's reading is.
+        let previous = previousGyro - bias
+        latestRate = gyr - bias
+        let rate = 0.5 * (previous + latestRate) + (ts / 12) * cross(previous, latestRate)
         previousGyro = gyr
         // The step rotates by θ = |rate| ts about rate: (cos θ/2, sin(θ/2) / |rate| · rate).
         let (cosine, s) = halfAngleStep(normSquared: (rate * rate).sum(), sampleInterval: ts)

@@ -28,6 +28,8 @@ protocol MotionDevice: AnyObject, Sendable {
     var hasGyroscope: Bool { get }
     /// The fastest rate the timer path may poll, in Hz (the chip's ODR bounds it too).
     var maximumTimerRate: Double { get }
+    /// How long the readings lag the motion, s (the chip's output filter delay); 0 when unknown.
+    var sensorLatency: Double { get }
     /// Identifies and configures the chips (again, after a reset or a disappearance).
     func initialize() throws(MotionError)
     /// Reads one sample: one bus transaction for the IMU, one for the magnetometer if any.
@@ -52,6 +54,7 @@ protocol MotionDevice: AnyObject, Sendable {
 
 extension MotionDevice {
     var hasGyroscope: Bool { true }
+    var sensorLatency: Double { 0 }
     var fifoRate: Double? { nil }
     func startFIFO() throws(MotionError) {
         throw .sensor("\(name) has no FIFO")

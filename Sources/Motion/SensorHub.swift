@@ -318,10 +318,14 @@ final class SensorHub: Sendable {
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
-            // The filter runs on every sample; a new sample rate starts a new filter. It is updated
-            // where it lies (a copy out and back costs more than the update's own arithmetic).
-            if ticks.filter?.sampleInterval != sampleInterval {
-                ticks.filter = AttitudeFilter(sampleInterval: sampleInterval)
+            // The filter runs on every sample; a new sample rate or chip filter starts a new filter.
+            // It is updated where it lies (a copy out and back costs more than the update's own
+            // arithmetic).
+            let latency = device.sensorLatency
+            if ticks.filter?.sampleInterval != sampleInterval || ticks.filter?.parameters.sensorLatency != latency {
+                var parameters = AttitudeFilter.Parameters()
+                parameters.sensorLatency = latency
+                ticks.filter = AttitudeFilter(sampleInterval: sampleInterval, parameters: parameters)
                 ticks.lastFusedTimestamp = nil
             }
             ticks.filter?.update(

@@ -153,7 +153,9 @@ public struct SimulatedBoard: Sendable {
         }
         if let chosen {
             let device: any SimulatedDevice = switch chosen {
-            case .lis3mdl: LIS3MDLEmulator(source: source, now: now, options: magnetometerOptions)
+            // Next to an LSM9DS1, a LIS3MDL register map is the LSM9DS1's own magnetometer die.
+            case .lis3mdl: LIS3MDLEmulator(
+                source: imu == .lsm9ds1 ? MagnetometerDieSource.lsm9ds1Magnetometer(source) : source, now: now, options: magnetometerOptions)
             case .lis2mdl: LIS2MDLEmulator(source: source, now: now, options: magnetometerOptions)
             case .qmc5883l: QMC5883LEmulator(source: source, now: now, options: magnetometerOptions)
             case .hmc5883l: HMC5883LEmulator(source: source, now: now, options: magnetometerOptions)

@@ -57,10 +57,15 @@ public struct EmulatorOptions: Sendable, Equatable {
     /// Axes whose sensing element is broken: they read 0 whatever the input, self-test included,
     /// so a self-test reports a failure on them.
     public var deadAxes: Set<SensorAxis>
+    /// The outputs lag the motion by the delay the datasheet gives for the configured digital
+    /// low-pass filter (the chips whose datasheets give one: the MPU-6050/6500/9250). Off: the
+    /// outputs show the motion at the instant of the read, as every other emulated chip does.
+    public var filterDelay: Bool
 
-    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = []) {
+    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = [], filterDelay: Bool = true) {
         self.clockDriftPPM = clockDriftPPM
         self.deadAxes = deadAxes
+        self.filterDelay = filterDelay
     }
 }
 

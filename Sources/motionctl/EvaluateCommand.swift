@@ -24,8 +24,8 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("out"), help: "Folder for the estimate files.")
     var out: String
 
-    @Option(parsing: .unconditional, help: "The gyroscope's latency in ms to compensate (default 0, the library's default; --cross-validate tunes it honestly).")
-    var gyroscopeLatency: Double = 0
+    @Option(parsing: .unconditional, help: "The sensors' latency in ms (their output filter's delay) to compensate (default 0, the library's default for a sensor it knows nothing of; --cross-validate tunes it honestly).")
+    var sensorLatency: Double = 0
 
     @Option(name: .customLong("trials"), help: "Comma-separated trial names (default: all).")
     var trials: String?
@@ -36,11 +36,14 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Also write the (decimated) trials here as BROAD CSV with an index.json, so other tools (broad_peers.py) score the same data.")
     var writeTrials: String?
 
-    @Flag(help: "Also tune the gyroscope latency and accelerometer time constant on a grid by leave-one-out cross-validation, and print the cross-validated figures next to the in-sample ones.")
+    @Flag(help: "Also tune the sensors' latency and the accelerometer time constant on a grid by leave-one-out cross-validation, and print the cross-validated figures next to the in-sample ones.")
     var crossValidate = false
 
+    @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
+    var referenceLag = false
+
     func validate() throws {
-        try OptionRange.check(gyroscopeLatency, "--gyroscope-latency", in: 0...100, unit: "ms")
+        try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
         try OptionRange.check(rate, "--rate", in: 1...10_000, unit: "Hz")
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -84,8 +87,8 @@ struct EvaluateCommand: ParsableCommand {
         if let writeTrials { try Self.writeTrials(loaded, to: writeTrials) }
 
         var parameters = AttitudeFilter.Parameters()
-        parameters.gyroscopeLatency = gyroscopeLatency / 1000
-        print("filter: AttitudeFilter defaults, gyroscopeLatency \(gyroscopeLatency) ms, causal")
+        parameters.sensorLatency = sensorLatency / 1000
+        print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal")
         print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
         var results: [Score] = []
         var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
@@ -111,6 +114,7 @@ struct EvaluateCommand: ParsableCommand {
         // The median over trials: robust to other load on a shared machine.
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
+        if referenceLag { ReferenceLag.report(loaded) }
         if crossValidate { Self.crossValidate(loaded) }
     }
 
@@ -131,10 +135,9 @@ struct EvaluateCommand: ParsableCommand {
         }
     }
 
-    /// The grid the cross-validation tunes over: the gyroscope's latency (a property of the sensor:
-    /// its output filter's delay; minus half a sample period integrates two samples' mean, right
-    /// for a gyroscope sampled at an instant) and the accelerometer correction's time constant.
-    static let latencyGrid = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005]
+    /// The grid the cross-validation tunes over: the sensors' latency (a property of the sensor:
+    /// its output filter's delay) and the accelerometer correction's time constant.
+    static let latencyGrid = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006]
     static let accelerometerTimeConstantGrid = [2.0, 3.0, 4.5]
 
     /// Leave-one-out over the trials: for each trial, the grid point with the lowest mean error on
@@ -142,13 +145,10 @@ struct EvaluateCommand: ParsableCommand {
     /// out. Printed next to the in-sample choice (best on all trials, scored on the same trials).
     static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
         var grid: [AttitudeFilter.Parameters] = []
-        // With and without the half-sample alignment: the mean of two samples integrated over the
-        // interval between them (a gyroscope sampled at an instant), then the sensor's own lag.
-        let halfSample = (loaded.first?.trial.sampleInterval ?? 0) / 2
-        for latency in latencyGrid + latencyGrid.map({ $0 - halfSample }) {
+        for latency in latencyGrid {
             for timeConstant in accelerometerTimeConstantGrid {
                 var parameters = AttitudeFilter.Parameters()
-                parameters.gyroscopeLatency = latency
+                parameters.sensorLatency = latency
                 parameters.accelerometerTimeConstant = timeConstant
                 grid.append(parameters)
             }
@@ -176,10 +176,10 @@ struct EvaluateCommand: ParsableCommand {
                   inclination: scores[best(\.inclination, excluding: t)][t].inclination)
         }
         func describe(_ g: Int) -> String {
-            "latency \(format(grid[g].gyroscopeLatency * 1000, digits: 1)) ms, accelerometer τ \(format(grid[g].accelerometerTimeConstant, digits: 1)) s"
+            "sensor latency \(format(grid[g].sensorLatency * 1000, digits: 1)) ms, accelerometer τ \(format(grid[g].accelerometerTimeConstant, digits: 1)) s"
         }
         print("")
-        print("cross-validation (leave-one-out over \(loaded.count) trials; grid: gyroscope lag 0–5 ms, with or without −½ sample alignment × accelerometer τ 2, 3, 4.5 s)")
+        print("cross-validation (leave-one-out over \(loaded.count) trials; grid: sensor latency 0–6 ms × accelerometer τ 2, 3, 4.5 s)")
         print("in-sample choice: 9D \(describe(inSample9D)); 6D \(describe(inSample6D))")
         print("                         9D total  6D incl.  trials")
         printGroups(inSample, label: "in-sample ")

@@ -34,6 +34,23 @@ import Timing
         #expect(motion.isMagnetometerAvailable)
     }
 
+    /// Every board's magnetometer, separate or a die inside the IMU's package with axes of its own
+    /// (MPU-9250, ICM-20948, LSM9DS1), reads the same field in device axes: the rest scenario's
+    /// Earth field, north along x and pointing down. Without hard or soft iron, ideal sensors.
+    @Test(arguments: SimulatedBoard.IMU.allCases)
+    func everyMagnetometerReadsTheFieldInDeviceAxes(imu: SimulatedBoard.IMU) throws {
+        let motion = try manager(Simulation(scenario: "rest", imu: imu, sensorErrors: false, hardIron: .zero, softIron: .identity))
+        let world = try #require(motion.simulatedHardware).world
+        motion.startMagnetometerUpdates()
+        clock.advance(by: 1)
+        motion.stopMagnetometerUpdates()
+        let field = try #require(motion.magnetometerData).magneticField
+        let expected = world.state(at: 1).magneticField
+        let error = field - expected
+        // Within the coarsest chip's resolution (the QMC5883L's 0.33 µT, the AK8963's 0.6 µT at 14 bit).
+        #expect((error * error).sum().squareRoot() < 1.5, "\(imu): \(field), world \(expected)")
+    }
+
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func eachSampleIsOneTransactionPerChip(imu: SimulatedBoard.IMU) throws {
         let motion = try manager(Simulation(scenario: "rest", imu: imu, sensorErrors: false))

@@ -14,7 +14,7 @@ import Testing
             "11.920  faceDown → portrait",
             "18.020  portrait → portraitUpsideDown",
             "23.920  portraitUpsideDown → landscapeLeft",
-            "30.050  landscapeLeft → landscapeRight",
+            "30.040  landscapeLeft → landscapeRight",
         ])
     }
 

@@ -29,6 +29,8 @@ enum DeviceOpener {
         switch (imu.chip.name, magnetometer?.chip.family) {
         case (InvenSenseModel.mpu9250.rawValue, .ak8963?): correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
         case (ICM20948IMU.chipName, .ak09916?): correction.magnetometerAxes = SensorCorrection.ak09916InICM20948
+        // The LSM9DS1's magnetometer answers with the LIS3MDL's identity.
+        case (LSM9DS1IMU.name, .lis3mdl?): correction.magnetometerAxes = SensorCorrection.lsm9ds1Magnetometer
         default: break
         }
         return DriverDevice(

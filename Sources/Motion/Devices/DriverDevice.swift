@@ -34,6 +34,7 @@ final class DriverDevice: MotionDevice {
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
+    var sensorLatency: Double { imu.outputDelay }
 
     func initialize() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in

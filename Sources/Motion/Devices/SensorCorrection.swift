@@ -47,6 +47,10 @@ struct SensorCorrection: Sendable, Equatable {
     /// AK09916 inside an ICM-20948 (DS-000189 §11.1, orientation of axes): magnetometer x = IMU x,
     /// y = −IMU y, z = −IMU z.
     static let ak09916InICM20948 = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))
+
+    /// The LSM9DS1's magnetometer (LSM9DS1 datasheet DocID025715, figure "Pin indication and axes
+    /// directions", p. 10; PX4 DriverFramework pull request 160): x = −IMU x, y and z along.
+    static let lsm9ds1Magnetometer = Matrix3(rows: SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
 }
 
 extension MagneticFieldCalibrationAccuracy {

@@ -14,8 +14,9 @@ public struct Simulation: Sendable, Equatable {
     public var seed: UInt64
     /// Datasheet noise and bias for the chosen chips (`false`: ideal sensors, only quantization).
     public var sensorErrors: Bool
-    /// The board's hard iron (µT, magnetometer axes) and soft iron, as nearby steel and currents
-    /// would make them; nil: the chip preset's representative board (with `sensorErrors`) or none.
+    /// The board's hard iron (µT) and soft iron, as nearby steel and currents would make them, in
+    /// the IMU's axes (a magnetometer die with axes of its own, as in an MPU-9250, sees them in
+    /// its axes); nil: the chip preset's representative board (with `sensorErrors`) or none.
     public var hardIron: SIMD3<Double>?
     public var softIron: Matrix3?
     /// A recording to play instead of the scenario (the CSV `motionctl record` writes, or any

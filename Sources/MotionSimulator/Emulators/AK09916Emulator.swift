@@ -121,16 +121,3 @@ public final class AK09916Emulator: EngineBackedDevice {
         engine = EmulatorEngine(AK09916Chip(source: source, options: options), now: now)
     }
 }
-
-/// What the AK09916 die inside an ICM-20948 senses of a source given in the package's
-/// (accelerometer) axes: DS-000189 §11.1, the magnetometer's x along the accelerometer's x, its y
-/// and z opposite.
-struct AK09916InICM20948Source: PhysicalSource {
-    let package: any PhysicalSource
-
-    func state(at time: Double) -> PhysicalState {
-        var state = package.state(at: time)
-        state.magneticField = state.magneticField * SIMD3(1, -1, -1)
-        return state
-    }
-}

@@ -34,6 +34,19 @@ struct InvenSenseChip: RegisterChip {
     /// FS_SEL → LSB/(°/s) for ±250/500/1000/2000 °/s.
     static let gyroSensitivity: [Double] = [131, 65.5, 32.8, 16.4]
 
+    /// The digital low-pass filter's delay (s) for DLPF_CFG 0…7: the MPU-6050's accelerometer
+    /// and gyroscope (RM-MPU-6000A §4.3; code 7 is reserved), the MPU-6500/9250's gyroscope with
+    /// FCHOICE_B = 0 (RM-MPU-6500A / RM-MPU-9250A §4.6, CONFIG) and accelerometer with
+    /// ACCEL_FCHOICE_B = 0 (§4.8, ACCEL_CONFIG2 A_DLPF_CFG). The outputs show the motion this long ago.
+    static let accelDelay6050 = [0, 2.0, 3.0, 4.9, 8.5, 13.8, 19.0, 0].map { $0 / 1000 }
+    static let gyroDelay6050 = [0.98, 1.9, 2.8, 4.8, 8.3, 13.4, 18.6, 0].map { $0 / 1000 }
+    static let gyroDelay6500 = [0.97, 2.9, 3.9, 5.9, 9.9, 17.85, 33.48, 0.17].map { $0 / 1000 }
+    static let accelDelay6500 = [1.88, 1.88, 2.88, 4.88, 8.87, 16.83, 32.48, 1.38].map { $0 / 1000 }
+    /// With the filters bypassed (MPU-6500/9250: FCHOICE_B = x1 / 10, ACCEL_FCHOICE_B = 1): §4.6, §4.8.
+    static let gyroBypassDelay = [0, 0.064, 0.11, 0.064].map { $0 / 1000 }
+    static let accelBypassDelay = 0.75 / 1000
+    static let accelConfig2: UInt8 = 0x1D    // ACCEL_FCHOICE_B[3] A_DLPF_CFG[2:0] (6500/9250)
+
     let model: Model
     let source: any PhysicalSource
     let options: EmulatorOptions
@@ -149,12 +162,30 @@ struct InvenSenseChip: RegisterChip {
             : Encoding.int16((state.temperature - 21) * 333.87)
     }
 
-    /// FIFO_EN's XG, YG, ZG_FIFO_EN bits and where each axis sits in ``sensorBlock(_:)``.
+    /// FIFO_EN's XG, YG, ZG_FIFO_EN bits and where each axis sits in ``sensorBlock(at:)``.
     static let gyroscopeFIFOBits: [(bit: UInt8, offset: Int)] = [(0x40, 8), (0x20, 10), (0x10, 12)]
 
-    /// ACCEL_XOUT_H … GYRO_ZOUT_L (big-endian), as the registers hold them.
-    func sensorBlock(_ state: PhysicalState) -> InlineBytes {
-        Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(temperatureCounts(state)) + Encoding.bigEndian(gyroCounts(state))
+    /// How long the accelerometer's and the gyroscope's outputs lag the motion with the filter
+    /// configuration in the registers, s.
+    var filterDelays: (accelerometer: Double, gyroscope: Double) {
+        guard options.filterDelay else { return (0, 0) }
+        let dlpf = Int(reg(Self.config) & 0b111)
+        if model == .mpu6050 { return (Self.accelDelay6050[dlpf], Self.gyroDelay6050[dlpf]) }
+        let fchoiceB = Int(reg(Self.gyroConfig) & 0b11)
+        let gyroscope = fchoiceB == 0 ? Self.gyroDelay6500[dlpf] : Self.gyroBypassDelay[fchoiceB]
+        let accelConfig2 = reg(Self.accelConfig2)
+        let accelerometer = accelConfig2 & 0x08 != 0 ? Self.accelBypassDelay : Self.accelDelay6500[Int(accelConfig2 & 0b111)]
+        return (accelerometer, gyroscope)
+    }
+
+    /// ACCEL_XOUT_H … GYRO_ZOUT_L (big-endian), as the registers hold them at `time`: each sensor
+    /// shows the motion its filter's delay ago.
+    func sensorBlock(at time: Double) -> InlineBytes {
+        let delays = filterDelays
+        let accelState = source.state(at: max(0, time - delays.accelerometer))
+        let gyroState = source.state(at: max(0, time - delays.gyroscope))
+        return Encoding.bigEndian(accelCounts(accelState)) + Encoding.bigEndian(temperatureCounts(accelState))
+            + Encoding.bigEndian(gyroCounts(gyroState))
     }
 
     mutating func advance(to time: Double) {
@@ -166,7 +197,7 @@ struct InvenSenseChip: RegisterChip {
         var ticker = clock
         var appended = 0
         let due = ticker.advance(to: time, keepingLast: keep) { tick in
-            appendFrame(sensorBlock(source.state(at: tick)), selection: selection)
+            appendFrame(sensorBlock(at: tick), selection: selection)
             appended += 1
         }
         clock = ticker
@@ -174,7 +205,7 @@ struct InvenSenseChip: RegisterChip {
         if due > 0 { registers[Int(Self.intStatus)] |= 0x01 }                // DATA_RDY_INT
 
         // Output registers follow the input; axes in standby keep their last value.
-        let block = sensorBlock(source.state(at: time))
+        let block = sensorBlock(at: time)
         let standby = reg(Self.pwrMgmt2)
         let temperatureOff = reg(Self.pwrMgmt1) & 0x08 != 0
         for index in 0..<7 {

@@ -40,14 +40,14 @@ public final class MPU6500Emulator: EngineBackedDevice {
 public final class MPU9250Emulator: EngineBackedDevice, NineAxisPackage {
     public let chipName = "MPU-9250"
     let engine: EmulatorEngine<InvenSenseChip>
-    /// The built-in magnetometer (fed from the same source, in its own axes as the source gives them).
+    /// The built-in magnetometer, fed from the same source in its own axes.
     public let magnetometer: AK8963Emulator
     /// Where the AK8963 answers when the bypass is on.
     public static let magnetometerAddress = I2CAddress(0x0C)
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(InvenSenseChip(model: .mpu9250, source: source, options: options), now: now)
-        magnetometer = AK8963Emulator(source: source, now: now, options: options)
+        magnetometer = AK8963Emulator(source: MagnetometerDieSource.ak8963InMPU9250(source), now: now, options: options)
     }
 
     public var isBypassEnabled: Bool { bypassSwitchIsOn }
@@ -104,7 +104,7 @@ public final class ICM20948Emulator: EngineBackedDevice, NineAxisPackage {
 
     public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(ICM20948Chip(source: source, options: options), now: now)
-        magnetometer = AK09916Emulator(source: AK09916InICM20948Source(package: source), now: now, options: options)
+        magnetometer = AK09916Emulator(source: MagnetometerDieSource.ak09916InICM20948(source), now: now, options: options)
     }
 
     public var isBypassEnabled: Bool { bypassSwitchIsOn }

@@ -28,6 +28,9 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
 
     var configuration: State.Configuration { state.withLock { $0.configuration } }
 
+    /// The control register `address` as the driver last wrote it.
+    func shadow(_ address: UInt8) -> UInt8 { state.withLock { $0.shadow[address] } }
+
     /// Runs `body` with the state locked: one bus sequence of this driver at a time.
     func locked<Result>(_ body: (inout State) throws(SensorError) -> Result) throws(SensorError) -> Result {
         try state.withLock(body)

@@ -224,6 +224,10 @@ public protocol IMUDriver: AnyObject, Sendable {
     var defaultConfiguration: IMUConfiguration { get }
     /// The configuration last applied.
     var configuration: IMUConfiguration { get }
+    /// How long the gyroscope's output lags the motion with the configuration applied, s: the
+    /// group delay of the chip's output low-pass filter, from its datasheet; 0 where the datasheet
+    /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
+    var outputDelay: Double { get }
     /// Resets the chip and applies `configuration` (identity is checked first). The reset stops
     /// the FIFO: call ``enableFIFO()`` again afterwards.
     func configure(_ configuration: IMUConfiguration) throws(SensorError)
@@ -257,6 +261,8 @@ extension IMUDriver {
     public func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read = try readFIFO()
     }
+
+    public var outputDelay: Double { 0 }
 }
 
 /// A magnetometer driver.

@@ -36,6 +36,11 @@ public final class InvenSenseIMU: IMUDriver {
 
     public var configuration: IMUConfiguration { core.configuration }
 
+    /// The gyroscope's delay at the DLPF_CFG code last written (0 before ``configure(_:)``).
+    public var outputDelay: Double {
+        settings.gyroscopeDelay[InvenSenseRegister.lowPassField.code(in: core.shadow(InvenSenseRegister.config))] ?? 0
+    }
+
     public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
         try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
     }

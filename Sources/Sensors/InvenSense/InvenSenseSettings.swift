@@ -46,6 +46,8 @@ struct InvenSenseSettings: Sendable {
     /// Gyroscope bandwidth (Hz) → DLPF_CFG. Codes with an 8 kHz internal rate are left out so the
     /// sample rate is always 1 kHz / (1 + SMPLRT_DIV).
     var lowPass: [SettingOption]
+    /// The gyroscope's delay (s) for each DLPF_CFG code in ``lowPass``.
+    var gyroscopeDelay: [UInt8: Double]
     /// ACCEL_CONFIG2 A_DLPF_CFG, written with the same code as DLPF_CFG (6500/9250); `nil` on the
     /// MPU-6050, whose single DLPF_CFG filters both sensors.
     var accelerometerLowPass: RegisterField?
@@ -71,20 +73,22 @@ struct InvenSenseSettings: Sendable {
     static func settings(for model: InvenSenseModel) -> InvenSenseSettings {
         switch model {
         case .mpu6050:
-            // RM-MPU-6000A §4.3 (CONFIG): gyro bandwidth 188/98/42/20/10/5 Hz for DLPF_CFG 1…6.
-            // §4.18 (TEMP_OUT): °C = raw / 340 + 36.53.
+            // RM-MPU-6000A §4.3 (CONFIG): gyro bandwidth 188/98/42/20/10/5 Hz, delay 1.9/2.8/4.8/
+            // 8.3/13.4/18.6 ms for DLPF_CFG 1…6. §4.18 (TEMP_OUT): °C = raw / 340 + 36.53.
             return InvenSenseSettings(
                 identity: 0x68,
                 lowPass: [188, 98, 42, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
+                gyroscopeDelay: [1: 0.0019, 2: 0.0028, 3: 0.0048, 4: 0.0083, 5: 0.0134, 6: 0.0186],
                 accelerometerLowPass: nil, temperatureLSBPerDegree: 340, temperatureOffset: 36.53,
                 selfTest: .factoryTrimChange, bypassForMagnetometer: nil)
         case .mpu6500, .mpu9250:
-            // RM-MPU-9250A §4.6 (CONFIG, FCHOICE_B = 0): 184/92/41/20/10/5 Hz for DLPF_CFG 1…6;
-            // §4.8 (ACCEL_CONFIG2): 218.1/99/44.8/21.2/10.2/5.05 Hz for the same codes.
-            // §4.23 (TEMP_OUT): °C = raw / 333.87 + 21 (room-temperature offset 0).
+            // RM-MPU-9250A §4.6 (CONFIG, FCHOICE_B = 0): 184/92/41/20/10/5 Hz, delay 2.9/3.9/5.9/
+            // 9.9/17.85/33.48 ms for DLPF_CFG 1…6; §4.8 (ACCEL_CONFIG2): 218.1/99/44.8/21.2/10.2/
+            // 5.05 Hz for the same codes. §4.23 (TEMP_OUT): °C = raw / 333.87 + 21.
             return InvenSenseSettings(
                 identity: model == .mpu6500 ? 0x70 : 0x71,
                 lowPass: [184, 92, 41, 20, 10, 5].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) },
+                gyroscopeDelay: [1: 0.0029, 2: 0.0039, 3: 0.0059, 4: 0.0099, 5: 0.01785, 6: 0.03348],
                 accelerometerLowPass: InvenSenseRegister.accelLowPassField,
                 temperatureLSBPerDegree: 333.87, temperatureOffset: 21,
                 selfTest: .otpRatio,
