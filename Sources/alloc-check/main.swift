@@ -1,8 +1,9 @@
 // Counts heap allocations per sample in the sampler's steady state, on the simulated board in
 // virtual time: for each IMU (with its usual magnetometer) and each separate magnetometer, device
-// motion at 100 Hz through the timer, then through the chip's FIFO. Allocations are counted by the
-// interposers of CMallocCounter (this process only). Prints one line per run:
-//   <imu> <magnetometer> <timer|fifo> <allocations> <samples>
+// motion at 100 Hz through the timer, then through the chip's FIFO, each taken as `deviceMotion`
+// polls it and then handed to a handler on a DispatchQueue (`+queue`). Allocations are counted by
+// the interposers of CMallocCounter (this process only). Prints one line per run:
+//   <imu> <magnetometer> <timer|fifo>[+queue] <allocations> <samples>
 // after warming up (chip setup, first reads, buffers reaching their size: the simulated bus's
 // log of 10 000 transactions fills in about 70 s of virtual time). `AllocationTests`
 // runs it and expects 0 allocations everywhere.
@@ -50,7 +51,9 @@ if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.Magnetomet
 }
 
 /// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.
-func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) {
+/// With `handlerQueue`, each sample goes to a handler on a `DispatchQueue` (Dispatch allocates a
+/// continuation per hop); without, the samples are taken as `deviceMotion` polls them.
+func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
     let clock = VirtualClock()
     let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)
     let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
@@ -58,11 +61,16 @@ func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) 
     manager.deviceMotionUpdateInterval = 0.01
     let queue = DispatchQueue(label: "alloc-check.handler")
     let delivered = Atomic(0)
-    manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
-        if motion != nil { delivered.add(1, ordering: .relaxed) }
+    if handlerQueue {
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
+            if motion != nil { delivered.add(1, ordering: .relaxed) }
+        }
+    } else {
+        try manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
     }
     /// The handler's count once every sample handed to its queue has been handled.
     func settled() -> Int {
+        guard handlerQueue else { return manager.counters.sampled }
         var count = -1
         while count != delivered.load(ordering: .relaxed) {
             count = delivered.load(ordering: .relaxed)
@@ -87,11 +95,14 @@ func measure(_ run: Run, fifo: Bool) throws -> (allocations: Int, samples: Int) 
 let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]
 for run in runs {
     for fifo in modes {
-        do {
-            let (allocations, samples) = try measure(run, fifo: fifo)
-            print("\(run.name) \(fifo ? "fifo" : "timer") \(allocations) \(samples)")
-        } catch {
-            print("\(run.name) \(fifo ? "fifo" : "timer") failed: \(error)")
+        for handlerQueue in [false, true] {
+            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")"
+            do {
+                let (allocations, samples) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
+                print("\(name) \(allocations) \(samples)")
+            } catch {
+                print("\(name) failed: \(error)")
+            }
         }
     }
 }

@@ -4,8 +4,9 @@ import Testing
 /// Heap allocations per sample in the sampler's steady state (issue 17): `alloc-check` runs device
 /// motion at 100 Hz on the simulated board in virtual time for every simulated IMU (with its usual
 /// magnetometer) and every separate magnetometer, through the timer and through the chip's FIFO,
-/// and counts the allocations of the whole pipeline (emulated chips, bus, drivers, sampler, filter,
-/// delivery to a handler queue) after a warm-up. Every count must be 0.
+/// and counts the allocations of the whole pipeline (emulated chips, bus, drivers, sampler, filter)
+/// after a warm-up: 0 for every chip. With the samples handed to a handler on a `DispatchQueue`,
+/// Dispatch allocates one continuation per hop (see `Delivery`): at most one per sample there.
 ///
 /// The counts hold for optimized code: an unoptimized build allocates in the standard library's
 /// generic code (coroutine frames of collection accessors, unspecialized iterators) on every
@@ -55,12 +56,13 @@ struct AllocationTests {
     func zeroAllocations() throws {
         let counts = try Self.counts()
         // 12 IMUs and 4 separate magnetometers (the LIS3MDL twice: with the LSM6DSOX as its IMU),
-        // each through the timer and the FIFO.
-        #expect(counts.count == 32)
+        // each through the timer and the FIFO, polled and with a handler queue.
+        #expect(counts.count == 64)
         let runs = Set(counts.map(\.run))
         for imu in ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "bmi160", "icm42688"] {
-            #expect(runs.contains { $0.hasPrefix(imu + " ") && $0.hasSuffix(" timer") })
-            #expect(runs.contains { $0.hasPrefix(imu + " ") && $0.hasSuffix(" fifo") })
+            for mode in ["timer", "fifo", "timer+queue", "fifo+queue"] {
+                #expect(runs.contains { $0.hasPrefix(imu + " ") && $0.hasSuffix(" " + mode) }, "\(imu) \(mode)")
+            }
         }
         for magnetometer in ["lis3mdl", "lis2mdl", "qmc5883l", "hmc5883l"] {
             #expect(runs.contains("lsm6dsox \(magnetometer) timer"))
@@ -71,7 +73,11 @@ struct AllocationTests {
         for count in counts {
             // 2 s at 100 Hz through the timer; through the FIFO at the chip's rate, 200 or more.
             #expect(count.samples >= 199, "\(count.run): \(count.samples) samples")
-            #expect(count.allocations == 0, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            if count.run.hasSuffix("+queue") {
+                #expect(count.allocations <= count.samples, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            } else {
+                #expect(count.allocations == 0, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            }
         }
     }
 }
