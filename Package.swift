@@ -58,6 +58,10 @@ let package = Package(
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
         .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
+        // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
+        // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
+        .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),
+        .executableTarget(name: "alloc-check", dependencies: ["Motion", "MotionSimulator", "Timing", "CMallocCounter"]),
 
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
@@ -70,6 +74,8 @@ let package = Package(
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal", "IIOFake"]),
         .testTarget(name: "ServeTests", dependencies: ["MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
+        // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
+        .testTarget(name: "AllocationTests"),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]

@@ -102,7 +102,9 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         Matrix3(rows: s * m.rows.0, s * m.rows.1, s * m.rows.2)
     }
 
-    public static func == (lhs: Matrix3, rhs: Matrix3) -> Bool { lhs.rowMajor == rhs.rowMajor }
+    public static func == (lhs: Matrix3, rhs: Matrix3) -> Bool {
+        lhs.rows.0 == rhs.rows.0 && lhs.rows.1 == rhs.rows.1 && lhs.rows.2 == rhs.rows.2
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(rowMajor) }
 
     public var description: String {

@@ -18,6 +18,18 @@ public protocol I2CBus: AnyObject, Sendable {
     /// (SMBus block reads: 32 bytes) — wrong for a FIFO data register, which must be read in
     /// reads of at most this length.
     var maximumReadLength: Int? { get }
+
+    /// Reads `buffer.count` consecutive registers from `register` on into `buffer` in one
+    /// transaction, as ``readRegisters(_:_:count:)`` does, but into the caller's storage: the
+    /// per-sample read path (a bus's own implementation allocates nothing).
+    ///
+    /// The default runs ``transaction(_:_:)`` and copies; a short read throws as there.
+    func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError)
+
+    /// Writes one register (a two-byte write step), as ``write(_:_:)`` with `[register, value]`
+    /// does; a bus's own implementation allocates nothing (a chip that needs a write per sample,
+    /// like the AK8975's measurement trigger). The default runs ``transaction(_:_:)``.
+    func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError)
 }
 
 extension I2CBus {
@@ -49,6 +61,11 @@ extension I2CBus {
         try writeRead(address, [register], readCount: count)
     }
 
+    public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        let bytes = try readRegisters(address, register, count: buffer.count)
+        buffer.copyBytes(from: bytes)
+    }
+
     /// Writes one register.
     public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
         try write(address, [register, value])
@@ -61,11 +78,16 @@ extension I2CBus {
 
     private func checkedRead(_ replies: [[UInt8]], count: Int, address: I2CAddress) throws(I2CError) -> [UInt8] {
         guard let data = replies.last, data.count == count else {
-            throw I2CError(
-                .busError, bus: name, address: address,
-                detail: "asked for \(count) bytes, got \(replies.last?.count ?? 0)",
-                hint: "the bus driver returned a short read; check wiring and pull-ups")
+            throw shortRead(address, asked: count, got: replies.last?.count ?? 0)
         }
         return data
+    }
+
+    /// The error of a read that returned fewer (or more) bytes than asked for.
+    public func shortRead(_ address: I2CAddress, asked count: Int, got received: Int) -> I2CError {
+        I2CError(
+            .busError, bus: name, address: address,
+            detail: "asked for \(count) bytes, got \(received)",
+            hint: "the bus driver returned a short read; check wiring and pull-ups")
     }
 }

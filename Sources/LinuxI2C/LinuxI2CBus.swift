@@ -76,6 +76,112 @@ public final class LinuxI2CBus: I2CBus {
         }
     }
 
+    /// The register read straight into `buffer`: one `I2C_RDWR` with the register byte on the
+    /// stack and the read message pointing at `buffer`, or SMBus reads of up to 32 bytes at
+    /// advancing registers, each copied into its place in `buffer`. Allocates nothing; errors are
+    /// those of the same read through ``transaction(_:_:)`` (which serves every unusual case:
+    /// an empty or oversized read, an adapter without the needed SMBus reads).
+    public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        let count = buffer.count
+        let usual = count >= 1 && count <= Int(UInt16.max)
+        guard usual, let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              transferMode == .combined || canReadSMBus(count: count) else {
+            let bytes = try transaction(address, [.write([register]), .read(count: count)]).last ?? []
+            guard bytes.count == count else { throw shortRead(address, asked: count, got: bytes.count) }
+            buffer.copyBytes(from: bytes)
+            return
+        }
+        try selectedAddress.withLock { (selected: inout I2CAddress?) throws(I2CError) in
+            switch transferMode {
+            case .combined: try combinedRead(address, register, into: base, count: count)
+            case .smbus: try smbusRead(address, register, into: base, count: count, selected: &selected)
+            }
+        }
+    }
+
+    /// The register write without an array: one `I2C_RDWR` message of the two bytes on the
+    /// stack, or SMBus write-byte-data; errors as through ``transaction(_:_:)``, which serves an
+    /// adapter with neither.
+    public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+        guard transferMode == .combined || functionality.contains(.smbusWriteByteData) else {
+            _ = try transaction(address, [.write([register, value])])
+            return
+        }
+        try selectedAddress.withLock { (selected: inout I2CAddress?) throws(I2CError) in
+            switch transferMode {
+            case .combined:
+                var bytes = (register, value)
+                let transferred = withUnsafeMutableBytes(of: &bytes) { raw in
+                    var message = i2c_msg(
+                        addr: UInt16(address.rawValue), flags: 0, len: 2, buf: raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                    return withUnsafeMutablePointer(to: &message) { pointer in
+                        var request = i2c_rdwr_ioctl_data(msgs: pointer, nmsgs: 1)
+                        return retryingInterrupted { CI2C_ioctl_rdwr(descriptor, &request) }
+                    }
+                }
+                guard transferred != 1 else { return }
+                let attempted = "I2C transfer [" + I2COperation.write([register, value]).description + "]"
+                try checkCarried(transferred, of: 1, attempted: attempted, address: address)
+            case .smbus:
+                try select(address, &selected)
+                let result = retryingInterrupted { i2c_smbus_write_byte_data(descriptor, register, value) }
+                guard result >= 0 else {
+                    throw Self.error(errno: -result, stage: .transfer, bus: name, address: address,
+                                     attempted: SMBusStep.writeByteData(register: register, value: value).description)
+                }
+            }
+        }
+    }
+
+    private func canReadSMBus(count: Int) -> Bool {
+        (count % SMBusPlan.maxBlockLength == 1 ? functionality.contains(.smbusReadByteData) : true)
+            && (count > 1 ? functionality.contains(.smbusReadI2CBlock) : true)
+    }
+
+    private func combinedRead(_ address: I2CAddress, _ register: UInt8, into base: UnsafeMutablePointer<UInt8>, count: Int) throws(I2CError) {
+        var registerByte = register
+        let transferred = withUnsafeMutablePointer(to: &registerByte) { registerPointer in
+            var messages = (
+                i2c_msg(addr: UInt16(address.rawValue), flags: 0, len: 1, buf: registerPointer),
+                i2c_msg(addr: UInt16(address.rawValue), flags: UInt16(I2C_M_RD), len: UInt16(count), buf: base))
+            return withUnsafeMutableBytes(of: &messages) { raw in
+                var request = i2c_rdwr_ioctl_data(msgs: raw.baseAddress?.assumingMemoryBound(to: i2c_msg.self), nmsgs: 2)
+                return retryingInterrupted { CI2C_ioctl_rdwr(descriptor, &request) }
+            }
+        }
+        guard transferred != 2 else { return }
+        let attempted = "I2C transfer [" + [I2COperation.write([register]), .read(count: count)].map(\.description).joined(separator: ", ") + "]"
+        try checkCarried(transferred, of: 2, attempted: attempted, address: address)
+    }
+
+    private func smbusRead(
+        _ address: I2CAddress, _ register: UInt8, into base: UnsafeMutablePointer<UInt8>, count: Int, selected: inout I2CAddress?
+    ) throws(I2CError) {
+        try select(address, &selected)
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SMBusPlan.maxBlockLength) { (block: UnsafeMutableBufferPointer<UInt8>) throws(I2CError) in
+            var offset = 0
+            while offset < count {
+                let length = min(SMBusPlan.maxBlockLength, count - offset)
+                let chunkRegister = register &+ UInt8(truncatingIfNeeded: offset)
+                let step: SMBusStep = length == 1
+                    ? .readByteData(register: chunkRegister) : .readBlock(register: chunkRegister, count: length)
+                let result: Int32 = length == 1
+                    ? retryingInterrupted { i2c_smbus_read_byte_data(descriptor, chunkRegister) }
+                    : retryingInterrupted { i2c_smbus_read_i2c_block_data(descriptor, chunkRegister, UInt8(length), block.baseAddress) }
+                guard result >= 0 else {
+                    throw Self.error(errno: -result, stage: .transfer, bus: name, address: address, attempted: step.description)
+                }
+                if length == 1 {
+                    base[offset] = UInt8(truncatingIfNeeded: result)
+                } else {
+                    guard result == length else { throw shortBlock(step, result, address: address) }
+                    _ = UnsafeMutableBufferPointer(start: base + offset, count: length).update(fromContentsOf: block[0..<length])
+                }
+                offset += length
+            }
+        }
+    }
+
     private func validate(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) {
         func invalid(_ detail: String) -> I2CError {
             I2CError(.invalidArgument, bus: name, address: address, detail: detail,
@@ -132,17 +238,22 @@ public final class LinuxI2CBus: I2CBus {
             return retryingInterrupted { CI2C_ioctl_rdwr(descriptor, &request) }
         }
         let attempted = "I2C transfer [" + operations.map(\.description).joined(separator: ", ") + "]"
+        try checkCarried(transferred, of: operations.count, attempted: attempted, address: address)
+        return zip(operations, buffers).compactMap { operation, buffer in
+            if case .read = operation { Array(buffer) } else { nil }
+        }
+    }
+
+    /// Throws unless the `I2C_RDWR` ioctl carried all `expected` messages.
+    private func checkCarried(_ transferred: Int32, of expected: Int, attempted: String, address: I2CAddress) throws(I2CError) {
         guard transferred >= 0 else {
             throw Self.error(errno: -transferred, stage: .transfer, bus: name, address: address, attempted: attempted)
         }
-        guard transferred == operations.count else {
+        guard transferred == expected else {
             throw I2CError(
                 .busError, bus: name, address: address,
-                detail: "\(attempted): the adapter carried \(transferred) of \(operations.count) messages",
+                detail: "\(attempted): the adapter carried \(transferred) of \(expected) messages",
                 hint: "check the wiring and pull-up resistors; a retry may succeed")
-        }
-        return zip(operations, buffers).compactMap { operation, buffer in
-            if case .read = operation { Array(buffer) } else { nil }
         }
     }
 
@@ -165,21 +276,33 @@ public final class LinuxI2CBus: I2CBus {
                 detail: "the adapter cannot do a \(step) (it offers: \(functionality))",
                 hint: "use an adapter with plain I2C or SMBus I2C-block support")
         }
-        if selected != address {
-            selected = nil
-            // I2C_SLAVE only records the target in the file; an absent device shows up on the transfer.
-            let status = retryingInterrupted { CI2C_ioctl_slave(descriptor, Int(address.rawValue)) }
-            guard status >= 0 else {
-                throw Self.error(errno: -status, stage: .transfer, bus: name, address: address, attempted: "I2C_SLAVE")
-            }
-            selected = address
-        }
+        try select(address, &selected)
         var received: [UInt8] = []
         for step in steps {
             received += try perform(step, address: address)
         }
         let hasRead = operations.contains { if case .read = $0 { true } else { false } }
         return hasRead ? [received] : []
+    }
+
+    /// Points SMBus transfers at `address` (`I2C_SLAVE`) unless it is already the target.
+    private func select(_ address: I2CAddress, _ selected: inout I2CAddress?) throws(I2CError) {
+        guard selected != address else { return }
+        selected = nil
+        // I2C_SLAVE only records the target in the file; an absent device shows up on the transfer.
+        let status = retryingInterrupted { CI2C_ioctl_slave(descriptor, Int(address.rawValue)) }
+        guard status >= 0 else {
+            throw Self.error(errno: -status, stage: .transfer, bus: name, address: address, attempted: "I2C_SLAVE")
+        }
+        selected = address
+    }
+
+    /// The error of an SMBus block read that returned `result` bytes, not the count asked for.
+    private func shortBlock(_ step: SMBusStep, _ result: Int32, address: I2CAddress) -> I2CError {
+        I2CError(
+            .busError, bus: name, address: address,
+            detail: "\(step) returned \(result) bytes",
+            hint: "check the wiring and pull-up resistors; a retry may succeed")
     }
 
     /// Runs one SMBus step on the selected target; returns the bytes it read.
@@ -208,12 +331,7 @@ public final class LinuxI2CBus: I2CBus {
         case .receiveByte, .readByteData:
             return [UInt8(truncatingIfNeeded: result)]
         case .readBlock(_, let count):
-            guard result == count else {
-                throw I2CError(
-                    .busError, bus: name, address: address,
-                    detail: "\(step) returned \(result) bytes",
-                    hint: "check the wiring and pull-up resistors; a retry may succeed")
-            }
+            guard result == count else { throw shortBlock(step, result, address: address) }
             return Array(block.prefix(count))
         case .quickWrite, .sendByte, .writeByteData, .writeBlock:
             return []

@@ -29,8 +29,13 @@ enum DeliveryTarget: @unchecked Sendable {
 /// recursive lock that `deactivate` takes too, so a stop waits for a handler in progress — unless
 /// it is called from inside that handler (same thread: the lock is recursive), which is allowed.
 ///
-/// No allocation per event: an event waits in a queue that keeps its capacity, and one block,
-/// made once, is submitted per event; each run of it hands the oldest waiting event to the handler.
+/// An event waits in a queue that keeps its capacity, and one block, made once, is submitted per
+/// event; each run of it hands the oldest waiting event to the handler. The one allocation per
+/// event is Dispatch's: `dispatch_async` takes a continuation from the submitting thread's cache,
+/// and the continuations come back to the cache of the thread that ran them, so the sampler's
+/// thread allocates one from the heap for each event. (A user-data Dispatch source signalled per
+/// event allocates nothing, but with it a `queue.sync {}` on the handler's queue no longer found
+/// every sent event handled: a test saw 497 of 500 samples after 5 s at 100 Hz.)
 final class Delivery<Value: Sendable>: Sendable {
     typealias Handler = @Sendable (Value?, MotionError?) -> Void
 

@@ -50,6 +50,9 @@ protocol MotionDevice: AnyObject, Sendable {
     /// Every sample waiting in the FIFO, oldest first, each timed from the chip's own clock;
     /// `lost` counts samples the FIFO overflowed past since the previous read.
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int)
+    /// The same into `samples` (emptied first, its storage kept): the sampler keeps one array, so
+    /// a device that implements this reads its FIFO without allocating. Returns `lost`.
+    func readFIFO(at time: Double, into samples: inout [MotionSample]) throws(MotionError) -> Int
     /// Nobody reads the FIFO any more (the last consumer left): release what `startFIFO` holds
     /// (an IIO buffer stays enabled in the kernel otherwise). The next FIFO read starts it again.
     func stopFIFO()
@@ -67,4 +70,10 @@ extension MotionDevice {
         throw .sensor("\(name) has no FIFO")
     }
     func stopFIFO() {}
+    func readFIFO(at time: Double, into samples: inout [MotionSample]) throws(MotionError) -> Int {
+        let (read, lost) = try readFIFO(at: time)
+        samples.removeAll(keepingCapacity: true)
+        samples.append(contentsOf: read)
+        return lost
+    }
 }

@@ -121,6 +121,8 @@ final class SensorHub: Sendable {
         /// arrives, so every period of the chip's clock is a delivered sample or a counted drop.
         var lastFIFOSample: Double?
         var fifoGapReason: DropReason?
+        /// The samples of the last FIFO read: one array whose storage every read reuses.
+        var fifoSamples: [MotionSample] = []
     }
     private let tickState = Locked(TickState())
 
@@ -252,11 +254,11 @@ final class SensorHub: Sendable {
                         try device.startFIFO()
                         ticks.isFIFORunning = true
                     }
-                    let (samples, lost) = try device.readFIFO(at: clock.now)
+                    let lost = try device.readFIFO(at: clock.now, into: &ticks.fifoSamples)
                     // The driver restarted an overflowed FIFO: the gap is counted at the next sample.
                     if lost > 0 { ticks.fifoGapReason = .fifoOverflow }
                     recovered(&ticks)
-                    for sample in samples {
+                    for sample in ticks.fifoSamples {
                         countFIFOGap(before: sample.timestamp, period: mode.sampleInterval, &ticks)
                         deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
                     }

@@ -63,9 +63,101 @@ public final class SimulatedBus: I2CBus {
         var devices: [I2CAddress: Attachment] = [:]
         var absences: [I2CAddress: Absence] = [:]
         var failures: [I2CAddress: InjectedFailure] = [:]
-        var log: [LoggedTransaction] = []
-        var logCapacity: Int
+        var log: TransactionLog
         var transactionCount = 0
+    }
+
+    /// The log in three flat arrays (transactions, their steps, the bytes written and read), not
+    /// an array per transaction: once the arrays have grown to hold twice the capacity, logging a
+    /// transaction allocates nothing. ``SimulatedBus/log`` builds the ``LoggedTransaction``s.
+    private struct TransactionLog {
+        struct Entry {
+            var number: Int
+            var time: Double
+            var address: I2CAddress
+            var failure: I2CError.Kind?
+            var firstStep: Int
+            var stepCount: Int
+            var firstByte: Int
+        }
+        /// A write with its bytes, or a read with its count and (when the transaction succeeded) its reply.
+        struct Step {
+            var isRead: Bool
+            var count: Int
+            var firstByte: Int
+            var byteCount: Int
+        }
+        let capacity: Int
+        var entries: [Entry] = []
+        var steps: [Step] = []
+        var bytes: [UInt8] = []
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        /// Starts an entry; its steps follow through ``append(isRead:count:bytes:)``.
+        mutating func begin(number: Int, time: Double, address: I2CAddress, failure: I2CError.Kind?) {
+            // Trimmed in batches (up to twice the capacity is held; ``SimulatedBus/log`` shows the
+            // last `capacity`), so a full log costs O(1) per transaction, not O(capacity).
+            // Also when an array is full but holds more than the capacity: the arrays then stop
+            // growing once they hold the last `capacity` transactions.
+            if entries.count >= 2 * capacity || (entries.count == entries.capacity && entries.count >= capacity) {
+                trim(keeping: capacity - 1)
+            }
+            entries.append(Entry(
+                number: number, time: time, address: address, failure: failure,
+                firstStep: steps.count, stepCount: 0, firstByte: bytes.count))
+        }
+
+        mutating func append(isRead: Bool, count: Int, bytes stored: UnsafeRawBufferPointer) {
+            if entries.count > capacity,
+               steps.count == steps.capacity || bytes.count + stored.count > bytes.capacity {
+                trim(keeping: capacity)  // the entry being logged is the last, and stays
+            }
+            steps.append(Step(isRead: isRead, count: count, firstByte: bytes.count, byteCount: stored.count))
+            bytes.append(contentsOf: stored)
+            entries[entries.count - 1].stepCount += 1
+        }
+
+        private mutating func trim(keeping count: Int) {
+            let drop = entries.count - max(0, count)
+            guard drop > 0 else { return }
+            let (stepShift, byteShift) = drop < entries.count
+                ? (entries[drop].firstStep, entries[drop].firstByte) : (steps.count, bytes.count)
+            entries.removeFirst(drop)
+            steps.removeFirst(stepShift)
+            bytes.removeFirst(byteShift)
+            for index in entries.indices {
+                entries[index].firstStep -= stepShift
+                entries[index].firstByte -= byteShift
+            }
+            for index in steps.indices { steps[index].firstByte -= byteShift }
+        }
+
+        mutating func removeAll() {
+            entries.removeAll(keepingCapacity: true)
+            steps.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+        }
+
+        /// The last `capacity` transactions, oldest first.
+        var transactions: [LoggedTransaction] {
+            entries.suffix(capacity).map { entry in
+                var operations: [I2COperation] = []
+                var replies: [[UInt8]] = []
+                for step in steps[entry.firstStep..<entry.firstStep + entry.stepCount] {
+                    let stored = Array(bytes[step.firstByte..<step.firstByte + step.byteCount])
+                    if step.isRead {
+                        operations.append(.read(count: step.count))
+                        if entry.failure == nil { replies.append(stored) }
+                    } else {
+                        operations.append(.write(stored))
+                    }
+                }
+                return LoggedTransaction(
+                    number: entry.number, time: entry.time, address: entry.address,
+                    operations: operations, replies: replies, failure: entry.failure)
+            }
+        }
     }
     private let state: Locked<State>
 
@@ -80,7 +172,7 @@ public final class SimulatedBus: I2CBus {
     ) {
         self.name = name
         self.now = now
-        self.state = Locked(State(logCapacity: max(0, logCapacity)))
+        self.state = Locked(State(log: TransactionLog(capacity: max(0, logCapacity))))
     }
 
     // MARK: Devices
@@ -177,7 +269,7 @@ public final class SimulatedBus: I2CBus {
     // MARK: Log
 
     /// The most recent transactions, oldest first (at most `logCapacity`).
-    public var log: [LoggedTransaction] { state.withLock { Array($0.log.suffix($0.logCapacity)) } }
+    public var log: [LoggedTransaction] { state.withLock { $0.log.transactions } }
 
     /// Transactions run since the bus was made, failed ones included.
     public var transactionCount: Int { state.withLock { $0.transactionCount } }
@@ -195,21 +287,75 @@ public final class SimulatedBus: I2CBus {
             state.transactionCount += 1
             Self.applyDueFaults(in: &state, at: time)
             let outcome = Self.run(address, operations, in: &state, at: time, bus: name)
-            if state.logCapacity > 0 {
-                // Trimmed in batches (up to twice the capacity is held; ``log`` shows the last
-                // `logCapacity`), so a full log costs O(1) per transaction, not O(capacity).
-                if state.log.count >= 2 * state.logCapacity { state.log.removeFirst(state.log.count - state.logCapacity + 1) }
+            if state.log.capacity > 0 {
                 let (replies, failure): ([[UInt8]], I2CError.Kind?) = switch outcome {
                 case .success(let replies): (replies, nil)
                 case .failure(let error): ([], error.kind)
                 }
-                state.log.append(LoggedTransaction(
-                    number: state.transactionCount, time: time, address: address,
-                    operations: operations, replies: replies, failure: failure))
+                state.log.begin(number: state.transactionCount, time: time, address: address, failure: failure)
+                var reads = replies.makeIterator()
+                for operation in operations {
+                    switch operation {
+                    case .write(let bytes):
+                        bytes.withUnsafeBytes { state.log.append(isRead: false, count: bytes.count, bytes: $0) }
+                    case .read(let count):
+                        let reply = reads.next() ?? []
+                        reply.withUnsafeBytes { state.log.append(isRead: true, count: count, bytes: $0) }
+                    }
+                }
             }
             return outcome
         }
         return try result.get()
+    }
+
+    /// The register read into `buffer` with the same faults, presence rules and log entry as the
+    /// transaction `[.write([register]), .read(count: buffer.count)]`, allocating nothing once
+    /// the log has reached its size.
+    public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        let time = now()
+        let outcome: Result<Int, I2CError> = state.withLock { state in
+            state.transactionCount += 1
+            Self.applyDueFaults(in: &state, at: time)
+            let outcome = Self.admit(address, in: &state, at: time, bus: name).map { device in
+                device.readRegisters(register, into: buffer)
+            }
+            if state.log.capacity > 0 {
+                let (stored, failure): (Int, I2CError.Kind?) = switch outcome {
+                case .success(let received): (min(received, buffer.count), nil)
+                case .failure(let error): (0, error.kind)
+                }
+                state.log.begin(number: state.transactionCount, time: time, address: address, failure: failure)
+                withUnsafeBytes(of: register) { state.log.append(isRead: false, count: 1, bytes: $0) }
+                state.log.append(isRead: true, count: buffer.count, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<stored]))
+            }
+            return outcome
+        }
+        let received = try outcome.get()
+        guard received == buffer.count else { throw shortRead(address, asked: buffer.count, got: received) }
+    }
+
+    /// ``write(_:_:)`` of `[register, value]` as one transaction, faults and log included,
+    /// without an array.
+    public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+        let time = now()
+        let outcome: Result<Void, I2CError> = state.withLock { state in
+            state.transactionCount += 1
+            Self.applyDueFaults(in: &state, at: time)
+            let outcome = Self.admit(address, in: &state, at: time, bus: name).map { device in
+                device.writeRegister(register, value)
+            }
+            if state.log.capacity > 0 {
+                let failure: I2CError.Kind? = switch outcome {
+                case .success: nil
+                case .failure(let error): error.kind
+                }
+                state.log.begin(number: state.transactionCount, time: time, address: address, failure: failure)
+                withUnsafeBytes(of: (register, value)) { state.log.append(isRead: false, count: 2, bytes: $0) }
+            }
+            return outcome
+        }
+        try outcome.get()
     }
 
     private static func run(
@@ -220,6 +366,26 @@ public final class SimulatedBus: I2CBus {
                 .invalidArgument, bus: bus, address: address, detail: "read of \(count) bytes",
                 hint: "ask for zero or more bytes"))
         }
+        let device: any SimulatedDevice
+        switch admit(address, in: &state, at: time, bus: bus) {
+        case .success(let admitted): device = admitted
+        case .failure(let error): return .failure(error)
+        }
+        var replies: [[UInt8]] = []
+        for operation in operations {
+            switch operation {
+            case .write(let bytes): device.handleWrite(bytes)
+            case .read(let count): replies.append(device.handleRead(count: count))
+            }
+        }
+        return .success(replies)
+    }
+
+    /// The device that answers `address` now, or the error the transaction ends with: an injected
+    /// failure (counted down) or no acknowledgement.
+    private static func admit(
+        _ address: I2CAddress, in state: inout State, at time: Double, bus: String
+    ) -> Result<any SimulatedDevice, I2CError> {
         if var failure = state.failures[address] {
             failure.remaining -= 1
             state.failures[address] = failure.remaining > 0 ? failure : nil
@@ -237,14 +403,7 @@ public final class SimulatedBus: I2CBus {
                     ? "nothing is attached to the simulated bus"
                     : "devices answer at " + present.map(\.description).joined(separator: ", ")))
         }
-        var replies: [[UInt8]] = []
-        for operation in operations {
-            switch operation {
-            case .write(let bytes): device.handleWrite(bytes)
-            case .read(let count): replies.append(device.handleRead(count: count))
-            }
-        }
-        return .success(replies)
+        return .success(device)
     }
 
     private static func isPresent(_ address: I2CAddress, in state: inout State, at time: Double) -> Bool {

@@ -14,6 +14,14 @@ public protocol SimulatedDevice: AnyObject, Sendable {
     func handleWrite(_ bytes: [UInt8])
     /// One read step of a transaction addressed to this chip: `count` bytes.
     func handleRead(count: Int) -> [UInt8]
+    /// A register read (write step `[register]`, then a read step of `buffer.count` bytes) into
+    /// the caller's storage. The default runs ``handleWrite(_:)`` and ``handleRead(count:)``;
+    /// the register-file emulators allocate nothing here. Returns how many bytes the chip sent
+    /// (`buffer.count` unless the read step returned fewer or more; at most `buffer.count` are stored).
+    func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// A register write (one write step `[register, value]`). The default runs
+    /// ``handleWrite(_:)``; the register-file emulators allocate nothing here.
+    func writeRegister(_ register: UInt8, _ value: UInt8)
     /// A power cycle: every register back to its power-on value, FIFO empty, sensors off.
     func powerOnReset()
     /// The register as a bus read would return it now, without the read's side effects (no FIFO
@@ -22,6 +30,15 @@ public protocol SimulatedDevice: AnyObject, Sendable {
 }
 
 extension SimulatedDevice {
+    public func writeRegister(_ register: UInt8, _ value: UInt8) { handleWrite([register, value]) }
+
+    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        handleWrite([register])
+        let reply = handleRead(count: buffer.count)
+        buffer.copyBytes(from: reply.prefix(buffer.count))
+        return reply.count
+    }
+
     /// The registers in `range` as ``peek(_:)`` gives them: a register image, e.g. to preload
     /// the kernel's `i2c-stub` with a chip's power-on state.
     public func registerImage(_ range: ClosedRange<UInt8> = 0x00...0x7F) -> [UInt8] {
@@ -98,8 +115,12 @@ extension RegisterChip {
     func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
 
     /// Writes `bytes` to consecutive registers from `address` on (e.g. an output block).
-    mutating func store(_ bytes: [UInt8], at address: UInt8) {
-        for (offset, byte) in bytes.enumerated() { registers[Int(address) + offset] = byte }
+    mutating func store<Bytes: Sequence<UInt8>>(_ bytes: Bytes, at address: UInt8) {
+        var index = Int(address)
+        for byte in bytes {
+            registers[index] = byte
+            index += 1
+        }
     }
 
     /// A new sample is in the output registers: sets the `ready` bits of `status`, and its
@@ -109,7 +130,7 @@ extension RegisterChip {
         registers[Int(status)] |= ready
     }
 
-    mutating func handleWrite(_ bytes: [UInt8], at time: Double) {
+    mutating func handleWrite<Bytes: Collection<UInt8>>(_ bytes: Bytes, at time: Double) {
         guard let subAddress = bytes.first else { return }
         // A write that only sets the pointer changes nothing time-dependent: the read that follows
         // brings sampling up to date (half the source evaluations of a register read).
@@ -123,15 +144,20 @@ extension RegisterChip {
     }
 
     mutating func handleRead(count: Int, at time: Double) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
+            handleRead(into: UnsafeMutableRawBufferPointer(buffer), at: time)
+            initialized = buffer.count
+        }
+    }
+
+    /// A read step of `buffer.count` bytes into `buffer`.
+    mutating func handleRead(into buffer: UnsafeMutableRawBufferPointer, at time: Double) {
         advance(to: time)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(max(0, count))
-        for _ in 0..<max(0, count) {
+        for index in buffer.indices {
             let register = pointer
-            bytes.append(read(register))
+            buffer[index] = read(register)
             pointer = pointer(after: register)
         }
-        return bytes
     }
 }
 
@@ -153,6 +179,23 @@ final class EmulatorEngine<Chip: RegisterChip>: Sendable {
     func handleRead(count: Int) -> [UInt8] {
         let time = now()
         return chip.withLock { $0.handleRead(count: count, at: time) }
+    }
+
+    /// A two-byte write step without an array.
+    func writeRegister(_ register: UInt8, _ value: UInt8) {
+        let time = now()
+        chip.withLock { $0.handleWrite(InlineBytes(register, value), at: time) }
+    }
+
+    /// The register read of ``SimulatedDevice/readRegisters(_:into:)``: the pointer set as a
+    /// one-byte write step sets it, then the read step, under one lock.
+    func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let time = now()
+        chip.withLock { chip in
+            chip.setPointer(fromSubAddress: register)
+            chip.handleRead(into: buffer, at: time)
+        }
+        return buffer.count
     }
 
     func powerOnReset() {
@@ -178,6 +221,10 @@ protocol EngineBackedDevice: SimulatedDevice {
 extension EngineBackedDevice {
     public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
     public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    public func writeRegister(_ register: UInt8, _ value: UInt8) { engine.writeRegister(register, value) }
+    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        engine.readRegisters(register, into: buffer)
+    }
     public func powerOnReset() { engine.powerOnReset() }
     /// The register as a bus read would return it, without its side effects.
     public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }

@@ -26,19 +26,33 @@ public struct ChipTimeline: Sendable {
         self.wrap = wrap
     }
 
-    /// The positions on the chip's clock (sample periods since the first sample) of one read's
-    /// samples, given their chip times in order (as the driver unwrapped them) and the host time
-    /// of the read.
-    public mutating func positions(of chipTimes: [Double], readAt time: Double) -> [Double] {
-        guard let newest = chipTimes.last else { return [] }
-        var offset = 0.0
+    /// The whole wraps added to the chip times of the read last observed.
+    private var offset = 0.0
+
+    /// Takes one read's samples, given the chip times of its first and newest sample (as the
+    /// driver unwrapped them within the read) and the host time of the read; then
+    /// ``position(of:)`` places each of its samples.
+    public mutating func observeRead(first: Double, newest: Double, readAt time: Double) {
+        offset = 0
         if let wrap, let last {
             let expected = last.chipTime + (time - last.readTime)
             offset = ((expected - newest) / wrap).rounded() * wrap
         }
-        let zero = self.zero ?? (chipTimes[0] + offset)
-        self.zero = zero
+        if zero == nil { zero = first + offset }
         last = (newest + offset, time)
-        return chipTimes.map { chipTime in (chipTime + offset - zero) / nominalPeriod }
+    }
+
+    /// The position on the chip's clock (sample periods since the first sample) of a sample of
+    /// the read last observed, from its chip time.
+    public func position(of chipTime: Double) -> Double {
+        (chipTime + offset - (zero ?? chipTime + offset)) / nominalPeriod
+    }
+
+    /// The positions of one read's samples, given their chip times in order and the host time of
+    /// the read (``observeRead(first:newest:readAt:)`` and ``position(of:)`` for each).
+    public mutating func positions(of chipTimes: [Double], readAt time: Double) -> [Double] {
+        guard let first = chipTimes.first, let newest = chipTimes.last else { return [] }
+        observeRead(first: first, newest: newest, readAt: time)
+        return chipTimes.map { position(of: $0) }
     }
 }

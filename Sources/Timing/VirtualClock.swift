@@ -9,8 +9,7 @@ public final class VirtualClock: MotionClock {
         var interval: Double
         var tickNumber: Int
         var origin: Double
-        var queue: DispatchQueue
-        var handler: @Sendable (Double) -> Void
+        var firing: Firing
         var due: Double { origin + Double(tickNumber) * interval }
     }
     private struct State {
@@ -35,13 +34,17 @@ public final class VirtualClock: MotionClock {
     ) -> any MotionTimer {
         let id = state.withLock { state in
             state.nextID += 1
-            state.timers.append(Timer(id: state.nextID, interval: interval, tickNumber: 1, origin: state.now, queue: queue, handler: handler))
+            state.timers.append(Timer(
+                id: state.nextID, interval: interval, tickNumber: 1, origin: state.now, firing: Firing(queue: queue, handler: handler)))
             return state.nextID
         }
         return VirtualTimer(clock: self, id: id)
     }
 
     fileprivate func cancel(id: Int) {
+        // The timer's source is cancelled when its last reference goes (`Firing.deinit`), not here: an
+        // `advance` on another thread may be firing it right now, and a cancelled source never runs
+        // the handler that `advance` waits for.
         state.withLock { $0.timers.removeAll { $0.id == id } }
     }
 
@@ -59,10 +62,47 @@ public final class VirtualClock: MotionClock {
                 return timer
             }
             guard let timer = next else { break }
-            let due = timer.due
-            timer.queue.sync { timer.handler(due) }
+            timer.firing.fire(at: timer.due)
         }
         state.withLock { $0.now = max($0.now, target) }
+    }
+}
+
+/// Runs one timer's handler on its queue, synchronously, without allocating: a user-data Dispatch
+/// source targeting the queue (made once) is signalled, its event handler runs the timer's handler
+/// and then signals a semaphore the caller waits on. (A `queue.sync` with a closure copies a block
+/// to the heap on every tick.)
+private final class Firing: Sendable {
+    private struct Source: @unchecked Sendable {  // Dispatch sources are safe from any thread
+        let source: any DispatchSourceUserDataAdd
+    }
+    private let source: Source
+    private let done = DispatchSemaphore(value: 0)
+    /// The tick being fired.
+    private let due = Locked(0.0)
+    /// Held while a tick's handler runs: one tick at a time, whoever advances the clock.
+    private let serial = Locked(())
+
+    init(queue: DispatchQueue, handler: @escaping @Sendable (Double) -> Void) {
+        let source = DispatchSource.makeUserDataAddSource(queue: queue)
+        source.setEventHandler { [due, done] in
+            handler(due.withLock { $0 })
+            done.signal()
+        }
+        source.activate()
+        self.source = Source(source: source)
+    }
+
+    func fire(at time: Double) {
+        serial.withLock { _ in
+            due.withLock { $0 = time }
+            source.source.add(data: 1)
+            done.wait()
+        }
+    }
+
+    deinit {
+        source.source.cancel()
     }
 }
 

@@ -19,6 +19,8 @@ final class DriverDevice: MotionDevice {
     /// Whether FIFO samples are timed by the chip's timestamps where its FIFO has them (else by
     /// their indices alone); off only to compare the two.
     let timesFIFOByChipTimestamps = Locked(true)
+    /// The driver's last FIFO read, kept so the next one reuses its storage.
+    private let fifoRead = Locked(FIFORead(frames: [], overflowed: false))
 
     private struct FIFOClock {
         var estimator: SampleTimeEstimator
@@ -30,6 +32,46 @@ final class DriverDevice: MotionDevice {
         init(period: Double, lastRead: Double? = nil) {
             estimator = SampleTimeEstimator(nominalPeriod: period)
             self.lastRead = lastRead
+        }
+
+        /// Takes one FIFO read made at `time` from a chip sampling at `rate`: hands each frame
+        /// with the time it was taken to `deliver`, oldest first. Returns the samples lost to an
+        /// overflow (the time since the last read at `rate`).
+        mutating func take(
+            _ read: FIFORead, readAt time: Double, rate: Double, byChipTime: Bool, _ deliver: (FIFOFrame, Double) -> Void
+        ) -> Int {
+            if read.overflowed {
+                let lost = lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
+                // The driver restarted the FIFO: its indices start again. Timed by the chip's
+                // timestamps, which run on, the estimate of the chip's clock is kept; by indices
+                // alone it starts again.
+                if timeline == nil { self = FIFOClock(period: 1 / rate) }
+                lastRead = time
+                return lost
+            }
+            lastRead = time
+            guard let first = read.frames.first, let last = read.frames.last else { return 0 }
+            var timed = false
+            if byChipTime, let firstTime = first.chipTime, let lastTime = last.chipTime,
+               read.frames.allSatisfy({ $0.chipTime != nil }) {
+                if timeline == nil {
+                    // Index numbering so far is not the chip's: the estimate starts on the new one.
+                    estimator = SampleTimeEstimator(nominalPeriod: 1 / rate)
+                    timeline = ChipTimeline(nominalPeriod: 1 / rate, wrap: read.chipClockWrap)
+                }
+                timeline?.observeRead(first: firstTime, newest: lastTime, readAt: time)
+                timed = true
+            }
+            estimator.observe(readAt: time, lastPosition: position(of: last, timed: timed))
+            for frame in read.frames { deliver(frame, estimator.time(ofPosition: position(of: frame, timed: timed))) }
+            return 0
+        }
+
+        /// Where `frame` lies on the chip's clock, in sample periods: by its timestamp when the
+        /// read was `timed`, else by its index.
+        private func position(of frame: FIFOFrame, timed: Bool) -> Double {
+            if timed, let timeline, let chipTime = frame.chipTime { return timeline.position(of: chipTime) }
+            return Double(frame.sampleIndex)
         }
     }
 
@@ -84,45 +126,31 @@ final class DriverDevice: MotionDevice {
     }
 
     func readFIFO(at time: Double) throws(MotionError) -> (samples: [MotionSample], lost: Int) {
-        // The magnetometer first: if it fails, the IMU's samples stay in its FIFO for the next read
-        // instead of being drained and lost.
-        let (magnetic, read) = try Self.mapping { () throws(SensorError) in
-            (try magnetometer?.readSample(), try imu.readFIFO())
-        }
+        var samples: [MotionSample] = []
+        let lost = try readFIFO(at: time, into: &samples)
+        return (samples, lost)
+    }
+
+    /// ``readFIFO(at:)`` into `samples` (emptied first, its storage kept): no allocation once it
+    /// has grown to a read's worth.
+    func readFIFO(at time: Double, into samples: inout [MotionSample]) throws(MotionError) -> Int {
+        samples.removeAll(keepingCapacity: true)
         let byChipTime = timesFIFOByChipTimestamps.withLock { $0 }
-        return fifoClock.withLock { clock in
-            let rate = imu.configuration.outputDataRate
-            guard var state = clock else { return ([], 0) }
-            defer { clock = state }
-            if read.overflowed {
-                let lost = state.lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
-                // The driver restarted the FIFO: its indices start again. Timed by the chip's
-                // timestamps, which run on, the estimate of the chip's clock is kept; by indices
-                // alone it starts again.
-                state = state.timeline == nil ? FIFOClock(period: 1 / rate, lastRead: time) : state
-                state.lastRead = time
-                return ([], lost)
+        return try fifoRead.withLock { (read: inout FIFORead) throws(MotionError) -> Int in
+            // The magnetometer first: if it fails, the IMU's samples stay in its FIFO for the next
+            // read instead of being drained and lost.
+            let magnetic = try Self.mapping { () throws(SensorError) in
+                let magnetic = try magnetometer?.readSample()
+                try imu.readFIFO(into: &read)
+                return magnetic
             }
-            state.lastRead = time
-            guard !read.frames.isEmpty else { return ([], 0) }
-            let chipTimes = read.frames.compactMap(\.chipTime)
-            let indices: [Double]
-            if byChipTime, chipTimes.count == read.frames.count {
-                if state.timeline == nil {
-                    // Index numbering so far is not the chip's: the estimate starts on the new one.
-                    state.estimator = SampleTimeEstimator(nominalPeriod: 1 / rate)
-                    state.timeline = ChipTimeline(nominalPeriod: 1 / rate, wrap: read.chipClockWrap)
-                }
-                indices = state.timeline?.positions(of: chipTimes, readAt: time) ?? read.frames.map { Double($0.sampleIndex) }
-            } else {
-                indices = read.frames.map { Double($0.sampleIndex) }
+            // The clock is changed where it lies: a copy would share the estimator's storage and
+            // copy it on the first change, once per read.
+            return fifoClock.withLock { clock in
+                clock?.take(read, readAt: time, rate: imu.configuration.outputDataRate, byChipTime: byChipTime) { frame, timestamp in
+                    samples.append(motionSample(frame.sample, magnetic, at: timestamp))
+                } ?? 0
             }
-            state.estimator.observe(readAt: time, lastPosition: indices[indices.count - 1])
-            let estimator = state.estimator
-            let samples = zip(read.frames, indices).map { frame, position in
-                motionSample(frame.sample, magnetic, at: estimator.time(ofPosition: position))
-            }
-            return (samples, 0)
         }
     }
 

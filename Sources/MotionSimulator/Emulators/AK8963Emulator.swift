@@ -74,7 +74,7 @@ struct AK8963Chip: AKMagnetometerChip {
     /// The sensitivity adjustment of the ASA registers: H_adj = H·((ASA−128)·0.5/128 + 1).
     /// The chip outputs raw values; a driver applying this factor gets the true field.
     var adjustmentFactor: SIMD3<Double> {
-        SIMD3((0..<3).map { (Double(asa[$0]) - 128) * 0.5 / 128 + 1 })
+        (SIMD3(Double(asa[0]), Double(asa[1]), Double(asa[2])) - 128) * 0.5 / 128 + 1
     }
 
     mutating func measure(_ field: SIMD3<Double>) {

@@ -106,13 +106,16 @@ struct BMI160Chip: SingleModelChip {
     mutating func advance(to time: Double) {
         let elapsed = time.isFinite ? max(0, time / Self.sensorTimeLSB).truncatingRemainder(dividingBy: 16_777_216) : 0
         let sensorTime = UInt32(elapsed)
-        store([UInt8(sensorTime & 0xFF), UInt8((sensorTime >> 8) & 0xFF), UInt8(sensorTime >> 16)], at: Self.sensorTime0)
+        var sensorTimeBytes = InlineBytes(UInt8(sensorTime & 0xFF), UInt8((sensorTime >> 8) & 0xFF))
+        sensorTimeBytes.append(UInt8(sensorTime >> 16))
+        store(sensorTimeBytes, at: Self.sensorTime0)
         guard sampleRate != nil else {
             store([0x00, 0x80], at: Self.temperature0)  // 0x8000: no valid temperature while every sensor is suspended
             return
         }
-        let (due, kept, _) = dueFrames(to: time, frameSize: fifoFrameSize, capacity: Self.fifoCapacity)
-        for tick in kept { appendFrame(source.state(at: tick)) }
+        let (due, _) = sampleFrames(to: time, frameSize: fifoFrameSize, capacity: Self.fifoCapacity) { chip, tick in
+            chip.appendFrame(chip.source.state(at: tick))
+        }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }
@@ -136,7 +139,7 @@ struct BMI160Chip: SingleModelChip {
     private mutating func appendFrame(_ state: PhysicalState) {
         let config = reg(Self.fifoConfig1)
         guard fifoFrameSize > 0 else { return }
-        var frame: [UInt8] = []
+        var frame = InlineBytes()
         // Header: fh_mode 0b10 (regular), fh_parm mag[4] gyr[3] acc[2].
         if config & 0x10 != 0 { frame.append(0x80 | (config & 0x80 != 0 ? 0x08 : 0) | (config & 0x40 != 0 ? 0x04 : 0)) }
         if config & 0x80 != 0 { frame += Encoding.littleEndian(gyroCounts(state)) }

@@ -108,10 +108,11 @@ struct BNO055Chip: RegisterChip {
         Encoding.counts(SIMD3(value.x.clamped(limit), value.y.clamped(limit), value.z.clamped(limit)), perLSB: perLSB)
     }
 
-    /// The data block 0x08–0x33 for `state` in the current mode and units (§3.6.4): acceleration
-    /// 100 LSB per m/s² (or 1 LSB per mg), field 16 LSB per µT, angular rate 16 LSB per °/s (or
-    /// 900 per rad/s), Euler angles 16 LSB per degree (or 900 per radian), quaternion 2^14 LSB.
-    func dataBlock(_ state: PhysicalState) -> [UInt8] {
+    /// Stores the data registers 0x08–0x33 for `state` in the current mode and units (§3.6.4):
+    /// acceleration 100 LSB per m/s² (or 1 LSB per mg), field 16 LSB per µT, angular rate 16 LSB
+    /// per °/s (or 900 per rad/s), Euler angles 16 LSB per degree (or 900 per radian), quaternion
+    /// 2^14 LSB; the fusion outputs 0 outside the fusion modes.
+    mutating func storeData(_ state: PhysicalState) {
         let units = reg(Self.unitSel)
         let force = remapped(Encoding.masking(state.specificForce, deadAxes: options.deadAxes, SensorAxis.accelerometer))
         let field = remapped(Encoding.masking(state.magneticField, deadAxes: options.deadAxes, SensorAxis.magnetometer))
@@ -123,11 +124,12 @@ struct BNO055Chip: RegisterChip {
         let gyro = units & 0x02 != 0
             ? counts(rate, limit: gyroscopeRange / Encoding.degreesPerRadian, perLSB: 1 / 900)
             : counts(rate * Encoding.degreesPerRadian, limit: gyroscopeRange, perLSB: 1 / 16)
-        var block = Encoding.littleEndian(accelerometerOn ? accel : .zero)
-            + Encoding.littleEndian(magnetometerOn ? counts(field, limit: 1300, perLSB: 1 / 16) : .zero)
-            + Encoding.littleEndian(gyroscopeOn ? gyro : .zero)
+        store(Encoding.littleEndian(accelerometerOn ? accel : .zero), at: Self.accDataXL)
+        store(Encoding.littleEndian(magnetometerOn ? counts(field, limit: 1300, perLSB: 1 / 16) : .zero), at: Self.accDataXL + 6)
+        store(Encoding.littleEndian(gyroscopeOn ? gyro : .zero), at: Self.accDataXL + 12)
         guard isFusion, let orientation = fusedOrientation(state, force: force, field: field) else {
-            return block + [UInt8](repeating: 0, count: 0x34 - 0x1A)
+            for address in Int(Self.accDataXL + 18)..<0x34 { registers[address] = 0 }
+            return
         }
         // Euler angles (heading clockwise from north, roll, pitch), by this emulator's reading of
         // the chip's quaternion: heading of the y axis, the library's roll and pitch.
@@ -135,16 +137,16 @@ struct BNO055Chip: RegisterChip {
         let toUnit = units & 0x04 != 0 ? 1.0 : Encoding.degreesPerRadian
         var heading = -orientation.yaw * toUnit
         if heading < 0 { heading += 360 / Encoding.degreesPerRadian * toUnit }
-        block += Encoding.littleEndian(SIMD3(Encoding.int16(heading / perAngleLSB), Encoding.int16(orientation.roll * toUnit / perAngleLSB),
-                                             Encoding.int16(orientation.pitch * toUnit / perAngleLSB)))
+        store(Encoding.littleEndian(SIMD3(Encoding.int16(heading / perAngleLSB), Encoding.int16(orientation.roll * toUnit / perAngleLSB),
+                                          Encoding.int16(orientation.pitch * toUnit / perAngleLSB))), at: Self.accDataXL + 18)
         let q = orientation.w < 0 ? Quaternion(w: -orientation.w, x: -orientation.x, y: -orientation.y, z: -orientation.z) : orientation
-        block += [q.w, q.x, q.y, q.z].flatMap { Encoding.littleEndian(Encoding.int16($0 * 16384)) }
+        store(Encoding.littleEndian(Encoding.int16(q.w * 16384)) + Encoding.littleEndian(SIMD3(
+            Encoding.int16(q.x * 16384), Encoding.int16(q.y * 16384), Encoding.int16(q.z * 16384))), at: Self.accDataXL + 24)
         // Gravity and linear acceleration, chip axes, in the accelerometer's unit.
         let gravityChip = orientation.inverseRotate(SIMD3(0, 0, gravity))
         let scale = units & 0x01 != 0 ? 1000 / gravity : 100
-        block += Encoding.littleEndian(Encoding.counts((force - gravityChip) * scale, perLSB: 1))
-        block += Encoding.littleEndian(Encoding.counts(gravityChip * scale, perLSB: 1))
-        return block
+        store(Encoding.littleEndian(Encoding.counts((force - gravityChip) * scale, perLSB: 1)), at: Self.accDataXL + 32)
+        store(Encoding.littleEndian(Encoding.counts(gravityChip * scale, perLSB: 1)), at: Self.accDataXL + 38)
     }
 
     /// What the fusion reports: the true orientation (the fusion converged) mapped through the
@@ -164,7 +166,7 @@ struct BNO055Chip: RegisterChip {
     mutating func advance(to time: Double) {
         guard mode != Self.configMode else { return }
         let state = source.state(at: time)
-        store(dataBlock(state), at: Self.accDataXL)
+        storeData(state)
         registers[Int(Self.temp)] = UInt8(bitPattern: Int8(max(-128, min(127, state.temperature.rounded()))))
     }
 
@@ -214,13 +216,12 @@ struct BNO055Chip: RegisterChip {
 
     /// A read transaction: the chip may stretch the clock (``EmulatorOptions/stretchedReadEvery``),
     /// which a controller that ignores clock stretching reads as 0xFF bytes.
-    mutating func serveRead(count: Int, at time: Double) -> [UInt8] {
+    mutating func serveRead(into buffer: UnsafeMutableRawBufferPointer, at time: Double) {
         readTransactions += 1
-        let bytes = handleRead(count: count, at: time)
+        handleRead(into: buffer, at: time)
         if let every = options.stretchedReadEvery, every > 0, readTransactions % every == 0 {
-            return [UInt8](repeating: 0xFF, count: bytes.count)
+            for index in buffer.indices { buffer[index] = 0xFF }
         }
-        return bytes
     }
 }
 
@@ -255,8 +256,22 @@ public final class BNO055Emulator: ChipEmulator {
 
     public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
     public func handleRead(count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
+            serveRead(into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = buffer.count
+        }
+    }
+    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let time = engine.now()
-        return engine.withChip { $0.serveRead(count: count, at: time) }
+        engine.withChip { chip in
+            chip.setPointer(fromSubAddress: register)
+            chip.serveRead(into: buffer, at: time)
+        }
+        return buffer.count
+    }
+    private func serveRead(into buffer: UnsafeMutableRawBufferPointer) {
+        let time = engine.now()
+        engine.withChip { $0.serveRead(into: buffer, at: time) }
     }
     public func powerOnReset() { engine.powerOnReset() }
     public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }

@@ -19,23 +19,23 @@ enum Encoding {
         SIMD3(int16(value.x / sensitivity), int16(value.y / sensitivity), int16(value.z / sensitivity))
     }
 
-    static func littleEndian(_ value: Int16) -> [UInt8] {
+    static func littleEndian(_ value: Int16) -> InlineBytes {
         let bits = UInt16(bitPattern: value)
-        return [UInt8(bits & 0xFF), UInt8(bits >> 8)]
+        return InlineBytes(UInt8(bits & 0xFF), UInt8(bits >> 8))
     }
 
-    static func bigEndian(_ value: Int16) -> [UInt8] {
+    static func bigEndian(_ value: Int16) -> InlineBytes {
         let bits = UInt16(bitPattern: value)
-        return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+        return InlineBytes(UInt8(bits >> 8), UInt8(bits & 0xFF))
     }
 
     /// The three axes, each little-endian: X_L, X_H, Y_L, Y_H, Z_L, Z_H.
-    static func littleEndian(_ value: SIMD3<Int16>) -> [UInt8] {
+    static func littleEndian(_ value: SIMD3<Int16>) -> InlineBytes {
         littleEndian(value.x) + littleEndian(value.y) + littleEndian(value.z)
     }
 
     /// The three axes, each big-endian: X_H, X_L, Y_H, Y_L, Z_H, Z_L.
-    static func bigEndian(_ value: SIMD3<Int16>) -> [UInt8] {
+    static func bigEndian(_ value: SIMD3<Int16>) -> InlineBytes {
         bigEndian(value.x) + bigEndian(value.y) + bigEndian(value.z)
     }
 
@@ -48,6 +48,60 @@ enum Encoding {
             result[axis.rawValue] = 0
         }
         return result
+    }
+}
+
+extension SIMD3 where Scalar == Double {
+    /// x, y, z from `value(0)`, `value(1)`, `value(2)` (without the array of a `map`).
+    init(perAxis value: (Int) -> Double) {
+        self.init(value(0), value(1), value(2))
+    }
+}
+
+/// Up to 32 bytes held in place, not on the heap: an output block or a FIFO frame as the chip
+/// models build it for every sample (an array each time would be an allocation per sample).
+/// Bytes past the 32nd are dropped (no model builds a longer block).
+struct InlineBytes: RandomAccessCollection, Sendable, Equatable {
+    private var storage = SIMD32<UInt8>()
+    private(set) var count = 0
+
+    init() {}
+
+    init(_ first: UInt8, _ second: UInt8) {
+        append(first)
+        append(second)
+    }
+
+    init<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        append(contentsOf: bytes)
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    subscript(position: Int) -> UInt8 { storage[position] }
+
+    mutating func append(_ byte: UInt8) {
+        guard count < storage.scalarCount else { return }
+        storage[count] = byte
+        count += 1
+    }
+
+    mutating func append<Bytes: Sequence<UInt8>>(contentsOf bytes: Bytes) {
+        for byte in bytes { append(byte) }
+    }
+
+    static func + (lhs: InlineBytes, rhs: InlineBytes) -> InlineBytes {
+        var result = lhs
+        result.append(contentsOf: rhs)
+        return result
+    }
+
+    static func += (lhs: inout InlineBytes, rhs: InlineBytes) {
+        lhs.append(contentsOf: rhs)
+    }
+
+    static func == (lhs: InlineBytes, rhs: InlineBytes) -> Bool {
+        lhs.elementsEqual(rhs)
     }
 }
 

@@ -21,7 +21,8 @@ struct HMC5883LChip: MagnetometerChip {
 
     var core: ChipCore
     /// Data registers read since the last update; part of them read locks the output.
-    var dataRead: Set<UInt8> = []
+    /// The data registers read since the last sample, one bit each (bit 0: DXRA, … bit 5: DYRB).
+    var dataRead: UInt8 = 0
 
     init(core: ChipCore) { self.core = core }
 
@@ -32,12 +33,12 @@ struct HMC5883LChip: MagnetometerChip {
             Self.mode: 0x01,     // single-measurement mode selected, none taken yet
         ])
         store([0x48, 0x34, 0x33], at: Self.identificationA)  // 'H', '4', '3'
-        dataRead = []
+        dataRead = 0
     }
 
     var isContinuous: Bool { reg(Self.mode) & 0b11 == 0b00 }
     var rate: Double { Self.rates[Int((reg(Self.configA) >> 2) & 0b111)] }
-    var isLocked: Bool { !dataRead.isEmpty && dataRead.count < 6 }
+    var isLocked: Bool { dataRead != 0 && dataRead.nonzeroBitCount < 6 }
 
     private mutating func measure(_ state: PhysicalState) {
         let bias: SIMD3<Double> = switch reg(Self.configA) & 0b11 {
@@ -47,10 +48,14 @@ struct HMC5883LChip: MagnetometerChip {
         }
         let gauss = sensed(state.magneticField / Encoding.microteslaPerGauss + bias)
         let lsb = gauss * Self.gains[Int(reg(Self.configB) >> 5)]
-        let axes = [lsb.x, lsb.z, lsb.y].map { abs($0.rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16($0) }
-        store(axes.flatMap { Encoding.bigEndian($0) }, at: Self.dataXMSB)
+        let ordered = SIMD3(lsb.x, lsb.z, lsb.y)  // the register order: X, Z, Y
+        var axes = SIMD3<Int16>()
+        for axis in 0..<3 {
+            axes[axis] = abs(ordered[axis].rounded()) > Self.outputLimit ? Self.overflow : Encoding.int16(ordered[axis])
+        }
+        store(Encoding.bigEndian(axes), at: Self.dataXMSB)
         registers[Int(Self.status)] = 0x01  // RDY
-        dataRead = []
+        dataRead = 0
     }
 
     mutating func advance(to time: Double) {
@@ -72,14 +77,14 @@ struct HMC5883LChip: MagnetometerChip {
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
-        if (Self.dataXMSB...(Self.dataXMSB + 5)).contains(register) { dataRead.insert(register) }
+        if (Self.dataXMSB...(Self.dataXMSB + 5)).contains(register) { dataRead |= 1 << (register - Self.dataXMSB) }
         return value
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
         guard register <= Self.mode else { return }  // the rest is read-only
         registers[Int(register)] = value
-        dataRead = []  // a configuration or mode write releases the lock
+        dataRead = 0  // a configuration or mode write releases the lock
         if register == Self.mode, value & 0b11 == 0b01 {
             // Single measurement, then idle.
             measure(source.state(at: time))

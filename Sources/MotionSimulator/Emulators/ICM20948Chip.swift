@@ -96,7 +96,7 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
 
     private func selfTestMask(_ register: UInt8, firstBit: UInt8) -> SIMD3<Double> {
         let bits = value(bank: 2, register)
-        return SIMD3((0..<3).map { bits & (firstBit >> UInt8($0)) != 0 ? 1.0 : 0 })
+        return SIMD3(perAxis: { bits & (firstBit >> UInt8($0)) != 0 ? 1.0 : 0 })
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
@@ -110,8 +110,11 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
     /// °C = LSB / 333.87 + 21 (room-temperature offset 0 LSB).
     func temperatureCounts(_ state: PhysicalState) -> Int16 { Encoding.int16((state.temperature - 21) * 333.87) }
 
+    /// FIFO_EN_2's GYRO_X, Y, Z and TEMP_FIFO_EN bits and where each sits in ``sensorBlock(at:)``.
+    static let fifoAxisBits: [(bit: UInt8, offset: Int)] = [(0x02, 6), (0x04, 8), (0x08, 10), (0x01, 12)]
+
     /// ACCEL_XOUT_H … TEMP_OUT_L (big-endian) at `time`: accelerometer, gyroscope, temperature.
-    func sensorBlock(at time: Double) -> [UInt8] {
+    func sensorBlock(at time: Double) -> InlineBytes {
         let state = source.state(at: time)
         return Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state)) + Encoding.bigEndian(temperatureCounts(state))
     }
@@ -139,11 +142,11 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
     /// One FIFO frame: the enabled sensors in register order (accelerometer, gyroscope X, Y, Z,
     /// temperature). Stream mode replaces the oldest data on overflow, snapshot mode drops the
     /// new; either sets FIFO_OVERFLOW_INT.
-    mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
-        var frame: [UInt8] = []
-        if selection & 0x10 != 0 { frame += block[0..<6] }
-        for (bit, offset) in [(UInt8(0x02), 6), (0x04, 8), (0x08, 10), (0x01, 12)] where selection & bit != 0 {
-            frame += block[offset..<(offset + 2)]
+    mutating func appendFrame(_ block: InlineBytes, selection: UInt8) {
+        var frame = InlineBytes()
+        if selection & 0x10 != 0 { frame.append(contentsOf: block[0..<6]) }
+        for (bit, offset) in Self.fifoAxisBits where selection & bit != 0 {
+            frame.append(contentsOf: block[offset..<(offset + 2)])
         }
         guard !frame.isEmpty else { return }
         let overflow = fifo.count + frame.count - fifoCapacity
@@ -152,7 +155,7 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
             if reg(Self.fifoMode) & 0x01 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
-        fifo += frame.suffix(fifoCapacity)
+        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - fifoCapacity)))
     }
 
     /// Reads of FIFO_R_W (bank 0) return successive FIFO bytes without moving the pointer.

@@ -97,7 +97,10 @@ struct ICM42688Chip: SingleModelChip {
     var sampleRate: Double? {
         let gyro = gyroOn ? Self.rates[gyroRateCode] : nil
         let accel = accelOn ? Self.rates[accelRateCode] : nil
-        return [gyro, accel].compactMap { $0 }.max()
+        switch (gyro, accel) {
+        case let (gyro?, accel?): return max(gyro, accel)
+        case let (gyro, accel): return gyro ?? accel
+        }
     }
 
     func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
@@ -122,16 +125,17 @@ struct ICM42688Chip: SingleModelChip {
 
     var temperatureOn: Bool { (accelOn || gyroOn) && reg(Self.pwrMgmt0) & 0x20 == 0 }
 
-    static func outputBlock(temperature: Int16, accel: SIMD3<Int16>, gyro: SIMD3<Int16>) -> [UInt8] {
+    static func outputBlock(temperature: Int16, accel: SIMD3<Int16>, gyro: SIMD3<Int16>) -> InlineBytes {
         Encoding.bigEndian(temperature) + Encoding.bigEndian(accel) + Encoding.bigEndian(gyro)
     }
 
     mutating func advance(to time: Double) {
         let fifoOn = reg(Self.fifoConfig) >> 6 != 0 && reg(Self.fifoConfig1) & 0b11 != 0
-        let (due, kept) = dueSamples(to: time, keepingLast: fifoOn ? Self.fifoCapacity / 8 + 1 : 0)
-        for sample in kept { appendPacket(sample.state, at: sample.time) }
+        let (due, kept) = sampleClock(to: time, keepingLast: fifoOn ? Self.fifoCapacity / 8 + 1 : 0) { chip, tick in
+            chip.appendPacket(chip.source.state(at: tick), at: tick)
+        }
         if due > 0 { registers[Int(Self.intStatus)] |= 0x08 }  // DATA_RDY_INT
-        if due > kept.count, fifoOn { registers[Int(Self.intStatus)] |= 0x02 }  // packets lost: FIFO_FULL_INT
+        if due > kept, fifoOn { registers[Int(Self.intStatus)] |= 0x02 }  // packets lost: FIFO_FULL_INT
         guard sampleRate != nil else { return }
         let state = source.state(at: time)
         let temperature = temperatureOn ? Encoding.int16((state.temperature - 25) * Self.temperatureSensitivity) : Self.invalid
@@ -153,15 +157,19 @@ struct ICM42688Chip: SingleModelChip {
         lastPacketRates = (accelRateCode, gyroRateCode)
         let fifoTemperature = temperatureOn
             ? Int8(max(-128, min(127, ((state.temperature - 25) * Self.fifoTemperatureSensitivity).rounded()))) : Int8.min
-        var packet: [UInt8] = []
+        var packet = InlineBytes()
         if withAccel && withGyro {
             header |= 0x08  // HEADER_TIMESTAMP_FSYNC = 10: the packet carries the ODR timestamp
+            packet.append(header)
             let microseconds = ((time - powerOnTime) * (1 + options.clockDriftPPM * 1e-6) * 1e6).rounded()
             let timestamp = UInt16(truncatingIfNeeded: Int64(max(0, min(microseconds, 1e15))))
-            packet = [header] + Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state))
-                + [UInt8(bitPattern: fifoTemperature)] + Encoding.bigEndian(Int16(bitPattern: timestamp))
+            packet += Encoding.bigEndian(accelCounts(state)) + Encoding.bigEndian(gyroCounts(state))
+            packet.append(UInt8(bitPattern: fifoTemperature))
+            packet += Encoding.bigEndian(Int16(bitPattern: timestamp))
         } else {
-            packet = [header] + Encoding.bigEndian(withAccel ? accelCounts(state) : gyroCounts(state)) + [UInt8(bitPattern: fifoTemperature)]
+            packet.append(header)
+            packet += Encoding.bigEndian(withAccel ? accelCounts(state) : gyroCounts(state))
+            packet.append(UInt8(bitPattern: fifoTemperature))
         }
         if fifo.count + packet.count > Self.fifoCapacity {
             registers[Int(Self.intStatus)] |= 0x02  // FIFO_FULL_INT

@@ -157,6 +157,9 @@ struct InvenSenseChip: InvenSenseFamilyChip {
             : Encoding.int16((state.temperature - 21) * 333.87)
     }
 
+    /// FIFO_EN's XG, YG, ZG_FIFO_EN bits and where each axis sits in ``sensorBlock(at:)``.
+    static let gyroscopeFIFOBits: [(bit: UInt8, offset: Int)] = [(0x40, 8), (0x20, 10), (0x10, 12)]
+
     /// How long the accelerometer's and the gyroscope's outputs lag the motion with the filter
     /// configuration in the registers, s.
     var filterDelays: (accelerometer: Double, gyroscope: Double) {
@@ -172,7 +175,7 @@ struct InvenSenseChip: InvenSenseFamilyChip {
 
     /// ACCEL_XOUT_H … GYRO_ZOUT_L (big-endian), as the registers hold them at `time`: each sensor
     /// shows the motion its filter's delay ago.
-    func sensorBlock(at time: Double) -> [UInt8] {
+    func sensorBlock(at time: Double) -> InlineBytes {
         let delays = filterDelays
         let accelState = source.state(at: max(0, time - delays.accelerometer))
         let gyroState = source.state(at: max(0, time - delays.gyroscope))
@@ -203,13 +206,13 @@ struct InvenSenseChip: InvenSenseFamilyChip {
 
     /// One FIFO frame: the enabled sensor registers in register order (accelerometer,
     /// temperature, gyroscope X, Y, Z).
-    mutating func appendFrame(_ block: [UInt8], selection: UInt8) {
+    mutating func appendFrame(_ block: InlineBytes, selection: UInt8) {
         guard reg(Self.userCtrl) & 0x40 != 0 else { return }
-        var frame: [UInt8] = []
-        if selection & 0x08 != 0 { frame += block[0..<6] }
-        if selection & 0x80 != 0 { frame += block[6..<8] }
-        for (bit, offset) in [(UInt8(0x40), 8), (0x20, 10), (0x10, 12)] where selection & bit != 0 {
-            frame += block[offset..<(offset + 2)]
+        var frame = InlineBytes()
+        if selection & 0x08 != 0 { frame.append(contentsOf: block[0..<6]) }
+        if selection & 0x80 != 0 { frame.append(contentsOf: block[6..<8]) }
+        for (bit, offset) in Self.gyroscopeFIFOBits where selection & bit != 0 {
+            frame.append(contentsOf: block[offset..<(offset + 2)])
         }
         guard !frame.isEmpty else { return }
         let overflow = fifo.count + frame.count - fifoCapacity
@@ -219,7 +222,7 @@ struct InvenSenseChip: InvenSenseFamilyChip {
             if !hasMPU6050Die, reg(Self.config) & 0x40 != 0 { return }
             fifo.removeFirst(min(overflow, fifo.count))
         }
-        fifo += frame.suffix(fifoCapacity)
+        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - fifoCapacity)))
     }
 
     func pointer(after register: UInt8) -> UInt8 {

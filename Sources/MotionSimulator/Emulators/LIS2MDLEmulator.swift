@@ -36,7 +36,7 @@ struct LIS2MDLChip: STMagnetometerChip {
     var rate: Double { Self.rates[Int((reg(Self.cfgRegA) >> 2) & 0b11)] }
 
     private var hardIronOffset: SIMD3<Double> {
-        SIMD3((0..<3).map { axis in
+        SIMD3(perAxis: { axis in
             let low = UInt16(reg(Self.offsetXL + UInt8(axis * 2))), high = UInt16(reg(Self.offsetXL + UInt8(axis * 2 + 1)))
             return Double(Int16(bitPattern: high << 8 | low))
         })

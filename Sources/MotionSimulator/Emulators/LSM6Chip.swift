@@ -74,13 +74,17 @@ struct LSM6Chip: SensingChip {
 
     struct TaggedWord: Sendable {
         var tag: UInt8
-        var data: [UInt8]
+        var data: InlineBytes
     }
 
     let model: Model
     let fifoKind: FIFOKind
     /// The core's clock is the accelerometer's output data rate clock.
     var core: ChipCore
+    /// Scratch for ``fillWordFIFO(to:)``: the FIFO ticks due.
+    private var fifoTickTimes: [Double] = []
+    /// Scratch for ``fillTaggedFIFO(to:)``: the batch events due, in time order.
+    private var batchEvents: [(time: Double, tag: UInt8)] = []
     var gyroClock: SampleTicker
     /// LSM6DSOX: batch-data-rate clocks of the accelerometer and gyroscope.
     var accelBatchClock: SampleTicker
@@ -277,7 +281,11 @@ struct LSM6Chip: SensingChip {
     }
 
     private mutating func fillTaggedFIFO(to time: Double) {
+        // The array of the previous call, its storage kept: no allocation per sample.
         var events: [(time: Double, tag: UInt8)] = []
+        swap(&events, &batchEvents)
+        defer { swap(&events, &batchEvents) }
+        events.removeAll(keepingCapacity: true)
         let keep = fifoCapacity + 1
         accelBatchClock.advance(to: time, keepingLast: keep) { events.append(($0, Self.tagAccelerometer)) }
         gyroBatchClock.advance(to: time, keepingLast: keep) { events.append(($0, Self.tagGyroscope)) }
@@ -296,8 +304,11 @@ struct LSM6Chip: SensingChip {
                     // The slot's timestamp word comes first, by the chip's (drifting) clock.
                     let ticks = ((event.time - timestampOrigin) * (1 + options.clockDriftPPM * 1e-6) / Self.timestampLSB).rounded(.down)
                     let counter = UInt32(truncatingIfNeeded: Int64(max(0, min(ticks, 1e15))))
-                    let bytes = (0..<4).map { UInt8(truncatingIfNeeded: counter >> (8 * $0)) }
-                    push(TaggedWord(tag: Self.taggedByte(Self.tagTimestamp, tagCounter), data: bytes + [0, 0]))
+                    var data = InlineBytes()
+                    for shift in stride(from: 0, to: 32, by: 8) { data.append(UInt8(truncatingIfNeeded: counter >> shift)) }
+                    data.append(0)
+                    data.append(0)
+                    push(TaggedWord(tag: Self.taggedByte(Self.tagTimestamp, tagCounter), data: data))
                 }
             }
             let state = source.state(at: event.time)
@@ -338,27 +349,31 @@ struct LSM6Chip: SensingChip {
         let ctrl3 = reg(Self.fifoCtrl3)
         let gyroFactor = gyroRate == nil ? 0 : Self.decimation[Int((ctrl3 >> 3) & 0b111)]
         let accelFactor = accelRate == nil ? 0 : Self.decimation[Int(ctrl3 & 0b111)]
+        // The array of the previous call, its storage kept: no allocation per sample.
         var ticks: [Double] = []
+        swap(&ticks, &fifoTickTimes)
+        defer { swap(&ticks, &fifoTickTimes) }
+        ticks.removeAll(keepingCapacity: true)
         fifoTicks += fifoClock.advance(to: time, keepingLast: fifoCapacity + 1) { ticks.append($0) } - ticks.count
 
         for tick in ticks {
             fifoTicks += 1
             let state = source.state(at: tick)
             // Data sets in pattern order: gyroscope first, then accelerometer (DS11889 §8 FIFO).
-            var set: [Int16] = []
-            if gyroFactor > 0, fifoTicks % gyroFactor == 0 {
-                let g = gyroCounts(state)
-                set += [g.x, g.y, g.z]
-            }
-            if accelFactor > 0, fifoTicks % accelFactor == 0 {
-                let a = accelCounts(state)
-                set += [a.x, a.y, a.z]
-            }
-            for (pattern, word) in set.enumerated() where !fifoStopped {
-                if wordFIFO.count >= fifoCapacity { wordFIFO.removeFirst() }  // continuous: oldest out
-                wordFIFO.append((word, pattern))
-                fifoStopped = fifoMode == 0b001 && wordFIFO.count >= fifoCapacity
-            }
+            var pattern = 0
+            if gyroFactor > 0, fifoTicks % gyroFactor == 0 { pushWords(gyroCounts(state), pattern: &pattern) }
+            if accelFactor > 0, fifoTicks % accelFactor == 0 { pushWords(accelCounts(state), pattern: &pattern) }
+        }
+    }
+
+    /// One data set's x, y, z words, numbered by their position in the pattern from `pattern` on.
+    private mutating func pushWords(_ set: SIMD3<Int16>, pattern: inout Int) {
+        for axis in 0..<3 {
+            defer { pattern += 1 }
+            guard !fifoStopped else { continue }
+            if wordFIFO.count >= fifoCapacity { wordFIFO.removeFirst() }  // continuous: oldest out
+            wordFIFO.append((set[axis], pattern))
+            fifoStopped = fifoMode == 0b001 && wordFIFO.count >= fifoCapacity
         }
     }
 

@@ -40,8 +40,8 @@ struct LSM9DS1Chip: SingleModelChip {
     static let gyroscopeSelfTest = 400.0
 
     struct Level: Sendable {
-        var gyroscope: [UInt8]
-        var accelerometer: [UInt8]
+        var gyroscope: InlineBytes
+        var accelerometer: InlineBytes
     }
 
     var core: ChipCore
@@ -87,17 +87,23 @@ struct LSM9DS1Chip: SingleModelChip {
     }
 
     mutating func advance(to time: Double) {
-        var levels: [Double] = []
         let fifoOn = fifoEnabled
-        let due = clock.advance(to: time, keepingLast: Self.fifoCapacity + 1) { if fifoOn { levels.append($0) } }
+        // Levels are pushed as the ticks come (push reads registers, never the clock).
+        var ticker = clock
+        var pushed = 0
+        let due = ticker.advance(to: time, keepingLast: Self.fifoCapacity + 1) { tick in
+            guard fifoOn else { return }
+            push(at: tick)
+            pushed += 1
+        }
+        clock = ticker
         if due > 0 {
             var status = reg(Self.statusReg) | 0b101  // XLDA, TDA
             if gyroscopeRate != nil { status |= 0b010 }  // GDA
             registers[Int(Self.statusReg)] = status
             registers[Int(Self.statusReg2)] = status
         }
-        if fifoOn, due > levels.count, fifoMode != 0b001 { overrun = true }  // ticks lost beyond the window
-        for tick in levels { push(at: tick) }
+        if fifoOn, due > pushed, fifoMode != 0b001 { overrun = true }  // ticks lost beyond the window
 
         // Output registers follow the input while the sensors run and keep their value in power-down.
         guard accelerometerRate != nil else { return }

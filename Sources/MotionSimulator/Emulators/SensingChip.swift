@@ -65,23 +65,27 @@ extension SensingChip {
         set { core.pointer = newValue }
     }
 
-    /// Brings the sampling clock up to `time`: how many samples fell due, and the source's state
-    /// at each of the last `keep` of them, oldest first (what a FIFO can still hold).
-    mutating func dueSamples(to time: Double, keepingLast keep: Int) -> (due: Int, kept: [(time: Double, state: PhysicalState)]) {
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        return (due, ticks.map { ($0, source.state(at: $0)) })
+    /// Brings the sampling clock up to `time`, handing the time of each of the last `keep`
+    /// samples that fell due to `take`, oldest first (what a FIFO can still hold): how many fell
+    /// due and how many were handed out. Allocates nothing.
+    mutating func sampleClock(to time: Double, keepingLast keep: Int, _ take: (inout Self, Double) -> Void) -> (due: Int, kept: Int) {
+        var ticker = clock
+        var kept = 0
+        let due = ticker.advance(to: time, keepingLast: keep) { tick in
+            take(&self, tick)
+            kept += 1
+        }
+        clock = ticker
+        return (due, kept)
     }
 
-    /// Brings the sampling clock up to `time` for a FIFO of `capacity` bytes taking frames of
-    /// `frameSize` bytes (0: it takes none): how many samples fell due, the times of as many of
-    /// the last as the FIFO holds and one more (to overflow it), oldest first, and whether more
-    /// fell due than were kept.
-    mutating func dueFrames(to time: Double, frameSize: Int, capacity: Int) -> (due: Int, kept: [Double], lost: Bool) {
+    /// ``sampleClock(to:keepingLast:_:)`` for a FIFO of `capacity` bytes taking frames of
+    /// `frameSize` bytes (0: it takes none): as many of the last samples as the FIFO holds and
+    /// one more (to overflow it); `lost` when more fell due than were handed out.
+    mutating func sampleFrames(to time: Double, frameSize: Int, capacity: Int, _ take: (inout Self, Double) -> Void) -> (due: Int, lost: Bool) {
         let keep = frameSize > 0 ? capacity / frameSize + 1 : 0
-        var ticks: [Double] = []
-        let due = clock.advance(to: time, keepingLast: keep) { ticks.append($0) }
-        return (due, ticks, due > ticks.count && keep > 0)
+        let (due, kept) = sampleClock(to: time, keepingLast: keep, take)
+        return (due, due > kept && keep > 0)
     }
 
     /// The accelerometer output for `state`: specific force in g plus the self-test deflection
@@ -102,7 +106,8 @@ extension SensingChip {
 extension RegisterChip {
     /// Stores the 16-bit words of `block` (two bytes each) from `address` on, but for the words
     /// whose index `frozen` names: they keep their last value (a sensor axis in standby).
-    mutating func storeWords(_ block: [UInt8], at address: UInt8, except frozen: (Int) -> Bool) {
+    mutating func storeWords<Block: RandomAccessCollection<UInt8>>(_ block: Block, at address: UInt8, except frozen: (Int) -> Bool)
+    where Block.Index == Int {
         for index in 0..<(block.count / 2) where !frozen(index) {
             registers[Int(address) + index * 2] = block[index * 2]
             registers[Int(address) + index * 2 + 1] = block[index * 2 + 1]
@@ -130,9 +135,9 @@ protocol InvenSenseFamilyChip: SensingChip {
     /// The bytes one FIFO frame of `selection` takes.
     static func frameSize(_ selection: UInt8) -> Int
     /// The output registers' 14 bytes, in register order, as they read at `time`.
-    func sensorBlock(at time: Double) -> [UInt8]
+    func sensorBlock(at time: Double) -> InlineBytes
     /// Appends the frame of `selection` cut from `block` to the FIFO.
-    mutating func appendFrame(_ block: [UInt8], selection: UInt8)
+    mutating func appendFrame(_ block: InlineBytes, selection: UInt8)
     /// Whether output word `index` (register order) keeps its value: its sensor axis in standby.
     func isFrozen(word index: Int) -> Bool
 }
@@ -141,12 +146,14 @@ extension InvenSenseFamilyChip {
     mutating func advance(to time: Double) {
         guard isRunning else { return }
         let selection = fifoSelection
-        let (due, kept, lost) = dueFrames(to: time, frameSize: fifoCollects ? Self.frameSize(selection) : 0, capacity: fifoCapacity)
-        for tick in kept { appendFrame(sensorBlock(at: tick), selection: selection) }
+        let (due, lost) = sampleFrames(to: time, frameSize: fifoCollects ? Self.frameSize(selection) : 0, capacity: fifoCapacity) { chip, tick in
+            chip.appendFrame(chip.sensorBlock(at: tick), selection: selection)
+        }
         if lost { registers[Int(Self.fifoOverflowFlag.register)] |= Self.fifoOverflowFlag.bit }
         if due > 0 { registers[Int(Self.dataReadyFlag.register)] |= Self.dataReadyFlag.bit }
         let block = sensorBlock(at: time)
-        let frozen = (0..<(block.count / 2)).map(isFrozen(word:))
-        storeWords(block, at: Self.accelXoutH) { frozen[$0] }
+        var frozen: UInt32 = 0
+        for index in 0..<(block.count / 2) where isFrozen(word: index) { frozen |= 1 << index }
+        storeWords(block, at: Self.accelXoutH) { frozen & (1 << $0) != 0 }
     }
 }

@@ -84,13 +84,12 @@ public final class BMI160IMU: IMUDriver {
     /// while another thread reconfigures.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(BMI160Register.gyroscopeData, count: 12)
-            return Self.decode(bytes, 0, scale: state.scale)
+            try device.burst(BMI160Register.gyroscopeData, count: 12) { Self.decode($0, 0, scale: state.scale) }
         }
     }
 
     /// Gyroscope at `base`, accelerometer at `base + 6`: the data registers' order and the FIFO's.
-    private static func decode(_ bytes: [UInt8], _ base: Int, scale: IMUScale) -> IMUSample {
+    private static func decode(_ bytes: UnsafeRawBufferPointer, _ base: Int, scale: IMUScale) -> IMUSample {
         scale.sample(accelerometer: AxisLayout.littleEndian.counts(bytes, from: base + 6),
                      gyroscope: AxisLayout.littleEndian.counts(bytes, from: base))
     }
@@ -118,21 +117,21 @@ public final class BMI160IMU: IMUDriver {
     /// newest data when full and headerless frames carry no overflow mark, so a FIFO without room
     /// for one more frame is taken as overflowed: frames may have been lost, and it is flushed
     /// instead of read.
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        try core.locked { state throws(SensorError) -> FIFORead in
-            let length = try device.read(BMI160Register.fifoLength, count: 2)
-            let bytes = Int(length[1] & 0x07) << 8 | Int(length[0])
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read.restart()
+        try core.locked { state throws(SensorError) in
+            let bytes = try device.burst(BMI160Register.fifoLength, count: 2) { length in Int(length[1] & 0x07) << 8 | Int(length[0]) }
             if bytes + Self.fifoFrameSize > Self.fifoCapacity {
                 try device.write(BMI160Register.command, BMI160Command.fifoFlush)
                 state.fifoSamples = 0
-                return FIFORead(frames: [], overflowed: true)
+                read.overflowed = true
+                return
             }
             let scale = state.scale
-            let frames = try device.readFIFOFrames(
+            try device.readFIFOFrames(
                 bytes / Self.fifoFrameSize, from: BMI160Register.fifoData, frameSize: Self.fifoFrameSize,
-                chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
+                chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples, into: &read.frames
             ) { bytes, base in Self.decode(bytes, base, scale: scale) }
-            return FIFORead(frames: frames, overflowed: false)
         }
     }
 

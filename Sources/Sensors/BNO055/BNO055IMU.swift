@@ -101,17 +101,18 @@ public final class BNO055IMU: IMUDriver {
     /// angles, quaternion. The magnetometer part is kept for ``magnetometer``.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(BNO055Register.accelerometerData, count: BNO055Register.dataBlockLength)
-            let accelerometer = AxisLayout.littleEndian.counts(bytes, from: 0)
-            let gyroscope = AxisLayout.littleEndian.counts(bytes, from: BNO055Register.blockOffsets.gyroscope)
-            var sample = state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)
-            sample.isSaturated = sample.isSaturated || Self.atFusionLimit(accelerometer, gyroscope)
-            let q = BNO055Register.blockOffsets.quaternion
-            let w = AxisLayout.littleEndian.counts(bytes, from: q), xyz = AxisLayout.littleEndian.counts(bytes, from: q + 2)
-            sample.chipOrientation = ChipOrientation(
-                wxyz: SIMD4(Double(w.x), Double(xyz.x), Double(xyz.y), Double(xyz.z)) / BNO055Settings.lsb.perQuaternionUnit)
-            magnetometer.keep(AxisLayout.littleEndian.counts(bytes, from: BNO055Register.blockOffsets.magnetometer))
-            return sample
+            try device.burst(BNO055Register.accelerometerData, count: BNO055Register.dataBlockLength) { bytes in
+                let accelerometer = AxisLayout.littleEndian.counts(bytes, from: 0)
+                let gyroscope = AxisLayout.littleEndian.counts(bytes, from: BNO055Register.blockOffsets.gyroscope)
+                var sample = state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)
+                sample.isSaturated = sample.isSaturated || Self.atFusionLimit(accelerometer, gyroscope)
+                let q = BNO055Register.blockOffsets.quaternion
+                let w = AxisLayout.littleEndian.counts(bytes, from: q), xyz = AxisLayout.littleEndian.counts(bytes, from: q + 2)
+                sample.chipOrientation = ChipOrientation(
+                    wxyz: SIMD4(Double(w.x), Double(xyz.x), Double(xyz.y), Double(xyz.z)) / BNO055Settings.lsb.perQuaternionUnit)
+                magnetometer.keep(AxisLayout.littleEndian.counts(bytes, from: BNO055Register.blockOffsets.magnetometer))
+                return sample
+            }
         }
     }
 
@@ -217,7 +218,7 @@ public final class BNO055Magnetometer: MagnetometerDriver {
         if let waiting = state.withLock({ state -> SIMD3<Int16>? in defer { state.waiting = nil }; return state.waiting }) {
             counts = waiting
         } else {
-            counts = AxisLayout.littleEndian.counts(try device.read(BNO055Register.magnetometerData, count: 6))
+            counts = try device.burst(BNO055Register.magnetometerData, count: 6) { AxisLayout.littleEndian.counts($0) }
         }
         let perMicrotesla = BNO055Settings.lsb.perMicrotesla
         let field = SIMD3<Double>(Double(counts.x), Double(counts.y), Double(counts.z)) / perMicrotesla

@@ -80,24 +80,65 @@ extension RegisterDevice {
 
     /// Reads `count` whole frames of `frameSize` bytes from the FIFO data register, at most
     /// `chunkFrames` per transaction (fewer when the bus reads fewer bytes at once), numbering
-    /// them from `nextIndex` on (advanced per frame).
+    /// them from `nextIndex` on (advanced per frame), and appends them to `frames` (whose
+    /// capacity a caller reusing it keeps: no allocation in a steady stream).
     func readFIFOFrames(
-        _ count: Int, from register: UInt8, frameSize: Int, chunkFrames: Int, nextIndex: inout Int,
-        decode: (_ bytes: [UInt8], _ base: Int) -> IMUSample
-    ) throws(SensorError) -> [FIFOFrame] {
+        _ count: Int, from register: UInt8, frameSize: Int, chunkFrames: Int, nextIndex: inout Int, into frames: inout [FIFOFrame],
+        decode: (_ bytes: UnsafeRawBufferPointer, _ base: Int) -> IMUSample
+    ) throws(SensorError) {
+        try readFIFOChunks(count, from: register, itemSize: frameSize, chunkItems: chunkFrames) { bytes, item in
+            frames.append(FIFOFrame(sampleIndex: nextIndex, sample: decode(bytes, item * frameSize)))
+            nextIndex += 1
+            return true
+        }
+    }
+
+    /// Reads `count` FIFO items (frames, words or packets) of `itemSize` bytes from `register`,
+    /// at most `chunkItems` per transaction and no more than one transfer of the bus carries,
+    /// calling `body` with each chunk's bytes and the item's index in the chunk; `body` returns
+    /// false to stop the read there (an end marker).
+    func readFIFOChunks(
+        _ count: Int, from register: UInt8, itemSize: Int, chunkItems: Int,
+        _ body: (_ bytes: UnsafeRawBufferPointer, _ item: Int) throws(SensorError) -> Bool
+    ) throws(SensorError) {
         var remaining = count
-        var frames: [FIFOFrame] = []
-        frames.reserveCapacity(remaining)
-        let perRead = fifoFramesPerRead(chunkFrames, frameSize: frameSize)
+        let perRead = fifoFramesPerRead(chunkItems, frameSize: itemSize)
         while remaining > 0 {
             let chunk = min(remaining, perRead)
-            let bytes = try read(register, count: chunk * frameSize)
-            for frame in 0..<chunk {
-                frames.append(FIFOFrame(sampleIndex: nextIndex, sample: decode(bytes, frame * frameSize)))
-                nextIndex += 1
+            let goOn = try burst(register, count: chunk * itemSize) { (bytes) throws(SensorError) -> Bool in
+                for item in 0..<chunk where !(try body(bytes, item)) { return false }
+                return true
             }
+            guard goOn else { return }
             remaining -= chunk
         }
-        return frames
+    }
+}
+
+extension RegisterDevice {
+    /// The InvenSense FIFO read (MPU-6050/6500/9250, ICM-20948): FIFO_COUNT as a big-endian byte
+    /// count at `countRegister` (`highMask`: the count's bits in its high byte), then whole frames
+    /// of big-endian accelerometer then gyroscope axes (6 + 6 bytes) from `dataRegister`, at most
+    /// `chunkFrames` per read, appended to `frames`.
+    func readInvenSenseFrames(
+        countRegister: UInt8, highMask: UInt8, dataRegister: UInt8, chunkFrames: Int, scale: IMUScale,
+        nextIndex: inout Int, into frames: inout [FIFOFrame]
+    ) throws(SensorError) {
+        let bytes = try burst(countRegister, count: 2) { count in Int(count[0] & highMask) << 8 | Int(count[1]) }
+        try readFIFOFrames(
+            bytes / 12, from: dataRegister, frameSize: 12, chunkFrames: chunkFrames, nextIndex: &nextIndex, into: &frames
+        ) { bytes, base in
+            scale.sample(accelerometer: AxisLayout.bigEndian.counts(bytes, from: base),
+                         gyroscope: AxisLayout.bigEndian.counts(bytes, from: base + 6))
+        }
+    }
+}
+
+extension FIFORead {
+    /// Empties the frames, keeping their storage, for a read into this value.
+    mutating func restart(overflowed: Bool = false) {
+        frames.removeAll(keepingCapacity: true)
+        self.overflowed = overflowed
+        chipClockWrap = nil
     }
 }

@@ -102,7 +102,20 @@ struct RegisterDevice: Sendable {
     let address: I2CAddress
 
     func read(_ register: UInt8) throws(SensorError) -> UInt8 {
-        do { return try bus.readRegister(address, register) } catch { throw .bus(error) }
+        try burst(register, count: 1) { $0[0] }
+    }
+
+    /// Reads `count` consecutive registers from `register` on into storage on the stack and
+    /// hands them to `body`: the read path of every sample, FIFO chunk and status poll, which
+    /// allocates nothing (the bus reads into the storage; bursts up to 1 KiB stay on the stack).
+    func burst<Result>(
+        _ register: UInt8, count: Int, _ body: (UnsafeRawBufferPointer) throws(SensorError) -> Result
+    ) throws(SensorError) -> Result {
+        try withUnsafeTemporaryAllocation(byteCount: max(0, count), alignment: 1) {
+            (buffer: UnsafeMutableRawBufferPointer) throws(SensorError) -> Result in
+            do throws(I2CError) { try bus.readRegisters(address, register, into: buffer) } catch { throw .bus(error) }
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
     }
 
     func read(_ register: UInt8, count: Int) throws(SensorError) -> [UInt8] {
@@ -133,19 +146,19 @@ struct AxisLayout: Sendable {
     static let bigEndian = AxisLayout(offsets: [0, 2, 4], bigEndian: true)
 
     /// The counts of the axes, with the layout starting at `base`.
-    func counts(_ bytes: [UInt8], from base: Int = 0) -> SIMD3<Int16> {
-        let read = bigEndian ? int16BE : int16LE
-        return SIMD3(read(bytes, base + offsets.x), read(bytes, base + offsets.y), read(bytes, base + offsets.z))
+    func counts<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from base: Int = 0) -> SIMD3<Int16> where Bytes.Index == Int {
+        func read(_ offset: Int) -> Int16 { bigEndian ? int16BE(bytes, offset) : int16LE(bytes, offset) }
+        return SIMD3(read(base + offsets.x), read(base + offsets.y), read(base + offsets.z))
     }
 }
 
 /// Little-endian signed 16-bit value at `offset`.
-func int16LE(_ bytes: [UInt8], _ offset: Int) -> Int16 {
+func int16LE<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> Int16 where Bytes.Index == Int {
     Int16(bitPattern: UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8)
 }
 
 /// Big-endian signed 16-bit value at `offset`.
-func int16BE(_ bytes: [UInt8], _ offset: Int) -> Int16 {
+func int16BE<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> Int16 where Bytes.Index == Int {
     Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))
 }
 

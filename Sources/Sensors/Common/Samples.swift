@@ -274,6 +274,12 @@ public protocol IMUDriver: AnyObject, Sendable {
     func enableFIFO() throws(SensorError)
     /// Reads every whole frame waiting in the FIFO.
     func readFIFO() throws(SensorError) -> FIFORead
+    /// Reads every whole frame waiting in the FIFO into `read`, replacing what it held but keeping
+    /// its frames' storage: a caller that keeps one `FIFORead` allocates nothing per read.
+    ///
+    /// Each of ``readFIFO()`` and this one has a default built on the other: a driver implements
+    /// one of them (this one, to read without allocating).
+    func readFIFO(into read: inout FIFORead) throws(SensorError)
     /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
     /// ``configure(_:)``). Keep the chip still while it runs.
     func selfTest() throws(SensorError) -> SelfTestReport
@@ -294,6 +300,16 @@ extension IMUDriver {
 }
 
 extension IMUDriver {
+    public func readFIFO() throws(SensorError) -> FIFORead {
+        var read = FIFORead(frames: [], overflowed: false)
+        try readFIFO(into: &read)
+        return read
+    }
+
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read = try readFIFO()
+    }
+
     public var outputDelay: Double { 0 }
 }
 

@@ -90,10 +90,11 @@ public final class ICM42600IMU: IMUDriver {
     /// read at even while another thread reconfigures.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(ICM42600Register.temperatureHigh, count: 14)
-            return state.scale.sample(
-                accelerometer: AxisLayout.bigEndian.counts(bytes, from: 2), gyroscope: AxisLayout.bigEndian.counts(bytes, from: 8),
-                temperature: Double(int16BE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+            try device.burst(ICM42600Register.temperatureHigh, count: 14) { bytes in
+                state.scale.sample(
+                    accelerometer: AxisLayout.bigEndian.counts(bytes, from: 2), gyroscope: AxisLayout.bigEndian.counts(bytes, from: 8),
+                    temperature: Double(int16BE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+            }
         }
     }
 
@@ -125,41 +126,45 @@ public final class ICM42600IMU: IMUDriver {
     /// flag is set after the first one means someone changed the rate under the driver, so the
     /// FIFO is restarted and reported like an overflow (no frames, indices from 0 again); a sensor's −32768 on all axes (not yet valid,
     /// e.g. during the gyroscope's start-up) skips the frame but keeps its index.
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        try core.locked { state throws(SensorError) -> FIFORead in
-            let status = try device.read(ICM42600Register.interruptStatus, count: 3)
-            if status[0] & ICM42600Register.fifoFullInterrupt != 0 {
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read.restart()
+        try core.locked { state throws(SensorError) in
+            let (full, packets) = try device.burst(ICM42600Register.interruptStatus, count: 3) { status in
+                (status[0] & ICM42600Register.fifoFullInterrupt != 0, (Int(status[1]) << 8 | Int(status[2])) / ICM42600FIFOPacket.size)
+            }
+            if full {
                 try startFIFO(&state)
-                return FIFORead(frames: [], overflowed: true)
+                read.overflowed = true
+                return
             }
-            var remaining = (Int(status[1]) << 8 | Int(status[2])) / ICM42600FIFOPacket.size
-            var frames: [FIFOFrame] = []
-            frames.reserveCapacity(remaining)
-            let perRead = device.fifoFramesPerRead(Self.fifoChunkPackets, frameSize: ICM42600FIFOPacket.size)
-            while remaining > 0 {
-                let chunk = min(remaining, perRead)
-                let bytes = try device.read(ICM42600Register.fifoData, count: chunk * ICM42600FIFOPacket.size)
-                for packet in 0..<chunk {
-                    switch decode(bytes, at: packet * ICM42600FIFOPacket.size, state: state) {
-                    case .empty:
-                        return FIFORead(frames: frames, overflowed: false, chipClockWrap: ICM42600FIFOPacket.timestampWrap)
-                    case .rateChanged:
-                        // As after an overflow: the indices start again, so the frames of the
-                        // old numbering are not handed out with the restart.
-                        try startFIFO(&state)
-                        return FIFORead(frames: [], overflowed: true)
-                    case .invalid:
-                        state.fifoSamples += 1
-                    case .sample(let sample, let timestamp):
-                        let period = 1 / state.configuration.outputDataRate
-                        let chipTime = timestamp.map { Self.unwrap($0, index: state.fifoSamples, period: period, &state.fifoTimestamp) }
-                        frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample, chipTime: chipTime))
-                        state.fifoSamples += 1
-                    }
+            var rateChanged = false
+            try device.readFIFOChunks(
+                packets, from: ICM42600Register.fifoData, itemSize: ICM42600FIFOPacket.size, chunkItems: Self.fifoChunkPackets
+            ) { bytes, packet in
+                switch decode(bytes, at: packet * ICM42600FIFOPacket.size, state: state) {
+                case .empty:
+                    return false
+                case .rateChanged:
+                    rateChanged = true
+                    return false
+                case .invalid:
+                    state.fifoSamples += 1
+                case .sample(let sample, let timestamp):
+                    let period = 1 / state.configuration.outputDataRate
+                    let chipTime = timestamp.map { Self.unwrap($0, index: state.fifoSamples, period: period, &state.fifoTimestamp) }
+                    read.frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample, chipTime: chipTime))
+                    state.fifoSamples += 1
                 }
-                remaining -= chunk
+                return true
             }
-            return FIFORead(frames: frames, overflowed: false, chipClockWrap: ICM42600FIFOPacket.timestampWrap)
+            if rateChanged {
+                // As after an overflow: the indices start again, so the frames of the old
+                // numbering are not handed out with the restart.
+                try startFIFO(&state)
+                read.restart(overflowed: true)
+            } else {
+                read.chipClockWrap = ICM42600FIFOPacket.timestampWrap
+            }
         }
     }
 
@@ -191,7 +196,7 @@ public final class ICM42600IMU: IMUDriver {
         return ticks * ICM42600FIFOPacket.timestampLSB
     }
 
-    private func decode(_ bytes: [UInt8], at base: Int, state: State) -> Packet {
+    private func decode(_ bytes: UnsafeRawBufferPointer, at base: Int, state: State) -> Packet {
         typealias Layout = ICM42600FIFOPacket
         let header = bytes[base]
         if header & Layout.headerMessage != 0 { return .empty }

@@ -89,11 +89,12 @@ public final class ICM20948IMU: IMUDriver {
     /// gyroscope, then temperature (not the MPU order). Under the driver's lock.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(ICM20948Register.accelXHigh, count: 14)
-            let temperature = Double(int16BE(bytes, 12)) / ICM20948Settings.temperatureLSBPerDegree + ICM20948Settings.temperatureOffset
-            return state.scale.sample(
-                accelerometer: AxisLayout.bigEndian.counts(bytes, from: 0),
-                gyroscope: AxisLayout.bigEndian.counts(bytes, from: 6), temperature: temperature)
+            try device.burst(ICM20948Register.accelXHigh, count: 14) { bytes in
+                let temperature = Double(int16BE(bytes, 12)) / ICM20948Settings.temperatureLSBPerDegree + ICM20948Settings.temperatureOffset
+                return state.scale.sample(
+                    accelerometer: AxisLayout.bigEndian.counts(bytes, from: 0),
+                    gyroscope: AxisLayout.bigEndian.counts(bytes, from: 6), temperature: temperature)
+            }
         }
     }
 
@@ -125,23 +126,18 @@ public final class ICM20948IMU: IMUDriver {
 
     /// Reads INT_STATUS_2 for overflow, then FIFO_COUNT (13 bit), then whole 12-byte frames in
     /// chunks. After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        try core.locked { state throws(SensorError) -> FIFORead in
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read.restart()
+        try core.locked { state throws(SensorError) in
             if try device.read(ICM20948Register.interruptStatus2) & 0x1F != 0 {
                 try resetFIFO()
                 state.fifoSamples = 0
-                return FIFORead(frames: [], overflowed: true)
+                read.overflowed = true
+                return
             }
-            let count = try device.read(ICM20948Register.fifoCountHigh, count: 2)
-            let scale = state.scale
-            let frames = try device.readFIFOFrames(
-                (Int(count[0] & 0x1F) << 8 | Int(count[1])) / Self.fifoFrameSize, from: ICM20948Register.fifoData,
-                frameSize: Self.fifoFrameSize, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
-            ) { bytes, base in
-                scale.sample(accelerometer: AxisLayout.bigEndian.counts(bytes, from: base),
-                             gyroscope: AxisLayout.bigEndian.counts(bytes, from: base + 6))
-            }
-            return FIFORead(frames: frames, overflowed: false)
+            try device.readInvenSenseFrames(
+                countRegister: ICM20948Register.fifoCountHigh, highMask: 0x1F, dataRegister: ICM20948Register.fifoData,
+                chunkFrames: Self.fifoChunkFrames, scale: state.scale, nextIndex: &state.fifoSamples, into: &read.frames)
         }
     }
 

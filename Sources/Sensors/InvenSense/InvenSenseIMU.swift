@@ -83,14 +83,15 @@ public final class InvenSenseIMU: IMUDriver {
     /// while another thread reconfigures.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(InvenSenseRegister.accelXHigh, count: 14)
-            let temperature = Double(int16BE(bytes, 6)) / settings.temperatureLSBPerDegree + settings.temperatureOffset
-            return state.scale.sample(
-                accelerometer: Self.vector(bytes, 0), gyroscope: Self.vector(bytes, 8), temperature: temperature)
+            try device.burst(InvenSenseRegister.accelXHigh, count: 14) { bytes in
+                let temperature = Double(int16BE(bytes, 6)) / settings.temperatureLSBPerDegree + settings.temperatureOffset
+                return state.scale.sample(
+                    accelerometer: Self.vector(bytes, 0), gyroscope: Self.vector(bytes, 8), temperature: temperature)
+            }
         }
     }
 
-    private static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {
+    private static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {
         AxisLayout.bigEndian.counts(bytes, from: offset)
     }
 
@@ -113,23 +114,20 @@ public final class InvenSenseIMU: IMUDriver {
 
     /// Reads INT_STATUS for overflow, then FIFO_COUNT, then whole 12-byte frames in chunks.
     /// After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        try core.locked { state throws(SensorError) -> FIFORead in
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read.restart()
+        try core.locked { state throws(SensorError) in
             let status = try device.read(InvenSenseRegister.interruptStatus)
             if status & 0x10 != 0 {
                 try device.write(InvenSenseRegister.userControl, 0x44)  // FIFO_EN | FIFO_RESET
                 state.fifoSamples = 0
-                return FIFORead(frames: [], overflowed: true)
+                read.overflowed = true
+                return
             }
-            let count = try device.read(InvenSenseRegister.fifoCountHigh, count: 2)
-            let scale = state.scale
-            let frames = try device.readFIFOFrames(
-                (Int(count[0]) << 8 | Int(count[1])) / Self.fifoFrameSize, from: InvenSenseRegister.fifoData,
-                frameSize: Self.fifoFrameSize, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
-            ) { bytes, base in
-                scale.sample(accelerometer: Self.vector(bytes, base), gyroscope: Self.vector(bytes, base + 6))
-            }
-            return FIFORead(frames: frames, overflowed: false)
+            // 12-byte frames (fifoFrameSize): accelerometer, then gyroscope, big-endian.
+            try device.readInvenSenseFrames(
+                countRegister: InvenSenseRegister.fifoCountHigh, highMask: 0xFF, dataRegister: InvenSenseRegister.fifoData,
+                chunkFrames: Self.fifoChunkFrames, scale: state.scale, nextIndex: &state.fifoSamples, into: &read.frames)
         }
     }
 

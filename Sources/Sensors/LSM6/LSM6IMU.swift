@@ -71,14 +71,15 @@ public final class LSM6IMU: IMUDriver {
     /// while another thread reconfigures.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(LSM6Register.outTempL, count: 14)
-            return state.scale.sample(
-                accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
-                temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+            try device.burst(LSM6Register.outTempL, count: 14) { bytes in
+                state.scale.sample(
+                    accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
+                    temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+            }
         }
     }
 
-    static func vector(_ bytes: [UInt8], _ offset: Int) -> SIMD3<Int16> {
+    static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {
         AxisLayout.littleEndian.counts(bytes, from: offset)
     }
 
@@ -116,88 +117,86 @@ public final class LSM6IMU: IMUDriver {
         state.fifoTimestamp = nil
     }
 
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        try core.locked { state throws(SensorError) -> FIFORead in
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read.restart()
+        try core.locked { state throws(SensorError) in
             switch settings.fifo {
-            case .pattern(let unreadHighMask): try readPatternFIFO(&state, unreadHighMask: unreadHighMask)
-            case .tagged: try readTaggedFIFO(&state)
+            case .pattern(let unreadHighMask): try readPatternFIFO(&state, unreadHighMask: unreadHighMask, into: &read)
+            case .tagged: try readTaggedFIFO(&state, into: &read)
             }
         }
     }
 
     /// FIFO_STATUS1…4 in one read: unread words, OVER_RUN, and the pattern position of the next
     /// word (0 = gyro x). Whole 6-word frames are read from FIFO_DATA_OUT_L (0x3E).
-    private func readPatternFIFO(_ state: inout State, unreadHighMask: UInt8) throws(SensorError) -> FIFORead {
-        let status = try device.read(0x3A, count: 4)
-        if status[1] & 0x40 != 0 {
-            try startFIFO(&state)
-            return FIFORead(frames: [], overflowed: true)
+    private func readPatternFIFO(_ state: inout State, unreadHighMask: UInt8, into read: inout FIFORead) throws(SensorError) {
+        let (overrun, unreadWords, position) = try device.burst(0x3A, count: 4) { status in
+            (status[1] & 0x40 != 0, Int(status[1] & unreadHighMask) << 8 | Int(status[0]), (Int(status[3]) & 0x03) << 8 | Int(status[2]))
         }
-        var unread = Int(status[1] & unreadHighMask) << 8 | Int(status[0])
-        let position = (Int(status[3]) & 0x03) << 8 | Int(status[2])
+        if overrun {
+            try startFIFO(&state)
+            read.overflowed = true
+            return
+        }
+        var unread = unreadWords
         if position != 0, unread > 0 {
             // Realign to the start of a frame: the driver only ever reads whole frames, so this
             // happens only after a partial read by someone else.
             let skip = min(6 - position % 6, unread)
-            _ = try device.read(0x3E, count: skip * 2)
+            try device.burst(0x3E, count: skip * 2) { _ in }
             unread -= skip
         }
         // With IF_INC the register pointer rolls back from FIFO_DATA_OUT_H to _L, so consecutive
         // words come out of one read.
         let scale = state.scale
-        let frames = try device.readFIFOFrames(
-            unread / 6, from: 0x3E, frameSize: 12, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples
+        try device.readFIFOFrames(
+            unread / 6, from: 0x3E, frameSize: 12, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples,
+            into: &read.frames
         ) { bytes, base in
             scale.sample(accelerometer: Self.vector(bytes, base + 6), gyroscope: Self.vector(bytes, base))
         }
-        return FIFORead(frames: frames, overflowed: false)
     }
 
     /// FIFO_STATUS1/2: unread words (DIFF_FIFO 9:0) and FIFO_OVR_IA (bit 6). Each word at
     /// FIFO_DATA_OUT_TAG (0x78) is TAG_SENSOR (7:3: 0x01 gyro, 0x02 accel), TAG_CNT (2:1),
     /// parity, then x, y, z. A gyro word and an accel word with the same TAG_CNT form a frame.
-    private func readTaggedFIFO(_ state: inout State) throws(SensorError) -> FIFORead {
-        let status = try device.read(0x3A, count: 2)
-        if status[1] & 0x40 != 0 {
+    private func readTaggedFIFO(_ state: inout State, into read: inout FIFORead) throws(SensorError) {
+        let (overrun, words) = try device.burst(0x3A, count: 2) { status in
+            (status[1] & 0x40 != 0, Int(status[1] & 0x03) << 8 | Int(status[0]))
+        }
+        if overrun {
             try startFIFO(&state)
-            return FIFORead(frames: [], overflowed: true)
+            read.overflowed = true
+            return
         }
-        var remaining = Int(status[1] & 0x03) << 8 | Int(status[0])
-        var frames: [FIFOFrame] = []
-        frames.reserveCapacity(remaining / 2)
-        let perRead = device.fifoFramesPerRead(Self.fifoChunkFrames * 2, frameSize: 7)
-        while remaining > 0 {
-            let chunk = min(remaining, perRead)
-            // With IF_INC the pointer rolls back from FIFO_DATA_OUT_Z_H (0x7E) to the tag (0x78).
-            let bytes = try device.read(0x78, count: chunk * 7)
-            for word in 0..<chunk {
-                let tag = bytes[word * 7]
-                let sensor = tag >> 3
-                if sensor == Self.timestampTag {
-                    state.fifoTimestamp = Self.unwrap(timestampWord: bytes, at: word * 7 + 1, after: state.fifoTimestamp)
-                    continue
-                }
-                guard sensor == 0x01 || sensor == 0x02 else { continue }
-                let current = TaggedWord(isAccelerometer: sensor == 0x02, slot: (tag >> 1) & 0x03,
-                                         vector: Self.vector(bytes, word * 7 + 1))
-                if let pending = state.pendingWord, pending.slot == current.slot,
-                   pending.isAccelerometer != current.isAccelerometer {
-                    let (accelerometer, gyroscope) = current.isAccelerometer
-                        ? (current.vector, pending.vector) : (pending.vector, current.vector)
-                    // The slot's timestamp word comes before its data (same TAG_CNT).
-                    let chipTime = state.fifoTimestamp.flatMap { $0.slot == current.slot ? $0.seconds : nil }
-                    frames.append(FIFOFrame(
-                        sampleIndex: state.fifoSamples,
-                        sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope), chipTime: chipTime))
-                    state.fifoSamples += 1
-                    state.pendingWord = nil
-                } else {
-                    state.pendingWord = current
-                }
+        // With IF_INC the pointer rolls back from FIFO_DATA_OUT_Z_H (0x7E) to the tag (0x78).
+        try device.readFIFOChunks(words, from: 0x78, itemSize: 7, chunkItems: Self.fifoChunkFrames * 2) { bytes, word in
+            let tag = bytes[word * 7]
+            let sensor = tag >> 3
+            if sensor == Self.timestampTag {
+                state.fifoTimestamp = Self.unwrap(timestampWord: bytes, at: word * 7 + 1, after: state.fifoTimestamp)
+                return true
             }
-            remaining -= chunk
+            guard sensor == 0x01 || sensor == 0x02 else { return true }
+            let current = TaggedWord(isAccelerometer: sensor == 0x02, slot: (tag >> 1) & 0x03,
+                                     vector: Self.vector(bytes, word * 7 + 1))
+            if let pending = state.pendingWord, pending.slot == current.slot,
+               pending.isAccelerometer != current.isAccelerometer {
+                let (accelerometer, gyroscope) = current.isAccelerometer
+                    ? (current.vector, pending.vector) : (pending.vector, current.vector)
+                // The slot's timestamp word comes before its data (same TAG_CNT).
+                let chipTime = state.fifoTimestamp.flatMap { $0.slot == current.slot ? $0.seconds : nil }
+                read.frames.append(FIFOFrame(
+                    sampleIndex: state.fifoSamples,
+                    sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope), chipTime: chipTime))
+                state.fifoSamples += 1
+                state.pendingWord = nil
+            } else {
+                state.pendingWord = current
+            }
+            return true
         }
-        return FIFORead(frames: frames, overflowed: false, chipClockWrap: Self.timestampWrap)
+        read.chipClockWrap = Self.timestampWrap
     }
 
     /// TAG_SENSOR of a timestamp word (DS12814 FIFO tag table; kernel ST_LSM6DSX_TS_TAG 0x04).
@@ -217,7 +216,7 @@ public final class LSM6IMU: IMUDriver {
     /// A timestamp word (TIMESTAMP[31:0] little-endian at `base`), unwrapped against the last one:
     /// the counter only grows, so the step is the difference modulo 2³² (one wrap takes 29.8 h;
     /// the FIFO would overflow and restart long before two).
-    static func unwrap(timestampWord bytes: [UInt8], at base: Int, after last: FIFOTimestamp?) -> FIFOTimestamp {
+    static func unwrap(timestampWord bytes: UnsafeRawBufferPointer, at base: Int, after last: FIFOTimestamp?) -> FIFOTimestamp {
         let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[base + $1]) << (8 * $1) }
         let slot = (bytes[base - 1] >> 1) & 0x03
         var seconds = Double(raw) * timestampLSB

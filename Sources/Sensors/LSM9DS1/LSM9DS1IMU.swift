@@ -75,11 +75,12 @@ public final class LSM9DS1IMU: IMUDriver {
     /// One 25-byte burst from OUT_TEMP_L (0x15) to OUT_Z_H_XL (0x2D), scaled under the lock.
     public func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let bytes = try device.read(Register.outTempL, count: Self.sampleLength)
-            return state.scale.sample(
-                accelerometer: AxisLayout.littleEndian.counts(bytes, from: Self.accelerometerOffset),
-                gyroscope: AxisLayout.littleEndian.counts(bytes, from: Self.gyroscopeOffset),
-                temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+            try device.burst(Register.outTempL, count: Self.sampleLength) { bytes in
+                state.scale.sample(
+                    accelerometer: AxisLayout.littleEndian.counts(bytes, from: Self.accelerometerOffset),
+                    gyroscope: AxisLayout.littleEndian.counts(bytes, from: Self.gyroscopeOffset),
+                    temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
+            }
         }
     }
 
@@ -110,24 +111,23 @@ public final class LSM9DS1IMU: IMUDriver {
     /// gyroscope set (OUT_X_L_G 0x18, 6 bytes) then the accelerometer set (OUT_X_L_XL 0x28,
     /// 6 bytes), and the FIFO moves on to the next level after the accelerometer set. Two plain
     /// reads per level do not depend on how the address pointer wraps in FIFO mode.
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        try core.locked { state throws(SensorError) -> FIFORead in
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read.restart()
+        try core.locked { state throws(SensorError) in
             let source = try device.read(Register.fifoSrc)
             if source & Register.fifoOverrun != 0 {
                 try startFIFO(&state)
-                return FIFORead(frames: [], overflowed: true)
+                read.overflowed = true
+                return
             }
             let unread = min(Int(source & Register.fifoUnreadMask), settings.fifoDepth)
-            var frames: [FIFOFrame] = []
-            frames.reserveCapacity(unread)
             for _ in 0..<unread {
-                let gyroscope = AxisLayout.littleEndian.counts(try device.read(Register.outXLG, count: 6))
-                let accelerometer = AxisLayout.littleEndian.counts(try device.read(Register.outXLXL, count: 6))
-                frames.append(FIFOFrame(
+                let gyroscope = try device.burst(Register.outXLG, count: 6) { AxisLayout.littleEndian.counts($0) }
+                let accelerometer = try device.burst(Register.outXLXL, count: 6) { AxisLayout.littleEndian.counts($0) }
+                read.frames.append(FIFOFrame(
                     sampleIndex: state.fifoSamples, sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
                 state.fifoSamples += 1
             }
-            return FIFORead(frames: frames, overflowed: false)
         }
     }
 

@@ -99,7 +99,7 @@ extension AKModel {
     }
 
     /// HOFL (ST2 bit 3, `st2` the offset of ST2 in the burst) or a count at the output limit.
-    private static func overflow(st2: Int, limit: Int) -> @Sendable ([UInt8], SIMD3<Int16>) -> Bool {
+    private static func overflow(st2: Int, limit: Int) -> @Sendable (UnsafeRawBufferPointer, SIMD3<Int16>) -> Bool {
         { bytes, counts in bytes[st2] & 0x08 != 0 || (0..<3).contains { abs(Int(counts[$0])) >= limit } }
     }
 }
@@ -195,14 +195,15 @@ public final class AKMagnetometer: MagnetometerDriver {
 
     /// One ST1 … ST2 read, scaled; `ready` is false when it held no finished measurement.
     private func measurement(adjustment: SIMD3<Double>, lsbPerMicrotesla: Double) throws(SensorError) -> (sample: MagneticSample, ready: Bool) {
-        let bytes = try device.read(settings.common.outputRegister, count: settings.common.outputCount)
-        let raw = settings.common.axes.counts(bytes)
-        let ready = bytes[0] & 0x01 != 0 && bytes[bytes.count - 1] & settings.dataErrorMask == 0
-        let sample = MagneticSample(
-            field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * adjustment / lsbPerMicrotesla,
-            isSaturated: settings.common.overflow(bytes, raw) || isAtLimit(raw),
-            raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: lsbPerMicrotesla) / adjustment))
-        return (sample, ready)
+        try device.burst(settings.common.outputRegister, count: settings.common.outputCount) { bytes in
+            let raw = settings.common.axes.counts(bytes)
+            let ready = bytes[0] & 0x01 != 0 && bytes[bytes.count - 1] & settings.dataErrorMask == 0
+            let sample = MagneticSample(
+                field: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * adjustment / lsbPerMicrotesla,
+                isSaturated: settings.common.overflow(bytes, raw) || isAtLimit(raw),
+                raw: RawMagneticReading(counts: raw, lsbPerMicrotesla: SIMD3(repeating: lsbPerMicrotesla) / adjustment))
+            return (sample, ready)
+        }
     }
 
     /// ST1 … ST2 in one read, scaled by the factory adjustment; HOFL or a count at the output

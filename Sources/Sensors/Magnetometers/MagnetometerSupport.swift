@@ -20,7 +20,7 @@ struct MagnetometerSettings: Sendable {
     var axes: AxisLayout = .littleEndian
     /// Whether a burst reports a magnetic overflow (status bits or marker values), beyond an axis
     /// at its 16-bit limit.
-    var overflow: @Sendable (_ bytes: [UInt8], _ counts: SIMD3<Int16>) -> Bool = { _, _ in false }
+    var overflow: @Sendable (_ bytes: UnsafeRawBufferPointer, _ counts: SIMD3<Int16>) -> Bool = { _, _ in false }
 
     func chip(at address: I2CAddress) -> ChipInfo {
         ChipInfo(name: name, family: family, address: address, identity: identity)
@@ -71,9 +71,10 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
 
     /// One burst read of the output registers: the counts in x, y, z order and the overflow flag.
     func readCounts() throws(SensorError) -> (counts: SIMD3<Int16>, overflow: Bool) {
-        let bytes = try device.read(settings.outputRegister, count: settings.outputCount)
-        let counts = settings.axes.counts(bytes)
-        return (counts, settings.overflow(bytes, counts))
+        try device.burst(settings.outputRegister, count: settings.outputCount) { bytes in
+            let counts = settings.axes.counts(bytes)
+            return (counts, settings.overflow(bytes, counts))
+        }
     }
 
     /// One sample in µT: counts × adjustment / (LSB per µT). Under the driver's lock, so the

@@ -1,0 +1,108 @@
+// Counts heap allocations per sample in the sampler's steady state, on the simulated board in
+// virtual time: for each IMU (with its usual magnetometer) and each separate magnetometer, device
+// motion at 100 Hz through the timer, then through the chip's FIFO, each taken as `deviceMotion`
+// polls it and then handed to a handler on a DispatchQueue (`+queue`). Allocations are counted by
+// the interposers of CMallocCounter (this process only). Prints one line per run:
+//   <imu> <magnetometer> <timer|fifo>[+queue] <allocations> <samples>
+// after warming up (chip setup, first reads, buffers reaching their size: the simulated bus's
+// log of 10 000 transactions fills in about 70 s of virtual time). `AllocationTests`
+// runs it and expects 0 allocations everywhere.
+//   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
+import CMallocCounter
+import Dispatch
+import Glibc
+import Motion
+import MotionSimulator
+import Synchronization
+import Timing
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[$0 + 1] : nil }
+}
+let warmup = option("--warmup").flatMap(Double.init) ?? 80
+let seconds = option("--seconds").flatMap(Double.init) ?? 2
+/// `--trace`: the call stack of every allocation counted, on standard error.
+let trace = arguments.contains("--trace")
+
+guard CMallocCounter_isActive() != 0 else {
+    print("unavailable: the allocation counter is left out of sanitizer builds")
+    exit(0)
+}
+
+struct Run {
+    var imu: SimulatedBoard.IMU
+    var magnetometer: SimulatedBoard.MagnetometerChoice
+    var name: String {
+        let chip: String = switch magnetometer {
+        case .usual: imu.usualMagnetometer?.rawValue ?? "built-in"
+        case .none: "none"
+        case .chip(let chip): chip.rawValue
+        }
+        return "\(imu.rawValue) \(chip)"
+    }
+}
+
+var runs = SimulatedBoard.IMU.allCases.map { Run(imu: $0, magnetometer: .usual) }
+runs += SimulatedBoard.Magnetometer.allCases.map { Run(imu: .lsm6dsox, magnetometer: .chip($0)) }
+if let imu = option("--imu").flatMap(SimulatedBoard.IMU.init(rawValue:)) { runs = runs.filter { $0.imu == imu } }
+if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) {
+    runs = runs.filter { $0.magnetometer == magnetometer }
+}
+
+/// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.
+/// With `handlerQueue`, each sample goes to a handler on a `DispatchQueue` (Dispatch allocates a
+/// continuation per hop); without, the samples are taken as `deviceMotion` polls them.
+func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
+    let clock = VirtualClock()
+    let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)
+    let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
+    manager.usesChipFIFO = fifo
+    manager.deviceMotionUpdateInterval = 0.01
+    let queue = DispatchQueue(label: "alloc-check.handler")
+    let delivered = Atomic(0)
+    if handlerQueue {
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
+            if motion != nil { delivered.add(1, ordering: .relaxed) }
+        }
+    } else {
+        try manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+    }
+    /// The handler's count once every sample handed to its queue has been handled.
+    func settled() -> Int {
+        guard handlerQueue else { return manager.counters.sampled }
+        var count = -1
+        while count != delivered.load(ordering: .relaxed) {
+            count = delivered.load(ordering: .relaxed)
+            usleep(5_000)
+            queue.sync {}
+        }
+        return count
+    }
+    let step = 0.01
+    for _ in 0..<Int(warmup / step) { clock.advance(by: step) }
+    let samplesBefore = settled()
+    let before = CMallocCounter_count()
+    if trace { CMallocCounter_trace(1) }
+    for _ in 0..<Int(seconds / step) { clock.advance(by: step) }
+    CMallocCounter_trace(0)
+    let allocations = CMallocCounter_count() - before
+    let samples = settled() - samplesBefore
+    manager.stopDeviceMotionUpdates()
+    return (allocations, samples)
+}
+
+let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]
+for run in runs {
+    for fifo in modes {
+        for handlerQueue in [false, true] {
+            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")"
+            do {
+                let (allocations, samples) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
+                print("\(name) \(allocations) \(samples)")
+            } catch {
+                print("\(name) failed: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// Heap allocations per sample in the sampler's steady state (issue 17): `alloc-check` runs device
+/// motion at 100 Hz on the simulated board in virtual time for every simulated IMU (with its usual
+/// magnetometer) and every separate magnetometer, through the timer and through the chip's FIFO,
+/// and counts the allocations of the whole pipeline (emulated chips, bus, drivers, sampler, filter)
+/// after a warm-up: 0 for every chip. With the samples handed to a handler on a `DispatchQueue`,
+/// Dispatch allocates one continuation per hop (see `Delivery`): about one per sample there.
+///
+/// The counts hold for optimized code: an unoptimized build allocates in the standard library's
+/// generic code (coroutine frames of collection accessors, unspecialized iterators) on every
+/// sample. So this test runs the release build of `alloc-check`
+/// (`swift build -c release --product alloc-check`, which `.ci/run` does before `swift test`), or
+/// the binary named by `SWIFT_MOTION_ALLOC_CHECK`; without either it is skipped.
+@Suite("allocations per sample")
+struct AllocationTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The optimized `alloc-check`, if built.
+    static var binary: URL? {
+        if let path = ProcessInfo.processInfo.environment["SWIFT_MOTION_ALLOC_CHECK"] {
+            return URL(fileURLWithPath: path)
+        }
+        let release = packageRoot.appendingPathComponent(".build/release/alloc-check")
+        return FileManager.default.isExecutableFile(atPath: release.path) ? release : nil
+    }
+
+    struct Count: Equatable {
+        var run: String
+        var allocations: Int
+        var samples: Int
+    }
+
+    static func counts() throws -> [Count] {
+        let process = Process()
+        process.executableURL = try #require(binary)
+        // 80 s of warm-up: the simulated bus's transaction log (10 000 transactions) has filled
+        // and its arrays have reached their size.
+        process.arguments = ["--warmup", "80", "--seconds", "2"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 5, let allocations = Int(fields[3]), let samples = Int(fields[4]) else { return nil }
+            return Count(run: fields[0...2].joined(separator: " "), allocations: allocations, samples: samples)
+        }
+    }
+
+    @Test("no allocation per sample, every chip, timer and FIFO", .enabled(if: binary != nil, "needs the release build of alloc-check"))
+    func zeroAllocations() throws {
+        let counts = try Self.counts()
+        // 14 IMUs and 4 separate magnetometers (the LIS3MDL twice: with the LSM6DSOX as its IMU),
+        // each through the timer and the FIFO (the BNO055, which has none, on its timer both
+        // times), polled and with a handler queue.
+        #expect(counts.count == 72)
+        let runs = Set(counts.map(\.run))
+        for imu in ["lsm6dsox", "lsm6dso32", "lsm6dsl", "lsm6ds3", "lsm6dsr", "lsm9ds1", "mpu6050", "mpu6500", "bmi160", "icm42688"] {
+            for mode in ["timer", "fifo", "timer+queue", "fifo+queue"] {
+                #expect(runs.contains { $0.hasPrefix(imu + " ") && $0.hasSuffix(" " + mode) }, "\(imu) \(mode)")
+            }
+        }
+        for magnetometer in ["lis3mdl", "lis2mdl", "qmc5883l", "hmc5883l"] {
+            #expect(runs.contains("lsm6dsox \(magnetometer) timer"))
+            #expect(runs.contains("lsm6dsox \(magnetometer) fifo"))
+        }
+        #expect(runs.contains("mpu9250 built-in timer"))   // AK8963
+        #expect(runs.contains("icm20948 built-in timer"))  // AK09916
+        #expect(runs.contains("mpu9150 built-in timer"))   // AK8975: a trigger write per sample
+        #expect(runs.contains("bno055 built-in timer"))    // its magnetometer in the IMU's read
+        for count in counts {
+            // 2 s at 100 Hz through the timer; through the FIFO at the chip's rate, 200 or more.
+            #expect(count.samples >= 199, "\(count.run): \(count.samples) samples")
+            if count.run.hasSuffix("+queue") {
+                // Dispatch's continuation per hop, and a few more of Dispatch's own when the machine
+                // is busy (211 over 208 samples seen during a full parallel test run).
+                #expect(count.allocations <= count.samples + 10, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            } else {
+                #expect(count.allocations == 0, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            }
+        }
+    }
+}
