@@ -313,49 +313,48 @@ public final class SimulatedBus: I2CBus {
     /// transaction `[.write([register]), .read(count: buffer.count)]`, allocating nothing once
     /// the log has reached its size.
     public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
-        let time = now()
-        let outcome: Result<Int, I2CError> = state.withLock { state in
-            state.transactionCount += 1
-            Self.applyDueFaults(in: &state, at: time)
-            let outcome = Self.admit(address, in: &state, at: time, bus: name).map { device in
-                device.readRegisters(register, into: buffer)
-            }
-            if state.log.capacity > 0 {
-                let (stored, failure): (Int, I2CError.Kind?) = switch outcome {
-                case .success(let received): (min(received, buffer.count), nil)
-                case .failure(let error): (0, error.kind)
-                }
-                state.log.begin(number: state.transactionCount, time: time, address: address, failure: failure)
-                withUnsafeBytes(of: register) { state.log.append(isRead: false, count: 1, bytes: $0) }
-                state.log.append(isRead: true, count: buffer.count, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<stored]))
-            }
-            return outcome
+        let received = try registerTransaction(address) { device in
+            device.readRegisters(register, into: buffer)
+        } log: { log, received in
+            withUnsafeBytes(of: register) { log.append(isRead: false, count: 1, bytes: $0) }
+            let stored = min(received ?? 0, buffer.count)
+            log.append(isRead: true, count: buffer.count, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<stored]))
         }
-        let received = try outcome.get()
         guard received == buffer.count else { throw shortRead(address, asked: buffer.count, got: received) }
     }
 
     /// ``write(_:_:)`` of `[register, value]` as one transaction, faults and log included,
     /// without an array.
     public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+        try registerTransaction(address) { device in
+            device.writeRegister(register, value)
+        } log: { log, _ in
+            withUnsafeBytes(of: (register, value)) { log.append(isRead: false, count: 2, bytes: $0) }
+        }
+    }
+
+    /// One register transaction to `address` under the lock, as ``transaction(_:_:)`` runs one:
+    /// counted, the faults due applied, the device admitted (or the failure), `body` run on it,
+    /// and the log entry, whose steps `log` appends (given `body`'s result, nil on a failure).
+    private func registerTransaction<Value>(
+        _ address: I2CAddress, _ body: (any SimulatedDevice) -> Value, log: (inout TransactionLog, Value?) -> Void
+    ) throws(I2CError) -> Value {
         let time = now()
-        let outcome: Result<Void, I2CError> = state.withLock { state in
+        let outcome: Result<Value, I2CError> = state.withLock { state in
             state.transactionCount += 1
             Self.applyDueFaults(in: &state, at: time)
-            let outcome = Self.admit(address, in: &state, at: time, bus: name).map { device in
-                device.writeRegister(register, value)
-            }
+            let outcome = Self.admit(address, in: &state, at: time, bus: name).map(body)
             if state.log.capacity > 0 {
-                let failure: I2CError.Kind? = switch outcome {
-                case .success: nil
-                case .failure(let error): error.kind
+                let (value, failure): (Value?, I2CError.Kind?) = switch outcome {
+                case .success(let value): (value, nil)
+                case .failure(let error): (nil, error.kind)
                 }
                 state.log.begin(number: state.transactionCount, time: time, address: address, failure: failure)
-                withUnsafeBytes(of: (register, value)) { state.log.append(isRead: false, count: 2, bytes: $0) }
+                log(&state.log, value)
             }
             return outcome
         }
-        try outcome.get()
+        return try outcome.get()
     }
 
     private static func run(
