@@ -152,6 +152,8 @@ public struct AttitudeFilter: Sendable {
     private var headingQuaternion = Quaternion.identity
     /// `tiltQuaternion ⊗ gyroQuaternion`, refreshed once per update.
     private var attitude6D = Quaternion.identity
+    /// Updates until the gyroscope and tilt quaternions are brought back to unit norm.
+    private var normalizationCountdown = 32
     /// The last rate sample with the bias removed, rad/s, sensor frame: the outputs' extrapolation.
     private var latestRate = SIMD3<Double>.zero
 
@@ -320,7 +322,15 @@ public struct AttitudeFilter: Sendable {
         // The step rotates by θ = |rate| ts about rate: (cos θ/2, sin(θ/2) / |rate| · rate).
         let (cosine, s) = halfAngleStep(normSquared: (rate * rate).sum(), sampleInterval: ts)
         let step = Quaternion(w: cosine, x: s * rate.x, y: s * rate.y, z: s * rate.z)
-        gyroQuaternion = renormalized(gyroQuaternion * step)
+        gyroQuaternion = gyroQuaternion * step
+        // A product of unit quaternions drifts from unit norm by rounding alone (~1e-16 a step):
+        // brought back every 32nd update, off the per-sample chain.
+        normalizationCountdown -= 1
+        if normalizationCountdown <= 0 {
+            normalizationCountdown = 32
+            gyroQuaternion = renormalized(gyroQuaternion)
+            tiltQuaternion = renormalized(tiltQuaternion)
+        }
     }
 
     @inline(__always)
@@ -354,7 +364,7 @@ public struct AttitudeFilter: Sendable {
         let correction = above > 2e-12 * length
             ? Quaternion(w: above * k, x: accEarth.y * k, y: -accEarth.x * k, z: 0)
             : Quaternion(w: 0, x: 1, y: 0, z: 0)
-        tiltQuaternion = renormalized(correction * tiltQuaternion)
+        tiltQuaternion = correction * tiltQuaternion
         attitude6D = tiltQuaternion * gyroQuaternion
 
         if parameters.motionBiasEstimation || parameters.restBiasEstimation {
