@@ -20,14 +20,13 @@ public struct ChipTimeline: Sendable {
     private var zero: Double?
     /// The newest sample's chip time (unwrapped) and the host time of the read that brought it.
     private var last: (chipTime: Double, readTime: Double)?
+    /// The whole wraps added to the chip times of the read last observed.
+    private var offset = 0.0
 
     public init(nominalPeriod: Double, wrap: Double?) {
         self.nominalPeriod = nominalPeriod
         self.wrap = wrap
     }
-
-    /// The whole wraps added to the chip times of the read last observed.
-    private var offset = 0.0
 
     /// Takes one read's samples, given the chip times of its first and newest sample (as the
     /// driver unwrapped them within the read) and the host time of the read; then
@@ -46,13 +45,5 @@ public struct ChipTimeline: Sendable {
     /// the read last observed, from its chip time.
     public func position(of chipTime: Double) -> Double {
         (chipTime + offset - (zero ?? chipTime + offset)) / nominalPeriod
-    }
-
-    /// The positions of one read's samples, given their chip times in order and the host time of
-    /// the read (``observeRead(first:newest:readAt:)`` and ``position(of:)`` for each).
-    public mutating func positions(of chipTimes: [Double], readAt time: Double) -> [Double] {
-        guard let first = chipTimes.first, let newest = chipTimes.last else { return [] }
-        observeRead(first: first, newest: newest, readAt: time)
-        return chipTimes.map { position(of: $0) }
     }
 }
