@@ -14,6 +14,9 @@ final class DriverDevice: MotionDevice {
     let magnetometerIdentity: SensorIdentity?
     let name: String
     let maximumTimerRate: Double
+    /// The IMU's output delay at the configuration it was opened with (as `maximumTimerRate`):
+    /// read once, not under the driver's lock on every sample.
+    let sensorLatency: Double
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
     private let fifoClock = Locked<FIFOClock?>(nil)
     /// Whether FIFO samples are timed by the chip's timestamps where its FIFO has them (else by
@@ -87,11 +90,11 @@ final class DriverDevice: MotionDevice {
         self.name = ([imu.chip] + (magnetometer.map { [$0.chip] } ?? [])).map { "\($0.name) at \($0.address)" }
             .joined(separator: " + ") + " on \(busName)"
         self.maximumTimerRate = min(100, imu.configuration.outputDataRate)
+        self.sensorLatency = imu.outputDelay
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
     var hasChipAttitude: Bool { imu.providesChipOrientation }
-    var sensorLatency: Double { imu.outputDelay }
 
     func initialize() throws(MotionError) {
         try Self.mapping { () throws(SensorError) in
