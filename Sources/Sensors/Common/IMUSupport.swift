@@ -16,12 +16,16 @@ struct IMUTables: Sendable {
     }
 
     /// As ``options(for:chip:)`` for a chip whose driver keeps the chip's own filtering: a
-    /// requested low-pass bandwidth throws ``SensorError/notSupported(chip:feature:)``.
-    func optionsWithChipFiltering(for configuration: IMUConfiguration, chip: String) throws(SensorError)
+    /// requested low-pass bandwidth throws ``SensorError/notSupported(chip:feature:)``, before the
+    /// table lookups or (`checkingTablesFirst`) after them.
+    func optionsWithChipFiltering(for configuration: IMUConfiguration, chip: String, checkingTablesFirst: Bool = false) throws(SensorError)
         -> (rate: SettingOption, accelerometer: SettingOption, gyroscope: SettingOption) {
+        var found: (rate: SettingOption, accelerometer: SettingOption, gyroscope: SettingOption)?
+        if checkingTablesFirst { found = try options(for: configuration, chip: chip) }
         if configuration.lowPassBandwidth != nil {
             throw .notSupported(chip: chip, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
         }
+        if let found { return found }
         return try options(for: configuration, chip: chip)
     }
 
@@ -36,16 +40,6 @@ struct IMUTables: Sendable {
     func gyroscopeRange(_ degreesPerSecond: Double, chip: String) throws(SensorError) -> SettingOption {
         try lookup(degreesPerSecond, in: gyroscopeRanges, setting: "gyroscope range", unit: "°/s", chip: chip)
     }
-}
-
-/// What an IMU driver with a plain FIFO keeps under its lock: the configuration and control
-/// registers it applied, the sensitivities its samples are scaled with, and the FIFO frames
-/// counted since the FIFO (re)started.
-struct IMUState: DriverState {
-    var configuration: IMUConfiguration
-    var shadow = ShadowRegisters([:])
-    var scale: IMUScale
-    var fifoSamples = 0
 }
 
 /// The sensitivities of the configured full scales, which turn raw counts into an ``IMUSample``.

@@ -11,42 +11,29 @@ import I2C
 /// The AK09916 magnetometer inside the package appears at 0x0C on the same bus once
 /// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AKMagnetometer`` (`.ak09916`). Its
 /// axes are not the accelerometer's: DS-000189 §11.1, magnetometer y and z point opposite.
-public final class ICM20948IMU: IMUDriver {
+public final class ICM20948IMU: CoreIMUDriver {
     /// The chip's name as ``ChipInfo/name`` gives it.
     public static let chipName = ICM20948Settings.name
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 220 Hz (gyroscope divider 4), gyroscope bandwidth 51.2 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 220, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let core: DriverCore<ICM20948Settings, State>
-    private var settings: ICM20948Settings { core.settings }
-    private var device: RegisterDevice { core.device }
-
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
-        var fifoSamples = 0
-    }
+    let core: DriverCore<ICM20948Settings, IMUState<NoFIFOProgress>>
+    /// PWR_MGMT_1 (bank 0): 0x01 after ``configure(_:)``, 0x41 (asleep) after a reset.
+    static let configuredRegister = ICM20948Register.powerManagement1
 
     static let resetPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = DriverCore(bus: bus, address: address, settings: ICM20948Settings(), pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
         chip = ChipInfo(name: ICM20948Settings.name, family: .invenSense, address: address, identity: [ICM20948Settings.identity])
-    }
-
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
     }
 
     /// Bank 0; identify; reset (DS-000189 §8.2 PWR_MGMT_1: DEVICE_RESET clears itself and the
     /// bank returns to 0); wake with the auto-selected clock; I2C master off and bypass on; then
     /// in bank 2 the dividers, ranges and filters; back to bank 0.
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         let (rate, accelerometer, gyroscope) = try ICM20948Settings.tables.options(for: configuration, chip: name)
         let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
@@ -77,7 +64,7 @@ public final class ICM20948IMU: IMUDriver {
         ])
         state.shadow = shadow
         state.configuration = configuration
-        state.scale = IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity)
+        state.scale = IMUScale(accelerometer, gyroscope)
     }
 
     /// REG_BANK_SEL USER_BANK (bits 5:4).
@@ -96,11 +83,6 @@ public final class ICM20948IMU: IMUDriver {
                     gyroscope: AxisLayout.bigEndian.counts(bytes, from: 6), temperature: temperature)
             }
         }
-    }
-
-    /// Reads PWR_MGMT_1 (bank 0): 0x01 after ``configure(_:)``, 0x41 (asleep) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(ICM20948Register.powerManagement1)
     }
 
     // MARK: FIFO (DS-000189 §8: USER_CTRL, INT_ENABLE_2, INT_STATUS_2, FIFO_EN_2, FIFO_RST, FIFO_MODE, FIFO_COUNT, FIFO_R_W)

@@ -10,16 +10,14 @@ import Musl
 ///
 /// The MPU-9250's AK8963 and the MPU-9150's AK8975 magnetometer appear at 0x0C on the same bus
 /// once ``configure(_:)`` has set INT_PIN_CFG BYPASS_EN; drive them with ``AKMagnetometer``.
-public final class InvenSenseIMU: IMUDriver {
+public final class InvenSenseIMU: CoreIMUDriver {
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private typealias State = IMUState
-    private let core: DriverCore<InvenSenseSettings, State>
-    private var settings: InvenSenseSettings { core.settings }
-    private var device: RegisterDevice { core.device }
-    private var pause: Pause { core.pause }
+    let core: DriverCore<InvenSenseSettings, IMUState<NoFIFOProgress>>
+    /// CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
+    static let configuredRegister = InvenSenseRegister.config
 
     /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN = 0x78).
     static let fifoFrameSize = 12
@@ -30,23 +28,17 @@ public final class InvenSenseIMU: IMUDriver {
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = InvenSenseSettings.settings(for: model)
         core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
         chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
     }
-
-    public var configuration: IMUConfiguration { core.configuration }
 
     /// The gyroscope's delay at the DLPF_CFG code last written (0 before ``configure(_:)``).
     public var outputDelay: Double {
         settings.gyroscopeDelay[InvenSenseRegister.lowPassField.code(in: core.shadow(InvenSenseRegister.config))] ?? 0
     }
 
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
     /// Identify, reset, wake, then rate, filter and ranges (RM-MPU-6000A §4.28 PWR_MGMT_1).
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         let (rate, accelerometer, gyroscope) = try InvenSenseSettings.tables.options(for: configuration, chip: name)
         let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
@@ -75,7 +67,7 @@ public final class InvenSenseIMU: IMUDriver {
         }
         state.shadow = shadow
         state.configuration = configuration
-        state.scale = IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity)
+        state.scale = IMUScale(accelerometer, gyroscope)
     }
 
     /// One 14-byte burst from ACCEL_XOUT_H (0x3B) to GYRO_ZOUT_L (0x48): accel, temperature, gyro.
@@ -93,11 +85,6 @@ public final class InvenSenseIMU: IMUDriver {
 
     private static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {
         AxisLayout.bigEndian.counts(bytes, from: offset)
-    }
-
-    /// Reads CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(InvenSenseRegister.config)
     }
 
     // MARK: FIFO (RM-MPU-6000A §4.7 FIFO_EN, §4.27 USER_CTRL, §4.30 FIFO_COUNT, §4.31 FIFO_R_W)

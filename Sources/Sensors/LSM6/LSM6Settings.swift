@@ -23,14 +23,18 @@ enum LSM6Register {
     static let ctrl5C: UInt8 = 0x14  // ST_G bits 3:2, ST_XL bits 1:0
     static let outTempL: UInt8 = 0x20  // OUT_TEMP_L/H, OUTX_L_G … OUTZ_H_G, OUTX_L_XL … OUTZ_H_XL (0x2D)
 
-    static let accelerometerRate = RegisterField(ctrl1XL, mask: 0b1111_0000)
-    static let accelerometerRange = RegisterField(ctrl1XL, mask: 0b0000_1100)
-    static let gyroscopeRate = RegisterField(ctrl2G, mask: 0b1111_0000)
-    /// FS_G (bits 3:2), FS_125 (bit 1) and FS_4000 (bit 0, LSM6DSR/ISM330DHCX only) as one code.
-    static let gyroscopeRange = RegisterField(ctrl2G, mask: 0b0000_1111)
-    static let softwareReset = RegisterField(ctrl3C, mask: 0b0000_0001)
     static let blockDataUpdate: UInt8 = 0x40
     static let autoIncrement: UInt8 = 0x04
+
+    /// ODR_XL 7:4 + FS_XL 3:2 in CTRL1_XL; ODR_G 7:4 + FS_G:FS_125:FS_4000 3:0 as one code in
+    /// CTRL2_G (FS_4000 on the LSM6DSR/ISM330DHCX only); SW_RESET (CTRL3_C bit 0) written with
+    /// IF_INC kept, 10 polls 100 µs apart; then CTRL3_C = BDU | IF_INC, CTRL1_XL, CTRL2_G.
+    static let map = IMURegisterMap(
+        identityRegister: whoAmI,
+        reset: SoftResetStep(field: RegisterField(ctrl3C, mask: 0b0000_0001), value: autoIncrement | 0x01, polls: 10, interval: .microseconds(100)),
+        accelerometerRate: RegisterField(ctrl1XL, mask: 0b1111_0000), accelerometerRange: RegisterField(ctrl1XL, mask: 0b0000_1100),
+        gyroscopeRate: RegisterField(ctrl2G, mask: 0b1111_0000), gyroscopeRange: RegisterField(ctrl2G, mask: 0b0000_1111),
+        fixed: [(RegisterField(ctrl3C, mask: 0xFF), blockDataUpdate | autoIncrement)], writeOrder: [ctrl3C, ctrl1XL, ctrl2G])
 }
 
 /// How the chip's FIFO stores samples.

@@ -19,11 +19,6 @@ enum LSM9DS1Register {
     static let fifoCtrl: UInt8 = 0x2E      // FIFO_CTRL: FMODE 7:5, FTH 4:0
     static let fifoSrc: UInt8 = 0x2F       // FIFO_SRC: FTH 7, OVRN 6, FSS 5:0 (unread levels)
 
-    static let gyroscopeRate = RegisterField(ctrlReg1G, mask: 0b1110_0000)
-    static let gyroscopeRange = RegisterField(ctrlReg1G, mask: 0b0001_1000)
-    static let accelerometerRate = RegisterField(ctrlReg6XL, mask: 0b1110_0000)
-    static let accelerometerRange = RegisterField(ctrlReg6XL, mask: 0b0001_1000)
-    static let softwareReset = RegisterField(ctrlReg8, mask: 0b0000_0001)
     static let blockDataUpdate: UInt8 = 0x40
     static let autoIncrement: UInt8 = 0x04
     static let fifoEnable: UInt8 = 0x02
@@ -34,6 +29,17 @@ enum LSM9DS1Register {
     static let fifoContinuous: UInt8 = 0b110 << 5
     static let fifoOverrun: UInt8 = 0x40
     static let fifoUnreadMask: UInt8 = 0x3F
+
+    /// ODR_XL 7:5 + FS_XL 4:3 in CTRL_REG6_XL, ODR_G 7:5 + FS_G 4:3 in CTRL_REG1_G (ODR_XL gets
+    /// the same code: it only matters with the gyroscope off); SW_RESET (CTRL_REG8 bit 0) written
+    /// with IF_ADD_INC kept, 10 polls 100 µs apart; then CTRL_REG8 = BDU | IF_ADD_INC, the ranges,
+    /// and the rate last (CTRL_REG1_G starts both sensors).
+    static let map = IMURegisterMap(
+        identityRegister: whoAmI,
+        reset: SoftResetStep(field: RegisterField(ctrlReg8, mask: 0b0000_0001), value: autoIncrement | 0x01, polls: 10, interval: .microseconds(100)),
+        accelerometerRate: RegisterField(ctrlReg6XL, mask: 0b1110_0000), accelerometerRange: RegisterField(ctrlReg6XL, mask: 0b0001_1000),
+        gyroscopeRate: RegisterField(ctrlReg1G, mask: 0b1110_0000), gyroscopeRange: RegisterField(ctrlReg1G, mask: 0b0001_1000),
+        fixed: [(RegisterField(ctrlReg8, mask: 0xFF), blockDataUpdate | autoIncrement)], writeOrder: [ctrlReg8, ctrlReg6XL, ctrlReg1G])
 }
 
 /// The LSM9DS1's tables, in the shape the other ST drivers use.
