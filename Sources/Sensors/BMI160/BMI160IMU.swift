@@ -113,8 +113,7 @@ public final class BMI160IMU: CoreIMUDriver {
     /// (SELF_TEST 0x10), then after 50 ms STATUS gyr_self_test_ok must be set. Then resets and
     /// restores the configuration (the datasheet asks for a reset after the self-test).
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             let range = try BMI160Settings.tables.accelerometerRange(8, chip: chip.name)
             let rate = try BMI160Settings.tables.rate(1600, chip: chip.name)
             let config = BMI160Register.accelerometerBandwidth.setting(
@@ -130,7 +129,6 @@ public final class BMI160IMU: CoreIMUDriver {
             let report = BMI160SelfTest.evaluate(
                 chip: chip.name, accelerometerResponse: (positive - negative) / range.sensitivity * 1000,
                 gyroscopeSelfTestOK: gyroscopeOK)
-            try apply(saved, to: &state)
             return report
         }
     }

@@ -136,15 +136,13 @@ public final class BNO055IMU: CoreIMUDriver {
     /// then ST_RESULT: one pass/fail line each for the accelerometer, magnetometer, gyroscope and
     /// microcontroller. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             try device.write(BNO055Register.operationMode, BNO055Mode.config)
             pause.wait(Self.modeSwitch)
             try device.write(BNO055Register.systemTrigger, BNO055Trigger.selfTest)
             try waitForSelfTest()
             let result = try device.read(BNO055Register.selfTestResult)
             let report = BNO055SelfTest.evaluate(chip: chip.name, result: result)
-            try apply(saved, to: &state)
             return report
         }
     }

@@ -31,6 +31,17 @@ extension CoreIMUDriver {
     public func isStillConfigured() throws(SensorError) -> Bool {
         try core.readsBack(Self.configuredRegister)
     }
+
+    /// The frame of every IMU self-test: runs `procedure` under the lock (with the state as it
+    /// was), then resets the chip and applies again the configuration it had, and returns the
+    /// procedure's report.
+    func runSelfTest(_ procedure: (State) throws(SensorError) -> SelfTestReport) throws(SensorError) -> SelfTestReport {
+        try core.locked { state throws(SensorError) -> SelfTestReport in
+            let report = try procedure(state)
+            try apply(state.configuration, to: &state)
+            return report
+        }
+    }
 }
 
 /// What an IMU's FIFO read carries over from one read to the next besides the frame count
@@ -151,4 +162,44 @@ extension CoreMagnetometerDriver {
     public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
     public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
+
+    /// The frame of every magnetometer self-test: runs `procedure` under the lock, then resets
+    /// the chip and applies again the configuration it had, and returns the procedure's report.
+    func runSelfTest(_ procedure: (MagnetometerState) throws(SensorError) -> SelfTestReport) throws(SensorError) -> SelfTestReport {
+        try core.locked { state throws(SensorError) -> SelfTestReport in
+            let report = try procedure(state)
+            try apply(state.configuration, &state)
+            return report
+        }
+    }
+}
+
+/// What a magnetometer's configuration writes: its rate field, its range field (none on a chip
+/// with one range), fields set to fixed codes (modes, filters; a whole register is a field with
+/// mask 0xFF; set first), and the order the registers are written in.
+struct MagnetometerRegisterMap: Sendable {
+    var rate: RegisterField
+    var range: RegisterField?
+    var fixed: [(field: RegisterField, code: UInt8)]
+    var writeOrder: [UInt8]
+}
+
+/// A magnetometer whose configuration is its register table: rate and range looked up, identity
+/// checked, reset, then the registers of ``registers`` written (the AKM chips, which read a fuse
+/// ROM or measure on command, program themselves in their own ``CoreMagnetometerDriver/apply(_:_:)``).
+protocol TableMagnetometerDriver: CoreMagnetometerDriver {
+    static var registers: MagnetometerRegisterMap { get }
+}
+
+extension TableMagnetometerDriver {
+    func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
+        let (rate, range) = try core.start(configuration)
+        let map = Self.registers
+        var shadow = ShadowRegisters([:])
+        for (field, code) in map.fixed { _ = shadow.set(field, code) }
+        _ = shadow.set(map.rate, rate.code)
+        if let field = map.range { _ = shadow.set(field, range.code) }
+        try core.write(shadow, map.writeOrder)
+        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
+    }
 }

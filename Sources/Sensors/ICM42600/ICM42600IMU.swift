@@ -182,8 +182,7 @@ public final class ICM42600IMU: CoreIMUDriver {
     /// 25 ms); the responses compared with the factory values; then the chip is reset and the
     /// configuration restored. The digital filters are left at their reset values.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { state throws(SensorError) in
             let name = chip.name
             let tables = settings.tables
             let rate = try tables.rate(1000, chip: name)
@@ -215,7 +214,6 @@ public final class ICM42600IMU: CoreIMUDriver {
                 gyroscopeOffset: gyroscopeOff / gyroscopeRange.sensitivity,
                 gyroscopeResponse: gyroscopeOn - gyroscopeOff, gyroscopeCodes: gyroscopeCodes,
                 accelerometerResponse: accelerometerOn - accelerometerOff, accelerometerCodes: accelerometerCodes)
-            try apply(saved, to: &state)
             return report
         }
     }

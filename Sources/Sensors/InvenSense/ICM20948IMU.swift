@@ -142,8 +142,7 @@ public final class ICM20948IMU: CoreIMUDriver {
     /// (AN-MPU-9250A-03: 0.5 ≤ response / (2620 · 1.01^(code − 1)) ≤ 1.5) is applied, as the
     /// codes use the same encoding. Then the chip is reset and the configuration restored.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             let config = { (selfTest: UInt8) -> [(UInt8, UInt8)] in [
                 (ICM20948Register.gyroSampleRateDivider, 0),
                 (ICM20948Register.gyroConfig1, ICM20948Register.gyroConfig(range: 0, lowPass: 2)),
@@ -162,7 +161,6 @@ public final class ICM20948IMU: CoreIMUDriver {
             let gyroCodes = try device.read(ICM20948Register.selfTestXGyro, count: 3)
             let accelCodes = try device.read(ICM20948Register.selfTestXAccel, count: 3)
             try selectBank(0)
-            try apply(saved, to: &state)
             return InvenSenseSelfTest.evaluateOTP(
                 chip: chip.name, accelerometerResponse: excited.accelerometer - normal.accelerometer,
                 gyroscopeResponse: excited.gyroscope - normal.gyroscope,

@@ -123,8 +123,7 @@ public final class InvenSenseIMU: CoreIMUDriver {
     /// Runs the datasheet self-test (RM-MPU-6000A §4.1–4.2 for the MPU-6050, AN-MPU-9250A-03 §3
     /// for the MPU-6500/9250), then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             // 1 kHz, gyro ±250 °/s; accel ±8 g (6050) or ±2 g (6500/9250); DLPF 98/92 Hz.
             let accelRangeCode: UInt8 = settings.selfTest == .factoryTrimChange ? 0x10 : 0x00
             try device.write(InvenSenseRegister.sampleRateDivider, 0)
@@ -153,7 +152,6 @@ public final class InvenSenseIMU: CoreIMUDriver {
                     gyroscopeResponse: excited.gyroscope - normal.gyroscope,
                     gyroscopeCodes: gyroCodes, accelerometerCodes: accelCodes)
             }
-            try apply(saved, to: &state)
             return report
         }
     }

@@ -200,8 +200,7 @@ public final class LSM6IMU: CoreIMUDriver {
     /// the absolute difference must lie within the datasheet limits. Then resets and restores
     /// the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             let name = chip.name
             let accelerometerRange = try settings.tables.accelerometerRange(4, chip: name)
             let gyroscopeRange = try settings.tables.gyroscopeRange(2000, chip: name)
@@ -225,7 +224,6 @@ public final class LSM6IMU: CoreIMUDriver {
                 accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
                 gyroscopeResponse: gyroscopeResponse / gyroscopeRange.sensitivity,
                 accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
-            try apply(saved, to: &state)
             return report
         }
     }

@@ -104,8 +104,7 @@ public final class LSM9DS1IMU: CoreIMUDriver {
     /// without and with self-test; |difference| within the limits. Then resets and restores the
     /// configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             let name = chip.name
             let accelerometerRange = try settings.tables.accelerometerRange(2, chip: name)
             let gyroscopeRange = try settings.tables.gyroscopeRange(2000, chip: name)
@@ -131,7 +130,6 @@ public final class LSM9DS1IMU: CoreIMUDriver {
                 accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
                 gyroscopeResponse: gyroscopeResponse / gyroscopeRange.sensitivity,
                 accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
-            try apply(saved, to: &state)
             return report
         }
     }
