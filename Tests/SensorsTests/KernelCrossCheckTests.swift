@@ -227,8 +227,8 @@ import Testing
             return DriverIMU(
                 identity: settings.identity, identityRegister: LSM6Register.whoAmI,
                 accelerometerData: LSM6Register.outTempL + 8, gyroscopeData: LSM6Register.outTempL + 2, bigEndian: false,
-                rateField: LSM6Register.map.accelerometerRate, accelerometerField: LSM6Register.map.accelerometerRange,
-                gyroscopeField: LSM6Register.map.gyroscopeRange, tables: settings.tables)
+                rateField: LSM6Register.st.map.accelerometerRate, accelerometerField: LSM6Register.st.map.accelerometerRange,
+                gyroscopeField: LSM6Register.st.map.gyroscopeRange, tables: settings.tables)
         }
         if let model = InvenSenseModel(rawValue: model) {
             // One burst from ACCEL_XOUT_H: accelerometer at +0, temperature, gyroscope at +8.
@@ -244,8 +244,8 @@ import Testing
             return DriverIMU(
                 identity: settings.identity, identityRegister: LSM9DS1Register.whoAmI,
                 accelerometerData: LSM9DS1Register.outXLXL, gyroscopeData: LSM9DS1Register.outXLG, bigEndian: false,
-                rateField: LSM9DS1Register.map.gyroscopeRate, accelerometerField: LSM9DS1Register.map.accelerometerRange,
-                gyroscopeField: LSM9DS1Register.map.gyroscopeRange, tables: settings.tables)
+                rateField: LSM9DS1Register.st.map.gyroscopeRate, accelerometerField: LSM9DS1Register.st.map.accelerometerRange,
+                gyroscopeField: LSM9DS1Register.st.map.gyroscopeRange, tables: settings.tables)
         }
         if model == BMI160Settings.name {
             // One burst from DATA_8 (gyroscope, 0x0C): gyroscope at +0, accelerometer at +6.

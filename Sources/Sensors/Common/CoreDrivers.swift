@@ -8,7 +8,7 @@ import I2C
 /// ``IMUDriver``, which they witness.)
 protocol CoreIMUDriver: IMUDriver {
     associatedtype Settings: Sendable
-    associatedtype State: DriverState where State.Configuration == IMUConfiguration
+    associatedtype State: IMUDriverState
     var core: DriverCore<Settings, State> { get }
     /// The control register ``isStillConfigured()`` reads back: its reset value differs from
     /// what ``configure(_:)`` writes there.
@@ -53,15 +53,27 @@ protocol FIFOProgress: Sendable {
 /// A FIFO whose reads carry nothing over but the frame count.
 struct NoFIFOProgress: FIFOProgress {}
 
+/// The state of an IMU driver, as the shared code sees it: what ``DriverState`` holds, the
+/// sensitivities samples are scaled with, and a fresh state for a configuration just applied.
+protocol IMUDriverState: DriverState where Configuration == IMUConfiguration {
+    var scale: IMUScale { get }
+    /// The state after `configuration` was applied with `shadow` written (FIFO stopped).
+    static func configured(_ configuration: IMUConfiguration, shadow: ShadowRegisters, scale: IMUScale) -> Self
+}
+
 /// What an IMU driver keeps under its lock: the configuration and control registers it applied,
 /// the sensitivities its samples are scaled with, the FIFO frames counted since the FIFO
 /// (re)started, and what else the chip's FIFO read carries over.
-struct IMUState<Progress: FIFOProgress>: DriverState {
+struct IMUState<Progress: FIFOProgress>: IMUDriverState {
     var configuration: IMUConfiguration
     var shadow = ShadowRegisters([:])
     var scale: IMUScale
     var fifoSamples = 0
     var fifo = Progress()
+
+    static func configured(_ configuration: IMUConfiguration, shadow: ShadowRegisters, scale: IMUScale) -> Self {
+        Self(configuration: configuration, shadow: shadow, scale: scale)
+    }
 
     /// Forgets the frames counted and what the last read carried over: the FIFO starts again.
     mutating func restartFIFO() {
@@ -109,10 +121,10 @@ extension CoreIMUDriver {
     /// writes the registers of `map` with the rate and range codes of `options` in `map`'s
     /// order; waits `map`'s start-up time; and returns the state that goes with them (FIFO
     /// stopped: the reset stops it).
-    func program<Progress>(
+    func program(
         _ configuration: IMUConfiguration, _ options: (rate: SettingOption, accelerometer: SettingOption, gyroscope: SettingOption),
         map: IMURegisterMap, identity: UInt8, startUp: () throws(SensorError) -> Void = {}
-    ) throws(SensorError) -> State where State == IMUState<Progress> {
+    ) throws(SensorError) -> State {
         try device.checkIdentity(map.identityRegister, expected: [identity], chip: chip.name)
         if let reset = map.reset {
             try core.softReset(reset.field, writing: reset.value, polls: reset.polls, interval: reset.interval, chip: chip.name)
@@ -121,7 +133,7 @@ extension CoreIMUDriver {
         let shadow = map.shadow(rate: options.rate.code, accelerometer: options.accelerometer.code, gyroscope: options.gyroscope.code)
         try core.write(shadow, map.writeOrder)
         if map.startupTime > .zero { pause.wait(map.startupTime) }
-        return State(configuration: configuration, shadow: shadow, scale: IMUScale(options.accelerometer, options.gyroscope))
+        return State.configured(configuration, shadow: shadow, scale: IMUScale(options.accelerometer, options.gyroscope))
     }
 }
 

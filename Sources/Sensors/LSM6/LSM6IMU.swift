@@ -1,7 +1,7 @@
 import I2C
 
 /// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
-public final class LSM6IMU: CoreIMUDriver {
+public final class LSM6IMU: STIMUDriver {
     public let chip: ChipInfo
     /// 208 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
@@ -9,6 +9,7 @@ public final class LSM6IMU: CoreIMUDriver {
     let core: DriverCore<LSM6Settings, IMUState<TaggedFIFOProgress>>
     /// CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
     static let configuredRegister = LSM6Register.ctrl1XL
+    static let layout = LSM6Register.st
 
     /// What the tagged FIFO read carries over: a word waiting for its partner from the same time
     /// slot, and the last timestamp word.
@@ -32,25 +33,6 @@ public final class LSM6IMU: CoreIMUDriver {
         chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
     }
 
-    /// Identify; SW_RESET and wait for it to clear (CTRL3_C §9.14); BDU + IF_INC; rate and ranges.
-    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<TaggedFIFOProgress>) throws(SensorError) {
-        state = try program(configuration, settings.tables.optionsWithChipFiltering(for: configuration, chip: chip.name),
-                            map: LSM6Register.map, identity: settings.identity)
-    }
-
-    /// One 14-byte burst from OUT_TEMP_L (0x20) to OUTZ_H_XL (0x2D): temperature, gyro, accel.
-    /// Under the driver's lock, so the counts are scaled by the ranges they were read at even
-    /// while another thread reconfigures.
-    public func readSample() throws(SensorError) -> IMUSample {
-        try core.locked { state throws(SensorError) -> IMUSample in
-            try device.burst(LSM6Register.outTempL, count: 14) { bytes in
-                state.scale.sample(
-                    accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
-                    temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
-            }
-        }
-    }
-
     static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {
         AxisLayout.littleEndian.counts(bytes, from: offset)
     }
@@ -65,7 +47,7 @@ public final class LSM6IMU: CoreIMUDriver {
     }
 
     private func startFIFO(_ state: inout IMUState<TaggedFIFOProgress>) throws(SensorError) {
-        let rateCode = LSM6Register.map.accelerometerRate.code(in: state.shadow[LSM6Register.ctrl1XL])
+        let rateCode = LSM6Register.st.map.accelerometerRate.code(in: state.shadow[LSM6Register.ctrl1XL])
         switch settings.fifo {
         case .pattern:
             try device.write(0x0A, 0x00)  // FIFO_CTRL5: bypass (empties the FIFO)
@@ -192,52 +174,6 @@ public final class LSM6IMU: CoreIMUDriver {
         return FIFOTimestamp(slot: slot, raw: raw, seconds: seconds)
     }
 
-    // MARK: Self-test
-
-    /// The datasheet procedure (LSM6DSO §"Accelerometer/Gyroscope self-test procedure", same for
-    /// DS3/DSL): accelerometer at 52 Hz ±4 g, gyroscope at 208 Hz ±2000 °/s; 5 samples averaged
-    /// without and with positive self-test (CTRL5_C ST_XL = 01, ST_G = 01) after 100 ms settling;
-    /// the absolute difference must lie within the datasheet limits. Then resets and restores
-    /// the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
-        try runSelfTest { _ throws(SensorError) in
-            let name = chip.name
-            let accelerometerRange = try settings.tables.accelerometerRange(4, chip: name)
-            let gyroscopeRange = try settings.tables.gyroscopeRange(2000, chip: name)
-            let rate52 = try settings.tables.rate(52, chip: name)
-            let rate208 = try settings.tables.rate(208, chip: name)
-
-            try device.write(LSM6Register.ctrl3C, LSM6Register.blockDataUpdate | LSM6Register.autoIncrement)
-            try device.write(LSM6Register.ctrl2G, 0)
-            try device.write(LSM6Register.ctrl5C, 0)
-            let accelerometerResponse = try selfTestResponse(
-                LSM6Register.ctrl1XL, LSM6Register.map.accelerometerRange.setting(
-                    accelerometerRange.code, in: LSM6Register.map.accelerometerRate.setting(rate52.code, in: 0)),
-                selfTest: 0b01, accelerometer: true)  // ST_XL positive
-            let gyroscopeResponse = try selfTestResponse(
-                LSM6Register.ctrl2G, LSM6Register.map.gyroscopeRange.setting(
-                    gyroscopeRange.code, in: LSM6Register.map.gyroscopeRate.setting(rate208.code, in: 0)),
-                selfTest: 0b0100, accelerometer: false)  // ST_G positive
-
-            let report = LSM6SelfTest.evaluate(
-                chip: name,
-                accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
-                gyroscopeResponse: gyroscopeResponse / gyroscopeRange.sensitivity,
-                accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
-            return report
-        }
-    }
-
-    /// One sensor's self-test response in counts (CTRL5_C holds ST_XL/ST_G): 100 ms settling,
-    /// 5 samples 20 ms apart after one discarded.
-    private func selfTestResponse(_ control: UInt8, _ value: UInt8, selfTest: UInt8, accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
-        try core.selfTestResponse(
-            control: control, value: value, selfTestRegister: LSM6Register.ctrl5C, selfTest: selfTest,
-            settle: .milliseconds(100), interval: .milliseconds(20)
-        ) { () throws(SensorError) in
-            Self.vector(try device.read(LSM6Register.outTempL, count: 14), accelerometer ? 8 : 2)
-        }
-    }
 }
 
 /// Self-test decision for the ST IMUs, LSM6 family and LSM9DS1 (pure: testable alone).
