@@ -109,25 +109,6 @@ extension RegisterDevice {
     }
 }
 
-extension RegisterDevice {
-    /// The InvenSense FIFO read (MPU-6050/6500/9250, ICM-20948): FIFO_COUNT as a big-endian byte
-    /// count at `countRegister` (`highMask`: the count's bits in its high byte), then whole frames
-    /// of big-endian accelerometer then gyroscope axes (6 + 6 bytes) from `dataRegister`, at most
-    /// `chunkFrames` per read, appended to `frames`.
-    func readInvenSenseFrames(
-        countRegister: UInt8, highMask: UInt8, dataRegister: UInt8, chunkFrames: Int, scale: IMUScale,
-        nextIndex: inout Int, into frames: inout [FIFOFrame]
-    ) throws(SensorError) {
-        let bytes = try burst(countRegister, count: 2) { count in Int(count[0] & highMask) << 8 | Int(count[1]) }
-        try readFIFOFrames(
-            bytes / 12, from: dataRegister, frameSize: 12, chunkFrames: chunkFrames, nextIndex: &nextIndex, into: &frames
-        ) { bytes, base in
-            scale.sample(accelerometer: AxisLayout.bigEndian.counts(bytes, from: base),
-                         gyroscope: AxisLayout.bigEndian.counts(bytes, from: base + 6))
-        }
-    }
-}
-
 extension FIFORead {
     /// Empties the frames, keeping their storage, for a read into this value.
     mutating func restart(overflowed: Bool = false) {

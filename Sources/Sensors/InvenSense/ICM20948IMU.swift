@@ -11,7 +11,7 @@ import I2C
 /// The AK09916 magnetometer inside the package appears at 0x0C on the same bus once
 /// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AKMagnetometer`` (`.ak09916`). Its
 /// axes are not the accelerometer's: DS-000189 §11.1, magnetometer y and z point opposite.
-public final class ICM20948IMU: CoreIMUDriver {
+public final class ICM20948IMU: InvenSenseFIFODriver {
     /// The chip's name as ``ChipInfo/name`` gives it.
     public static let chipName = ICM20948Settings.name
     public let chip: ChipInfo
@@ -87,47 +87,17 @@ public final class ICM20948IMU: CoreIMUDriver {
 
     // MARK: FIFO (DS-000189 §8: USER_CTRL, INT_ENABLE_2, INT_STATUS_2, FIFO_EN_2, FIFO_RST, FIFO_MODE, FIFO_COUNT, FIFO_R_W)
 
-    /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN_2 = 0x1E),
-    /// in register order as the MPU family's frames.
-    static let fifoFrameSize = 12
-    /// Most bytes read from FIFO_R_W in one transaction (whole frames).
-    static let fifoChunkFrames = 16
-
-    /// Resets the FIFO, selects the accelerometer and gyroscope, stream mode (the oldest data
-    /// replaced on overflow), and turns it on; the I2C master stays off, so the bypass stays.
-    public func enableFIFO() throws(SensorError) {
-        try core.locked { state throws(SensorError) in
-            try resetFIFO()
-            try device.write(ICM20948Register.fifoMode, 0x00)  // stream
-            try device.write(ICM20948Register.fifoEnable2, 0x1E)  // ACCEL, GYRO_Z, GYRO_Y, GYRO_X
-            try device.write(ICM20948Register.interruptEnable2, 0x01)  // FIFO_OVERFLOW_EN (FIFO 0)
-            try device.write(ICM20948Register.userControl, 0x40)  // FIFO_EN
-            state.fifoSamples = 0
-        }
-    }
-
-    /// Reads INT_STATUS_2 for overflow, then FIFO_COUNT (13 bit), then whole 12-byte frames in
-    /// chunks. After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
-        read.restart()
-        try core.locked { state throws(SensorError) in
-            if try device.read(ICM20948Register.interruptStatus2) & 0x1F != 0 {
-                try resetFIFO()
-                state.fifoSamples = 0
-                read.overflowed = true
-                return
-            }
-            try device.readInvenSenseFrames(
-                countRegister: ICM20948Register.fifoCountHigh, highMask: 0x1F, dataRegister: ICM20948Register.fifoData,
-                chunkFrames: Self.fifoChunkFrames, scale: state.scale, nextIndex: &state.fifoSamples, into: &read.frames)
-        }
-    }
-
-    /// FIFO_RST: assert FIFO_RESET for every FIFO, then release it (the bits do not clear themselves).
-    private func resetFIFO() throws(SensorError) {
-        try device.write(ICM20948Register.fifoReset, 0x1F)
-        try device.write(ICM20948Register.fifoReset, 0x00)
-    }
+    /// FIFO_RST asserted for every FIFO then released (the bits do not clear themselves); stream
+    /// mode (FIFO_MODE 0: the oldest data replaced on overflow); ACCEL, GYRO_Z, GYRO_Y, GYRO_X in
+    /// FIFO_EN_2 (0x1E: 12-byte frames in the MPU family's order); FIFO_OVERFLOW_EN for FIFO 0;
+    /// FIFO_EN (the I2C master stays off, so the bypass stays). Any FIFO_OVERFLOW_INT bit in
+    /// INT_STATUS_2 restarts it with FIFO_RST; FIFO_COUNT has 13 bits.
+    static let fifo = InvenSenseFIFO(
+        start: [(ICM20948Register.fifoReset, 0x1F), (ICM20948Register.fifoReset, 0x00), (ICM20948Register.fifoMode, 0x00),
+                (ICM20948Register.fifoEnable2, 0x1E), (ICM20948Register.interruptEnable2, 0x01), (ICM20948Register.userControl, 0x40)],
+        overflow: RegisterField(ICM20948Register.interruptStatus2, mask: 0x1F),
+        restart: [(ICM20948Register.fifoReset, 0x1F), (ICM20948Register.fifoReset, 0x00)],
+        count: RegisterField(ICM20948Register.fifoCountHigh, mask: 0x1F), data: ICM20948Register.fifoData)
 
     // MARK: Self-test
 

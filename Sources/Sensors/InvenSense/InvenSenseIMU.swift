@@ -10,7 +10,7 @@ import Musl
 ///
 /// The MPU-9250's AK8963 and the MPU-9150's AK8975 magnetometer appear at 0x0C on the same bus
 /// once ``configure(_:)`` has set INT_PIN_CFG BYPASS_EN; drive them with ``AKMagnetometer``.
-public final class InvenSenseIMU: CoreIMUDriver {
+public final class InvenSenseIMU: InvenSenseFIFODriver {
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
@@ -19,10 +19,13 @@ public final class InvenSenseIMU: CoreIMUDriver {
     /// CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
     static let configuredRegister = InvenSenseRegister.config
 
-    /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN = 0x78).
-    static let fifoFrameSize = 12
-    /// Most bytes read from FIFO_R_W in one transaction (whole frames).
-    static let fifoChunkFrames = 16
+    /// FIFO_RESET; XG, YG, ZG and ACCEL in FIFO_EN (0x78: 12-byte frames); FIFO_OFLOW_EN in
+    /// INT_ENABLE; FIFO_EN. FIFO_OFLOW_INT in INT_STATUS; restarted with FIFO_EN | FIFO_RESET.
+    static let fifo = InvenSenseFIFO(
+        start: [(InvenSenseRegister.userControl, 0x04), (InvenSenseRegister.fifoEnable, 0x78),
+                (InvenSenseRegister.interruptEnable, 0x10), (InvenSenseRegister.userControl, 0x40)],
+        overflow: RegisterField(InvenSenseRegister.interruptStatus, mask: 0x10), restart: [(InvenSenseRegister.userControl, 0x44)],
+        count: RegisterField(InvenSenseRegister.fifoCountHigh, mask: 0xFF), data: InvenSenseRegister.fifoData)
     static let resetPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
@@ -85,37 +88,6 @@ public final class InvenSenseIMU: CoreIMUDriver {
 
     private static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {
         AxisLayout.bigEndian.counts(bytes, from: offset)
-    }
-
-    // MARK: FIFO (RM-MPU-6000A §4.7 FIFO_EN, §4.27 USER_CTRL, §4.30 FIFO_COUNT, §4.31 FIFO_R_W)
-
-    public func enableFIFO() throws(SensorError) {
-        try core.locked { state throws(SensorError) in
-            try device.write(InvenSenseRegister.userControl, 0x04)  // FIFO_RESET
-            try device.write(InvenSenseRegister.fifoEnable, 0x78)  // XG, YG, ZG, ACCEL
-            try device.write(InvenSenseRegister.interruptEnable, 0x10)  // FIFO_OFLOW_EN
-            try device.write(InvenSenseRegister.userControl, 0x40)  // FIFO_EN
-            state.fifoSamples = 0
-        }
-    }
-
-    /// Reads INT_STATUS for overflow, then FIFO_COUNT, then whole 12-byte frames in chunks.
-    /// After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
-        read.restart()
-        try core.locked { state throws(SensorError) in
-            let status = try device.read(InvenSenseRegister.interruptStatus)
-            if status & 0x10 != 0 {
-                try device.write(InvenSenseRegister.userControl, 0x44)  // FIFO_EN | FIFO_RESET
-                state.fifoSamples = 0
-                read.overflowed = true
-                return
-            }
-            // 12-byte frames (fifoFrameSize): accelerometer, then gyroscope, big-endian.
-            try device.readInvenSenseFrames(
-                countRegister: InvenSenseRegister.fifoCountHigh, highMask: 0xFF, dataRegister: InvenSenseRegister.fifoData,
-                chunkFrames: Self.fifoChunkFrames, scale: state.scale, nextIndex: &state.fifoSamples, into: &read.frames)
-        }
     }
 
     // MARK: Self-test
