@@ -29,6 +29,19 @@ struct IMUTables: Sendable {
         return try options(for: configuration, chip: chip)
     }
 
+    /// The low-pass filter of `configuration` from `table` (bandwidth in Hz → code): the
+    /// bandwidth it asks for (an exact match), or without one the widest below the Nyquist
+    /// frequency of `rate`, else the narrowest.
+    static func lowPass(for configuration: IMUConfiguration, rate: Double, in table: [SettingOption], chip: String) throws(SensorError)
+        -> SettingOption {
+        if let bandwidth = configuration.lowPassBandwidth {
+            return try lookup(bandwidth, in: table, setting: "low-pass bandwidth", unit: "Hz", chip: chip)
+        }
+        let belowNyquist = table.filter { $0.value < rate / 2 }.max { $0.value < $1.value }
+        if let option = belowNyquist ?? table.min(by: { $0.value < $1.value }) { return option }
+        throw .notSupported(chip: chip, feature: "low-pass filter")
+    }
+
     func rate(_ hertz: Double, chip: String) throws(SensorError) -> SettingOption {
         try lookup(hertz, in: outputDataRates, setting: "output data rate", unit: "Hz", chip: chip)
     }

@@ -36,9 +36,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
     func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         let (rate, accelerometer, gyroscope) = try ICM20948Settings.tables.options(for: configuration, chip: name)
-        let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
-            try lookup(bandwidth, in: ICM20948Settings.lowPass, setting: "low-pass bandwidth", unit: "Hz", chip: name)
-        } ?? ICM20948Settings.defaultLowPass(forRate: rate.value)
+        let lowPass = try IMUTables.lowPass(for: configuration, rate: rate.value, in: ICM20948Settings.lowPass, chip: name)
         let accelDivider = ICM20948Settings.accelerometerDivider(forRate: rate.value)
 
         try selectBank(0)
@@ -239,11 +237,6 @@ struct ICM20948Settings: Sendable {
     /// Temperature (§8.2 TEMP_OUT, room-temperature offset 0 LSB): °C = raw / 333.87 + 21.
     static let temperatureLSBPerDegree = 333.87
     static let temperatureOffset = 21.0
-
-    /// The widest bandwidth below the Nyquist frequency of `rate`, or the narrowest filter.
-    static func defaultLowPass(forRate rate: Double) -> SettingOption {
-        lowPass.filter { $0.value < rate / 2 }.max { $0.value < $1.value } ?? lowPass[lowPass.count - 1]
-    }
 
     /// ACCEL_SMPLRT_DIV (12 bit) nearest to `rate` Hz from 1.125 kHz; `rate` comes from the
     /// table, so the result is within 0…4095.

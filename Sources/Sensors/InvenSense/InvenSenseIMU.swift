@@ -44,9 +44,7 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
     func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         let (rate, accelerometer, gyroscope) = try InvenSenseSettings.tables.options(for: configuration, chip: name)
-        let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
-            try lookup(bandwidth, in: settings.lowPass, setting: "low-pass bandwidth", unit: "Hz", chip: name)
-        } ?? settings.defaultLowPass(forRate: rate.value)
+        let lowPass = try IMUTables.lowPass(for: configuration, rate: rate.value, in: settings.lowPass, chip: name)
 
         try device.checkIdentity(InvenSenseRegister.whoAmI, expected: [settings.identity], chip: name)
         // DEVICE_RESET clears itself when the reset is done.
