@@ -52,7 +52,7 @@ if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.Magnetomet
 
 /// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.
 /// With `handlerQueue`, each sample goes to a handler on a `DispatchQueue` (Dispatch allocates a
-/// continuation per hop); without, the samples are taken as `deviceMotion` polls them.
+/// continuation per hop, and samples arriving while one is pending share it); without, the samples are taken as `deviceMotion` polls them.
 func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
     let clock = VirtualClock()
     let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)
