@@ -33,6 +33,15 @@ struct ProbeCommandTests {
             """)
     }
 
+    @Test func aLIS3MDLNextToAnLSM9DS1IsNamedAsItsMagnetometer() {
+        let alone = ProbeCommand.report(busName: "b", results: [ProbeResult(address: I2CAddress(0x1E), chipName: "LIS3MDL")])
+        #expect(alone.hasSuffix("0x1E  LIS3MDL"))
+        let paired = ProbeCommand.report(busName: "b", results: [
+            ProbeResult(address: I2CAddress(0x1E), chipName: "LIS3MDL"), ProbeResult(address: I2CAddress(0x6B), chipName: "LSM9DS1"),
+        ])
+        #expect(paired.contains("0x1E  LSM9DS1 magnetometer (LIS3MDL registers; the LSM9DS1 at 0x6B)"), "\(paired)")
+    }
+
     @Test func simulatedChoicesAreChecked() {
         #expect(throws: (any Error).self) { _ = try Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "bmi270"]) }
         #expect((try? Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "mpu6050"])) is ProbeCommand)
