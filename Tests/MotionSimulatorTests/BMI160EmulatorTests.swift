@@ -123,6 +123,67 @@ private let bmi = I2CAddress(0x68)
         #expect(Int(length[0]) | Int(length[1]) << 8 == 1020)
     }
 
+    /// Header mode with fifo_time_en (FIFO_CONFIG_1 0xD2) at 100 Hz: 13-byte frames 0x8C, gyr
+    /// then acc; read past the fill level, the sensortime frame (0x44, 24-bit little-endian) of
+    /// the last frame, once per burst, then 0x80. Its value lies within one period (256 LSB at
+    /// 100 Hz) before SENSORTIME at the read.
+    @Test func headerModeSensorTimeFrameAfterTheLastFrame() throws {
+        let accel = SIMD3(0.25, -0.5, 1.0), rate = SIMD3(10.0, -20, 30)
+        let bus = bus(testState(accelerationG: accel, rateDPS: rate))
+        try start(bus)
+        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xD2)
+        clock.advance(by: 0.105)
+        let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
+        #expect(Int(length[0]) | Int(length[1]) << 8 == 130)
+        let bytes = try bus.readRegisters(bmi, Reg.fifoData, count: 136)
+        for frame in 0..<10 {
+            #expect(bytes[frame * 13] == 0x8C)
+            #expect(axesLE(bytes, from: frame * 13 + 1) == expectedLSB(rate, 1 / 16.4))
+            #expect(axesLE(bytes, from: frame * 13 + 7) == expectedLSB(accel, 1.0 / 16384))
+        }
+        #expect(bytes[130] == 0x44)
+        #expect(Array(bytes[134...]) == [0x80, 0x80])
+        let stamp = Int(bytes[131]) | Int(bytes[132]) << 8 | Int(bytes[133]) << 16
+        let register = try bus.readRegisters(bmi, Reg.sensorTime, count: 3)
+        let now = Int(register[0]) | Int(register[1]) << 8 | Int(register[2]) << 16
+        #expect(now - stamp >= 0 && now - stamp < 256, "sensortime \(stamp), register \(now)")
+        // The next burst past the (empty) FIFO: the same sensortime frame again.
+        #expect(try bus.readRegisters(bmi, Reg.fifoData, count: 5) == Array(bytes[130..<134]) + [0x80])
+        // Headerless or without fifo_time_en: 0x80 only.
+        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xD0)
+        #expect(try bus.readRegisters(bmi, Reg.fifoData, count: 2) == [0x80, 0x80])
+    }
+
+    /// The sensortime counts the chip's own oscillator: 300 ppm fast, 100 s of simulation time
+    /// read 100.03 s of sensortime (2 560 768 LSB, within one).
+    @Test func sensorTimeRunsOnTheChipClock() throws {
+        let bus = bus(options: EmulatorOptions(clockDriftPPM: 300))
+        try start(bus)
+        func sensorTime() throws -> Int {
+            let bytes = try bus.readRegisters(bmi, Reg.sensorTime, count: 3)
+            return Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
+        }
+        let before = try sensorTime()
+        clock.advance(by: 100)
+        #expect(abs((try sensorTime() - before) & 0xFF_FFFF - 2_560_768) <= 1)
+    }
+
+    /// A full FIFO in header mode: 2 s at 100 Hz is 200 frames; the newest 78 stay (with the 2-byte
+    /// skip frame, 1016 of 1024 bytes), led by a skip frame counting the 122 dropped.
+    @Test func skipFrameCountsTheFramesAFullFIFODropped() throws {
+        let bus = bus()
+        try start(bus)
+        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xD2)
+        clock.advance(by: 2)
+        let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
+        #expect(Int(length[0]) | Int(length[1]) << 8 == 1016)
+        let head = try bus.readRegisters(bmi, Reg.fifoData, count: 2 + 13)
+        #expect(Array(head[0..<2]) == [0x40, 122])
+        #expect(head[2] == 0x8C)
+        let rest = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
+        #expect(Int(rest[0]) | Int(rest[1]) << 8 == 77 * 13)
+    }
+
     /// SELF_TEST: acc_self_test_enable 01 with amp high deflects each axis ±1.6 g by sign;
     /// gyr_self_test_enable sets STATUS gyr_self_test_ok unless a gyroscope axis is dead.
     @Test func selfTestBits() throws {
