@@ -91,9 +91,11 @@ struct BMI160Chip: SingleModelChip {
         frameRemaining = 0
     }
 
-    /// SENSORTIME at simulation `time`, counted by the chip's own (drifting) oscillator.
+    /// SENSORTIME at simulation `time`, counted by the chip's own (drifting) oscillator. A
+    /// millionth of an LSB of tolerance: a sample taken just as the counter steps (the rates
+    /// divide the same oscillator) reads the new count, not the old one by rounding.
     func sensorTime(at time: Double) -> UInt32 {
-        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB
+        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB + 1e-6
         guard ticks.isFinite, ticks >= 0 else { return 0 }
         return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
     }
