@@ -83,16 +83,24 @@ private let bmi = I2CAddress(0x68)
         #expect((try sensorTime() - before) & 0xFF_FFFF == 12800)  // 0.5 s / 39.0625 µs
     }
 
-    /// 100 Hz (ODR code 8), FIFO_CONFIG_1 0xC0: headerless 12-byte frames gyr then acc; FIFO_DATA
-    /// does not advance the register pointer; an empty FIFO reads 0x80; CMD 0xB0 flushes.
-    @Test func headerlessFIFO() throws {
+    /// Both sensors at 100 Hz (ODR code 8) sensing `accel` (g) and `rate` (°/s), FIFO_CONFIG_1 =
+    /// `fifoConfig1`, then `seconds` (0.105 s: 10 frames), and FIFO_LENGTH.
+    func fifo(_ fifoConfig1: UInt8, after seconds: Double = 0.105) throws
+        -> (bus: SimulatedBus, accel: SIMD3<Double>, rate: SIMD3<Double>, length: Int) {
         let accel = SIMD3(0.25, -0.5, 1.0), rate = SIMD3(10.0, -20, 30)
         let bus = bus(testState(accelerationG: accel, rateDPS: rate))
         try start(bus)
-        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xC0)
-        clock.advance(by: 0.105)
+        try bus.writeRegister(bmi, Reg.fifoConfig1, fifoConfig1)
+        clock.advance(by: seconds)
         let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
-        #expect(Int(length[0]) | Int(length[1]) << 8 == 120)
+        return (bus, accel, rate, Int(length[0]) | Int(length[1]) << 8)
+    }
+
+    /// 100 Hz (ODR code 8), FIFO_CONFIG_1 0xC0: headerless 12-byte frames gyr then acc; FIFO_DATA
+    /// does not advance the register pointer; an empty FIFO reads 0x80; CMD 0xB0 flushes.
+    @Test func headerlessFIFO() throws {
+        let (bus, accel, rate, length) = try fifo(0xC0)
+        #expect(length == 120)
         #expect(try bus.readRegister(bmi, Reg.status) & 0xC0 == 0xC0)  // drdy_acc, drdy_gyr
         bus.clearLog()
         let bytes = try bus.readRegisters(bmi, Reg.fifoData, count: 121)
@@ -128,13 +136,8 @@ private let bmi = I2CAddress(0x68)
     /// the last frame, once per burst, then 0x80. Its value lies within one period (256 LSB at
     /// 100 Hz) before SENSORTIME at the read.
     @Test func headerModeSensorTimeFrameAfterTheLastFrame() throws {
-        let accel = SIMD3(0.25, -0.5, 1.0), rate = SIMD3(10.0, -20, 30)
-        let bus = bus(testState(accelerationG: accel, rateDPS: rate))
-        try start(bus)
-        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xD2)
-        clock.advance(by: 0.105)
-        let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
-        #expect(Int(length[0]) | Int(length[1]) << 8 == 130)
+        let (bus, accel, rate, length) = try fifo(0xD2)
+        #expect(length == 130)
         let bytes = try bus.readRegisters(bmi, Reg.fifoData, count: 136)
         for frame in 0..<10 {
             #expect(bytes[frame * 13] == 0x8C)
@@ -171,12 +174,8 @@ private let bmi = I2CAddress(0x68)
     /// A full FIFO in header mode: 2 s at 100 Hz is 200 frames; the newest 78 stay (with the 2-byte
     /// skip frame, 1016 of 1024 bytes), led by a skip frame counting the 122 dropped.
     @Test func skipFrameCountsTheFramesAFullFIFODropped() throws {
-        let bus = bus()
-        try start(bus)
-        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xD2)
-        clock.advance(by: 2)
-        let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
-        #expect(Int(length[0]) | Int(length[1]) << 8 == 1016)
+        let (bus, _, _, length) = try fifo(0xD2, after: 2)
+        #expect(length == 1016)
         let head = try bus.readRegisters(bmi, Reg.fifoData, count: 2 + 13)
         #expect(Array(head[0..<2]) == [0x40, 122])
         #expect(head[2] == 0x8C)

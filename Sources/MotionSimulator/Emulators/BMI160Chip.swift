@@ -44,21 +44,14 @@ struct BMI160Chip: SingleModelChip {
     /// What a read past the FIFO's content returns (§2.5.1.2: an empty frame reads 0x80).
     static let fifoEmptyByte: UInt8 = 0x80
     /// SENSORTIME resolution, seconds per LSB (§2.3.1 Table 11), and its 24 bits.
-    static let sensorTimeLSB = 39.0625e-6
-    static let sensorTimeModulus = 16_777_216.0
-    /// FIFO_CONFIG_1 bits (§2.11 FIFO_CONFIG).
-    static let fifoGyrEn: UInt8 = 0x80
-    static let fifoAccEn: UInt8 = 0x40
-    static let fifoHeaderEn: UInt8 = 0x10
-    static let fifoTimeEn: UInt8 = 0x02
+    static let sensorTimeLSB = 39.0625e-6, sensorTimeModulus = 16_777_216.0
+    /// FIFO_CONFIG_1 bits (§2.11 FIFO_CONFIG): gyr_en, acc_en, header_en, time_en.
+    static let fifoGyrEn: UInt8 = 0x80, fifoAccEn: UInt8 = 0x40, fifoHeaderEn: UInt8 = 0x10, fifoTimeEn: UInt8 = 0x02
     /// Header-mode frames (§2.5.1.3 header byte: fh_mode[7:6], fh_parm[5:2], fh_ext[1:0]):
     /// regular 0b10 with fh_parm mag[2] gyr[1] acc[0]; control 0b01 with opcode skip 0b0000
     /// (one byte: frames dropped), sensortime 0b0001 (24-bit sensortime, little-endian).
-    static let regularHeader: UInt8 = 0x80
-    static let regularGyr: UInt8 = 0x08
-    static let regularAcc: UInt8 = 0x04
-    static let skipHeader: UInt8 = 0x40
-    static let sensorTimeHeader: UInt8 = 0x44
+    static let regularHeader: UInt8 = 0x80, regularGyr: UInt8 = 0x08, regularAcc: UInt8 = 0x04
+    static let skipHeader: UInt8 = 0x40, sensorTimeHeader: UInt8 = 0x44
 
     /// Self-test deflection of this emulated part per excitation sign, in g: with high amplitude
     /// the positive/negative difference is 2 × this, above the 2 g the datasheet procedure
