@@ -153,8 +153,9 @@ public final class BMI160IMU: IMUDriver {
             var below = filled  // bytes below the fill level not yet requested
             while end == .reading {
                 // Only the last chunk reads past the fill level: an earlier one would draw the
-                // sensortime frame in the middle of the frames.
-                let isLast = below + BMI160FIFO.sensorTimeFrameSize <= lastChunk
+                // sensortime frame in the middle of the frames. (A bus too short for its 4 bytes
+                // fails that read rather than looping.)
+                let isLast = below + BMI160FIFO.sensorTimeFrameSize <= lastChunk || below == 0
                 let count = isLast ? below + BMI160FIFO.sensorTimeFrameSize : min(below, chunk)
                 below -= isLast ? below : count
                 try device.burst(BMI160Register.fifoData, count: count) { bytes in
