@@ -24,6 +24,11 @@ let warmup = option("--warmup").flatMap(Double.init) ?? 80
 let seconds = option("--seconds").flatMap(Double.init) ?? 2
 /// `--trace`: the call stack of every allocation counted, on standard error.
 let trace = arguments.contains("--trace")
+// Turning tracing on the first time loads the unwinder, which allocates: once here, before any count.
+if trace {
+    CMallocCounter_trace(1)
+    CMallocCounter_trace(0)
+}
 
 guard CMallocCounter_isActive() != 0 else {
     print("unavailable: the allocation counter is left out of sanitizer builds")
