@@ -122,15 +122,23 @@ struct ProbeCommand: ParsableCommand {
     /// magnetometer inside a 9-axis IMU (MPU-9150, MPU-9250, ICM-20948) when it did not answer
     /// itself: it sits behind the IMU's I2C bypass, which the bus scan ran before. (Only an
     /// MPU-6050-looking chip gets its bypass opened by identification, to tell an MPU-9150.)
-    /// The LSM9DS1's magnetometer answers at its own address with the LIS3MDL's identity, so next
-    /// to an LSM9DS1 such a chip is named as the LSM9DS1's.
+    /// Identity registers alone cannot name some magnetometers, so the IMUs found beside them do:
+    /// the LSM9DS1's magnetometer answers at its own address with the LIS3MDL's identity, and an
+    /// AKM chip answering where a 9-axis IMU's own magnetometer sits (its bypass already open) is
+    /// that one — the AK8975 and the AK8963 have the same WIA.
     static func report(busName: String, results: [ProbeResult]) -> String {
         var lines = ["\(busName): \(results.count) device(s) answered"]
         let lsm9ds1 = results.first { $0.chipName == LSM9DS1IMU.name }
+        let builtIn = results.compactMap { result in
+            result.chipName.flatMap(ChipCatalog.builtInMagnetometer(inside:)).map { (imu: result, magnetometer: $0) }
+        }
         for result in results {
             var name = result.chipName ?? "unknown device (not a supported chip)"
             if let lsm9ds1, result.chipName == "LIS3MDL" {
                 name = "\(LSM9DS1IMU.name) magnetometer (LIS3MDL registers; the LSM9DS1 at \(lsm9ds1.address))"
+            } else if let inside = builtIn.first(where: { $0.magnetometer.address == result.address }), result.chipName?.hasPrefix("AK") == true,
+                      let imu = inside.imu.chipName {
+                name = "\(inside.magnetometer.name) (inside the \(imu) at \(inside.imu.address); its I2C bypass is open)"
             }
             lines.append("  \(result.address)  \(name)")
         }
