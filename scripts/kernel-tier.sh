@@ -8,15 +8,21 @@
 #
 # i2c-stub answers at $stub_chips (below). The check binary first tests the bus itself, then
 # writes register images of an MPU-6050 (0x68), an ICM-20948 (0x69), an LSM6DSOX (0x6A), an LSM9DS1
-# (0x6B) and a LIS3MDL (0x1C) through
-# /dev/i2c-0 and runs the real drivers on them: probe, configuration registers, decoded samples,
-# and the no-acknowledge error at an absent address (Sources/i2c-kernel-check/ChipChecks.swift).
+# (0x6B), a LIS3MDL (0x1C) and a BNO055 (0x28) through
+# /dev/i2c-0 and runs the real drivers on them: probe, configuration registers, decoded samples
+# (the BNO055's in one 32-byte read, the SMBus I2C-block limit), and the no-acknowledge error at an
+# absent address (Sources/i2c-kernel-check/ChipChecks.swift). Then an MPU-9150 takes 0x69 with its
+# AK8975 at 0x0C (MPU9150Checks.swift): configuration (the I2C bypass on), the AK8975's fuse-ROM
+# adjustment and one decoded sample. i2c-stub answers at 0x0C whether the bypass is on or not, so
+# there the probe rightly names an MPU-6050 beside a separate magnetometer.
 #
 # i2c-stub answers SMBus only. So that the plain-I2C path (I2C_RDWR: several messages with repeated
 # starts in one transfer) runs against a kernel adapter too, the test-only module in
 # scripts/i2c-regfile is built against Debian's linux-headers package for the same kernel and
-# loaded with the chip addresses of ChipChecks.swift; the check binary runs its I2C_RDWR checks and
-# the same chip checks through it (Sources/i2c-kernel-check/PlainI2CChecks.swift).
+# loaded with the chip addresses of ChipChecks.swift and MPU9150Checks.swift; it acknowledges 0x0C
+# only while the MPU at 0x69 has its bypass on ($regfile_bypass), as the MPU-9150 does, so there
+# the probe names the MPU-9150. The check binary runs its I2C_RDWR checks and the same chip checks
+# through it (Sources/i2c-kernel-check/PlainI2CChecks.swift).
 #
 # Then the kernel's own IIO drivers take over the stub's register images (KernelIIOChecks.swift):
 # inv_mpu6050 (0x68), st_lsm6dsx (0x6A), bmi160 (0x69) and mma8452 (0x1D) are instantiated through
@@ -37,12 +43,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 boot_timeout=${KERNEL_TIER_TIMEOUT:-240}   # seconds for the whole VM run
-min_checks=62
-# LIS3MDL, MMA8452Q, MPU-6050, BMI160, LSM6DSOX, LSM9DS1 images (ChipChecks.swift, KernelIIOChecks.swift)
-stub_chips=0x1c,0x1d,0x68,0x69,0x6a,0x6b
-# The plain-I2C adapter holds the images ChipChecks.swift writes: LIS3MDL, MPU-6050, ICM-20948,
-# LSM6DSOX, LSM9DS1.
-regfile_chips=0x1c,0x68,0x69,0x6a,0x6b
+min_checks=77
+# AK8975, LIS3MDL, MMA8452Q, BNO055, MPU-6050, ICM-20948/MPU-9150/BMI160, LSM6DSOX, LSM9DS1 images
+# (ChipChecks.swift, MPU9150Checks.swift, KernelIIOChecks.swift); i2c-stub takes at most 10.
+stub_chips=0x0c,0x1c,0x1d,0x28,0x68,0x69,0x6a,0x6b
+# The plain-I2C adapter holds the images ChipChecks.swift and MPU9150Checks.swift write: AK8975,
+# LIS3MDL, BNO055, MPU-6050, ICM-20948 then MPU-9150, LSM6DSOX, LSM9DS1 (at most 8).
+regfile_chips=0x0c,0x1c,0x28,0x68,0x69,0x6a,0x6b
+# 0x0C answers only while the MPU at 0x69 has INT_PIN_CFG BYPASS_EN set (and I2C_MST_EN clear).
+regfile_bypass="bypass_host=0x69 bypass_chip=0x0c"
 iio_drivers="inv-mpu6050-i2c st_lsm6dsx_i2c bmi160_i2c mma8452"
 
 for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout depmod make; do
@@ -127,7 +136,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 insmod /lib/i2c-dev.ko
 insmod /lib/i2c-stub.ko chip_addr=$stub_chips
-insmod /lib/i2c-regfile.ko chip_addr=$regfile_chips || echo "FAIL loading the plain-I2C test module i2c-regfile.ko"
+insmod /lib/i2c-regfile.ko chip_addr=$regfile_chips $regfile_bypass || echo "FAIL loading the plain-I2C test module i2c-regfile.ko"
 for module in \$(cat /lib/iio/order); do insmod /lib/iio/\$module || echo "insmod \$module failed"; done
 bus=/dev/i2c-0
 plain=

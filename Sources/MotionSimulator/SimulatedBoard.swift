@@ -85,11 +85,14 @@ public struct SimulatedBoard: Sendable {
         case none
         case chip(Magnetometer)
 
-        /// Parses a CLI name: a ``Magnetometer`` raw value, `none` or `usual`; nil otherwise.
+        /// Parses a CLI name: a ``Magnetometer`` raw value, `none`, `usual`, or `lsm9ds1` — the
+        /// LSM9DS1's own magnetometer die, which has the LIS3MDL's register map (next to the
+        /// LSM9DS1 as IMU, the board reverses its x axis as the die does); nil otherwise.
         public init?(name: String) {
             switch name.lowercased() {
             case "usual": self = .usual
             case "none": self = .none
+            case "lsm9ds1": self = .chip(.lis3mdl)
             default:
                 guard let chip = Magnetometer(rawValue: name.lowercased()) else { return nil }
                 self = .chip(chip)
@@ -109,7 +112,7 @@ public struct SimulatedBoard: Sendable {
     /// The names `--imu` accepts.
     public static var imuChoices: [String] { IMU.allCases.map(\.rawValue) }
     /// The names `--magnetometer` accepts.
-    public static var magnetometerChoices: [String] { Magnetometer.allCases.map(\.rawValue) + ["none", "usual"] }
+    public static var magnetometerChoices: [String] { Magnetometer.allCases.map(\.rawValue) + ["lsm9ds1", "none", "usual"] }
 
     public let bus: SimulatedBus
     public let imu: any SimulatedDevice

@@ -24,6 +24,11 @@ let warmup = option("--warmup").flatMap(Double.init) ?? 80
 let seconds = option("--seconds").flatMap(Double.init) ?? 2
 /// `--trace`: the call stack of every allocation counted, on standard error.
 let trace = arguments.contains("--trace")
+// Turning tracing on the first time loads the unwinder, which allocates: once here, before any count.
+if trace {
+    CMallocCounter_trace(1)
+    CMallocCounter_trace(0)
+}
 
 guard CMallocCounter_isActive() != 0 else {
     print("unavailable: the allocation counter is left out of sanitizer builds")
@@ -52,7 +57,7 @@ if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.Magnetomet
 
 /// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.
 /// With `handlerQueue`, each sample goes to a handler on a `DispatchQueue` (Dispatch allocates a
-/// continuation per hop); without, the samples are taken as `deviceMotion` polls them.
+/// continuation per hop, and samples arriving while one is pending share it); without, the samples are taken as `deviceMotion` polls them.
 func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
     let clock = VirtualClock()
     let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)

@@ -1,5 +1,6 @@
 // Hardware-in-the-loop checks on i2c-stub: the real drivers (Sensors) and the real Linux bus
-// against register images of an MPU-6050 (0x68), an LSM6DSOX (0x6A) and a LIS3MDL (0x1C).
+// against register images of an MPU-6050 (0x68), an ICM-20948 (0x69), an LSM6DSOX (0x6A), an
+// LSM9DS1 (0x6B), a LIS3MDL (0x1C) and a BNO055 (0x28); the MPU-9150 follows (MPU9150Checks.swift).
 //
 // i2c-stub is a plain file of 256 byte registers per address: it keeps whatever is written and
 // never clears a reset bit, so the drivers run with `resetCompletion: .fixedDelay` (documented
@@ -85,7 +86,30 @@ let icm20948 = StubChip(name: "ICM-20948", address: I2CAddress(0x69), image: reg
     0x2D: bigEndianBytes(icm20948AccelerometerRaw + icm20948GyroscopeRaw + [0]),
 ]))
 
-let stubChipImages = [mpu6050, icm20948, lsm6dsox, lsm9ds1, lis3mdl]
+/// BNO055 (BST-BNO055-DS000 §4.2 register map, page 0; kernel drivers/iio/imu/bno055/bno055.c):
+/// CHIP_ID 0x00 = 0xA0, ACC_ID 0x01 = 0xFB, MAG_ID 0x02 = 0x32, GYR_ID 0x03 = 0x0F; PAGE_ID 0x07 = 0;
+/// from 0x08 on, 16-bit little-endian: ACC_DATA x, y, z (0x08), MAG_DATA (0x0E), GYR_DATA (0x14),
+/// EUL_DATA heading, roll, pitch (0x1A), QUA_DATA w, x, y, z (0x20–0x27). Power-on values the
+/// driver must change: UNIT_SEL 0x3B = 0x80 (ORI_Android_Windows: Android), OPR_MODE 0x3D = 0
+/// (CONFIGMODE, §3.3); PWR_MODE 0x3E = 0 (normal), SYS_TRIGGER 0x3F = 0.
+/// The driver's only read after a write is CHIP_ID after RST_SYS (it waits for the identity to
+/// answer again, not for a bit to clear), which a register file keeps: the default reset wait
+/// (`.pollResetBit`) works here. It reads neither SYS_STATUS nor CALIB_STAT while configuring
+/// or sampling, so the image leaves them 0.
+/// Units with UNIT_SEL = 0 (the unit tables of §3.6.5; kernel bno055.c scales): 1 m/s² = 100 LSB,
+/// 1 µT = 16 LSB, 1 °/s = 16 LSB, 1° = 16 LSB; quaternion 1 = 2^14 LSB.
+let bno055AccelerometerRaw: [Int16] = [-123, 456, 981]
+let bno055MagnetometerRaw: [Int16] = [200, -320, 488]
+let bno055GyroscopeRaw: [Int16] = [160, -480, 40]
+let bno055EulerRaw: [Int16] = [1440, -240, 720]
+let bno055QuaternionRaw: [Int16] = [8192, -8192, 8192, 8192]
+let bno055 = StubChip(name: "BNO055", address: I2CAddress(0x28), image: registerImage([
+    0x00: [0xA0, 0xFB, 0x32, 0x0F], 0x07: [0x00],
+    0x08: littleEndianBytes(bno055AccelerometerRaw + bno055MagnetometerRaw + bno055GyroscopeRaw + bno055EulerRaw + bno055QuaternionRaw),
+    0x3B: [0x80], 0x3D: [0x00, 0x00, 0x00],
+]))
+
+let stubChipImages = [mpu6050, icm20948, lsm6dsox, lsm9ds1, lis3mdl, bno055]
 
 /// |a − b| ≤ 1e-9 per axis.
 func same(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Bool {
@@ -120,6 +144,7 @@ final class ConfiguredDrivers {
     var lsm9ds1: LSM9DS1IMU?
     var icm20948: ICM20948IMU?
     var lis3mdl: LIS3MDLMagnetometer?
+    var bno055: BNO055IMU?
 }
 
 /// The error a driver call threw, nil when it succeeded.
@@ -130,18 +155,19 @@ func sensorError(_ body: () throws(SensorError) -> Void) -> SensorError? {
 
 func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
     let degree = Double.pi / 180
+    let recording = RecordingBus(bus)
     return [
-        Check(name: "register images of MPU-6050, ICM-20948, LSM6DSOX, LSM9DS1, LIS3MDL preloaded (256 registers each)") {
+        Check(name: "register images of MPU-6050, ICM-20948, LSM6DSOX, LSM9DS1, LIS3MDL, BNO055 preloaded (256 registers each)") {
             for chip in stubChipImages {
                 try bus.writeRegisters(chip.address, 0x00, chip.image)
                 let back = try bus.readRegisters(chip.address, 0x00, count: 256)
                 try expect(back == chip.image, "\(chip.name) image read back differs")
             }
         },
-        Check(name: "probe identifies MPU-6050 at 0x68, ICM-20948 at 0x69, LSM6DSOX at 0x6A, LSM9DS1 at 0x6B, LIS3MDL at 0x1C; nothing at the other usual addresses") {
+        Check(name: "probe identifies MPU-6050 at 0x68, ICM-20948 at 0x69, LSM6DSOX at 0x6A, LSM9DS1 at 0x6B, LIS3MDL at 0x1C, BNO055 at 0x28; nothing at the other usual addresses") {
             let chips = try driver("probe") { () throws(SensorError) in try ChipCatalog.probe(bus: bus) }
             let found = chips.map { "\($0.name) at \($0.address)" }
-            try expect(found == ["LIS3MDL at 0x1C", "MPU-6050 at 0x68", "ICM-20948 at 0x69", "LSM6DSO/LSM6DSOX at 0x6A", "LSM9DS1 at 0x6B"],
+            try expect(found == ["LIS3MDL at 0x1C", "BNO055 at 0x28", "MPU-6050 at 0x68", "ICM-20948 at 0x69", "LSM6DSO/LSM6DSOX at 0x6A", "LSM9DS1 at 0x6B"],
                        "found \(found)")
         },
         Check(name: "MPU-6050 configuration lands in its registers") {
@@ -185,6 +211,51 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             try driver("configure") { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
             try expectRegisters(bus, lis3mdl, [(0x20, 0x7C), (0x21, 0x00), (0x22, 0x00), (0x23, 0x0C), (0x24, 0x40)])
             imus.lis3mdl = magnetometer
+        },
+        Check(name: "BNO055 configuration: CONFIGMODE, RST_SYS, page 0, normal power, UNIT_SEL 0, internal oscillator, NDOF last; the registers hold it") {
+            // Datasheet §3.3 (modes are changed in CONFIGMODE, OPR_MODE 0x3D: 0 CONFIG, 0x0C NDOF),
+            // §4.3 (PAGE_ID 0x07, UNIT_SEL 0x3B: 0 = m/s², °/s, degrees, °C, Windows; PWR_MODE 0x3E:
+            // 0 normal; SYS_TRIGGER 0x3F: RST_SYS bit 5, CLK_SEL bit 7 = 0 internal oscillator).
+            // The default reset wait: it polls CHIP_ID, which reads 0xA0 throughout.
+            let imu = BNO055IMU(bus: recording, address: bno055.address)
+            _ = recording.takeAccesses()
+            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            let writes = recording.takeAccesses().filter { if case .write = $0 { true } else { false } }
+            let expected: [BusAccess] = [(0x3D, 0x00), (0x3F, 0x20), (0x07, 0x00), (0x3E, 0x00), (0x3B, 0x00), (0x3F, 0x00), (0x3D, 0x0C)]
+                .map { .write(bno055.address, register: $0.0, value: $0.1) }
+            try expect(writes == expected, "writes \(writes)")
+            try expectRegisters(bus, bno055, [(0x07, 0x00), (0x3B, 0x00), (0x3D, 0x0C), (0x3E, 0x00), (0x3F, 0x00)])
+            let configured = try driver("isStillConfigured") { () throws(SensorError) in try imu.isStillConfigured() }
+            try expect(configured, "OPR_MODE does not read back NDOF")
+            imus.bno055 = imu
+        },
+        Check(name: "BNO055 sample: one 32-byte read from 0x08 (the SMBus I2C-block limit on i2c-stub, one I2C_RDWR on the plain adapter) decodes to g, rad/s, µT and the chip's quaternion") {
+            // 0x08–0x27 is 32 bytes: one SMBus I2C-block read (I2C_SMBUS_BLOCK_MAX) where the
+            // adapter has SMBus only, one combined transfer otherwise.
+            guard let imu = imus.bno055 else { throw CheckFailure(message: "the BNO055 was not configured") }
+            switch bus.transferMode {
+            case .smbus:
+                try expect(bus.maximumReadLength == 32, "maximum read length \(String(describing: bus.maximumReadLength))")
+                let steps = SMBusPlan.steps(for: [.write([0x08]), .read(count: 32)])
+                try expect(steps == [.readBlock(register: 0x08, count: 32)], "SMBus steps \(String(describing: steps))")
+            case .combined:
+                try expect(bus.maximumReadLength == nil, "maximum read length \(String(describing: bus.maximumReadLength))")
+            }
+            _ = recording.takeAccesses()
+            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
+            let magnetic = try driver("magnetometer readSample") { () throws(SensorError) in try imu.magnetometer.readSample() }
+            let accesses = recording.takeAccesses()
+            try expect(accesses == [.read(bno055.address, register: 0x08, count: 32)], "accesses \(accesses)")
+            // m/s² → g (÷ 9.80665), Core Motion sign (negated); °/s → rad/s.
+            let acceleration = -vector(bno055AccelerometerRaw, scale: 1 / 100 / 9.80665)
+            let rotation = vector(bno055GyroscopeRaw, scale: degree / 16)
+            let field = vector(bno055MagnetometerRaw, scale: 1.0 / 16)
+            let quaternion = SIMD4(bno055QuaternionRaw.map { Double($0) / 16384 })
+            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
+            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+            try expect(sample.chipOrientation?.wxyz == quaternion, "quaternion \(String(describing: sample.chipOrientation)), expected \(quaternion)")
+            try expect(same(magnetic.field, field), "field \(magnetic.field), expected \(field)")
+            try expect(!sample.isSaturated && !magnetic.isSaturated, "saturated: IMU \(sample.isSaturated), magnetometer \(magnetic.isSaturated)")
         },
         Check(name: "MPU-6050 sample decodes to g and rad/s (±4 g: 8192 LSB/g, ±500 °/s: 65.5 LSB/(°/s))") {
             // PS-MPU-6000A §6.1–6.2 sensitivities; Core Motion sign: acceleration negated.

@@ -1,11 +1,13 @@
 // The kernel tier's test binary: runs the Linux bus against a real kernel I2C stack.
 //
-// Boot expects `i2c-stub` loaded with `chip_addr=0x1c,0x68,0x6a`: each stub chip is 256 byte
-// registers with an auto-incrementing pointer, and the adapter offers SMBus only (no plain I2C).
-// The last checks run the real drivers against register images of an MPU-6050, an LSM6DSOX and
-// a LIS3MDL (ChipChecks.swift).
+// Boot expects `i2c-stub` loaded with the chip addresses of scripts/kernel-tier.sh (`stub_chips`):
+// each stub chip is 256 byte registers with an auto-incrementing pointer, and the adapter offers
+// SMBus only (no plain I2C). After the bus checks, the real drivers run against register images
+// of an MPU-6050, an ICM-20948, an LSM6DSOX, an LSM9DS1, a LIS3MDL and a BNO055 (ChipChecks.swift),
+// then of an MPU-9150 with its AK8975 (MPU9150Checks.swift).
 // With a second bus (the test-only plain-I2C adapter of scripts/i2c-regfile, loaded with the same
-// chip addresses), its I2C_RDWR checks run too, and then the same chip checks through it.
+// chip addresses and the MPU-9150's bypass gate), its I2C_RDWR checks run too, and then the same
+// chip checks through it. Last, the kernel's own IIO drivers on the stub (KernelIIOChecks.swift).
 // Usage: i2c-kernel-check [/dev/i2c-N [/dev/i2c-M]]   (default /dev/i2c-0). Exit status 1 if any check fails.
 import Glibc
 import I2C
@@ -116,13 +118,14 @@ let checks: [Check] = [
 // bus checks; then the same through the plain-I2C adapter, if there is one; last, the kernel's own
 // IIO drivers take the stub's images over (KernelIIOChecks.swift).
 let configured = ConfiguredDrivers()
-var all = checks + chipChecks(bus: bus, imus: configured)
+var all = checks + chipChecks(bus: bus, imus: configured) + mpu9150Checks(bus: bus, bypassGated: false)
 if let plainPath = CommandLine.arguments.dropFirst(2).first {
     do {
         let plain = try LinuxI2CBus(path: plainPath)
         print("bus \(plainPath): \(plain.functionality)")
         all += plainI2CChecks(bus: plain, path: plainPath)
-            + chipChecks(bus: plain, imus: ConfiguredDrivers()).map { check in Check(name: "plain I2C: " + check.name, run: check.run) }
+            + (chipChecks(bus: plain, imus: ConfiguredDrivers()) + mpu9150Checks(bus: plain, bypassGated: true))
+                .map { check in Check(name: "plain I2C: " + check.name, run: check.run) }
     } catch {
         all.append(Check(name: "open the plain-I2C adapter \(plainPath)") { throw error })
     }

@@ -30,6 +30,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
     var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
 
+    @Option(help: "The simulated magnetometer (with --simulated): \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")).")
+    var magnetometer: String = "usual"
+
     @Option(help: "List only the IIO motion sensors under this directory (default /sys/bus/iio/devices, or $MOTION_IIO_ROOT).")
     var iioRoot: String?
 
@@ -41,6 +44,7 @@ struct ProbeCommand: ParsableCommand {
             throw ValidationError("--bus and --simulated exclude each other: pick one")
         }
         _ = try SourceOptions.simulatedIMU(named: imu)
+        _ = try SourceOptions.simulatedMagnetometer(named: magnetometer, imu: imu)
     }
 
     func run() throws {
@@ -108,7 +112,9 @@ struct ProbeCommand: ParsableCommand {
 
     private func printSimulatedBoard() {
         let board = SimulatedBoard(
-            imu: SimulatedBoard.IMU(rawValue: imu.lowercased()) ?? .lsm6dsox, source: ConstantSource(.flatAtRest()), now: { 0 })
+            imu: SimulatedBoard.IMU(rawValue: imu.lowercased()) ?? .lsm6dsox,
+            magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual,
+            source: ConstantSource(.flatAtRest()), now: { 0 })
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
     }
 
@@ -116,10 +122,25 @@ struct ProbeCommand: ParsableCommand {
     /// magnetometer inside a 9-axis IMU (MPU-9150, MPU-9250, ICM-20948) when it did not answer
     /// itself: it sits behind the IMU's I2C bypass, which the bus scan ran before. (Only an
     /// MPU-6050-looking chip gets its bypass opened by identification, to tell an MPU-9150.)
+    /// Identity registers alone cannot name some magnetometers, so the IMUs found beside them do:
+    /// the LSM9DS1's magnetometer answers at its own address with the LIS3MDL's identity, and an
+    /// AKM chip answering where a 9-axis IMU's own magnetometer sits (its bypass already open) is
+    /// that one — the AK8975 and the AK8963 have the same WIA.
     static func report(busName: String, results: [ProbeResult]) -> String {
         var lines = ["\(busName): \(results.count) device(s) answered"]
+        let lsm9ds1 = results.first { $0.chipName == LSM9DS1IMU.name }
+        let builtIn = results.compactMap { result in
+            result.chipName.flatMap(ChipCatalog.builtInMagnetometer(inside:)).map { (imu: result, magnetometer: $0) }
+        }
         for result in results {
-            lines.append("  \(result.address)  \(result.chipName ?? "unknown device (not a supported chip)")")
+            var name = result.chipName ?? "unknown device (not a supported chip)"
+            if let lsm9ds1, result.chipName == "LIS3MDL" {
+                name = "\(LSM9DS1IMU.name) magnetometer (LIS3MDL registers; the LSM9DS1 at \(lsm9ds1.address))"
+            } else if let inside = builtIn.first(where: { $0.magnetometer.address == result.address }), result.chipName?.hasPrefix("AK") == true,
+                      let imu = inside.imu.chipName {
+                name = "\(inside.magnetometer.name) (inside the \(imu) at \(inside.imu.address); its I2C bypass is open)"
+            }
+            lines.append("  \(result.address)  \(name)")
         }
         for result in results {
             guard let imu = result.chipName, let inside = ChipCatalog.builtInMagnetometer(inside: imu),

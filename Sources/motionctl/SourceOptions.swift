@@ -93,10 +93,7 @@ struct SourceOptions: ParsableArguments {
             throw ValidationError("no scenario named \"\(scenario)\"; choose one of: \(Scenario.all.map(\.name).joined(separator: ", "))")
         }
         if let imu { _ = try Self.simulatedIMU(named: imu) }
-        if let magnetometer, SimulatedBoard.MagnetometerChoice(name: magnetometer) == nil {
-            throw ValidationError(
-                "no simulated magnetometer named \"\(magnetometer)\"; choose one of: \(SimulatedBoard.magnetometerChoices.joined(separator: ", "))")
-        }
+        if let magnetometer { _ = try Self.simulatedMagnetometer(named: magnetometer, imu: imu) }
     }
 
     /// `--scenario list` (or `help`).
@@ -217,6 +214,21 @@ struct SourceOptions: ParsableArguments {
             throw ValidationError("no simulated IMU named \"\(name)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
         }
         return imu
+    }
+
+    /// `--magnetometer NAME` next to `--imu IMU` (the default IMU when nil). The LSM9DS1's
+    /// magnetometer is part of the LSM9DS1: named next to another IMU it is refused, not quietly
+    /// turned into a separate LIS3MDL.
+    static func simulatedMagnetometer(named name: String, imu: String?) throws -> SimulatedBoard.MagnetometerChoice {
+        guard let choice = SimulatedBoard.MagnetometerChoice(name: name) else {
+            throw ValidationError(
+                "no simulated magnetometer named \"\(name)\"; choose one of: \(SimulatedBoard.magnetometerChoices.joined(separator: ", "))")
+        }
+        if name.lowercased() == "lsm9ds1", imu?.lowercased() != SimulatedBoard.IMU.lsm9ds1.rawValue {
+            throw ValidationError(
+                "--magnetometer lsm9ds1 is the LSM9DS1's own magnetometer: add --imu lsm9ds1 (or name lis3mdl for a separate LIS3MDL)")
+        }
+        return choice
     }
 }
 

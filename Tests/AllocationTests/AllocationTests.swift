@@ -6,7 +6,7 @@ import Testing
 /// magnetometer) and every separate magnetometer, through the timer and through the chip's FIFO,
 /// and counts the allocations of the whole pipeline (emulated chips, bus, drivers, sampler, filter)
 /// after a warm-up: 0 for every chip. With the samples handed to a handler on a `DispatchQueue`,
-/// Dispatch allocates one continuation per hop (see `Delivery`): about one per sample there.
+/// Dispatch allocates one continuation per hop (see `Delivery`): at most about one per sample.
 ///
 /// The counts hold for optimized code: an unoptimized build allocates in the standard library's
 /// generic code (coroutine frames of collection accessors, unspecialized iterators) on every

@@ -83,16 +83,24 @@ private let bmi = I2CAddress(0x68)
         #expect((try sensorTime() - before) & 0xFF_FFFF == 12800)  // 0.5 s / 39.0625 µs
     }
 
-    /// 100 Hz (ODR code 8), FIFO_CONFIG_1 0xC0: headerless 12-byte frames gyr then acc; FIFO_DATA
-    /// does not advance the register pointer; an empty FIFO reads 0x80; CMD 0xB0 flushes.
-    @Test func headerlessFIFO() throws {
+    /// Both sensors at 100 Hz (ODR code 8) sensing `accel` (g) and `rate` (°/s), FIFO_CONFIG_1 =
+    /// `fifoConfig1`, then `seconds` (0.105 s: 10 frames), and FIFO_LENGTH.
+    func fifo(_ fifoConfig1: UInt8, after seconds: Double = 0.105) throws
+        -> (bus: SimulatedBus, accel: SIMD3<Double>, rate: SIMD3<Double>, length: Int) {
         let accel = SIMD3(0.25, -0.5, 1.0), rate = SIMD3(10.0, -20, 30)
         let bus = bus(testState(accelerationG: accel, rateDPS: rate))
         try start(bus)
-        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xC0)
-        clock.advance(by: 0.105)
+        try bus.writeRegister(bmi, Reg.fifoConfig1, fifoConfig1)
+        clock.advance(by: seconds)
         let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
-        #expect(Int(length[0]) | Int(length[1]) << 8 == 120)
+        return (bus, accel, rate, Int(length[0]) | Int(length[1]) << 8)
+    }
+
+    /// 100 Hz (ODR code 8), FIFO_CONFIG_1 0xC0: headerless 12-byte frames gyr then acc; FIFO_DATA
+    /// does not advance the register pointer; an empty FIFO reads 0x80; CMD 0xB0 flushes.
+    @Test func headerlessFIFO() throws {
+        let (bus, accel, rate, length) = try fifo(0xC0)
+        #expect(length == 120)
         #expect(try bus.readRegister(bmi, Reg.status) & 0xC0 == 0xC0)  // drdy_acc, drdy_gyr
         bus.clearLog()
         let bytes = try bus.readRegisters(bmi, Reg.fifoData, count: 121)
@@ -121,6 +129,58 @@ private let bmi = I2CAddress(0x68)
         clock.advance(by: 2)  // 200 frames of 12 bytes: only the newest 85 fit in 1024 bytes
         let length = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
         #expect(Int(length[0]) | Int(length[1]) << 8 == 1020)
+    }
+
+    /// Header mode with fifo_time_en (FIFO_CONFIG_1 0xD2) at 100 Hz: 13-byte frames 0x8C, gyr
+    /// then acc; read past the fill level, the sensortime frame (0x44, 24-bit little-endian) of
+    /// the last frame, once per burst, then 0x80. Its value lies within one period (256 LSB at
+    /// 100 Hz) before SENSORTIME at the read.
+    @Test func headerModeSensorTimeFrameAfterTheLastFrame() throws {
+        let (bus, accel, rate, length) = try fifo(0xD2)
+        #expect(length == 130)
+        let bytes = try bus.readRegisters(bmi, Reg.fifoData, count: 136)
+        for frame in 0..<10 {
+            #expect(bytes[frame * 13] == 0x8C)
+            #expect(axesLE(bytes, from: frame * 13 + 1) == expectedLSB(rate, 1 / 16.4))
+            #expect(axesLE(bytes, from: frame * 13 + 7) == expectedLSB(accel, 1.0 / 16384))
+        }
+        #expect(bytes[130] == 0x44)
+        #expect(Array(bytes[134...]) == [0x80, 0x80])
+        let stamp = Int(bytes[131]) | Int(bytes[132]) << 8 | Int(bytes[133]) << 16
+        let register = try bus.readRegisters(bmi, Reg.sensorTime, count: 3)
+        let now = Int(register[0]) | Int(register[1]) << 8 | Int(register[2]) << 16
+        #expect(now - stamp >= 0 && now - stamp < 256, "sensortime \(stamp), register \(now)")
+        // The next burst past the (empty) FIFO: the same sensortime frame again.
+        #expect(try bus.readRegisters(bmi, Reg.fifoData, count: 5) == Array(bytes[130..<134]) + [0x80])
+        // Headerless or without fifo_time_en: 0x80 only.
+        try bus.writeRegister(bmi, Reg.fifoConfig1, 0xD0)
+        #expect(try bus.readRegisters(bmi, Reg.fifoData, count: 2) == [0x80, 0x80])
+    }
+
+    /// The sensortime counts the chip's own oscillator: 300 ppm fast, 100 s of simulation time
+    /// read 100.03 s of sensortime (2 560 768 LSB, within one).
+    @Test func sensorTimeRunsOnTheChipClock() throws {
+        let bus = bus(options: EmulatorOptions(clockDriftPPM: 300))
+        try start(bus)
+        func sensorTime() throws -> Int {
+            let bytes = try bus.readRegisters(bmi, Reg.sensorTime, count: 3)
+            return Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
+        }
+        let before = try sensorTime()
+        clock.advance(by: 100)
+        #expect(abs((try sensorTime() - before) & 0xFF_FFFF - 2_560_768) <= 1)
+    }
+
+    /// A full FIFO in header mode: 2 s at 100 Hz is 200 frames; the newest 78 stay (with the 2-byte
+    /// skip frame, 1016 of 1024 bytes), led by a skip frame counting the 122 dropped.
+    @Test func skipFrameCountsTheFramesAFullFIFODropped() throws {
+        let (bus, _, _, length) = try fifo(0xD2, after: 2)
+        #expect(length == 1016)
+        let head = try bus.readRegisters(bmi, Reg.fifoData, count: 2 + 13)
+        #expect(Array(head[0..<2]) == [0x40, 122])
+        #expect(head[2] == 0x8C)
+        let rest = try bus.readRegisters(bmi, Reg.fifoLength, count: 2)
+        #expect(Int(rest[0]) | Int(rest[1]) << 8 == 77 * 13)
     }
 
     /// SELF_TEST: acc_self_test_enable 01 with amp high deflects each axis ±1.6 g by sign;

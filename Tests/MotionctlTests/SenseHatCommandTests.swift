@@ -13,11 +13,21 @@ import Testing
         return try BoardsCommandTests.run(arguments, environment: environment)
     }
 
-    @Test func probeListsTheLSM9DS1AndItsMagnetometerAtTheirAddresses() throws {
-        let result = try run(["probe", "--simulated", "--imu", "lsm9ds1"])
+    @Test(arguments: [["--imu", "lsm9ds1"], ["--imu", "lsm9ds1", "--magnetometer", "lsm9ds1"]])
+    func probeListsTheLSM9DS1AndItsMagnetometerAtTheirAddresses(options: [String]) throws {
+        let result = try run(["probe", "--simulated"] + options)
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(lines.dropFirst() == ["0x1C  LIS3MDL", "0x6A  LSM9DS1"], "\(result.output)")
+        #expect(lines.dropFirst() == ["0x1C  LSM9DS1 magnetometer (LIS3MDL registers; the LSM9DS1 at 0x6A)", "0x6A  LSM9DS1"],
+                "\(result.output)")
+    }
+
+    @Test func theLSM9DS1MagnetometerComesOnlyWithItsIMU() throws {
+        let result = try run(["probe", "--simulated", "--magnetometer", "lsm9ds1"])
+        #expect(result.status != 0)
+        #expect(result.error.contains("--magnetometer lsm9ds1 is the LSM9DS1's own magnetometer: add --imu lsm9ds1"), "\(result.error)")
+        let stream = try run(["stream", "--imu", "mpu6050", "--magnetometer", "lsm9ds1", "--count", "1"])
+        #expect(stream.status != 0 && stream.error.contains("add --imu lsm9ds1"), "\(stream.error)")
     }
 
     @Test func streamAtRestReadsOneGOfGravity() throws {

@@ -130,26 +130,101 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
         expectFinished(bus)
     }
 
-    /// Headerless FIFO with gyroscope and accelerometer (§2.5): 12-byte frames gyr then acc, in
-    /// order; a FIFO without room for another frame is flushed and reported as overflowed.
-    @Test func fifoFramesInOrderAndOverflow() throws {
-        let (bus, imu) = try configured(bmi160Init()) { BMI160IMU(bus: $0, pause: .none) }
-        bus.expect([.write(0x68, [BMI.fifoConfig1, 0xC0]), .write(0x68, [BMI.cmd, 0xB0])])
+    /// Header-mode frame with gyroscope and accelerometer (§2.5.1.3: fh_mode 0b10, gyr and acc in
+    /// fh_parm; `tags` in fh_ext), gyroscope x `index` × 10 °/s at ±500 °/s, accelerometer z 8192 + `index`.
+    private static func frame(_ index: Int16, tags: UInt8 = 0) -> [UInt8] {
+        [0x8C | tags] + littleEndian([index * 656, 0, 0, 0, 0, 8192 + index])
+    }
+
+    /// The sensortime frame (§2.5.1.4): 0x44, then 24 bits little-endian.
+    private static func sensorTime(_ ticks: UInt32) -> [UInt8] {
+        [0x44, UInt8(ticks & 0xFF), UInt8((ticks >> 8) & 0xFF), UInt8(ticks >> 16)]
+    }
+
+    private func fifoDriver(maximumReadLength: Int? = nil) throws -> (ExpectationBus, BMI160IMU) {
+        let bus = ExpectationBus(bmi160Init(), maximumReadLength: maximumReadLength)
+        let imu = BMI160IMU(bus: bus, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        bus.expect([.write(0x68, [BMI.fifoConfig1, 0xD2]), .write(0x68, [BMI.cmd, 0xB0])])
         try imu.enableFIFO()
-        let frames = (0..<3).flatMap { index in littleEndian([Int16(index) * 656, 0, 0, 0, 0, 8192 + Int16(index)]) }
+        return (bus, imu)
+    }
+
+    /// enableFIFO: FIFO_CONFIG_1 = fifo_gyr_en | fifo_acc_en | fifo_header_en | fifo_time_en
+    /// (0xD2), then CMD fifo_flush. A read: FIFO_LENGTH, then the 39 bytes of 3 frames and the 4
+    /// past them in one burst, which bring the sensortime frame: the last frame's chip time is
+    /// 1000 × 39.0625 µs, the ones before 5 ms (200 Hz) apart; interrupt tags in fh_ext change
+    /// nothing. FIFO_CONFIG_1 reads back as written.
+    @Test func fifoFramesWithChipTimes() throws {
+        let (bus, imu) = try fifoDriver()
         bus.expect([
-            .writeRead(0x68, [BMI.fifoLength], reply: [UInt8(frames.count + 5), 0]),  // 3 frames and a partial one
-            .writeRead(0x68, [BMI.fifoData], reply: frames),
-            .writeRead(0x68, [BMI.fifoLength], reply: [0xFC, 0x03]),  // 1020 bytes: full
-            .write(0x68, [BMI.cmd, 0xB0]),
+            .writeRead(0x68, [BMI.fifoLength], reply: [39, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: Self.frame(0) + Self.frame(1, tags: 0b11) + Self.frame(2) + Self.sensorTime(1000)),
+            .writeRead(0x68, [BMI.fifoConfig1], reply: [0xD2]),
         ])
         let read = try imu.readFIFO()
-        #expect(!read.overflowed)
+        #expect(!read.overflowed && read.skippedFrames == 0)
         #expect(read.frames.map(\.sampleIndex) == [0, 1, 2])
         #expect(read.frames.map { $0.sample.raw?.accelerometer.z } == [8192, 8193, 8194])
         #expect(close(read.frames[2].sample.rotationRate, [20 * degree, 0, 0], tolerance: 1e-9))
-        let full = try imu.readFIFO()
-        #expect(full.overflowed && full.frames.isEmpty)
+        let last = 1000 * 39.0625e-6
+        let times = read.frames.map { $0.chipTime ?? .nan }
+        #expect(zip(times, [last - 0.010, last - 0.005, last]).allSatisfy { close($0, $1, tolerance: 1e-12) }, "\(times)")
+        #expect(read.chipClockWrap == 16_777_216 * 39.0625e-6)
+        #expect(try imu.isStillConfigured())
+        expectFinished(bus)
+    }
+
+    /// On a bus that reads 32 bytes at most: chunks of 2 whole frames (26 bytes) below the fill
+    /// level, and only the last chunk reads past it (its frame and the 4 bytes of the sensortime
+    /// frame). A FIFO input config frame first (the configuration the driver set) shifts the
+    /// frames across the chunks: the one cut in two is put together again.
+    @Test func chunkedReadOverReadsInTheLastChunkOnly() throws {
+        let (bus, imu) = try fifoDriver(maximumReadLength: 32)
+        let stream = [0x48, 0x00] + Self.frame(0) + Self.frame(1) + Self.frame(2) + Self.sensorTime(0x01_0000)
+        bus.expect([
+            .writeRead(0x68, [BMI.fifoLength], reply: [41, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: Array(stream[0..<26])),
+            .writeRead(0x68, [BMI.fifoData], reply: Array(stream[26...])),
+        ])
+        let read = try imu.readFIFO()
+        #expect(read.frames.map(\.sampleIndex) == [0, 1, 2])
+        #expect(read.frames.map { $0.sample.raw?.accelerometer.z } == [8192, 8193, 8194])
+        #expect(read.frames.last?.chipTime == 65536 * 39.0625e-6)
+        expectFinished(bus)
+    }
+
+    /// A skip frame (the FIFO was full: 7 frames dropped) flushes the FIFO and reports an overflow
+    /// with the chip's count; the next read numbers from 0. A header the driver cannot follow does
+    /// the same (no count); an over-read marker where the sensortime frame should be leaves the
+    /// frames untimed; an empty FIFO is not read.
+    @Test func skipFramesUnknownHeadersAndUntimedReads() throws {
+        let (bus, imu) = try fifoDriver()
+        bus.expect([
+            .writeRead(0x68, [BMI.fifoLength], reply: [28, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: [0x40, 7] + Self.frame(0) + Self.frame(1) + Self.sensorTime(5)),
+            .write(0x68, [BMI.cmd, 0xB0]),
+            .writeRead(0x68, [BMI.fifoLength], reply: [13, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: Self.frame(5) + Self.sensorTime(9)),
+            .writeRead(0x68, [BMI.fifoLength], reply: [13, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: [0x20] + Array(Self.frame(0).dropFirst()) + Self.sensorTime(9)),
+            .write(0x68, [BMI.cmd, 0xB0]),
+            .writeRead(0x68, [BMI.fifoLength], reply: [26, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: Self.frame(1) + Self.frame(2) + [0x80, 0x80, 0x80, 0x80]),
+            .writeRead(0x68, [BMI.fifoLength], reply: [0, 0]),
+        ])
+        let skipped = try imu.readFIFO()
+        #expect(skipped.overflowed && skipped.frames.isEmpty && skipped.skippedFrames == 7)
+        let after = try imu.readFIFO()
+        #expect(!after.overflowed && after.frames.map(\.sampleIndex) == [0])
+        #expect(after.frames.first?.sample.raw?.accelerometer.z == 8197)
+        let unknown = try imu.readFIFO()
+        #expect(unknown.overflowed && unknown.frames.isEmpty && unknown.skippedFrames == 0)
+        let untimed = try imu.readFIFO()
+        #expect(!untimed.overflowed && untimed.frames.map(\.sampleIndex) == [0, 1])
+        #expect(untimed.frames.allSatisfy { $0.chipTime == nil } && untimed.chipClockWrap == nil)
+        let empty = try imu.readFIFO()
+        #expect(!empty.overflowed && empty.frames.isEmpty)
         expectFinished(bus)
     }
 
@@ -207,14 +282,38 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     }
 
     /// 200 Hz for 0.1 s: 20 frames, indices in order, each the input within one LSB; then an
-    /// overflow after 1 s (200 frames > the 85 whole frames of 1024 bytes), after which the
-    /// indices restart.
+    /// overflow after 1 s (200 frames > the 78 header-mode frames of 1024 bytes): the skip frame
+    /// counts the 122 dropped, and the indices restart.
     @Test func fifoThroughTheEmulator() throws {
         let (rig, time) = try EmulatedRig.checkFIFOAtRest(.bmi160, accelerationTolerance: 1.0 / 8192, rotationTolerance: degree / 65.6)
         time.set(2.1)
-        #expect(try rig.imu.readFIFO().overflowed)
+        let overflow = try rig.imu.readFIFO()
+        #expect(overflow.overflowed && overflow.frames.isEmpty && overflow.skippedFrames == 200 - 78)
         time.set(2.15)
         #expect(try rig.imu.readFIFO().frames.map(\.sampleIndex) == Array(0..<10))
+    }
+
+    /// Emulator to driver, the chip's clock 300 ppm fast: over 1 s of reads every 23 ms, the
+    /// frames come in order, every read timed, and each frame's chip time lies its index
+    /// difference × 5 ms (200 Hz) after the first frame's, within one sensortime LSB (the
+    /// sensortime frame is truncated to 39.0625 µs at every read).
+    @Test func chipTimesThroughTheEmulatorFollowTheODRPeriod() throws {
+        let time = ManualTime(1)
+        let rig = try EmulatedRig(imu: .bmi160, magnetometer: .none, source: ConstantSource(), time: time,
+                                  imuOptions: EmulatorOptions(clockDriftPPM: 300))
+        try rig.imu.enableFIFO()
+        var frames: [FIFOFrame] = []
+        for step in 1...44 {
+            time.set(1 + Double(step) * 0.023)
+            let read = try rig.imu.readFIFO()
+            #expect(!read.overflowed && read.chipClockWrap != nil)
+            frames += read.frames
+        }
+        #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
+        #expect(frames.count >= 200)
+        let first = try #require(frames.first?.chipTime)
+        let worst = frames.map { abs(($0.chipTime ?? .nan) - first - Double($0.sampleIndex) * 0.005) }.max() ?? .nan
+        #expect(worst <= 39.0625e-6, "worst \(worst * 1e6) µs")
     }
 
     @Test(arguments: [nil, SensorAxis.accelerometer(.x), .accelerometer(.z), .gyroscope(.y)])

@@ -11,6 +11,13 @@
  * wrapping from 0xff to 0x00. A message to any other address is not acknowledged (-ENXIO), and the
  * messages after it in the same transfer are not carried out.
  *
+ * bypass_host= and bypass_chip= (both in chip_addr=) model an MPU-9150's or MPU-9250's I2C
+ * bypass: the chip at bypass_chip (the magnetometer, 0x0c) acknowledges only while the chip at
+ * bypass_host (the MPU) has INT_PIN_CFG (0x37) I2C_BYPASS_EN (bit 1) set and USER_CTRL (0x6a)
+ * I2C_MST_EN (bit 5) clear (RM-MPU-6000A / RM-MPU-9150A registers 55 and 106), as on the
+ * chip, where the bypass switch joins the auxiliary bus to the main one only then. i2c-stub cannot
+ * do this: its addresses always answer.
+ *
  * Not for real machines: it exists to be loaded in the kernel tier's virtual machine.
  */
 #include <linux/errno.h>
@@ -26,6 +33,19 @@ static int chip_count;
 module_param_array(chip_addr, ushort, &chip_count, 0444);
 MODULE_PARM_DESC(chip_addr, "7-bit addresses of the register files, up to 8 (required)");
 
+/* MPU register map (RM-MPU-6000A §4.15 INT_PIN_CFG, register 55; §4.27 USER_CTRL, register 106). */
+#define MPU_INT_PIN_CFG 0x37
+#define MPU_I2C_BYPASS_EN 0x02
+#define MPU_USER_CTRL 0x6a
+#define MPU_I2C_MST_EN 0x20
+
+static unsigned short bypass_host;
+module_param(bypass_host, ushort, 0444);
+MODULE_PARM_DESC(bypass_host, "address of the MPU whose I2C bypass gates bypass_chip (0: none)");
+static unsigned short bypass_chip;
+module_param(bypass_chip, ushort, 0444);
+MODULE_PARM_DESC(bypass_chip, "address that answers only while bypass_host's bypass is on (0: none)");
+
 struct regfile_chip {
 	u8 regs[256];
 	u8 pointer;
@@ -34,14 +54,32 @@ struct regfile_chip {
 static struct regfile_chip *chips;
 static DEFINE_MUTEX(regfile_lock);
 
-static struct regfile_chip *regfile_chip_at(u16 addr)
+/* The index of addr in chip_addr, or -1. */
+static int regfile_index(u16 addr)
 {
 	int i;
 
 	for (i = 0; i < chip_count; i++)
 		if (chip_addr[i] == addr)
-			return &chips[i];
-	return NULL;
+			return i;
+	return -1;
+}
+
+/* The register file that acknowledges at addr, or NULL: not listed, or behind a bypass that is
+ * off. */
+static struct regfile_chip *regfile_chip_at(u16 addr)
+{
+	int index = regfile_index(addr);
+	const u8 *host;
+
+	if (index < 0)
+		return NULL;
+	if (bypass_chip && addr == bypass_chip) {
+		host = chips[regfile_index(bypass_host)].regs;
+		if (!(host[MPU_INT_PIN_CFG] & MPU_I2C_BYPASS_EN) || (host[MPU_USER_CTRL] & MPU_I2C_MST_EN))
+			return NULL;
+	}
+	return &chips[index];
 }
 
 static int regfile_master_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int num)
@@ -101,6 +139,11 @@ static int __init regfile_init(void)
 			pr_err("i2c-regfile: chip_addr 0x%02x is not a 7-bit device address (0x03-0x77)\n", chip_addr[i]);
 			return -EINVAL;
 		}
+	}
+	if (bypass_chip && (regfile_index(bypass_chip) < 0 || regfile_index(bypass_host) < 0)) {
+		pr_err("i2c-regfile: bypass_chip 0x%02x and bypass_host 0x%02x must both be in chip_addr\n",
+		       bypass_chip, bypass_host);
+		return -EINVAL;
 	}
 	chips = kcalloc(chip_count, sizeof(*chips), GFP_KERNEL);
 	if (!chips)

@@ -44,7 +44,8 @@ final class DriverDevice: MotionDevice {
             _ read: FIFORead, readAt time: Double, rate: Double, byChipTime: Bool, _ deliver: (FIFOFrame, Double) -> Void
         ) -> Int {
             if read.overflowed {
-                let lost = lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0
+                // At least the frames the chip counted as dropped, before any read too.
+                let lost = max(lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0, read.skippedFrames)
                 // The driver restarted the FIFO: its indices start again. Timed by the chip's
                 // timestamps, which run on, the estimate of the chip's clock is kept; by indices
                 // alone it starts again.

@@ -50,7 +50,10 @@ struct SensorCorrection: Sendable, Equatable {
 
     /// AK8963 inside an MPU-9250 (MPU-9250 product specification §9.1, orientation of axes), and
     /// likewise the AK8975 inside an MPU-9150 (MPU-9150 product specification, orientation of axes):
-    /// magnetometer x = IMU y, y = IMU x, z = −IMU z.
+    /// magnetometer x = IMU y, y = IMU x, z = −IMU z. A second reading for the MPU-9150: RTIMULib2
+    /// (RTIMUMPU9150.cpp and RTIMUMPU9250.cpp) turns both chips' magnetometer into its own axes
+    /// with the same exchange (x from y, y from −x, next to gyroscope y and z negated), which holds
+    /// only if the AK8975 sits in the MPU-9150 as the AK8963 sits in the MPU-9250.
     static let ak8963InMPU9250 = Matrix3(rows: SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
 
     /// AK09916 inside an ICM-20948 (DS-000189 §11.1, orientation of axes): magnetometer x = IMU x,

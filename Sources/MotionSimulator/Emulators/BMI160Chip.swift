@@ -21,7 +21,7 @@ struct BMI160Chip: SingleModelChip {
     static let gyrRange: UInt8 = 0x43        // reset 0x00
     static let fifoDowns: UInt8 = 0x45       // reset 0x88
     static let fifoConfig0: UInt8 = 0x46     // watermark, reset 0x80
-    static let fifoConfig1: UInt8 = 0x47     // gyr_en[7] acc_en[6] mag_en[5] header_en[4], reset 0x10
+    static let fifoConfig1: UInt8 = 0x47     // gyr_en[7] acc_en[6] mag_en[5] header_en[4] tag_int1[3] tag_int2[2] time_en[1], reset 0x10
     static let selfTest: UInt8 = 0x6D        // gyr_self_test_enable[4] acc_self_test_amp[3] sign[2] enable[1:0]
     static let cmd: UInt8 = 0x7E
 
@@ -41,10 +41,17 @@ struct BMI160Chip: SingleModelChip {
     static let gyroRateCodes: ClosedRange<UInt8> = 6...13
     /// FIFO size in bytes (§2.5).
     static let fifoCapacity = 1024
-    /// What a read past the FIFO's content returns (§2.5: an empty frame reads 0x80).
+    /// What a read past the FIFO's content returns (§2.5.1.2: an empty frame reads 0x80).
     static let fifoEmptyByte: UInt8 = 0x80
-    /// SENSORTIME resolution, seconds per LSB.
-    static let sensorTimeLSB = 39.0625e-6
+    /// SENSORTIME resolution, seconds per LSB (§2.3.1 Table 11), and its 24 bits.
+    static let sensorTimeLSB = 39.0625e-6, sensorTimeModulus = 16_777_216.0
+    /// FIFO_CONFIG_1 bits (§2.11 FIFO_CONFIG): gyr_en, acc_en, header_en, time_en.
+    static let fifoGyrEn: UInt8 = 0x80, fifoAccEn: UInt8 = 0x40, fifoHeaderEn: UInt8 = 0x10, fifoTimeEn: UInt8 = 0x02
+    /// Header-mode frames (§2.5.1.3 header byte: fh_mode[7:6], fh_parm[5:2], fh_ext[1:0]):
+    /// regular 0b10 with fh_parm mag[2] gyr[1] acc[0]; control 0b01 with opcode skip 0b0000
+    /// (one byte: frames dropped), sensortime 0b0001 (24-bit sensortime, little-endian).
+    static let regularHeader: UInt8 = 0x80, regularGyr: UInt8 = 0x08, regularAcc: UInt8 = 0x04
+    static let skipHeader: UInt8 = 0x40, sensorTimeHeader: UInt8 = 0x44
 
     /// Self-test deflection of this emulated part per excitation sign, in g: with high amplitude
     /// the positive/negative difference is 2 × this, above the 2 g the datasheet procedure
@@ -52,14 +59,41 @@ struct BMI160Chip: SingleModelChip {
     static let accelSelfTestHigh = 1.6
 
     var core: ChipCore
+    /// The FIFO's unread bytes, oldest first; in header mode a skip frame may lead them.
     var fifo: [UInt8] = []
+    /// Bytes still to come of the frame whose first bytes were read already (a frame read across
+    /// two bursts): frames after it are whole.
+    var frameRemaining = 0
+    /// SENSORTIME when the newest frame was written: the sensortime frame's value.
+    var lastFrameSensorTime: UInt32 = 0
+    /// Bytes read past the FIFO's content in the current burst: the first 4 are the sensortime
+    /// frame with fifo_time_en in header mode, the rest 0x80.
+    var overReadCount = 0
 
     init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
         core.powerOn(registerCount: 128, presets: Self.resetValues)
-        fifo.removeAll()
+        flushFIFO()
+        lastFrameSensorTime = 0
     }
+
+    private mutating func flushFIFO() {
+        fifo.removeAll(keepingCapacity: true)
+        fifo.reserveCapacity(Self.fifoCapacity + 2)
+        frameRemaining = 0
+    }
+
+    /// SENSORTIME at simulation `time`, counted by the chip's own (drifting) oscillator. A
+    /// millionth of an LSB of tolerance: a sample taken just as the counter steps (the rates
+    /// divide the same oscillator) reads the new count, not the old one by rounding.
+    func sensorTime(at time: Double) -> UInt32 {
+        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB + 1e-6
+        guard ticks.isFinite, ticks >= 0 else { return 0 }
+        return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
+    }
+
+    var headerMode: Bool { reg(Self.fifoConfig1) & Self.fifoHeaderEn != 0 }
 
     var accelNormal: Bool { (reg(Self.pmuStatus) >> 4) & 0b11 == 0b01 }
     var gyroNormal: Bool { (reg(Self.pmuStatus) >> 2) & 0b11 == 0b01 }
@@ -104,8 +138,7 @@ struct BMI160Chip: SingleModelChip {
     }
 
     mutating func advance(to time: Double) {
-        let elapsed = time.isFinite ? max(0, time / Self.sensorTimeLSB).truncatingRemainder(dividingBy: 16_777_216) : 0
-        let sensorTime = UInt32(elapsed)
+        let sensorTime = self.sensorTime(at: time)
         var sensorTimeBytes = InlineBytes(UInt8(sensorTime & 0xFF), UInt8((sensorTime >> 8) & 0xFF))
         sensorTimeBytes.append(UInt8(sensorTime >> 16))
         store(sensorTimeBytes, at: Self.sensorTime0)
@@ -113,9 +146,12 @@ struct BMI160Chip: SingleModelChip {
             store([0x00, 0x80], at: Self.temperature0)  // 0x8000: no valid temperature while every sensor is suspended
             return
         }
-        let (due, _) = sampleFrames(to: time, frameSize: fifoFrameSize, capacity: Self.fifoCapacity) { chip, tick in
-            chip.appendFrame(chip.source.state(at: tick))
+        let frameSize = fifoFrameSize
+        let (due, kept) = sampleClock(to: time, keepingLast: frameSize > 0 ? Self.fifoCapacity / frameSize + 1 : 0) { chip, tick in
+            chip.appendFrame(chip.source.state(at: tick), at: tick)
         }
+        // Samples due that a full FIFO could never have held: dropped before the ones kept.
+        if frameSize > 0, due > kept, headerMode { countSkipped(due - kept) }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }
@@ -134,20 +170,71 @@ struct BMI160Chip: SingleModelChip {
         return data == 0 ? 0 : data + (config & 0x10 != 0 ? 1 : 0)
     }
 
-    /// Appends one frame; when it does not fit, the oldest frames make room (§2.5: the FIFO keeps
-    /// the newest data).
-    private mutating func appendFrame(_ state: PhysicalState) {
+    /// Appends one frame taken at `time`; when it does not fit, the oldest whole frames make room
+    /// (§2.5: the FIFO keeps the newest data), counted in header mode by the skip frame that then
+    /// leads the FIFO (§2.5.1.4; FIFO_LENGTH counts it, §2.11.9).
+    private mutating func appendFrame(_ state: PhysicalState, at time: Double) {
         let config = reg(Self.fifoConfig1)
         guard fifoFrameSize > 0 else { return }
         var frame = InlineBytes()
-        // Header: fh_mode 0b10 (regular), fh_parm mag[4] gyr[3] acc[2].
-        if config & 0x10 != 0 { frame.append(0x80 | (config & 0x80 != 0 ? 0x08 : 0) | (config & 0x40 != 0 ? 0x04 : 0)) }
-        if config & 0x80 != 0 { frame += Encoding.littleEndian(gyroCounts(state)) }
-        if config & 0x40 != 0 { frame += Encoding.littleEndian(accelCounts(state)) }
-        while fifo.count + frame.count > Self.fifoCapacity, !fifo.isEmpty {
-            fifo.removeFirst(min(frame.count, fifo.count))
+        let gyr = config & Self.fifoGyrEn != 0, acc = config & Self.fifoAccEn != 0
+        if headerMode { frame.append(Self.regularHeader | (gyr ? Self.regularGyr : 0) | (acc ? Self.regularAcc : 0)) }
+        if gyr { frame += Encoding.littleEndian(gyroCounts(state)) }
+        if acc { frame += Encoding.littleEndian(accelCounts(state)) }
+        while fifo.count + frame.count > Self.fifoCapacity {
+            if headerMode, !hasSkipFrame { countSkipped(0) }
+            let oldest = frameRemaining + (headerMode ? 2 : 0)
+            guard oldest < fifo.count else { break }
+            fifo.removeSubrange(oldest..<min(oldest + frameLength(startingWith: fifo[oldest]), fifo.count))
+            if headerMode { countSkipped(1) }
         }
         fifo += frame
+        lastFrameSensorTime = sensorTime(at: time)
+    }
+
+    /// A skip frame leads the whole frames (after a frame partly read).
+    private var hasSkipFrame: Bool { fifo.count > frameRemaining + 1 && fifo[frameRemaining] == Self.skipHeader }
+
+    /// Adds `frames` to the skip frame's count (one byte: it stays at 255 beyond), putting a skip
+    /// frame in front of the whole frames first when there is none.
+    private mutating func countSkipped(_ frames: Int) {
+        if !hasSkipFrame {
+            fifo.insert(0, at: frameRemaining)
+            fifo.insert(Self.skipHeader, at: frameRemaining)
+        }
+        fifo[frameRemaining + 1] = UInt8(min(255, Int(fifo[frameRemaining + 1]) + frames))
+    }
+
+    /// The length of the frame whose first byte is `first`: from its header in header mode, the
+    /// configured frame size headerless.
+    private func frameLength(startingWith first: UInt8) -> Int {
+        guard headerMode else { return max(1, fifoFrameSize) }
+        switch first & 0xFC {
+        case Self.skipHeader: return 2
+        case Self.sensorTimeHeader: return 4
+        default:
+            let parm = (first >> 2) & 0x0F
+            return 1 + (parm & 0b100 != 0 ? 8 : 0) + (parm & 0b10 != 0 ? 6 : 0) + (parm & 0b1 != 0 ? 6 : 0)
+        }
+    }
+
+    /// Each burst starts with the register address: a new over-read.
+    mutating func setPointer(fromSubAddress byte: UInt8) {
+        pointer = byte
+        overReadCount = 0
+    }
+
+    /// The next FIFO byte; past the content, the sensortime frame of the last frame written (header
+    /// mode with fifo_time_en, once per burst), then 0x80 (§2.5.1.4).
+    private mutating func readFIFOByte() -> UInt8 {
+        if !fifo.isEmpty {
+            let byte = fifo.removeFirst()
+            frameRemaining = frameRemaining > 0 ? frameRemaining - 1 : frameLength(startingWith: byte) - 1
+            return byte
+        }
+        defer { overReadCount += 1 }
+        guard headerMode, reg(Self.fifoConfig1) & Self.fifoTimeEn != 0, overReadCount < 4 else { return Self.fifoEmptyByte }
+        return overReadCount == 0 ? Self.sensorTimeHeader : UInt8((lastFrameSensorTime >> (8 * UInt32(overReadCount - 1))) & 0xFF)
     }
 
     func pointer(after register: UInt8) -> UInt8 {
@@ -165,9 +252,9 @@ struct BMI160Chip: SingleModelChip {
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
+        if address == Self.fifoData { return readFIFOByte() }
         let value = peek(address)
         switch address {
-        case Self.fifoData where !fifo.isEmpty: fifo.removeFirst()
         case Self.dataGyrXL..<Self.dataAccXL: registers[Int(Self.status)] &= ~0x40  // drdy_gyr cleared by a data read
         case Self.dataAccXL..<Self.sensorTime0: registers[Int(Self.status)] &= ~0x80
         default: break
@@ -197,7 +284,7 @@ struct BMI160Chip: SingleModelChip {
         switch value {
         case 0x10, 0x11, 0x12: pmu = (pmu & ~0x30) | (value & 0x03) << 4          // acc suspend/normal/low power
         case 0x14, 0x15, 0x17: pmu = (pmu & ~0x0C) | (value & 0x03) << 2          // gyr suspend/normal/fast start-up
-        case 0xB0: fifo.removeAll()
+        case 0xB0: flushFIFO()
         case 0xB6: powerOnReset(); return
         default: return
         }

@@ -15,11 +15,9 @@ public final class BMI160IMU: CoreIMUDriver {
     /// FIFO_CONFIG_1 (0x47): 0x10 after a reset, what the driver wrote otherwise.
     static let configuredRegister = BMI160Register.fifoConfig1
 
-    /// Bytes per headerless FIFO frame with gyroscope and accelerometer: gyroscope x, y, z then
-    /// accelerometer x, y, z, 16 bit little-endian each (§2.5 FIFO, frame order mag, gyr, acc).
-    static let fifoFrameSize = 12
-    /// FIFO size in bytes (§2.5: 1024).
-    static let fifoCapacity = 1024
+    /// Bytes per header-mode FIFO frame with gyroscope and accelerometer: the header byte, then
+    /// gyroscope x, y, z and accelerometer x, y, z, 16 bit little-endian each (§2.5.1.4).
+    static let fifoFrameSize = 13
     /// Most frames read from FIFO_DATA in one transaction.
     static let fifoChunkFrames = 16
     /// PMU_STATUS polls after the power-mode commands, 10 ms apart: the gyroscope needs up to 80 ms
@@ -63,7 +61,7 @@ public final class BMI160IMU: CoreIMUDriver {
         }
     }
 
-    /// Gyroscope at `base`, accelerometer at `base + 6`: the data registers' order and the FIFO's.
+    /// Gyroscope at `base`, accelerometer at `base + 6`: the data registers' order.
     private static func decode(_ bytes: UnsafeRawBufferPointer, _ base: Int, scale: IMUScale) -> IMUSample {
         scale.sample(accelerometer: AxisLayout.littleEndian.counts(bytes, from: base + 6),
                      gyroscope: AxisLayout.littleEndian.counts(bytes, from: base))
@@ -71,37 +69,99 @@ public final class BMI160IMU: CoreIMUDriver {
 
     // MARK: FIFO (§2.5)
 
-    /// Headerless mode with gyroscope and accelerometer in every frame (FIFO_CONFIG_1 = 0xC0), then
-    /// a FIFO flush so the first frame read is the first taken in this format.
+    /// Header mode with gyroscope and accelerometer in every frame and the sensortime frame
+    /// (FIFO_CONFIG_1 = 0xD2), then a FIFO flush so the first frame read is the first taken in
+    /// this format.
     public func enableFIFO() throws(SensorError) {
         try core.locked { state throws(SensorError) in
-            let value: UInt8 = 0xC0  // fifo_gyr_en, fifo_acc_en; fifo_header_en = 0
-            try device.write(BMI160Register.fifoConfig1, value)
-            state.shadow[BMI160Register.fifoConfig1] = value
-            try device.write(BMI160Register.command, BMI160Command.fifoFlush)
-            state.fifoSamples = 0
+            try device.write(BMI160Register.fifoConfig1, BMI160FIFO.configuration)
+            state.shadow[BMI160Register.fifoConfig1] = BMI160FIFO.configuration
+            try flushFIFO(&state)
         }
     }
 
-    /// Reads FIFO_LENGTH, then whole 12-byte frames from FIFO_DATA in chunks. The FIFO keeps the
-    /// newest data when full and headerless frames carry no overflow mark, so a FIFO without room
-    /// for one more frame is taken as overflowed: frames may have been lost, and it is flushed
-    /// instead of read.
+    /// CMD fifo_flush: the FIFO empties (its configuration stays) and the indices start again.
+    private func flushFIFO(_ state: inout IMUState) throws(SensorError) {
+        try device.write(BMI160Register.command, BMI160Command.fifoFlush)
+        state.fifoSamples = 0
+    }
+
+    /// How a FIFO read ended.
+    private enum FIFOReadEnd: Equatable {
+        case reading
+        /// The sensortime frame: the chip's 24-bit sensortime of the last frame.
+        case timed(UInt32)
+        /// The over-read marker, or the bytes ran out, without a sensortime frame.
+        case untimed
+        /// Frames were lost (`skipped` of them, as the chip counted, where it did) or the stream
+        /// cannot be followed: the FIFO is flushed and the read reported as an overflow.
+        case restart(skipped: Int)
+    }
+
+    /// Reads FIFO_LENGTH, then the frames below the fill level and 4 bytes more, in chunks of
+    /// whole 13-byte frames, the last chunk carrying the 4 bytes past the fill level: read past
+    /// its content, the chip sends the sensortime frame (§2.5.1.4), the chip's time of the last
+    /// frame. The frames before it are one output data period apart on the same clock (the ODR
+    /// is divided from the oscillator that counts sensortime: §2.3.1 Table 11), so each frame's
+    /// ``FIFOFrame/chipTime`` is that time less its distance to the last frame in periods. A read
+    /// without the sensortime frame leaves every frame untimed.
+    ///
+    /// A skip frame (the FIFO was full and the chip dropped frames), a FIFO input config frame
+    /// after the first frame (someone changed the configuration under the driver) or a header the
+    /// driver cannot follow flush the FIFO and report the read as overflowed, with the chip's
+    /// count of skipped frames in ``FIFORead/skippedFrames``.
     public func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         try core.locked { state throws(SensorError) in
-            let bytes = try device.burst(BMI160Register.fifoLength, count: 2) { length in Int(length[1] & 0x07) << 8 | Int(length[0]) }
-            if bytes + Self.fifoFrameSize > Self.fifoCapacity {
-                try device.write(BMI160Register.command, BMI160Command.fifoFlush)
-                state.fifoSamples = 0
-                read.overflowed = true
-                return
-            }
+            let filled = try device.burst(BMI160Register.fifoLength, count: 2) { length in Int(length[1] & 0x07) << 8 | Int(length[0]) }
+            guard filled > 0 else { return }
             let scale = state.scale
-            try device.readFIFOFrames(
-                bytes / Self.fifoFrameSize, from: BMI160Register.fifoData, frameSize: Self.fifoFrameSize,
-                chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples, into: &read.frames
-            ) { bytes, base in Self.decode(bytes, base, scale: scale) }
+            var stream = BMI160FIFOStream()
+            var end = FIFOReadEnd.reading
+            let chunk = device.fifoFramesPerRead(Self.fifoChunkFrames, frameSize: Self.fifoFrameSize) * Self.fifoFrameSize
+            let lastChunk = device.bus.maximumReadLength ?? chunk + BMI160FIFO.sensorTimeFrameSize
+            var below = filled  // bytes below the fill level not yet requested
+            while end == .reading {
+                // Only the last chunk reads past the fill level: an earlier one would draw the
+                // sensortime frame in the middle of the frames. (A bus too short for its 4 bytes
+                // fails that read rather than looping.)
+                let isLast = below + BMI160FIFO.sensorTimeFrameSize <= lastChunk || below == 0
+                let count = isLast ? below + BMI160FIFO.sensorTimeFrameSize : min(below, chunk)
+                below -= isLast ? below : count
+                try device.burst(BMI160Register.fifoData, count: count) { bytes in
+                    for byte in bytes where end == .reading {
+                        guard let item = stream.take(byte) else { continue }
+                        switch item {
+                        case let .sample(gyroscope, accelerometer):
+                            read.frames.append(FIFOFrame(
+                                sampleIndex: state.fifoSamples, sample: scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
+                            state.fifoSamples += 1
+                        case .sensorTime(let ticks): end = .timed(ticks)
+                        case .end: end = .untimed
+                        case .skipped(let frames): end = .restart(skipped: frames)
+                        case .configChanged where state.fifoSamples == 0: break  // the configuration the driver set
+                        case .configChanged, .incompleteSample, .unknown: end = .restart(skipped: 0)
+                        }
+                    }
+                }
+                if isLast, end == .reading { end = .untimed }
+            }
+            switch end {
+            case .restart(let skipped):
+                try flushFIFO(&state)
+                read.restart(overflowed: true)
+                read.skippedFrames = skipped
+            case .timed(let ticks):
+                let period = 1 / state.configuration.outputDataRate
+                let last = Double(ticks) * BMI160FIFO.sensorTimeLSB
+                let lastIndex = state.fifoSamples - 1
+                for index in read.frames.indices {
+                    read.frames[index].chipTime = last - Double(lastIndex - read.frames[index].sampleIndex) * period
+                }
+                read.chipClockWrap = BMI160FIFO.sensorTimeWrap
+            case .reading, .untimed:
+                break
+            }
         }
     }
 

@@ -128,5 +128,6 @@ extension FIFORead {
         frames.removeAll(keepingCapacity: true)
         self.overflowed = overflowed
         chipClockWrap = nil
+        skippedFrames = 0
     }
 }

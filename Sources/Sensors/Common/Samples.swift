@@ -206,11 +206,16 @@ public struct FIFORead: Sendable, Equatable {
     /// Seconds after which the chip's timestamp counter wraps (``FIFOFrame/chipTime``); nil for a
     /// FIFO without timestamps.
     public var chipClockWrap: Double?
+    /// With ``overflowed``: how many frames the chip itself counted as dropped for want of room
+    /// (the BMI160's skip frame); 0 where the chip does not count them. A lower bound of the
+    /// samples lost: the driver's restart empties the FIFO too.
+    public var skippedFrames: Int
 
-    public init(frames: [FIFOFrame], overflowed: Bool, chipClockWrap: Double? = nil) {
+    public init(frames: [FIFOFrame], overflowed: Bool, chipClockWrap: Double? = nil, skippedFrames: Int = 0) {
         self.frames = frames
         self.overflowed = overflowed
         self.chipClockWrap = chipClockWrap
+        self.skippedFrames = skippedFrames
     }
 }
 

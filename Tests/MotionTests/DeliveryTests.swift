@@ -1,0 +1,80 @@
+import Dispatch
+import Foundation
+import Locking
+@testable import Motion
+import Testing
+
+/// The hop from the sampler to a consumer's queue: every event in order, none after a stop, and
+/// every event sent before a `queue.sync {}` on the consumer's queue handled when that block runs
+/// — the guarantee `motionctl` and the README's examples drain by.
+@Suite struct DeliveryTests {
+    /// What a handler saw: values in order, and whether two handlers ever overlapped.
+    final class Log: Sendable {
+        let values = Locked<[Int]>([])
+        let running = Locked(0)
+        let overlapped = Locked(false)
+
+        func handle(_ value: Int?) {
+            let concurrent = running.withLock { running -> Bool in
+                running += 1
+                return running > 1
+            }
+            if concurrent { overlapped.withLock { $0 = true } }
+            // A busy handler, so that events arrive while one is in progress.
+            var x = 0.0
+            for i in 0..<200 { x += Double(i).squareRoot() }
+            if let value, x >= 0 { values.withLock { $0.append(value) } }
+            running.withLock { $0 -= 1 }
+        }
+    }
+
+    @Test("events sent before a queue.sync are handled when it runs, in order")
+    func syncAfterSendFindsEveryEventHandled() {
+        let queue = DispatchQueue(label: "delivery-test.consumer")
+        let log = Log()
+        let delivery = Delivery<Int>(target: .dispatch(queue)) { value, _ in log.handle(value) }
+        let producer = DispatchQueue(label: "delivery-test.producer")
+        var misses = 0
+        for round in 0..<2_000 {
+            // A few events from the producer's thread, some while the handler is still busy with
+            // the previous round's.
+            producer.sync {
+                for k in 0..<(round % 4 + 1) { delivery.send(round * 4 + k, nil) }
+            }
+            let sent = (0...round).reduce(0) { $0 + $1 % 4 + 1 }
+            queue.sync {
+                if log.values.withLock(\.count) != sent { misses += 1 }
+            }
+        }
+        #expect(misses == 0)
+        let values = log.values.withLock { $0 }
+        let expected = (0..<2_000).flatMap { round in (0..<(round % 4 + 1)).map { round * 4 + $0 } }
+        #expect(values == expected)
+    }
+
+    @Test("a concurrent OperationQueue gets the handler one event at a time, in order")
+    func operationQueueHandlersDoNotOverlap() {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 4
+        let log = Log()
+        let delivery = Delivery<Int>(target: .operation(queue)) { value, _ in log.handle(value) }
+        for value in 0..<3_000 { delivery.send(value, nil) }
+        queue.waitUntilAllOperationsAreFinished()
+        #expect(log.values.withLock { $0 } == Array(0..<3_000))
+        #expect(log.overlapped.withLock { $0 } == false)
+    }
+
+    @Test("no handler runs after deactivate returns; events waiting then are dropped")
+    func deactivateStopsWaitingEvents() {
+        let queue = DispatchQueue(label: "delivery-test.blocked")
+        let log = Log()
+        let delivery = Delivery<Int>(target: .dispatch(queue)) { value, _ in log.handle(value) }
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }  // the consumer's queue is busy: events wait
+        for value in 0..<10 { delivery.send(value, nil) }
+        delivery.deactivate()
+        release.signal()
+        queue.sync {}
+        #expect(log.values.withLock { $0 }.isEmpty)
+    }
+}
