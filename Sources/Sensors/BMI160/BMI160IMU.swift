@@ -81,7 +81,7 @@ public final class BMI160IMU: CoreIMUDriver {
     }
 
     /// CMD fifo_flush: the FIFO empties (its configuration stays) and the indices start again.
-    private func flushFIFO(_ state: inout IMUState) throws(SensorError) {
+    private func flushFIFO(_ state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         try device.write(BMI160Register.command, BMI160Command.fifoFlush)
         state.fifoSamples = 0
     }
