@@ -65,15 +65,17 @@ let package = Package(
 
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
+        // Test-only: a seeded noise source and a process runner the test targets share.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SensorsTests", dependencies: ["TestSupport", "Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
-        .testTarget(name: "FusionTests", dependencies: ["Fusion"]),
+        .testTarget(name: "FusionTests", dependencies: ["Fusion", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
+        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
-        .testTarget(name: "MotionctlTests", dependencies: ["motionctl", "CPseudoTerminal", "IIOFake"]),
-        .testTarget(name: "ServeTests", dependencies: ["MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
+        .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "CPseudoTerminal", "IIOFake"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
         .testTarget(name: "AllocationTests"),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),

@@ -17,17 +17,10 @@ public enum SysfsFiles {
         guard descriptor >= 0 else { throw .from(errno: errno, path: path, attempted: "open") }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: maximumAttributeBytes)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(descriptor, buffer.baseAddress.map { $0 + count }, buffer.count - count)
+        let count = try transfer(bytes.count, path: path, attempted: "read", stopsAtEndOfFile: true) { done in
+            bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
             }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .from(errno: errno, path: path, attempted: "read")
-            }
-            if got == 0 { break }
-            count += got
         }
         return trimmed(String(decoding: bytes[..<count], as: UTF8.self))
     }
@@ -38,17 +31,31 @@ public enum SysfsFiles {
         guard descriptor >= 0 else { throw .from(errno: errno, path: path, attempted: "open for writing") }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let done = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+        _ = try transfer(bytes.count, path: path, attempted: "write \"\(text)\"", stopsAtEndOfFile: false) { done in
+            bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
             }
-            if done < 0 {
-                if errno == EINTR { continue }
-                throw .from(errno: errno, path: path, attempted: "write \"\(text)\"")
-            }
-            written += done
         }
+    }
+
+    /// Runs `step` (a read or write of the bytes from offset `done` on, returning what read(2) or
+    /// write(2) returns) until `count` bytes are through, again after EINTR; with
+    /// `stopsAtEndOfFile`, also when a step moves nothing. Returns how many bytes moved; an error
+    /// is thrown with the `attempted` operation named.
+    private static func transfer(
+        _ count: Int, path: String, attempted: @autoclosure () -> String, stopsAtEndOfFile: Bool, _ step: (_ done: Int) -> Int
+    ) throws(IIOError) -> Int {
+        var done = 0
+        while done < count {
+            let moved = step(done)
+            if moved < 0 {
+                if errno == EINTR { continue }
+                throw .from(errno: errno, path: path, attempted: attempted())
+            }
+            if moved == 0, stopsAtEndOfFile { break }
+            done += moved
+        }
+        return done
     }
 
     /// Whether `path` exists (a file, a directory or a symbolic link to one).

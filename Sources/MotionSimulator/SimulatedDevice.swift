@@ -52,6 +52,21 @@ public protocol ChipEmulator: SimulatedDevice {
     init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions)
 }
 
+extension ChipEmulator {
+    /// An emulator of an ideal part (default ``EmulatorOptions``).
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double) {
+        self.init(source: source, now: now, options: .init())
+    }
+}
+
+/// A caseless enum naming one chip of a family that one generic emulator serves: its `model` is
+/// the family's chip model (`LSM6EmulatorModel.DSOX.model` is `.dsox`, and ``LSM6DSOXEmulator`` is
+/// `LSM6Emulator<LSM6EmulatorModel.DSOX>`).
+public protocol ChipModelTag: Sendable {
+    associatedtype Model: Sendable
+    static var model: Model { get }
+}
+
 /// One sensing axis of one sensor inside a chip, e.g. to declare it dead.
 public enum SensorAxis: Hashable, Sendable {
     public enum Axis: Int, Hashable, Sendable, CaseIterable { case x = 0, y = 1, z = 2 }
@@ -228,4 +243,58 @@ extension EngineBackedDevice {
     public func powerOnReset() { engine.powerOnReset() }
     /// The register as a bus read would return it, without its side effects.
     public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+}
+
+/// An engine-backed emulator made the one way every chip emulator is made: the chip model
+/// (``makeChip(source:options:)``) behind a new engine. A conforming class only stores the engine.
+protocol ModelEmulator: EngineBackedDevice, ChipEmulator {
+    init(engine: EmulatorEngine<Chip>)
+    /// The register model in its power-on state.
+    static func makeChip(source: any PhysicalSource, options: EmulatorOptions) -> Chip
+    /// The chip as its datasheet names it.
+    static var chipName: String { get }
+}
+
+extension ModelEmulator {
+    /// - Parameters:
+    ///   - source: what the chip experiences, in the chip's axes.
+    ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
+    ///   - options: how the emulated part deviates from an ideal one.
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions) {
+        self.init(engine: EmulatorEngine(Self.makeChip(source: source, options: options), now: now))
+    }
+
+    public var chipName: String { Self.chipName }
+}
+
+/// A register model that knows the name of the chip it models.
+protocol NamedChip {
+    static var chipName: String { get }
+}
+
+extension ModelEmulator where Chip: SingleModelChip {
+    static func makeChip(source: any PhysicalSource, options: EmulatorOptions) -> Chip { Chip(source: source, options: options) }
+}
+
+extension ModelEmulator where Chip: NamedChip {
+    static var chipName: String { Chip.chipName }
+}
+
+/// A register model of several chips, one of them chosen by a `Model` value named after it.
+protocol MultiModelChip: RegisterChip {
+    associatedtype Model: RawRepresentable<String>, Sendable
+    init(model: Model, source: any PhysicalSource, options: EmulatorOptions)
+}
+
+/// A family's generic emulator, whose `Tag` names the chip it plays.
+protocol TaggedEmulator: ModelEmulator where Chip: MultiModelChip {
+    associatedtype Tag: ChipModelTag where Tag.Model == Chip.Model
+}
+
+extension TaggedEmulator {
+    static func makeChip(source: any PhysicalSource, options: EmulatorOptions) -> Chip {
+        Chip(model: Tag.model, source: source, options: options)
+    }
+
+    static var chipName: String { Tag.model.rawValue }
 }

@@ -1,4 +1,5 @@
 import Fusion
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,39 +1,10 @@
 import Fusion
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A seeded pseudo-random source (SplitMix64) with Gaussian samples, so every test run sees the
-/// same noise.
-struct FixedSeedNoise {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func nextUInt64() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(nextUInt64() >> 11) / Double(1 << 53) }
-
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300)
-        let u2 = uniform()
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
-
-    mutating func gaussianVector(_ sigma: Double) -> SIMD3<Double> {
-        SIMD3(gaussian(), gaussian(), gaussian()) * sigma
-    }
-}
 
 /// One 100 Hz sample of a synthetic orientation scenario: gravity and user acceleration in g
 /// (Core Motion sign, device frame).

@@ -12,6 +12,24 @@ import Testing
 /// coning term 0.0066° at 50 Hz, 0.0017° at 100 Hz). Integrating each sample over the interval
 /// before it (what the filter did before, and what VQF does) ran half an interval ahead: 0.51°,
 /// 0.25°, 0.09°, 0.03° at 50, 100, 285.7, 1000 Hz.
+/// The RMS of the angle between the filter's gravity and the world's true one, over the instants added.
+struct InclinationError {
+    private var squared = 0.0, counted = 0
+
+    /// Adds the error at `time`: gravity in device axes, Core Motion sign, from the truth and from the filter.
+    mutating func add(_ world: World, _ filter: AttitudeFilter, at time: Double) {
+        let truth = world.truth(at: time).attitude.inverseRotate(SIMD3(0, 0, -1))
+        let estimate = filter.gravity
+        let cosine = min(1, max(-1, (truth * estimate).sum() / ((estimate * estimate).sum().squareRoot())))
+        let degrees = acos(cosine) * 180 / .pi
+        squared += degrees * degrees
+        counted += 1
+    }
+
+    /// Degrees RMS (0 with nothing added).
+    var rms: Double { (squared / Double(max(1, counted))).squareRoot() }
+}
+
 @Suite struct FilterRateIndependenceTests {
     /// RMS inclination error (degrees) of the 6D filter over `seconds` of `scenario` at `rate`.
     /// `delay`: the simulated sensors read the motion this long ago (s), as a chip's output filter
@@ -21,21 +39,15 @@ import Testing
         var parameters = AttitudeFilter.Parameters()
         parameters.sensorLatency = latency
         var filter = AttitudeFilter(sampleInterval: 1 / rate, parameters: parameters)
-        var squared = 0.0, counted = 0
+        var error = InclinationError()
         for index in 0..<Int(seconds * rate) {
             let time = Double(index) / rate
             let sample = world.state(at: max(0, time - delay))
             filter.update(gyroscope: sample.angularRate, accelerometer: sample.specificForce, magnetometer: nil)
             guard time >= 10 else { continue }
-            // Gravity in device axes, Core Motion sign, from the truth and from the filter.
-            let truth = world.truth(at: time).attitude.inverseRotate(SIMD3(0, 0, -1))
-            let estimate = filter.gravity
-            let cosine = min(1, max(-1, (truth * estimate).sum() / ((estimate * estimate).sum().squareRoot())))
-            let degrees = acos(cosine) * 180 / .pi
-            squared += degrees * degrees
-            counted += 1
+            error.add(world, filter, at: time)
         }
-        return (squared / Double(max(1, counted))).squareRoot()
+        return error.rms
     }
 
     /// RMS inclination error (degrees) of the 6D filter on `scenario` sampled at `rate` with each
@@ -46,26 +58,19 @@ import Testing
         var filter = AttitudeFilter(sampleInterval: 1 / rate)
         var random: UInt64 = 0x9E37_79B9_7F4A_7C15
         var time = 0.0, previous: Double?
-        var squared = 0.0, counted = 0
+        var error = InclinationError()
         while time < seconds {
             let state = world.state(at: time)
             filter.update(
                 gyroscope: state.angularRate, accelerometer: state.specificForce, magnetometer: nil,
                 interval: measured ? previous.map { time - $0 } : nil)
-            if time >= 10 {
-                let truth = world.truth(at: time).attitude.inverseRotate(SIMD3(0, 0, -1))
-                let estimate = filter.gravity
-                let cosine = min(1, max(-1, (truth * estimate).sum() / ((estimate * estimate).sum().squareRoot())))
-                let degrees = acos(cosine) * 180 / .pi
-                squared += degrees * degrees
-                counted += 1
-            }
+            if time >= 10 { error.add(world, filter, at: time) }
             previous = time
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let uniform = Double(random >> 11) / Double(1 << 53)   // 0..<1
             time += (1 + jitter * (2 * uniform - 1)) / rate
         }
-        return (squared / Double(max(1, counted))).squareRoot()
+        return error.rms
     }
 
     /// The manager's timestamps are real ones: at 100 Hz with ±30 % jitter, the filter given the

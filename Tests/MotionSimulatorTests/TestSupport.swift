@@ -1,5 +1,6 @@
 import I2C
 import MotionSimulator
+import Testing
 import Timing
 
 /// A physical input with every component distinct, so swapped axes show up.
@@ -30,6 +31,17 @@ func busWith<Emulator: ChipEmulator>(
     at address: UInt8, clock: VirtualClock
 ) -> SimulatedBus {
     busWith(Emulator(source: source, now: { clock.now }, options: options), at: address, clock: clock)
+}
+
+extension SimulatedBus {
+    /// `count` registers from `register` on, read in one burst; the test fails unless the read
+    /// was one bus transaction.
+    func readBurst(_ address: I2CAddress, _ register: UInt8, count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
+        clearLog()
+        let bytes = try readRegisters(address, register, count: count)
+        #expect(log.count == 1, "one transaction", sourceLocation: sourceLocation)
+        return bytes
+    }
 }
 
 /// A suite about one emulator: ``makeBus(_:options:)`` gives a bus of its own with a new one at

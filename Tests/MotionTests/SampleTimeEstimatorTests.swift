@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import Timing
 
@@ -9,12 +10,12 @@ import Timing
         let truePeriod = nominal * (1 - 300e-6)
         let trueOrigin = 1000.000_731
         var estimator = SampleTimeEstimator(nominalPeriod: nominal)
-        var generator = SplitMix(seed: 7)
+        var generator = FixedSeedNoise(seed: 7)
         var worst = 0.0
         var read = 1000.0
         for tick in 1...6000 {
             // Reader: every 10 ms, late by up to 4 ms, and every 50th read late by 5 chip periods.
-            read = 1000.0 + Double(tick) * 0.01 + generator.unit() * 0.004 + (tick % 50 == 0 ? 5 * nominal : 0)
+            read = 1000.0 + Double(tick) * 0.01 + generator.uniform() * 0.004 + (tick % 50 == 0 ? 5 * nominal : 0)
             let lastIndex = Int(((read - trueOrigin) / truePeriod).rounded(.down))
             estimator.observe(readAt: read, lastIndex: lastIndex)
             if tick > 1000 {   // after 10 s
@@ -26,18 +27,4 @@ import Timing
         #expect(worst < 50e-6, "worst timestamp error \(worst * 1e6) µs")
         #expect(abs(estimator.period / truePeriod - 1) < 20e-6)
     }
-}
-
-/// A small seeded generator for tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

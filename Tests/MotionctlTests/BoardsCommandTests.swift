@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `motionctl` and compares its output.
@@ -72,23 +73,6 @@ struct BoardsCommandTests {
         #expect(result.output.contains("[warning] board: not a device-tree machine"))
         #expect(result.output.contains("[warning] calibration: no calibration files in /home/test/.config/swift-motion"))
     }
-}
-
-/// Runs `executable` with `arguments` (in `environment`, else this process's) until it exits: its
-/// exit status, standard output and standard error.
-func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
 
 /// A new empty directory under the temporary directory, named `prefix-<UUID>`; the caller removes it.

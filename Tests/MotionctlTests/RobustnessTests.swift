@@ -1,5 +1,6 @@
 @testable import motionctl
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

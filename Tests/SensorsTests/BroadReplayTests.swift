@@ -1,6 +1,7 @@
 import Foundation
 import MotionSimulator
 import Sensors
+import TestSupport
 import Testing
 
 /// A BROAD trial replayed through the emulated chips and read back by the drivers gives back the
@@ -109,16 +110,16 @@ import Testing
     /// in the dataset, a reference quaternion lost on some rows.
     static func syntheticTrialCSV(rows: Int) -> String {
         var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,opt_w,opt_x,opt_y,opt_z,movement\n"
-        var noise = SplitMix(seed: 4)
+        var noise = FixedSeedNoise(seed: 4)
         for i in 0..<rows {
             let t = Double(i) / 285.714
             let w = 2 * Double.pi
             let gyroscope = SIMD3(1.5 * sin(w * 0.7 * t), -2.0 * cos(w * 0.5 * t), 0.8 * sin(w * 1.3 * t + 0.4))
-                + SIMD3(noise.next(), noise.next(), noise.next()) * 0.01
+                + SIMD3(noise.symmetric(), noise.symmetric(), noise.symmetric()) * 0.01
             let accelerometer = SIMD3(3 * sin(w * 1.1 * t), -2.5 * cos(w * 0.9 * t), 9.81 + 4 * sin(w * 0.6 * t))
-                + SIMD3(noise.next(), noise.next(), noise.next()) * 0.05
+                + SIMD3(noise.symmetric(), noise.symmetric(), noise.symmetric()) * 0.05
             let magnetometer = SIMD3(20.7 + 15 * sin(w * 0.4 * t), -5 + 18 * cos(w * 0.3 * t), -44.4 + 6 * sin(w * 0.2 * t))
-                + SIMD3(noise.next(), noise.next(), noise.next()) * 0.3
+                + SIMD3(noise.symmetric(), noise.symmetric(), noise.symmetric()) * 0.3
             let half = 0.2 * t
             let reference = i % 50 < 5 ? "nan,nan,nan,nan" : String(format: "%.6f,%.6f,%.6f,%.6f", cos(half), 0.0, 0.0, sin(half))
             let values = [gyroscope.x, gyroscope.y, gyroscope.z, accelerometer.x, accelerometer.y, accelerometer.z,
@@ -131,16 +132,3 @@ import Testing
 
 private func maxAbs(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(v.y), abs(v.z)) }
 
-/// A small seeded generator of values in [−1, 1] (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53) * 2 - 1
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Motion
 import MotionServe
+import TestSupport
 import Testing
 @testable import motionctl
 
@@ -112,18 +113,8 @@ enum ProcessRun {
     static func motionctl(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, error: String) {
         let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
             .map { $0.appendingPathComponent("motionctl") }
-        let process = Process()
-        process.executableURL = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built: \(candidates)")
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built: \(candidates)")
+        return try runToEnd(executable, arguments, environment: environment)
     }
 }
 

@@ -2,7 +2,8 @@
 /// bits: AK09916 datasheet §9 and ICM-20948 DS-000189 §12–13 (register map and description): WIA1 0x00 = 0x48, WIA2 0x01 =
 /// 0x09, ST1 0x10 (DOR[1] DRDY[0]), HXL…HZH 0x11–0x16 little-endian, TMPS 0x17 (dummy), ST2 0x18
 /// (HOFL[3]), CNTL2 0x31 (MODE[4:0]), CNTL3 0x32 (SRST[0]); 0.15 µT/LSB, ±4912 µT; no fuse ROM.
-struct AK09916Chip: AKMagnetometerChip {
+struct AK09916Chip: AKMagnetometerChip, NamedChip {
+    static let chipName = "AK09916"
     static let wia1: UInt8 = 0x00
     static let wia2: UInt8 = 0x01
     static let rsv2: UInt8 = 0x03
@@ -97,14 +98,7 @@ struct AK09916Chip: AKMagnetometerChip {
 /// Single, continuous (10/20/50/100 Hz) and self-test modes, DRDY/DOR in ST1 cleared by reading
 /// ST2 (which also ends the data read that protects the output registers), HOFL on overflow,
 /// soft reset (CNTL3).
-public final class AK09916Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "AK09916"
+public final class AK09916Emulator: ModelEmulator {
     let engine: EmulatorEngine<AK09916Chip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(AK09916Chip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<AK09916Chip>) { self.engine = engine }
 }

@@ -5,7 +5,8 @@
 /// limits); AK8975 datasheet: operating modes (power-down, single measurement, self-test, fuse
 /// ROM; no continuous mode), register map (0x0B reserved, ST2 DERR[2] HOFL[3], no BIT),
 /// characteristics (13-bit output, 0.3 µT/LSB, ±1229 µT); drivers/iio/magnetometer/ak8975.c.
-struct AK8963Chip: AKMagnetometerChip {
+struct AK8963Chip: AKMagnetometerChip, NamedChip {
+    static let chipName = "AK8963"
     enum Model: Sendable { case ak8963, ak8975 }
     /// Which chip this models; set before ``powerOnReset()`` (the fuse ROM differs).
     var model = Model.ak8963
@@ -145,16 +146,9 @@ struct AK8963Chip: AKMagnetometerChip {
 /// Single, continuous (8/100 Hz) and self-test modes, 14/16-bit output, DRDY/DOR in ST1 cleared
 /// by reading ST2, HOFL on overflow, fuse-ROM sensitivity adjustment (ASAX–Z = 0xB0, 0xB1,
 /// 0xA5; the output is the raw value a driver must scale by the adjustment), soft reset (CNTL2).
-public final class AK8963Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "AK8963"
+public final class AK8963Emulator: ModelEmulator {
     let engine: EmulatorEngine<AK8963Chip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(AK8963Chip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<AK8963Chip>) { self.engine = engine }
 }
 
 extension AK8963Chip {
@@ -176,11 +170,12 @@ extension AK8963Chip {
 /// adjustment (ASAX–Z = 0xA8, 0xB4, 0x9C; the output is the raw value a driver must scale by the
 /// adjustment), no soft reset. A measurement completes at its command: the conversion time (typ.
 /// 7.3 ms, max. 9 ms) and DERR (a data read during a conversion) are not emulated.
-public final class AK8975Emulator: EngineBackedDevice {
-    public let chipName = "AK8975"
+public final class AK8975Emulator: ModelEmulator {
+    static let chipName = "AK8975"
     let engine: EmulatorEngine<AK8963Chip>
+    init(engine: EmulatorEngine<AK8963Chip>) { self.engine = engine }
 
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(AK8963Chip.ak8975(source: source, options: options), now: now)
+    static func makeChip(source: any PhysicalSource, options: EmulatorOptions) -> AK8963Chip {
+        .ak8975(source: source, options: options)
     }
 }

@@ -1,7 +1,8 @@
 /// Register model of the Honeywell HMC5883L magnetometer (datasheet Form #900405 Rev E:
 /// register list Table 2, configuration registers Tables 3–13, data output and status registers,
 /// self-test operation).
-struct HMC5883LChip: MagnetometerChip {
+struct HMC5883LChip: MagnetometerChip, NamedChip {
+    static let chipName = "HMC5883L"
     static let configA: UInt8 = 0x00    // MA[6:5] DO[4:2] MS[1:0]
     static let configB: UInt8 = 0x01    // GN[7:5]
     static let mode: UInt8 = 0x02       // HS[7] MD[1:0]
@@ -100,14 +101,7 @@ struct HMC5883LChip: MagnetometerChip {
 /// −2048…2047 with −4096 on overflow; continuous and single modes; positive and negative bias
 /// self-test (configuration A MS); RDY and LOCK; the pointer rolls from 0x08 to 0x03. The chip
 /// has no software reset.
-public final class HMC5883LEmulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "HMC5883L"
+public final class HMC5883LEmulator: ModelEmulator {
     let engine: EmulatorEngine<HMC5883LChip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(HMC5883LChip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<HMC5883LChip>) { self.engine = engine }
 }

@@ -145,18 +145,12 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
     mutating func appendFrame(_ block: InlineBytes, selection: UInt8) {
         var frame = InlineBytes()
         if selection & 0x10 != 0 { frame.append(contentsOf: block[0..<6]) }
-        for (bit, offset) in Self.fifoAxisBits where selection & bit != 0 {
-            frame.append(contentsOf: block[offset..<(offset + 2)])
-        }
-        guard !frame.isEmpty else { return }
-        let overflow = fifo.count + frame.count - fifoCapacity
-        if overflow > 0 {
-            registers[Int(Self.intStatus2)] |= 0x01
-            if reg(Self.fifoMode) & 0x01 != 0 { return }
-            fifo.removeFirst(min(overflow, fifo.count))
-        }
-        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - fifoCapacity)))
+        Self.appendWords(of: block, Self.fifoAxisBits, selection: selection, to: &frame)
+        pushFIFOFrame(frame)
     }
+
+    /// FIFO_MODE snapshot: a full FIFO takes no more data.
+    var fifoKeepsOldDataOnOverflow: Bool { reg(Self.fifoMode) & 0x01 != 0 }
 
     /// Reads of FIFO_R_W (bank 0) return successive FIFO bytes without moving the pointer.
     func pointer(after register: UInt8) -> UInt8 {

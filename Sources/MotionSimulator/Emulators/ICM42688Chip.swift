@@ -4,7 +4,8 @@ import Foundation
 /// FIFO, self-test). Registers, bits and packet layout from the datasheet DS-000347: §14 user
 /// bank 0 register map, §6 FIFO (packet structure), Table 1/Table 2 sensitivities. Only bank 0
 /// is modelled; the other banks are plain storage behind REG_BANK_SEL.
-struct ICM42688Chip: SingleModelChip {
+struct ICM42688Chip: SingleModelChip, NamedChip {
+    static let chipName = "ICM-42688-P"
     static let deviceConfig: UInt8 = 0x11    // SOFT_RESET_CONFIG[0]
     static let fifoConfig: UInt8 = 0x16      // FIFO_MODE[7:6]: 00 bypass, 01 stream, 1x stop on full
     static let tempData1: UInt8 = 0x1D       // TEMP_DATA1/0, ACCEL_DATA_X1…Z0 0x1F–0x24, GYRO_DATA_X1…Z0 0x25–0x2A

@@ -1,16 +1,20 @@
 import Foundation
 
+/// An InvenSense chip the emulator models, by the name it reports (``MPU6x00Emulator``,
+/// ``MPU9x50Emulator``).
+public enum InvenSenseEmulatorModel: String, Sendable {
+    case mpu6050 = "MPU-6050", mpu6500 = "MPU-6500", mpu9250 = "MPU-9250"
+    /// The MPU-6050 die of an MPU-9150 (PS-MPU-9150A: the MPU-6050's accelerometer and
+    /// gyroscope; WHO_AM_I 0x68).
+    case mpu9150 = "MPU-9150"
+}
+
 /// Register model of the InvenSense MPU-6050, MPU-6500 and MPU-9250 (accelerometer and gyroscope
 /// part). Registers and bits: MPU-6000/6050 Register Map RM-MPU-6000A rev 4.2, MPU-6500 Register
 /// Map RM-MPU-6500A, MPU-9250 Register Map RM-MPU-9250A rev 1.6; sensitivities: product
 /// specifications PS-MPU-6000A §6.1–6.2, PS-MPU-6500A, PS-MPU-9250A §3.1.
-struct InvenSenseChip: InvenSenseFamilyChip {
-    enum Model: Sendable {
-        case mpu6050, mpu6500, mpu9250
-        /// The MPU-6050 die of an MPU-9150 (PS-MPU-9150A: the MPU-6050's accelerometer and
-        /// gyroscope; WHO_AM_I 0x68).
-        case mpu9150
-    }
+struct InvenSenseChip: InvenSenseFamilyChip, MultiModelChip {
+    typealias Model = InvenSenseEmulatorModel
 
     static let selfTestX6050: UInt8 = 0x0D   // XA_TEST[4:2] in [7:5], XG_TEST in [4:0]; 0x0E Y, 0x0F Z
     static let selfTestA6050: UInt8 = 0x10   // XA_TEST[1:0] [5:4], YA [3:2], ZA [1:0]
@@ -211,19 +215,12 @@ struct InvenSenseChip: InvenSenseFamilyChip {
         var frame = InlineBytes()
         if selection & 0x08 != 0 { frame.append(contentsOf: block[0..<6]) }
         if selection & 0x80 != 0 { frame.append(contentsOf: block[6..<8]) }
-        for (bit, offset) in Self.gyroscopeFIFOBits where selection & bit != 0 {
-            frame.append(contentsOf: block[offset..<(offset + 2)])
-        }
-        guard !frame.isEmpty else { return }
-        let overflow = fifo.count + frame.count - fifoCapacity
-        if overflow > 0 {
-            registers[Int(Self.intStatus)] |= 0x10  // FIFO_OFLOW_INT
-            // CONFIG FIFO_MODE (6500/9250): 1 keeps the FIFO as it is; 0 replaces the oldest data.
-            if !hasMPU6050Die, reg(Self.config) & 0x40 != 0 { return }
-            fifo.removeFirst(min(overflow, fifo.count))
-        }
-        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - fifoCapacity)))
+        Self.appendWords(of: block, Self.gyroscopeFIFOBits, selection: selection, to: &frame)
+        pushFIFOFrame(frame)
     }
+
+    /// CONFIG FIFO_MODE (6500/9250): 1 keeps the FIFO as it is; 0 replaces the oldest data.
+    var fifoKeepsOldDataOnOverflow: Bool { !hasMPU6050Die && reg(Self.config) & 0x40 != 0 }
 
     func pointer(after register: UInt8) -> UInt8 {
         // Reads of FIFO_R_W return successive FIFO bytes without moving the pointer.

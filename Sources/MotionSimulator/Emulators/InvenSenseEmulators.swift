@@ -1,5 +1,54 @@
 import I2C
 
+/// An InvenSense MPU-6050 or MPU-6500 emulator: the register model of the chip `Tag` names, at
+/// 0x68 or 0x69. Each chip has its own name for it: ``MPU6050Emulator``, ``MPU6500Emulator``.
+public final class MPU6x00Emulator<Tag: ChipModelTag>: TaggedEmulator where Tag.Model == InvenSenseEmulatorModel {
+    let engine: EmulatorEngine<InvenSenseChip>
+    init(engine: EmulatorEngine<InvenSenseChip>) { self.engine = engine }
+}
+
+/// An InvenSense 9-axis package of the chip `Tag` names: its IMU die plus an AKM magnetometer
+/// (`Tag.Magnetometer`) on the auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL
+/// I2C_MST_EN clear) the magnetometer answers at 0x0C on the host bus; ``attach(to:at:)`` wires
+/// both. The package's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated. Each chip has its
+/// own name for it: ``MPU9250Emulator``, ``MPU9150Emulator``.
+public final class MPU9x50Emulator<Tag: MPU9x50ModelTag>: EngineBackedDevice, ChipEmulator, NineAxisPackage {
+    public var chipName: String { Tag.model.rawValue }
+    let engine: EmulatorEngine<InvenSenseChip>
+    /// The built-in magnetometer, fed from the same source in its own axes.
+    public let magnetometer: Tag.Magnetometer
+    /// Where the magnetometer answers when the bypass is on.
+    public static var magnetometerAddress: I2CAddress { I2CAddress(0x0C) }
+
+    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+        engine = EmulatorEngine(InvenSenseChip(model: Tag.model, source: source, options: options), now: now)
+        magnetometer = Tag.Magnetometer(source: MagnetometerDieSource.akmInMPU9x50(source), now: now, options: options)
+    }
+
+    public var isBypassEnabled: Bool { bypassSwitchIsOn }
+    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
+    /// Power cycle of the package: both dies back to power-on values.
+    public func powerOnReset() { resetBothDies() }
+}
+
+/// Names an MPU-9x50 package: its IMU die's model and its magnetometer's emulator.
+public protocol MPU9x50ModelTag: ChipModelTag where Model == InvenSenseEmulatorModel {
+    associatedtype Magnetometer: ChipEmulator
+}
+
+extension InvenSenseEmulatorModel {
+    public enum MPU6050: ChipModelTag { public static var model: InvenSenseEmulatorModel { .mpu6050 } }
+    public enum MPU6500: ChipModelTag { public static var model: InvenSenseEmulatorModel { .mpu6500 } }
+    public enum MPU9250: MPU9x50ModelTag {
+        public typealias Magnetometer = AK8963Emulator
+        public static var model: InvenSenseEmulatorModel { .mpu9250 }
+    }
+    public enum MPU9150: MPU9x50ModelTag {
+        public typealias Magnetometer = AK8975Emulator
+        public static var model: InvenSenseEmulatorModel { .mpu9150 }
+    }
+}
+
 /// InvenSense MPU-6050 emulator (WHO_AM_I 0x75 = 0x68), at 0x68 or 0x69.
 ///
 /// Asleep at power-on (PWR_MGMT_1 = 0x40). While awake the output registers (0x3B–0x48,
@@ -8,76 +57,25 @@ import I2C
 /// FIFO_EN, appends the sensors selected in FIFO_EN to the 1024-byte FIFO (FIFO_COUNT, FIFO_R_W;
 /// the oldest data are replaced on overflow, FIFO_OFLOW_INT set). Self-test bits in GYRO_CONFIG
 /// and ACCEL_CONFIG deflect the output by 1.03 × the factory trim of SELF_TEST_X…A.
-public final class MPU6050Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "MPU-6050"
-    let engine: EmulatorEngine<InvenSenseChip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(InvenSenseChip(model: .mpu6050, source: source, options: options), now: now)
-    }
-}
+public typealias MPU6050Emulator = MPU6x00Emulator<InvenSenseEmulatorModel.MPU6050>
 
 /// InvenSense MPU-6500 emulator (WHO_AM_I 0x75 = 0x70), at 0x68 or 0x69. As
 /// ``MPU6050Emulator`` but awake at power-on (PWR_MGMT_1 = 0x01), a 512-byte FIFO whose
 /// CONFIG FIFO_MODE chooses between replacing the oldest data and dropping new data, 32 kHz with
 /// FCHOICE_B, the MPU-6500 temperature scale and SELF_TEST_X/Y/Z_GYRO/ACCEL codes.
-public final class MPU6500Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "MPU-6500"
-    let engine: EmulatorEngine<InvenSenseChip>
-
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(InvenSenseChip(model: .mpu6500, source: source, options: options), now: now)
-    }
-}
+public typealias MPU6500Emulator = MPU6x00Emulator<InvenSenseEmulatorModel.MPU6500>
 
 /// InvenSense MPU-9250 emulator (WHO_AM_I 0x75 = 0x71): an MPU-6500 plus an AK8963
 /// magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL I2C_MST_EN
-/// clear) the AK8963 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both. The
+/// clear) the AK8963 answers at 0x0C on the host bus; ``MPU9x50Emulator/attach(to:at:)`` wires both. The
 /// MPU-9250's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9250Emulator: EngineBackedDevice, ChipEmulator, NineAxisPackage {
-    public let chipName = "MPU-9250"
-    let engine: EmulatorEngine<InvenSenseChip>
-    /// The built-in magnetometer, fed from the same source in its own axes.
-    public let magnetometer: AK8963Emulator
-    /// Where the AK8963 answers when the bypass is on.
-    public static let magnetometerAddress = I2CAddress(0x0C)
-
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(InvenSenseChip(model: .mpu9250, source: source, options: options), now: now)
-        magnetometer = AK8963Emulator(source: MagnetometerDieSource.akmInMPU9x50(source), now: now, options: options)
-    }
-
-    public var isBypassEnabled: Bool { bypassSwitchIsOn }
-    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
-    /// Power cycle of the package: both dies back to power-on values.
-    public func powerOnReset() { resetBothDies() }
-}
+public typealias MPU9250Emulator = MPU9x50Emulator<InvenSenseEmulatorModel.MPU9250>
 
 /// InvenSense MPU-9150 emulator (WHO_AM_I 0x75 = 0x68, like the MPU-6050): an MPU-6050 die plus
 /// an AK8975 magnetometer on its auxiliary bus. With INT_PIN_CFG BYPASS_EN set (and USER_CTRL
-/// I2C_MST_EN clear) the AK8975 answers at 0x0C on the host bus; ``attach(to:at:)`` wires both.
+/// I2C_MST_EN clear) the AK8975 answers at 0x0C on the host bus; ``MPU9x50Emulator/attach(to:at:)`` wires both.
 /// The MPU-9150's own I2C master (SLV0 → EXT_SENS_DATA) is not emulated.
-public final class MPU9150Emulator: EngineBackedDevice, ChipEmulator, NineAxisPackage {
-    public let chipName = "MPU-9150"
-    let engine: EmulatorEngine<InvenSenseChip>
-    /// The built-in magnetometer, fed from the same source in its own axes.
-    public let magnetometer: AK8975Emulator
-    /// Where the AK8975 answers when the bypass is on.
-    public static let magnetometerAddress = I2CAddress(0x0C)
-
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(InvenSenseChip(model: .mpu9150, source: source, options: options), now: now)
-        magnetometer = AK8975Emulator(source: MagnetometerDieSource.akmInMPU9x50(source), now: now, options: options)
-    }
-
-    public var isBypassEnabled: Bool { bypassSwitchIsOn }
-    public func attach(to bus: SimulatedBus, at address: I2CAddress = I2CAddress(0x68)) { attachBothDies(to: bus, at: address) }
-    /// Power cycle of the package: both dies back to power-on values.
-    public func powerOnReset() { resetBothDies() }
-}
+public typealias MPU9150Emulator = MPU9x50Emulator<InvenSenseEmulatorModel.MPU9150>
 
 /// TDK InvenSense ICM-42688-P emulator (WHO_AM_I 0x75 = 0x47), at 0x68 or 0x69.
 ///
@@ -91,13 +89,9 @@ public final class MPU9150Emulator: EngineBackedDevice, ChipEmulator, NineAxisPa
 /// the factory value of the codes in banks 1 and 2. Not emulated: low-power mode, little-endian
 /// output (INTF_CONFIG0 is stored; data stay big-endian, the reset value), the rest of banks 1–4 (plain
 /// storage), different accelerometer and gyroscope rates (packets come at the faster one).
-public final class ICM42688Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "ICM-42688-P"
+public final class ICM42688Emulator: ModelEmulator {
     let engine: EmulatorEngine<ICM42688Chip>
-
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(ICM42688Chip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<ICM42688Chip>) { self.engine = engine }
 }
 
 /// TDK InvenSense ICM-20948 emulator (bank 0 WHO_AM_I 0x00 = 0xEA), at 0x68 or 0x69, with the

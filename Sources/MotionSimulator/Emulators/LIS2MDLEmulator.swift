@@ -1,6 +1,7 @@
 /// Register model of the ST LIS2MDL magnetometer (datasheet DS12144: §6.1 I2C operation,
 /// §7 register mapping, §8 register description, Table 2 magnetic characteristics).
-struct LIS2MDLChip: STMagnetometerChip {
+struct LIS2MDLChip: STMagnetometerChip, NamedChip {
+    static let chipName = "LIS2MDL"
     static let offsetXL: UInt8 = 0x45   // OFFSET_X_REG_L … OFFSET_Z_REG_H: 0x45–0x4A (hard-iron)
     static let whoAmI: UInt8 = 0x4F
     static let cfgRegA: UInt8 = 0x60    // COMP_TEMP_EN[7] REBOOT[6] SOFT_RST[5] LP[4] ODR[3:2] MD[1:0]
@@ -65,14 +66,7 @@ struct LIS2MDLChip: STMagnetometerChip {
 /// Fixed ±50 gauss range at 1.5 mgauss/LSB; continuous (10/20/50/100 Hz), single and idle
 /// modes (CFG_REG_A MD); hard-iron offset registers subtracted from the output; self-test
 /// (CFG_REG_C); BLE; soft reset (CFG_REG_A SOFT_RST); the address always auto-increments.
-public final class LIS2MDLEmulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "LIS2MDL"
+public final class LIS2MDLEmulator: ModelEmulator {
     let engine: EmulatorEngine<LIS2MDLChip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(LIS2MDLChip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<LIS2MDLChip>) { self.engine = engine }
 }

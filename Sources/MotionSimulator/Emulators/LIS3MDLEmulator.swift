@@ -1,6 +1,7 @@
 /// Register model of the ST LIS3MDL magnetometer (datasheet DocID024204: §5.1.1 I2C operation,
 /// §6 register mapping, §7 register description, Table 2 magnetic characteristics).
-struct LIS3MDLChip: STMagnetometerChip {
+struct LIS3MDLChip: STMagnetometerChip, NamedChip {
+    static let chipName = "LIS3MDL"
     static let whoAmI: UInt8 = 0x0F
     static let ctrlReg1: UInt8 = 0x20   // TEMP_EN[7] OM[6:5] DO[4:2] FAST_ODR[1] ST[0]
     static let ctrlReg2: UInt8 = 0x21   // FS[6:5] REBOOT[3] SOFT_RST[2]
@@ -85,14 +86,7 @@ struct LIS3MDLChip: STMagnetometerChip {
 /// the sub-address MSB is set (DocID024204 §5.1.1). Full scale ±4/8/12/16 gauss, self-test
 /// (CTRL_REG1 ST), software reset (CTRL_REG2 SOFT_RST), big-endian option (CTRL_REG4 BLE),
 /// FAST_READ, data-ready and overrun flags in STATUS_REG at the output data rate.
-public final class LIS3MDLEmulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "LIS3MDL"
+public final class LIS3MDLEmulator: ModelEmulator {
     let engine: EmulatorEngine<LIS3MDLChip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(LIS3MDLChip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<LIS3MDLChip>) { self.engine = engine }
 }

@@ -1,14 +1,17 @@
+/// A chip of the LSM6 family the emulator models, by the name it reports (``LSM6Emulator``).
+public enum LSM6EmulatorModel: String, Sendable {
+    case dsox = "LSM6DSOX", dso32 = "LSM6DSO32", dsl = "LSM6DSL", ds3 = "LSM6DS3"
+    /// LSM6DSR (DS12412) and ISM330DHCX (DS13012): the LSM6DSOX's map with WHO_AM_I 0x6B and a
+    /// ±4000 dps gyroscope range (CTRL2_G FS_4000, bit 0: 140 mdps/LSB).
+    case dsr = "LSM6DSR"
+}
+
 /// Register model of the ST LSM6 family: LSM6DSOX, LSM6DSO32 and LSM6DSR/ISM330DHCX (tagged FIFO), LSM6DSL and
 /// LSM6DS3 (untagged FIFO). Register addresses and bits: LSM6DSOX datasheet DS12814 §8–9,
 /// LSM6DSO32 DS13238 (same map, doubled accelerometer ranges), LSM6DSL DS11889 §8–9, LSM6DS3
 /// DocID026899 §8–9 (register mapping and register description chapters).
-struct LSM6Chip: SensingChip {
-    enum Model: Sendable {
-        case dsox, dso32, dsl, ds3
-        /// LSM6DSR (DS12412) and ISM330DHCX (DS13012): the LSM6DSOX's map with WHO_AM_I 0x6B and a
-        /// ±4000 dps gyroscope range (CTRL2_G FS_4000, bit 0: 140 mdps/LSB).
-        case dsr
-    }
+struct LSM6Chip: SensingChip, MultiModelChip {
+    typealias Model = LSM6EmulatorModel
 
     /// LSM6DSO-generation chips tag each FIFO word; the older ones store untagged 16-bit words.
     enum FIFOKind: Sendable {

@@ -1,7 +1,8 @@
 /// Register model of the ST LSM9DS1 accelerometer and gyroscope (datasheet DocID025715 Rev 3:
 /// §3.5 FIFO, §4 operating modes, §6 register mapping, §7 register description, Table 3 sensor
 /// characteristics). Written from the datasheet, independently of the driver's tables.
-struct LSM9DS1Chip: SingleModelChip {
+struct LSM9DS1Chip: SingleModelChip, NamedChip {
+    static let chipName = "LSM9DS1"
     static let whoAmI: UInt8 = 0x0F        // WHO_AM_I (0Fh) = 68h
     static let ctrlReg1G: UInt8 = 0x10     // CTRL_REG1_G: ODR_G[7:5] FS_G[4:3] BW_G[1:0]
     static let outTempL: UInt8 = 0x15      // OUT_TEMP_L, OUT_TEMP_H (16h)
@@ -208,14 +209,7 @@ struct LSM9DS1Chip: SingleModelChip {
 /// output registers and leaves after OUT_Z_H_XL is read; FIFO_SRC gives the level count,
 /// threshold and overrun. Self-test (CTRL_REG10) and software reset (CTRL_REG8) as in the
 /// datasheet; IF_ADD_INC governs auto-increment.
-public final class LSM9DS1Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "LSM9DS1"
+public final class LSM9DS1Emulator: ModelEmulator {
     let engine: EmulatorEngine<LSM9DS1Chip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(LSM9DS1Chip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<LSM9DS1Chip>) { self.engine = engine }
 }

@@ -1,6 +1,7 @@
 /// Register model of the QST QMC5883L magnetometer (datasheet QMC5883L-Datasheet-1.0:
 /// §9.1 register map, §9.2 register definition).
-struct QMC5883LChip: MagnetometerChip {
+struct QMC5883LChip: MagnetometerChip, NamedChip {
+    static let chipName = "QMC5883L"
     static let dataXL: UInt8 = 0x00     // X_L … Z_H: 0x00–0x05, little-endian
     static let status: UInt8 = 0x06     // DOR[2] OVL[1] DRDY[0]
     static let temperatureL: UInt8 = 0x07
@@ -72,14 +73,7 @@ struct QMC5883LChip: MagnetometerChip {
 /// Standby at power-on; continuous mode at 10/50/100/200 Hz; ±2/±8 gauss (12000/3000 LSB/gauss);
 /// DRDY, OVL and DOR in the status register; pointer roll-over (CONTROL2 ROL_PNT); soft reset
 /// (CONTROL2 SOFT_RST). The chip has no self-test and no FIFO.
-public final class QMC5883LEmulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "QMC5883L"
+public final class QMC5883LEmulator: ModelEmulator {
     let engine: EmulatorEngine<QMC5883LChip>
-
-    /// - Parameters:
-    ///   - source: what the chip experiences, in the chip's axes.
-    ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
-        engine = EmulatorEngine(QMC5883LChip(source: source, options: options), now: now)
-    }
+    init(engine: EmulatorEngine<QMC5883LChip>) { self.engine = engine }
 }

@@ -132,6 +132,11 @@ protocol InvenSenseFamilyChip: SensingChip {
     var fifoSelection: UInt8 { get }
     var fifoCollects: Bool { get }
     var fifoCapacity: Int { get }
+    /// The FIFO's bytes, oldest first.
+    var fifo: [UInt8] { get set }
+    /// On overflow the FIFO keeps what it holds and the new frame is lost; otherwise the oldest
+    /// bytes make room for it.
+    var fifoKeepsOldDataOnOverflow: Bool { get }
     /// The bytes one FIFO frame of `selection` takes.
     static func frameSize(_ selection: UInt8) -> Int
     /// The output registers' 14 bytes, in register order, as they read at `time`.
@@ -143,6 +148,27 @@ protocol InvenSenseFamilyChip: SensingChip {
 }
 
 extension InvenSenseFamilyChip {
+    /// Appends the 2-byte words of `block` at the offsets whose bit `selection` has, in the order
+    /// of `words`, to `frame`.
+    static func appendWords(of block: InlineBytes, _ words: [(bit: UInt8, offset: Int)], selection: UInt8, to frame: inout InlineBytes) {
+        for (bit, offset) in words where selection & bit != 0 {
+            frame.append(contentsOf: block[offset..<(offset + 2)])
+        }
+    }
+
+    /// Puts a FIFO frame in the FIFO. When it does not fit the overflow flag is set and either the
+    /// frame is lost or the oldest bytes go (``fifoKeepsOldDataOnOverflow``).
+    mutating func pushFIFOFrame(_ frame: InlineBytes) {
+        guard !frame.isEmpty else { return }
+        let overflow = fifo.count + frame.count - fifoCapacity
+        if overflow > 0 {
+            registers[Int(Self.fifoOverflowFlag.register)] |= Self.fifoOverflowFlag.bit
+            if fifoKeepsOldDataOnOverflow { return }
+            fifo.removeFirst(min(overflow, fifo.count))
+        }
+        fifo.append(contentsOf: frame.dropFirst(max(0, frame.count - fifoCapacity)))
+    }
+
     mutating func advance(to time: Double) {
         guard isRunning else { return }
         let selection = fifoSelection
