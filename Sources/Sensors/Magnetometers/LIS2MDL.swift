@@ -46,17 +46,9 @@ public final class LIS2MDLMagnetometer: TableMagnetometerDriver {
     /// axis |difference| must be 15…500 LSB. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
-            try device.write(Register.cfgA, 0x8C)
-            try device.write(Register.cfgB, 0x02)
-            try device.write(Register.cfgC, 0x10)
-            core.pause.wait(.milliseconds(20))
-            let normal = try core.averageDiscardingFirst(count: 50, interval: .milliseconds(10))
-            try device.write(Register.cfgC, 0x12)
-            core.pause.wait(.milliseconds(60))
-            let excited = try core.averageDiscardingFirst(count: 50, interval: .milliseconds(10))
-            try device.write(Register.cfgC, 0x10)
-            let counts = excited - normal
-            return Self.evaluateSelfTest(counts: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)))
+            Self.evaluateSelfTest(counts: try core.selfTestResponse(
+                setUp: [(Register.cfgA, 0x8C), (Register.cfgB, 0x02), (Register.cfgC, 0x10)], settle: .milliseconds(20),
+                count: 50, interval: .milliseconds(10), enable: (Register.cfgC, 0x12), disable: (Register.cfgC, 0x10)))
         }
     }
 

@@ -67,16 +67,10 @@ public final class LIS3MDLMagnetometer: TableMagnetometerDriver {
     /// 1…3 gauss on X and Y, 0.1…1 gauss on Z. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
-            try device.write(Register.ctrl1, 0x1C)  // 80 Hz
-            try device.write(Register.ctrl2, 0x40)  // ±12 gauss
-            try device.write(Register.ctrl3, 0x00)  // continuous
-            let normal = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20))
-            try device.write(Register.ctrl1, 0x1D)  // ST
-            core.pause.wait(.milliseconds(60))
-            let excited = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20))
-            try device.write(Register.ctrl1, 0x1C)
-            let counts = excited - normal  // at ±12 gauss: 2281 LSB/gauss
-            return Self.evaluateSelfTest(responseGauss: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)) / 2281)
+            // 80 Hz, ±12 gauss, continuous; ST on and off in CTRL_REG1. At ±12 gauss: 2281 LSB/gauss.
+            Self.evaluateSelfTest(responseGauss: try core.selfTestResponse(
+                setUp: [(Register.ctrl1, 0x1C), (Register.ctrl2, 0x40), (Register.ctrl3, 0x00)], settle: .zero,
+                count: 5, interval: .milliseconds(20), enable: (Register.ctrl1, 0x1D), disable: (Register.ctrl1, 0x1C)) / 2281)
         }
     }
 
