@@ -227,8 +227,8 @@ import Testing
             return DriverIMU(
                 identity: settings.identity, identityRegister: LSM6Register.whoAmI,
                 accelerometerData: LSM6Register.outTempL + 8, gyroscopeData: LSM6Register.outTempL + 2, bigEndian: false,
-                rateField: LSM6Register.accelerometerRate, accelerometerField: LSM6Register.accelerometerRange,
-                gyroscopeField: LSM6Register.gyroscopeRange, tables: settings.tables)
+                rateField: LSM6Register.st.map.accelerometerRate, accelerometerField: LSM6Register.st.map.accelerometerRange,
+                gyroscopeField: LSM6Register.st.map.gyroscopeRange, tables: settings.tables)
         }
         if let model = InvenSenseModel(rawValue: model) {
             // One burst from ACCEL_XOUT_H: accelerometer at +0, temperature, gyroscope at +8.
@@ -244,24 +244,24 @@ import Testing
             return DriverIMU(
                 identity: settings.identity, identityRegister: LSM9DS1Register.whoAmI,
                 accelerometerData: LSM9DS1Register.outXLXL, gyroscopeData: LSM9DS1Register.outXLG, bigEndian: false,
-                rateField: LSM9DS1Register.gyroscopeRate, accelerometerField: LSM9DS1Register.accelerometerRange,
-                gyroscopeField: LSM9DS1Register.gyroscopeRange, tables: settings.tables)
+                rateField: LSM9DS1Register.st.map.gyroscopeRate, accelerometerField: LSM9DS1Register.st.map.accelerometerRange,
+                gyroscopeField: LSM9DS1Register.st.map.gyroscopeRange, tables: settings.tables)
         }
         if model == BMI160Settings.name {
             // One burst from DATA_8 (gyroscope, 0x0C): gyroscope at +0, accelerometer at +6.
             return DriverIMU(
                 identity: BMI160Settings.identity, identityRegister: BMI160Register.chipID,
                 accelerometerData: BMI160Register.gyroscopeData + 6, gyroscopeData: BMI160Register.gyroscopeData, bigEndian: false,
-                rateField: BMI160Register.accelerometerRate, accelerometerField: BMI160Register.accelerometerRangeField,
-                gyroscopeField: BMI160Register.gyroscopeRangeField, tables: BMI160Settings.tables)
+                rateField: BMI160Register.map.accelerometerRate, accelerometerField: BMI160Register.map.accelerometerRange,
+                gyroscopeField: BMI160Register.map.gyroscopeRange, tables: BMI160Settings.tables)
         }
         if let model = ICM42600Model(rawValue: model) {
             // One burst from TEMP_DATA1: accelerometer at +2, gyroscope at +8.
             return DriverIMU(
                 identity: ICM42600Settings.settings(for: model).identity, identityRegister: ICM42600Register.whoAmI,
                 accelerometerData: ICM42600Register.temperatureHigh + 2, gyroscopeData: ICM42600Register.temperatureHigh + 8,
-                bigEndian: true, rateField: ICM42600Register.accelRate, accelerometerField: ICM42600Register.accelRange,
-                gyroscopeField: ICM42600Register.gyroRange, tables: ICM42600Settings.settings(for: model).tables)
+                bigEndian: true, rateField: ICM42600Register.map.accelerometerRate, accelerometerField: ICM42600Register.map.accelerometerRange,
+                gyroscopeField: ICM42600Register.map.gyroscopeRange, tables: ICM42600Settings.settings(for: model).tables)
         }
         if model == ICM20948Settings.name {
             // One burst from ACCEL_XOUT_H (bank 0): accelerometer at +0, gyroscope at +6.

@@ -4,16 +4,16 @@ import I2C
 /// (SDO low) or 0x69 (SDO high), the addresses of the InvenSense MPU family:
 /// ``ChipCatalog/identify(bus:address:lsm6dso32:)`` tells them apart by reading each one's own
 /// identity register.
-public final class BMI160IMU: IMUDriver {
+public final class BMI160IMU: CoreIMUDriver {
     /// The name in ``ChipInfo/name``.
     public static let chipName = BMI160Settings.name
     public let chip: ChipInfo
     /// 200 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let core: DriverCore<BMI160Settings, IMUState>
-    private var device: RegisterDevice { core.device }
-    private var pause: Pause { core.pause }
+    let core: DriverCore<BMI160Settings, IMUState<NoFIFOProgress>>
+    /// FIFO_CONFIG_1 (0x47): 0x10 after a reset, what the driver wrote otherwise.
+    static let configuredRegister = BMI160Register.fifoConfig1
 
     /// Bytes per header-mode FIFO frame with gyroscope and accelerometer: the header byte, then
     /// gyroscope x, y, z and accelerometer x, y, z, 16 bit little-endian each (§2.5.1.4).
@@ -30,37 +30,12 @@ public final class BMI160IMU: IMUDriver {
         chip = ChipInfo(name: BMI160Settings.name, family: .bmi160, address: address, identity: [BMI160Settings.identity])
     }
 
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
     /// Identify; soft reset; accelerometer and gyroscope to normal mode and wait for PMU_STATUS
     /// to say so; rates, filters and ranges; FIFO off (FIFO_CONFIG_1 = 0, which also tells a
     /// later reset apart: its reset value is 0x10).
-    private func apply(_ configuration: IMUConfiguration, to state: inout IMUState) throws(SensorError) {
-        let name = chip.name
-        let (rate, accelerometer, gyroscope) = try BMI160Settings.tables.optionsWithChipFiltering(for: configuration, chip: name)
-
-        try device.checkIdentity(BMI160Register.chipID, expected: [BMI160Settings.identity], chip: name)
-        try startSensors()
-
-        var shadow = ShadowRegisters([:])
-        _ = shadow.set(BMI160Register.accelerometerRate, rate.code)
-        _ = shadow.set(BMI160Register.accelerometerBandwidth, BMI160Settings.normalFilter)
-        _ = shadow.set(BMI160Register.accelerometerRangeField, accelerometer.code)
-        _ = shadow.set(BMI160Register.gyroscopeRate, rate.code)
-        _ = shadow.set(BMI160Register.gyroscopeBandwidth, BMI160Settings.normalFilter)
-        _ = shadow.set(BMI160Register.gyroscopeRangeField, gyroscope.code)
-        shadow[BMI160Register.fifoConfig1] = 0
-        try core.write(shadow, [
-            BMI160Register.accelerometerConfig, BMI160Register.accelerometerRange,
-            BMI160Register.gyroscopeConfig, BMI160Register.gyroscopeRange, BMI160Register.fifoConfig1,
-        ])
-        state = IMUState(
-            configuration: configuration, shadow: shadow,
-            scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity))
+    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
+        state = try program(configuration, BMI160Settings.tables.optionsWithChipFiltering(for: configuration, chip: chip.name),
+                            map: BMI160Register.map, identity: BMI160Settings.identity, startUp: startSensors)
     }
 
     /// CMD soft reset (every register to its reset value, both sensors suspended), then the
@@ -92,11 +67,6 @@ public final class BMI160IMU: IMUDriver {
                      gyroscope: AxisLayout.littleEndian.counts(bytes, from: base))
     }
 
-    /// Reads FIFO_CONFIG_1 (0x47): 0x10 after a reset, what the driver wrote otherwise.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(BMI160Register.fifoConfig1)
-    }
-
     // MARK: FIFO (§2.5)
 
     /// Header mode with gyroscope and accelerometer in every frame and the sensortime frame
@@ -111,7 +81,7 @@ public final class BMI160IMU: IMUDriver {
     }
 
     /// CMD fifo_flush: the FIFO empties (its configuration stays) and the indices start again.
-    private func flushFIFO(_ state: inout IMUState) throws(SensorError) {
+    private func flushFIFO(_ state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         try device.write(BMI160Register.command, BMI160Command.fifoFlush)
         state.fifoSamples = 0
     }
@@ -203,14 +173,13 @@ public final class BMI160IMU: IMUDriver {
     /// (SELF_TEST 0x10), then after 50 ms STATUS gyr_self_test_ok must be set. Then resets and
     /// restores the configuration (the datasheet asks for a reset after the self-test).
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             let range = try BMI160Settings.tables.accelerometerRange(8, chip: chip.name)
             let rate = try BMI160Settings.tables.rate(1600, chip: chip.name)
             let config = BMI160Register.accelerometerBandwidth.setting(
-                BMI160Settings.normalFilter, in: BMI160Register.accelerometerRate.setting(rate.code, in: 0))
+                BMI160Settings.normalFilter, in: BMI160Register.map.accelerometerRate.setting(rate.code, in: 0))
             try device.write(BMI160Register.accelerometerConfig, config)
-            try device.write(BMI160Register.accelerometerRange, BMI160Register.accelerometerRangeField.setting(range.code, in: 0))
+            try device.write(BMI160Register.accelerometerRange, BMI160Register.map.accelerometerRange.setting(range.code, in: 0))
             let positive = try excitedAverage(0x0D)  // amp high, sign positive, enable
             let negative = try excitedAverage(0x09)  // amp high, sign negative, enable
             try device.write(BMI160Register.selfTest, 0x10)  // gyr_self_test_enable
@@ -220,7 +189,6 @@ public final class BMI160IMU: IMUDriver {
             let report = BMI160SelfTest.evaluate(
                 chip: chip.name, accelerometerResponse: (positive - negative) / range.sensitivity * 1000,
                 gyroscopeSelfTestOK: gyroscopeOK)
-            try apply(saved, to: &state)
             return report
         }
     }

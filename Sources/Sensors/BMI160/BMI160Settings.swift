@@ -33,15 +33,21 @@ enum BMI160Register {
     /// CMD: commands below (§2.11 CMD).
     static let command: UInt8 = 0x7E
 
-    static let accelerometerRate = RegisterField(accelerometerConfig, mask: 0b0000_1111)
     static let accelerometerBandwidth = RegisterField(accelerometerConfig, mask: 0b0111_0000)
-    static let gyroscopeRate = RegisterField(gyroscopeConfig, mask: 0b0000_1111)
-    static let gyroscopeBandwidth = RegisterField(gyroscopeConfig, mask: 0b0011_0000)
-    static let accelerometerRangeField = RegisterField(accelerometerRange, mask: 0b0000_1111)
-    static let gyroscopeRangeField = RegisterField(gyroscopeRange, mask: 0b0000_0111)
     /// acc_pmu_status and gyr_pmu_status as one 4-bit code: 0b0101 = both in normal mode.
     static let powerModes = RegisterField(pmuStatus, mask: 0b0011_1100)
     static let bothNormal: UInt8 = 0b0101
+
+    /// acc_odr 3:0 (ACC_CONF), acc_range 3:0 (ACC_RANGE), gyr_odr 3:0 (GYR_CONF), gyr_range 2:0
+    /// (GYR_RANGE); both filters in normal mode (acc_bwp 6:4, gyr_bwp 5:4); FIFO_CONFIG_1 = 0.
+    /// No reset bit: the driver's start-up sends the CMD soft reset and power-mode commands.
+    static let map = IMURegisterMap(
+        identityRegister: chipID, reset: nil,
+        accelerometerRate: RegisterField(accelerometerConfig, mask: 0b0000_1111), accelerometerRange: RegisterField(accelerometerRange, mask: 0b0000_1111),
+        gyroscopeRate: RegisterField(gyroscopeConfig, mask: 0b0000_1111), gyroscopeRange: RegisterField(gyroscopeRange, mask: 0b0000_0111),
+        fixed: [(accelerometerBandwidth, BMI160Settings.normalFilter), (RegisterField(gyroscopeConfig, mask: 0b0011_0000), BMI160Settings.normalFilter),
+                (RegisterField(fifoConfig1, mask: 0xFF), 0)],
+        writeOrder: [accelerometerConfig, accelerometerRange, gyroscopeConfig, gyroscopeRange, fifoConfig1])
 }
 
 /// CMD (0x7E) values (§2.11 CMD; the kernel's BMI160_CMD_*).

@@ -22,7 +22,7 @@ import Locking
 ///
 /// On a Raspberry Pi the BNO055 stretches the I2C clock longer than the Pi's controller handles:
 /// reads fail or return garbage now and then. `motionctl doctor` recognises this and names the fix.
-public final class BNO055IMU: IMUDriver {
+public final class BNO055IMU: CoreIMUDriver {
     /// The name in ``ChipInfo/name``.
     public static let chipName = BNO055Settings.name
     public let chip: ChipInfo
@@ -34,9 +34,9 @@ public final class BNO055IMU: IMUDriver {
     public var hasFIFO: Bool { false }
     public var providesChipOrientation: Bool { true }
 
-    private let core: DriverCore<BNO055Settings, IMUState>
-    private var device: RegisterDevice { core.device }
-    private var pause: Pause { core.pause }
+    let core: DriverCore<BNO055Settings, IMUState<NoFIFOProgress>>
+    /// OPR_MODE: NDOF while configured, CONFIG (0) after a reset.
+    static let configuredRegister = BNO055Register.operationMode
 
     /// The chip needs about 650 ms to boot after RST_SYS (datasheet §1.2 "Power-on reset time";
     /// kernel bno055_system_reset sleeps 650–700 ms). The driver waits 600 ms, then polls CHIP_ID
@@ -58,17 +58,11 @@ public final class BNO055IMU: IMUDriver {
         magnetometer = BNO055Magnetometer(device: RegisterDevice(bus: bus, address: address))
     }
 
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
     /// Identify (CHIP_ID, a read); CONFIG mode; RST_SYS and wait until CHIP_ID reads again;
     /// page 0; normal power; UNIT_SEL = 0 (m/s², °/s, degrees, °C, Windows orientation); the
     /// internal oscillator; NDOF. AXIS_MAP_CONFIG/SIGN keep their reset values (chip axes as
     /// printed; the board's mount matrix maps them to the device).
-    private func apply(_ configuration: IMUConfiguration, to state: inout IMUState) throws(SensorError) {
+    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         _ = try BNO055Settings.tables.optionsWithChipFiltering(for: configuration, chip: name)
         try device.checkIdentity(BNO055Register.chipID, expected: [BNO055Settings.identity], chip: name)
@@ -128,11 +122,6 @@ public final class BNO055IMU: IMUDriver {
         return false
     }
 
-    /// Reads OPR_MODE: NDOF while configured, CONFIG (0) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(BNO055Register.operationMode)
-    }
-
     public func enableFIFO() throws(SensorError) {
         throw .notSupported(chip: chip.name, feature: "FIFO")
     }
@@ -147,15 +136,13 @@ public final class BNO055IMU: IMUDriver {
     /// then ST_RESULT: one pass/fail line each for the accelerometer, magnetometer, gyroscope and
     /// microcontroller. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             try device.write(BNO055Register.operationMode, BNO055Mode.config)
             pause.wait(Self.modeSwitch)
             try device.write(BNO055Register.systemTrigger, BNO055Trigger.selfTest)
             try waitForSelfTest()
             let result = try device.read(BNO055Register.selfTestResult)
             let report = BNO055SelfTest.evaluate(chip: chip.name, result: result)
-            try apply(saved, to: &state)
             return report
         }
     }

@@ -16,13 +16,30 @@ struct IMUTables: Sendable {
     }
 
     /// As ``options(for:chip:)`` for a chip whose driver keeps the chip's own filtering: a
-    /// requested low-pass bandwidth throws ``SensorError/notSupported(chip:feature:)``.
-    func optionsWithChipFiltering(for configuration: IMUConfiguration, chip: String) throws(SensorError)
+    /// requested low-pass bandwidth throws ``SensorError/notSupported(chip:feature:)``, before the
+    /// table lookups or (`checkingTablesFirst`) after them.
+    func optionsWithChipFiltering(for configuration: IMUConfiguration, chip: String, checkingTablesFirst: Bool = false) throws(SensorError)
         -> (rate: SettingOption, accelerometer: SettingOption, gyroscope: SettingOption) {
+        var found: (rate: SettingOption, accelerometer: SettingOption, gyroscope: SettingOption)?
+        if checkingTablesFirst { found = try options(for: configuration, chip: chip) }
         if configuration.lowPassBandwidth != nil {
             throw .notSupported(chip: chip, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
         }
+        if let found { return found }
         return try options(for: configuration, chip: chip)
+    }
+
+    /// The low-pass filter of `configuration` from `table` (bandwidth in Hz → code): the
+    /// bandwidth it asks for (an exact match), or without one the widest below the Nyquist
+    /// frequency of `rate`, else the narrowest.
+    static func lowPass(for configuration: IMUConfiguration, rate: Double, in table: [SettingOption], chip: String) throws(SensorError)
+        -> SettingOption {
+        if let bandwidth = configuration.lowPassBandwidth {
+            return try lookup(bandwidth, in: table, setting: "low-pass bandwidth", unit: "Hz", chip: chip)
+        }
+        let belowNyquist = table.filter { $0.value < rate / 2 }.max { $0.value < $1.value }
+        if let option = belowNyquist ?? table.min(by: { $0.value < $1.value }) { return option }
+        throw .notSupported(chip: chip, feature: "low-pass filter")
     }
 
     func rate(_ hertz: Double, chip: String) throws(SensorError) -> SettingOption {
@@ -36,16 +53,6 @@ struct IMUTables: Sendable {
     func gyroscopeRange(_ degreesPerSecond: Double, chip: String) throws(SensorError) -> SettingOption {
         try lookup(degreesPerSecond, in: gyroscopeRanges, setting: "gyroscope range", unit: "°/s", chip: chip)
     }
-}
-
-/// What an IMU driver with a plain FIFO keeps under its lock: the configuration and control
-/// registers it applied, the sensitivities its samples are scaled with, and the FIFO frames
-/// counted since the FIFO (re)started.
-struct IMUState: DriverState {
-    var configuration: IMUConfiguration
-    var shadow = ShadowRegisters([:])
-    var scale: IMUScale
-    var fifoSamples = 0
 }
 
 /// The sensitivities of the configured full scales, which turn raw counts into an ``IMUSample``.
@@ -111,25 +118,6 @@ extension RegisterDevice {
             }
             guard goOn else { return }
             remaining -= chunk
-        }
-    }
-}
-
-extension RegisterDevice {
-    /// The InvenSense FIFO read (MPU-6050/6500/9250, ICM-20948): FIFO_COUNT as a big-endian byte
-    /// count at `countRegister` (`highMask`: the count's bits in its high byte), then whole frames
-    /// of big-endian accelerometer then gyroscope axes (6 + 6 bytes) from `dataRegister`, at most
-    /// `chunkFrames` per read, appended to `frames`.
-    func readInvenSenseFrames(
-        countRegister: UInt8, highMask: UInt8, dataRegister: UInt8, chunkFrames: Int, scale: IMUScale,
-        nextIndex: inout Int, into frames: inout [FIFOFrame]
-    ) throws(SensorError) {
-        let bytes = try burst(countRegister, count: 2) { count in Int(count[0] & highMask) << 8 | Int(count[1]) }
-        try readFIFOFrames(
-            bytes / 12, from: dataRegister, frameSize: 12, chunkFrames: chunkFrames, nextIndex: &nextIndex, into: &frames
-        ) { bytes, base in
-            scale.sample(accelerometer: AxisLayout.bigEndian.counts(bytes, from: base),
-                         gyroscope: AxisLayout.bigEndian.counts(bytes, from: base + 6))
         }
     }
 }

@@ -14,28 +14,22 @@ import Musl
 /// numbered in order (``FIFOFrame/sampleIndex``) like the other drivers' frames and carry the
 /// packets' timestamps as ``FIFOFrame/chipTime`` (1 µs LSB, unwrapped from frame to frame), read
 /// in the same FIFO burst.
-public final class ICM42600IMU: IMUDriver {
+public final class ICM42600IMU: CoreIMUDriver {
     public let chip: ChipInfo
     /// 200 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let core: DriverCore<ICM42600Settings, State>
-    private var settings: ICM42600Settings { core.settings }
-    private var device: RegisterDevice { core.device }
+    typealias State = IMUState<TimestampProgress>
+    let core: DriverCore<ICM42600Settings, State>
+    /// PWR_MGMT0 (0x4E): 0x00 after a reset (sensors off), low-noise modes after ``configure(_:)``.
+    static let configuredRegister = ICM42600Register.powerManagement0
 
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
-        var fifoSamples = 0
-        /// The last FIFO timestamp read, its frame's index and its unwrapped count of LSB since
-        /// the FIFO started.
-        var fifoTimestamp: FIFOTimestamp?
+    /// What the FIFO read carries over: the last timestamp read, its frame's index and its
+    /// unwrapped count of LSB since the FIFO started.
+    struct TimestampProgress: FIFOProgress {
+        var last: FIFOTimestamp?
     }
 
-    /// DEVICE_CONFIG SOFT_RESET_CONFIG: wait 1 ms before any other access (DS-000347 §14
-    /// DEVICE_CONFIG; kernel INV_ICM42600_RESET_TIME_MS = 1); then polled until it reads 0.
-    static let resetPolls = 10
     /// After turning the sensors on: the gyroscope needs its start-up time before data are valid
     /// (kernel INV_ICM42600_GYRO_STARTUP_TIME_MS = 60; the datasheet asks ≥ 200 µs before any
     /// register write after a PWR_MGMT0 change).
@@ -46,43 +40,14 @@ public final class ICM42600IMU: IMUDriver {
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: ICM42600Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = ICM42600Settings.settings(for: model)
         core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: State(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
         chip = ChipInfo(name: model.rawValue, family: .icm42600, address: address, identity: [settings.identity])
     }
 
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
     /// Identify; soft reset; rates and ranges; both sensors to low-noise mode.
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
-        let name = chip.name
-        let (rate, accelerometer, gyroscope) = try settings.tables.options(for: configuration, chip: name)
-        if configuration.lowPassBandwidth != nil {
-            throw .notSupported(chip: name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
-        }
-
-        try device.checkIdentity(ICM42600Register.whoAmI, expected: [settings.identity], chip: name)
-        try core.softReset(ICM42600Register.softReset, polls: Self.resetPolls, interval: .milliseconds(1), chip: name)
-
-        var shadow = ShadowRegisters([ICM42600Register.interfaceConfig0: ICM42600Register.interfaceI2COnlyBigEndian])
-        _ = shadow.set(ICM42600Register.gyroRate, rate.code)
-        _ = shadow.set(ICM42600Register.gyroRange, gyroscope.code)
-        _ = shadow.set(ICM42600Register.accelRate, rate.code)
-        _ = shadow.set(ICM42600Register.accelRange, accelerometer.code)
-        _ = shadow.set(ICM42600Register.gyroMode, ICM42600Register.lowNoise)
-        _ = shadow.set(ICM42600Register.accelMode, ICM42600Register.lowNoise)
-        // Bank 0 after the reset; the interface, then rates and ranges before the sensors are turned on.
-        try core.write(shadow, [
-            ICM42600Register.interfaceConfig0, ICM42600Register.gyroConfig0, ICM42600Register.accelConfig0,
-            ICM42600Register.powerManagement0,
-        ])
-        core.pause.wait(Self.startupTime)
-        state = State(
-            configuration: configuration, shadow: shadow,
-            scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity))
+    func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+        state = try program(configuration, settings.tables.optionsWithChipFiltering(for: configuration, chip: chip.name, checkingTablesFirst: true),
+                            map: ICM42600Register.map, identity: settings.identity)
     }
 
     /// One 14-byte burst from TEMP_DATA1 (0x1D) to GYRO_DATA_Z0 (0x2A): temperature, accel, gyro,
@@ -98,11 +63,6 @@ public final class ICM42600IMU: IMUDriver {
         }
     }
 
-    /// Reads PWR_MGMT0 (0x4E): 0x00 after a reset (sensors off), low-noise modes after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(ICM42600Register.powerManagement0)
-    }
-
     // MARK: FIFO (DS-000347 §6 FIFO; kernel inv_icm42600_buffer.c)
 
     /// Bypass (empties the FIFO), flush, accelerometer + gyroscope + temperature in every packet,
@@ -116,8 +76,7 @@ public final class ICM42600IMU: IMUDriver {
         try device.write(ICM42600Register.signalPathReset, ICM42600Register.fifoFlush)
         try device.write(ICM42600Register.fifoConfig1, ICM42600Register.fifoAccelGyroTemperature)
         try device.write(ICM42600Register.fifoConfig, ICM42600Register.fifoMode.setting(ICM42600Register.fifoStream, in: 0))
-        state.fifoSamples = 0
-        state.fifoTimestamp = nil
+        state.restartFIFO()
     }
 
     /// INT_STATUS and FIFO_COUNT in one 3-byte read (0x2D…0x2F); after FIFO_FULL the FIFO is
@@ -151,7 +110,7 @@ public final class ICM42600IMU: IMUDriver {
                     state.fifoSamples += 1
                 case .sample(let sample, let timestamp):
                     let period = 1 / state.configuration.outputDataRate
-                    let chipTime = timestamp.map { Self.unwrap($0, index: state.fifoSamples, period: period, &state.fifoTimestamp) }
+                    let chipTime = timestamp.map { Self.unwrap($0, index: state.fifoSamples, period: period, &state.fifo.last) }
                     read.frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample, chipTime: chipTime))
                     state.fifoSamples += 1
                 }
@@ -223,16 +182,15 @@ public final class ICM42600IMU: IMUDriver {
     /// 25 ms); the responses compared with the factory values; then the chip is reset and the
     /// configuration restored. The digital filters are left at their reset values.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { state throws(SensorError) in
             let name = chip.name
             let tables = settings.tables
             let rate = try tables.rate(1000, chip: name)
             let gyroscopeRange = try tables.gyroscopeRange(250, chip: name)
             let accelerometerRange = try tables.accelerometerRange(4, chip: name)
             typealias Register = ICM42600Register
-            try device.write(Register.gyroConfig0, Register.gyroRange.setting(gyroscopeRange.code, in: Register.gyroRate.setting(rate.code, in: 0)))
-            try device.write(Register.accelConfig0, Register.accelRange.setting(accelerometerRange.code, in: Register.accelRate.setting(rate.code, in: 0)))
+            try device.write(Register.gyroConfig0, Register.map.gyroscopeRange.setting(gyroscopeRange.code, in: Register.map.gyroscopeRate.setting(rate.code, in: 0)))
+            try device.write(Register.accelConfig0, Register.map.accelerometerRange.setting(accelerometerRange.code, in: Register.map.accelerometerRate.setting(rate.code, in: 0)))
             try device.write(Register.selfTestConfig, 0)
             try device.write(Register.powerManagement0, state.shadow[Register.powerManagement0])
             core.pause.wait(Self.startupTime)
@@ -256,7 +214,6 @@ public final class ICM42600IMU: IMUDriver {
                 gyroscopeOffset: gyroscopeOff / gyroscopeRange.sensitivity,
                 gyroscopeResponse: gyroscopeOn - gyroscopeOff, gyroscopeCodes: gyroscopeCodes,
                 accelerometerResponse: accelerometerOn - accelerometerOff, accelerometerCodes: accelerometerCodes)
-            try apply(saved, to: &state)
             return report
         }
     }

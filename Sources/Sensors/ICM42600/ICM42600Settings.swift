@@ -29,13 +29,6 @@ enum ICM42600Register {
     static let gyroSelfTestData: (bank: UInt8, register: UInt8) = (1, 0x5F)
     static let accelSelfTestData: (bank: UInt8, register: UInt8) = (2, 0x3B)
 
-    static let softReset = RegisterField(deviceConfig, mask: 0b0000_0001)
-    static let gyroMode = RegisterField(powerManagement0, mask: 0b0000_1100)
-    static let accelMode = RegisterField(powerManagement0, mask: 0b0000_0011)
-    static let gyroRate = RegisterField(gyroConfig0, mask: 0b0000_1111)
-    static let gyroRange = RegisterField(gyroConfig0, mask: 0b1110_0000)
-    static let accelRate = RegisterField(accelConfig0, mask: 0b0000_1111)
-    static let accelRange = RegisterField(accelConfig0, mask: 0b1110_0000)
     static let fifoMode = RegisterField(fifoConfig, mask: 0b1100_0000)
 
     /// PWR_MGMT0 mode code "low noise" (§14; kernel INV_ICM42600_SENSOR_MODE_LOW_NOISE = 3).
@@ -54,6 +47,18 @@ enum ICM42600Register {
     /// FIFO_CONFIG1 ACCEL_EN | GYRO_EN | TEMP_EN (§14; kernel INV_ICM42600_FIFO_CONFIG1_*):
     /// with both sensors on, every FIFO packet is packet 3 (16 bytes, §6.1).
     static let fifoAccelGyroTemperature: UInt8 = 0b0000_0111
+
+    /// DEVICE_CONFIG SOFT_RESET_CONFIG (bit 0): wait 1 ms before any other access (DS-000347 §14
+    /// DEVICE_CONFIG; kernel INV_ICM42600_RESET_TIME_MS = 1), polled until it reads 0. Then in
+    /// bank 0 the interface, GYRO_CONFIG0 and ACCEL_CONFIG0 (FS_SEL 7:5, ODR 3:0), and last
+    /// PWR_MGMT0 with GYRO_MODE 3:2 and ACCEL_MODE 1:0 low noise, which turns the sensors on.
+    static let map = IMURegisterMap(
+        identityRegister: whoAmI, reset: SoftResetStep(field: RegisterField(deviceConfig, mask: 0b0000_0001), polls: 10, interval: .milliseconds(1)),
+        accelerometerRate: RegisterField(accelConfig0, mask: 0b0000_1111), accelerometerRange: RegisterField(accelConfig0, mask: 0b1110_0000),
+        gyroscopeRate: RegisterField(gyroConfig0, mask: 0b0000_1111), gyroscopeRange: RegisterField(gyroConfig0, mask: 0b1110_0000),
+        fixed: [(RegisterField(interfaceConfig0, mask: 0xFF), interfaceI2COnlyBigEndian),
+                (RegisterField(powerManagement0, mask: 0b0000_1100), lowNoise), (RegisterField(powerManagement0, mask: 0b0000_0011), lowNoise)],
+        writeOrder: [interfaceConfig0, gyroConfig0, accelConfig0, powerManagement0], startupTime: ICM42600IMU.startupTime)
 }
 
 /// The FIFO packet 3 layout (DS-000347 §6.1 "Packet structure"; kernel inv_icm42600_buffer.c,

@@ -11,47 +11,32 @@ import I2C
 /// The AK09916 magnetometer inside the package appears at 0x0C on the same bus once
 /// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AKMagnetometer`` (`.ak09916`). Its
 /// axes are not the accelerometer's: DS-000189 §11.1, magnetometer y and z point opposite.
-public final class ICM20948IMU: IMUDriver {
+public final class ICM20948IMU: InvenSenseFIFODriver {
     /// The chip's name as ``ChipInfo/name`` gives it.
     public static let chipName = ICM20948Settings.name
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 220 Hz (gyroscope divider 4), gyroscope bandwidth 51.2 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 220, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let core: DriverCore<ICM20948Settings, State>
-    private var settings: ICM20948Settings { core.settings }
-    private var device: RegisterDevice { core.device }
-
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)
-        var fifoSamples = 0
-    }
+    let core: DriverCore<ICM20948Settings, IMUState<NoFIFOProgress>>
+    /// PWR_MGMT_1 (bank 0): 0x01 after ``configure(_:)``, 0x41 (asleep) after a reset.
+    static let configuredRegister = ICM20948Register.powerManagement1
 
     static let resetPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = DriverCore(bus: bus, address: address, settings: ICM20948Settings(), pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
         chip = ChipInfo(name: ICM20948Settings.name, family: .invenSense, address: address, identity: [ICM20948Settings.identity])
-    }
-
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
     }
 
     /// Bank 0; identify; reset (DS-000189 §8.2 PWR_MGMT_1: DEVICE_RESET clears itself and the
     /// bank returns to 0); wake with the auto-selected clock; I2C master off and bypass on; then
     /// in bank 2 the dividers, ranges and filters; back to bank 0.
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         let (rate, accelerometer, gyroscope) = try ICM20948Settings.tables.options(for: configuration, chip: name)
-        let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
-            try lookup(bandwidth, in: ICM20948Settings.lowPass, setting: "low-pass bandwidth", unit: "Hz", chip: name)
-        } ?? ICM20948Settings.defaultLowPass(forRate: rate.value)
+        let lowPass = try IMUTables.lowPass(for: configuration, rate: rate.value, in: ICM20948Settings.lowPass, chip: name)
         let accelDivider = ICM20948Settings.accelerometerDivider(forRate: rate.value)
 
         try selectBank(0)
@@ -77,7 +62,7 @@ public final class ICM20948IMU: IMUDriver {
         ])
         state.shadow = shadow
         state.configuration = configuration
-        state.scale = IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity)
+        state.scale = IMUScale(accelerometer, gyroscope)
     }
 
     /// REG_BANK_SEL USER_BANK (bits 5:4).
@@ -98,54 +83,19 @@ public final class ICM20948IMU: IMUDriver {
         }
     }
 
-    /// Reads PWR_MGMT_1 (bank 0): 0x01 after ``configure(_:)``, 0x41 (asleep) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(ICM20948Register.powerManagement1)
-    }
-
     // MARK: FIFO (DS-000189 §8: USER_CTRL, INT_ENABLE_2, INT_STATUS_2, FIFO_EN_2, FIFO_RST, FIFO_MODE, FIFO_COUNT, FIFO_R_W)
 
-    /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN_2 = 0x1E),
-    /// in register order as the MPU family's frames.
-    static let fifoFrameSize = 12
-    /// Most bytes read from FIFO_R_W in one transaction (whole frames).
-    static let fifoChunkFrames = 16
-
-    /// Resets the FIFO, selects the accelerometer and gyroscope, stream mode (the oldest data
-    /// replaced on overflow), and turns it on; the I2C master stays off, so the bypass stays.
-    public func enableFIFO() throws(SensorError) {
-        try core.locked { state throws(SensorError) in
-            try resetFIFO()
-            try device.write(ICM20948Register.fifoMode, 0x00)  // stream
-            try device.write(ICM20948Register.fifoEnable2, 0x1E)  // ACCEL, GYRO_Z, GYRO_Y, GYRO_X
-            try device.write(ICM20948Register.interruptEnable2, 0x01)  // FIFO_OVERFLOW_EN (FIFO 0)
-            try device.write(ICM20948Register.userControl, 0x40)  // FIFO_EN
-            state.fifoSamples = 0
-        }
-    }
-
-    /// Reads INT_STATUS_2 for overflow, then FIFO_COUNT (13 bit), then whole 12-byte frames in
-    /// chunks. After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
-        read.restart()
-        try core.locked { state throws(SensorError) in
-            if try device.read(ICM20948Register.interruptStatus2) & 0x1F != 0 {
-                try resetFIFO()
-                state.fifoSamples = 0
-                read.overflowed = true
-                return
-            }
-            try device.readInvenSenseFrames(
-                countRegister: ICM20948Register.fifoCountHigh, highMask: 0x1F, dataRegister: ICM20948Register.fifoData,
-                chunkFrames: Self.fifoChunkFrames, scale: state.scale, nextIndex: &state.fifoSamples, into: &read.frames)
-        }
-    }
-
-    /// FIFO_RST: assert FIFO_RESET for every FIFO, then release it (the bits do not clear themselves).
-    private func resetFIFO() throws(SensorError) {
-        try device.write(ICM20948Register.fifoReset, 0x1F)
-        try device.write(ICM20948Register.fifoReset, 0x00)
-    }
+    /// FIFO_RST asserted for every FIFO then released (the bits do not clear themselves); stream
+    /// mode (FIFO_MODE 0: the oldest data replaced on overflow); ACCEL, GYRO_Z, GYRO_Y, GYRO_X in
+    /// FIFO_EN_2 (0x1E: 12-byte frames in the MPU family's order); FIFO_OVERFLOW_EN for FIFO 0;
+    /// FIFO_EN (the I2C master stays off, so the bypass stays). Any FIFO_OVERFLOW_INT bit in
+    /// INT_STATUS_2 restarts it with FIFO_RST; FIFO_COUNT has 13 bits.
+    static let fifo = InvenSenseFIFO(
+        start: [(ICM20948Register.fifoReset, 0x1F), (ICM20948Register.fifoReset, 0x00), (ICM20948Register.fifoMode, 0x00),
+                (ICM20948Register.fifoEnable2, 0x1E), (ICM20948Register.interruptEnable2, 0x01), (ICM20948Register.userControl, 0x40)],
+        overflow: RegisterField(ICM20948Register.interruptStatus2, mask: 0x1F),
+        restart: [(ICM20948Register.fifoReset, 0x1F), (ICM20948Register.fifoReset, 0x00)],
+        count: RegisterField(ICM20948Register.fifoCountHigh, mask: 0x1F), data: ICM20948Register.fifoData)
 
     // MARK: Self-test
 
@@ -160,8 +110,7 @@ public final class ICM20948IMU: IMUDriver {
     /// (AN-MPU-9250A-03: 0.5 ≤ response / (2620 · 1.01^(code − 1)) ≤ 1.5) is applied, as the
     /// codes use the same encoding. Then the chip is reset and the configuration restored.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             let config = { (selfTest: UInt8) -> [(UInt8, UInt8)] in [
                 (ICM20948Register.gyroSampleRateDivider, 0),
                 (ICM20948Register.gyroConfig1, ICM20948Register.gyroConfig(range: 0, lowPass: 2)),
@@ -180,7 +129,6 @@ public final class ICM20948IMU: IMUDriver {
             let gyroCodes = try device.read(ICM20948Register.selfTestXGyro, count: 3)
             let accelCodes = try device.read(ICM20948Register.selfTestXAccel, count: 3)
             try selectBank(0)
-            try apply(saved, to: &state)
             return InvenSenseSelfTest.evaluateOTP(
                 chip: chip.name, accelerometerResponse: excited.accelerometer - normal.accelerometer,
                 gyroscopeResponse: excited.gyroscope - normal.gyroscope,
@@ -289,11 +237,6 @@ struct ICM20948Settings: Sendable {
     /// Temperature (§8.2 TEMP_OUT, room-temperature offset 0 LSB): °C = raw / 333.87 + 21.
     static let temperatureLSBPerDegree = 333.87
     static let temperatureOffset = 21.0
-
-    /// The widest bandwidth below the Nyquist frequency of `rate`, or the narrowest filter.
-    static func defaultLowPass(forRate rate: Double) -> SettingOption {
-        lowPass.filter { $0.value < rate / 2 }.max { $0.value < $1.value } ?? lowPass[lowPass.count - 1]
-    }
 
     /// ACCEL_SMPLRT_DIV (12 bit) nearest to `rate` Hz from 1.125 kHz; `rate` comes from the
     /// table, so the result is within 0…4095.

@@ -10,48 +10,41 @@ import Musl
 ///
 /// The MPU-9250's AK8963 and the MPU-9150's AK8975 magnetometer appear at 0x0C on the same bus
 /// once ``configure(_:)`` has set INT_PIN_CFG BYPASS_EN; drive them with ``AKMagnetometer``.
-public final class InvenSenseIMU: IMUDriver {
+public final class InvenSenseIMU: InvenSenseFIFODriver {
     public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private typealias State = IMUState
-    private let core: DriverCore<InvenSenseSettings, State>
-    private var settings: InvenSenseSettings { core.settings }
-    private var device: RegisterDevice { core.device }
-    private var pause: Pause { core.pause }
+    let core: DriverCore<InvenSenseSettings, IMUState<NoFIFOProgress>>
+    /// CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
+    static let configuredRegister = InvenSenseRegister.config
 
-    /// Bytes per FIFO frame: accelerometer then gyroscope, 3 × 16 bit each (FIFO_EN = 0x78).
-    static let fifoFrameSize = 12
-    /// Most bytes read from FIFO_R_W in one transaction (whole frames).
-    static let fifoChunkFrames = 16
+    /// FIFO_RESET; XG, YG, ZG and ACCEL in FIFO_EN (0x78: 12-byte frames); FIFO_OFLOW_EN in
+    /// INT_ENABLE; FIFO_EN. FIFO_OFLOW_INT in INT_STATUS; restarted with FIFO_EN | FIFO_RESET.
+    static let fifo = InvenSenseFIFO(
+        start: [(InvenSenseRegister.userControl, 0x04), (InvenSenseRegister.fifoEnable, 0x78),
+                (InvenSenseRegister.interruptEnable, 0x10), (InvenSenseRegister.userControl, 0x40)],
+        overflow: RegisterField(InvenSenseRegister.interruptStatus, mask: 0x10), restart: [(InvenSenseRegister.userControl, 0x44)],
+        count: RegisterField(InvenSenseRegister.fifoCountHigh, mask: 0xFF), data: InvenSenseRegister.fifoData)
     static let resetPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = InvenSenseSettings.settings(for: model)
         core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
         chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
     }
-
-    public var configuration: IMUConfiguration { core.configuration }
 
     /// The gyroscope's delay at the DLPF_CFG code last written (0 before ``configure(_:)``).
     public var outputDelay: Double {
         settings.gyroscopeDelay[InvenSenseRegister.lowPassField.code(in: core.shadow(InvenSenseRegister.config))] ?? 0
     }
 
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
     /// Identify, reset, wake, then rate, filter and ranges (RM-MPU-6000A §4.28 PWR_MGMT_1).
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
+    func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         let name = chip.name
         let (rate, accelerometer, gyroscope) = try InvenSenseSettings.tables.options(for: configuration, chip: name)
-        let lowPass = try configuration.lowPassBandwidth.map { (bandwidth) throws(SensorError) in
-            try lookup(bandwidth, in: settings.lowPass, setting: "low-pass bandwidth", unit: "Hz", chip: name)
-        } ?? settings.defaultLowPass(forRate: rate.value)
+        let lowPass = try IMUTables.lowPass(for: configuration, rate: rate.value, in: settings.lowPass, chip: name)
 
         try device.checkIdentity(InvenSenseRegister.whoAmI, expected: [settings.identity], chip: name)
         // DEVICE_RESET clears itself when the reset is done.
@@ -75,7 +68,7 @@ public final class InvenSenseIMU: IMUDriver {
         }
         state.shadow = shadow
         state.configuration = configuration
-        state.scale = IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity)
+        state.scale = IMUScale(accelerometer, gyroscope)
     }
 
     /// One 14-byte burst from ACCEL_XOUT_H (0x3B) to GYRO_ZOUT_L (0x48): accel, temperature, gyro.
@@ -95,49 +88,12 @@ public final class InvenSenseIMU: IMUDriver {
         AxisLayout.bigEndian.counts(bytes, from: offset)
     }
 
-    /// Reads CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(InvenSenseRegister.config)
-    }
-
-    // MARK: FIFO (RM-MPU-6000A §4.7 FIFO_EN, §4.27 USER_CTRL, §4.30 FIFO_COUNT, §4.31 FIFO_R_W)
-
-    public func enableFIFO() throws(SensorError) {
-        try core.locked { state throws(SensorError) in
-            try device.write(InvenSenseRegister.userControl, 0x04)  // FIFO_RESET
-            try device.write(InvenSenseRegister.fifoEnable, 0x78)  // XG, YG, ZG, ACCEL
-            try device.write(InvenSenseRegister.interruptEnable, 0x10)  // FIFO_OFLOW_EN
-            try device.write(InvenSenseRegister.userControl, 0x40)  // FIFO_EN
-            state.fifoSamples = 0
-        }
-    }
-
-    /// Reads INT_STATUS for overflow, then FIFO_COUNT, then whole 12-byte frames in chunks.
-    /// After an overflow the FIFO content is misaligned and stale: it is reset instead of read.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
-        read.restart()
-        try core.locked { state throws(SensorError) in
-            let status = try device.read(InvenSenseRegister.interruptStatus)
-            if status & 0x10 != 0 {
-                try device.write(InvenSenseRegister.userControl, 0x44)  // FIFO_EN | FIFO_RESET
-                state.fifoSamples = 0
-                read.overflowed = true
-                return
-            }
-            // 12-byte frames (fifoFrameSize): accelerometer, then gyroscope, big-endian.
-            try device.readInvenSenseFrames(
-                countRegister: InvenSenseRegister.fifoCountHigh, highMask: 0xFF, dataRegister: InvenSenseRegister.fifoData,
-                chunkFrames: Self.fifoChunkFrames, scale: state.scale, nextIndex: &state.fifoSamples, into: &read.frames)
-        }
-    }
-
     // MARK: Self-test
 
     /// Runs the datasheet self-test (RM-MPU-6000A §4.1–4.2 for the MPU-6050, AN-MPU-9250A-03 §3
     /// for the MPU-6500/9250), then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { _ throws(SensorError) in
             // 1 kHz, gyro ±250 °/s; accel ±8 g (6050) or ±2 g (6500/9250); DLPF 98/92 Hz.
             let accelRangeCode: UInt8 = settings.selfTest == .factoryTrimChange ? 0x10 : 0x00
             try device.write(InvenSenseRegister.sampleRateDivider, 0)
@@ -166,7 +122,6 @@ public final class InvenSenseIMU: IMUDriver {
                     gyroscopeResponse: excited.gyroscope - normal.gyroscope,
                     gyroscopeCodes: gyroCodes, accelerometerCodes: accelCodes)
             }
-            try apply(saved, to: &state)
             return report
         }
     }

@@ -100,9 +100,4 @@ struct InvenSenseSettings: Sendable {
                 bypassForMagnetometer: model == .mpu9250 ? InvenSenseRegister.bypassField : nil)
         }
     }
-
-    /// The widest bandwidth below the Nyquist frequency of `rate`, or the narrowest filter.
-    func defaultLowPass(forRate rate: Double) -> SettingOption {
-        lowPass.first { $0.value < rate / 2 } ?? lowPass[lowPass.count - 1]
-    }
 }

@@ -1,25 +1,21 @@
 import I2C
 
 /// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
-public final class LSM6IMU: IMUDriver {
+public final class LSM6IMU: STIMUDriver {
     public let chip: ChipInfo
     /// 208 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
 
-    private let core: DriverCore<LSM6Settings, State>
-    private var settings: LSM6Settings { core.settings }
-    private var device: RegisterDevice { core.device }
+    let core: DriverCore<LSM6Settings, IMUState<TaggedFIFOProgress>>
+    /// CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
+    static let configuredRegister = LSM6Register.ctrl1XL
+    static let layout = LSM6Register.st
 
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)
-        var rateCode: UInt8 = 0
-        var fifoSamples = 0
-        /// A tagged FIFO word waiting for its partner from the same time slot.
+    /// What the tagged FIFO read carries over: a word waiting for its partner from the same time
+    /// slot, and the last timestamp word.
+    struct TaggedFIFOProgress: FIFOProgress {
         var pendingWord: TaggedWord?
-        /// The last timestamp word of the tagged FIFO.
-        var fifoTimestamp: FIFOTimestamp?
+        var timestamp: FIFOTimestamp?
     }
 
     struct TaggedWord {
@@ -28,64 +24,17 @@ public final class LSM6IMU: IMUDriver {
         var vector: SIMD3<Int16>
     }
 
-    static let resetPolls = 10
     static let fifoChunkFrames = 8
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM6Settings.settings(for: model)
         core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)))
         chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
-    }
-
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
-    /// Identify; SW_RESET and wait for it to clear (CTRL3_C §9.14); BDU + IF_INC; rate and ranges.
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
-        let name = chip.name
-        let (rate, accelerometer, gyroscope) = try settings.tables.optionsWithChipFiltering(for: configuration, chip: name)
-
-        try device.checkIdentity(LSM6Register.whoAmI, expected: [settings.identity], chip: name)
-        try core.softReset(LSM6Register.softwareReset, writing: LSM6Register.autoIncrement | LSM6Register.softwareReset.mask,
-                           polls: Self.resetPolls, interval: .microseconds(100), chip: name)
-
-        var shadow = ShadowRegisters([:])
-        shadow[LSM6Register.ctrl3C] = LSM6Register.blockDataUpdate | LSM6Register.autoIncrement
-        _ = shadow.set(LSM6Register.accelerometerRate, rate.code)
-        _ = shadow.set(LSM6Register.accelerometerRange, accelerometer.code)
-        _ = shadow.set(LSM6Register.gyroscopeRate, rate.code)
-        _ = shadow.set(LSM6Register.gyroscopeRange, gyroscope.code)
-        try core.write(shadow, [LSM6Register.ctrl3C, LSM6Register.ctrl1XL, LSM6Register.ctrl2G])
-        state = State(
-            configuration: configuration, shadow: shadow,
-            scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity),
-            rateCode: rate.code)
-    }
-
-    /// One 14-byte burst from OUT_TEMP_L (0x20) to OUTZ_H_XL (0x2D): temperature, gyro, accel.
-    /// Under the driver's lock, so the counts are scaled by the ranges they were read at even
-    /// while another thread reconfigures.
-    public func readSample() throws(SensorError) -> IMUSample {
-        try core.locked { state throws(SensorError) -> IMUSample in
-            try device.burst(LSM6Register.outTempL, count: 14) { bytes in
-                state.scale.sample(
-                    accelerometer: Self.vector(bytes, 8), gyroscope: Self.vector(bytes, 2),
-                    temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
-            }
-        }
     }
 
     static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {
         AxisLayout.littleEndian.counts(bytes, from: offset)
-    }
-
-    /// Reads CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(LSM6Register.ctrl1XL)
     }
 
     // MARK: FIFO
@@ -97,24 +46,23 @@ public final class LSM6IMU: IMUDriver {
         }
     }
 
-    private func startFIFO(_ state: inout State) throws(SensorError) {
+    private func startFIFO(_ state: inout IMUState<TaggedFIFOProgress>) throws(SensorError) {
+        let rateCode = LSM6Register.st.map.accelerometerRate.code(in: state.shadow[LSM6Register.ctrl1XL])
         switch settings.fifo {
         case .pattern:
             try device.write(0x0A, 0x00)  // FIFO_CTRL5: bypass (empties the FIFO)
             try device.write(0x08, 0x09)  // FIFO_CTRL3: DEC_FIFO_GYRO = DEC_FIFO_XL = 001 (no decimation)
-            try device.write(0x0A, state.rateCode << 3 | 0b110)  // ODR_FIFO, FIFO_MODE continuous
+            try device.write(0x0A, rateCode << 3 | 0b110)  // ODR_FIFO, FIFO_MODE continuous
         case .tagged:
             try device.write(0x0A, 0x00)  // FIFO_CTRL4: bypass (empties the FIFO)
-            try device.write(0x09, state.rateCode << 4 | state.rateCode)  // FIFO_CTRL3: BDR_GY, BDR_XL
+            try device.write(0x09, rateCode << 4 | rateCode)  // FIFO_CTRL3: BDR_GY, BDR_XL
             // CTRL10_C TIMESTAMP_EN (bit 5); FIFO_CTRL4 DEC_TS_BATCH = 01 (bits 7:6: a timestamp
             // word in every batch time slot) and FIFO_MODE continuous (kernel st_lsm6dsx_core.c
             // ts_settings: timer_en 0x19 BIT(5), decimator 0x0a GENMASK(7, 6)).
             try device.write(0x19, 0x20)
             try device.write(0x0A, 0b01 << 6 | 0b110)
         }
-        state.fifoSamples = 0
-        state.pendingWord = nil
-        state.fifoTimestamp = nil
+        state.restartFIFO()
     }
 
     public func readFIFO(into read: inout FIFORead) throws(SensorError) {
@@ -129,7 +77,7 @@ public final class LSM6IMU: IMUDriver {
 
     /// FIFO_STATUS1…4 in one read: unread words, OVER_RUN, and the pattern position of the next
     /// word (0 = gyro x). Whole 6-word frames are read from FIFO_DATA_OUT_L (0x3E).
-    private func readPatternFIFO(_ state: inout State, unreadHighMask: UInt8, into read: inout FIFORead) throws(SensorError) {
+    private func readPatternFIFO(_ state: inout IMUState<TaggedFIFOProgress>, unreadHighMask: UInt8, into read: inout FIFORead) throws(SensorError) {
         let (overrun, unreadWords, position) = try device.burst(0x3A, count: 4) { status in
             (status[1] & 0x40 != 0, Int(status[1] & unreadHighMask) << 8 | Int(status[0]), (Int(status[3]) & 0x03) << 8 | Int(status[2]))
         }
@@ -160,7 +108,7 @@ public final class LSM6IMU: IMUDriver {
     /// FIFO_STATUS1/2: unread words (DIFF_FIFO 9:0) and FIFO_OVR_IA (bit 6). Each word at
     /// FIFO_DATA_OUT_TAG (0x78) is TAG_SENSOR (7:3: 0x01 gyro, 0x02 accel), TAG_CNT (2:1),
     /// parity, then x, y, z. A gyro word and an accel word with the same TAG_CNT form a frame.
-    private func readTaggedFIFO(_ state: inout State, into read: inout FIFORead) throws(SensorError) {
+    private func readTaggedFIFO(_ state: inout IMUState<TaggedFIFOProgress>, into read: inout FIFORead) throws(SensorError) {
         let (overrun, words) = try device.burst(0x3A, count: 2) { status in
             (status[1] & 0x40 != 0, Int(status[1] & 0x03) << 8 | Int(status[0]))
         }
@@ -174,25 +122,25 @@ public final class LSM6IMU: IMUDriver {
             let tag = bytes[word * 7]
             let sensor = tag >> 3
             if sensor == Self.timestampTag {
-                state.fifoTimestamp = Self.unwrap(timestampWord: bytes, at: word * 7 + 1, after: state.fifoTimestamp)
+                state.fifo.timestamp = Self.unwrap(timestampWord: bytes, at: word * 7 + 1, after: state.fifo.timestamp)
                 return true
             }
             guard sensor == 0x01 || sensor == 0x02 else { return true }
             let current = TaggedWord(isAccelerometer: sensor == 0x02, slot: (tag >> 1) & 0x03,
                                      vector: Self.vector(bytes, word * 7 + 1))
-            if let pending = state.pendingWord, pending.slot == current.slot,
+            if let pending = state.fifo.pendingWord, pending.slot == current.slot,
                pending.isAccelerometer != current.isAccelerometer {
                 let (accelerometer, gyroscope) = current.isAccelerometer
                     ? (current.vector, pending.vector) : (pending.vector, current.vector)
                 // The slot's timestamp word comes before its data (same TAG_CNT).
-                let chipTime = state.fifoTimestamp.flatMap { $0.slot == current.slot ? $0.seconds : nil }
+                let chipTime = state.fifo.timestamp.flatMap { $0.slot == current.slot ? $0.seconds : nil }
                 read.frames.append(FIFOFrame(
                     sampleIndex: state.fifoSamples,
                     sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope), chipTime: chipTime))
                 state.fifoSamples += 1
-                state.pendingWord = nil
+                state.fifo.pendingWord = nil
             } else {
-                state.pendingWord = current
+                state.fifo.pendingWord = current
             }
             return true
         }
@@ -226,54 +174,6 @@ public final class LSM6IMU: IMUDriver {
         return FIFOTimestamp(slot: slot, raw: raw, seconds: seconds)
     }
 
-    // MARK: Self-test
-
-    /// The datasheet procedure (LSM6DSO §"Accelerometer/Gyroscope self-test procedure", same for
-    /// DS3/DSL): accelerometer at 52 Hz ±4 g, gyroscope at 208 Hz ±2000 °/s; 5 samples averaged
-    /// without and with positive self-test (CTRL5_C ST_XL = 01, ST_G = 01) after 100 ms settling;
-    /// the absolute difference must lie within the datasheet limits. Then resets and restores
-    /// the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
-            let name = chip.name
-            let accelerometerRange = try settings.tables.accelerometerRange(4, chip: name)
-            let gyroscopeRange = try settings.tables.gyroscopeRange(2000, chip: name)
-            let rate52 = try settings.tables.rate(52, chip: name)
-            let rate208 = try settings.tables.rate(208, chip: name)
-
-            try device.write(LSM6Register.ctrl3C, LSM6Register.blockDataUpdate | LSM6Register.autoIncrement)
-            try device.write(LSM6Register.ctrl2G, 0)
-            try device.write(LSM6Register.ctrl5C, 0)
-            let accelerometerResponse = try selfTestResponse(
-                LSM6Register.ctrl1XL, LSM6Register.accelerometerRange.setting(
-                    accelerometerRange.code, in: LSM6Register.accelerometerRate.setting(rate52.code, in: 0)),
-                selfTest: 0b01, accelerometer: true)  // ST_XL positive
-            let gyroscopeResponse = try selfTestResponse(
-                LSM6Register.ctrl2G, LSM6Register.gyroscopeRange.setting(
-                    gyroscopeRange.code, in: LSM6Register.gyroscopeRate.setting(rate208.code, in: 0)),
-                selfTest: 0b0100, accelerometer: false)  // ST_G positive
-
-            let report = LSM6SelfTest.evaluate(
-                chip: name,
-                accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
-                gyroscopeResponse: gyroscopeResponse / gyroscopeRange.sensitivity,
-                accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
-            try apply(saved, to: &state)
-            return report
-        }
-    }
-
-    /// One sensor's self-test response in counts (CTRL5_C holds ST_XL/ST_G): 100 ms settling,
-    /// 5 samples 20 ms apart after one discarded.
-    private func selfTestResponse(_ control: UInt8, _ value: UInt8, selfTest: UInt8, accelerometer: Bool) throws(SensorError) -> SIMD3<Double> {
-        try core.selfTestResponse(
-            control: control, value: value, selfTestRegister: LSM6Register.ctrl5C, selfTest: selfTest,
-            settle: .milliseconds(100), interval: .milliseconds(20)
-        ) { () throws(SensorError) in
-            Self.vector(try device.read(LSM6Register.outTempL, count: 14), accelerometer ? 8 : 2)
-        }
-    }
 }
 
 /// Self-test decision for the ST IMUs, LSM6 family and LSM9DS1 (pure: testable alone).

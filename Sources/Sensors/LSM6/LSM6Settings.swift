@@ -23,14 +23,15 @@ enum LSM6Register {
     static let ctrl5C: UInt8 = 0x14  // ST_G bits 3:2, ST_XL bits 1:0
     static let outTempL: UInt8 = 0x20  // OUT_TEMP_L/H, OUTX_L_G … OUTZ_H_G, OUTX_L_XL … OUTZ_H_XL (0x2D)
 
-    static let accelerometerRate = RegisterField(ctrl1XL, mask: 0b1111_0000)
-    static let accelerometerRange = RegisterField(ctrl1XL, mask: 0b0000_1100)
-    static let gyroscopeRate = RegisterField(ctrl2G, mask: 0b1111_0000)
-    /// FS_G (bits 3:2), FS_125 (bit 1) and FS_4000 (bit 0, LSM6DSR/ISM330DHCX only) as one code.
-    static let gyroscopeRange = RegisterField(ctrl2G, mask: 0b0000_1111)
-    static let softwareReset = RegisterField(ctrl3C, mask: 0b0000_0001)
-    static let blockDataUpdate: UInt8 = 0x40
-    static let autoIncrement: UInt8 = 0x04
+
+    /// ODR_XL 7:4 + FS_XL 3:2 in CTRL1_XL; ODR_G 7:4 + FS_G:FS_125:FS_4000 3:0 as one code in
+    /// CTRL2_G (FS_4000 on the LSM6DSR/ISM330DHCX only); SW_RESET, BDU, IF_INC in CTRL3_C;
+    /// ST_G 3:2, ST_XL 1:0 in CTRL5_C. A sample: 14 bytes from OUT_TEMP_L, gyroscope at 2,
+    /// accelerometer at 8.
+    static let st = STRegisterLayout(
+        whoAmI: whoAmI, control: ctrl3C, accelerometerControl: ctrl1XL, gyroscopeControl: ctrl2G,
+        rateMask: 0b1111_0000, rangeMasks: (0b0000_1100, 0b0000_1111), selfTestRegister: ctrl5C,
+        sample: (outTempL, length: 14, gyroscope: 2, accelerometer: 8))
 }
 
 /// How the chip's FIFO stores samples.
@@ -46,7 +47,7 @@ enum LSM6FIFOLayout: Sendable {
     case tagged
 }
 
-struct LSM6Settings: Sendable {
+struct LSM6Settings: STIMUSettings {
     /// WHO_AM_I (0x0F) value of each datasheet.
     var identity: UInt8
     /// Output data rate (Hz) → ODR code, used for both sensors (and for the FIFO); accelerometer
@@ -56,9 +57,18 @@ struct LSM6Settings: Sendable {
     /// °C = raw / sensitivity + 25.
     var temperatureLSBPerDegree: Double
     var fifo: LSM6FIFOLayout
-    /// Self-test accelerometer response limits in mg (absolute value), gyroscope in °/s at ±2000 °/s.
+    /// The datasheet procedure (LSM6DSO §"Accelerometer/Gyroscope self-test procedure", same for
+    /// DS3/DSL): accelerometer at 52 Hz ±4 g with ST_XL = 01 (positive), gyroscope at 208 Hz
+    /// ±2000 °/s with ST_G = 01 (positive, CTRL5_C bits 3:2); 100 ms settling, 5 samples 20 ms
+    /// apart after one discarded. Limits: accelerometer in mg per model, gyroscope 150…700 °/s.
+    var selfTest: STSelfTestPlan {
+        STSelfTestPlan(
+            accelerometer: (fullScale: 4, rate: 52, selfTest: 0b01, settle: .milliseconds(100), interval: .milliseconds(20)),
+            gyroscope: (fullScale: 2000, rate: 208, selfTest: 0b0100, settle: .milliseconds(100), interval: .milliseconds(20)),
+            limits: (accelerometerSelfTestLimits, 150...700))
+    }
+    /// Self-test accelerometer response limits in mg (absolute value).
     var accelerometerSelfTestLimits: ClosedRange<Double>
-    var gyroscopeSelfTestLimits: ClosedRange<Double> = 150...700
 
     /// ODR codes 0001…1010 (CTRL1_XL / CTRL2_G tables in each datasheet §9.14–9.15). LSM6DS3: the
     /// gyroscope stops at 1.66 kHz (code 1000) and both sensors share the rate; LSM6DS3TR-C/DSL/DSM

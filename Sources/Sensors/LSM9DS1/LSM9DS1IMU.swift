@@ -6,88 +6,27 @@ import I2C
 ///
 /// The register map differs from the LSM6 family (3-bit ODR fields, control registers at
 /// 0x10/0x20/0x22, gyroscope output before a gap of control registers, a 32-level FIFO read
-/// through the output registers), so this is its own small driver on the shared
-/// ``DriverCore``, ``IMUTables`` and ``IMUScale``.
-public final class LSM9DS1IMU: IMUDriver {
+/// through the output registers), so it has its own register table (``STRegisterLayout``) and
+/// FIFO code; configuration, sample read and self-test are the ST ones (``STIMUDriver``).
+public final class LSM9DS1IMU: STIMUDriver {
     public let chip: ChipInfo
     /// 119 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 119, accelerometerRange: 4, gyroscopeRange: 500)
 
     private typealias Register = LSM9DS1Register
-    private let core: DriverCore<LSM9DS1Settings, State>
-    private var settings: LSM9DS1Settings { core.settings }
-    private var device: RegisterDevice { core.device }
-
-    private struct State: DriverState {
-        var configuration: IMUConfiguration
-        var shadow = ShadowRegisters([:])
-        var scale = IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)
-        var fifoSamples = 0
-    }
-
-    /// One sample is the burst OUT_TEMP_L (0x15) … OUT_Z_H_XL (0x2D): temperature at 0, STATUS_REG
-    /// at 2, gyroscope at 3…8, the control registers 0x1E…0x27 (read, ignored), accelerometer at
-    /// 19…24. Within the SMBus 32-byte block limit, so one transaction on every adapter.
-    static let sampleLength = 25
-    static let gyroscopeOffset = 3
-    static let accelerometerOffset = 19
-    static let resetPolls = 10
+    let core: DriverCore<LSM9DS1Settings, IMUState<NoFIFOProgress>>
+    /// CTRL_REG1_G (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
+    static let configuredRegister = LSM9DS1Register.ctrlReg1G
+    static let layout = LSM9DS1Register.st
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM9DS1Settings()
         core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration))
+                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)))
         chip = ChipInfo(name: Self.name, family: .lsm9ds1, address: address, identity: [settings.identity])
     }
 
     public static let name = "LSM9DS1"
-
-    public var configuration: IMUConfiguration { core.configuration }
-
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
-    }
-
-    /// Identify; SW_RESET and wait for it to clear (CTRL_REG8); BDU + IF_ADD_INC; ranges; the
-    /// rate last (CTRL_REG1_G starts both sensors). ODR_XL gets the same code: it only matters
-    /// with the gyroscope off.
-    private func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
-        let (rate, accelerometer, gyroscope) = try settings.tables.options(for: configuration, chip: chip.name)
-        if configuration.lowPassBandwidth != nil {
-            throw .notSupported(chip: chip.name, feature: "selectable low-pass bandwidth in this driver (leave it nil)")
-        }
-        try device.checkIdentity(Register.whoAmI, expected: [settings.identity], chip: chip.name)
-        try core.softReset(Register.softwareReset, writing: Register.autoIncrement | Register.softwareReset.mask,
-                           polls: Self.resetPolls, interval: .microseconds(100), chip: chip.name)
-
-        var shadow = ShadowRegisters([:])
-        shadow[Register.ctrlReg8] = Register.blockDataUpdate | Register.autoIncrement
-        _ = shadow.set(Register.accelerometerRate, rate.code)
-        _ = shadow.set(Register.accelerometerRange, accelerometer.code)
-        _ = shadow.set(Register.gyroscopeRate, rate.code)
-        _ = shadow.set(Register.gyroscopeRange, gyroscope.code)
-        try core.write(shadow, [Register.ctrlReg8, Register.ctrlReg6XL, Register.ctrlReg1G])
-        state = State(
-            configuration: configuration, shadow: shadow,
-            scale: IMUScale(accelerometerLSBPerG: accelerometer.sensitivity, gyroscopeLSBPerDPS: gyroscope.sensitivity))
-    }
-
-    /// One 25-byte burst from OUT_TEMP_L (0x15) to OUT_Z_H_XL (0x2D), scaled under the lock.
-    public func readSample() throws(SensorError) -> IMUSample {
-        try core.locked { state throws(SensorError) -> IMUSample in
-            try device.burst(Register.outTempL, count: Self.sampleLength) { bytes in
-                state.scale.sample(
-                    accelerometer: AxisLayout.littleEndian.counts(bytes, from: Self.accelerometerOffset),
-                    gyroscope: AxisLayout.littleEndian.counts(bytes, from: Self.gyroscopeOffset),
-                    temperature: Double(int16LE(bytes, 0)) / settings.temperatureLSBPerDegree + 25)
-            }
-        }
-    }
-
-    /// Reads CTRL_REG1_G (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool {
-        try core.readsBack(Register.ctrlReg1G)
-    }
 
     // MARK: FIFO
 
@@ -97,11 +36,11 @@ public final class LSM9DS1IMU: IMUDriver {
         try core.locked { state throws(SensorError) in try startFIFO(&state) }
     }
 
-    private func startFIFO(_ state: inout State) throws(SensorError) {
+    private func startFIFO(_ state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         try device.write(Register.fifoCtrl, Register.fifoBypass)
         try device.write(Register.ctrlReg9, Register.fifoEnable)
         try device.write(Register.fifoCtrl, Register.fifoContinuous)
-        state.fifoSamples = 0
+        state.restartFIFO()
     }
 
     /// FIFO_SRC (0x2F): OVRN (bit 6) means the oldest level was overwritten, so the frame count
@@ -128,57 +67,6 @@ public final class LSM9DS1IMU: IMUDriver {
                     sampleIndex: state.fifoSamples, sample: state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
                 state.fifoSamples += 1
             }
-        }
-    }
-
-    // MARK: Self-test
-
-    /// ST's procedure for this chip (lsm9ds1_self_test.c in STMems_Standard_C_drivers; ST_XL
-    /// and ST_G in CTRL_REG10): accelerometer alone at 50 Hz ±2 g, gyroscope at 238 Hz
-    /// ±2000 °/s; for each, after settling (200 ms / 800 ms) one sample discarded and 5 averaged
-    /// without and with self-test; |difference| within the limits. Then resets and restores the
-    /// configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
-            let name = chip.name
-            let accelerometerRange = try settings.tables.accelerometerRange(2, chip: name)
-            let gyroscopeRange = try settings.tables.gyroscopeRange(2000, chip: name)
-            let rate50 = try lookup(50, in: settings.accelerometerOnlyRates, setting: "accelerometer rate", unit: "Hz", chip: name)
-            let rate238 = try settings.tables.rate(238, chip: name)
-
-            try device.write(Register.ctrlReg8, Register.blockDataUpdate | Register.autoIncrement)
-            try device.write(Register.ctrlReg1G, 0)
-            try device.write(Register.ctrlReg10, 0)
-            let accelerometerResponse = try selfTestResponse(
-                Register.ctrlReg6XL,
-                Register.accelerometerRange.setting(accelerometerRange.code, in: Register.accelerometerRate.setting(rate50.code, in: 0)),
-                selfTest: Register.accelerometerSelfTest, settle: .milliseconds(200), interval: .milliseconds(20),
-                offset: Self.accelerometerOffset)
-            let gyroscopeResponse = try selfTestResponse(
-                Register.ctrlReg1G,
-                Register.gyroscopeRange.setting(gyroscopeRange.code, in: Register.gyroscopeRate.setting(rate238.code, in: 0)),
-                selfTest: Register.gyroscopeSelfTest, settle: .milliseconds(800), interval: .milliseconds(5),
-                offset: Self.gyroscopeOffset)
-
-            let report = LSM6SelfTest.evaluate(
-                chip: name,
-                accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
-                gyroscopeResponse: gyroscopeResponse / gyroscopeRange.sensitivity,
-                accelerometerLimits: settings.accelerometerSelfTestLimits, gyroscopeLimits: settings.gyroscopeSelfTestLimits)
-            try apply(saved, to: &state)
-            return report
-        }
-    }
-
-    /// One sensor's self-test response in counts (CTRL_REG10 holds ST_XL/ST_G).
-    private func selfTestResponse(
-        _ control: UInt8, _ value: UInt8, selfTest: UInt8, settle: Duration, interval: Duration, offset: Int
-    ) throws(SensorError) -> SIMD3<Double> {
-        try core.selfTestResponse(
-            control: control, value: value, selfTestRegister: Register.ctrlReg10, selfTest: selfTest, settle: settle, interval: interval
-        ) { () throws(SensorError) in
-            AxisLayout.littleEndian.counts(try device.read(Register.outTempL, count: Self.sampleLength), from: offset)
         }
     }
 }

@@ -19,13 +19,6 @@ enum LSM9DS1Register {
     static let fifoCtrl: UInt8 = 0x2E      // FIFO_CTRL: FMODE 7:5, FTH 4:0
     static let fifoSrc: UInt8 = 0x2F       // FIFO_SRC: FTH 7, OVRN 6, FSS 5:0 (unread levels)
 
-    static let gyroscopeRate = RegisterField(ctrlReg1G, mask: 0b1110_0000)
-    static let gyroscopeRange = RegisterField(ctrlReg1G, mask: 0b0001_1000)
-    static let accelerometerRate = RegisterField(ctrlReg6XL, mask: 0b1110_0000)
-    static let accelerometerRange = RegisterField(ctrlReg6XL, mask: 0b0001_1000)
-    static let softwareReset = RegisterField(ctrlReg8, mask: 0b0000_0001)
-    static let blockDataUpdate: UInt8 = 0x40
-    static let autoIncrement: UInt8 = 0x04
     static let fifoEnable: UInt8 = 0x02
     static let gyroscopeSelfTest: UInt8 = 0x04
     static let accelerometerSelfTest: UInt8 = 0x01
@@ -34,10 +27,21 @@ enum LSM9DS1Register {
     static let fifoContinuous: UInt8 = 0b110 << 5
     static let fifoOverrun: UInt8 = 0x40
     static let fifoUnreadMask: UInt8 = 0x3F
+
+    /// ODR_XL 7:5 + FS_XL 4:3 in CTRL_REG6_XL, ODR_G 7:5 + FS_G 4:3 in CTRL_REG1_G (ODR_XL gets
+    /// the same code: it only matters with the gyroscope off); SW_RESET, BDU, IF_ADD_INC in
+    /// CTRL_REG8; ST_G (bit 2), ST_XL (bit 0) in CTRL_REG10. A sample: the burst OUT_TEMP_L
+    /// (0x15) … OUT_Z_H_XL (0x2D): temperature at 0, STATUS_REG at 2, gyroscope at 3…8, the
+    /// control registers 0x1E…0x27 (read, ignored), accelerometer at 19…24; within the SMBus
+    /// 32-byte block limit, so one transaction on every adapter.
+    static let st = STRegisterLayout(
+        whoAmI: whoAmI, control: ctrlReg8, accelerometerControl: ctrlReg6XL, gyroscopeControl: ctrlReg1G,
+        rateMask: 0b1110_0000, rangeMasks: (0b0001_1000, 0b0001_1000), selfTestRegister: ctrlReg10,
+        sample: (outTempL, length: 25, gyroscope: 3, accelerometer: 19))
 }
 
 /// The LSM9DS1's tables, in the shape the other ST drivers use.
-struct LSM9DS1Settings: Sendable {
+struct LSM9DS1Settings: STIMUSettings {
     /// WHO_AM_I (0x0F) of the accelerometer and gyroscope (WHO_AM_I (0Fh); kernel `.wai = 0x68`).
     var identity: UInt8 = 0x68
     /// Gyroscope ODR_G codes 001…110 (CTRL_REG1_G (10h) ODR_G table; kernel 14900…952000 mHz). With the
@@ -56,16 +60,23 @@ struct LSM9DS1Settings: Sendable {
             SettingOption(value: 245, code: 0b00, sensitivity: 1000 / 8.75), SettingOption(value: 500, code: 0b01, sensitivity: 1000 / 17.5),
             SettingOption(value: 2000, code: 0b11, sensitivity: 1000 / 70),
         ])
-    /// Accelerometer-only ODR_XL codes 001…110 (CTRL_REG6_XL (20h) ODR_XL table): 10, 50, 119, 238, 476, 952 Hz.
-    /// Used by the self-test, which runs the accelerometer alone at 50 Hz.
-    var accelerometerOnlyRates = [10.0, 50, 119, 238, 476, 952].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) }
     /// Temperature sensor characteristics (§2.2): output change 16 LSB/°C, 0 LSB at 25 °C.
     var temperatureLSBPerDegree = 16.0
-    /// Self-test output change limits: accelerometer in mg at ±2 g, gyroscope in °/s at
-    /// ±2000 °/s. From ST's reference procedure for this chip (STMems_Standard_C_drivers,
-    /// lsm9ds1_STdC/examples/lsm9ds1_self_test.c: 70…1500 mg, 200…800 dps).
-    var accelerometerSelfTestLimits: ClosedRange<Double> = 70...1500
-    var gyroscopeSelfTestLimits: ClosedRange<Double> = 200...800
+    /// ST's procedure for this chip (lsm9ds1_self_test.c in STMems_Standard_C_drivers; ST_XL
+    /// bit 0 and ST_G bit 2 in CTRL_REG10): accelerometer alone at 50 Hz ±2 g, 200 ms settling,
+    /// samples 20 ms apart; gyroscope at 238 Hz ±2000 °/s, 800 ms settling, samples 5 ms apart.
+    /// Output change limits from the same file: 70…1500 mg, 200…800 dps. The accelerometer runs
+    /// alone, at the accelerometer-only ODR_XL codes 001…110 (CTRL_REG6_XL (20h) ODR_XL table):
+    /// 10, 50, 119, 238, 476, 952 Hz.
+    var selfTest = STSelfTestPlan(
+        accelerometer: (
+            fullScale: 2, rate: 50, selfTest: LSM9DS1Register.accelerometerSelfTest, settle: .milliseconds(200), interval: .milliseconds(20)),
+        gyroscope: (
+            fullScale: 2000, rate: 238, selfTest: LSM9DS1Register.gyroscopeSelfTest, settle: .milliseconds(800), interval: .milliseconds(5)),
+        limits: (70...1500, 200...800),
+        accelerometerOnlyRates: [10.0, 50, 119, 238, 476, 952].enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) })
+    /// The driver looks the rate and ranges up before it rejects a low-pass bandwidth.
+    var looksUpTablesFirst: Bool { true }
     /// FIFO depth in levels (§3.5: 32 levels, each a gyroscope and an accelerometer set; kernel
     /// `max_fifo_size = 32`).
     var fifoDepth = 32

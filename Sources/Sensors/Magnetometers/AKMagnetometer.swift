@@ -122,7 +122,7 @@ extension AKModel {
 ///   returned was measured right after the previous read (≤ 9 ms conversion), so it is one read
 ///   period old: 10 ms at the 100 Hz sampler. A read that finds no finished measurement (DRDY 0,
 ///   or DERR: read during the conversion) returns the previous sample and triggers nothing.
-public final class AKMagnetometer: MagnetometerDriver {
+public final class AKMagnetometer: CoreMagnetometerDriver {
     public let chip: ChipInfo
     public let model: AKModel
     public let defaultConfiguration: MagnetometerConfiguration
@@ -130,7 +130,7 @@ public final class AKMagnetometer: MagnetometerDriver {
     static let dataReadyPolls = 10
 
     private let settings: AKSettings
-    private let core: MagnetometerCore
+    let core: MagnetometerCore
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0C), model: AKModel, pause: Pause = .system,
                 resetCompletion: ResetCompletion = .pollResetBit) {
@@ -144,14 +144,6 @@ public final class AKMagnetometer: MagnetometerDriver {
                                 pause: pause, resetCompletion: resetCompletion)
         chip = settings.common.chip(at: address)
     }
-
-    public var configuration: MagnetometerConfiguration { core.configuration }
-
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
-    }
-
-    private var device: RegisterDevice { core.device }
 
     /// Writes MODE = `code` (with the chip's extra bits) to the control register.
     private func setMode(_ code: UInt8) throws(SensorError) {
@@ -167,7 +159,7 @@ public final class AKMagnetometer: MagnetometerDriver {
 
     /// Identify; SRST where there is one; read the fuse ROM where there is one; power down; start
     /// the continuous mode, or (AK8975) take a first measurement and trigger the next.
-    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
+    func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
         let (rate, range) = try core.start(configuration)
         var adjustment = SIMD3<Double>(repeating: 1)
         if let asax = settings.fuseROM {
@@ -235,8 +227,7 @@ public final class AKMagnetometer: MagnetometerDriver {
     /// polls), read, ASTC = 0; the chip returns to power-down by itself (AK8963 §6.4.5, AK09916
     /// §9.4.4, the AK8975 datasheet's self-test mode); then reset and restore the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
+        try runSelfTest { state throws(SensorError) in
             try powerDown()
             if let astc = settings.selfTestControl { try device.write(astc, 0x40) }
             try setMode(settings.selfTestMode)
@@ -246,9 +237,7 @@ public final class AKMagnetometer: MagnetometerDriver {
                 try device.write(astc, 0x00)
                 try device.write(settings.mode.address, 0x00)
             }
-            let adjusted = SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * state.adjustment
-            try apply(saved, &state)
-            return Self.evaluateSelfTest(model: model, counts: adjusted)
+            return Self.evaluateSelfTest(model: model, counts: SIMD3(Double(raw.x), Double(raw.y), Double(raw.z)) * state.adjustment)
         }
     }
 

@@ -1,7 +1,7 @@
 import I2C
 
 /// Driver for the Honeywell HMC5883L magnetometer (0x1E). It has no software reset.
-public final class HMC5883LMagnetometer: MagnetometerDriver {
+public final class HMC5883LMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo
     /// 75 Hz, ±1.3 gauss (130 µT), the power-on gain.
     public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 75, range: 130)
@@ -30,50 +30,31 @@ public final class HMC5883LMagnetometer: MagnetometerDriver {
         outputRegister: Register.dataXMSB, outputCount: 6, axes: AxisLayout(offsets: [0, 4, 2], bigEndian: true),
         overflow: { _, counts in (0..<3).contains { counts[$0] == -4096 || counts[$0] < -2048 || counts[$0] > 2047 } })
 
-    private let core: MagnetometerCore
+    /// Configuration: 8-sample averaging (MA = 11), rate, normal measurement; gain; continuous mode.
+    static let registers = MagnetometerRegisterMap(
+        rate: Register.rate, range: Register.gain, fixed: [(Register.averaging, 0b11), (RegisterField(Register.mode, mask: 0xFF), 0x00)],
+        writeOrder: [Register.configA, Register.configB, Register.mode])
 
+    let core: MagnetometerCore
+
+    /// Data output X, Z, Y (big-endian, 0x03…0x08) read in one burst and returned in x, y, z
+    /// order; ``isStillConfigured()`` reads configuration register A (0x00): 0x10 at power-on,
+    /// 0x60 (MA = 8 samples) | DO << 2 after ``configure(_:)``.
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system) {
         core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
                                 pause: pause, resetCompletion: .pollResetBit)
         chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { core.configuration }
-
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
-    }
-
-    /// Identify; 8-sample averaging, rate, normal measurement; gain; continuous mode.
-    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
-        let (rate, range) = try core.start(configuration)
-        var shadow = ShadowRegisters([:])
-        _ = shadow.set(Register.averaging, 0b11)
-        _ = shadow.set(Register.rate, rate.code)
-        _ = shadow.set(Register.gain, range.code)
-        shadow[Register.mode] = 0x00
-        try core.write(shadow, [Register.configA, Register.configB, Register.mode])
-        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
-    }
-
-    /// Data output X, Z, Y (big-endian, 0x03…0x08) in one read, returned in x, y, z order.
-    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
-
-    /// Reads configuration register A (0x00): 0x10 at power-on, 0x60 (MA = 8 samples) | DO << 2 after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
-
     /// Datasheet "Self Test Operation": CRA 0x71 (8 samples, 15 Hz, positive bias), CRB 0xA0
     /// (gain 5, 390 LSB/gauss), continuous mode; the first sample is discarded; each axis of the
     /// next (averaged over 5) must read 243…575 counts. Then restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
-            try core.device.write(Register.configA, 0x71)
-            try core.device.write(Register.configB, 0xA0)
-            try core.device.write(Register.mode, 0x00)
-            let response = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(67))
-            try apply(saved, &state)
-            return Self.evaluateSelfTest(counts: response)
+        try runSelfTest { _ throws(SensorError) in
+            try device.write(Register.configA, 0x71)
+            try device.write(Register.configB, 0xA0)
+            try device.write(Register.mode, 0x00)
+            return Self.evaluateSelfTest(counts: try core.averageDiscardingFirst(count: 5, interval: .milliseconds(67)))
         }
     }
 

@@ -1,7 +1,7 @@
 import I2C
 
 /// Driver for the ST LIS2MDL magnetometer (0x1E).
-public final class LIS2MDLMagnetometer: MagnetometerDriver {
+public final class LIS2MDLMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo
     /// 100 Hz, the single ±49.152 gauss range (4915.2 µT).
     public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 100, range: 4915.2)
@@ -24,54 +24,31 @@ public final class LIS2MDLMagnetometer: MagnetometerDriver {
         softReset: RegisterField(Register.cfgA, mask: 0x20), configurationRegister: Register.cfgA,
         outputRegister: Register.outXL, outputCount: 6)
 
-    private let core: MagnetometerCore
+    /// Configuration: temperature compensation + rate + continuous (CFG_REG_A), offset
+    /// cancellation (CFG_REG_B), BDU (CFG_REG_C).
+    static let registers = MagnetometerRegisterMap(
+        rate: Register.rate, range: nil,
+        fixed: [(RegisterField(Register.cfgA, mask: 0xFF), 0x80), (RegisterField(Register.cfgB, mask: 0xFF), 0x02), (RegisterField(Register.cfgC, mask: 0xFF), 0x10)],
+        writeOrder: [Register.cfgA, Register.cfgB, Register.cfgC])
 
+    let core: MagnetometerCore
+
+    /// Samples: OUTX_L … OUTZ_H (0x68…0x6D) in one read. ``isStillConfigured()`` reads CFG_REG_A
+    /// (0x60): 0x03 (idle) after a reset.
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
                                 pause: pause, resetCompletion: resetCompletion)
         chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { core.configuration }
-
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
-    }
-
-    /// Identify; SOFT_RST and wait for it to clear; temperature compensation + rate + continuous;
-    /// offset cancellation; BDU.
-    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
-        let (rate, range) = try core.start(configuration)
-        var shadow = ShadowRegisters([Register.cfgA: 0x80, Register.cfgB: 0x02, Register.cfgC: 0x10])
-        _ = shadow.set(Register.rate, rate.code)
-        try core.write(shadow, [Register.cfgA, Register.cfgB, Register.cfgC])
-        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
-    }
-
-    /// OUTX_L … OUTZ_H (0x68…0x6D) in one read.
-    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
-
-    /// Reads CFG_REG_A (0x60): 0x03 (idle) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
-
     /// Datasheet §"Self-test procedure": 100 Hz continuous with temperature compensation, offset
     /// cancellation, BDU; average 50 samples without and with Self_test (60 ms settling); each
     /// axis |difference| must be 15…500 LSB. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
-            try core.device.write(Register.cfgA, 0x8C)
-            try core.device.write(Register.cfgB, 0x02)
-            try core.device.write(Register.cfgC, 0x10)
-            core.pause.wait(.milliseconds(20))
-            let normal = try core.averageDiscardingFirst(count: 50, interval: .milliseconds(10))
-            try core.device.write(Register.cfgC, 0x12)
-            core.pause.wait(.milliseconds(60))
-            let excited = try core.averageDiscardingFirst(count: 50, interval: .milliseconds(10))
-            try core.device.write(Register.cfgC, 0x10)
-            let counts = excited - normal
-            try apply(saved, &state)
-            return Self.evaluateSelfTest(counts: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)))
+        try runSelfTest { _ throws(SensorError) in
+            Self.evaluateSelfTest(counts: try core.selfTestResponse(
+                setUp: [(Register.cfgA, 0x8C), (Register.cfgB, 0x02), (Register.cfgC, 0x10)], settle: .milliseconds(20),
+                count: 50, interval: .milliseconds(10), enable: (Register.cfgC, 0x12), disable: (Register.cfgC, 0x10)))
         }
     }
 

@@ -12,7 +12,7 @@ import I2C
 /// 6842/3421/2281/1711 LSB/gauss (0.146/0.292/0.438/0.584 mgauss/LSB) rounded to two
 /// decimals. Using the datasheet's rounded 0.14 would read 4 % low on the ±4 gauss range; the
 /// unrounded LIS3MDL values agree with both datasheets and with the kernel, so they serve both.
-public final class LIS3MDLMagnetometer: MagnetometerDriver {
+public final class LIS3MDLMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo
     /// 80 Hz, ±4 gauss (400 µT).
     public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 80, range: 400)
@@ -45,59 +45,32 @@ public final class LIS3MDLMagnetometer: MagnetometerDriver {
         softReset: RegisterField(Register.ctrl2, mask: 0x04), configurationRegister: Register.ctrl1,
         outputRegister: Register.outXL | Register.autoIncrement, outputCount: 6)
 
-    private let core: MagnetometerCore
+    /// Configuration: ultra-high-performance XY (OM = 11) and Z (OMZ = 11), rate, range; BDU
+    /// (CTRL_REG5 = 0x40); continuous mode (CTRL_REG3 = 0) last.
+    static let registers = MagnetometerRegisterMap(
+        rate: Register.rate, range: Register.range,
+        fixed: [(Register.xyMode, 0b11), (Register.zMode, 0b11), (RegisterField(Register.ctrl5, mask: 0xFF), 0x40), (RegisterField(Register.ctrl3, mask: 0xFF), 0x00)],
+        writeOrder: [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3])
 
+    let core: MagnetometerCore
+
+    /// Samples: OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
+    /// ``isStillConfigured()`` reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO after ``configure(_:)``.
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
                                 pause: pause, resetCompletion: resetCompletion)
         chip = Self.settings.chip(at: address)
     }
 
-    public var configuration: MagnetometerConfiguration { core.configuration }
-
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in try apply(configuration, &state) }
-    }
-
-    /// Identify; SOFT_RST and wait for it to clear; ultra-high-performance XY and Z; BDU; continuous.
-    private func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
-        let (rate, range) = try core.start(configuration)
-        var shadow = ShadowRegisters([:])
-        _ = shadow.set(Register.xyMode, 0b11)
-        _ = shadow.set(Register.rate, rate.code)
-        _ = shadow.set(Register.range, range.code)
-        _ = shadow.set(Register.zMode, 0b11)
-        shadow[Register.ctrl5] = 0x40
-        shadow[Register.ctrl3] = 0x00
-        try core.write(shadow, [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3])
-        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
-    }
-
-    /// OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
-    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
-
-    /// Reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO after ``configure(_:)``.
-    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
-
     /// AN4602 §"Self-test" with datasheet Table 2 limits at ±12 gauss: 80 Hz, ±12 gauss,
     /// continuous; average 5 samples without and with ST (60 ms settling); |difference| must be
     /// 1…3 gauss on X and Y, 0.1…1 gauss on Z. Then resets and restores the configuration.
     public func selfTest() throws(SensorError) -> SelfTestReport {
-        try core.locked { state throws(SensorError) -> SelfTestReport in
-            let saved = state.configuration
-            try core.device.write(Register.ctrl1, 0x1C)  // 80 Hz
-            try core.device.write(Register.ctrl2, 0x40)  // ±12 gauss
-            try core.device.write(Register.ctrl3, 0x00)  // continuous
-            let normal = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20))
-            try core.device.write(Register.ctrl1, 0x1D)  // ST
-            core.pause.wait(.milliseconds(60))
-            let excited = try core.averageDiscardingFirst(count: 5, interval: .milliseconds(20))
-            try core.device.write(Register.ctrl1, 0x1C)
-            let counts = excited - normal  // at ±12 gauss: 2281 LSB/gauss
-            let report = Self.evaluateSelfTest(
-                responseGauss: SIMD3(abs(counts.x), abs(counts.y), abs(counts.z)) / 2281)
-            try apply(saved, &state)
-            return report
+        try runSelfTest { _ throws(SensorError) in
+            // 80 Hz, ±12 gauss, continuous; ST on and off in CTRL_REG1. At ±12 gauss: 2281 LSB/gauss.
+            Self.evaluateSelfTest(responseGauss: try core.selfTestResponse(
+                setUp: [(Register.ctrl1, 0x1C), (Register.ctrl2, 0x40), (Register.ctrl3, 0x00)], settle: .zero,
+                count: 5, interval: .milliseconds(20), enable: (Register.ctrl1, 0x1D), disable: (Register.ctrl1, 0x1C)) / 2281)
         }
     }
 

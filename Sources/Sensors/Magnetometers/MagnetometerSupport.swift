@@ -107,6 +107,25 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
     func averageDiscardingFirst(count: Int, interval: Duration) throws(SensorError) -> SIMD3<Double> {
         try averageDiscardingFirst(count: count, interval: interval) { () throws(SensorError) in try readCounts().counts }
     }
+
+    /// The ST magnetometers' self-test step (LIS2MDL and LIS3MDL datasheets, AN4602): `setUp`
+    /// written in order, `settle`, the average of `count` samples `interval` apart (after one
+    /// discarded); `enable` written, 60 ms settling, the same average with the self-test on;
+    /// `disable` written. Returns |on − off| per axis, in counts.
+    func selfTestResponse(
+        setUp: [(register: UInt8, value: UInt8)], settle: Duration, count: Int, interval: Duration,
+        enable: (register: UInt8, value: UInt8), disable: (register: UInt8, value: UInt8)
+    ) throws(SensorError) -> SIMD3<Double> {
+        for (register, value) in setUp { try device.write(register, value) }
+        if settle > .zero { pause.wait(settle) }
+        let normal = try averageDiscardingFirst(count: count, interval: interval)
+        try device.write(enable.register, enable.value)
+        pause.wait(.milliseconds(60))
+        let excited = try averageDiscardingFirst(count: count, interval: interval)
+        try device.write(disable.register, disable.value)
+        let counts = excited - normal
+        return SIMD3(abs(counts.x), abs(counts.y), abs(counts.z))
+    }
 }
 
 /// One axis result per chip axis, each checked against its own limits.

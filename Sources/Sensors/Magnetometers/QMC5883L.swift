@@ -1,7 +1,7 @@
 import I2C
 
 /// Driver for the QST QMC5883L magnetometer (0x0D). It has no self-test.
-public final class QMC5883LMagnetometer: MagnetometerDriver {
+public final class QMC5883LMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo
     /// 100 Hz, ±2 gauss (200 µT).
     public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 100, range: 200)
@@ -27,35 +27,22 @@ public final class QMC5883LMagnetometer: MagnetometerDriver {
         softReset: RegisterField(Register.control2, mask: 0x80), configurationRegister: Register.control1,
         outputRegister: Register.dataXL, outputCount: 7, overflow: { bytes, _ in bytes[6] & 0x02 != 0 })
 
-    private let core: MagnetometerCore
+    /// Configuration: SET/RESET period 0x01 (the recommended value), then OSR 512 (00), range,
+    /// rate and continuous mode (MODE = 01) in control register 1.
+    static let registers = MagnetometerRegisterMap(
+        rate: Register.rate, range: Register.range,
+        fixed: [(RegisterField(Register.setResetPeriod, mask: 0xFF), 0x01), (Register.mode, 0b01)],
+        writeOrder: [Register.setResetPeriod, Register.control1])
 
+    let core: MagnetometerCore
+
+    /// Samples: X, Y, Z and the status byte in one read; OVL marks an overflow.
+    /// ``isStillConfigured()`` reads control register 1 (0x09): 0x00 (standby) after a reset.
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0D), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
                                 pause: pause, resetCompletion: resetCompletion)
         chip = Self.settings.chip(at: address)
     }
-
-    public var configuration: MagnetometerConfiguration { core.configuration }
-
-    /// Identify; SOFT_RST and wait for it to clear; SET/RESET period 0x01; OSR 512, range, rate,
-    /// continuous mode.
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
-        try core.locked { state throws(SensorError) in
-            let (rate, range) = try core.start(configuration)
-            try core.device.write(Register.setResetPeriod, 0x01)
-            var shadow = ShadowRegisters([:])
-            _ = shadow.set(Register.rate, rate.code)
-            _ = shadow.set(Register.range, range.code)
-            try core.device.write(Register.control1, shadow.set(Register.mode, 0b01))
-            state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
-        }
-    }
-
-    /// X, Y, Z and the status byte in one read; OVL marks an overflow.
-    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
-
-    /// Reads control register 1 (0x09): 0x00 (standby) after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     public func selfTest() throws(SensorError) -> SelfTestReport {
         throw .notSupported(chip: chip.name, feature: "self-test")
