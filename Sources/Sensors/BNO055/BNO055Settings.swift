@@ -58,7 +58,8 @@ struct BNO055Settings: Sendable {
     static let magnetometerName = "BNO055 magnetometer"
     /// CHIP_ID value (§4.3; kernel BNO055_CHIP_ID_MAGIC).
     static let identity: UInt8 = 0xA0
-    /// MAG_ID (register 0x02) value: the BMM150 inside (§4.3).
+    /// MAG_ID (register 0x02) value: the BMM150 inside (§4.3; BNO055 register headers in other
+    /// projects give the same: ACC_ID 0xFB, MAG_ID 0x32, GYR_ID 0x0F).
     static let magnetometerIdentity: UInt8 = 0x32
 
     /// Output scales with UNIT_SEL = 0 (§3.6.4 "Data output", the unit tables of §3.6.5): acceleration

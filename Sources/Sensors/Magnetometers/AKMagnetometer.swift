@@ -83,7 +83,9 @@ extension AKModel {
             // fuse ROM), no continuous mode and no soft reset; a single measurement takes at
             // most 9 ms (datasheet t_SM), so it supports reads up to about 110 Hz: the rate here is
             // the rate the sampler reads at, each read triggering the next measurement. The
-            // self-test judgment: HX, HY −100…100, HZ −1000…−300 after sensitivity adjustment.
+            // self-test judgment: HX, HY −100…100, HZ −1000…−300 after sensitivity adjustment
+            // (the same limits stand in AKM's factory-shipment-test table for the AK8975,
+            // TestLimit.h of its akmd Android daemon: SLF_REVSHX/Y −100…100, SLF_REVSHZ −1000…−300).
             return AKSettings(
                 common: MagnetometerSettings(
                     name: rawValue, family: .ak8975, identityRegister: 0x00, identity: [0x48],
