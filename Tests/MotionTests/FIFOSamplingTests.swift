@@ -91,19 +91,18 @@ struct SawtoothRate: PhysicalSource {
         #expect(manager.counters.totalDropped == 0)
     }
 
-    /// The ICM-42688-P's, the LSM6DSOX's and the BMI160's FIFOs carry chip timestamps (the
-    /// BMI160's one sensortime frame per read): a chip 300 ppm fast at 200/208 Hz, read every 23 ms, then not read for 1.5 s so that its FIFO overflows and restarts. By indices alone
-    /// the sampler must learn the chip's clock again after the restart; by the chip's timestamps,
-    /// which run on, it keeps it. Worst timestamp error over the 2 s after the restart, each way
-    /// (error: against the time the chip took the sample, read from the sawtooth): by chip time
-    /// under 100 µs, by index over 500 µs.
-    @Test(arguments: [(SimulatedBoard.IMU.icm42688, 200.0), (.lsm6dsox, 208.0), (.bmi160, 200.0)])
+    /// The ICM-42688-P's and the LSM6DSOX's FIFOs carry chip timestamps: a chip 300 ppm fast at
+    /// 200/208 Hz, read every 18/22 ms, then not read for 65 read intervals (1.2/1.5 s) so that
+    /// its FIFO overflows and restarts. By indices alone the sampler must learn the chip's clock again after the restart;
+    /// by the chip's timestamps, which run on, it keeps it. Worst timestamp error over the 2 s
+    /// after the restart, each way (error: against the time the chip took the sample, read from
+    /// the sawtooth): by chip time under 100 µs, by index over 500 µs.
+    @Test(arguments: [(SimulatedBoard.IMU.icm42688, 200.0), (.lsm6dsox, 208.0)])
     func chipTimestampsKeepTheChipClockAcrossAFIFORestart(imu: SimulatedBoard.IMU, rate: Double) throws {
         let byIndex = try Self.worstErrorAfterARestart(imu: imu, rate: rate, chipTimestamps: false)
         let byChipTime = try Self.worstErrorAfterARestart(imu: imu, rate: rate, chipTimestamps: true)
         // Measured here (printed below): ICM-42688-P 1860 µs by index, 89 µs by chip time (360
-        // samples); LSM6DSOX 574 µs by index, 59 µs by chip time (374 samples); BMI160 1862 µs by
-        // index, 88 µs by chip time (360 samples).
+        // samples); LSM6DSOX 574 µs by index, 59 µs by chip time (374 samples).
         print("FIFO restart, \(imu) \(rate) Hz 300 ppm, worst error over 2 s: by index \(byIndex.worst * 1e6) µs, "
             + "by chip time \(byChipTime.worst * 1e6) µs (\(byIndex.count), \(byChipTime.count) samples)")
         #expect(byIndex.count > 300 && byChipTime.count > 300)
@@ -111,7 +110,34 @@ struct SawtoothRate: PhysicalSource {
         #expect(byIndex.worst > 500e-6, "by index \(byIndex.worst * 1e6) µs")
     }
 
-    static func worstErrorAfterARestart(imu: SimulatedBoard.IMU, rate: Double, chipTimestamps: Bool) throws -> (worst: Double, count: Int) {
+    /// The BMI160 does not restart after that overflow: its skip frame counts the frames it
+    /// dropped and leads those it kept, which come numbered past the gap and timed by the
+    /// sensortime frame. So both ways keep the chip's clock (under 100 µs after the gap; measured
+    /// 88 µs by chip time, 88 µs by index), and every frame the chip took is delivered or counted
+    /// lost: the read after the 1.2 s unread (239 frames at 200 Hz) delivers the 78 the FIFO kept
+    /// and counts the other 161, and over the whole run delivered + lost is the chip's frame
+    /// count (its 300 ppm fast clock over the run) within a frame at either end (measured: 3096 +
+    /// 161 of 3257).
+    @Test func theBMI160KeepsItsClockAndCountsEveryFrameAcrossAnOverflow() throws {
+        for chipTimestamps in [false, true] {
+            let result = try Self.worstErrorAfterARestart(imu: .bmi160, rate: 200, chipTimestamps: chipTimestamps)
+            print("FIFO overflow, bmi160 200 Hz 300 ppm, \(chipTimestamps ? "by chip time" : "by index"): worst error over 2 s "
+                + "\(result.worst * 1e6) µs (\(result.count) samples); after the gap \(result.afterGap.delivered) delivered, "
+                + "\(result.afterGap.lost) lost; in all \(result.delivered) + \(result.lost) of \(result.taken) taken")
+            #expect(result.count > 300)
+            #expect(result.worst < 100e-6, "\(chipTimestamps ? "by chip time" : "by index") \(result.worst * 1e6) µs")
+            #expect(result.afterGap.delivered == 78 && result.afterGap.lost == 161)
+            #expect(abs(result.delivered + result.lost - result.taken) <= 2,
+                    "\(result.delivered) delivered + \(result.lost) lost of \(result.taken) taken")
+        }
+    }
+
+    /// Worst timestamp error over the 2 s after the overflow and the samples checked; the frames
+    /// delivered and counted lost by the read after the gap and by all reads; and the frames the
+    /// chip took from the FIFO's start to the last read (its clock 300 ppm fast).
+    static func worstErrorAfterARestart(
+        imu: SimulatedBoard.IMU, rate: Double, chipTimestamps: Bool
+    ) throws -> (worst: Double, count: Int, afterGap: (delivered: Int, lost: Int), delivered: Int, lost: Int, taken: Int) {
         let clock = VirtualClock()
         let source = SawtoothRate(origin: clock.now + 0.0123)
         let simulated = SimulatedBoard(imu: imu, magnetometer: .none, source: source, now: { [clock] in clock.now },
@@ -120,16 +146,23 @@ struct SawtoothRate: PhysicalSource {
         let device = try DeviceOpener.open(bus: simulated.bus, board: board, store: nil, pause: .none)
         device.timesFIFOByChipTimestamps.withLock { $0 = chipTimestamps }
         try device.startFIFO()
+        let started = clock.now
         let interval = SampleTimeEstimator.readInterval(rate: rate, near: 0.02)
         var restart: Double?
         var samples: [MotionSample] = []
+        var lost = 0, afterGap = (delivered: 0, lost: 0)
         for step in 0..<900 {
             clock.advance(by: interval)
-            if (400..<465).contains(step) { continue }   // 1.5 s unread: the FIFO (0.64 s, 0.8 s) overflows
+            if (400..<465).contains(step) { continue }   // 1.2–1.5 s unread: the FIFO (0.39–0.8 s) overflows
             let read = try device.readFIFO(at: clock.now)
-            if step == 465 { restart = clock.now }
+            if step == 465 {
+                restart = clock.now
+                afterGap = (read.samples.count, read.lost)
+            }
             samples += read.samples
+            lost += read.lost
         }
+        let taken = Int(((clock.now - started) * rate * (1 + 300e-6)).rounded(.down))
         let from = try #require(restart)
         var worst = 0.0, count = 0
         for sample in samples where sample.timestamp > from && sample.timestamp < from + 2 {
@@ -139,7 +172,7 @@ struct SawtoothRate: PhysicalSource {
             worst = max(worst, abs(sample.timestamp - source.time(ofRate: rate, near: sample.timestamp)))
             count += 1
         }
-        return (worst, count)
+        return (worst, count, afterGap, samples.count, lost, taken)
     }
 
     /// A failed magnetometer read in FIFO mode loses no IMU sample: the FIFO is read only once

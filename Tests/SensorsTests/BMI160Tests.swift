@@ -194,18 +194,22 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
         expectFinished(bus)
     }
 
-    /// A skip frame (the FIFO was full: 7 frames dropped) flushes the FIFO and reports an overflow
-    /// with the chip's count; the next read numbers from 0. A header the driver cannot follow does
-    /// the same (no count); an over-read marker where the sensortime frame should be leaves the
+    /// A skip frame (the FIFO was full: 7 frames dropped) reports an overflow with the chip's
+    /// count and leads the frames the chip kept: they come numbered past the gap, timed, and the
+    /// next read numbers on. A count of 255 (perhaps more) flushes the FIFO and reports the
+    /// overflow without frames; so does a header the driver cannot follow (no count); the next
+    /// read numbers from 0. An over-read marker where the sensortime frame should be leaves the
     /// frames untimed; an empty FIFO is not read.
     @Test func skipFramesUnknownHeadersAndUntimedReads() throws {
         let (bus, imu) = try fifoDriver()
         bus.expect([
             .writeRead(0x68, [BMI.fifoLength], reply: [28, 0]),
             .writeRead(0x68, [BMI.fifoData], reply: [0x40, 7] + Self.frame(0) + Self.frame(1) + Self.sensorTime(5)),
-            .write(0x68, [BMI.cmd, 0xB0]),
             .writeRead(0x68, [BMI.fifoLength], reply: [13, 0]),
             .writeRead(0x68, [BMI.fifoData], reply: Self.frame(5) + Self.sensorTime(9)),
+            .writeRead(0x68, [BMI.fifoLength], reply: [15, 0]),
+            .writeRead(0x68, [BMI.fifoData], reply: [0x40, 255] + Self.frame(6) + Self.sensorTime(9)),
+            .write(0x68, [BMI.cmd, 0xB0]),
             .writeRead(0x68, [BMI.fifoLength], reply: [13, 0]),
             .writeRead(0x68, [BMI.fifoData], reply: [0x20] + Array(Self.frame(0).dropFirst()) + Self.sensorTime(9)),
             .write(0x68, [BMI.cmd, 0xB0]),
@@ -214,10 +218,13 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
             .writeRead(0x68, [BMI.fifoLength], reply: [0, 0]),
         ])
         let skipped = try imu.readFIFO()
-        #expect(skipped.overflowed && skipped.frames.isEmpty && skipped.skippedFrames == 7)
+        #expect(skipped.overflowed && skipped.skippedFrames == 7 && skipped.frames.map(\.sampleIndex) == [7, 8])
+        #expect(skipped.frames.map(\.chipTime) == [5 * 39.0625e-6 - 0.005, 5 * 39.0625e-6])
         let after = try imu.readFIFO()
-        #expect(!after.overflowed && after.frames.map(\.sampleIndex) == [0])
+        #expect(!after.overflowed && after.frames.map(\.sampleIndex) == [9])
         #expect(after.frames.first?.sample.raw?.accelerometer.z == 8197)
+        let saturated = try imu.readFIFO()
+        #expect(saturated.overflowed && saturated.frames.isEmpty && saturated.skippedFrames == 255)
         let unknown = try imu.readFIFO()
         #expect(unknown.overflowed && unknown.frames.isEmpty && unknown.skippedFrames == 0)
         let untimed = try imu.readFIFO()
@@ -283,14 +290,16 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
 
     /// 200 Hz for 0.1 s: 20 frames, indices in order, each the input within one LSB; then an
     /// overflow after 1 s (200 frames > the 78 header-mode frames of 1024 bytes): the skip frame
-    /// counts the 122 dropped, and the indices restart.
+    /// counts the 122 dropped, the 78 kept come numbered past them, and the indices run on.
     @Test func fifoThroughTheEmulator() throws {
         let (rig, time) = try EmulatedRig.checkFIFOAtRest(.bmi160, accelerationTolerance: 1.0 / 8192, rotationTolerance: degree / 65.6)
+        let next = 20  // the 20 frames of the first 0.1 s were 0..<20
         time.set(2.1)
         let overflow = try rig.imu.readFIFO()
-        #expect(overflow.overflowed && overflow.frames.isEmpty && overflow.skippedFrames == 200 - 78)
+        #expect(overflow.overflowed && overflow.skippedFrames == 200 - 78)
+        #expect(overflow.frames.map(\.sampleIndex) == Array(next + 122 ..< next + 200))
         time.set(2.15)
-        #expect(try rig.imu.readFIFO().frames.map(\.sampleIndex) == Array(0..<10))
+        #expect(try rig.imu.readFIFO().frames.map(\.sampleIndex) == Array(next + 200 ..< next + 210))
     }
 
     /// Emulator to driver, the chip's clock 300 ppm fast: over 1 s of reads every 23 ms, the

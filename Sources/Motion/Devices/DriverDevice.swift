@@ -39,11 +39,12 @@ final class DriverDevice: MotionDevice {
 
         /// Takes one FIFO read made at `time` from a chip sampling at `rate`: hands each frame
         /// with the time it was taken to `deliver`, oldest first. Returns the samples lost to an
-        /// overflow (the time since the last read at `rate`).
+        /// overflow: the chip's own count when it kept frames after the gap (they are delivered),
+        /// else the time since the last read at `rate`.
         mutating func take(
             _ read: FIFORead, readAt time: Double, rate: Double, byChipTime: Bool, _ deliver: (FIFOFrame, Double) -> Void
         ) -> Int {
-            if read.overflowed {
+            if read.overflowed, read.frames.isEmpty {
                 // At least the frames the chip counted as dropped, before any read too.
                 let lost = max(lastRead.map { Int(min(max(((time - $0) * rate).rounded(), 0), 1e9)) } ?? 0, read.skippedFrames)
                 // The driver restarted the FIFO: its indices start again. Timed by the chip's
@@ -54,7 +55,9 @@ final class DriverDevice: MotionDevice {
                 return lost
             }
             lastRead = time
-            guard let first = read.frames.first, let last = read.frames.last else { return 0 }
+            // Frames after a gap the chip counted (the BMI160's skip frame): numbered past it.
+            let lost = read.overflowed ? read.skippedFrames : 0
+            guard let first = read.frames.first, let last = read.frames.last else { return lost }
             var timed = false
             if byChipTime, let firstTime = first.chipTime, let lastTime = last.chipTime,
                read.frames.allSatisfy({ $0.chipTime != nil }) {
@@ -68,7 +71,7 @@ final class DriverDevice: MotionDevice {
             }
             estimator.observe(readAt: time, lastPosition: position(of: last, timed: timed))
             for frame in read.frames { deliver(frame, estimator.time(ofPosition: position(of: frame, timed: timed))) }
-            return 0
+            return lost
         }
 
         /// Where `frame` lies on the chip's clock, in sample periods: by its timestamp when the

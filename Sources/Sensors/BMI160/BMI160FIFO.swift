@@ -25,6 +25,8 @@ enum BMI160FIFO {
     /// while fifo_time_en is set; FIFO input config frame (0b0010) with one byte, written when the
     /// FIFO configuration or a sensor's rate changed.
     static let skipFrame: UInt8 = 0x40
+    /// The most a skip frame's one count byte holds: a count there may stand for more.
+    static let skipCountLimit = 255
     static let sensorTimeFrame: UInt8 = 0x44
     static let inputConfigFrame: UInt8 = 0x48
     /// What a read past the FIFO's content returns (§2.5.1.3: a regular header without sensors,

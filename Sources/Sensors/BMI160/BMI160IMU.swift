@@ -93,8 +93,9 @@ public final class BMI160IMU: CoreIMUDriver {
         case timed(UInt32)
         /// The over-read marker, or the bytes ran out, without a sensortime frame.
         case untimed
-        /// Frames were lost (`skipped` of them, as the chip counted, where it did) or the stream
-        /// cannot be followed: the FIFO is flushed and the read reported as an overflow.
+        /// The stream cannot be followed, or the chip's count of frames dropped reached the most
+        /// its skip frame holds (`skipped`, so more may have gone): the FIFO is flushed and the
+        /// read reported as an overflow.
         case restart(skipped: Int)
     }
 
@@ -106,10 +107,14 @@ public final class BMI160IMU: CoreIMUDriver {
     /// ``FIFOFrame/chipTime`` is that time less its distance to the last frame in periods. A read
     /// without the sensortime frame leaves every frame untimed.
     ///
-    /// A skip frame (the FIFO was full and the chip dropped frames), a FIFO input config frame
-    /// after the first frame (someone changed the configuration under the driver) or a header the
-    /// driver cannot follow flush the FIFO and report the read as overflowed, with the chip's
-    /// count of skipped frames in ``FIFORead/skippedFrames``.
+    /// A skip frame (the FIFO was full and the chip dropped the oldest frames) leads the frames
+    /// the chip kept: the read is reported as overflowed with the chip's count in
+    /// ``FIFORead/skippedFrames``, the kept frames are delivered, numbered past the gap (as
+    /// Bosch's SensorAPI reads on after `unpack_skipped_frame`). A count of 255, the most the
+    /// skip frame's byte holds, may stand for more: then, like a FIFO input config frame after
+    /// the first frame (someone changed the configuration under the driver) or a header the
+    /// driver cannot follow, the FIFO is flushed and the read reported as overflowed without
+    /// frames.
     public func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         try core.locked { state throws(SensorError) in
@@ -121,6 +126,7 @@ public final class BMI160IMU: CoreIMUDriver {
             let chunk = device.fifoFramesPerRead(Self.fifoChunkFrames, frameSize: Self.fifoFrameSize) * Self.fifoFrameSize
             let lastChunk = device.bus.maximumReadLength ?? chunk + BMI160FIFO.sensorTimeFrameSize
             var below = filled  // bytes below the fill level not yet requested
+            var skipped = 0
             while end == .reading {
                 // Only the last chunk reads past the fill level: an earlier one would draw the
                 // sensortime frame in the middle of the frames. (A bus too short for its 4 bytes
@@ -138,7 +144,10 @@ public final class BMI160IMU: CoreIMUDriver {
                             state.fifoSamples += 1
                         case .sensorTime(let ticks): end = .timed(ticks)
                         case .end: end = .untimed
-                        case .skipped(let frames): end = .restart(skipped: frames)
+                        case .skipped(let frames) where frames >= BMI160FIFO.skipCountLimit: end = .restart(skipped: frames)
+                        case .skipped(let frames):
+                            skipped += frames
+                            state.fifoSamples += frames
                         case .configChanged where state.fifoSamples == 0: break  // the configuration the driver set
                         case .configChanged, .incompleteSample, .unknown: end = .restart(skipped: 0)
                         }
@@ -146,11 +155,15 @@ public final class BMI160IMU: CoreIMUDriver {
                 }
                 if isLast, end == .reading { end = .untimed }
             }
+            if skipped > 0 {
+                read.overflowed = true
+                read.skippedFrames = skipped
+            }
             switch end {
-            case .restart(let skipped):
+            case .restart(let count):
                 try flushFIFO(&state)
                 read.restart(overflowed: true)
-                read.skippedFrames = skipped
+                read.skippedFrames = skipped + count
             case .timed(let ticks):
                 let period = 1 / state.configuration.outputDataRate
                 let last = Double(ticks) * BMI160FIFO.sensorTimeLSB
