@@ -30,12 +30,16 @@ enum DeliveryTarget: @unchecked Sendable {
 /// it is called from inside that handler (same thread: the lock is recursive), which is allowed.
 ///
 /// Events wait in a queue that keeps its capacity. One block, made once, drains it on the target
-/// queue: an event submits the block only when no drain is already submitted or running, so the
-/// events of one FIFO read, or those that arrive while the handler is busy, share one submission.
-/// An event sent before a `queue.sync {}` on the handler's queue is handled before that block
-/// runs: either its own submission precedes the sync, or a drain that was submitted (or running)
-/// when it arrived takes it before it ends — the drain ends only when it finds the queue empty,
-/// and it clears its mark under the same lock the sender appends under.
+/// queue: an event submits the block only when none is submitted and not yet started, so the
+/// events of one FIFO read, or those that arrive while the consumer's queue is busy, share one
+/// submission. A run hands over the events waiting when it started, no more: events that come
+/// while it runs submit it again, behind whatever else was put on the queue meanwhile, so a
+/// handler slower than the samples never starves the queue's other work. An event sent before a
+/// `queue.sync {}` on the handler's queue is handled before that block runs: either it submitted
+/// the drain itself, ahead of the sync, or it found one submitted and not started, which will
+/// count it (the mark is cleared and the events counted under the lock the sender appends under).
+/// Events are taken one at a time under the gate's lock, so the handler sees them in order even
+/// on a concurrent queue.
 ///
 /// The one allocation per submission is Dispatch's: `dispatch_async` takes a continuation from the
 /// submitting thread's cache, and continuations return to the cache of the thread that ran them,
@@ -51,11 +55,10 @@ final class Delivery<Value: Sendable>: Sendable {
         let lock = NSRecursiveLock()
         var isActive = true  // guarded by `lock`
     }
-    /// Waiting events, and whether a drain is submitted or running (it clears the mark when it
-    /// finds no event left).
+    /// Waiting events, and whether a drain is submitted and not yet started.
     private struct Inbox {
         var events: [Event] = []
-        var isDraining = false
+        var isSubmitted = false
     }
     private let gate = Gate()
     private let inbox: Locked<Inbox>
@@ -70,13 +73,15 @@ final class Delivery<Value: Sendable>: Sendable {
         self.inbox = inbox
         // Holds the gate and the inbox, not `self`: no cycle through the block.
         drain = { [gate] in
-            while let event = inbox.withLock({ inbox -> Event? in
-                if !inbox.events.isEmpty { return inbox.events.removeFirst() }
-                inbox.isDraining = false
-                return nil
-            }) {
+            let waiting = inbox.withLock { inbox -> Int in
+                inbox.isSubmitted = false
+                return inbox.events.count
+            }
+            for _ in 0..<waiting {
                 gate.lock.lock()
                 defer { gate.lock.unlock() }
+                // Another run (a concurrent queue) may have taken it: then there is no more to do.
+                guard let event = inbox.withLock({ $0.events.isEmpty ? nil : $0.events.removeFirst() }) else { return }
                 if gate.isActive { handler(event.value, event.error) }
             }
         }
@@ -86,8 +91,8 @@ final class Delivery<Value: Sendable>: Sendable {
     func send(_ value: Value?, _ error: MotionError?) {
         let submits = inbox.withLock { inbox -> Bool in
             inbox.events.append((value, error))
-            guard !inbox.isDraining else { return false }
-            inbox.isDraining = true
+            guard !inbox.isSubmitted else { return false }
+            inbox.isSubmitted = true
             return true
         }
         if submits { target.submit(drain) }

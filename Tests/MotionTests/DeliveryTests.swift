@@ -64,6 +64,28 @@ import Testing
         #expect(log.overlapped.withLock { $0 } == false)
     }
 
+    @Test("events that come while the handler runs wait behind the queue's other work: a slow handler starves nothing")
+    func laterEventsWaitBehindOtherWork() {
+        let queue = DispatchQueue(label: "delivery-test.fair")
+        let order = Locked<[String]>([])
+        let delivery = Locked<Delivery<Int>?>(nil)
+        let made = Delivery<Int>(target: .dispatch(queue)) { value, _ in
+            guard let value else { return }
+            order.withLock { $0.append("event \(value)") }
+            // A sample that comes while the handler runs, as when the handler is slower than the rate.
+            if value < 3 { delivery.withLock { $0 }?.send(value + 1, nil) }
+        }
+        delivery.withLock { $0 = made }
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }
+        made.send(0, nil)
+        queue.async { order.withLock { $0.append("other work") } }
+        release.signal()
+        // Each event's drain is submitted while the previous one runs: one sync lets at least one through.
+        for _ in 0..<8 { queue.sync {} }
+        #expect(order.withLock { $0 } == ["event 0", "other work", "event 1", "event 2", "event 3"])
+    }
+
     @Test("no handler runs after deactivate returns; events waiting then are dropped")
     func deactivateStopsWaitingEvents() {
         let queue = DispatchQueue(label: "delivery-test.blocked")
