@@ -136,7 +136,7 @@ struct ProbeCommand: ParsableCommand {
             var name = result.chipName ?? "unknown device (not a supported chip)"
             if let lsm9ds1, result.chipName == "LIS3MDL" {
                 name = "\(LSM9DS1IMU.name) magnetometer (LIS3MDL registers; the LSM9DS1 at \(lsm9ds1.address))"
-            } else if let inside = builtIn.first(where: { $0.magnetometer.address == result.address }), result.chipName?.hasPrefix("AK") == true,
+            } else if let inside = builtIn.first(where: { $0.magnetometer.address == result.address }), result.chipName.flatMap(AKModel.init(rawValue:)) != nil,
                       let imu = inside.imu.chipName {
                 name = "\(inside.magnetometer.name) (inside the \(imu) at \(inside.imu.address); its I2C bypass is open)"
             }

@@ -12,7 +12,7 @@ public struct FixedSeedNoise: RandomNumberGenerator, Sendable {
 
     public init(seed: UInt64) { state = seed }
 
-    public mutating func nextUInt64() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -20,10 +20,8 @@ public struct FixedSeedNoise: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
-    public mutating func next() -> UInt64 { nextUInt64() }
-
     /// Uniform in [0, 1).
-    public mutating func uniform() -> Double { Double(nextUInt64() >> 11) / Double(1 << 53) }
+    public mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Uniform in [−1, 1).
     public mutating func symmetric() -> Double { uniform() * 2 - 1 }
