@@ -41,8 +41,9 @@ public enum SysfsFiles {
     /// Runs `step` (a read or write of the bytes from offset `done` on, returning what read(2) or
     /// write(2) returns) until `count` bytes are through, again after EINTR; with
     /// `stopsAtEndOfFile`, also when a step moves nothing. Returns how many bytes moved; an error
-    /// is thrown with the `attempted` operation named.
-    private static func transfer(
+    /// is thrown with the `attempted` operation named, also when a write moves nothing (write(2)
+    /// returning 0 for a non-empty buffer would repeat forever).
+    static func transfer(
         _ count: Int, path: String, attempted: @autoclosure () -> String, stopsAtEndOfFile: Bool, _ step: (_ done: Int) -> Int
     ) throws(IIOError) -> Int {
         var done = 0
@@ -52,7 +53,10 @@ public enum SysfsFiles {
                 if errno == EINTR { continue }
                 throw .from(errno: errno, path: path, attempted: attempted())
             }
-            if moved == 0, stopsAtEndOfFile { break }
+            if moved == 0 {
+                if stopsAtEndOfFile { break }
+                throw IIOError(.io, path: path, detail: "\(attempted()) failed: the file took \(done) of \(count) bytes and then no more")
+            }
             done += moved
         }
         return done
