@@ -156,4 +156,43 @@ import Timing
         #expect(pointwiseMax(calibration.offset, -calibration.offset).max() < 0.1)
         #expect(pointwiseMax(calibration.scale - 1, 1 - calibration.scale).max() < 0.05)
     }
+
+    /// The gyroscope is as uncalibrated as the accelerometer: a constant zero-rate offset of
+    /// 0.2 rad/s (11 °/s, within an MPU-6050's ±20 °/s) does not keep a face from being measured;
+    /// a rate that changes by more than `maximumRate` does.
+    @Test func aConstantGyroscopeOffsetIsStillAChangingRateIsNot() {
+        let faceUp = [SIMD3<Double>](repeating: SIMD3(0.01, -0.02, -1.03), count: 100)  // Core Motion sign: face up reads z < 0
+        var offset = SixFaceSession()
+        #expect(offset.add(acceleration: faceUp, rotationRate: Array(repeating: SIMD3(0.2, -0.1, 0.05), count: 100)) == [.faceUp])
+        var turning = SixFaceSession()
+        let rates = (0..<100).map { SIMD3<Double>(0.2 + 0.002 * Double($0), 0, 0) }  // 0.2 → 0.398 rad/s
+        #expect(turning.add(acceleration: faceUp, rotationRate: rates).isEmpty)
+    }
+
+    /// Six faces on the simulated MPU-9150, whose MPU-6050 dies carry a gyroscope offset of
+    /// (−2.5, 1.8, 0.9) °/s and an accelerometer z offset of 0.03 g (−0.03 g in Core Motion sign): all six are measured, and the
+    /// fit finds the offsets and sensitivities the simulator gave it (it reads 1.04 g at rest uncalibrated).
+    @Test func sixFacesOnAnUncalibratedMPU9150() throws {
+        let clock = VirtualClock()
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces", imu: .mpu9150, seed: 5)),
+                                        clock: clock, calibrationStore: nil)
+        let feed = try CalibrationFeed(manager: manager, clock: clock)
+        var session = SixFaceSession(imuToDevice: feed.target.imuToDevice)
+        feed.start(.inertial)
+        var steps = 0
+        while !session.isComplete, steps < 120 {
+            feed.pass(0.5)
+            let batch = feed.take()
+            _ = session.add(acceleration: batch.acceleration, rotationRate: batch.rotationRate)
+            steps += 1
+        }
+        feed.stop()
+        #expect(session.measuredDeviceFaces == SixFaceSession.order)
+        let calibration = try AccelerometerCalibration.fromSixFaces(session.readings)
+        // The preset's offset (0.015, −0.02, 0.03) g and sensitivity errors (1 %, −0.8 %, 1.2 %)
+        // (ErrorModels.swift), in Core Motion sign; the scale is the correction, 1 / (1 + error).
+        let offset = SIMD3<Double>(-0.015, 0.02, -0.03), scale = 1 / (1 + SIMD3<Double>(0.01, -0.008, 0.012))
+        #expect(pointwiseMax(calibration.offset - offset, offset - calibration.offset).max() < 0.002, "\(calibration.offset)")
+        #expect(pointwiseMax(calibration.scale - scale, scale - calibration.scale).max() < 0.002, "\(calibration.scale)")
+    }
 }

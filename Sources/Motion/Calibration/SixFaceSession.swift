@@ -3,15 +3,21 @@ import Fusion
 /// A guided six-face accelerometer calibration in progress: watches the readings, notices when
 /// the board lies still on a face it has not measured yet, and keeps the mean reading there.
 ///
-/// Still: over the last `window` readings (1 s at 100 Hz) every axis of the acceleration spreads
-/// at most `maximumSpread` g (a hand-held board spreads ~20 mg, a board on a table ~1 mg) and the
-/// rotation rate stays under `maximumRate`; on a face: one axis carries at least 0.8 g.
+/// Still: over the last `window` readings (1 s at 100 Hz) every axis of the acceleration, averaged
+/// over tenths of the window, spreads at most `maximumSpread` g (a hand-held board sways ~20 mg;
+/// the averaging keeps white noise out: an MPU-6050's 400 µg/√Hz is ~3 mg per reading at 100 Hz,
+/// which alone reached 10 mg within a second, and ~1 mg per tenth) and the
+/// rotation rate strays at most `maximumRate` from its mean; on a face: one axis carries at least
+/// 0.8 g. The rate is taken about its mean because the gyroscope is not calibrated yet either: an
+/// MPU-6050's zero-rate offset is ±20 °/s typical (PS-MPU-6000A §6.1), far above any still
+/// threshold, while turning shows as a changing rate (and a changing acceleration).
 public struct SixFaceSession: Sendable {
     /// Readings that must be still together (100: 1 s at 100 Hz).
     public let window: Int
-    /// g: the largest deviation of any acceleration axis from its mean over the window.
+    /// g: the largest deviation of any acceleration axis, averaged over a tenth of the window,
+    /// from its mean over the window.
     public let maximumSpread: Double
-    /// rad/s: the largest rotation rate magnitude over the window.
+    /// rad/s: the largest deviation of the rotation rate from its mean over the window.
     public let maximumRate: Double
     /// Chip-axes mean reading (g) per face, keyed by the face as the chip sees it (what
     /// `AccelerometerCalibration.fromSixFaces` needs).
@@ -21,8 +27,8 @@ public struct SixFaceSession: Sendable {
     private var recent: [SIMD3<Double>] = []
     private var recentRates: [SIMD3<Double>] = []
     private let imuToDevice: Matrix3
-    /// The first reading of the current still run, and how many readings in a row stayed within
-    /// `maximumSpread` of it (for ``status``).
+    /// The first reading (averaged over a tenth of the window) of the current still run, and how
+    /// many readings in a row stayed within `maximumSpread` of it (for ``status``).
     private var stillAnchor: SIMD3<Double>?
     private var stillRun = 0
 
@@ -66,31 +72,43 @@ public struct SixFaceSession: Sendable {
     public mutating func add(acceleration: [SIMD3<Double>], rotationRate: [SIMD3<Double>]) -> [DeviceOrientation] {
         recentRates = Array((recentRates + rotationRate).suffix(window))
         var measured: [DeviceOrientation] = []
-        let turning = (recentRates.last.map { ($0 * $0).sum().squareRoot() } ?? 0) > maximumRate
+        let turning = recentRates.last.map { Self.magnitude($0 - Self.mean(recentRates)) > maximumRate } ?? false
         for reading in acceleration {
-            if let anchor = stillAnchor, !turning, pointwiseMax(reading - anchor, anchor - reading).max() <= maximumSpread {
-                stillRun += 1
-            } else {
-                stillAnchor = reading
-                stillRun = 1
-            }
             recent.append(reading)
             if recent.count > window { recent.removeFirst(recent.count - window) }
+            let smoothed = Self.mean(recent.suffix(block))
+            if let anchor = stillAnchor, !turning, pointwiseMax(smoothed - anchor, anchor - smoothed).max() <= maximumSpread {
+                stillRun += 1
+            } else {
+                stillAnchor = smoothed
+                stillRun = 1
+            }
             guard recent.count == window, isStill, let face = captureIfNew() else { continue }
             measured.append(face)
         }
         return measured
     }
 
+    /// Readings averaged together before their spread is judged: a tenth of the window.
+    private var block: Int { max(1, window / 10) }
+
     private var isStill: Bool {
-        let mean = recent.reduce(.zero, +) / Double(recent.count)
-        let spread = recent.reduce(SIMD3<Double>.zero) { pointwiseMax($0, pointwiseMax($1 - mean, mean - $1)) }
-        let rate = recentRates.reduce(0.0) { max($0, ($1 * $1).sum().squareRoot()) }
-        return spread.max() <= maximumSpread && rate <= maximumRate
+        let mean = Self.mean(recent)
+        let blockMeans = stride(from: 0, to: recent.count, by: block).map { Self.mean(recent[$0..<min($0 + block, recent.count)]) }
+        let spread = blockMeans.reduce(SIMD3<Double>.zero) { pointwiseMax($0, pointwiseMax($1 - mean, mean - $1)) }
+        let meanRate = Self.mean(recentRates)
+        let rateSpread = recentRates.reduce(0.0) { max($0, Self.magnitude($1 - meanRate)) }
+        return spread.max() <= maximumSpread && rateSpread <= maximumRate
     }
 
+    private static func mean<Values: Collection<SIMD3<Double>>>(_ values: Values) -> SIMD3<Double> {
+        values.isEmpty ? .zero : values.reduce(.zero, +) / Double(values.count)
+    }
+
+    private static func magnitude(_ value: SIMD3<Double>) -> Double { (value * value).sum().squareRoot() }
+
     private mutating func captureIfNew() -> DeviceOrientation? {
-        let mean = recent.reduce(.zero, +) / Double(recent.count)
+        let mean = Self.mean(recent)
         guard let deviceFace = Self.face(of: imuToDevice * mean), !measuredDeviceFaces.contains(deviceFace),
               let chipFace = Self.face(of: mean) else { return nil }
         readings[chipFace] = mean
