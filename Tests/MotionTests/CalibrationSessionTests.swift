@@ -137,9 +137,11 @@ import Timing
         #expect(throws: GyroBiasCalibrationError.self) { try moving.result() }
     }
 
-    @Test func sixFacesAreFoundInOrderAndGiveOffsetAndScale() throws {
+    /// The `six-faces` scenario on `imu` fed to a session half a second at a time, for at most 60 s.
+    private func sixFaces(imu: SimulatedBoard.IMU) throws -> SixFaceSession {
         let clock = VirtualClock()
-        let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces", seed: 5)), clock: clock, calibrationStore: nil)
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces", imu: imu, seed: 5)), clock: clock,
+                                        calibrationStore: nil)
         let feed = try CalibrationFeed(manager: manager, clock: clock)
         var session = SixFaceSession(imuToDevice: feed.target.imuToDevice)
         feed.start(.inertial)
@@ -151,6 +153,11 @@ import Timing
             steps += 1
         }
         feed.stop()
+        return session
+    }
+
+    @Test func sixFacesAreFoundInOrderAndGiveOffsetAndScale() throws {
+        let session = try sixFaces(imu: .lsm6dsox)
         #expect(session.measuredDeviceFaces == SixFaceSession.order)
         let calibration = try AccelerometerCalibration.fromSixFaces(session.readings)
         #expect(pointwiseMax(calibration.offset, -calibration.offset).max() < 0.1)
@@ -170,23 +177,11 @@ import Timing
     }
 
     /// Six faces on the simulated MPU-9150, whose MPU-6050 dies carry a gyroscope offset of
-    /// (−2.5, 1.8, 0.9) °/s and an accelerometer z offset of 0.03 g (−0.03 g in Core Motion sign): all six are measured, and the
-    /// fit finds the offsets and sensitivities the simulator gave it (it reads 1.04 g at rest uncalibrated).
+    /// (−2.5, 1.8, 0.9) °/s and an accelerometer z offset of 0.03 g: all six are measured, and the
+    /// fit finds the offsets and sensitivities the simulator gave it (uncalibrated, it reads 1.04 g
+    /// at rest).
     @Test func sixFacesOnAnUncalibratedMPU9150() throws {
-        let clock = VirtualClock()
-        let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces", imu: .mpu9150, seed: 5)),
-                                        clock: clock, calibrationStore: nil)
-        let feed = try CalibrationFeed(manager: manager, clock: clock)
-        var session = SixFaceSession(imuToDevice: feed.target.imuToDevice)
-        feed.start(.inertial)
-        var steps = 0
-        while !session.isComplete, steps < 120 {
-            feed.pass(0.5)
-            let batch = feed.take()
-            _ = session.add(acceleration: batch.acceleration, rotationRate: batch.rotationRate)
-            steps += 1
-        }
-        feed.stop()
+        let session = try sixFaces(imu: .mpu9150)
         #expect(session.measuredDeviceFaces == SixFaceSession.order)
         let calibration = try AccelerometerCalibration.fromSixFaces(session.readings)
         // The preset's offset (0.015, −0.02, 0.03) g and sensitivity errors (1 %, −0.8 %, 1.2 %)
