@@ -72,8 +72,14 @@ public struct AttitudeFilter: Sendable {
         public var biasSigmaInitial: Double = 0.5
         /// Time in which the bias variance grows by (0.1 °/s)² without information, s.
         public var biasForgettingTime: Double = 100
-        /// Largest bias (and bias correction) considered, °/s.
+        /// Largest bias considered, °/s (also the largest low-passed rate at rest): 2 °/s as in
+        /// VQF; the sampler raises it to the chip's zero-rate tolerance while the gyroscope is not
+        /// calibrated (20 °/s for an MPU-6050).
         public var biasClip: Double = 2.0
+        /// Largest bias error one update acts on, °/s (at most `biasClip`). Kept at 2 °/s when
+        /// `biasClip` is raised: a wider bound let the estimate chase an uncalibrated chip's
+        /// scale errors while it tumbled.
+        public var biasCorrectionClip: Double = 2.0
         /// Standard deviation of a bias measurement while moving, °/s.
         public var biasSigmaMotion: Double = 0.05
         /// Weight of the vertical bias component while moving: this much slower than horizontal.
@@ -131,6 +137,7 @@ public struct AttitudeFilter: Sendable {
     private let magneticGain: Double
     private let magneticReferenceGain: Double
     private let biasClip: Double
+    private let biasCorrectionClip: Double
     private let biasVariance0: Double
     private let biasProcessNoise: Double
     private let biasMotionNoise: Double
@@ -204,6 +211,7 @@ public struct AttitudeFilter: Sendable {
         magneticGain = 1 - exp(-ts / parameters.magnetometerTimeConstant)
         magneticReferenceGain = 1 - exp(-ts / parameters.magneticReferenceTimeConstant)
         biasClip = parameters.biasClip * degree
+        biasCorrectionClip = min(parameters.biasClip, parameters.biasCorrectionClip) * degree
         biasVariance0 = (parameters.biasSigmaInitial * 100) * (parameters.biasSigmaInitial * 100)
         // Process noise: the variance grows by (0.1 °/s)² in biasForgettingTime.
         biasProcessNoise = 100 * ts / parameters.biasForgettingTime
@@ -409,7 +417,7 @@ public struct AttitudeFilter: Sendable {
             biasCovariance = p
             return
         }
-        error = clamp(error, biasClip)
+        error = clamp(error, biasCorrectionClip)
 
         // Kalman update with U = P Hᵀ (columns uᵢ = P hᵢ, P symmetric), S = H P Hᵀ + W:
         // b += U S⁻¹ e, P −= U S⁻¹ Uᵀ.

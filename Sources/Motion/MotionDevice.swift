@@ -36,6 +36,10 @@ protocol MotionDevice: AnyObject, Sendable {
     var maximumTimerRate: Double { get }
     /// How long the readings lag the motion, s (the chip's output filter delay); 0 when unknown.
     var sensorLatency: Double { get }
+    /// The largest gyroscope offset the fusion may have to estimate, °/s: the chip's zero-rate
+    /// tolerance when its gyroscope is not calibrated, else the filter's default
+    /// (`AttitudeFilter.Parameters.biasClip`).
+    var gyroscopeBiasRange: Double { get }
     /// Identifies and configures the chips (again, after a reset or a disappearance).
     func initialize() throws(MotionError)
     /// Reads one sample: one bus transaction for the IMU, one for the magnetometer if any.
@@ -62,6 +66,7 @@ extension MotionDevice {
     var hasGyroscope: Bool { true }
     var hasChipAttitude: Bool { false }
     var sensorLatency: Double { 0 }
+    var gyroscopeBiasRange: Double { AttitudeFilter.Parameters().biasClip }
     var fifoRate: Double? { nil }
     func startFIFO() throws(MotionError) {
         throw .sensor("\(name) has no FIFO")

@@ -321,10 +321,12 @@ final class SensorHub: Sendable {
             // The filter runs on every sample; a new sample rate or chip filter starts a new filter.
             // It is updated where it lies (a copy out and back costs more than the update's own
             // arithmetic).
-            let latency = device.sensorLatency
-            if ticks.filter?.sampleInterval != sampleInterval || ticks.filter?.parameters.sensorLatency != latency {
+            let latency = device.sensorLatency, biasRange = device.gyroscopeBiasRange
+            if ticks.filter?.sampleInterval != sampleInterval || ticks.filter?.parameters.sensorLatency != latency
+                || ticks.filter?.parameters.biasClip != biasRange {
                 var parameters = AttitudeFilter.Parameters()
                 parameters.sensorLatency = latency
+                parameters.biasClip = biasRange
                 ticks.filter = AttitudeFilter(sampleInterval: sampleInterval, parameters: parameters)
                 ticks.lastFusedTimestamp = nil
             }

@@ -17,6 +17,7 @@ final class DriverDevice: MotionDevice {
     /// The IMU's output delay at the configuration it was opened with (as `maximumTimerRate`):
     /// read once, not under the driver's lock on every sample.
     let sensorLatency: Double
+    let gyroscopeBiasRange: Double
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
     private let fifoClock = Locked<FIFOClock?>(nil)
     /// Whether FIFO samples are timed by the chip's timestamps where its FIFO has them (else by
@@ -95,6 +96,11 @@ final class DriverDevice: MotionDevice {
             .joined(separator: " + ") + " on \(busName)"
         self.maximumTimerRate = min(100, imu.configuration.outputDataRate)
         self.sensorLatency = imu.outputDelay
+        // An MPU-6050's gyroscope may be 20 °/s off (PS-MPU-6000A §6.1); a filter that estimates at
+        // most 2 °/s would leave the rest turning the attitude for ever (GyroRestLimits cites each
+        // chip's figure). A stored gyroscope calibration leaves only what drifts since.
+        let zeroRateTolerance = correction.gyroBias == .zero ? GyroRestLimits.forChip(imu.chip.name)?.biasDPS : nil
+        self.gyroscopeBiasRange = max(AttitudeFilter.Parameters().biasClip, zeroRateTolerance ?? 0)
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
