@@ -206,7 +206,8 @@ public struct GravityRestLimits: Sendable, Equatable {
     public static func forChip(_ chip: String) -> GravityRestLimits {
         switch chip {
         case InvenSenseModel.mpu6050.rawValue, InvenSenseModel.mpu9150.rawValue:
-            // The MPU-9150's accelerometer is the MPU-6050's die (PS-MPU-9150A §6.2 repeats it).
+            // The MPU-9150 carries the MPU-6050's accelerometer die (as ErrorModels.swift takes it);
+            // its own product specification's table was not checked here.
             GravityRestLimits(tolerance: 0.11, source: "PS-MPU-6000A §6.2: zero-g z ±80 mg, sensitivity ±3 %")
         case InvenSenseModel.mpu9250.rawValue:
             GravityRestLimits(tolerance: 0.11, source: "PS-MPU-9250A §3.2: zero-g z ±80 mg, sensitivity ±3 %")

@@ -5,8 +5,8 @@ import Fusion
 ///
 /// Still: over the last `window` readings (1 s at 100 Hz) every axis of the acceleration, averaged
 /// over tenths of the window, spreads at most `maximumSpread` g (a hand-held board sways ~20 mg;
-/// the averaging keeps white noise out: an MPU-6050's 400 µg/√Hz is ~3 mg per reading at 100 Hz,
-/// which alone reached 10 mg within a second, and ~1 mg per tenth) and the
+/// the averaging keeps white noise out: an MPU-6050's 400 µg/√Hz, ~3 mg per reading at 100 Hz,
+/// spread past 10 mg on two of the six faces of a simulated run; averaged, ~1 mg) and the
 /// rotation rate strays at most `maximumRate` from its mean; on a face: one axis carries at least
 /// 0.8 g. The rate is taken about its mean because the gyroscope is not calibrated yet either: an
 /// MPU-6050's zero-rate offset is ±20 °/s typical (PS-MPU-6000A §6.1), far above any still
