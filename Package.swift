@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "IIO"),
         // Test support: fake IIO sysfs trees and buffer devices in a temporary directory.
         .target(name: "IIOFake"),
-        // The public API.
+        // The public API (API/), the sampler engine (Engine/), the sample sources (Devices/), board
+        // files and the calibration store. docs/ARCHITECTURE.md maps it.
         .target(
             name: "Motion",
             dependencies: [
@@ -40,24 +41,32 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // motionctl's toolbox: diagnostics (doctor, hardware checks, probe) and workflows (calibration
+        // sessions). Not a product: it uses the package-level parts of `Motion`.
+        .target(
+            name: "MotionTools",
+            dependencies: ["Motion", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator"]
+        ),
+        // BROAD recordings (the benchmark's data set) as trials and replays: motionctl evaluate, motion-bench, tests.
+        .target(name: "BroadData", dependencies: ["MotionSimulator"]),
         // `motionctl serve`: the live browser view over HTTP (FlyingFox: no SwiftNIO; docs/serve-notes.md).
         .target(
             name: "MotionServe",
-            dependencies: ["Motion", "Fusion", "Locking", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: ["Motion", "MotionTools", "Fusion", "Locking", .product(name: "FlyingFox", package: "FlyingFox")]
         ),
         // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
         .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe",
+                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
-        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
+        .executableTarget(name: "motion-bench", dependencies: ["Motion", "BroadData", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
         // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
         // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
         .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),
@@ -67,18 +76,18 @@ let package = Package(
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
         // Test-only: a seeded noise source and a process runner the test targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "SensorsTests", dependencies: ["TestSupport", "Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
-        .testTarget(name: "MotionSimulatorTests", dependencies: ["MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
+        .testTarget(name: "SensorsTests", dependencies: ["TestSupport", "BroadData", "Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
+        .testTarget(name: "MotionSimulatorTests", dependencies: ["BroadData", "MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
-        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
+        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "CPseudoTerminal", "IIOFake"]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionTools", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
         .testTarget(name: "AllocationTests"),
-        .testTarget(name: "HardwareTests", dependencies: ["Motion", "Sensors", "LinuxI2C", "I2C"]),
+        .testTarget(name: "HardwareTests", dependencies: ["Motion", "MotionTools", "Sensors", "LinuxI2C", "I2C"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,15 +2,16 @@ import Foundation
 import Fusion
 import Locking
 import Motion
+import MotionTools
 
 /// How the server gets at the magnetometer for a calibration: a feed of raw readings from a
 /// manager opened without stored calibrations (the same as `motionctl calibrate magnetometer`
 /// opens), and the store a result is saved into.
-public struct CalibrationAccess: Sendable {
-    public var openFeed: @Sendable () throws -> CalibrationFeed
-    public var store: CalibrationStore
+package struct CalibrationAccess: Sendable {
+    package var openFeed: @Sendable () throws -> CalibrationFeed
+    package var store: CalibrationStore
 
-    public init(store: CalibrationStore, openFeed: @escaping @Sendable () throws -> CalibrationFeed) {
+    package init(store: CalibrationStore, openFeed: @escaping @Sendable () throws -> CalibrationFeed) {
         self.store = store
         self.openFeed = openFeed
     }

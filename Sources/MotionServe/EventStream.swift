@@ -2,6 +2,7 @@ import FlyingFox
 import FlyingSocks
 import Locking
 import Motion
+import MotionTools
 
 /// Every browser's ``ClientBuffer``, fed from the sampler's queue.
 final class FanOut: Sendable {

@@ -4,16 +4,17 @@ import FlyingSocks
 import Foundation
 import Locking
 import Motion
+import MotionTools
 
 /// What the page says about where its samples come from.
-public struct SourceDescription: Sendable, Encodable {
+package struct SourceDescription: Sendable, Encodable {
     /// "simulated board", "Raspberry Pi 4 Model B".
-    public var board: String
+    package var board: String
     /// "simulated: scenario tumble, seed 1", "/dev/i2c-1".
-    public var source: String
-    public var isSimulated: Bool
+    package var source: String
+    package var isSimulated: Bool
 
-    public init(board: String, source: String, isSimulated: Bool) {
+    package init(board: String, source: String, isSimulated: Bool) {
         self.board = board
         self.source = source
         self.isSimulated = isSimulated
@@ -35,9 +36,9 @@ public struct SourceDescription: Sendable, Encodable {
 /// | `POST /calibration/magnetometer/start?duration=S` | starts a figure-eight (at most `S` seconds, default 60) |
 /// | `POST /calibration/magnetometer/save[?replace=1]` | saves the finished calibration (the only write) |
 /// | `POST /calibration/magnetometer/cancel` | stops or drops it, nothing saved |
-public final class MotionServer: Sendable {
-    public let manager: MotionManager
-    public let configuration: ServeConfiguration
+package final class MotionServer: Sendable {
+    package let manager: MotionManager
+    package let configuration: ServeConfiguration
     let description: SourceDescription
     let fanOut: FanOut
     let calibration: CalibrationService?
@@ -48,7 +49,7 @@ public final class MotionServer: Sendable {
     /// - Parameters:
     ///   - manager: the device motion shown (its sampler runs at 100 Hz, whatever the pages ask).
     ///   - calibration: how to calibrate the magnetometer; nil turns the calibration endpoints off.
-    public init(manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess?, configuration: ServeConfiguration) throws {
+    package init(manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess?, configuration: ServeConfiguration) throws {
         self.manager = manager
         self.description = description
         self.configuration = configuration
@@ -71,7 +72,7 @@ public final class MotionServer: Sendable {
 
     /// Starts the sampler's updates and listens; returns the port (the one chosen for port 0).
     @discardableResult
-    public func start() async throws -> UInt16 {
+    package func start() async throws -> UInt16 {
         let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
         manager.deviceMotionUpdateInterval = MotionManager.minimumUpdateInterval
         manager.startDeviceMotionUpdates(using: frame, to: queue) { [fanOut] motion, error in
@@ -106,7 +107,7 @@ public final class MotionServer: Sendable {
     }
 
     /// Stops listening, ends every stream and the sampler's updates, and any calibration in progress.
-    public func stop() async {
+    package func stop() async {
         calibration?.stop()
         fanOut.closeAll()
         await server.stop(timeout: 1)
@@ -116,15 +117,15 @@ public final class MotionServer: Sendable {
     }
 
     /// Browsers connected to the event stream now.
-    public var streamCount: Int { fanOut.clientCount }
+    package var streamCount: Int { fanOut.clientCount }
 }
 
 /// The server cannot start.
-public enum ServeError: Error, Sendable, CustomStringConvertible {
+package enum ServeError: Error, Sendable, CustomStringConvertible {
     case badAddress(String)
     case cannotListen(host: String, port: UInt16, cause: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badAddress(let host):
             "--host \(host) is not an IP address: pass one such as 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or ::1"

@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Motion
+import MotionTools
 
 extension MotionServer {
     /// Every request comes here: the token, then the path, then the method, then the parameters.

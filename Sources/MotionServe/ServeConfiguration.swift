@@ -3,17 +3,17 @@
 /// Safe by default: it listens on the loopback address only. Bound to any other address, every
 /// request must carry ``accessToken`` (query `?token=…`, header `X-Motion-Token: …` or
 /// `Authorization: Bearer …`); a request without it gets 401.
-public struct ServeConfiguration: Sendable {
+package struct ServeConfiguration: Sendable {
     /// The address to listen on, IPv4 or IPv6 ("127.0.0.1", "0.0.0.0", "::1", "::").
-    public var host: String
+    package var host: String
     /// The TCP port; 0 picks a free one (``MotionServer/start()`` returns it).
-    public var port: UInt16
+    package var port: UInt16
     /// Required in every request when set.
-    public var accessToken: String?
+    package var accessToken: String?
     /// Events a browser may fall behind by before its oldest ones are dropped (and counted).
-    public var clientBufferCapacity: Int
+    package var clientBufferCapacity: Int
 
-    public init(host: String = ServeConfiguration.loopback, port: UInt16 = 8080, accessToken: String? = nil, clientBufferCapacity: Int = 64) {
+    package init(host: String = ServeConfiguration.loopback, port: UInt16 = 8080, accessToken: String? = nil, clientBufferCapacity: Int = 64) {
         self.host = host
         self.port = port
         self.accessToken = accessToken
@@ -22,24 +22,24 @@ public struct ServeConfiguration: Sendable {
 
     /// The configuration for `host` and `port` with the default rule: a fresh random token when
     /// `host` is not a loopback address, none otherwise.
-    public static func safe(host: String = loopback, port: UInt16 = 8080) -> ServeConfiguration {
+    package static func safe(host: String = loopback, port: UInt16 = 8080) -> ServeConfiguration {
         ServeConfiguration(host: host, port: port, accessToken: isLoopback(host) ? nil : randomToken())
     }
 
-    public static let loopback = "127.0.0.1"
+    package static let loopback = "127.0.0.1"
 
     /// Rates a page may ask the event stream for (events per second); the sampler keeps its own.
-    public static let rateRange: ClosedRange<Double> = 1...100
+    package static let rateRange: ClosedRange<Double> = 1...100
     /// The rate when the page does not say.
-    public static let defaultRate = 30.0
+    package static let defaultRate = 30.0
 
     /// True for addresses only this machine can reach: 127.0.0.0/8, ::1, localhost.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// 128 random bits from the system's generator (the kernel's `getrandom`), as 32 hex digits.
-    public static func randomToken() -> String {
+    package static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let word = String(generator.next() as UInt32, radix: 16)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CStandardOutput
 import Foundation
 import Motion
+import MotionTools
 
 @main
 struct Motionctl: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionTools
 import Testing
 
 /// The board the hardware tests run on, named by the environment:

@@ -1,3 +1,4 @@
+import BroadData
 import Foundation
 import MotionSimulator
 import Testing

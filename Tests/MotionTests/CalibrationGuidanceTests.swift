@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 import Motion
+import MotionTools
 import Testing
 
 /// Calibration guidance in the hand's terms: every missing direction of the magnetometer's map is

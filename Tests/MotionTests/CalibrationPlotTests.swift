@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 @testable import Motion
+@testable import MotionTools
 import Testing
 
 @Suite struct CalibrationPlotTests {

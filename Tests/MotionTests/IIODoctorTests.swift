@@ -2,6 +2,7 @@ import Foundation
 import IIOFake
 import Testing
 @testable import Motion
+@testable import MotionTools
 
 /// Doctor and the automatic choice on a Raspberry Pi whose IMU a kernel overlay owns
 /// (`dtoverlay=mpu6050`), and on a laptop with only a HID accelerometer.

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionTools
 import MotionServe
 import TestSupport
 import Testing

@@ -6,32 +6,32 @@ import I2C
 /// how the chip is mounted, and what a person must do to enable I2C.
 public struct Board: Sendable, Equatable {
     /// A pin of the board's expansion header.
-    public struct Pin: Sendable, Codable, Equatable {
+    package struct Pin: Sendable, Codable, Equatable {
         /// The header pin as printed on the board: `"3"` on a 40-pin header, `"P9_20"` on a BeagleBone.
-        public var header: String
+        package var header: String
         /// The SoC's name for the signal, e.g. `"GPIO2 (I2C1 SDA)"`.
-        public var soc: String
+        package var soc: String
 
-        public init(header: String, soc: String) {
+        package init(header: String, soc: String) {
             self.header = header
             self.soc = soc
         }
     }
 
     /// One I2C bus brought out to the header.
-    public struct I2CBus: Sendable, Codable, Equatable {
+    package struct I2CBus: Sendable, Codable, Equatable {
         /// The Linux device node, `/dev/i2c-N`.
-        public var device: String
-        public var sdaPin: Pin
-        public var sclPin: Pin
+        package var device: String
+        package var sdaPin: Pin
+        package var sclPin: Pin
         /// The clock the bus runs at after the setup note, without speed changes, in Hz.
-        public var defaultSpeedHz: Int
+        package var defaultSpeedHz: Int
         /// The highest clock documented for this bus on this board, in Hz.
-        public var maxSpeedHz: Int
+        package var maxSpeedHz: Int
         /// The bus the library uses when none is named (exactly one per board).
-        public var isDefault: Bool
+        package var isDefault: Bool
 
-        public init(device: String, sdaPin: Pin, sclPin: Pin, defaultSpeedHz: Int, maxSpeedHz: Int, isDefault: Bool) {
+        package init(device: String, sdaPin: Pin, sclPin: Pin, defaultSpeedHz: Int, maxSpeedHz: Int, isDefault: Bool) {
             self.device = device
             self.sdaPin = sdaPin
             self.sclPin = sclPin
@@ -41,7 +41,7 @@ public struct Board: Sendable, Equatable {
         }
 
         /// N in `/dev/i2c-N`.
-        public var busNumber: Int? {
+        package var busNumber: Int? {
             Int(device.dropFirst(BoardFileParser.devicePrefix.count))
         }
     }
@@ -53,26 +53,26 @@ public struct Board: Sendable, Equatable {
     /// Device-tree model strings that identify the board (from `/proc/device-tree/model`).
     /// An entry matches the whole model string, or, when it ends in `*`, any model starting with
     /// the text before the `*`.
-    public var match: [String]
+    package var match: [String]
     /// The I2C buses on the header; never empty, exactly one is the default.
-    public var i2cBuses: [I2CBus]
+    package var i2cBuses: [I2CBus]
     /// Where an IMU usually answers, in probe order.
-    public var imuAddresses: [I2CAddress]
+    package var imuAddresses: [I2CAddress]
     /// Where a magnetometer usually answers, in probe order.
-    public var magnetometerAddresses: [I2CAddress]
+    package var magnetometerAddresses: [I2CAddress]
     /// Maps chip axes to device axes: `v_device = mountMatrix * v_chip`. Device frame: x to the
     /// right, y toward the top edge, z out of the front face. Always a proper rotation.
-    public var mountMatrix: Matrix3
+    package var mountMatrix: Matrix3
     /// What a person must do to enable I2C, set its speed and get permission to use it.
     public var setup: String
     /// The IMU and magnetometer chips the board carries, for a board with chips of its own (a
     /// HAT); nil for a board whose sensors are whatever a person wires to its header. The
     /// simulator lays a board with chips out with them (`--simulated --board`). `imuChip`
     /// `LSM6DSO32` also tells a real one from the LSM6DSO, whose identity it shares.
-    public var imuChip: String?
-    public var magnetometerChip: String?
+    package var imuChip: String?
+    package var magnetometerChip: String?
 
-    public init(
+    package init(
         name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress],
         magnetometerAddresses: [I2CAddress], mountMatrix: Matrix3, setup: String,
         imuChip: String? = nil, magnetometerChip: String? = nil
@@ -91,13 +91,13 @@ public struct Board: Sendable, Equatable {
 
     /// The bus marked `isDefault`. A board loaded from a file always has exactly one; `nil` only
     /// for a board built in code without one.
-    public var defaultBus: I2CBus? {
+    package var defaultBus: I2CBus? {
         i2cBuses.first(where: \.isDefault)
     }
 
     /// The length of the `match` entry that recognises `model`, or `nil` when none does.
     /// `model` is compared after `BoardCatalog.normalizedModel`.
-    public func matchLength(model: String) -> Int? {
+    package func matchLength(model: String) -> Int? {
         let model = BoardCatalog.normalizedModel(model)
         return match.compactMap { entry -> Int? in
             if entry.hasSuffix("*") {
@@ -109,7 +109,7 @@ public struct Board: Sendable, Equatable {
     }
 
     /// True when a `match` entry recognises `model`.
-    public func matches(model: String) -> Bool {
+    package func matches(model: String) -> Bool {
         matchLength(model: model) != nil
     }
 }

@@ -8,9 +8,9 @@ import Glibc
 /// binary needs no repository) plus any a user loads from their own board file.
 public struct BoardCatalog: Sendable, Equatable {
     /// In order: built-in boards sorted by id, then added ones.
-    public private(set) var boards: [Board]
+    package private(set) var boards: [Board]
 
-    public init(boards: [Board]) {
+    package init(boards: [Board]) {
         self.boards = boards
     }
 
@@ -19,12 +19,12 @@ public struct BoardCatalog: Sendable, Equatable {
     public static var builtIn: BoardCatalog { builtInResult.catalog }
 
     /// Validation errors of built-in board files; empty in a correct build.
-    public static var builtInProblems: [BoardFileError] { builtInResult.problems }
+    package static var builtInProblems: [BoardFileError] { builtInResult.problems }
 
     private static let builtInResult = loadBuiltIn()
 
     /// The id of the board used when the machine is not a known board.
-    public static let simulatedID = "simulated"
+    package static let simulatedID = "simulated"
 
     /// The board with this id.
     public func board(id: String) -> Board? {
@@ -32,7 +32,7 @@ public struct BoardCatalog: Sendable, Equatable {
     }
 
     /// This catalog with `board` added, replacing a board of the same id.
-    public func adding(_ board: Board) -> BoardCatalog {
+    package func adding(_ board: Board) -> BoardCatalog {
         var copy = self
         if let index = copy.boards.firstIndex(where: { $0.id == board.id }) {
             copy.boards[index] = board
@@ -44,7 +44,7 @@ public struct BoardCatalog: Sendable, Equatable {
 
     /// The board whose `match` recognises the device-tree model string; when several do, the one
     /// with the longest matching entry. `nil` for `nil` (not a device-tree machine) or an unknown model.
-    public func detect(model: String?) -> Board? {
+    package func detect(model: String?) -> Board? {
         guard let model else { return nil }
         return boards
             .compactMap { board in board.matchLength(model: model).map { (board, $0) } }
@@ -53,26 +53,26 @@ public struct BoardCatalog: Sendable, Equatable {
 
     /// The board this machine is, from its device-tree model; `nil` when it is not a device-tree
     /// machine or not a known board (callers then use the `simulated` board or ask for a board file).
-    public func detectMachine(fileSystemRoot: String = "/") -> Board? {
+    package func detectMachine(fileSystemRoot: String = "/") -> Board? {
         detect(model: Self.readDeviceTreeModel(fileSystemRoot: fileSystemRoot))
     }
 
     /// `detect(model:)` over the built-in boards.
-    public static func detect(model: String?) -> Board? {
+    package static func detect(model: String?) -> Board? {
         builtIn.detect(model: model)
     }
 
     /// The model string as the board names itself: the kernel's file ends in a NUL byte.
-    public static func normalizedModel(_ raw: String) -> String {
+    package static func normalizedModel(_ raw: String) -> String {
         raw.trimmingCharacters(in: CharacterSet(charactersIn: "\0").union(.whitespacesAndNewlines))
     }
 
     /// The places the device-tree model string can be read from, relative to the filesystem root.
-    public static let modelPaths = ["proc/device-tree/model", "sys/firmware/devicetree/base/model"]
+    package static let modelPaths = ["proc/device-tree/model", "sys/firmware/devicetree/base/model"]
 
     /// The machine's device-tree model string, or `nil` when this is not a device-tree machine
     /// (e.g. an x86 PC). `fileSystemRoot` lets tests point at a fake tree.
-    public static func readDeviceTreeModel(fileSystemRoot: String = "/") -> String? {
+    package static func readDeviceTreeModel(fileSystemRoot: String = "/") -> String? {
         for path in modelPaths {
             let url = URL(fileURLWithPath: fileSystemRoot).appendingPathComponent(path)
             if let data = FileManager.default.contents(atPath: url.path) {
@@ -100,7 +100,7 @@ public struct BoardCatalog: Sendable, Equatable {
     }
 
     /// A bus as a person names it: `1` is `/dev/i2c-1`; a device node stays as it is.
-    public static func busDevice(_ nameOrNumber: String) -> String {
+    package static func busDevice(_ nameOrNumber: String) -> String {
         !nameOrNumber.isEmpty && nameOrNumber.allSatisfy(\.isNumber) ? "/dev/i2c-\(nameOrNumber)" : nameOrNumber
     }
 
@@ -116,7 +116,7 @@ public struct BoardCatalog: Sendable, Equatable {
     }
 
     /// Validates a board file's bytes; `file` names it in errors and gives the expected id.
-    public static func parseBoard(_ data: Data, file: String) throws(BoardFileError) -> Board {
+    package static func parseBoard(_ data: Data, file: String) throws(BoardFileError) -> Board {
         let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         return try BoardFileParser(file: file).board(from: data, expectedID: stem)
     }

@@ -3,17 +3,17 @@ import Fusion
 
 /// Which physical sensor a calibration belongs to: the same chip type on another board, bus or
 /// address is another sensor with its own calibration.
-public struct SensorIdentity: Hashable, Sendable, Codable, CustomStringConvertible {
+package struct SensorIdentity: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Board id, e.g. `raspberry-pi-4b` or `simulated`.
-    public var board: String
+    package var board: String
     /// Chip name, e.g. `LSM6DSOX`.
-    public var chip: String
+    package var chip: String
     /// Bus, e.g. `/dev/i2c-1`.
-    public var bus: String
+    package var bus: String
     /// 7-bit address.
-    public var address: UInt8
+    package var address: UInt8
 
-    public init(board: String, chip: String, bus: String, address: UInt8) {
+    package init(board: String, chip: String, bus: String, address: UInt8) {
         self.board = board
         self.chip = chip
         self.bus = bus
@@ -21,30 +21,30 @@ public struct SensorIdentity: Hashable, Sendable, Codable, CustomStringConvertib
     }
 
     /// `raspberry-pi-4b_LSM6DSOX_i2c-1_0x6A.json`: only letters, digits, `-`, `_`, `.`.
-    public var fileName: String {
+    package var fileName: String {
         let busName = bus.split(separator: "/").last.map(String.init) ?? bus
         let hex = String(address, radix: 16, uppercase: true)
         let raw = "\(board)_\(chip)_\(busName)_0x\(address < 0x10 ? "0" : "")\(hex)"
         return String(raw.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" }) + ".json"
     }
 
-    public var description: String {
+    package var description: String {
         "\(chip) at 0x\(String(address, radix: 16, uppercase: true)) on \(bus) (board \(board))"
     }
 }
 
 /// Everything stored for one sensor. One JSON file per sensor.
-public struct CalibrationRecord: Sendable, Codable, Equatable {
+package struct CalibrationRecord: Sendable, Codable, Equatable {
     /// The file format version; a newer one is refused with a clear error.
-    public var version = 1
-    public var sensor: SensorIdentity
-    public var gyroscope: Gyroscope?
-    public var accelerometer: Accelerometer?
-    public var magnetometer: Magnetometer?
+    package var version = 1
+    package var sensor: SensorIdentity
+    package var gyroscope: Gyroscope?
+    package var accelerometer: Accelerometer?
+    package var magnetometer: Magnetometer?
     /// When it was last written (ISO 8601).
-    public var updated: Date
+    package var updated: Date
 
-    public init(sensor: SensorIdentity, updated: Date = Date()) {
+    package init(sensor: SensorIdentity, updated: Date = Date()) {
         self.sensor = sensor
         self.updated = updated
     }
@@ -138,49 +138,49 @@ public struct CalibrationRecord: Sendable, Codable, Equatable {
 
 extension CalibrationRecord {
     /// Gyroscope bias measured at rest.
-    public struct Gyroscope: Sendable, Codable, Equatable {
+    package struct Gyroscope: Sendable, Codable, Equatable {
         /// rad/s, chip axes; subtracted from every reading.
-        public var bias: [Double]
+        package var bias: [Double]
         /// How many samples the mean was taken over.
-        public var sampleCount: Int
+        package var sampleCount: Int
 
-        public init(bias: SIMD3<Double>, sampleCount: Int) {
+        package init(bias: SIMD3<Double>, sampleCount: Int) {
             self.bias = [bias.x, bias.y, bias.z]
             self.sampleCount = sampleCount
         }
     }
 
     /// Accelerometer offset and scale per axis, from six faces: corrected = (raw − offset) · scale.
-    public struct Accelerometer: Sendable, Codable, Equatable {
+    package struct Accelerometer: Sendable, Codable, Equatable {
         /// g, chip axes.
-        public var offset: [Double]
+        package var offset: [Double]
         /// Dimensionless, chip axes.
-        public var scale: [Double]
+        package var scale: [Double]
 
-        public init(offset: SIMD3<Double>, scale: SIMD3<Double>) {
+        package init(offset: SIMD3<Double>, scale: SIMD3<Double>) {
             self.offset = [offset.x, offset.y, offset.z]
             self.scale = [scale.x, scale.y, scale.z]
         }
     }
 
     /// Magnetometer hard- and soft-iron correction: corrected = softIron · (raw − hardIronOffset).
-    public struct Magnetometer: Sendable, Codable, Equatable {
+    package struct Magnetometer: Sendable, Codable, Equatable {
         /// µT, chip axes.
-        public var hardIronOffset: [Double]
+        package var hardIronOffset: [Double]
         /// Row-major 3×3, dimensionless.
-        public var softIronMatrix: [Double]
+        package var softIronMatrix: [Double]
         /// µT: the radius of the corrected sphere (the local Earth field where it was calibrated).
-        public var fieldStrength: Double
+        package var fieldStrength: Double
         /// RMS of (|corrected| − radius) / radius, in percent.
-        public var fitErrorPercent: Double
+        package var fitErrorPercent: Double
         /// Share of the sphere of directions covered by the samples, in percent.
-        public var coveragePercent: Double
+        package var coveragePercent: Double
         /// Which fit was used: `ellipsoid`, `diagonal` or `offset`.
-        public var model: String
+        package var model: String
         /// `uncalibrated`, `low`, `medium` or `high`.
-        public var accuracy: String
+        package var accuracy: String
 
-        public init(
+        package init(
             hardIronOffset: SIMD3<Double>, softIronMatrix: [Double], fieldStrength: Double,
             fitErrorPercent: Double, coveragePercent: Double, model: String, accuracy: String
         ) {

@@ -8,7 +8,7 @@ extension CalibrationStore {
     /// Removes every calibration file (also damaged ones) and any temporary file an interrupted
     /// save left behind. Returns the calibration files removed.
     @discardableResult
-    public func clearAll() throws(CalibrationStoreError) -> [String] {
+    package func clearAll() throws(CalibrationStoreError) -> [String] {
         guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         let names: [String]
         do {

@@ -5,11 +5,11 @@ import Glibc
 #endif
 
 /// A calibration file could not be read or written. Names the file and what to do.
-public struct CalibrationStoreError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var detail: String
-    public var fix: String
-    public var description: String { "\(path): \(detail). \(fix)" }
+package struct CalibrationStoreError: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var detail: String
+    package var fix: String
+    package var description: String { "\(path): \(detail). \(fix)" }
 }
 
 /// Calibration files, one per sensor, under the user's configuration directory:
@@ -38,12 +38,12 @@ public struct CalibrationStore: Sendable {
         return CalibrationStore(directory: base.appendingPathComponent("swift-motion/calibration"))
     }
 
-    public func url(for sensor: SensorIdentity) -> URL {
+    package func url(for sensor: SensorIdentity) -> URL {
         directory.appendingPathComponent(sensor.fileName)
     }
 
     /// The stored record, or nil when there is none. A damaged file is an error naming it.
-    public func load(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> CalibrationRecord? {
+    package func load(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> CalibrationRecord? {
         let path = url(for: sensor).path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try Self.read(path: path)
@@ -51,7 +51,7 @@ public struct CalibrationStore: Sendable {
 
     /// Every record in the store, sorted by file name; empty when the directory does not exist
     /// yet. A directory that cannot be listed is an error naming it.
-    public func all() throws(CalibrationStoreError) -> [(path: String, record: CalibrationRecord)] {
+    package func all() throws(CalibrationStoreError) -> [(path: String, record: CalibrationRecord)] {
         guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         let names: [String]
         do {
@@ -97,7 +97,7 @@ public struct CalibrationStore: Sendable {
     /// Writes `record` atomically (temporary file, fsync, rename, fsync of the directory).
     /// Returns the path written.
     @discardableResult
-    public func save(_ record: CalibrationRecord) throws(CalibrationStoreError) -> String {
+    package func save(_ record: CalibrationRecord) throws(CalibrationStoreError) -> String {
         let target = url(for: record.sensor).path
         if let problem = record.validate() {
             throw CalibrationStoreError(path: target, detail: problem, fix: "This is a bug in the caller: the record was not saved")
@@ -176,7 +176,7 @@ public struct CalibrationStore: Sendable {
 
     /// Removes the record of `sensor`; returns whether there was one.
     @discardableResult
-    public func clear(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> Bool {
+    package func clear(_ sensor: SensorIdentity) throws(CalibrationStoreError) -> Bool {
         let path = url(for: sensor).path
         guard FileManager.default.fileExists(atPath: path) else { return false }
         guard unlink(path) == 0 else {

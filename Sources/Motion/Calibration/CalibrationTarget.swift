@@ -7,17 +7,17 @@ import Fusion
 /// The conversion undoes the board's mount matrix (and, for a magnetometer inside the IMU's
 /// package such as the MPU-9250's AK8963, its axis mapping). It does not undo a stored
 /// calibration: calibrate with a manager opened with `calibrationStore: nil`, whose readings are raw.
-public struct CalibrationTarget: Sendable, Equatable {
+package struct CalibrationTarget: Sendable, Equatable {
     /// The IMU (gyroscope and accelerometer records).
-    public let imu: SensorIdentity
+    package let imu: SensorIdentity
     /// The magnetometer, nil when the board has none.
-    public let magnetometer: SensorIdentity?
+    package let magnetometer: SensorIdentity?
     /// IMU chip axes → device axes (the board's mount matrix).
-    public let imuToDevice: Matrix3
+    package let imuToDevice: Matrix3
     /// Magnetometer chip axes → device axes.
-    public let magnetometerToDevice: Matrix3
+    package let magnetometerToDevice: Matrix3
 
-    public init(imu: SensorIdentity, magnetometer: SensorIdentity?, imuToDevice: Matrix3 = .identity, magnetometerToDevice: Matrix3 = .identity) {
+    package init(imu: SensorIdentity, magnetometer: SensorIdentity?, imuToDevice: Matrix3 = .identity, magnetometerToDevice: Matrix3 = .identity) {
         self.imu = imu
         self.magnetometer = magnetometer
         self.imuToDevice = imuToDevice
@@ -25,12 +25,12 @@ public struct CalibrationTarget: Sendable, Equatable {
     }
 
     /// A device-axes acceleration (g) or rotation rate (rad/s) in the IMU's chip axes.
-    public func imuChipAxes(_ device: SIMD3<Double>) -> SIMD3<Double> {
+    package func imuChipAxes(_ device: SIMD3<Double>) -> SIMD3<Double> {
         (imuToDevice.inverse ?? imuToDevice.transposed) * device
     }
 
     /// A device-axes magnetic field (µT) in the magnetometer's chip axes.
-    public func magnetometerChipAxes(_ device: SIMD3<Double>) -> SIMD3<Double> {
+    package func magnetometerChipAxes(_ device: SIMD3<Double>) -> SIMD3<Double> {
         (magnetometerToDevice.inverse ?? magnetometerToDevice.transposed) * device
     }
 }
@@ -38,7 +38,7 @@ public struct CalibrationTarget: Sendable, Equatable {
 extension MotionManager {
     /// The chips this manager reads and how their axes relate to the device's; nil for a device
     /// not made of chip drivers (tests' scripted devices).
-    public var calibrationTarget: CalibrationTarget? {
+    package var calibrationTarget: CalibrationTarget? {
         guard let device = hub.device as? DriverDevice else { return nil }
         return CalibrationTarget(
             imu: device.imuIdentity, magnetometer: device.magnetometerIdentity,

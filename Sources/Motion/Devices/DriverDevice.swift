@@ -194,17 +194,17 @@ final class DriverDevice: MotionDevice {
 }
 
 /// The chips behind a manager and the settings they run at, for recordings and diagnostics.
-public struct ChipSettings: Sendable, Equatable {
-    public let imu: ChipInfo
-    public let imuConfiguration: IMUConfiguration
-    public let magnetometer: ChipInfo?
-    public let magnetometerConfiguration: MagnetometerConfiguration?
+package struct ChipSettings: Sendable, Equatable {
+    package let imu: ChipInfo
+    package let imuConfiguration: IMUConfiguration
+    package let magnetometer: ChipInfo?
+    package let magnetometerConfiguration: MagnetometerConfiguration?
 }
 
 extension MotionManager {
     /// The chips this manager reads and their rates and ranges; nil for a device not made of
     /// chip drivers (tests' scripted devices).
-    public var chipSettings: ChipSettings? {
+    package var chipSettings: ChipSettings? {
         guard let device = hub.device as? DriverDevice else { return nil }
         return ChipSettings(
             imu: device.imu.chip, imuConfiguration: device.imu.configuration,

@@ -30,7 +30,7 @@ public struct Simulation: Sendable, Equatable {
     /// The board file the simulated board is laid out like (its first IMU and magnetometer
     /// addresses, its mount matrix); nil: the built-in `simulated` board. Set it with
     /// ``laidOut(like:)``, which also takes the chips the board names.
-    public private(set) var layout: Board?
+    package private(set) var layout: Board?
 
     public init(
         scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,
@@ -54,7 +54,7 @@ public struct Simulation: Sendable, Equatable {
     /// matrix.
     /// - Throws: ``MotionError/deviceNotFound(_:)`` naming the chip when the simulator has no
     ///   emulator for it or it cannot answer at any of the board's addresses.
-    public func laidOut(like board: Board) throws(MotionError) -> Simulation {
+    package func laidOut(like board: Board) throws(MotionError) -> Simulation {
         var laidOut = self
         let place = "board \(board.id)"
         if let name = board.imuChip {
@@ -124,13 +124,13 @@ public struct Simulation: Sendable, Equatable {
     }
 
     /// The simulated board and the world behind it, started at `clock.now`.
-    public func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
+    package func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
         try makeBoard(startTime: clock.now, now: { clock.now })
     }
 
     /// The simulated board and the world behind it, started at `startTime` (seconds), the chips
     /// reading the simulation time from `now` (for callers that keep their own virtual time).
-    public func makeBoard(
+    package func makeBoard(
         startTime: Double, now: @escaping @Sendable () -> Double
     ) throws(MotionError) -> (board: SimulatedBoard, world: World) {
         guard let scenario = Scenario.named(scenario) else {
@@ -143,7 +143,7 @@ public struct Simulation: Sendable, Equatable {
     /// The simulated board and the world behind it, started at `clock.now`, playing `scenario`
     /// (your own script) instead of the one named by ``scenario``; chips, seed and sensor errors
     /// as configured here.
-    public func makeBoard(playing scenario: Scenario, clock: any MotionClock) -> (board: SimulatedBoard, world: World) {
+    package func makeBoard(playing scenario: Scenario, clock: any MotionClock) -> (board: SimulatedBoard, world: World) {
         makeBoard(playing: scenario, startTime: clock.now, now: { clock.now })
     }
 

@@ -1,0 +1,260 @@
+import BroadData
+import ArgumentParser
+import Foundation
+import Fusion
+import MotionSimulator
+
+/// `motionctl evaluate`: runs the attitude filter causally over BROAD trials and scores it.
+struct EvaluateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Run the attitude filter over BROAD trials and print the error metric.",
+        discussion: """
+            Reads every trial listed in DIR/index.json (or every DIR/*.csv), runs the filter online \
+            (6D without and 9D with the magnetometer), writes OUT/6d/<trial>.csv and \
+            OUT/9d/<trial>.csv (qw,qx,qy,qz per input sample, sensor → East-North-Up) and prints \
+            the 9D total and 6D inclination RMSE per trial and group. It prints no other filter's \
+            figures: to compare, run ../shared/tools/broad_peers.py (or BROAD's own tools) on the same \
+            folder, which measures VQF there and scores OUT with the same metric. BROAD: Laidig, \
+            Caruso, Cereatti, Seel, Data 6(7) 2021, CC BY 4.0.
+            """)
+
+    @Option(name: .customLong("data"), help: "Folder with the BROAD trials (e.g. ../shared/data/broad).")
+    var data: String
+
+    @Option(name: .customLong("out"), help: "Folder for the estimate files.")
+    var out: String
+
+    @Option(parsing: .unconditional, help: "The sensors' latency in ms (their output filter's delay) to compensate (default 0, the library's default for a sensor it knows nothing of; --cross-validate tunes it honestly).")
+    var sensorLatency: Double = 0
+
+    @Option(name: .customLong("trials"), help: "Comma-separated trial names (default: all).")
+    var trials: String?
+
+    @Option(parsing: .unconditional, help: "Evaluate at this rate (Hz): every k-th sample, k = the trials' rate / HZ rounded (BROAD's 285.7 Hz: 100 → every 3rd, 95.2 Hz).")
+    var rate: Double?
+
+    @Option(help: "Also write the (decimated) trials here as BROAD CSV with an index.json, so other tools (broad_peers.py) score the same data.")
+    var writeTrials: String?
+
+    @Flag(help: "Also tune the sensors' latency and the accelerometer time constant on a grid by leave-one-out cross-validation, and print the cross-validated figures next to the in-sample ones.")
+    var crossValidate = false
+
+    @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
+    var referenceLag = false
+
+    func validate() throws {
+        try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
+        try OptionRange.check(rate, "--rate", in: 1...10_000, unit: "Hz")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("no BROAD data at \(data): pass --data ../shared/data/broad")
+        }
+    }
+
+    func run() throws {
+        var entries = try BroadIndexEntry.load(directory: data)
+        if let trials {
+            let wanted = trials.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let unknown = wanted.filter { name in !entries.contains { $0.trial == name } }
+            guard unknown.isEmpty else {
+                throw ValidationError("unknown trial(s) \(unknown.joined(separator: ", ")) in \(data)")
+            }
+            entries = entries.filter { wanted.contains($0.trial) }
+        }
+        for mode in ["6d", "9d"] {
+            let folder = (out as NSString).appendingPathComponent(mode)
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("cannot create \(folder): \(error.localizedDescription)")
+            }
+        }
+
+        print("BROAD (Laidig et al., Data 2021, CC BY 4.0): \(entries.count) trials from \(data)")
+        var loaded: [(entry: BroadIndexEntry, trial: BroadTrial)] = []
+        for entry in entries {
+            let path = (data as NSString).appendingPathComponent(entry.trial + ".csv")
+            var trial = try BroadTrial.load(path: path)
+            if let rate {
+                let factor = max(1, Int((1 / trial.sampleInterval / rate).rounded()))
+                trial = trial.decimated(by: factor)
+            }
+            loaded.append((entry, trial))
+        }
+        if let rate, let first = loaded.first {
+            print(String(format: "decimated for --rate %g: %.1f Hz", rate, 1 / first.trial.sampleInterval))
+        }
+        if let writeTrials { try Self.writeTrials(loaded, to: writeTrials) }
+
+        var parameters = AttitudeFilter.Parameters()
+        parameters.sensorLatency = sensorLatency / 1000
+        print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal")
+        print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
+        var results: [Score] = []
+        var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
+        for (entry, trial) in loaded {
+            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters)
+            let run6D = Self.runFilter(trial, magnetometer: false, parameters: parameters)
+            try Self.write(run9D.estimates, to: (out as NSString).appendingPathComponent("9d/\(entry.trial).csv"))
+            try Self.write(run6D.estimates, to: (out as NSString).appendingPathComponent("6d/\(entry.trial).csv"))
+            let metric9D = BroadMetric(estimates: run9D.estimates, trial: trial)
+            let metric6D = BroadMetric(estimates: run6D.estimates, trial: trial)
+            results.append(Score(group: entry.group, total: metric9D.total, inclination: metric6D.inclination))
+            cost9D.append(run9D.nanoseconds / Double(trial.count))
+            cost6D.append(run6D.nanoseconds / Double(trial.count))
+            print(Self.pad(entry.trial, 46) + Self.number(metric9D.total, 9) + Self.number(metric6D.inclination, 10)
+                + Self.number(run9D.nanoseconds / Double(trial.count), 13, digits: 0)
+                + Self.number(run6D.nanoseconds / Double(trial.count), 5, digits: 0))
+        }
+
+        print("")
+        print("group          9D total  6D incl.  trials")
+        Self.printGroups(results)
+        print("")
+        // The median over trials: robust to other load on a shared machine.
+        print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
+            + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
+        if referenceLag { ReferenceLag.report(loaded) }
+        if crossValidate { Self.crossValidate(loaded) }
+    }
+
+    /// One trial's scores: 9D total and 6D inclination RMSE, degrees.
+    struct Score {
+        var group: String
+        var total: Double
+        var inclination: Double
+    }
+
+    static func printGroups(_ results: [Score], label: String = "") {
+        for group in ["undisturbed", "disturbed", "all"] {
+            let members = results.filter { group == "all" || $0.group == group }
+            guard !members.isEmpty else { continue }
+            let total = members.map(\.total).reduce(0, +) / Double(members.count)
+            let inclination = members.map(\.inclination).reduce(0, +) / Double(members.count)
+            print(pad(label + group, label.isEmpty ? 13 : 23) + number(total, 10) + number(inclination, 10) + number(Double(members.count), 8, digits: 0))
+        }
+    }
+
+    /// The grid the cross-validation tunes over: the sensors' latency (a property of the sensor:
+    /// its output filter's delay) and the accelerometer correction's time constant.
+    static let latencyGrid = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006]
+    static let accelerometerTimeConstantGrid = [2.0, 3.0, 4.5]
+
+    /// Leave-one-out over the trials: for each trial, the grid point with the lowest mean error on
+    /// the other trials (9D total and 6D inclination chosen separately), scored on the trial left
+    /// out. Printed next to the in-sample choice (best on all trials, scored on the same trials).
+    static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
+        var grid: [AttitudeFilter.Parameters] = []
+        for latency in latencyGrid {
+            for timeConstant in accelerometerTimeConstantGrid {
+                var parameters = AttitudeFilter.Parameters()
+                parameters.sensorLatency = latency
+                parameters.accelerometerTimeConstant = timeConstant
+                grid.append(parameters)
+            }
+        }
+        // scores[g][t]: grid point g on trial t.
+        let scores: [[Score]] = grid.map { parameters in
+            loaded.map { entry, trial in
+                let total = BroadMetric(estimates: runFilter(trial, magnetometer: true, parameters: parameters).estimates, trial: trial).total
+                let inclination = BroadMetric(estimates: runFilter(trial, magnetometer: false, parameters: parameters).estimates, trial: trial).inclination
+                return Score(group: entry.group, total: total, inclination: inclination)
+            }
+        }
+        func best(_ key: KeyPath<Score, Double>, excluding left: Int?) -> Int {
+            grid.indices.min { a, b in
+                let mean = { (g: Int) in scores[g].indices.filter { $0 != left }.map { scores[g][$0][keyPath: key] }.reduce(0, +) }
+                return mean(a) < mean(b)
+            } ?? 0
+        }
+        let inSample9D = best(\.total, excluding: nil), inSample6D = best(\.inclination, excluding: nil)
+        let inSample = loaded.indices.map { t in
+            Score(group: loaded[t].entry.group, total: scores[inSample9D][t].total, inclination: scores[inSample6D][t].inclination)
+        }
+        let crossValidated = loaded.indices.map { t in
+            Score(group: loaded[t].entry.group, total: scores[best(\.total, excluding: t)][t].total,
+                  inclination: scores[best(\.inclination, excluding: t)][t].inclination)
+        }
+        func describe(_ g: Int) -> String {
+            "sensor latency \(format(grid[g].sensorLatency * 1000, digits: 1)) ms, accelerometer τ \(format(grid[g].accelerometerTimeConstant, digits: 1)) s"
+        }
+        print("")
+        print("cross-validation (leave-one-out over \(loaded.count) trials; grid: sensor latency 0–6 ms × accelerometer τ 2, 3, 4.5 s)")
+        print("in-sample choice: 9D \(describe(inSample9D)); 6D \(describe(inSample6D))")
+        print("                         9D total  6D incl.  trials")
+        printGroups(inSample, label: "in-sample ")
+        printGroups(crossValidated, label: "cross-val ")
+    }
+
+    /// Writes the trials as BROAD CSV files and an index.json into `folder`.
+    static func writeTrials(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], to folder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            var index: [[String: Any]] = []
+            for (entry, trial) in loaded {
+                let path = (folder as NSString).appendingPathComponent(entry.trial + ".csv")
+                try Data(trial.csv().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                index.append(["trial": entry.trial, "group": entry.group, "samples": trial.count, "sampling_rate_hz": 1 / trial.sampleInterval])
+            }
+            let json = try JSONSerialization.data(withJSONObject: index, options: [.prettyPrinted, .sortedKeys])
+            try json.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("index.json")), options: .atomic)
+        } catch {
+            throw ValidationError("cannot write the trials to \(folder): \(error.localizedDescription)")
+        }
+        print("wrote \(loaded.count) trials to \(folder)")
+    }
+
+    /// Runs one filter over a trial; the time covers the update calls and reading and storing the
+    /// output quaternion (nothing else: loading and writing are outside).
+    /// One parameter set for every trial (the defaults unless an option or the cross-validation
+    /// grid says otherwise).
+    static func runFilter(
+        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters
+    ) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
+        var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
+        var estimates = [SIMD4<Double>](repeating: .zero, count: trial.count)
+        let clock = ContinuousClock()
+        let start = clock.now
+        estimates.withUnsafeMutableBufferPointer { output in
+            for i in 0..<trial.count {
+                filter.update(
+                    gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i],
+                    magnetometer: magnetometer ? trial.magnetometer[i] : nil)
+                let q = magnetometer ? filter.quaternion9D : filter.quaternion6D
+                output[i] = SIMD4(q.w, q.x, q.y, q.z)
+            }
+        }
+        let elapsed = clock.now - start
+        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
+        return (estimates, nanoseconds)
+    }
+
+    static func write(_ estimates: [SIMD4<Double>], to path: String) throws {
+        var text = "qw,qx,qy,qz\n"
+        text.reserveCapacity(estimates.count * 80)
+        for q in estimates {
+            text += "\(q[0]),\(q[1]),\(q[2]),\(q[3])\n"
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw ValidationError("cannot write \(path)")
+        }
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    static func format(_ value: Double, digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
+    static func number(_ value: Double, _ width: Int, digits: Int = 2) -> String {
+        let text = format(value, digits: digits)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+    static func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(1, width - text.count))
+    }
+}
+

@@ -1,0 +1,141 @@
+import Locking
+import ArgumentParser
+import Dispatch
+import Foundation
+import Motion
+import MotionTools
+import Timing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `motionctl` with no subcommand: a live view of device motion, refreshed in place.
+struct LiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Show live device motion: attitude, gravity, user acceleration, rotation, orientation, rate and counters (the default).",
+        discussion: "Runs on this machine's board, or on the simulated board when no IMU is found (it says so). Ctrl-C ends it.")
+
+    @OptionGroup var source: SourceOptions
+
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.") var duration: Double?
+    @Option(parsing: .unconditional, help: "Screen refreshes per second (0.1 to 50).") var refresh: Double = 10
+
+    func validate() throws {
+        try OptionRange.check(refresh, "--refresh", in: 0.1...50, unit: "per second")
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
+    }
+
+    func run() throws {
+        if source.listScenariosIfAsked() { return }
+        try CommandFailure.reporting {
+            // A live view plays the simulated board on the system clock too.
+            let opened = try source.open(virtualTime: false)
+            let view = LiveView(
+                manager: opened.manager, refreshInterval: 1 / refresh, inPlace: TerminalStyle.standardOutput.redrawsInPlace,
+                fellBack: !source.isSimulated)
+            if view.run(runner: opened.runner(duration: duration)) { throw Interruption.exit("live view stopped") }
+        }
+    }
+}
+
+/// The screen, drawn from the manager's pull properties on a display timer.
+struct LiveView: Sendable {
+    let manager: MotionManager
+    let refreshInterval: Double
+    /// Redraw its own lines in place with ANSI escapes (a terminal; the screen above is left as
+    /// it was); otherwise one plain block per second.
+    let inPlace: Bool
+    /// The simulated board was chosen because no real one answered (not asked for).
+    let fellBack: Bool
+
+    /// Returns true when ended by Ctrl-C.
+    func run(runner: UpdateRunner) -> Bool {
+        let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
+        do {
+            try manager.startDeviceMotionUpdates(using: frame)
+        } catch {
+            FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
+            return false
+        }
+        manager.beginGeneratingDeviceOrientationNotifications()
+        defer {
+            manager.endGeneratingDeviceOrientationNotifications()
+            manager.stopDeviceMotionUpdates()
+        }
+        let output = OutputLines()
+        let display = Locked(LiveDisplay())
+        var header = manager.deviceName
+        if manager.simulatedHardware != nil {
+            header = "SIMULATED BOARD" + (fellBack ? " (this machine is not a known board; `motionctl doctor` says more)" : "")
+                + " — " + header
+        }
+        let queue = DispatchQueue(label: "motionctl.live")
+        let rate = RateMeter()
+        let interval = inPlace ? refreshInterval : 1
+        let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
+            let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now))
+            if inPlace {
+                display.withLock { $0.show(lines) }
+            } else {
+                output.write(lines.joined(separator: "\n") + "\n")
+            }
+        }
+        let interrupted = runner.run(isDone: { false }, drain: {})
+        timer.cancel()
+        queue.sync {}
+        output.write((inPlace ? "\n" : "") + "stopped: \(manager.counters)")
+        return interrupted
+    }
+
+    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?) -> [String] {
+        func degrees(_ radians: Double) -> String { String(format: "%+7.1f°", radians * 180 / .pi) }
+        func vector(_ v: SIMD3<Double>, _ format: String) -> String {
+            String(format: "x \(format)  y \(format)  z \(format)", v.x, v.y, v.z)
+        }
+        var lines = ["swift-motion — \(header)", ""]
+        guard let motion = manager.deviceMotion else {
+            return lines + ["waiting for the first sample…", "", "counters     \(manager.counters)"]
+        }
+        let attitude = motion.attitude
+        lines.append("attitude     roll \(degrees(attitude.roll))  pitch \(degrees(attitude.pitch))  yaw \(degrees(attitude.yaw))  (\(frame))")
+        if let chip = motion.chipAttitude {
+            // The chip's own fusion, same frame: side by side with ours, and how far apart.
+            let apart = String(format: "%.1f°", chip.quaternion.angle(to: attitude.quaternion) * 180 / .pi)
+            lines.append("chip's own   roll \(degrees(chip.roll))  pitch \(degrees(chip.pitch))  yaw \(degrees(chip.yaw))  (\(apart) from ours)")
+        }
+        if motion.heading >= 0 { lines.append(String(format: "heading      %5.1f° from magnetic north", motion.heading)) }
+        lines.append("gravity      " + vector(motion.gravity, "%+6.3f") + "  g")
+        lines.append("user accel   " + vector(motion.userAcceleration, "%+6.3f") + "  g")
+        lines.append("rotation     " + vector(motion.rotationRate, "%+6.3f") + "  rad/s")
+        if manager.isMagnetometerAvailable {
+            lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
+        }
+        lines.append("orientation  \(manager.orientation.rawValue)")
+        lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
+        lines.append("counters     \(manager.counters)")
+        lines.append("")
+        lines.append("Ctrl-C to stop")
+        return lines
+    }
+}
+
+/// Samples per second over the last second or more (a sliding window), nil until a whole second
+/// has been seen: a rate measured over one refresh jumps with every timer wake-up.
+final class RateMeter: Sendable {
+    /// Seconds the rate is measured over, at least.
+    static let window = 1.0
+    /// (time, samples so far) at each refresh, oldest first; only as far back as the window needs.
+    private let history = Locked<[(time: Double, sampled: Int)]>([])
+
+    func update(sampled: Int, at time: Double) -> Double? {
+        history.withLock { history in
+            history.append((time, sampled))
+            // Keep the newest entry at least one window old, drop what is older than it.
+            while history.count > 2, history[1].time <= time - Self.window { history.removeFirst() }
+            guard let oldest = history.first, time - oldest.time >= Self.window - 1e-9 else { return nil }
+            return Double(sampled - oldest.sampled) / (time - oldest.time)
+        }
+    }
+}

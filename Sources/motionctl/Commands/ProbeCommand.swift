@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import I2C
+import LinuxI2C
+import IIO
+import Motion
+import MotionTools
+import MotionSimulator
+import Sensors
+
+/// `motionctl probe`: which addresses answer on which bus, and which supported chips they are
+/// ("does it see my sensor?").
+struct ProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "List the I2C addresses that answer (0x08–0x77), the way i2cdetect scans, and name the supported chips; list Linux's own IIO motion sensors.",
+        discussion: """
+            Without --bus, scans every /dev/i2c-* bus. The scan never sends a data byte to an unknown device; \
+            only at addresses where a supported chip can sit is its identity register read. An address a kernel \
+            driver holds (a dtoverlay) does not answer a scan: it is listed with the driver and both ways out. \
+            Then the IIO devices with an accelerometer, gyroscope or magnetometer (--iio-root alone: only those).
+            """
+    )
+
+    @Option(help: "The bus to scan: a device node such as /dev/i2c-1, or just its number.")
+    var bus: String?
+
+    @Flag(help: "Scan the simulated board instead of a real bus.")
+    var simulated = false
+
+    @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
+    var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
+
+    @Option(help: "The simulated magnetometer (with --simulated): \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")).")
+    var magnetometer: String = "usual"
+
+    @Option(help: "List only the IIO motion sensors under this directory (default /sys/bus/iio/devices, or $MOTION_IIO_ROOT).")
+    var iioRoot: String?
+
+    func validate() throws {
+        if iioRoot != nil && (bus != nil || simulated) {
+            throw ValidationError("--iio-root lists IIO devices only: it excludes --bus and --simulated")
+        }
+        if bus != nil && simulated {
+            throw ValidationError("--bus and --simulated exclude each other: pick one")
+        }
+        _ = try SourceOptions.simulatedIMU(named: imu)
+        _ = try SourceOptions.simulatedMagnetometer(named: magnetometer, imu: imu)
+    }
+
+    func run() throws {
+        if let iioRoot {
+            print(Self.iioReport(root: iioRoot))
+            return
+        }
+        if simulated {
+            printSimulatedBoard()
+            return
+        }
+        let paths = bus.map { [BoardCatalog.busDevice($0)] }
+            ?? LinuxI2CBus.availableBuses().map(\.path)
+        guard !paths.isEmpty else {
+            print("No I2C bus found: there is no /dev/i2c-* on this machine.")
+            print(LinuxI2CBus.enableI2CHint + ".")
+            print("")
+            print("Meanwhile, this is what a probe shows on the simulated board:")
+            printSimulatedBoard()
+            return
+        }
+        var failed = false
+        for path in paths {
+            do {
+                let bus = try LinuxI2CBus(path: path)
+                let adapter = LinuxI2CBus.availableBuses().first { $0.path == bus.name }?.adapterName
+                print(Self.report(busName: bus.name + (adapter.map { " (\($0))" } ?? ""), results: probeBus(bus)))
+                for claim in KernelDriverClaim.claims(bus: bus.name, addresses: Doctor.commonIMUAddresses + Doctor.commonMagnetometerAddresses) {
+                    print("  \(claim.address)  busy: \(claim); \(claim.fix)")
+                }
+            } catch {
+                print("\(error)")
+                failed = true
+            }
+        }
+        let root = ProcessInfo.processInfo.environment["MOTION_IIO_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? IIOSelection().root
+        if !IIODiscovery.devices(root: root).devices.isEmpty { print(Self.iioReport(root: root)) }
+        if failed { throw ExitCode.failure }
+    }
+
+    /// `IIO (Linux's own drivers) at ROOT: N motion device(s)` and one line per device.
+    static func iioReport(root: String) -> String {
+        let (devices, problems) = IIODiscovery.devices(root: root)
+        var lines = ["IIO (Linux's own sensor drivers) at \(root): \(devices.count) motion device(s)"]
+        for device in devices {
+            var line = "  \(device.id)  \(device.name)\(device.label.map { " (\($0))" } ?? ""): "
+            line += device.groups.map { group in
+                var text = group.kind.displayName
+                do throws(IIOError) {
+                    if let rate = try group.samplingFrequency() { text += " at \(rate.formatted(.number)) Hz" }
+                } catch {
+                    text += " (sampling frequency unreadable: \(error.kind.rawValue))"
+                }
+                return text
+            }.joined(separator: ", ")
+            if device.hasBuffer { line += "; buffered" }
+            lines.append(line)
+        }
+        lines += problems.map { "  unreadable: \($0)" }
+        if let sensors = IIOMotionSensors.choose(from: devices) {
+            lines.append("  --source iio reads \(sensors.summary)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func printSimulatedBoard() {
+        let board = SimulatedBoard(
+            imu: SimulatedBoard.IMU(rawValue: imu.lowercased()) ?? .lsm6dsox,
+            magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual,
+            source: ConstantSource(.flatAtRest()), now: { 0 })
+        print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
+    }
+
+    /// `<bus>: N device(s) answered` and one line per address with the chip's name; then the
+    /// magnetometer inside a 9-axis IMU (MPU-9150, MPU-9250, ICM-20948) when it did not answer
+    /// itself: it sits behind the IMU's I2C bypass, which the bus scan ran before. (Only an
+    /// MPU-6050-looking chip gets its bypass opened by identification, to tell an MPU-9150.)
+    /// Identity registers alone cannot name some magnetometers, so the IMUs found beside them do:
+    /// the LSM9DS1's magnetometer answers at its own address with the LIS3MDL's identity, and an
+    /// AKM chip answering where a 9-axis IMU's own magnetometer sits (its bypass already open) is
+    /// that one — the AK8975 and the AK8963 have the same WIA.
+    static func report(busName: String, results: [ProbeResult]) -> String {
+        var lines = ["\(busName): \(results.count) device(s) answered"]
+        let lsm9ds1 = results.first { $0.chipName == LSM9DS1IMU.name }
+        let builtIn = results.compactMap { result in
+            result.chipName.flatMap(ChipCatalog.builtInMagnetometer(inside:)).map { (imu: result, magnetometer: $0) }
+        }
+        for result in results {
+            var name = result.chipName ?? "unknown device (not a supported chip)"
+            if let lsm9ds1, result.chipName == "LIS3MDL" {
+                name = "\(LSM9DS1IMU.name) magnetometer (LIS3MDL registers; the LSM9DS1 at \(lsm9ds1.address))"
+            } else if let inside = builtIn.first(where: { $0.magnetometer.address == result.address }), result.chipName.flatMap(AKModel.init(rawValue:)) != nil,
+                      let imu = inside.imu.chipName {
+                name = "\(inside.magnetometer.name) (inside the \(imu) at \(inside.imu.address); its I2C bypass is open)"
+            }
+            lines.append("  \(result.address)  \(name)")
+        }
+        for result in results {
+            guard let imu = result.chipName, let inside = ChipCatalog.builtInMagnetometer(inside: imu),
+                  !results.contains(where: { $0.address == inside.address }) else { continue }
+            lines.append("  \(inside.address)  \(inside.name) (inside the \(imu) at \(result.address), "
+                + "behind its I2C bypass: answers once a driver opens it)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
