@@ -59,3 +59,10 @@ public struct SensorData: Sendable, Equatable {
     /// The IMU's die temperature in °C, when the chip reports it with the sample.
     public var temperature: Double? = nil
 }
+
+/// Core Motion's handler types (`CMAccelerometerHandler`, …): what a push update's handler is
+/// given — a value, or nil and the error that stopped it.
+public typealias AccelerometerHandler = @Sendable (AccelerometerData?, MotionError?) -> Void
+public typealias GyroHandler = @Sendable (GyroData?, MotionError?) -> Void
+public typealias MagnetometerHandler = @Sendable (MagnetometerData?, MotionError?) -> Void
+public typealias DeviceMotionHandler = @Sendable (DeviceMotion?, MotionError?) -> Void

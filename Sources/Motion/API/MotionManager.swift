@@ -25,11 +25,11 @@ public final class MotionManager: Sendable {
     /// ``MotionError/invalidInterval(_:)`` (the sampler's timer cannot represent them).
     public static let maximumUpdateInterval = 86_400.0
 
-    let accelerometerChannel: UpdateChannel<AccelerometerData>
-    let gyroChannel: UpdateChannel<GyroData>
-    let magnetometerChannel: UpdateChannel<MagnetometerData>
-    let deviceMotionChannel: UpdateChannel<DeviceMotion>
-    let sensorChannel: UpdateChannel<SensorData>
+    let accelerometer: SensorUpdates<AccelerometerData>
+    let gyro: SensorUpdates<GyroData>
+    let magnetometer: SensorUpdates<MagnetometerData>
+    let deviceMotionUpdates: SensorUpdates<DeviceMotion>
+    let sensors: SensorUpdates<SensorData>
     let orientationNotifier: OrientationNotifier
 
     private struct Settings {
@@ -58,17 +58,17 @@ public final class MotionManager: Sendable {
         self.orientationNotifier = OrientationNotifier(configuration: orientation)
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, hub.minimumInterval)
-        accelerometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
+        accelerometer = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
         let hasGyroscope = hub.device.hasGyroscope
-        gyroChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
+        gyro = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
             hasGyroscope ? GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp) : nil
         }
-        magnetometerChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
+        magnetometer = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
-        sensorChannel = UpdateChannel(interval: defaultInterval) { sample, _ in
+        sensors = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
             SensorData(
                 acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField,
                 timestamp: sample.timestamp, imuRegisters: sample.imuRegisters, magnetometerRegisters: sample.magnetometerRegisters,
@@ -76,7 +76,7 @@ public final class MotionManager: Sendable {
         }
         let settings = self.settings
         let hasMagnetometer = hub.device.hasMagnetometer
-        deviceMotionChannel = UpdateChannel(interval: defaultInterval, needsFusion: true) { [settings] in
+        deviceMotionUpdates = SensorUpdates(hub: hub, interval: defaultInterval, needsFusion: true) { [settings] in
             let current = settings.withLock { $0 }
             let declination = current.location.map {
                 WorldMagneticModel.declination(latitude: $0.latitude, longitude: $0.longitude, altitudeKm: $0.altitudeKm, date: current.date)
@@ -89,11 +89,7 @@ public final class MotionManager: Sendable {
     }
 
     deinit {
-        accelerometerChannel.stop(on: hub)
-        gyroChannel.stop(on: hub)
-        magnetometerChannel.stop(on: hub)
-        deviceMotionChannel.stop(on: hub)
-        sensorChannel.stop(on: hub)
+        for updates in allUpdates { updates.stop() }
         while orientationNotifier.isGenerating { orientationNotifier.end(hub: hub) }
     }
 
@@ -113,98 +109,69 @@ public final class MotionManager: Sendable {
     /// samples are then timed by the chip's own clock, immune to scheduling delays, at the cost
     /// of arriving in small batches. Ignored for a chip without a FIFO.
     public var usesChipFIFO: Bool {
-        get { accelerometerChannel.usesFIFO }
-        set {
-            accelerometerChannel.usesFIFO = newValue
-            gyroChannel.usesFIFO = newValue
-            magnetometerChannel.usesFIFO = newValue
-            deviceMotionChannel.usesFIFO = newValue
-            sensorChannel.usesFIFO = newValue
-        }
+        get { accelerometer.usesFIFO }
+        set { for updates in allUpdates { updates.usesFIFO = newValue } }
     }
+
+    /// Every kind of update this manager has, for what applies to all of them.
+    private var allUpdates: [any SensorUpdatesControl] { [accelerometer, gyro, magnetometer, deviceMotionUpdates, sensors] }
 
     /// The shortest interval this device can deliver: one sample period of the chip's FIFO, or
     /// ``minimumUpdateInterval`` for a chip without one.
     public var shortestUpdateInterval: Double { hub.minimumInterval }
 
-    /// Clamps an interval the way every `…UpdateInterval` setter does: at least
-    /// ``shortestUpdateInterval``; a value that is not a positive number of seconds up to
-    /// ``maximumUpdateInterval`` is refused with a log line and the old value kept.
-    func clamped(_ interval: Double, keeping old: Double) -> Double {
-        guard Self.isValidInterval(interval) else {
-            Self.logger.warning("ignoring update interval \(interval) s: \(MotionError.invalidInterval(interval))")
-            return old
-        }
-        return max(interval, hub.minimumInterval)
-    }
-
-    func validatedStreamInterval(_ interval: Double) throws(MotionError) -> Double {
-        guard Self.isValidInterval(interval) else { throw .invalidInterval(interval) }
-        return max(interval, hub.minimumInterval)
-    }
-
-    static func isValidInterval(_ interval: Double) -> Bool {
-        interval > 0 && interval <= maximumUpdateInterval   // false for NaN too
-    }
-
-    // MARK: - Accelerometer
+    // MARK: - Accelerometer (each sensor's members forward to its `SensorUpdates`)
 
     /// Always true: every supported device has an accelerometer.
     public var isAccelerometerAvailable: Bool { true }
     /// True between a start and the matching stop of accelerometer updates.
-    public var isAccelerometerActive: Bool { accelerometerChannel.isActive }
-    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
-    public var accelerometerUpdateInterval: Double {
-        get { accelerometerChannel.interval }
-        set { accelerometerChannel.interval = clamped(newValue, keeping: accelerometerChannel.interval) }
-    }
+    public var isAccelerometerActive: Bool { accelerometer.isActive }
+    /// Seconds between updates, from the next start: at least ``shortestUpdateInterval``; an invalid one is ignored.
+    public var accelerometerUpdateInterval: Double { get { accelerometer.interval } set { accelerometer.interval = newValue } }
     /// The latest reading (pull); nil until the first sample after a start.
-    public var accelerometerData: AccelerometerData? { accelerometerChannel.latest }
+    public var accelerometerData: AccelerometerData? { accelerometer.latest }
     /// Starts pull updates: read ``accelerometerData`` when you need it.
-    public func startAccelerometerUpdates() { accelerometerChannel.start(on: hub, target: nil, handler: nil) }
+    public func startAccelerometerUpdates() { accelerometer.start(nil, nil) }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
-    public func startAccelerometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (AccelerometerData?, MotionError?) -> Void) {
-        accelerometerChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    public func startAccelerometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping AccelerometerHandler) {
+        accelerometer.start(.dispatch(queue), handler)
     }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
-    public func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (AccelerometerData?, MotionError?) -> Void) {
-        accelerometerChannel.start(on: hub, target: .operation(queue), handler: handler)
+    public func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping AccelerometerHandler) {
+        accelerometer.start(.operation(queue), handler)
     }
     /// Stops accelerometer updates; no handler runs after it returns.
-    public func stopAccelerometerUpdates() { accelerometerChannel.stop(on: hub) }
+    public func stopAccelerometerUpdates() { accelerometer.stop() }
     /// Readings every `interval` seconds until the consumer stops iterating.
     public func accelerometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<AccelerometerData> {
-        accelerometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+        try accelerometer.stream(interval: interval)
     }
 
     // MARK: - Gyroscope
 
-    /// Always true: every supported device has a gyroscope.
+    /// True when the IMU has a gyroscope (every supported IMU does; an IIO accelerometer alone does not).
     public var isGyroAvailable: Bool { hub.device.hasGyroscope }
     /// True between a start and the matching stop of gyroscope updates.
-    public var isGyroActive: Bool { gyroChannel.isActive }
-    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
-    public var gyroUpdateInterval: Double {
-        get { gyroChannel.interval }
-        set { gyroChannel.interval = clamped(newValue, keeping: gyroChannel.interval) }
-    }
+    public var isGyroActive: Bool { gyro.isActive }
+    /// Seconds between updates, from the next start: at least ``shortestUpdateInterval``; an invalid one is ignored.
+    public var gyroUpdateInterval: Double { get { gyro.interval } set { gyro.interval = newValue } }
     /// The latest reading (pull, rad/s); nil until the first sample after a start.
-    public var gyroData: GyroData? { gyroChannel.latest }
+    public var gyroData: GyroData? { gyro.latest }
     /// Starts pull updates: read ``gyroData`` when you need it.
-    public func startGyroUpdates() { gyroChannel.start(on: hub, target: nil, handler: nil) }
+    public func startGyroUpdates() { gyro.start(nil, nil) }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
-    public func startGyroUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (GyroData?, MotionError?) -> Void) {
-        gyroChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    public func startGyroUpdates(to queue: DispatchQueue, withHandler handler: @escaping GyroHandler) {
+        gyro.start(.dispatch(queue), handler)
     }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
-    public func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (GyroData?, MotionError?) -> Void) {
-        gyroChannel.start(on: hub, target: .operation(queue), handler: handler)
+    public func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping GyroHandler) {
+        gyro.start(.operation(queue), handler)
     }
     /// Stops gyroscope updates; no handler runs after it returns.
-    public func stopGyroUpdates() { gyroChannel.stop(on: hub) }
+    public func stopGyroUpdates() { gyro.stop() }
     /// Readings every `interval` seconds until the consumer stops iterating.
     public func gyroUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<GyroData> {
-        gyroChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+        try gyro.stream(interval: interval)
     }
 
     // MARK: - Magnetometer
@@ -212,30 +179,27 @@ public final class MotionManager: Sendable {
     /// True when the board has a magnetometer.
     public var isMagnetometerAvailable: Bool { hub.device.hasMagnetometer }
     /// True between a start and the matching stop of magnetometer updates.
-    public var isMagnetometerActive: Bool { magnetometerChannel.isActive }
-    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
-    public var magnetometerUpdateInterval: Double {
-        get { magnetometerChannel.interval }
-        set { magnetometerChannel.interval = clamped(newValue, keeping: magnetometerChannel.interval) }
-    }
+    public var isMagnetometerActive: Bool { magnetometer.isActive }
+    /// Seconds between updates, from the next start: at least ``shortestUpdateInterval``; an invalid one is ignored.
+    public var magnetometerUpdateInterval: Double { get { magnetometer.interval } set { magnetometer.interval = newValue } }
     /// The latest reading (pull, µT, uncalibrated); nil until the first sample after a start, and
     /// always nil without a magnetometer.
-    public var magnetometerData: MagnetometerData? { magnetometerChannel.latest }
+    public var magnetometerData: MagnetometerData? { magnetometer.latest }
     /// Starts pull updates: read ``magnetometerData`` when you need it.
-    public func startMagnetometerUpdates() { magnetometerChannel.start(on: hub, target: nil, handler: nil) }
+    public func startMagnetometerUpdates() { magnetometer.start(nil, nil) }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
-    public func startMagnetometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (MagnetometerData?, MotionError?) -> Void) {
-        magnetometerChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+    public func startMagnetometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping MagnetometerHandler) {
+        magnetometer.start(.dispatch(queue), handler)
     }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
-    public func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping @Sendable (MagnetometerData?, MotionError?) -> Void) {
-        magnetometerChannel.start(on: hub, target: .operation(queue), handler: handler)
+    public func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping MagnetometerHandler) {
+        magnetometer.start(.operation(queue), handler)
     }
     /// Stops magnetometer updates; no handler runs after it returns.
-    public func stopMagnetometerUpdates() { magnetometerChannel.stop(on: hub) }
+    public func stopMagnetometerUpdates() { magnetometer.stop() }
     /// Readings every `interval` seconds until the consumer stops iterating.
     public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
-        magnetometerChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+        try magnetometer.stream(interval: interval)
     }
 }
 
@@ -243,23 +207,20 @@ public final class MotionManager: Sendable {
 
 extension MotionManager {
     /// True between a start and the matching stop of all-sensor updates.
-    public var isSensorActive: Bool { sensorChannel.isActive }
-    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
-    public var sensorUpdateInterval: Double {
-        get { sensorChannel.interval }
-        set { sensorChannel.interval = clamped(newValue, keeping: sensorChannel.interval) }
-    }
+    public var isSensorActive: Bool { sensors.isActive }
+    /// Seconds between updates, from the next start: at least ``shortestUpdateInterval``; an invalid one is ignored.
+    public var sensorUpdateInterval: Double { get { sensors.interval } set { sensors.interval = newValue } }
     /// The latest readings of every sensor (pull); nil until the first sample after a start.
-    public var sensorData: SensorData? { sensorChannel.latest }
+    public var sensorData: SensorData? { sensors.latest }
     /// Starts updates of every sensor read together at each tick; `handler` runs on `queue`.
     public func startSensorUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (SensorData?, MotionError?) -> Void) {
-        sensorChannel.start(on: hub, target: .dispatch(queue), handler: handler)
+        sensors.start(.dispatch(queue), handler)
     }
     /// Stops all-sensor updates; no handler runs after it returns.
-    public func stopSensorUpdates() { sensorChannel.stop(on: hub) }
+    public func stopSensorUpdates() { sensors.stop() }
     /// Readings of every sensor every `interval` seconds until the consumer stops iterating.
     public func sensorUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<SensorData> {
-        sensorChannel.stream(on: hub, interval: try validatedStreamInterval(interval))
+        try sensors.stream(interval: interval)
     }
 }
 
@@ -270,14 +231,14 @@ extension MotionManager {
     /// north and corrected frames do: see ``availableAttitudeReferenceFrames()``).
     public var isDeviceMotionAvailable: Bool { true }
     /// True between a start and the matching stop of device-motion updates.
-    public var isDeviceMotionActive: Bool { deviceMotionChannel.isActive }
-    /// Seconds between updates; takes effect at the next start. Clamped to the device's limits.
+    public var isDeviceMotionActive: Bool { deviceMotionUpdates.isActive }
+    /// Seconds between updates, from the next start: at least ``shortestUpdateInterval``; an invalid one is ignored.
     public var deviceMotionUpdateInterval: Double {
-        get { deviceMotionChannel.interval }
-        set { deviceMotionChannel.interval = clamped(newValue, keeping: deviceMotionChannel.interval) }
+        get { deviceMotionUpdates.interval }
+        set { deviceMotionUpdates.interval = newValue }
     }
     /// The latest fused motion (pull); nil until the first sample after a start.
-    public var deviceMotion: DeviceMotion? { deviceMotionChannel.latest }
+    public var deviceMotion: DeviceMotion? { deviceMotionUpdates.latest }
 
     /// Where the device is, for ``AttitudeReferenceFrame/xTrueNorthZVertical``; the magnetic
     /// declination there comes from the World Magnetic Model 2025 at today's date.
@@ -315,14 +276,14 @@ extension MotionManager {
     /// Starts pull updates in `frame`: read ``deviceMotion`` when you need it.
     public func startDeviceMotionUpdates(using frame: AttitudeReferenceFrame = .xArbitraryZVertical) throws(MotionError) {
         try prepare(frame)
-        deviceMotionChannel.start(on: hub, target: nil, handler: nil)
+        deviceMotionUpdates.start(nil, nil)
     }
 
     /// Starts push updates in `frame`: `handler` runs on `queue`. A frame this device cannot give
     /// (no magnetometer; true north without ``location``) is reported to the handler, once.
     public func startDeviceMotionUpdates(
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: DispatchQueue,
-        withHandler handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void
+        withHandler handler: @escaping DeviceMotionHandler
     ) {
         startDeviceMotion(frame, .dispatch(queue), handler)
     }
@@ -330,7 +291,7 @@ extension MotionManager {
     /// Starts push updates in `frame`: `handler` runs on `queue` (see the `DispatchQueue` form).
     public func startDeviceMotionUpdates(
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: OperationQueue,
-        withHandler handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void
+        withHandler handler: @escaping DeviceMotionHandler
     ) {
         startDeviceMotion(frame, .operation(queue), handler)
     }
@@ -344,18 +305,18 @@ extension MotionManager {
             target.async { handler(nil, error) }
             return
         }
-        deviceMotionChannel.start(on: hub, target: target, handler: handler)
+        deviceMotionUpdates.start(target, handler)
     }
 
     /// Stops device-motion updates; no handler runs after it returns.
-    public func stopDeviceMotionUpdates() { deviceMotionChannel.stop(on: hub) }
+    public func stopDeviceMotionUpdates() { deviceMotionUpdates.stop() }
 
     /// Fused motion every `interval` seconds in `frame` until the consumer stops iterating.
     public func deviceMotionUpdates(
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, interval: Double = 0.01
     ) throws(MotionError) -> AsyncStream<DeviceMotion> {
-        let interval = try validatedStreamInterval(interval)
+        let interval = try deviceMotionUpdates.validatedStreamInterval(interval)
         try prepare(frame)
-        return deviceMotionChannel.stream(on: hub, interval: interval)
+        return deviceMotionUpdates.stream(validInterval: interval)
     }
 }

@@ -1,11 +1,19 @@
 import Locking
 import Synchronization
 
-/// One kind of update of one manager (accelerometer, gyro, magnetometer or device motion):
-/// its interval, its push or pull consumer on the hub, and the latest value.
-final class UpdateChannel<Value: Sendable>: Sendable {
+/// What a manager does to all its kinds of update at once.
+protocol SensorUpdatesControl: AnyObject, Sendable {
+    var usesFIFO: Bool { get set }
+    func stop()
+}
+
+/// One kind of update of one manager (accelerometer, gyro, magnetometer, all sensors or device
+/// motion): its interval, its push or pull consumer on the hub, and the latest value. The generic
+/// handle behind `MotionManager`'s per-sensor members, which are one-line forwards to it.
+final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     typealias Handler = @Sendable (Value?, MotionError?) -> Void
     typealias Extract = @Sendable (MotionSample, FusedMotion?) -> Value?
+    private let hub: SensorHub
     private let needsFusion: Bool
     /// Makes the function that turns a sample into a value, once per start (it may keep state
     /// for that run, e.g. the heading an arbitrary reference frame starts from).
@@ -24,19 +32,41 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// handler runs).
     private let lifecycle = Locked(())
 
-    init(interval: Double, needsFusion: Bool = false, makeExtract: @escaping @Sendable () -> Extract) {
+    init(hub: SensorHub, interval: Double, needsFusion: Bool = false, makeExtract: @escaping @Sendable () -> Extract) {
+        self.hub = hub
         self.needsFusion = needsFusion
         self.makeExtract = makeExtract
         self.state = Locked(State(interval: interval))
     }
 
-    convenience init(interval: Double, extract: @escaping Extract) {
-        self.init(interval: interval, makeExtract: { extract })
+    convenience init(hub: SensorHub, interval: Double, extract: @escaping Extract) {
+        self.init(hub: hub, interval: interval, makeExtract: { extract })
     }
 
+    /// Seconds between updates; takes effect at the next start. At least the device's shortest
+    /// interval (one FIFO sample period, else `MotionManager.minimumUpdateInterval`); a value that
+    /// is not a positive number of seconds up to `MotionManager.maximumUpdateInterval` is refused
+    /// with a log line and the old value kept.
     var interval: Double {
         get { state.withLock { $0.interval } }
-        set { state.withLock { $0.interval = newValue } }
+        set {
+            guard Self.isValid(newValue) else {
+                MotionManager.logger.warning("ignoring update interval \(newValue) s: \(MotionError.invalidInterval(newValue))")
+                return
+            }
+            let clamped = max(newValue, hub.minimumInterval)
+            state.withLock { $0.interval = clamped }
+        }
+    }
+
+    private static func isValid(_ interval: Double) -> Bool {
+        interval > 0 && interval <= MotionManager.maximumUpdateInterval   // false for NaN too
+    }
+
+    /// `interval` clamped as the setter does, or the error that refuses it.
+    func validatedStreamInterval(_ interval: Double) throws(MotionError) -> Double {
+        guard Self.isValid(interval) else { throw .invalidInterval(interval) }
+        return max(interval, hub.minimumInterval)
     }
 
     var isActive: Bool { state.withLock { $0.consumerID != nil } }
@@ -51,7 +81,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
 
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
     /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
-    func start(on hub: SensorHub, target: DeliveryTarget?, handler: Handler?) {
+    func start(_ target: DeliveryTarget?, _ handler: Handler?) {
         let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
         let extract = makeExtract()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
@@ -68,7 +98,7 @@ final class UpdateChannel<Value: Sendable>: Sendable {
         // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a
         // consumer registered that nobody owns.
         let replaced = lifecycle.withLock { _ in
-            let previous = takeConsumer(from: hub)
+            let previous = takeConsumer()
             state.withLock {
                 $0.consumerID = id
                 $0.delivery = delivery
@@ -80,13 +110,13 @@ final class UpdateChannel<Value: Sendable>: Sendable {
 
     /// Stops updates. When it returns, no handler of this channel runs any more (one running on
     /// another thread is waited for; a stop from inside the handler is fine). `latest` stays.
-    func stop(on hub: SensorHub) {
-        lifecycle.withLock { _ in takeConsumer(from: hub) }?.deactivate()
+    func stop() {
+        lifecycle.withLock { _ in takeConsumer() }?.deactivate()
     }
 
     /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
     /// deactivated outside the lock (that waits for a handler in progress).
-    private func takeConsumer(from hub: SensorHub) -> Delivery<Value>? {
+    private func takeConsumer() -> Delivery<Value>? {
         let (id, delivery) = state.withLock { state in
             defer {
                 state.consumerID = nil
@@ -101,7 +131,12 @@ final class UpdateChannel<Value: Sendable>: Sendable {
     /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
     /// goes away when the stream's consumer stops iterating (or the stream is dropped). A consumer
     /// that falls 256 values behind loses the oldest, each counted as a drop.
-    func stream(on hub: SensorHub, interval: Double) -> AsyncStream<Value> {
+    func stream(interval: Double) throws(MotionError) -> AsyncStream<Value> {
+        stream(validInterval: try validatedStreamInterval(interval))
+    }
+
+    /// The same, for an interval already validated.
+    func stream(validInterval interval: Double) -> AsyncStream<Value> {
         let extract = makeExtract()
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [weak hub] event in
