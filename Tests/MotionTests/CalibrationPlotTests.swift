@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 @testable import Motion
+import TestSupport
 import Testing
 
 @Suite struct CalibrationPlotTests {
