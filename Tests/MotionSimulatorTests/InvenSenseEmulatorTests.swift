@@ -237,7 +237,7 @@ private let akAddress = I2CAddress(0x0C)
 
 @Suite struct AK8963EmulatorTests: EmulatorSuite {
     typealias Emulator = AK8963Emulator
-    static let busAddress: UInt8 = 0x0C
+    let address = akAddress
     let clock = VirtualClock()
 
     func adjustment(_ bus: SimulatedBus) throws -> SIMD3<Double> {

@@ -21,7 +21,7 @@ private let mag = I2CAddress(0x1C)
 
 @Suite struct LIS3MDLEmulatorTests: EmulatorSuite {
     typealias Emulator = LIS3MDLEmulator
-    static let busAddress: UInt8 = 0x1C
+    let address = mag
     let clock = VirtualClock()
 
     @Test func powerOnIdentityAndValues() throws {

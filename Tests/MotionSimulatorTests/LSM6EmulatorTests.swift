@@ -24,7 +24,7 @@ private let odr104: UInt8 = 0x40
 
 @Suite struct LSM6DSOXEmulatorTests: EmulatorSuite {
     typealias Emulator = LSM6DSOXEmulator
-    static let busAddress: UInt8 = 0x6A
+    let address = imu
     let clock = VirtualClock()
 
     @Test func powerOnIdentityAndValues() throws {
@@ -217,14 +217,16 @@ private let odr104: UInt8 = 0x40
     }
 }
 
-@Suite struct LSM6DSO32EmulatorTests {
+@Suite struct LSM6DSO32EmulatorTests: EmulatorSuite {
+    typealias Emulator = LSM6DSO32Emulator
+    let address = imu
     let clock = VirtualClock()
 
     /// FS_XL code → mg/LSB for ±4/±32/±8/±16 g (DS13238 Table 2).
     @Test(arguments: [(UInt8(0), 0.122), (1, 0.976), (2, 0.244), (3, 0.488)])
     func accelerometerEncodingAtEachRange(code: UInt8, mgPerLSB: Double) throws {
         let input = SIMD3(2.5, -0.5, 1.0)
-        let bus = busWith(LSM6DSO32Emulator.self, source: testState(accelerationG: input), at: 0x6A, clock: clock)
+        let bus = makeBus(testState(accelerationG: input))
         #expect(try bus.readRegister(imu, Reg.whoAmI) == 0x6C)
         try bus.writeRegister(imu, Reg.ctrl1XL, odr104 | code << 2)
         let raw = axesLE(try bus.readRegisters(imu, Reg.outA, count: 6))

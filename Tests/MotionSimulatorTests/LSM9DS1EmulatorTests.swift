@@ -15,7 +15,7 @@ private let imu = I2CAddress(0x6A)
 
 @Suite struct LSM9DS1EmulatorTests: EmulatorSuite {
     typealias Emulator = LSM9DS1Emulator
-    static let busAddress: UInt8 = 0x6A
+    let address = imu
     let clock = VirtualClock()
 
     @Test func powerOnIdentitySoftwareResetAndAutoIncrement() throws {

@@ -7,9 +7,8 @@ private let field = SIMD3(20.7, -5.3, -44.4)
 
 @Suite struct LIS2MDLEmulatorTests: EmulatorSuite {
     typealias Emulator = LIS2MDLEmulator
-    static let busAddress: UInt8 = 0x1E
+    let address = I2CAddress(0x1E)
     let clock = VirtualClock()
-    let address = I2CAddress(Self.busAddress)
 
     @Test func powerOnValuesAndReset() throws {
         let bus = makeBus()
@@ -64,9 +63,8 @@ private let field = SIMD3(20.7, -5.3, -44.4)
 
 @Suite struct QMC5883LEmulatorTests: EmulatorSuite {
     typealias Emulator = QMC5883LEmulator
-    static let busAddress: UInt8 = 0x0D
+    let address = I2CAddress(0x0D)
     let clock = VirtualClock()
-    let address = I2CAddress(Self.busAddress)
 
     @Test func identityAndSoftReset() throws {
         let bus = makeBus()
@@ -108,9 +106,8 @@ private let field = SIMD3(20.7, -5.3, -44.4)
 
 @Suite struct HMC5883LEmulatorTests: EmulatorSuite {
     typealias Emulator = HMC5883LEmulator
-    static let busAddress: UInt8 = 0x1E
+    let address = I2CAddress(0x1E)
     let clock = VirtualClock()
-    let address = I2CAddress(Self.busAddress)
 
     /// X, Z, Y big-endian.
     func xyz(_ bytes: [UInt8]) -> SIMD3<Int16> {

@@ -45,16 +45,17 @@ extension SimulatedBus {
 }
 
 /// A suite about one emulator: ``makeBus(_:options:)`` gives a bus of its own with a new one at
-/// ``busAddress``, on the suite's clock.
+/// ``address``, on the suite's clock.
 protocol EmulatorSuite {
     associatedtype Emulator: ChipEmulator
-    static var busAddress: UInt8 { get }
+    /// Where the emulator answers: the address the tests read and write.
+    var address: I2CAddress { get }
     var clock: VirtualClock { get }
 }
 
 extension EmulatorSuite {
     func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        busWith(Emulator.self, source: source, options: options, at: Self.busAddress, clock: clock)
+        busWith(Emulator.self, source: source, options: options, at: address.rawValue, clock: clock)
     }
 }
 

@@ -31,6 +31,14 @@ final class FakeMachine {
         try file("proc/device-tree/model", model + "\0")
     }
 
+    /// A Raspberry Pi 4 by its device-tree model, with the empty files `files` (its I2C device nodes).
+    static func raspberryPi4(files: String...) throws -> FakeMachine {
+        let machine = try FakeMachine()
+        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
+        for path in files { try machine.file(path) }
+        return machine
+    }
+
     func doctor(
         environment: [String: String] = ["HOME": "/home/pi"], board: Board? = nil,
         canReadWrite: @escaping @Sendable (String) -> Bool = { _ in true }, scanBus: Doctor.BusScanner? = nil
@@ -43,6 +51,13 @@ extension [DoctorCheck] {
     func check(_ topic: DoctorCheck.Topic) -> DoctorCheck? {
         first { $0.topic == topic }
     }
+
+    /// The check on `topic`, whose status must be `status`; the test stops when there is none.
+    func check(_ topic: DoctorCheck.Topic, is status: DoctorCheck.Status, sourceLocation: SourceLocation = #_sourceLocation) throws -> DoctorCheck {
+        let found = try #require(self.check(topic), sourceLocation: sourceLocation)
+        #expect(found.status == status, sourceLocation: sourceLocation)
+        return found
+    }
 }
 
 @Suite("Doctor")
@@ -52,11 +67,9 @@ struct BoardDoctorTests {
         let machine = try FakeMachine()
         let checks = machine.doctor().run()
         #expect(checks.map(\.topic) == [.board, .i2c, .iio, .calibration])
-        let board = try #require(checks.check(.board))
-        #expect(board.status == .warning)
+        let board = try checks.check(.board, is: .warning)
         #expect(board.message.contains("not a device-tree machine"))
-        let i2c = try #require(checks.check(.i2c))
-        #expect(i2c.status == .error)
+        let i2c = try checks.check(.i2c, is: .error)
         #expect(i2c.message == "no I2C bus: there is no /dev/i2c-* device node on this machine")
         #expect(i2c.fix?.contains("modprobe i2c-dev") == true)
         #expect(i2c.fix?.contains("raspi-config nonint do_i2c 0") == true)
@@ -64,15 +77,12 @@ struct BoardDoctorTests {
 
     @Test("a Raspberry Pi 4 without I2C enabled is named, and the fix is its setup note")
     func raspberryPiWithoutI2C() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
+        let machine = try FakeMachine.raspberryPi4()
         try machine.directory("dev")
         let checks = machine.doctor().run()
-        let board = try #require(checks.check(.board))
-        #expect(board.status == .ok)
+        let board = try checks.check(.board, is: .ok)
         #expect(board.message.contains("Raspberry Pi 4 Model B (raspberry-pi-4b)"))
-        let i2c = try #require(checks.check(.i2c))
-        #expect(i2c.status == .error)
+        let i2c = try checks.check(.i2c, is: .error)
         #expect(i2c.fix?.contains("dtparam=i2c_arm=on") == true)
         #expect(i2c.fix?.contains("dtparam=i2c_arm_baudrate=400000") == true)
     }
@@ -81,8 +91,7 @@ struct BoardDoctorTests {
     func adaptersWithoutNodes() throws {
         let machine = try FakeMachine()
         try machine.directory("sys/class/i2c-adapter/i2c-1")
-        let i2c = try #require(machine.doctor().run().check(.i2c))
-        #expect(i2c.status == .error)
+        let i2c = try machine.doctor().run().check(.i2c, is: .error)
         #expect(i2c.message.contains("i2c-dev module is not loaded"))
         #expect(i2c.fix?.hasPrefix("sudo modprobe i2c-dev") == true)
     }
@@ -91,80 +100,60 @@ struct BoardDoctorTests {
     func unknownModel() throws {
         let machine = try FakeMachine()
         try machine.model("Acme Widget Board")
-        let board = try #require(machine.doctor().run().check(.board))
-        #expect(board.status == .warning)
+        let board = try machine.doctor().run().check(.board, is: .warning)
         #expect(board.message == "device-tree model \"Acme Widget Board\" is not a known board")
         #expect(board.fix?.contains("--board FILE") == true)
     }
 
     @Test("the board's header bus present and openable")
     func busPresentAndOpenable() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
-        try machine.file("dev/i2c-1")
-        try machine.file("dev/i2c-20")
+        let machine = try FakeMachine.raspberryPi4(files: "dev/i2c-1", "dev/i2c-20")
         let checks = machine.doctor().run()
-        let i2c = try #require(checks.check(.i2c))
-        #expect(i2c.status == .ok)
+        let i2c = try checks.check(.i2c, is: .ok)
         #expect(i2c.message.hasPrefix("/dev/i2c-1 is present (SDA pin 3"))
         #expect(i2c.message.hasSuffix("also /dev/i2c-20"))
-        let permissions = try #require(checks.check(.permissions))
-        #expect(permissions.status == .ok)
+        let permissions = try checks.check(.permissions, is: .ok)
         #expect(permissions.message == "this user may read and write /dev/i2c-1")
         #expect(!checks.contains { $0.status == .error })
     }
 
     @Test("a node this user may not open: error with the group fix")
     func permissionDenied() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
-        try machine.file("dev/i2c-1")
-        let permissions = try #require(machine.doctor(canReadWrite: { _ in false }).run().check(.permissions))
-        #expect(permissions.status == .error)
+        let machine = try FakeMachine.raspberryPi4(files: "dev/i2c-1")
+        let permissions = try machine.doctor(canReadWrite: { _ in false }).run().check(.permissions, is: .error)
         #expect(permissions.message.contains("/dev/i2c-1"))
         #expect(permissions.fix?.contains("usermod -aG i2c") == true)
     }
 
     @Test("I2C on, but not the header bus: warning with the setup note")
     func wrongBus() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
-        try machine.file("dev/i2c-20")
+        let machine = try FakeMachine.raspberryPi4(files: "dev/i2c-20")
         let board = try #require(BoardCatalog.builtIn.board(id: "raspberry-pi-4b"))
-        let i2c = try #require(machine.doctor().run().check(.i2c))
-        #expect(i2c.status == .warning)
+        let i2c = try machine.doctor().run().check(.i2c, is: .warning)
         #expect(i2c.message.contains("/dev/i2c-1"))
         #expect(i2c.fix == board.setup)
     }
 
     @Test("the bus scan hook: IMU and magnetometer found, nothing found, scan failed")
     func busScan() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
-        try machine.file("dev/i2c-1")
-        let found = try #require(machine.doctor(scanBus: { _ in [I2CAddress(0x1E), I2CAddress(0x68)] }).run().check(.busScan))
-        #expect(found.status == .ok)
+        let machine = try FakeMachine.raspberryPi4(files: "dev/i2c-1")
+        let found = try machine.doctor(scanBus: { _ in [I2CAddress(0x1E), I2CAddress(0x68)] }).run().check(.busScan, is: .ok)
         #expect(found.message == "/dev/i2c-1 answers at 0x1E 0x68: IMU at 0x68, magnetometer at 0x1E")
-        let nothing = try #require(machine.doctor(scanBus: { _ in [] }).run().check(.busScan))
-        #expect(nothing.status == .warning)
+        let nothing = try machine.doctor(scanBus: { _ in [] }).run().check(.busScan, is: .warning)
         #expect(nothing.fix?.contains("SDA to pin 3, SCL to pin 5") == true)
-        let other = try #require(machine.doctor(scanBus: { _ in [I2CAddress(0x40)] }).run().check(.busScan))
-        #expect(other.status == .warning)
+        let other = try machine.doctor(scanBus: { _ in [I2CAddress(0x40)] }).run().check(.busScan, is: .warning)
         #expect(other.message.contains("not at an IMU address"))
         let failing = machine.doctor(scanBus: { device throws(I2CError) in
             throw I2CError(.timeout, bus: device, detail: "SMBus quick write", hint: "check for a stuck SDA line")
         })
-        let failed = try #require(failing.run().check(.busScan))
-        #expect(failed.status == .error)
+        let failed = try failing.run().check(.busScan, is: .error)
         #expect(failed.message.contains("timeout"))
         #expect(failed.fix == "check for a stuck SDA line")
     }
 
     @Test("no scan when the node cannot be opened, and none without a scanner")
     func scanOnlyWhenOpenable() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
-        try machine.file("dev/i2c-1")
+        let machine = try FakeMachine.raspberryPi4(files: "dev/i2c-1")
         #expect(machine.doctor(canReadWrite: { _ in false }, scanBus: { _ in [] }).run().check(.busScan) == nil)
         #expect(machine.doctor().run().check(.busScan) == nil)
     }
@@ -174,12 +163,10 @@ struct BoardDoctorTests {
     @Test("calibration files are found under XDG_CONFIG_HOME, else ~/.config")
     func calibrationPresence() throws {
         let machine = try FakeMachine()
-        let none = try #require(machine.doctor().run().check(.calibration))
-        #expect(none.status == .warning)
+        let none = try machine.doctor().run().check(.calibration, is: .warning)
         #expect(none.message == "no calibration files in /home/pi/.config/swift-motion/calibration")
         try machine.file("home/pi/.config/swift-motion/calibration/raspberry-pi-4b_MPU-6050_-dev-i2c-1_0x68.json", "{}")
-        let home = try #require(machine.doctor().run().check(.calibration))
-        #expect(home.status == .ok)
+        let home = try machine.doctor().run().check(.calibration, is: .ok)
         #expect(home.message.hasPrefix("1 calibration file(s) in /home/pi/.config/swift-motion/calibration:"))
         let xdg = try #require(machine.doctor(environment: ["HOME": "/home/pi", "XDG_CONFIG_HOME": "/xdg"]).run().check(.calibration))
         #expect(xdg.message == "no calibration files in /xdg/swift-motion/calibration")
@@ -187,8 +174,7 @@ struct BoardDoctorTests {
 
     @Test("a board given by the user is used instead of detection")
     func givenBoard() throws {
-        let machine = try FakeMachine()
-        try machine.model("Raspberry Pi 4 Model B Rev 1.4")
+        let machine = try FakeMachine.raspberryPi4()
         let jetson = try #require(BoardCatalog.builtIn.board(id: "jetson-nano"))
         let checks = machine.doctor(board: jetson).run()
         #expect(checks.check(.board)?.message.hasPrefix("NVIDIA Jetson Nano Developer Kit (jetson-nano)") == true)

@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 import I2C
+import TestSupport
 import Testing
 @testable import Motion
 
@@ -34,14 +35,14 @@ enum BoardFixtures {
 
     /// Writes `object` as `<id>.json` into a fresh temporary directory and loads it.
     static func loadBoard(_ object: [String: Any], fileName: String = "test-board.json") throws -> Result<Board, BoardFileError> {
-        let directory = try makeTemporaryDirectory("board-tests")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent(fileName)
-        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: file)
-        do {
-            return .success(try BoardCatalog.loadBoard(at: file.path))
-        } catch {
-            return .failure(error)
+        try withTemporaryDirectory("board-tests") { directory in
+            let file = directory.appendingPathComponent(fileName)
+            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: file)
+            do throws(BoardFileError) {
+                return .success(try BoardCatalog.loadBoard(at: file.path))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
@@ -194,24 +195,24 @@ struct BoardFileTests {
 
     @Test("a file that is not JSON, and a missing file, are errors naming the file")
     func notJSONAndMissing() throws {
-        let directory = try makeTemporaryDirectory("board-tests")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("broken.json")
-        try Data("{\"name\": ".utf8).write(to: file)
-        #expect(throws: BoardFileError.self) { try BoardCatalog.loadBoard(at: file.path) }
-        do {
-            _ = try BoardCatalog.loadBoard(at: file.path)
-        } catch {
-            #expect(error.kind == .invalidJSON)
-            #expect(error.description.hasPrefix(file.path + ": not valid JSON"))
-        }
-        let missing = directory.appendingPathComponent("absent.json").path
-        do {
-            _ = try BoardCatalog.loadBoard(at: missing)
-            Issue.record("a missing file loaded")
-        } catch {
-            #expect(error.kind == .unreadable)
-            #expect(error.file == missing)
+        try withTemporaryDirectory("board-tests") { directory in
+            let file = directory.appendingPathComponent("broken.json")
+            try Data("{\"name\": ".utf8).write(to: file)
+            #expect(throws: BoardFileError.self) { try BoardCatalog.loadBoard(at: file.path) }
+            do throws(BoardFileError) {
+                _ = try BoardCatalog.loadBoard(at: file.path)
+            } catch {
+                #expect(error.kind == .invalidJSON)
+                #expect(error.description.hasPrefix(file.path + ": not valid JSON"))
+            }
+            let missing = directory.appendingPathComponent("absent.json").path
+            do throws(BoardFileError) {
+                _ = try BoardCatalog.loadBoard(at: missing)
+                Issue.record("a missing file loaded")
+            } catch {
+                #expect(error.kind == .unreadable)
+                #expect(error.file == missing)
+            }
         }
     }
 
@@ -227,11 +228,4 @@ struct BoardFileTests {
         #expect(catalog.adding(renamed).boards.count == catalog.boards.count)
         #expect(catalog.adding(renamed).board(id: "test-board")?.name == "Renamed")
     }
-}
-
-/// A new empty directory under the temporary directory, named `prefix-<UUID>`; the caller removes it.
-func makeTemporaryDirectory(_ prefix: String) throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
 }

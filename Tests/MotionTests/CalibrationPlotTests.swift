@@ -2,6 +2,7 @@ import Foundation
 import Fusion
 @testable import Motion
 @testable import MotionTools
+import TestSupport
 import Testing
 
 @Suite struct CalibrationPlotTests {

@@ -50,34 +50,27 @@ struct BoardsCommandTests {
 
     @Test("boards validate names the file and the key of a broken board file")
     func validate() throws {
-        let directory = try makeTemporaryDirectory("cli")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("my-board.json")
-        try Data("""
-            {"name": "Mine", "id": "my-board", "match": [], "i2cBuses": [], "imuAddresses": ["0x68"],
-             "magnetometerAddresses": [], "mountMatrix": [1,0,0, 0,1,0, 0,0,1], "setup": "none"}
-            """.utf8).write(to: file)
-        let result = try Self.run(["boards", "validate", file.path])
-        #expect(result.status == 1)
-        #expect(result.error.contains("\(file.path): i2cBuses: the bus list is empty. Fix: "))
+        try withTemporaryDirectory("cli") { directory in
+            let file = directory.appendingPathComponent("my-board.json")
+            try Data("""
+                {"name": "Mine", "id": "my-board", "match": [], "i2cBuses": [], "imuAddresses": ["0x68"],
+                 "magnetometerAddresses": [], "mountMatrix": [1,0,0, 0,1,0, 0,0,1], "setup": "none"}
+                """.utf8).write(to: file)
+            let result = try Self.run(["boards", "validate", file.path])
+            #expect(result.status == 1)
+            #expect(result.error.contains("\(file.path): i2cBuses: the bus list is empty. Fix: "))
+        }
     }
 
     @Test("doctor on a machine without I2C says there is no bus and what to do, and exits 1")
     func doctorWithoutI2C() throws {
-        let root = try makeTemporaryDirectory("cli-root")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let result = try Self.run(["doctor", "--root", root.path], environment: ["HOME": "/home/test", "PATH": "/usr/bin:/bin"])
+        let result = try withTemporaryDirectory("cli-root") { root in
+            try Self.run(["doctor", "--root", root.path], environment: ["HOME": "/home/test", "PATH": "/usr/bin:/bin"])
+        }
         #expect(result.status == 1)
         #expect(result.output.contains("[error] I2C: no I2C bus: there is no /dev/i2c-* device node on this machine"))
         #expect(result.output.contains("fix: enable the I2C controller"))
         #expect(result.output.contains("[warning] board: not a device-tree machine"))
         #expect(result.output.contains("[warning] calibration: no calibration files in /home/test/.config/swift-motion"))
     }
-}
-
-/// A new empty directory under the temporary directory, named `prefix-<UUID>`; the caller removes it.
-func makeTemporaryDirectory(_ prefix: String) throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
 }

@@ -46,12 +46,9 @@ public final class ErrorModelSource: PhysicalSource {
         static func slot(_ index: Int64) -> Int { Int(index % Int64(ErrorModelSource.walkHistory)) }
     }
 
-    private enum Channel {
-        static let accelerometerNoise: UInt64 = 0
-        static let gyroscopeNoise: UInt64 = 3
-        static let magnetometerNoise: UInt64 = 6
-        static let accelerometerWalk: UInt64 = 9
-        static let gyroscopeWalk: UInt64 = 12
+    /// The hash channels of the normal draws: each quantity takes three (x, y, z), from its raw value on.
+    private enum Channel: UInt64 {
+        case accelerometerNoise = 0, gyroscopeNoise = 3, magnetometerNoise = 6, accelerometerWalk = 9, gyroscopeWalk = 12
     }
 
     public init(
@@ -81,20 +78,21 @@ public final class ErrorModelSource: PhysicalSource {
         let index = scaled.isFinite ? Int64(max(-1e18, min(1e18, scaled))) : 0
         let (accelerometerWalk, gyroscopeWalk) = biasWalk(at: index)
         state.specificForce = accelerometerSensitivity * state.specificForce + imu.accelerometer.bias + accelerometerWalk
-            + accelerometerSigma * gaussians(index, Channel.accelerometerNoise)
+            + accelerometerSigma * gaussians(index, .accelerometerNoise)
         state.angularRate = gyroscopeSensitivity * state.angularRate + imu.gyroscope.bias + gyroscopeWalk
-            + gyroscopeSigma * gaussians(index, Channel.gyroscopeNoise)
+            + gyroscopeSigma * gaussians(index, .gyroscopeNoise)
         state.magneticField = magnetometer.softIron * state.magneticField + magnetometer.hardIron
-            + magnetometerSigma * gaussians(index, Channel.magnetometerNoise)
+            + magnetometerSigma * gaussians(index, .magnetometerNoise)
         return state
     }
 
     @inline(__always)
-    private func gaussians(_ index: Int64, _ channel: UInt64) -> SIMD3<Double> {
-        SIMD3(
-            SplitMix64.gaussian(seed: seed, index: index, channel: channel),
-            SplitMix64.gaussian(seed: seed, index: index, channel: channel + 1),
-            SplitMix64.gaussian(seed: seed, index: index, channel: channel + 2))
+    private func gaussians(_ index: Int64, _ channel: Channel) -> SIMD3<Double> {
+        let first = channel.rawValue
+        return SIMD3(
+            SplitMix64.gaussian(seed: seed, index: index, channel: first),
+            SplitMix64.gaussian(seed: seed, index: index, channel: first + 1),
+            SplitMix64.gaussian(seed: seed, index: index, channel: first + 2))
     }
 
     /// The random-walk part of both biases at sample `index` (zero at and before sample 0).
@@ -110,8 +108,8 @@ public final class ErrorModelSource: PhysicalSource {
             }
             while walk.index < index {
                 walk.index += 1
-                walk.accelerometer += accelerometerWalkStep * gaussians(walk.index, Channel.accelerometerWalk)
-                walk.gyroscope += gyroscopeWalkStep * gaussians(walk.index, Channel.gyroscopeWalk)
+                walk.accelerometer += accelerometerWalkStep * gaussians(walk.index, .accelerometerWalk)
+                walk.gyroscope += gyroscopeWalkStep * gaussians(walk.index, .gyroscopeWalk)
                 let slot = BiasWalk.slot(walk.index)
                 walk.accelerometerHistory[slot] = walk.accelerometer
                 walk.gyroscopeHistory[slot] = walk.gyroscope
