@@ -5,12 +5,6 @@ import Fusion
 import Glibc
 #endif
 
-@_exported import struct Fusion.Attitude
-@_exported import enum Fusion.AttitudeReferenceFrame
-@_exported import struct Fusion.Quaternion
-@_exported import struct Fusion.Matrix3
-@_exported import enum Fusion.MagneticFieldCalibrationAccuracy
-@_exported import enum Fusion.DeviceOrientation
 
 /// The device's motion fused from its sensors. Core Motion's `CMDeviceMotion`.
 public struct DeviceMotion: Sendable, Equatable {

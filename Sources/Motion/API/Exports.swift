@@ -2,7 +2,10 @@
 // manager runs on (a `VirtualClock` runs the whole stack in virtual time), and the simulated
 // board's scenarios and recordings (replay a `motionctl record` file with
 // `Simulation(replay: try Recording(contentsOf: path))`). Those modules are not products of their
-// own; importing `Motion` is enough.
+// own; importing `Motion` is enough. Errors and raw readings that `MotionError` and `SensorData`
+// carry come from the bus, IIO and driver modules: exported so a client can name them.
+// (`PublicSurfaceTests` checks that every type a public signature names is one of these or
+// Motion's own.)
 @_exported import protocol Timing.MotionClock
 @_exported import struct Timing.SystemClock
 @_exported import class Timing.VirtualClock
@@ -13,3 +16,13 @@
 @_exported import struct MotionSimulator.Scenario
 @_exported import struct MotionSimulator.SimulatedBoard
 @_exported import struct MotionSimulator.World
+@_exported import struct I2C.I2CError
+@_exported import struct IIO.IIOError
+@_exported import struct Sensors.RawIMUReading
+@_exported import struct Sensors.RawMagneticReading
+@_exported import struct Fusion.Attitude
+@_exported import enum Fusion.AttitudeReferenceFrame
+@_exported import struct Fusion.Quaternion
+@_exported import struct Fusion.Matrix3
+@_exported import enum Fusion.MagneticFieldCalibrationAccuracy
+@_exported import enum Fusion.DeviceOrientation
