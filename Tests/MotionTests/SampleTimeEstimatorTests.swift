@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import Timing
+import Motion
 
 @Suite struct SampleTimeEstimatorTests {
     /// A chip at 416 Hz whose clock runs 300 ppm fast, read at 100 Hz by a reader that is sometimes

@@ -12,10 +12,10 @@
 /// host's clock: the newest sample's chip time advanced about as much as the host's time did
 /// since the last read (the chip's clock is off by ppm, the sample by at most a period), which
 /// is unambiguous while that error stays under half a wrap.
-public struct ChipTimeline: Sendable {
-    public let nominalPeriod: Double
+package struct ChipTimeline: Sendable {
+    package let nominalPeriod: Double
     /// The counter's wrap period, seconds; nil for chip times that never wrap.
-    public let wrap: Double?
+    package let wrap: Double?
     /// Chip time of the first sample: index 0.
     private var zero: Double?
     /// The newest sample's chip time (unwrapped) and the host time of the read that brought it.
@@ -23,7 +23,7 @@ public struct ChipTimeline: Sendable {
     /// The whole wraps added to the chip times of the read last observed.
     private var offset = 0.0
 
-    public init(nominalPeriod: Double, wrap: Double?) {
+    package init(nominalPeriod: Double, wrap: Double?) {
         self.nominalPeriod = nominalPeriod
         self.wrap = wrap
     }
@@ -31,7 +31,7 @@ public struct ChipTimeline: Sendable {
     /// Takes one read's samples, given the chip times of its first and newest sample (as the
     /// driver unwrapped them within the read) and the host time of the read; then
     /// ``position(of:)`` places each of its samples.
-    public mutating func observeRead(first: Double, newest: Double, readAt time: Double) {
+    package mutating func observeRead(first: Double, newest: Double, readAt time: Double) {
         offset = 0
         if let wrap, let last {
             let expected = last.chipTime + (time - last.readTime)
@@ -43,7 +43,7 @@ public struct ChipTimeline: Sendable {
 
     /// The position on the chip's clock (sample periods since the first sample) of a sample of
     /// the read last observed, from its chip time.
-    public func position(of chipTime: Double) -> Double {
+    package func position(of chipTime: Double) -> Double {
         (chipTime + offset - (zero ?? chipTime + offset)) / nominalPeriod
     }
 }

@@ -18,8 +18,8 @@
 /// Measured (see `SampleTimeEstimatorTests`, `FIFOSamplingTests`): a chip 300 ppm fast read at
 /// such intervals, or every 10 ms with random delays, with reads several periods late: after
 /// 10 s every timestamp is within 50 µs of the time the chip took the sample.
-public struct SampleTimeEstimator: Sendable {
-    public let nominalPeriod: Double
+package struct SampleTimeEstimator: Sendable {
+    package let nominalPeriod: Double
     private let anchorCount: Int
     private let windowSize: Int
     private var anchors: [(time: Double, index: Double)] = []
@@ -27,13 +27,13 @@ public struct SampleTimeEstimator: Sendable {
     private var nextRecent = 0
     private var periodBounds: ClosedRange<Double>
     /// The estimated time of sample 0, seconds.
-    public private(set) var origin: Double = .nan
+    package private(set) var origin: Double = .nan
 
     /// - Parameters:
     ///   - nominalPeriod: 1 / output data rate, seconds.
     ///   - anchorCount: how many of the first reads bound the period with each new read.
     ///   - windowSize: how many recent reads bound the origin.
-    public init(nominalPeriod: Double, anchorCount: Int = 256, windowSize: Int = 256) {
+    package init(nominalPeriod: Double, anchorCount: Int = 256, windowSize: Int = 256) {
         self.nominalPeriod = nominalPeriod
         self.anchorCount = anchorCount
         self.windowSize = windowSize
@@ -48,17 +48,17 @@ public struct SampleTimeEstimator: Sendable {
     }
 
     /// The estimated sample period of the chip, seconds.
-    public var period: Double { (periodBounds.lowerBound + periodBounds.upperBound) / 2 }
+    package var period: Double { (periodBounds.lowerBound + periodBounds.upperBound) / 2 }
 
     /// Records a read: at `time` (seconds) the newest sample in the FIFO had index `lastIndex`.
-    public mutating func observe(readAt time: Double, lastIndex: Int) {
+    package mutating func observe(readAt time: Double, lastIndex: Int) {
         observe(readAt: time, lastPosition: Double(lastIndex))
     }
 
     /// Records a read whose newest sample sits at `lastIndex` sample periods (not necessarily a
     /// whole number: a chip's timestamp divided by the nominal period) from sample 0; the next
     /// sample comes one period later.
-    public mutating func observe(readAt time: Double, lastPosition lastIndex: Double) {
+    package mutating func observe(readAt time: Double, lastPosition lastIndex: Double) {
         if anchors.count < anchorCount { anchors.append((time, lastIndex)) }
         if recent.count < windowSize { recent.append((time, lastIndex)) } else { recent[nextRecent] = (time, lastIndex) }
         nextRecent = (nextRecent + 1) % windowSize
@@ -87,19 +87,19 @@ public struct SampleTimeEstimator: Sendable {
 
     /// An interval near `target` seconds that is a whole number of sample periods plus the golden
     /// ratio's fraction of one, for a chip at `rate` Hz.
-    public static func readInterval(rate: Double, near target: Double) -> Double {
+    package static func readInterval(rate: Double, near target: Double) -> Double {
         let fraction = (5.0.squareRoot() - 1) / 2
         let whole = max(1, (target * rate - fraction).rounded())
         return (whole + fraction) / rate
     }
 
     /// When sample `index` was taken (seconds), once at least one read was observed.
-    public func time(ofSample index: Int) -> Double {
+    package func time(ofSample index: Int) -> Double {
         time(ofPosition: Double(index))
     }
 
     /// When the sample `position` periods from sample 0 was taken (seconds).
-    public func time(ofPosition position: Double) -> Double {
+    package func time(ofPosition position: Double) -> Double {
         origin + period * position
     }
 }
