@@ -1,5 +1,5 @@
-/// The contracts every chip driver meets: what the sampler, the checks and the CLI call on an IMU
-/// or a magnetometer, whichever chip it is (ChipDescriptor builds them).
+// The contracts every chip driver meets: what the sampler, the checks and the CLI call on an IMU
+// or a magnetometer, whichever chip it is (a chip's ChipDescriptor builds its driver).
 
 /// An accelerometer + gyroscope driver.
 public protocol IMUDriver: AnyObject, Sendable {
