@@ -2,23 +2,14 @@ import I2C
 
 /// What a probe found: which chip, where, and the identity bytes it read.
 public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
-    /// Driver family of a chip.
-    public enum Family: String, Sendable, Hashable {
-        case invenSense = "InvenSense MPU"
-        case icm42600 = "InvenSense ICM-426xx"
-        case lsm6 = "ST LSM6"
-        case lsm9ds1 = "ST LSM9DS1"
-        case lis3mdl = "ST LIS3MDL"
-        case lis2mdl = "ST LIS2MDL"
-        case qmc5883l = "QST QMC5883L"
-        case hmc5883l = "Honeywell HMC5883L"
-        case ak8963 = "AKM AK8963"
-        case bmi160 = "Bosch BMI160"
-        case ak09916 = "AKM AK09916"
-        case ak8975 = "AKM AK8975"
-        /// Accelerometer, gyroscope and magnetometer with on-chip fusion at one address: the
-        /// IMU and the magnetometer carry this family, told apart by ``ChipInfo/name``.
-        case bno055 = "Bosch BNO055"
+    /// Driver family of a chip: chips of one family share a driver and a register map. Each
+    /// family is declared beside its chips' descriptors (`ChipInfo.Family.bmi160` in
+    /// `BMI160Descriptor.swift`); ``ChipRegistry/families`` lists them.
+    public struct Family: RawRepresentable, Sendable, Hashable {
+        /// The family's name: `InvenSense MPU`, `ST LSM6`, `Bosch BMI160`, …
+        public let rawValue: String
+
+        public init(rawValue: String) { self.rawValue = rawValue }
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
@@ -36,14 +27,12 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         self.identity = identity
     }
 
-    /// True for chips with an accelerometer and gyroscope.
-    public var isIMU: Bool {
-        switch family {
-        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: true
-        case .bno055: name == BNO055Settings.name
-        case .lis3mdl, .lis2mdl, .qmc5883l, .hmc5883l, .ak8963, .ak09916, .ak8975: false
-        }
-    }
+    /// True for chips with an accelerometer and gyroscope: those whose descriptor in
+    /// ``ChipRegistry`` is an IMU's (the BNO055's magnetometer, named apart, is not).
+    public var isIMU: Bool { descriptor?.isIMU ?? false }
+
+    /// The chip's descriptor, found by ``name``; nil for a chip the registry does not know.
+    public var descriptor: ChipDescriptor? { ChipRegistry.descriptor(named: name) }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }

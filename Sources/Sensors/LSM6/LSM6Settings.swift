@@ -45,6 +45,11 @@ enum LSM6FIFOLayout: Sendable {
     /// BDR_GY 7:4 + BDR_XL 3:0, FIFO_CTRL4 0x0A FIFO_MODE 2:0, FIFO_STATUS1/2 0x3A/0x3B
     /// (DIFF_FIFO 9:0, FIFO_OVR_IA bit 6), FIFO_DATA_OUT_TAG 0x78.
     case tagged
+
+    /// Bytes of one untagged frame: six 16-bit words, gyroscope x, y, z then accelerometer x, y, z.
+    static let patternFrameBytes = 12
+    /// Bytes of one tagged word: the tag, then x, y, z as 16-bit words.
+    static let taggedWordBytes = 7
 }
 
 struct LSM6Settings: STIMUSettings {
