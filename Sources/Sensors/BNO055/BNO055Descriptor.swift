@@ -1,10 +1,6 @@
 import I2C
 
-extension ChipInfo.Family {
-    /// Accelerometer, gyroscope and magnetometer with on-chip fusion at one address: the IMU and
-    /// the magnetometer carry this family, told apart by ``ChipInfo/name``.
-    public static let bno055 = Self(rawValue: "Bosch BNO055")
-}
+extension BNO055IMU: BusPlacedDriver {}
 
 extension ChipDescriptor {
     /// CHIP_ID 0xA0 at 0x00 (on page 0, where the chip starts and where BNO055IMU leaves it), at
@@ -16,8 +12,5 @@ extension ChipDescriptor {
         identity: ChipIdentity(register: BNO055Register.chipID, value: [BNO055Settings.identity], addresses: [I2CAddress(0x28), I2CAddress(0x29)]),
         tables: BNO055Settings.tables, fifo: nil, gyroRestLimits: nil,
         outputDelay: .none(because: "NDOF fixes the chip's own filters; no delay figure was taken from BST-BNO055-DS000"),
-        stretchesClock: true
-    ) { bus, address, pause, resetCompletion in
-        BNO055IMU(bus: bus, address: address, pause: pause, resetCompletion: resetCompletion)
-    }
+        stretchesClock: true, make: factory(BNO055IMU.self))
 }

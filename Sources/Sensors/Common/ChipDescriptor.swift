@@ -148,6 +148,24 @@ public struct ChipDescriptor: Sendable {
     }
 }
 
+/// A driver type built from the bus, its address, how it waits and how it learns that a reset
+/// finished, and nothing else: one chip per type, so its descriptor names the type.
+protocol BusPlacedDriver: ChipDriver {
+    init(bus: any I2CBus, address: I2CAddress, pause: Pause, resetCompletion: ResetCompletion)
+}
+
+extension ChipDescriptor {
+    /// The factory of an IMU driver type that needs nothing but its place on the bus.
+    static func factory<Driver: IMUDriver & BusPlacedDriver>(_: Driver.Type) -> IMUFactory {
+        { Driver(bus: $0, address: $1, pause: $2, resetCompletion: $3) }
+    }
+
+    /// The factory of a magnetometer driver type that needs nothing but its place on the bus.
+    static func factory<Driver: MagnetometerDriver & BusPlacedDriver>(_: Driver.Type) -> MagnetometerFactory {
+        { Driver(bus: $0, address: $1, pause: $2, resetCompletion: $3) }
+    }
+}
+
 /// A chip's rate and range tables, as its driver looks them up.
 enum SettingsTables: Sendable {
     case imu(IMUTables)
@@ -164,14 +182,7 @@ public struct ChipIdentity: Sendable, Equatable {
     /// The addresses the chip can answer at, the usual one (address pin low) first.
     public var addresses: [I2CAddress]
     /// When an identity read that matches names this chip.
-    public var condition: IdentityCondition
-
-    public init(register: UInt8, value: [UInt8], addresses: [I2CAddress], condition: IdentityCondition = .always) {
-        self.register = register
-        self.value = value
-        self.addresses = addresses
-        self.condition = condition
-    }
+    public var condition: IdentityCondition = .always
 }
 
 /// When a matching identity read names a chip. Most chips: always. A few answer exactly as
@@ -198,11 +209,6 @@ public enum IdentityCondition: Sendable, Equatable {
 public struct BypassSwitch: Sendable, Equatable {
     public var register: UInt8
     public var mask: UInt8
-
-    public init(register: UInt8, mask: UInt8) {
-        self.register = register
-        self.mask = mask
-    }
 }
 
 /// How samples sit in a chip's FIFO.
@@ -211,12 +217,7 @@ public struct FIFOLayout: Sendable, Equatable {
     /// (a separate timestamp word not counted).
     public var bytesPerSample: Int
     /// The chip's own clock in the FIFO; nil where the FIFO carries no timestamps.
-    public var timestamp: FIFOTimestampFormat?
-
-    public init(bytesPerSample: Int, timestamp: FIFOTimestampFormat? = nil) {
-        self.bytesPerSample = bytesPerSample
-        self.timestamp = timestamp
-    }
+    public var timestamp: FIFOTimestampFormat? = nil
 }
 
 /// A chip's timestamp counter as its FIFO carries it.
@@ -225,11 +226,6 @@ public struct FIFOTimestampFormat: Sendable, Equatable {
     public var lsb: Double
     /// Seconds after which the counter wraps.
     public var wrap: Double
-
-    public init(lsb: Double, wrap: Double) {
-        self.lsb = lsb
-        self.wrap = wrap
-    }
 }
 
 /// How long a chip's gyroscope output lags the motion: the group delay of its output low-pass
@@ -250,12 +246,6 @@ public struct GyroRestLimits: Sendable, Equatable {
     /// Where the numbers come from.
     public var source: String
 
-    public init(biasDPS: Double, noiseDensityDPS: Double, source: String) {
-        self.biasDPS = biasDPS
-        self.noiseDensityDPS = noiseDensityDPS
-        self.source = source
-    }
-
     /// The RMS noise limit at `bandwidth` Hz, °/s: twice density × √bandwidth. The datasheets give
     /// noise as a typical value, not a guaranteed maximum; the factor 2 leaves room for the spread
     /// between parts while still catching a broken or vibrating sensor.
@@ -270,9 +260,4 @@ public struct GravityRestTolerance: Sendable, Equatable {
     public var tolerance: Double
     /// Where the numbers come from.
     public var source: String
-
-    public init(tolerance: Double, source: String) {
-        self.tolerance = tolerance
-        self.source = source
-    }
 }

@@ -1,25 +1,40 @@
 // The contracts every chip driver meets: what the sampler, the checks and the CLI call on an IMU
 // or a magnetometer, whichever chip it is (a chip's ChipDescriptor builds its driver).
 
-/// An accelerometer + gyroscope driver.
-public protocol IMUDriver: AnyObject, Sendable {
+/// What every chip driver does, whatever the chip senses: configure it, read a sample, notice a
+/// lost configuration, run its self-test.
+public protocol ChipDriver<Configuration, Sample>: AnyObject, Sendable {
+    /// Rates and ranges (``IMUConfiguration``, ``MagnetometerConfiguration``).
+    associatedtype Configuration: Sendable
+    /// One reading (``IMUSample``, ``MagneticSample``).
+    associatedtype Sample: Sendable
     var chip: ChipInfo { get }
-    /// A sensible configuration for this chip (±4 g or the nearest, ±500 °/s, ODR ≥ 100 Hz).
-    var defaultConfiguration: IMUConfiguration { get }
+    /// A sensible configuration for this chip: for an IMU ±4 g or the nearest, ±500 °/s, ODR ≥
+    /// 100 Hz; for a magnetometer its fastest continuous rate up to 100 Hz and a range covering
+    /// the Earth's field.
+    var defaultConfiguration: Configuration { get }
     /// The configuration last applied.
-    var configuration: IMUConfiguration { get }
+    var configuration: Configuration { get }
+    /// Resets the chip (where it can) and applies `configuration`; an IMU checks its identity
+    /// first, and its reset stops the FIFO: call ``IMUDriver/enableFIFO()`` again afterwards.
+    func configure(_ configuration: Configuration) throws(SensorError)
+    /// Reads one sample in one bus transaction (an IMU: exactly one).
+    func readSample() throws(SensorError) -> Sample
+    /// Reads back one configuration register: false when the chip lost its configuration (e.g. it
+    /// reset itself after a brown-out).
+    func isStillConfigured() throws(SensorError) -> Bool
+    /// Runs the datasheet self-test, then restores the configuration (an IMU's FIFO stopped, as
+    /// after ``configure(_:)``): keep the chip still while it runs. Throws
+    /// ``SensorError/notSupported(chip:feature:)`` on a chip without one.
+    func selfTest() throws(SensorError) -> SelfTestReport
+}
+
+/// An accelerometer + gyroscope driver.
+public protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, Sample == IMUSample {
     /// How long the gyroscope's output lags the motion with the configuration applied, s: the
     /// group delay of the chip's output low-pass filter, from its datasheet; 0 where the datasheet
     /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
     var outputDelay: Double { get }
-    /// Resets the chip and applies `configuration` (identity is checked first). The reset stops
-    /// the FIFO: call ``enableFIFO()`` again afterwards.
-    func configure(_ configuration: IMUConfiguration) throws(SensorError)
-    /// Reads one sample in exactly one bus transaction.
-    func readSample() throws(SensorError) -> IMUSample
-    /// Reads back one configuration register: false when the chip lost its configuration (e.g. it
-    /// reset itself after a brown-out).
-    func isStillConfigured() throws(SensorError) -> Bool
     /// Starts the FIFO at the output data rate, with accelerometer and gyroscope in every frame.
     func enableFIFO() throws(SensorError)
     /// Reads every whole frame waiting in the FIFO.
@@ -30,9 +45,6 @@ public protocol IMUDriver: AnyObject, Sendable {
     /// Each of ``readFIFO()`` and this one has a default built on the other: a driver implements
     /// one of them (this one, to read without allocating).
     func readFIFO(into read: inout FIFORead) throws(SensorError)
-    /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
-    /// ``configure(_:)``). Keep the chip still while it runs.
-    func selfTest() throws(SensorError) -> SelfTestReport
     /// False for a chip without a FIFO: ``enableFIFO()`` and ``readFIFO()`` then throw
     /// ``SensorError/notSupported(chip:feature:)`` and a sampler polls it on a timer.
     var hasFIFO: Bool { get }
@@ -64,20 +76,4 @@ extension IMUDriver {
 }
 
 /// A magnetometer driver.
-public protocol MagnetometerDriver: AnyObject, Sendable {
-    var chip: ChipInfo { get }
-    /// A sensible configuration for this chip (its fastest continuous rate up to 100 Hz, a range
-    /// covering the Earth's field).
-    var defaultConfiguration: MagnetometerConfiguration { get }
-    /// The configuration last applied.
-    var configuration: MagnetometerConfiguration { get }
-    /// Resets the chip (where it can) and applies `configuration`.
-    func configure(_ configuration: MagnetometerConfiguration) throws(SensorError)
-    /// Reads one sample in one bus transaction.
-    func readSample() throws(SensorError) -> MagneticSample
-    /// Reads back one configuration register and compares it with what the driver wrote.
-    func isStillConfigured() throws(SensorError) -> Bool
-    /// Runs the datasheet self-test, then restores the configuration. Throws
-    /// ``SensorError/notSupported(chip:feature:)`` on a chip without one.
-    func selfTest() throws(SensorError) -> SelfTestReport
-}
+public protocol MagnetometerDriver: ChipDriver where Configuration == MagnetometerConfiguration, Sample == MagneticSample {}

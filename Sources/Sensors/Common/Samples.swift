@@ -3,8 +3,8 @@ import I2C
 /// What a probe found: which chip, where, and the identity bytes it read.
 public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     /// Driver family of a chip: chips of one family share a driver and a register map. Each
-    /// family is declared beside its chips' descriptors (`ChipInfo.Family.bmi160` in
-    /// `BMI160Descriptor.swift`); ``ChipRegistry/families`` lists them.
+    /// family is declared in its chips' folder, beside their settings (`ChipInfo.Family.bmi160`
+    /// in `BMI160Settings.swift`); ``ChipRegistry/families`` lists those the registry uses.
     public struct Family: RawRepresentable, Sendable, Hashable {
         /// The family's name: `InvenSense MPU`, `ST LSM6`, `Bosch BMI160`, …
         public let rawValue: String

@@ -1,10 +1,5 @@
 import I2C
 
-extension ChipInfo.Family {
-    /// The TDK InvenSense ICM-426xx chips (Linux drivers/iio/imu/inv_icm42600).
-    public static let icm42600 = Self(rawValue: "InvenSense ICM-426xx")
-}
-
 extension ChipDescriptor {
     /// WHO_AM_I 0x47 at 0x75, at 0x68 (AP_AD0 low) or 0x69; 16-byte FIFO packets with the chip's
     /// 16-bit µs timestamp.

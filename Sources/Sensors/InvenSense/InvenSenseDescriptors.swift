@@ -1,10 +1,5 @@
 import I2C
 
-extension ChipInfo.Family {
-    /// The MPU-6050/6500/9150/9250 and the ICM-20948: the MPU register map and FIFO.
-    public static let invenSense = Self(rawValue: "InvenSense MPU")
-}
-
 extension ChipDescriptor {
     /// WHO_AM_I 0x68.
     public static let mpu6050 = mpu(

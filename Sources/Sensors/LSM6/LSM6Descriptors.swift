@@ -1,10 +1,5 @@
 import I2C
 
-extension ChipInfo.Family {
-    /// The ST LSM6 chips: one register map (``LSM6Register``), a settings entry per WHO_AM_I.
-    public static let lsm6 = Self(rawValue: "ST LSM6")
-}
-
 extension ChipDescriptor {
     /// WHO_AM_I 0x69.
     public static let lsm6ds3 = lsm6(

@@ -13,6 +13,11 @@ public enum LSM6Model: String, Sendable, CaseIterable {
     case lsm6dsr = "LSM6DSR/ISM330DHCX"
 }
 
+/// The ST LSM6 chips: one register map (``LSM6Register``), a settings entry per WHO_AM_I.
+extension ChipInfo.Family {
+    public static let lsm6 = Self(rawValue: "ST LSM6")
+}
+
 /// Register map shared by the family (LSM6DS3 / LSM6DSL / LSM6DSO datasheets §8–9: same addresses
 /// for everything this driver touches outside the FIFO).
 enum LSM6Register {

@@ -1,8 +1,6 @@
 import I2C
 
-extension ChipInfo.Family {
-    public static let lsm9ds1 = Self(rawValue: "ST LSM9DS1")
-}
+extension LSM9DS1IMU: BusPlacedDriver {}
 
 extension ChipDescriptor {
     /// The accelerometer and gyroscope: WHO_AM_I 0x68 at 0x0F, at 0x6A (SDO_AG low) or 0x6B. A
@@ -13,8 +11,5 @@ extension ChipDescriptor {
         imu: LSM9DS1IMU.name, cliNames: ["lsm9ds1"], family: .lsm9ds1,
         identity: ChipIdentity(register: LSM9DS1Register.whoAmI, value: [LSM9DS1Settings().identity], addresses: [I2CAddress(0x6A), I2CAddress(0x6B)]),
         tables: LSM9DS1Settings().tables, fifo: FIFOLayout(bytesPerSample: 12), gyroRestLimits: nil,
-        outputDelay: .none(because: "no group-delay figure was taken from DocID025715")
-    ) { bus, address, pause, resetCompletion in
-        LSM9DS1IMU(bus: bus, address: address, pause: pause, resetCompletion: resetCompletion)
-    }
+        outputDelay: .none(because: "no group-delay figure was taken from DocID025715"), make: factory(LSM9DS1IMU.self))
 }

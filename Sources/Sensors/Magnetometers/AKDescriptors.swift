@@ -1,11 +1,5 @@
 import I2C
 
-extension ChipInfo.Family {
-    public static let ak8963 = Self(rawValue: "AKM AK8963")
-    public static let ak09916 = Self(rawValue: "AKM AK09916")
-    public static let ak8975 = Self(rawValue: "AKM AK8975")
-}
-
 extension ChipDescriptor {
     /// WIA1 0x48 and WIA2 0x09 from 0x00, at 0x0C (inside the ICM-20948, or on its own). Listed
     /// before the AK8963: one read of 0x00–0x01 tells them apart by WIA2 (the AK8963's 0x01 is

@@ -1,9 +1,5 @@
 import I2C
 
-extension ChipInfo.Family {
-    public static let hmc5883l = Self(rawValue: "Honeywell HMC5883L")
-}
-
 extension ChipDescriptor {
     /// Identification registers A–C "H43" from 0x0A, at 0x1E. No software reset: its driver
     /// takes no reset completion.
