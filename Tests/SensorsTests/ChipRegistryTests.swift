@@ -19,13 +19,15 @@ import Testing
         }
     }
 
-    /// The addresses and families as they were written out before the registry.
+    /// The addresses and families as they were written out before the registry (a chip added
+    /// later may add to them).
     @Test func usualAddressesAndFamilies() {
-        #expect(ChipCatalog.usualAddresses == [0x0C, 0x0D, 0x1C, 0x1E, 0x28, 0x29, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) })
-        #expect(Set(ChipRegistry.families.map(\.rawValue)) == [
+        #expect(Set(ChipCatalog.usualAddresses).isSuperset(of: [0x0C, 0x0D, 0x1C, 0x1E, 0x28, 0x29, 0x68, 0x69, 0x6A, 0x6B].map { I2CAddress($0) }))
+        #expect(ChipCatalog.usualAddresses == ChipCatalog.usualAddresses.sorted())
+        #expect(Set(ChipRegistry.families.map(\.rawValue)).isSuperset(of: [
             "InvenSense MPU", "InvenSense ICM-426xx", "ST LSM6", "ST LSM9DS1", "ST LIS3MDL", "ST LIS2MDL", "QST QMC5883L",
             "Honeywell HMC5883L", "AKM AK8963", "Bosch BMI160", "AKM AK09916", "AKM AK8975", "Bosch BNO055",
-        ])
+        ]))
     }
 
     /// One address and the identity reads made there: register and byte count, in order.
@@ -152,10 +154,11 @@ import Testing
         #expect(ChipDescriptor.lsm6dso32.gyroRestLimits == ChipDescriptor.lsm6dso.gyroRestLimits)
         #expect(ChipDescriptor.mpu9150.gravityRestTolerance?.tolerance == 0.11 && ChipDescriptor.mpu6500.gravityRestTolerance == nil)
         let withLimits = ChipRegistry.imus.filter { $0.gyroRestLimits != nil }.map(\.name)
-        #expect(Set(withLimits) == [
+        #expect(Set(withLimits).isSuperset(of: [
             "MPU-6050", "MPU-9150", "MPU-6500", "MPU-9250", "ICM-42688-P", "ICM-20948", "LSM6DSO/LSM6DSOX", "LSM6DSO32",
             "LSM6DS3TR-C/LSM6DSL/LSM6DSM", "BMI160", "LSM6DS3",
-        ])
+        ]))
+        #expect(ChipDescriptor.lsm6dsr.gyroRestLimits == nil && ChipDescriptor.lsm9ds1.gyroRestLimits == nil && ChipDescriptor.bno055.gyroRestLimits == nil)
         #expect(ChipCatalog.stretchesClock(ChipDescriptor.bno055.chip(at: I2CAddress(0x28))))
         #expect(!ChipCatalog.stretchesClock(ChipDescriptor.lsm6dso.chip(at: I2CAddress(0x6A))))
     }
