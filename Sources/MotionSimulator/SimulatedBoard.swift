@@ -24,59 +24,6 @@ import I2C
 /// coherent), digital filters and noise (add them in the ``PhysicalSource``), interrupt pins,
 /// embedded functions, and the MPU-9250's I2C master.
 public struct SimulatedBoard: Sendable {
-    /// The IMU chips the simulator can put on the board; the raw value is the CLI name.
-    public enum IMU: String, CaseIterable, Sendable {
-        /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9150, mpu9250, icm20948, bmi160, icm42688, bno055
-
-        /// Where the chip usually sits (SA0/AD0 low).
-        public var usualAddress: I2CAddress {
-            switch self {
-            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr, .lsm9ds1: I2CAddress(0x6A)
-            case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .icm20948, .bmi160, .icm42688: I2CAddress(0x68)
-            case .bno055: I2CAddress(0x28)
-            }
-        }
-
-        /// The addresses the chip can answer at (its address pin low, high).
-        public var possibleAddresses: [I2CAddress] {
-            let low = usualAddress.rawValue
-            return [I2CAddress(low), I2CAddress(low + 1)]
-        }
-
-        /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9150,
-        /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package, and the
-        /// BNO055, whose magnetometer is part of the chip.
-        public var usualMagnetometer: Magnetometer? {
-            switch self {
-            case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: .lis3mdl
-            // The LSM9DS1's magnetometer has the LIS3MDL's registers and identity (0x1C on the Sense HAT).
-            case .lsm9ds1: .lis3mdl
-            case .mpu6050, .mpu6500, .bmi160, .icm42688: .qmc5883l
-            case .mpu9150, .mpu9250, .icm20948, .bno055: nil
-            }
-        }
-    }
-
-    /// The separate magnetometer chips the simulator can put on the board; the raw value is the CLI name.
-    public enum Magnetometer: String, CaseIterable, Sendable {
-        case lis3mdl, lis2mdl, qmc5883l, hmc5883l
-
-        public var usualAddress: I2CAddress {
-            switch self {
-            case .lis3mdl: I2CAddress(0x1C)
-            case .lis2mdl, .hmc5883l: I2CAddress(0x1E)
-            case .qmc5883l: I2CAddress(0x0D)
-            }
-        }
-
-        /// The addresses the chip can answer at: the LIS3MDL's SA1 picks 0x1C or 0x1E, the
-        /// others have one.
-        public var possibleAddresses: [I2CAddress] {
-            self == .lis3mdl ? [I2CAddress(0x1C), I2CAddress(0x1E)] : [usualAddress]
-        }
-    }
-
     /// Which separate magnetometer to attach.
     public enum MagnetometerChoice: Sendable, Equatable {
         /// The IMU's ``IMU/usualMagnetometer``.
@@ -85,16 +32,16 @@ public struct SimulatedBoard: Sendable {
         case none
         case chip(Magnetometer)
 
-        /// Parses a CLI name: a ``Magnetometer`` raw value, `none`, `usual`, or `lsm9ds1` — the
-        /// LSM9DS1's own magnetometer die, which has the LIS3MDL's register map (next to the
-        /// LSM9DS1 as IMU, the board reverses its x axis as the die does); nil otherwise.
+        /// Parses a CLI name: a ``Magnetometer`` name (``Magnetometer/init(name:)``: its raw value,
+        /// or `lsm9ds1` — the LSM9DS1's own magnetometer die, which has the LIS3MDL's register map;
+        /// next to the LSM9DS1 as IMU, the board reverses its x axis as the die does), `none`,
+        /// `usual`; nil otherwise.
         public init?(name: String) {
             switch name.lowercased() {
             case "usual": self = .usual
             case "none": self = .none
-            case "lsm9ds1": self = .chip(.lis3mdl)
             default:
-                guard let chip = Magnetometer(rawValue: name.lowercased()) else { return nil }
+                guard let chip = Magnetometer(name: name) else { return nil }
                 self = .chip(chip)
             }
         }
@@ -109,10 +56,19 @@ public struct SimulatedBoard: Sendable {
         public var behindBypass: Bool
     }
 
-    /// The names `--imu` accepts.
-    public static var imuChoices: [String] { IMU.allCases.map(\.rawValue) }
-    /// The names `--magnetometer` accepts.
-    public static var magnetometerChoices: [String] { Magnetometer.allCases.map(\.rawValue) + ["lsm9ds1", "none", "usual"] }
+    /// The names `--imu` lists, from ``EmulatorRegistry/imus``.
+    public static var imuChoices: [String] { EmulatorRegistry.imus.map(\.chip.rawValue) }
+    /// The other names `--imu` accepts, each with the chip it names: `ism330dhcx = lsm6dsr`.
+    public static var imuAliases: [String] {
+        EmulatorRegistry.imus.flatMap { entry in entry.aliases.map { "\($0) = \(entry.chip.rawValue)" } }
+    }
+    /// The names `--magnetometer` accepts: the separate magnetometers of
+    /// ``EmulatorRegistry/magnetometers``, the IMUs whose magnetometer die answers apart
+    /// (`lsm9ds1`), `none` and `usual`.
+    public static var magnetometerChoices: [String] {
+        EmulatorRegistry.magnetometers.map(\.chip.rawValue)
+            + EmulatorRegistry.imus.filter { $0.magnetometerDie != nil }.map(\.chip.rawValue) + ["none", "usual"]
+    }
 
     public let bus: SimulatedBus
     public let imu: any SimulatedDevice
@@ -141,22 +97,7 @@ public struct SimulatedBoard: Sendable {
         var chips: [Chip] = []
         var builtInMagnetometer: (any SimulatedDevice)?
 
-        let imuType: any ChipEmulator.Type = switch imu {
-        case .lsm6dsox: LSM6DSOXEmulator.self
-        case .lsm6dso32: LSM6DSO32Emulator.self
-        case .lsm6dsl: LSM6DSLEmulator.self
-        case .lsm6ds3: LSM6DS3Emulator.self
-        case .lsm6dsr: LSM6DSREmulator.self
-        case .lsm9ds1: LSM9DS1Emulator.self
-        case .mpu6050: MPU6050Emulator.self
-        case .mpu6500: MPU6500Emulator.self
-        case .bmi160: BMI160Emulator.self
-        case .icm42688: ICM42688Emulator.self
-        case .mpu9150: MPU9150Emulator.self
-        case .mpu9250: MPU9250Emulator.self
-        case .icm20948: ICM20948Emulator.self
-        case .bno055: BNO055Emulator.self
-        }
+        let imuType = imu.entry.emulator
         let imuDevice: any SimulatedDevice = imuType.init(source: source, now: now, options: imuOptions)
         if let package = imuDevice as? any NineAxisPackage {
             package.attach(to: bus, at: address)
@@ -172,14 +113,11 @@ public struct SimulatedBoard: Sendable {
         case .chip(let chip): chip
         }
         if let chosen {
-            let deviceType: any ChipEmulator.Type = switch chosen {
-            case .lis3mdl: LIS3MDLEmulator.self
-            case .lis2mdl: LIS2MDLEmulator.self
-            case .qmc5883l: QMC5883LEmulator.self
-            case .hmc5883l: HMC5883LEmulator.self
-            }
-            // Next to an LSM9DS1, a LIS3MDL register map is the LSM9DS1's own magnetometer die.
-            let dieSource: any PhysicalSource = chosen == .lis3mdl && imu == .lsm9ds1 ? MagnetometerDieSource.lsm9ds1Magnetometer(source) : source
+            let deviceType = chosen.entry.emulator
+            // Next to an IMU whose magnetometer die has this register map (a LIS3MDL map next to an
+            // LSM9DS1), the chip is that die, in its own axes.
+            let die = imu.entry.magnetometerDie.flatMap { $0.registers == chosen ? $0 : nil }
+            let dieSource: any PhysicalSource = die.map { $0.source(source) } ?? source
             let device: any SimulatedDevice = deviceType.init(source: dieSource, now: now, options: magnetometerOptions)
             let address = magnetometerAddress ?? chosen.usualAddress
             bus.attach(device, at: address)

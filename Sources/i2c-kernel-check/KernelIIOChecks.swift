@@ -111,10 +111,11 @@ func kernelIIOChecks(bus: LinuxI2CBus, path: String, configured imus: Configured
             guard let mpu = imus.mpu6050, let lsm = imus.lsm6dsox else { throw CheckFailure(message: "drivers were not configured") }
             ours.mpu6050 = try driver("MPU-6050 readSample") { () throws(SensorError) in try mpu.readSample() }
             ours.lsm6dsox = try driver("LSM6DSOX readSample") { () throws(SensorError) in try lsm.readSample() }
-            for (name, image) in [("BMI160", bmi160Image), ("MMA8452Q", mma8452Image)] {
-                let chip = name == "BMI160" ? I2CAddress(0x69) : I2CAddress(0x1D)
-                try bus.writeRegisters(chip, 0x00, image)
-                try expect(try bus.readRegisters(chip, 0x00, count: 256) == image, "\(name) image read back differs")
+            // The kernel driver cases that bring an image of their own (BMI160 at 0x69, MMA8452Q at 0x1D).
+            for driverCase in kernelDriverCases {
+                guard let image = driverCase.image else { continue }
+                try bus.writeRegisters(driverCase.address, 0x00, image)
+                try expect(try bus.readRegisters(driverCase.address, 0x00, count: 256) == image, "\(driverCase.client) image read back differs")
             }
         },
     ]

@@ -39,6 +39,19 @@ struct SourceOptionsTests {
         #expect(try !SourceOptions.parse(["--board", "raspberry-pi-5", "--bus", "1"]).isSimulated)
     }
 
+    /// `--imu ism330dhcx`: the ISM330DHCX is the LSM6DSR to this library (WHO_AM_I 0x6B, one
+    /// register map), so it picks the LSM6DSR emulator; other registry aliases likewise.
+    @Test func imuAliasesPickTheirEmulator() throws {
+        for (name, imu) in [("ism330dhcx", SimulatedBoard.IMU.lsm6dsr), ("ICM42688P", .icm42688), ("lsm6dso", .lsm6dsox)] {
+            guard case .simulated(let simulation) = try SourceOptions.parse(["--imu", name]).source() else {
+                Issue.record("expected the simulated board for --imu \(name)")
+                continue
+            }
+            #expect(simulation.imu == imu, "--imu \(name)")
+        }
+        #expect(throws: (any Error).self) { _ = try SourceOptions.parse(["--imu", "ism330"]) }
+    }
+
     @Test func aBusAloneOnAnUnknownMachineScansTheUsualAddresses() throws {
         guard BoardCatalog.builtIn.detectMachine() == nil else { return }   // a known board uses its own file
         guard case .board(let board, let bus) = try SourceOptions.parse(["--bus", "7"]).source() else {

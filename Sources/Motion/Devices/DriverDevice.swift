@@ -97,9 +97,9 @@ final class DriverDevice: MotionDevice {
         self.maximumTimerRate = min(100, imu.configuration.outputDataRate)
         self.sensorLatency = imu.outputDelay
         // An MPU-6050's gyroscope may be 20 °/s off (PS-MPU-6000A §6.1); a filter that estimates at
-        // most 2 °/s would leave the rest turning the attitude for ever (GyroRestLimits cites each
-        // chip's figure). A stored gyroscope calibration leaves only what drifts since.
-        let zeroRateTolerance = correction.gyroBias == .zero ? GyroRestLimits.forChip(imu.chip.name)?.biasDPS : nil
+        // most 2 °/s would leave the rest turning the attitude for ever (each chip's descriptor cites
+        // its figure). A stored gyroscope calibration leaves only what drifts since.
+        let zeroRateTolerance = correction.gyroBias == .zero ? imu.chip.descriptor?.gyroRestLimits?.biasDPS : nil
         self.gyroscopeBiasRange = max(AttitudeFilter.Parameters().biasClip, zeroRateTolerance ?? 0)
     }
 

@@ -70,13 +70,13 @@ public struct Simulation: Sendable, Equatable {
         }
         if let name = board.magnetometerChip {
             let key = Self.key(name)
-            if key == laidOut.imu.builtInMagnetometerKey {
+            if key == laidOut.imu.entry.builtInMagnetometer {
                 laidOut.magnetometer = .none
             } else if let chip = Self.simulatedMagnetometer(named: key) {
                 laidOut.magnetometer = .chip(chip)
             } else {
                 throw .deviceNotFound("\(place) carries the magnetometer \(name), which the simulator cannot place"
-                    + (laidOut.imu.builtInMagnetometerKey == nil ? "" : " next to the \(laidOut.imu.rawValue)")
+                    + (laidOut.imu.entry.builtInMagnetometer == nil ? "" : " next to the \(laidOut.imu.rawValue)")
                     + "; it emulates: \(SimulatedBoard.Magnetometer.allCases.map(\.rawValue).joined(separator: ", "))"
                     + ", the AK8975/AK8963/AK09916 inside the MPU-9150/MPU-9250/ICM-20948, and the BNO055's own")
             }
@@ -107,21 +107,13 @@ public struct Simulation: Sendable, Equatable {
 
     private static func list(_ addresses: [I2CAddress]) -> String { addresses.map(\.description).joined(separator: ", ") }
 
-    /// The simulated IMU for a chip name (`LSM9DS1`, `MPU-9150`, `ICM-42688-P`, `ISM330DHCX`).
-    static func simulatedIMU(named name: String) -> SimulatedBoard.IMU? {
-        switch key(name) {
-        case "icm42688p": .icm42688
-        case "lsm6dso": .lsm6dsox
-        case "ism330dhcx": .lsm6dsr
-        case let key: SimulatedBoard.IMU(rawValue: key)
-        }
-    }
+    /// The simulated IMU for a chip name (`LSM9DS1`, `MPU-9150`, `ICM-42688-P`, `ISM330DHCX`): a
+    /// name or alias in ``MotionSimulator/EmulatorRegistry``.
+    static func simulatedIMU(named name: String) -> SimulatedBoard.IMU? { SimulatedBoard.IMU(name: key(name)) }
 
     /// The simulated magnetometer for a chip name; the LSM9DS1's magnetic part is a LIS3MDL
     /// register map (same identity).
-    static func simulatedMagnetometer(named key: String) -> SimulatedBoard.Magnetometer? {
-        key == "lsm9ds1" ? .lis3mdl : SimulatedBoard.Magnetometer(rawValue: key)
-    }
+    static func simulatedMagnetometer(named key: String) -> SimulatedBoard.Magnetometer? { SimulatedBoard.Magnetometer(name: key) }
 
     /// The simulated board and the world behind it, started at `clock.now`.
     package func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
@@ -161,7 +153,7 @@ public struct Simulation: Sendable, Equatable {
             case .none: nil
             }
             magnetometerErrors = magnetometerName.flatMap(MagnetometerErrorModel.preset(named:)) ?? .lis3mdl
-            if imu == .bno055 {
+            if imu.entry.calibratesMagnetometer {
                 // The BNO055 calibrates its magnetometer itself (CALIB_STAT) and its fusion output is
                 // modelled converged: its magnetometer is modelled calibrated too (noise only), so
                 // that the chip's attitude and this library's can be compared without a figure-eight.
@@ -172,15 +164,8 @@ public struct Simulation: Sendable, Equatable {
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
-        // default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU, ICM-42688-P and Bosch 200 Hz,
-        // ICM-20948 220 Hz, BNO055 100 Hz, the rate its fusion mode fixes); held in between.
-        let noiseRate: Double = switch imu {
-        case .mpu6050, .mpu6500, .mpu9150, .mpu9250, .bmi160, .icm42688: 200
-        case .icm20948: 220
-        case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr: 208
-        case .lsm9ds1: 119
-        case .bno055: 100
-        }
+        // default (the emulator registry's noiseSampleRate); held in between.
+        let noiseRate = imu.entry.noiseSampleRate
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
         let board = SimulatedBoard(
@@ -188,18 +173,5 @@ public struct Simulation: Sendable, Equatable {
             magnetometer: magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)), source: source, now: now)
         if let faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
-    }
-}
-
-extension SimulatedBoard.IMU {
-    /// The name key of the magnetometer inside this IMU's package, if it has one.
-    var builtInMagnetometerKey: String? {
-        switch self {
-        case .mpu9150: "ak8975"
-        case .mpu9250: "ak8963"
-        case .icm20948: "ak09916"
-        case .bno055: "bno055"
-        default: nil
-        }
     }
 }

@@ -118,16 +118,11 @@ public struct IMUErrorModel: Sendable, Equatable {
             biasRandomWalk: 2e-5, scaleFactorError: SIMD3(0.002, -0.003, 0.002), crossAxis: crossAxis(0.005)),
         clockDriftPPM: 200)
 
-    /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9150", "mpu9250", "icm42688"; case and dashes ignored).
+    /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9150", "mpu9250", "icm42688"; case and
+    /// dashes ignored): the chip's ``IMUEmulatorEntry/errorModel`` in ``EmulatorRegistry``, found by
+    /// its name or an alias ("icm42688p").
     public static func preset(named name: String) -> IMUErrorModel? {
-        switch name.lowercased().filter({ $0.isLetter || $0.isNumber }) {
-        case "lsm6dsox": lsm6dsox
-        // The MPU-9150's accelerometer and gyroscope are an MPU-6050 die (PS-MPU-9150A §6.1–6.2).
-        case "mpu6050", "mpu9150": mpu6050
-        case "mpu9250": mpu9250
-        case "icm42688", "icm42688p": icm42688
-        default: nil
-        }
+        SimulatedBoard.IMU(name: name.lowercased().filter { $0.isLetter || $0.isNumber })?.entry.errorModel
     }
 }
 
@@ -171,12 +166,9 @@ public struct MagnetometerErrorModel: Sendable, Equatable {
         noiseDensity: SIMD3(repeating: 0.2 / 5),
         hardIron: SIMD3(-25, 16, 31), softIron: boardSoftIron, clockDriftPPM: 500)
 
-    /// The preset for a chip name ("lis3mdl", "qmc5883l"; case and dashes ignored).
+    /// The preset for a chip name ("lis3mdl", "qmc5883l"; case and dashes ignored): the chip's
+    /// ``MagnetometerEmulatorEntry/errorModel`` in ``EmulatorRegistry``.
     public static func preset(named name: String) -> MagnetometerErrorModel? {
-        switch name.lowercased().filter({ $0.isLetter || $0.isNumber }) {
-        case "lis3mdl": lis3mdl
-        case "qmc5883l": qmc5883l
-        default: nil
-        }
+        SimulatedBoard.Magnetometer(rawValue: name.lowercased().filter { $0.isLetter || $0.isNumber })?.entry.errorModel
     }
 }

@@ -160,18 +160,10 @@ package struct GravityRestLimits: Sendable, Equatable {
     package var source: String
 
     /// The limits of the chip named `chip` (a ``Sensors/ChipInfo`` name): the datasheet's where it
-    /// allows more than 3 %, else 3 %.
+    /// allows more than 3 % (its descriptor's ``Sensors/ChipDescriptor/gravityRestTolerance``), else 3 %.
     package static func forChip(_ chip: String) -> GravityRestLimits {
-        switch chip {
-        case InvenSenseModel.mpu6050.rawValue, InvenSenseModel.mpu9150.rawValue:
-            // The MPU-9150 carries the MPU-6050's accelerometer die (as ErrorModels.swift takes it);
-            // its own product specification's table was not checked here.
-            GravityRestLimits(tolerance: 0.11, source: "PS-MPU-6000A §6.2: zero-g z ±80 mg, sensitivity ±3 %")
-        case InvenSenseModel.mpu9250.rawValue:
-            GravityRestLimits(tolerance: 0.11, source: "PS-MPU-9250A §3.2: zero-g z ±80 mg, sensitivity ±3 %")
-        default:
-            GravityRestLimits(tolerance: HardwareChecks.gravityTolerance, source: "")
-        }
+        let datasheet = ChipRegistry.descriptor(named: chip)?.gravityRestTolerance
+        return GravityRestLimits(tolerance: datasheet?.tolerance ?? HardwareChecks.gravityTolerance, source: datasheet?.source ?? "")
     }
 
     /// `1 g ± 3 %`, or with the datasheet: `1 g ± 11 % (PS-MPU-6000A §6.2: …; uncalibrated)`.
@@ -402,7 +394,7 @@ package enum HardwareChecks {
             "gravity at rest", gravityOK ? .pass : .fail, measured: "\(format(measured.gravityMagnitude, digits: 4)) g",
             limit: gravity.description))
 
-        if let limits = GyroRestLimits.forChip(chip) {
+        if let limits = ChipRegistry.descriptor(named: chip)?.gyroRestLimits {
             let bias = max(abs(measured.gyroBias.x), abs(measured.gyroBias.y), abs(measured.gyroBias.z))
             results.append(HardwareCheckResult(
                 "gyro bias at rest", bias <= limits.biasDPS ? .pass : .fail,

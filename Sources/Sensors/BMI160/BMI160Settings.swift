@@ -1,3 +1,7 @@
+extension ChipInfo.Family {
+    public static let bmi160 = Self(rawValue: "Bosch BMI160")
+}
+
 /// Register map of the Bosch BMI160 (datasheet BST-BMI160-DS000 §2.11, "Register description";
 /// addresses the same in the Linux kernel's drivers/iio/imu/bmi160/bmi160_core.c).
 enum BMI160Register {

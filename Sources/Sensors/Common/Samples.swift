@@ -2,23 +2,14 @@ import I2C
 
 /// What a probe found: which chip, where, and the identity bytes it read.
 public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
-    /// Driver family of a chip.
-    public enum Family: String, Sendable, Hashable {
-        case invenSense = "InvenSense MPU"
-        case icm42600 = "InvenSense ICM-426xx"
-        case lsm6 = "ST LSM6"
-        case lsm9ds1 = "ST LSM9DS1"
-        case lis3mdl = "ST LIS3MDL"
-        case lis2mdl = "ST LIS2MDL"
-        case qmc5883l = "QST QMC5883L"
-        case hmc5883l = "Honeywell HMC5883L"
-        case ak8963 = "AKM AK8963"
-        case bmi160 = "Bosch BMI160"
-        case ak09916 = "AKM AK09916"
-        case ak8975 = "AKM AK8975"
-        /// Accelerometer, gyroscope and magnetometer with on-chip fusion at one address: the
-        /// IMU and the magnetometer carry this family, told apart by ``ChipInfo/name``.
-        case bno055 = "Bosch BNO055"
+    /// Driver family of a chip: chips of one family share a driver and a register map. Each
+    /// family is declared in its chips' folder, beside their settings (`ChipInfo.Family.bmi160`
+    /// in `BMI160Settings.swift`); ``ChipRegistry/families`` lists those the registry uses.
+    public struct Family: RawRepresentable, Sendable, Hashable {
+        /// The family's name: `InvenSense MPU`, `ST LSM6`, `Bosch BMI160`, …
+        public let rawValue: String
+
+        public init(rawValue: String) { self.rawValue = rawValue }
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
@@ -36,14 +27,12 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
         self.identity = identity
     }
 
-    /// True for chips with an accelerometer and gyroscope.
-    public var isIMU: Bool {
-        switch family {
-        case .invenSense, .icm42600, .lsm6, .bmi160, .lsm9ds1: true
-        case .bno055: name == BNO055Settings.name
-        case .lis3mdl, .lis2mdl, .qmc5883l, .hmc5883l, .ak8963, .ak09916, .ak8975: false
-        }
-    }
+    /// True for chips with an accelerometer and gyroscope: those whose descriptor in
+    /// ``ChipRegistry`` is an IMU's (the BNO055's magnetometer, named apart, is not).
+    public var isIMU: Bool { descriptor?.isIMU ?? false }
+
+    /// The chip's descriptor, found by ``name``; nil for a chip the registry does not know.
+    public var descriptor: ChipDescriptor? { ChipRegistry.descriptor(named: name) }
 
     public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }
@@ -254,85 +243,4 @@ public struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
         }
         return "\(chip) self-test " + (passed ? "passed" : "FAILED") + "\n" + lines.joined(separator: "\n")
     }
-}
-
-/// An accelerometer + gyroscope driver.
-public protocol IMUDriver: AnyObject, Sendable {
-    var chip: ChipInfo { get }
-    /// A sensible configuration for this chip (±4 g or the nearest, ±500 °/s, ODR ≥ 100 Hz).
-    var defaultConfiguration: IMUConfiguration { get }
-    /// The configuration last applied.
-    var configuration: IMUConfiguration { get }
-    /// How long the gyroscope's output lags the motion with the configuration applied, s: the
-    /// group delay of the chip's output low-pass filter, from its datasheet; 0 where the datasheet
-    /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
-    var outputDelay: Double { get }
-    /// Resets the chip and applies `configuration` (identity is checked first). The reset stops
-    /// the FIFO: call ``enableFIFO()`` again afterwards.
-    func configure(_ configuration: IMUConfiguration) throws(SensorError)
-    /// Reads one sample in exactly one bus transaction.
-    func readSample() throws(SensorError) -> IMUSample
-    /// Reads back one configuration register: false when the chip lost its configuration (e.g. it
-    /// reset itself after a brown-out).
-    func isStillConfigured() throws(SensorError) -> Bool
-    /// Starts the FIFO at the output data rate, with accelerometer and gyroscope in every frame.
-    func enableFIFO() throws(SensorError)
-    /// Reads every whole frame waiting in the FIFO.
-    func readFIFO() throws(SensorError) -> FIFORead
-    /// Reads every whole frame waiting in the FIFO into `read`, replacing what it held but keeping
-    /// its frames' storage: a caller that keeps one `FIFORead` allocates nothing per read.
-    ///
-    /// Each of ``readFIFO()`` and this one has a default built on the other: a driver implements
-    /// one of them (this one, to read without allocating).
-    func readFIFO(into read: inout FIFORead) throws(SensorError)
-    /// Runs the datasheet self-test, then restores the configuration (FIFO stopped, as after
-    /// ``configure(_:)``). Keep the chip still while it runs.
-    func selfTest() throws(SensorError) -> SelfTestReport
-    /// False for a chip without a FIFO: ``enableFIFO()`` and ``readFIFO()`` then throw
-    /// ``SensorError/notSupported(chip:feature:)`` and a sampler polls it on a timer.
-    var hasFIFO: Bool { get }
-    /// The driver of a magnetometer that is part of this chip and read with its samples (same
-    /// address, same registers); nil when the magnetometer, if any, is found on the bus.
-    var companionMagnetometer: (any MagnetometerDriver)? { get }
-    /// True when ``readSample()`` fills ``IMUSample/chipOrientation`` (the chip fuses its sensors itself).
-    var providesChipOrientation: Bool { get }
-}
-
-extension IMUDriver {
-    public var hasFIFO: Bool { true }
-    public var companionMagnetometer: (any MagnetometerDriver)? { nil }
-    public var providesChipOrientation: Bool { false }
-}
-
-extension IMUDriver {
-    public func readFIFO() throws(SensorError) -> FIFORead {
-        var read = FIFORead(frames: [], overflowed: false)
-        try readFIFO(into: &read)
-        return read
-    }
-
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
-        read = try readFIFO()
-    }
-
-    public var outputDelay: Double { 0 }
-}
-
-/// A magnetometer driver.
-public protocol MagnetometerDriver: AnyObject, Sendable {
-    var chip: ChipInfo { get }
-    /// A sensible configuration for this chip (its fastest continuous rate up to 100 Hz, a range
-    /// covering the Earth's field).
-    var defaultConfiguration: MagnetometerConfiguration { get }
-    /// The configuration last applied.
-    var configuration: MagnetometerConfiguration { get }
-    /// Resets the chip (where it can) and applies `configuration`.
-    func configure(_ configuration: MagnetometerConfiguration) throws(SensorError)
-    /// Reads one sample in one bus transaction.
-    func readSample() throws(SensorError) -> MagneticSample
-    /// Reads back one configuration register and compares it with what the driver wrote.
-    func isStillConfigured() throws(SensorError) -> Bool
-    /// Runs the datasheet self-test, then restores the configuration. Throws
-    /// ``SensorError/notSupported(chip:feature:)`` on a chip without one.
-    func selfTest() throws(SensorError) -> SelfTestReport
 }

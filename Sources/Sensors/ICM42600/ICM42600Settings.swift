@@ -5,6 +5,11 @@ public enum ICM42600Model: String, Sendable, CaseIterable {
     case icm42688p = "ICM-42688-P"
 }
 
+/// The TDK InvenSense ICM-426xx chips (Linux drivers/iio/imu/inv_icm42600).
+extension ChipInfo.Family {
+    public static let icm42600 = Self(rawValue: "InvenSense ICM-426xx")
+}
+
 /// Bank-0 registers of the family (DS-000347 §14 "Register map"; the kernel's inv_icm42600.h
 /// names the same addresses INV_ICM42600_REG_*). Sensor data are big-endian after reset
 /// (INTF_CONFIG0 SENSOR_DATA_ENDIAN = 1, FIFO_COUNT_ENDIAN = 1; the driver never changes them).

@@ -9,6 +9,11 @@ public enum InvenSenseModel: String, Sendable, CaseIterable {
     case mpu9250 = "MPU-9250"
 }
 
+/// The MPU-6050/6500/9150/9250 and the ICM-20948: the MPU register map and FIFO.
+extension ChipInfo.Family {
+    public static let invenSense = Self(rawValue: "InvenSense MPU")
+}
+
 /// Register map shared by the family (RM-MPU-6000A §3, RM-MPU-9250A §3: same addresses).
 enum InvenSenseRegister {
     static let sampleRateDivider: UInt8 = 0x19  // SMPLRT_DIV

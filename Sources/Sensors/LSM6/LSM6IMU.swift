@@ -98,7 +98,7 @@ public final class LSM6IMU: STIMUDriver {
         // words come out of one read.
         let scale = state.scale
         try device.readFIFOFrames(
-            unread / 6, from: 0x3E, frameSize: 12, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples,
+            unread / 6, from: 0x3E, frameSize: LSM6FIFOLayout.patternFrameBytes, chunkFrames: Self.fifoChunkFrames, nextIndex: &state.fifoSamples,
             into: &read.frames
         ) { bytes, base in
             scale.sample(accelerometer: Self.vector(bytes, base + 6), gyroscope: Self.vector(bytes, base))
@@ -118,16 +118,17 @@ public final class LSM6IMU: STIMUDriver {
             return
         }
         // With IF_INC the pointer rolls back from FIFO_DATA_OUT_Z_H (0x7E) to the tag (0x78).
-        try device.readFIFOChunks(words, from: 0x78, itemSize: 7, chunkItems: Self.fifoChunkFrames * 2) { bytes, word in
-            let tag = bytes[word * 7]
+        let wordBytes = LSM6FIFOLayout.taggedWordBytes
+        try device.readFIFOChunks(words, from: 0x78, itemSize: wordBytes, chunkItems: Self.fifoChunkFrames * 2) { bytes, word in
+            let tag = bytes[word * wordBytes]
             let sensor = tag >> 3
             if sensor == Self.timestampTag {
-                state.fifo.timestamp = Self.unwrap(timestampWord: bytes, at: word * 7 + 1, after: state.fifo.timestamp)
+                state.fifo.timestamp = Self.unwrap(timestampWord: bytes, at: word * wordBytes + 1, after: state.fifo.timestamp)
                 return true
             }
             guard sensor == 0x01 || sensor == 0x02 else { return true }
             let current = TaggedWord(isAccelerometer: sensor == 0x02, slot: (tag >> 1) & 0x03,
-                                     vector: Self.vector(bytes, word * 7 + 1))
+                                     vector: Self.vector(bytes, word * wordBytes + 1))
             if let pending = state.fifo.pendingWord, pending.slot == current.slot,
                pending.isAccelerometer != current.isAccelerometer {
                 let (accelerometer, gyroscope) = current.isAccelerometer

@@ -13,6 +13,11 @@ public enum LSM6Model: String, Sendable, CaseIterable {
     case lsm6dsr = "LSM6DSR/ISM330DHCX"
 }
 
+/// The ST LSM6 chips: one register map (``LSM6Register``), a settings entry per WHO_AM_I.
+extension ChipInfo.Family {
+    public static let lsm6 = Self(rawValue: "ST LSM6")
+}
+
 /// Register map shared by the family (LSM6DS3 / LSM6DSL / LSM6DSO datasheets §8–9: same addresses
 /// for everything this driver touches outside the FIFO).
 enum LSM6Register {
@@ -45,6 +50,11 @@ enum LSM6FIFOLayout: Sendable {
     /// BDR_GY 7:4 + BDR_XL 3:0, FIFO_CTRL4 0x0A FIFO_MODE 2:0, FIFO_STATUS1/2 0x3A/0x3B
     /// (DIFF_FIFO 9:0, FIFO_OVR_IA bit 6), FIFO_DATA_OUT_TAG 0x78.
     case tagged
+
+    /// Bytes of one untagged frame: six 16-bit words, gyroscope x, y, z then accelerometer x, y, z.
+    static let patternFrameBytes = 12
+    /// Bytes of one tagged word: the tag, then x, y, z as 16-bit words.
+    static let taggedWordBytes = 7
 }
 
 struct LSM6Settings: STIMUSettings {

@@ -1,3 +1,8 @@
+/// The ST LSM9DS1's accelerometer and gyroscope (its magnetometer answers as a LIS3MDL).
+extension ChipInfo.Family {
+    public static let lsm9ds1 = Self(rawValue: "ST LSM9DS1")
+}
+
 /// Register map of the LSM9DS1 accelerometer and gyroscope (datasheet DocID025715 Rev 3, §6
 /// "Register mapping" and §7 "Accelerometer and gyroscope register description"; each register
 /// is cited by its datasheet name and address).

@@ -1,5 +1,13 @@
 import I2C
 
+/// Each AKM chip is a family of its own: their WIA registers tell them apart (the AK8975's only
+/// inside its MPU-9150).
+extension ChipInfo.Family {
+    public static let ak8963 = Self(rawValue: "AKM AK8963")
+    public static let ak09916 = Self(rawValue: "AKM AK09916")
+    public static let ak8975 = Self(rawValue: "AKM AK8975")
+}
+
 /// The AKM magnetometers this driver knows; the raw value is the chip's name.
 public enum AKModel: String, Sendable, CaseIterable {
     /// Inside the MPU-9250 (0x0C behind its I2C bypass) or on its own.

@@ -1,5 +1,9 @@
 import I2C
 
+extension ChipInfo.Family {
+    public static let hmc5883l = Self(rawValue: "Honeywell HMC5883L")
+}
+
 /// Driver for the Honeywell HMC5883L magnetometer (0x1E). It has no software reset.
 public final class HMC5883LMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo

@@ -1,5 +1,9 @@
 import I2C
 
+extension ChipInfo.Family {
+    public static let lis2mdl = Self(rawValue: "ST LIS2MDL")
+}
+
 /// Driver for the ST LIS2MDL magnetometer (0x1E).
 public final class LIS2MDLMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo

@@ -1,5 +1,9 @@
 import I2C
 
+extension ChipInfo.Family {
+    public static let lis3mdl = Self(rawValue: "ST LIS3MDL")
+}
+
 /// Driver for the ST LIS3MDL magnetometer (0x1C or 0x1E), and for the magnetometer inside the
 /// ST LSM9DS1 (0x1C or 0x1E; the Sense HAT's is at 0x1C).
 ///

@@ -1,5 +1,9 @@
 import I2C
 
+extension ChipInfo.Family {
+    public static let qmc5883l = Self(rawValue: "QST QMC5883L")
+}
+
 /// Driver for the QST QMC5883L magnetometer (0x0D). It has no self-test.
 public final class QMC5883LMagnetometer: TableMagnetometerDriver {
     public let chip: ChipInfo

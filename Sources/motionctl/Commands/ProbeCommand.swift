@@ -28,7 +28,7 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Scan the simulated board instead of a real bus.")
     var simulated = false
 
-    @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")).")
+    @Option(help: "The simulated IMU (with --simulated): \(SimulatedBoard.imuChoices.joined(separator: ", ")) (also \(SimulatedBoard.imuAliases.joined(separator: ", "))).")
     var imu: String = SimulatedBoard.IMU.lsm6dsox.rawValue
 
     @Option(help: "The simulated magnetometer (with --simulated): \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")).")
@@ -113,7 +113,7 @@ struct ProbeCommand: ParsableCommand {
 
     private func printSimulatedBoard() {
         let board = SimulatedBoard(
-            imu: SimulatedBoard.IMU(rawValue: imu.lowercased()) ?? .lsm6dsox,
+            imu: SimulatedBoard.IMU(name: imu) ?? .lsm6dsox,
             magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual,
             source: ConstantSource(.flatAtRest()), now: { 0 })
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))

@@ -33,7 +33,7 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Simulated motion; implies --simulated. `--scenario list` names them.")
     var scenario: String?
 
-    @Option(help: "Simulated IMU: \(SimulatedBoard.imuChoices.joined(separator: ", ")); implies --simulated.")
+    @Option(help: "Simulated IMU: \(SimulatedBoard.imuChoices.joined(separator: ", ")) (also \(SimulatedBoard.imuAliases.joined(separator: ", "))); implies --simulated.")
     var imu: String?
 
     @Option(help: "Simulated magnetometer: \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")); implies --simulated.")
@@ -122,7 +122,7 @@ struct SourceOptions: ParsableArguments {
             }
         }
         let simulation = Simulation(
-            scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(rawValue: $0.lowercased()) } ?? .lsm6dsox,
+            scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(name: $0) } ?? .lsm6dsox,
             magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed, replay: recording,
             faults: try faults.map { text in
                 do { return try FaultPlan(parsing: text) } catch { throw CommandFailure(message: "--faults: \(error)") }
@@ -210,24 +210,28 @@ struct SourceOptions: ParsableArguments {
         }
     }
 
+    /// `--imu NAME`: a name or alias of the emulator registry (`ism330dhcx` is the `lsm6dsr`).
     static func simulatedIMU(named name: String) throws -> SimulatedBoard.IMU {
-        guard let imu = SimulatedBoard.IMU(rawValue: name.lowercased()) else {
+        guard let imu = SimulatedBoard.IMU(name: name) else {
             throw ValidationError("no simulated IMU named \"\(name)\"; choose one of: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
         }
         return imu
     }
 
-    /// `--magnetometer NAME` next to `--imu IMU` (the default IMU when nil). The LSM9DS1's
-    /// magnetometer is part of the LSM9DS1: named next to another IMU it is refused, not quietly
-    /// turned into a separate LIS3MDL.
+    /// `--magnetometer NAME` next to `--imu IMU` (the default IMU when nil). An IMU's own
+    /// magnetometer die (the LSM9DS1's) is part of that IMU: named next to another IMU it is
+    /// refused, not quietly turned into a separate chip with its register map (a LIS3MDL).
     static func simulatedMagnetometer(named name: String, imu: String?) throws -> SimulatedBoard.MagnetometerChoice {
         guard let choice = SimulatedBoard.MagnetometerChoice(name: name) else {
             throw ValidationError(
                 "no simulated magnetometer named \"\(name)\"; choose one of: \(SimulatedBoard.magnetometerChoices.joined(separator: ", "))")
         }
-        if name.lowercased() == "lsm9ds1", imu?.lowercased() != SimulatedBoard.IMU.lsm9ds1.rawValue {
+        if let owner = SimulatedBoard.IMU(rawValue: name.lowercased()), let die = owner.entry.magnetometerDie,
+           imu.flatMap(SimulatedBoard.IMU.init(name:)) != owner {
+            let (ownerName, registers) = (owner.rawValue.uppercased(), die.registers.rawValue.uppercased())
             throw ValidationError(
-                "--magnetometer lsm9ds1 is the LSM9DS1's own magnetometer: add --imu lsm9ds1 (or name lis3mdl for a separate LIS3MDL)")
+                "--magnetometer \(owner.rawValue) is the \(ownerName)'s own magnetometer: add --imu \(owner.rawValue) "
+                    + "(or name \(die.registers.rawValue) for a separate \(registers))")
         }
         return choice
     }

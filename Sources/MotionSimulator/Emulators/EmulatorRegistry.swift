@@ -1,0 +1,199 @@
+import I2C
+
+/// Every chip the simulator emulates: one line per chip, beside its emulator file in `Emulators/`.
+/// ``SimulatedBoard``, the CLI's `--imu`/`--magnetometer` names and the error-model presets read
+/// it. Written from the datasheets like the emulators themselves: this module does not import the
+/// drivers (`Sensors`), so these entries are the simulator's own, not the driver's tables.
+///
+/// Adding a chip: its emulator file, its case in ``SimulatedBoard/IMU`` (or
+/// ``SimulatedBoard/Magnetometer``) below, and its line here.
+public enum EmulatorRegistry {
+    /// The IMUs, in ``SimulatedBoard/IMU`` order (the order `--imu` lists them in).
+    public static let imus: [IMUEmulatorEntry] = [
+        IMUEmulatorEntry(.lsm6dsox, LSM6DSOXEmulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208, errors: .lsm6dsox, aliases: ["lsm6dso"]),
+        IMUEmulatorEntry(.lsm6dso32, LSM6DSO32Emulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208),
+        IMUEmulatorEntry(.lsm6dsl, LSM6DSLEmulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208),
+        IMUEmulatorEntry(.lsm6ds3, LSM6DS3Emulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208),
+        IMUEmulatorEntry(.lsm6dsr, LSM6DSREmulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208, aliases: ["ism330dhcx"]),
+        IMUEmulatorEntry(.lsm9ds1, LSM9DS1Emulator.self, at: 0x6A, noiseRate: 119, magnetometerDie: .lsm9ds1),
+        IMUEmulatorEntry(.mpu6050, MPU6050Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .mpu6050),
+        IMUEmulatorEntry(.mpu6500, MPU6500Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
+        // The MPU-9150's accelerometer and gyroscope are an MPU-6050 die (PS-MPU-9150A §6.1–6.2).
+        IMUEmulatorEntry(.mpu9150, MPU9150Emulator.self, at: 0x68, noiseRate: 200, errors: .mpu6050, builtIn: "ak8975"),
+        IMUEmulatorEntry(.mpu9250, MPU9250Emulator.self, at: 0x68, noiseRate: 200, errors: .mpu9250, builtIn: "ak8963"),
+        IMUEmulatorEntry(.icm20948, ICM20948Emulator.self, at: 0x68, noiseRate: 220, builtIn: "ak09916"),
+        IMUEmulatorEntry(.bmi160, BMI160Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
+        IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
+        IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
+    ]
+
+    /// The separate magnetometers, in ``SimulatedBoard/Magnetometer`` order.
+    public static let magnetometers: [MagnetometerEmulatorEntry] = [
+        // SA1 picks 0x1C or 0x1E.
+        MagnetometerEmulatorEntry(.lis3mdl, LIS3MDLEmulator.self, at: [0x1C, 0x1E], errors: .lis3mdl),
+        MagnetometerEmulatorEntry(.lis2mdl, LIS2MDLEmulator.self, at: [0x1E]),
+        MagnetometerEmulatorEntry(.qmc5883l, QMC5883LEmulator.self, at: [0x0D], errors: .qmc5883l),
+        MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
+    ]
+
+    /// The entry of `chip`. Every case has its line (``EmulatorRegistryTests``); a case without
+    /// one is a programming error caught there.
+    static func entry(_ chip: SimulatedBoard.IMU) -> IMUEmulatorEntry {
+        guard let entry = imus.first(where: { $0.chip == chip }) else {
+            preconditionFailure("SimulatedBoard.IMU.\(chip) has no line in EmulatorRegistry.imus")
+        }
+        return entry
+    }
+
+    static func entry(_ chip: SimulatedBoard.Magnetometer) -> MagnetometerEmulatorEntry {
+        guard let entry = magnetometers.first(where: { $0.chip == chip }) else {
+            preconditionFailure("SimulatedBoard.Magnetometer.\(chip) has no line in EmulatorRegistry.magnetometers")
+        }
+        return entry
+    }
+}
+
+extension SimulatedBoard {
+    /// The IMU chips the simulator can put on the board; the raw value is the CLI name. Each has
+    /// its line in ``EmulatorRegistry/imus``.
+    public enum IMU: String, CaseIterable, Sendable {
+        /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
+        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9150, mpu9250, icm20948, bmi160, icm42688, bno055
+    }
+
+    /// The separate magnetometer chips the simulator can put on the board; the raw value is the
+    /// CLI name. Each has its line in ``EmulatorRegistry/magnetometers``.
+    public enum Magnetometer: String, CaseIterable, Sendable {
+        case lis3mdl, lis2mdl, qmc5883l, hmc5883l
+    }
+}
+
+/// One IMU the simulator emulates.
+public struct IMUEmulatorEntry: Sendable {
+    public let chip: SimulatedBoard.IMU
+    /// The emulator ``SimulatedBoard`` builds.
+    public let emulator: any ChipEmulator.Type
+    /// Where the chip usually sits (its address pin low); it answers at the next address too.
+    public let usualAddress: I2CAddress
+    /// The separate magnetometer it usually comes with on hobby boards; nil for a chip with its
+    /// own (inside its package, or its magnetometer die).
+    public let usualMagnetometer: SimulatedBoard.Magnetometer?
+    /// The rate fresh sensor noise is drawn at, Hz (held in between): the output data rate the
+    /// library's driver sets by default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU,
+    /// ICM-42688-P and Bosch 200 Hz, ICM-20948 220 Hz, BNO055 100 Hz, the rate its fusion mode fixes).
+    public let noiseSampleRate: Double
+    /// The chip's datasheet error model (``IMUErrorModel``); nil where none was written (the
+    /// simulation then takes the LSM6DSOX's).
+    public let errorModel: IMUErrorModel?
+    /// Other names board files and the CLI give the chip: lower case, letters and digits.
+    public let aliases: [String]
+    /// The name (lower case) of the magnetometer inside the chip's package, reachable once the
+    /// driver opens the I2C bypass (`ak8975`, `ak8963`, `ak09916`), or of its own magnetometer at
+    /// the same address (`bno055`); nil for a chip without one.
+    public let builtInMagnetometer: String?
+    /// The chip's magnetometer die at an address of its own, with another chip's register map.
+    public let magnetometerDie: MagnetometerDie?
+    /// True for a chip that calibrates its magnetometer itself and whose fusion output is modelled
+    /// converged (the BNO055, CALIB_STAT): its magnetometer is simulated calibrated (noise only), so
+    /// the chip's attitude and this library's can be compared without a figure-eight.
+    public let calibratesMagnetometer: Bool
+
+    init(
+        _ chip: SimulatedBoard.IMU, _ emulator: any ChipEmulator.Type, at usualAddress: UInt8,
+        magnetometer usualMagnetometer: SimulatedBoard.Magnetometer? = nil, noiseRate: Double, errors: IMUErrorModel? = nil,
+        aliases: [String] = [], builtIn: String? = nil, magnetometerDie: MagnetometerDie? = nil, calibratesMagnetometer: Bool = false
+    ) {
+        self.chip = chip
+        self.emulator = emulator
+        self.usualAddress = I2CAddress(usualAddress)
+        self.usualMagnetometer = usualMagnetometer ?? magnetometerDie?.registers
+        self.noiseSampleRate = noiseRate
+        self.errorModel = errors
+        self.aliases = aliases
+        self.builtInMagnetometer = builtIn
+        self.magnetometerDie = magnetometerDie
+        self.calibratesMagnetometer = calibratesMagnetometer
+    }
+
+    /// The addresses the chip can answer at (its address pin low, high).
+    public var possibleAddresses: [I2CAddress] { [usualAddress, I2CAddress(usualAddress.rawValue + 1)] }
+
+    /// Whether `name` (lower case) names this chip.
+    func isNamed(_ name: String) -> Bool { name == chip.rawValue || aliases.contains(name) }
+}
+
+/// A magnetometer die that answers at its own address with another chip's register map and
+/// identity, in axes of its own: the LSM9DS1's (the LIS3MDL's map, its x axis reversed).
+public struct MagnetometerDie: Sendable {
+    /// The magnetometer whose register map it has.
+    public let registers: SimulatedBoard.Magnetometer
+    /// What the die senses, from what the package senses.
+    let source: @Sendable (any PhysicalSource) -> any PhysicalSource
+
+    /// The LSM9DS1's magnetometer (DocID025715: the LIS3MDL's register map; its own axes).
+    static let lsm9ds1 = MagnetometerDie(registers: .lis3mdl) { MagnetometerDieSource.lsm9ds1Magnetometer($0) }
+}
+
+/// One separate magnetometer the simulator emulates.
+public struct MagnetometerEmulatorEntry: Sendable {
+    public let chip: SimulatedBoard.Magnetometer
+    public let emulator: any ChipEmulator.Type
+    /// The addresses the chip can answer at, the usual one first.
+    public let possibleAddresses: [I2CAddress]
+    /// The chip's datasheet error model; nil where none was written (the simulation then takes
+    /// the LIS3MDL's).
+    public let errorModel: MagnetometerErrorModel?
+
+    init(_ chip: SimulatedBoard.Magnetometer, _ emulator: any ChipEmulator.Type, at addresses: [UInt8], errors: MagnetometerErrorModel? = nil) {
+        self.chip = chip
+        self.emulator = emulator
+        self.possibleAddresses = addresses.map { I2CAddress($0) }
+        self.errorModel = errors
+    }
+
+    public var usualAddress: I2CAddress { possibleAddresses[0] }
+}
+
+extension SimulatedBoard.IMU {
+    /// The chip's line in ``EmulatorRegistry/imus``.
+    public var entry: IMUEmulatorEntry { EmulatorRegistry.entry(self) }
+
+    /// The chip a CLI or board-file name gives (its raw value or an alias, case ignored); nil otherwise.
+    public init?(name: String) {
+        let key = name.lowercased()
+        guard let entry = EmulatorRegistry.imus.first(where: { $0.isNamed(key) }) else { return nil }
+        self = entry.chip
+    }
+
+    /// Where the chip usually sits (SA0/AD0 low).
+    public var usualAddress: I2CAddress { entry.usualAddress }
+    /// The addresses the chip can answer at (its address pin low, high).
+    public var possibleAddresses: [I2CAddress] { entry.possibleAddresses }
+    /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9150,
+    /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package, and the
+    /// BNO055, whose magnetometer is part of the chip. The LSM9DS1's is its own die, with the
+    /// LIS3MDL's registers and identity.
+    public var usualMagnetometer: SimulatedBoard.Magnetometer? { entry.usualMagnetometer }
+}
+
+extension SimulatedBoard.Magnetometer {
+    /// The chip's line in ``EmulatorRegistry/magnetometers``.
+    public var entry: MagnetometerEmulatorEntry { EmulatorRegistry.entry(self) }
+
+    /// The magnetometer a CLI or board-file name gives: its raw value, or the name of an IMU whose
+    /// magnetometer die has its register map (`lsm9ds1` → LIS3MDL), case ignored; nil otherwise.
+    public init?(name: String) {
+        let key = name.lowercased()
+        if let chip = Self(rawValue: key) {
+            self = chip
+        } else if let die = EmulatorRegistry.imus.first(where: { $0.chip.rawValue == key })?.magnetometerDie {
+            self = die.registers
+        } else {
+            return nil
+        }
+    }
+
+    public var usualAddress: I2CAddress { entry.usualAddress }
+    /// The addresses the chip can answer at: the LIS3MDL's SA1 picks 0x1C or 0x1E, the others have one.
+    public var possibleAddresses: [I2CAddress] { entry.possibleAddresses }
+}

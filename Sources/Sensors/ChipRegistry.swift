@@ -1,0 +1,69 @@
+import I2C
+
+/// Every chip this library drives: one line per chip, its ``ChipDescriptor`` in the chip's own
+/// folder. Identification (``ChipCatalog``), the usual addresses, the family list, the datasheet
+/// limits the hardware checks and the sampler use, and the names the CLI accepts all come from here.
+///
+/// The order is the order identity registers are read in at an address: a register is read once,
+/// for every chip listed at that address that keeps its identity there, at the place its first
+/// chip is listed. At 0x68/0x69 the InvenSense MPU chips come first: on an MPU-6050/6500/9250,
+/// register 0x00 holds a factory self-test code that may read anything (0xD1 and 0xEA included),
+/// so the BMI160's CHIP_ID and the ICM-20948's bank-0 WHO_AM_I (both at 0x00) are read only once
+/// WHO_AM_I at 0x75 has shown the device is no MPU (on the BMI160 and the ICM-20948, 0x75 is a
+/// reserved register, never an MPU identity). Chips sharing a register are tried in this order,
+/// so a longer identity goes before one it starts with (the AK09916 before the AK8963).
+public enum ChipRegistry {
+    public static let all: [ChipDescriptor] = [
+        .mpu6050,
+        .mpu9150,
+        .mpu6500,
+        .mpu9250,
+        .icm42688p,
+        .bmi160,
+        .icm20948,
+        .lsm6ds3,
+        .lsm6dsl,
+        .lsm6dso,
+        .lsm6dso32,
+        .lsm6dsr,
+        .lsm9ds1,
+        .bno055,
+        .lis3mdl,
+        .lis2mdl,
+        .hmc5883l,
+        .qmc5883l,
+        .ak09916,
+        .ak8963,
+        .ak8975,
+    ]
+
+    /// The accelerometer + gyroscope chips.
+    public static var imus: [ChipDescriptor] { all.filter(\.isIMU) }
+    /// The magnetometers on their own addresses.
+    public static var magnetometers: [ChipDescriptor] { all.filter { !$0.isIMU } }
+
+    /// Every driver family, in registry order.
+    public static var families: [ChipInfo.Family] {
+        all.reduce(into: []) { families, chip in if !families.contains(chip.family) { families.append(chip.family) } }
+    }
+
+    /// Every address a known chip can answer at, ascending.
+    public static var usualAddresses: [I2CAddress] {
+        Set(all.flatMap(\.identity.addresses)).sorted()
+    }
+
+    /// The chip named `name` as ``ChipInfo/name`` gives it (`MPU-6050`, `LSM6DSR/ISM330DHCX`).
+    public static func descriptor(named name: String) -> ChipDescriptor? {
+        all.first { $0.name == name }
+    }
+
+    /// The chip a person or a board file names: any of its ``ChipDescriptor/cliNames`` or its
+    /// ``ChipDescriptor/name``, case, dashes and slashes ignored (`ism330dhcx`, `ICM-42688-P`).
+    public static func descriptor(cliName: String) -> ChipDescriptor? {
+        let key = Self.key(cliName)
+        return all.first { $0.cliNames.contains(key) || Self.key($0.name) == key }
+    }
+
+    /// A name as ``ChipDescriptor/cliNames`` writes it: lower case, letters and digits.
+    public static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
+}

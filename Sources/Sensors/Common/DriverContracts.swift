@@ -1,0 +1,79 @@
+// The contracts every chip driver meets: what the sampler, the checks and the CLI call on an IMU
+// or a magnetometer, whichever chip it is (a chip's ChipDescriptor builds its driver).
+
+/// What every chip driver does, whatever the chip senses: configure it, read a sample, notice a
+/// lost configuration, run its self-test.
+public protocol ChipDriver<Configuration, Sample>: AnyObject, Sendable {
+    /// Rates and ranges (``IMUConfiguration``, ``MagnetometerConfiguration``).
+    associatedtype Configuration: Sendable
+    /// One reading (``IMUSample``, ``MagneticSample``).
+    associatedtype Sample: Sendable
+    var chip: ChipInfo { get }
+    /// A sensible configuration for this chip: for an IMU ±4 g or the nearest, ±500 °/s, ODR ≥
+    /// 100 Hz; for a magnetometer its fastest continuous rate up to 100 Hz and a range covering
+    /// the Earth's field.
+    var defaultConfiguration: Configuration { get }
+    /// The configuration last applied.
+    var configuration: Configuration { get }
+    /// Resets the chip (where it can) and applies `configuration`; an IMU checks its identity
+    /// first, and its reset stops the FIFO: call ``IMUDriver/enableFIFO()`` again afterwards.
+    func configure(_ configuration: Configuration) throws(SensorError)
+    /// Reads one sample in one bus transaction (an IMU: exactly one).
+    func readSample() throws(SensorError) -> Sample
+    /// Reads back one configuration register: false when the chip lost its configuration (e.g. it
+    /// reset itself after a brown-out).
+    func isStillConfigured() throws(SensorError) -> Bool
+    /// Runs the datasheet self-test, then restores the configuration (an IMU's FIFO stopped, as
+    /// after ``configure(_:)``): keep the chip still while it runs. Throws
+    /// ``SensorError/notSupported(chip:feature:)`` on a chip without one.
+    func selfTest() throws(SensorError) -> SelfTestReport
+}
+
+/// An accelerometer + gyroscope driver.
+public protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, Sample == IMUSample {
+    /// How long the gyroscope's output lags the motion with the configuration applied, s: the
+    /// group delay of the chip's output low-pass filter, from its datasheet; 0 where the datasheet
+    /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
+    var outputDelay: Double { get }
+    /// Starts the FIFO at the output data rate, with accelerometer and gyroscope in every frame.
+    func enableFIFO() throws(SensorError)
+    /// Reads every whole frame waiting in the FIFO.
+    func readFIFO() throws(SensorError) -> FIFORead
+    /// Reads every whole frame waiting in the FIFO into `read`, replacing what it held but keeping
+    /// its frames' storage: a caller that keeps one `FIFORead` allocates nothing per read.
+    ///
+    /// Each of ``readFIFO()`` and this one has a default built on the other: a driver implements
+    /// one of them (this one, to read without allocating).
+    func readFIFO(into read: inout FIFORead) throws(SensorError)
+    /// False for a chip without a FIFO: ``enableFIFO()`` and ``readFIFO()`` then throw
+    /// ``SensorError/notSupported(chip:feature:)`` and a sampler polls it on a timer.
+    var hasFIFO: Bool { get }
+    /// The driver of a magnetometer that is part of this chip and read with its samples (same
+    /// address, same registers); nil when the magnetometer, if any, is found on the bus.
+    var companionMagnetometer: (any MagnetometerDriver)? { get }
+    /// True when ``readSample()`` fills ``IMUSample/chipOrientation`` (the chip fuses its sensors itself).
+    var providesChipOrientation: Bool { get }
+}
+
+extension IMUDriver {
+    public var hasFIFO: Bool { true }
+    public var companionMagnetometer: (any MagnetometerDriver)? { nil }
+    public var providesChipOrientation: Bool { false }
+}
+
+extension IMUDriver {
+    public func readFIFO() throws(SensorError) -> FIFORead {
+        var read = FIFORead(frames: [], overflowed: false)
+        try readFIFO(into: &read)
+        return read
+    }
+
+    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+        read = try readFIFO()
+    }
+
+    public var outputDelay: Double { 0 }
+}
+
+/// A magnetometer driver.
+public protocol MagnetometerDriver: ChipDriver where Configuration == MagnetometerConfiguration, Sample == MagneticSample {}
