@@ -23,7 +23,7 @@ struct MotionSample: Sendable, Equatable {
 }
 
 /// The sensors the sampler reads, whatever bus and chips are underneath: the sampler only knows
-/// this protocol (DESIGN.md: nothing above the bus knows which bus it is).
+/// this protocol (docs/ARCHITECTURE.md: nothing above the device knows whether the sample came from I2C, IIO, a replay or the simulator).
 protocol MotionDevice: AnyObject, Sendable {
     /// How a person names it in logs and errors: "LSM6DSOX at 0x6A + LIS3MDL at 0x1C on /dev/i2c-1".
     var name: String { get }

@@ -2,7 +2,7 @@ import Motion
 import Fusion
 
 /// A part of the board a person can point somewhere: its four edges and two faces, each the end of
-/// one device axis (x to the right edge, y to the top edge, z out of the front face; DESIGN.md).
+/// one device axis (x to the right edge, y to the top edge, z out of the front face; docs/ARCHITECTURE.md, Conventions).
 /// Calibration guidance speaks in these terms instead of axis names.
 package enum BoardPart: String, Sendable, CaseIterable {
     case rightEdge, leftEdge, topEdge, bottomEdge, frontFace, backFace
