@@ -13,3 +13,13 @@
 @_exported import struct MotionSimulator.Scenario
 @_exported import struct MotionSimulator.SimulatedBoard
 @_exported import struct MotionSimulator.World
+// Sensor fusion you can bring yourself (`MotionManager(source:attitudeEstimator:)`): the protocol
+// the sampler drives, what it is given, and the estimators this library ships.
+@_exported import protocol Fusion.AttitudeEstimator
+@_exported import struct Fusion.AttitudeEstimatorInput
+@_exported import struct Fusion.AttitudeEstimatorConfiguration
+@_exported import typealias Fusion.AttitudeEstimatorFactory
+@_exported import struct Fusion.AttitudeFilter
+@_exported import struct Fusion.MadgwickFilter
+@_exported import struct Fusion.ChipAttitudeEstimator
+@_exported import enum Fusion.MagneticAccuracy
