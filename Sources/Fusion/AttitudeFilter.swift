@@ -52,7 +52,8 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// budget, while the cost target is met in `Double` (see `motion-bench`).
 ///
 /// Frames: the 6D attitude maps sensor → an earth frame with z up and arbitrary heading; the 9D
-/// attitude maps sensor → East-North-Up (magnetic north). No allocation per update.
+/// attitude maps sensor → East-North-Up (magnetic north). No allocation per update. The sampler's
+/// ``AttitudeEstimator`` unless a manager is given another.
 public struct AttitudeFilter: Sendable {
     /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
     /// `sensorLatency` describes the sensor and should come from its configuration.
@@ -575,4 +576,23 @@ func renormalized(_ q: Quaternion) -> Quaternion {
 @inline(__always)
 func clamp(_ v: SIMD3<Double>, _ limit: Double) -> SIMD3<Double> {
     SIMD3(min(max(v.x, -limit), limit), min(max(v.y, -limit), limit), min(max(v.z, -limit), limit))
+}
+
+// MARK: - As the sampler's estimator
+
+extension AttitudeFilter: AttitudeEstimator {
+    /// For the sampler (``AttitudeEstimatorFactory``): `parameters` with the sensor's
+    /// ``Parameters/sensorLatency`` and ``Parameters/biasClip`` taken from `configuration`.
+    public init(_ configuration: AttitudeEstimatorConfiguration, parameters: Parameters = Parameters()) {
+        var parameters = parameters
+        parameters.sensorLatency = configuration.sensorLatency
+        parameters.biasClip = configuration.gyroscopeBiasRange
+        self.init(sampleInterval: configuration.sampleInterval, parameters: parameters)
+    }
+
+    /// One sample: ``update(gyroscope:accelerometer:magnetometer:interval:)`` with the
+    /// acceleration turned into specific force.
+    public mutating func update(_ input: AttitudeEstimatorInput) {
+        update(gyroscope: input.rotationRate, accelerometer: -input.acceleration, magnetometer: input.magneticField, interval: input.interval)
+    }
 }

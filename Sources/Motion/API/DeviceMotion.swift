@@ -38,10 +38,12 @@ public struct DeviceMotion: Sendable, Equatable {
 
 /// Which fusion fills ``DeviceMotion/attitude``.
 public enum AttitudeSource: String, Sendable, CaseIterable {
-    /// This library's filter (the default): works with every chip.
+    /// The manager's estimator (the default): this library's filter, which works with every chip,
+    /// unless the manager was made with its own (`MotionManager(source:…, attitudeEstimator:)`).
     case library
-    /// The IMU chip's own fusion where it has one (``DeviceMotion/chipAttitude``); this library's
-    /// filter otherwise. Gravity, user acceleration and heading stay this library's.
+    /// The IMU chip's own fusion where it has one (``DeviceMotion/chipAttitude``); the manager's
+    /// estimator otherwise. Gravity, user acceleration and heading stay the estimator's (for all
+    /// of them from the chip: `attitudeEstimator: { ChipAttitudeEstimator($0) }`).
     case chip
 }
 

@@ -26,3 +26,13 @@
 @_exported import struct Fusion.Matrix3
 @_exported import enum Fusion.MagneticFieldCalibrationAccuracy
 @_exported import enum Fusion.DeviceOrientation
+// Sensor fusion you can bring yourself (`MotionManager(source:attitudeEstimator:)`): the protocol
+// the sampler drives, what it is given, and the estimators this library ships.
+@_exported import protocol Fusion.AttitudeEstimator
+@_exported import struct Fusion.AttitudeEstimatorInput
+@_exported import struct Fusion.AttitudeEstimatorConfiguration
+@_exported import typealias Fusion.AttitudeEstimatorFactory
+@_exported import struct Fusion.AttitudeFilter
+@_exported import struct Fusion.MadgwickFilter
+@_exported import struct Fusion.ChipAttitudeEstimator
+@_exported import enum Fusion.MagneticAccuracy

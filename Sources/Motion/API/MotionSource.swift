@@ -61,16 +61,23 @@ extension MotionManager {
     /// - Parameters:
     ///   - clock: the system clock, or a `VirtualClock` to run in virtual time (tests, replays).
     ///   - calibrationStore: where stored calibrations are read from (nil: none applied).
+    ///   - attitudeEstimator: your own sensor fusion (see ``AttitudeEstimator``) behind device
+    ///     motion (attitude, gravity, user acceleration, the bias taken off the rotation rate,
+    ///     heading, magnetic accuracy) and orientation notifications, e.g. `{ MadgwickFilter($0) }`
+    ///     or `{ ChipAttitudeEstimator($0) }`. It is called with the sample rate and the chip's
+    ///     latency when fusion first runs and again when they change. nil (the default): this library's
+    ///     ``AttitudeFilter``. A manager with its own estimator has a sampler of its own.
     /// - Throws: ``MotionError`` when the board's bus cannot be opened or no supported IMU answers.
     public convenience init(
-        source: MotionSource, clock: any MotionClock = SystemClock(), calibrationStore: CalibrationStore? = .userDefault()
+        source: MotionSource, clock: any MotionClock = SystemClock(), calibrationStore: CalibrationStore? = .userDefault(),
+        attitudeEstimator: AttitudeEstimatorFactory? = nil
     ) throws(MotionError) {
         let resolved: ResolvedSource
         switch source {
-        case .automatic: resolved = Self.resolveAutomatic(clock: clock, store: calibrationStore)
-        case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock, store: calibrationStore)
-        case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock, store: calibrationStore)
-        case .iio(let selection): resolved = try Self.resolve(iio: selection, clock: clock)
+        case .automatic: resolved = Self.resolveAutomatic(clock: clock, estimator: attitudeEstimator, store: calibrationStore)
+        case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock, estimator: attitudeEstimator, store: calibrationStore)
+        case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock, estimator: attitudeEstimator, store: calibrationStore)
+        case .iio(let selection): resolved = try Self.resolve(iio: selection, clock: clock, estimator: attitudeEstimator)
         }
         self.init(resolved: resolved)
     }
@@ -78,15 +85,17 @@ extension MotionManager {
     /// The simulated hardware behind this manager, nil on a real board.
     public var simulatedHardware: SimulatedHardware? { resolvedSimulation }
 
-    private static func resolveAutomatic(clock: any MotionClock, store: CalibrationStore?) -> ResolvedSource {
+    private static func resolveAutomatic(
+        clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
+    ) -> ResolvedSource {
         let model = BoardCatalog.readDeviceTreeModel()
         let board = BoardCatalog.builtIn.detect(model: model)
         if let choice = MotionSource.choose(board: board, bus: nil) {
             do {
                 let resolved: ResolvedSource
                 switch choice.source {
-                case .iio(let selection): resolved = try resolve(iio: selection, clock: clock)
-                case .board(let board, let bus): resolved = try resolve(board: board, busPath: bus, clock: clock, store: store)
+                case .iio(let selection): resolved = try resolve(iio: selection, clock: clock, estimator: estimator)
+                case .board(let board, let bus): resolved = try resolve(board: board, busPath: bus, clock: clock, estimator: estimator, store: store)
                 default: throw MotionError.sensor("unexpected automatic choice \(choice.source)")
                 }
                 logger.info("\(choice.reason): \(resolved.hub.device.name)")
@@ -98,18 +107,20 @@ extension MotionManager {
             logger.info("not a known board (device-tree model: \(model ?? "none")) and no IIO accelerometer; using the simulated board. Pass a board to use real sensors: `MotionManager(source: .board(...))`, `motionctl --board`")
         }
         do {
-            return try resolve(simulation: Simulation(), clock: clock, store: store)
+            return try resolve(simulation: Simulation(), clock: clock, estimator: estimator, store: store)
         } catch {
             logger.error("the simulated board failed to start: \(error)")
-            return ResolvedSource(hub: SensorHub(device: UnavailableDevice(error), clock: clock), simulated: nil, magnetometerAccuracy: nil)
+            return ResolvedSource(hub: SensorHub(device: UnavailableDevice(error), clock: clock, makeEstimator: estimator), simulated: nil, magnetometerAccuracy: nil)
         }
     }
 
-    static func resolve(board: Board, busPath: String?, clock: any MotionClock, store: CalibrationStore?) throws(MotionError) -> ResolvedSource {
+    static func resolve(
+        board: Board, busPath: String?, clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
+    ) throws(MotionError) -> ResolvedSource {
         guard let path = busPath ?? board.defaultBus?.device else {
             throw .deviceNotFound("board \(board.id) names no default I2C bus; pass one")
         }
-        return try shared(key: "\(board.id)|\(path)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
+        return try shared(key: "\(board.id)|\(path)|\(store?.directory.path ?? "no calibration")", clock: clock, estimator: estimator) { () throws(MotionError) in
             let bus: LinuxI2CBus
             do throws(I2CError) {
                 bus = try LinuxI2CBus(path: path)
@@ -117,14 +128,16 @@ extension MotionManager {
                 throw .bus(error)
             }
             let device = try DeviceOpener.open(bus: bus, board: board, store: store)
-            return ResolvedSource(hub: SensorHub(device: device, clock: clock), simulated: nil, magnetometerAccuracy: device.correction.magnetometerAccuracy)
+            return ResolvedSource(hub: SensorHub(device: device, clock: clock, makeEstimator: estimator), simulated: nil, magnetometerAccuracy: device.correction.magnetometerAccuracy)
         }
     }
 
-    static func resolve(simulation: Simulation, clock: any MotionClock, store: CalibrationStore?) throws(MotionError) -> ResolvedSource {
+    static func resolve(
+        simulation: Simulation, clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
+    ) throws(MotionError) -> ResolvedSource {
         // A replay is never shared (its key would be the whole recording).
         let key = simulation.replay == nil ? "simulated|\(simulation)" : "replay|\(UUID())"
-        return try shared(key: "\(key)|\(store?.directory.path ?? "no calibration")", clock: clock) { () throws(MotionError) in
+        return try shared(key: "\(key)|\(store?.directory.path ?? "no calibration")", clock: clock, estimator: estimator) { () throws(MotionError) in
             let (board, world) = try simulation.makeBoard(clock: clock)
             guard let boardFile = simulation.layout ?? BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
@@ -132,24 +145,24 @@ extension MotionManager {
             let device = try DeviceOpener.open(
                 bus: board.bus, board: boardFile, store: store, pause: .none, lsm6dso32: simulation.imu == .lsm6dso32)
             return ResolvedSource(
-                hub: SensorHub(device: device, clock: clock), simulated: SimulatedHardware(board: board, world: world),
+                hub: SensorHub(device: device, clock: clock, makeEstimator: estimator), simulated: SimulatedHardware(board: board, world: world),
                 magnetometerAccuracy: device.correction.magnetometerAccuracy)
         }
     }
 
-    static func resolve(iio selection: IIOSelection, clock: any MotionClock) throws(MotionError) -> ResolvedSource {
-        try shared(key: "iio|\(selection.root)|\(selection.name ?? "")|\(selection.reading)", clock: clock) { () throws(MotionError) in
-            ResolvedSource(hub: SensorHub(device: try IIOMotionDevice(selection: selection), clock: clock), simulated: nil, magnetometerAccuracy: nil)
+    static func resolve(iio selection: IIOSelection, clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil) throws(MotionError) -> ResolvedSource {
+        try shared(key: "iio|\(selection.root)|\(selection.name ?? "")|\(selection.reading)", clock: clock, estimator: estimator) { () throws(MotionError) in
+            ResolvedSource(hub: SensorHub(device: try IIOMotionDevice(selection: selection), clock: clock, makeEstimator: estimator), simulated: nil, magnetometerAccuracy: nil)
         }
     }
 
-    /// Reuses the live sampler for `key` (system clock only), else makes one. The key names the
-    /// calibration store too: a manager reading raw values (no store) must not share a sampler
-    /// that applies calibrations.
+    /// Reuses the live sampler for `key` (system clock, this library's estimator), else makes one.
+    /// The key names the calibration store too: a manager reading raw values (no store) must not
+    /// share a sampler that applies calibrations.
     private static func shared(
-        key: String, clock: any MotionClock, make: () throws(MotionError) -> ResolvedSource
+        key: String, clock: any MotionClock, estimator: AttitudeEstimatorFactory?, make: () throws(MotionError) -> ResolvedSource
     ) throws(MotionError) -> ResolvedSource {
-        guard clock is SystemClock else { return try make() }
+        guard clock is SystemClock, estimator == nil else { return try make() }
         if let existing = liveSources.withLock({ $0[key] }) { return existing }
         let made = try make()
         return liveSources.withLock { sources in

@@ -4,11 +4,11 @@ import Fusion
 import I2C
 import Timing
 
-/// What the attitude filter says after one sample (the device-motion path).
+/// What the attitude estimator says after one sample (the device-motion path).
 struct FusedMotion: Sendable, Equatable {
-    /// Sensor → magnetic East-North-Up (heading from the magnetometer when there is one).
+    /// Device → magnetic East-North-Up (heading from the magnetometer when there is one).
     var orientation: Quaternion
-    /// Sensor → a z-up frame with heading from the gyroscope alone.
+    /// Device → a z-up frame with an arbitrary heading (from the gyroscope alone, for our filter).
     var orientation6D: Quaternion
     /// g, Core Motion sign, device axes.
     var gravity: SIMD3<Double>
@@ -16,12 +16,12 @@ struct FusedMotion: Sendable, Equatable {
     var gyroBias: SIMD3<Double>
     var magneticAccuracy: MagneticAccuracy
 
-    init(_ filter: AttitudeFilter) {
-        orientation = filter.quaternion9D
-        orientation6D = filter.quaternion6D
-        gravity = filter.gravity
-        gyroBias = filter.gyroBias
-        magneticAccuracy = filter.magneticAccuracy
+    init(_ estimator: some AttitudeEstimator) {
+        orientation = estimator.quaternion9D
+        orientation6D = estimator.quaternion6D
+        gravity = estimator.gravity
+        gyroBias = estimator.gyroBias
+        magneticAccuracy = estimator.magneticAccuracy
     }
 }
 
@@ -49,6 +49,8 @@ final class SensorHub: Sendable {
     let device: any MotionDevice
     let clock: any MotionClock
     let policy: SamplerPolicy
+    /// Makes the fusion run on every sample while a consumer needs it.
+    let makeEstimator: AttitudeEstimatorFactory
     private let queue: DispatchQueue
 
     private final class Consumer: Sendable {
@@ -103,7 +105,27 @@ final class SensorHub: Sendable {
     }
     private let state = Locked(State())
 
-    /// Touched only on `queue` (the tick), so no lock: fault handling and the filter.
+    /// The estimator the tick runs, with what it was made for.
+    private struct FusionState {
+        let configuration: AttitudeEstimatorConfiguration
+        var estimator: any AttitudeEstimator
+        /// The time of the last sample it took: the next update covers the real interval.
+        var lastTimestamp: Double?
+
+        /// One sample through the estimator, updated where it lies (a copy out and back would
+        /// cost more than the update's own arithmetic); its outputs.
+        mutating func update(_ sample: MotionSample) -> FusedMotion {
+            estimator.update(AttitudeEstimatorInput(
+                acceleration: sample.acceleration, rotationRate: sample.rotationRate,
+                magneticField: sample.calibratedMagneticField ?? sample.magneticField,
+                interval: lastTimestamp.map { sample.timestamp - $0 } ?? configuration.sampleInterval,
+                chipOrientation: sample.chipAttitude))
+            lastTimestamp = sample.timestamp
+            return FusedMotion(estimator)
+        }
+    }
+
+    /// Touched only on `queue` (the tick), so no lock: fault handling and the estimator.
     private struct TickState {
         var isInitialized = false
         var consecutiveFailures = 0
@@ -111,9 +133,7 @@ final class SensorHub: Sendable {
         var ticksToSkip = 0
         var backoffTicks = 1
         var ticksSinceCheck = 0
-        var filter: AttitudeFilter?
-        /// The time of the last sample the filter took: the next update covers the real interval.
-        var lastFusedTimestamp: Double?
+        var fusion: FusionState?
         var isFIFORunning = false
         /// FIFO mode: the chip's time of the last sample delivered, and why the next delivered
         /// sample may follow a gap (the FIFO was restarted: overflow, set-up again, chip reset).
@@ -126,10 +146,15 @@ final class SensorHub: Sendable {
     }
     private let tickState = Locked(TickState())
 
-    init(device: any MotionDevice, clock: any MotionClock, policy: SamplerPolicy = SamplerPolicy()) {
+    /// - Parameter makeEstimator: the fusion; nil for this library's ``AttitudeFilter``.
+    init(
+        device: any MotionDevice, clock: any MotionClock, policy: SamplerPolicy = SamplerPolicy(),
+        makeEstimator: AttitudeEstimatorFactory? = nil
+    ) {
         self.device = device
         self.clock = clock
         self.policy = policy
+        self.makeEstimator = makeEstimator ?? { AttitudeFilter($0) }
         self.queue = DispatchQueue(label: "swift-motion.sampler", qos: .userInteractive)
     }
 
@@ -318,28 +343,15 @@ final class SensorHub: Sendable {
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
-            // The filter runs on every sample; a new sample rate or chip filter starts a new filter.
-            // It is updated where it lies (a copy out and back costs more than the update's own
-            // arithmetic).
-            let latency = device.sensorLatency, biasRange = device.gyroscopeBiasRange
-            if ticks.filter?.sampleInterval != sampleInterval || ticks.filter?.parameters.sensorLatency != latency
-                || ticks.filter?.parameters.biasClip != biasRange {
-                var parameters = AttitudeFilter.Parameters()
-                parameters.sensorLatency = latency
-                parameters.biasClip = biasRange
-                ticks.filter = AttitudeFilter(sampleInterval: sampleInterval, parameters: parameters)
-                ticks.lastFusedTimestamp = nil
+            // The estimator runs on every sample; a new sample rate or chip filter starts a new one.
+            let configuration = AttitudeEstimatorConfiguration(
+                sampleInterval: sampleInterval, sensorLatency: device.sensorLatency, gyroscopeBiasRange: device.gyroscopeBiasRange)
+            if ticks.fusion?.configuration != configuration {
+                ticks.fusion = FusionState(configuration: configuration, estimator: makeEstimator(configuration))
             }
-            ticks.filter?.update(
-                gyroscope: sample.rotationRate,
-                accelerometer: -sample.acceleration,   // the filter takes specific force
-                magnetometer: sample.calibratedMagneticField ?? sample.magneticField,
-                interval: ticks.lastFusedTimestamp.map { sample.timestamp - $0 })
-            ticks.lastFusedTimestamp = sample.timestamp
-            if let filter = ticks.filter { fused = FusedMotion(filter) }
+            fused = ticks.fusion?.update(sample)
         } else {
-            ticks.filter = nil
-            ticks.lastFusedTimestamp = nil
+            ticks.fusion = nil
         }
 
         for consumer in consumers {
