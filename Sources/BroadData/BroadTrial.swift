@@ -281,13 +281,6 @@ public struct BroadIndexEntry: Sendable, Decodable {
             return BroadIndexEntry(trial: name, group: name.contains("undisturbed") ? "undisturbed" : "disturbed")
         }
     }
-
-    public init(trial: String, group: String, samples: Int? = nil, samplingRateHz: Double? = nil) {
-        self.trial = trial
-        self.group = group
-        self.samples = samples
-        self.samplingRateHz = samplingRateHz
-    }
 }
 
 /// The BROAD error metric, degrees. For each sample (both sensor → ENU, scalar first)
@@ -303,14 +296,10 @@ public struct BroadMetric: Sendable, Equatable {
     public var inclination: Double
     /// Samples that counted.
     public var samples: Int
+}
 
-    public init(total: Double, heading: Double, inclination: Double, samples: Int) {
-        self.total = total
-        self.heading = heading
-        self.inclination = inclination
-        self.samples = samples
-    }
-
+// In an extension, so that Swift still writes the memberwise initialiser.
+extension BroadMetric {
     /// Scores estimates (w, x, y, z; sensor → ENU; one per sample of `trial`).
     public init(estimates: [SIMD4<Double>], trial: BroadTrial) {
         precondition(estimates.count == trial.count, "one estimate per sample")

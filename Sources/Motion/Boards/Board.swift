@@ -11,11 +11,6 @@ public struct Board: Sendable, Equatable {
         package var header: String
         /// The SoC's name for the signal, e.g. `"GPIO2 (I2C1 SDA)"`.
         package var soc: String
-
-        package init(header: String, soc: String) {
-            self.header = header
-            self.soc = soc
-        }
     }
 
     /// One I2C bus brought out to the header.
@@ -30,15 +25,6 @@ public struct Board: Sendable, Equatable {
         package var maxSpeedHz: Int
         /// The bus the library uses when none is named (exactly one per board).
         package var isDefault: Bool
-
-        package init(device: String, sdaPin: Pin, sclPin: Pin, defaultSpeedHz: Int, maxSpeedHz: Int, isDefault: Bool) {
-            self.device = device
-            self.sdaPin = sdaPin
-            self.sclPin = sclPin
-            self.defaultSpeedHz = defaultSpeedHz
-            self.maxSpeedHz = maxSpeedHz
-            self.isDefault = isDefault
-        }
 
         /// N in `/dev/i2c-N`.
         package var busNumber: Int? {

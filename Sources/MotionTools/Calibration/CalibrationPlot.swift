@@ -24,19 +24,6 @@ package enum CalibrationPlot {
         package var fieldStrength: Double
         /// `uncalibrated`, `low`, `medium` or `high`.
         package var accuracy: String
-
-        package init(coveragePercent: Double, fitErrorPercent: Double, fieldStrength: Double, accuracy: String) {
-            self.coveragePercent = coveragePercent
-            self.fitErrorPercent = fitErrorPercent
-            self.fieldStrength = fieldStrength
-            self.accuracy = accuracy
-        }
-
-        package init(_ report: EllipsoidFit.Report) {
-            self.init(
-                coveragePercent: report.coveragePercent, fitErrorPercent: report.fitErrorPercent,
-                fieldStrength: report.fieldStrength, accuracy: report.accuracy.storedName)
-        }
     }
 
     /// Okabe–Ito colours (B. Wong, "Points of view: Color blindness", Nature Methods 8, 441, 2011).
@@ -224,6 +211,15 @@ package enum CalibrationPlot {
 
     private static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+// In an extension, so that Swift still writes the memberwise initialiser.
+extension CalibrationPlot.Quality {
+    package init(_ report: EllipsoidFit.Report) {
+        self.init(
+            coveragePercent: report.coveragePercent, fitErrorPercent: report.fitErrorPercent,
+            fieldStrength: report.fieldStrength, accuracy: report.accuracy.storedName)
     }
 }
 
