@@ -137,6 +137,34 @@ func expectRegisters(_ bus: LinuxI2CBus, _ chip: StubChip, _ expected: [(UInt8, 
     }
 }
 
+/// Configures `chipDriver` with its default configuration, then reads `expected` (register →
+/// value) back from `chip`'s registers; returns the driver for the checks that read from it.
+func configuredByDefault<Driver: ChipDriver>(
+    _ chipDriver: Driver, _ bus: LinuxI2CBus, _ chip: StubChip, expecting expected: [(UInt8, UInt8)]
+) throws -> Driver {
+    try driver("configure") { () throws(SensorError) in try chipDriver.configure(chipDriver.defaultConfiguration) }
+    try expectRegisters(bus, chip, expected)
+    return chipDriver
+}
+
+/// The sample `imu` reads from its register image: acceleration = −`accelerometer` counts ×
+/// `gPerLSB` (Core Motion sign), rotation rate = `gyroscope` counts × `radiansPerSecondPerLSB`,
+/// and `temperature` (°C) where the check gives one.
+func expectSample(
+    _ imu: (any IMUDriver)?, accelerometer: [Int16], gPerLSB: Double, gyroscope: [Int16], radiansPerSecondPerLSB: Double,
+    temperature: Double? = nil
+) throws {
+    guard let imu else { throw CheckFailure(message: "the IMU was not configured") }
+    let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
+    let acceleration = -vector(accelerometer, scale: gPerLSB)
+    let rotation = vector(gyroscope, scale: radiansPerSecondPerLSB)
+    try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
+    try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+    if let temperature {
+        try expect(abs((sample.temperature ?? 0) - temperature) < 1e-9, "temperature \(String(describing: sample.temperature))")
+    }
+}
+
 /// The drivers one check configures and a later check reads from.
 final class ConfiguredDrivers {
     var mpu6050: InvenSenseIMU?
@@ -174,43 +202,38 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
             // 200 Hz, ±4 g, ±500 °/s: SMPLRT_DIV 0x19 = 1 kHz / 200 Hz − 1 = 4 (RM §4.2);
             // CONFIG 0x1A DLPF_CFG 2 (98 Hz, < 200/2); GYRO_CONFIG 0x1B FS_SEL 1 (bits 4:3);
             // ACCEL_CONFIG 0x1C AFS_SEL 1 (bits 4:3); PWR_MGMT_1 0x6B = 0x01 (awake, PLL with X gyro).
-            let imu = InvenSenseIMU(bus: bus, address: mpu6050.address, model: .mpu6050, resetCompletion: .fixedDelay)
-            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-            try expectRegisters(bus, mpu6050, [(0x19, 0x04), (0x1A, 0x02), (0x1B, 0x08), (0x1C, 0x08), (0x6B, 0x01)])
-            imus.mpu6050 = imu
+            imus.mpu6050 = try configuredByDefault(
+                InvenSenseIMU(bus: bus, address: mpu6050.address, model: .mpu6050, resetCompletion: .fixedDelay), bus, mpu6050,
+                expecting: [(0x19, 0x04), (0x1A, 0x02), (0x1B, 0x08), (0x1C, 0x08), (0x6B, 0x01)])
         },
         Check(name: "LSM6DSOX configuration lands in its registers") {
             // 208 Hz, ±4 g, ±500 dps (DS12814 §9.13–9.15): CTRL1_XL 0x10 = ODR 0101, FS 10 → 0x58;
             // CTRL2_G 0x11 = ODR 0101, FS 01 → 0x54; CTRL3_C 0x12 = BDU | IF_INC → 0x44.
-            let imu = LSM6IMU(bus: bus, address: lsm6dsox.address, model: .lsm6dso, resetCompletion: .fixedDelay)
-            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-            try expectRegisters(bus, lsm6dsox, [(0x10, 0x58), (0x11, 0x54), (0x12, 0x44)])
-            imus.lsm6dsox = imu
+            imus.lsm6dsox = try configuredByDefault(
+                LSM6IMU(bus: bus, address: lsm6dsox.address, model: .lsm6dso, resetCompletion: .fixedDelay), bus, lsm6dsox,
+                expecting: [(0x10, 0x58), (0x11, 0x54), (0x12, 0x44)])
         },
         Check(name: "ICM-20948 configuration lands in its bank-0 registers and ends in bank 0") {
             // DS-000189 §8: PWR_MGMT_1 0x06 = CLKSEL 1, awake → 0x01; USER_CTRL 0x03 = 0 (I2C master
             // off); INT_PIN_CFG 0x0F = BYPASS_EN → 0x02; REG_BANK_SEL 0x7F = 0 (bank 0) at the end.
-            let imu = ICM20948IMU(bus: bus, address: icm20948.address, resetCompletion: .fixedDelay)
-            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-            try expectRegisters(bus, icm20948, [(0x06, 0x01), (0x03, 0x00), (0x0F, 0x02), (0x7F, 0x00)])
-            imus.icm20948 = imu
+            imus.icm20948 = try configuredByDefault(
+                ICM20948IMU(bus: bus, address: icm20948.address, resetCompletion: .fixedDelay), bus, icm20948,
+                expecting: [(0x06, 0x01), (0x03, 0x00), (0x0F, 0x02), (0x7F, 0x00)])
         },
         Check(name: "LSM9DS1 configuration lands in its registers") {
             // 119 Hz, ±4 g, ±500 °/s (DocID025715 §7.12, §7.24, §7.26): CTRL_REG8 0x22 = BDU | IF_ADD_INC
             // → 0x44; CTRL_REG6_XL 0x20 = ODR_XL 011, FS_XL 10 → 0x70; CTRL_REG1_G 0x10 = ODR_G 011,
             // FS_G 01 → 0x68.
-            let imu = LSM9DS1IMU(bus: bus, address: lsm9ds1.address, resetCompletion: .fixedDelay)
-            try driver("configure") { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
-            try expectRegisters(bus, lsm9ds1, [(0x22, 0x44), (0x20, 0x70), (0x10, 0x68)])
-            imus.lsm9ds1 = imu
+            imus.lsm9ds1 = try configuredByDefault(
+                LSM9DS1IMU(bus: bus, address: lsm9ds1.address, resetCompletion: .fixedDelay), bus, lsm9ds1,
+                expecting: [(0x22, 0x44), (0x20, 0x70), (0x10, 0x68)])
         },
         Check(name: "LIS3MDL configuration lands in its registers") {
             // 80 Hz, ±4 gauss (datasheet §7.2–7.6): CTRL_REG1 = OM 11 | DO 111 → 0x7C; CTRL_REG2 FS 00;
             // CTRL_REG3 MD 00 (continuous); CTRL_REG4 OMZ 11 → 0x0C; CTRL_REG5 BDU → 0x40.
-            let magnetometer = LIS3MDLMagnetometer(bus: bus, address: lis3mdl.address, resetCompletion: .fixedDelay)
-            try driver("configure") { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
-            try expectRegisters(bus, lis3mdl, [(0x20, 0x7C), (0x21, 0x00), (0x22, 0x00), (0x23, 0x0C), (0x24, 0x40)])
-            imus.lis3mdl = magnetometer
+            imus.lis3mdl = try configuredByDefault(
+                LIS3MDLMagnetometer(bus: bus, address: lis3mdl.address, resetCompletion: .fixedDelay), bus, lis3mdl,
+                expecting: [(0x20, 0x7C), (0x21, 0x00), (0x22, 0x00), (0x23, 0x0C), (0x24, 0x40)])
         },
         Check(name: "BNO055 configuration: CONFIGMODE, RST_SYS, page 0, normal power, UNIT_SEL 0, internal oscillator, NDOF last; the registers hold it") {
             // Datasheet §3.3 (modes are changed in CONFIGMODE, OPR_MODE 0x3D: 0 CONFIG, 0x0C NDOF),
@@ -259,43 +282,28 @@ func chipChecks(bus: LinuxI2CBus, imus: ConfiguredDrivers) -> [Check] {
         },
         Check(name: "MPU-6050 sample decodes to g and rad/s (±4 g: 8192 LSB/g, ±500 °/s: 65.5 LSB/(°/s))") {
             // PS-MPU-6000A §6.1–6.2 sensitivities; Core Motion sign: acceleration negated.
-            guard let imu = imus.mpu6050 else { throw CheckFailure(message: "the MPU-6050 was not configured") }
-            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
-            let acceleration = -vector(mpu6050AccelerometerRaw, scale: 1 / 8192)
-            let rotation = vector(mpu6050GyroscopeRaw, scale: degree / 65.5)
-            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
-            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
             // TEMP_OUT 0 → 36.53 °C (RM §4.18: raw / 340 + 36.53).
-            try expect(abs((sample.temperature ?? 0) - 36.53) < 1e-9, "temperature \(String(describing: sample.temperature))")
+            try expectSample(
+                imus.mpu6050, accelerometer: mpu6050AccelerometerRaw, gPerLSB: 1 / 8192, gyroscope: mpu6050GyroscopeRaw,
+                radiansPerSecondPerLSB: degree / 65.5, temperature: 36.53)
         },
         Check(name: "LSM6DSOX sample decodes to g and rad/s (±4 g: 0.122 mg/LSB, ±500 dps: 17.5 mdps/LSB)") {
             // DS12814 Table 2 sensitivities; Core Motion sign: acceleration negated.
-            guard let imu = imus.lsm6dsox else { throw CheckFailure(message: "the LSM6DSOX was not configured") }
-            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
-            let acceleration = -vector(lsm6dsoxAccelerometerRaw, scale: 0.122e-3)
-            let rotation = vector(lsm6dsoxGyroscopeRaw, scale: 17.5e-3 * degree)
-            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
-            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
+            try expectSample(
+                imus.lsm6dsox, accelerometer: lsm6dsoxAccelerometerRaw, gPerLSB: 0.122e-3, gyroscope: lsm6dsoxGyroscopeRaw,
+                radiansPerSecondPerLSB: 17.5e-3 * degree)
         },
         Check(name: "ICM-20948 sample decodes to g and rad/s in one 14-byte read (±4 g: 8192 LSB/g, ±500 °/s: 65.5 LSB/(°/s))") {
             // DS-000189 Tables 1–2 sensitivities; TEMP_OUT 0 → 21 °C (§8: (raw − offset) / 333.87 + 21).
-            guard let imu = imus.icm20948 else { throw CheckFailure(message: "the ICM-20948 was not configured") }
-            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
-            let acceleration = -vector(icm20948AccelerometerRaw, scale: 1 / 8192)
-            let rotation = vector(icm20948GyroscopeRaw, scale: degree / 65.5)
-            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
-            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
-            try expect(abs((sample.temperature ?? 0) - 21) < 1e-9, "temperature \(String(describing: sample.temperature))")
+            try expectSample(
+                imus.icm20948, accelerometer: icm20948AccelerometerRaw, gPerLSB: 1 / 8192, gyroscope: icm20948GyroscopeRaw,
+                radiansPerSecondPerLSB: degree / 65.5, temperature: 21)
         },
         Check(name: "LSM9DS1 sample decodes to g and rad/s in one 25-byte read (±4 g: 0.122 mg/LSB, ±500 °/s: 17.5 mdps/LSB)") {
             // DocID025715 Table 3 sensitivities; temperature 0 LSB = 25 °C (§2.2); Core Motion sign.
-            guard let imu = imus.lsm9ds1 else { throw CheckFailure(message: "the LSM9DS1 was not configured") }
-            let sample = try driver("readSample") { () throws(SensorError) in try imu.readSample() }
-            let acceleration = -vector(lsm9ds1AccelerometerRaw, scale: 0.122e-3)
-            let rotation = vector(lsm9ds1GyroscopeRaw, scale: 17.5e-3 * degree)
-            try expect(same(sample.acceleration, acceleration), "acceleration \(sample.acceleration), expected \(acceleration)")
-            try expect(same(sample.rotationRate, rotation), "rotation rate \(sample.rotationRate), expected \(rotation)")
-            try expect(abs((sample.temperature ?? 0) - 25) < 1e-9, "temperature \(String(describing: sample.temperature))")
+            try expectSample(
+                imus.lsm9ds1, accelerometer: lsm9ds1AccelerometerRaw, gPerLSB: 0.122e-3, gyroscope: lsm9ds1GyroscopeRaw,
+                radiansPerSecondPerLSB: 17.5e-3 * degree, temperature: 25)
         },
         Check(name: "LIS3MDL sample decodes to µT through the 0xA8 auto-increment read (±4 gauss: 6842 LSB/gauss)") {
             // Datasheet Table 2 sensitivity; 1 gauss = 100 µT.

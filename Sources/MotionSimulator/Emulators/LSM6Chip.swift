@@ -68,6 +68,58 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     /// FS_G code → mdps/LSB (±250/±500/±1000/±2000 dps); FS_125 gives 4.375.
     static let gyroSensitivity: [Double] = [8.75, 17.5, 35, 70]
 
+    /// What sets one chip of the family apart, from its datasheet.
+    struct Variant: Sendable {
+        /// WHO_AM_I.
+        var identity: UInt8
+        var fifoKind: FIFOKind
+        /// FS_XL code → mg/LSB.
+        var accelSensitivity: [Double] = LSM6Chip.accelSensitivity
+        /// ODR_XL 1011 = 1.6 Hz in low-power mode (CTRL1_XL table; not on the LSM6DS3).
+        var hasLowPowerRate = true
+        /// CTRL2_G FS_4000 (bit 0): ±4000 dps at 140 mdps/LSB.
+        var hasFS4000 = false
+        /// LSB per °C, 0 LSB at 25 °C (temperature sensor characteristics table).
+        var temperatureLSBPerDegree = 256.0
+        /// The threshold's high bits in FIFO_CTRL2 (WTM[8], FTH[10:8] or FTH[11:8]) and the
+        /// level's in FIFO_STATUS2 (DIFF_FIFO).
+        var thresholdHighMask: UInt8
+        var levelHighMask: UInt8
+        /// Power-on values besides WHO_AM_I and CTRL3_C.
+        var powerOn: [(register: UInt8, value: UInt8)]
+    }
+
+    /// LSM6DSOX (DS12814): tagged FIFO, WTM[8], DIFF_FIFO[9:8]; PIN_CTRL 0x3F and CTRL9_XL 0xE0
+    /// at power-on.
+    private static let dsox = Variant(
+        identity: 0x6C, fifoKind: .tagged, thresholdHighMask: 0x01, levelHighMask: 0b11, powerOn: [(0x02, 0x3F), (ctrl9XL, 0xE0)])
+
+    static func variant(_ model: Model) -> Variant {
+        switch model {
+        case .dsox: return dsox
+        case .dso32:
+            // DS13238: the LSM6DSOX's map with the accelerometer ranges doubled.
+            var variant = dsox
+            variant.accelSensitivity = accelSensitivityDSO32
+            return variant
+        case .dsr:
+            // DS12412 Table 2, DS13012 Table 3: WHO_AM_I 0x6B, FS_4000.
+            var variant = dsox
+            variant.identity = 0x6B
+            variant.hasFS4000 = true
+            return variant
+        case .dsl:
+            // DS11889: untagged FIFO, FTH[10:8], CTRL9_XL 0xE0 at power-on.
+            return Variant(identity: 0x6A, fifoKind: .untagged, thresholdHighMask: 0x07, levelHighMask: 0b111, powerOn: [(ctrl9XL, 0xE0)])
+        case .ds3:
+            // DocID026899: no 1.6 Hz, 16 LSB/°C, FTH[11:8], accelerometer and gyroscope X/Y/Z
+            // enabled at power-on (CTRL9_XL, CTRL10_C = 0x38).
+            return Variant(
+                identity: 0x69, fifoKind: .untagged, hasLowPowerRate: false, temperatureLSBPerDegree: 16, thresholdHighMask: 0x0F,
+                levelHighMask: 0b1111, powerOn: [(ctrl9XL, 0x38), (ctrl10C, 0x38)])
+        }
+    }
+
     /// Self-test deflection of the accelerometer, g: inside the datasheet limits (LSM6DSOX
     /// 50–1700 mg, LSM6DSL/LSM6DS3 90–1700 mg; full-scale independent).
     static let accelSelfTest = 0.45
@@ -80,8 +132,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         var data: InlineBytes
     }
 
-    let model: Model
-    let fifoKind: FIFOKind
+    let variant: Variant
     /// The core's clock is the accelerometer's output data rate clock.
     var core: ChipCore
     /// Scratch for ``fillWordFIFO(to:)``: the FIFO ticks due.
@@ -109,8 +160,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     var timestampOrigin = 0.0
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
-        self.model = model
-        self.fifoKind = model == .dsl || model == .ds3 ? .untagged : .tagged
+        variant = Self.variant(model)
         core = ChipCore(source: source, options: options)
         let ticker = core.clock
         gyroClock = ticker
@@ -120,14 +170,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         powerOnReset()
     }
 
-    var identity: UInt8 {
-        switch model {
-        case .dsox, .dso32: 0x6C
-        case .dsr: 0x6B
-        case .dsl: 0x6A
-        case .ds3: 0x69
-        }
-    }
+    var fifoKind: FIFOKind { variant.fifoKind }
 
     /// FIFO size in words: LSM6DSOX 512 tagged words; LSM6DSL/DS3 682 six-byte sets = 2046
     /// 16-bit words (as the Linux st_lsm6dsx driver sizes them).
@@ -135,19 +178,10 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     mutating func powerOnReset() {
         core.powerOn(registerCount: 128, presets: [
-            Self.whoAmI: identity,
+            Self.whoAmI: variant.identity,
             Self.ctrl3C: 0x04,  // IF_INC set at power-on
         ])
-        switch model {
-        case .dsox, .dso32, .dsr:
-            registers[0x02] = 0x3F           // PIN_CTRL
-            registers[Int(Self.ctrl9XL)] = 0xE0
-        case .dsl:
-            registers[Int(Self.ctrl9XL)] = 0xE0
-        case .ds3:
-            registers[Int(Self.ctrl9XL)] = 0x38  // accelerometer X/Y/Z enabled
-            registers[Int(Self.ctrl10C)] = 0x38  // gyroscope X/Y/Z enabled
-        }
+        for (register, value) in variant.powerOn { registers[Int(register)] = value }
         clearFIFO()
         for clock in [\Self.gyroClock, \.accelBatchClock, \.gyroBatchClock, \.fifoClock] {
             self[keyPath: clock].set(rate: nil, at: 0)
@@ -171,7 +205,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     var accelRate: Double? {
         let code = reg(Self.ctrl1XL) >> 4
         // 1011: 1.6 Hz, low-power mode only (LSM6DSOX/DSL CTRL1_XL table).
-        if code == 0b1011, model != .ds3 { return 1.6 }
+        if code == 0b1011, variant.hasLowPowerRate { return 1.6 }
         return rate(code: code)
     }
 
@@ -179,20 +213,18 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     /// g per LSB at the selected full scale.
     var accelGPerLSB: Double {
-        let table = model == .dso32 ? Self.accelSensitivityDSO32 : Self.accelSensitivity
-        return table[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000
+        variant.accelSensitivity[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000
     }
 
     /// dps per LSB at the selected full scale.
     var gyroDPSPerLSB: Double {
         let ctrl2 = reg(Self.ctrl2G)
-        if model == .dsr, ctrl2 & 0b1 != 0 { return 140.0 / 1000 }   // FS_4000 (DS12412 Table 2)
+        if variant.hasFS4000, ctrl2 & 0b1 != 0 { return 140.0 / 1000 }   // FS_4000 (DS12412 Table 2)
         if ctrl2 & 0b10 != 0 { return 4.375 / 1000 }
         return Self.gyroSensitivity[Int((ctrl2 >> 2) & 0b11)] / 1000
     }
 
-    /// LSB per °C, 0 LSB at 25 °C (temperature sensor characteristics table).
-    var temperatureLSBPerDegree: Double { model == .ds3 ? 16 : 256 }
+    var temperatureLSBPerDegree: Double { variant.temperatureLSBPerDegree }
 
     var autoIncrement: Bool { reg(Self.ctrl3C) & 0b100 != 0 }
 
@@ -204,11 +236,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     }
 
     var fifoThreshold: Int {
-        switch model {
-        case .dsox, .dso32, .dsr: Int(reg(Self.dsoxFIFOCtrl1)) | Int(reg(Self.dsoxFIFOCtrl2) & 0x01) << 8
-        case .dsl: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x07) << 8
-        case .ds3: Int(reg(Self.fifoCtrl1)) | Int(reg(Self.fifoCtrl2) & 0x0F) << 8
-        }
+        let (low, high) = fifoKind == .tagged ? (Self.dsoxFIFOCtrl1, Self.dsoxFIFOCtrl2) : (Self.fifoCtrl1, Self.fifoCtrl2)
+        return Int(reg(low)) | Int(reg(high) & variant.thresholdHighMask) << 8
     }
 
     var fifoLevel: Int { fifoKind == .tagged ? taggedFIFO.count : wordFIFO.count }
@@ -407,7 +436,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             return UInt8(fifoLevel & 0xFF)
         case (.tagged, Self.fifoStatus2):
             let level = fifoLevel
-            var value = UInt8((level >> 8) & 0b11)
+            var value = UInt8((level >> 8) & Int(variant.levelHighMask))
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // FIFO_WTM_IA
             if level >= fifoCapacity { value |= 0x40 }                         // FIFO_OVR_IA: completely filled
             if level >= fifoCapacity - 1 { value |= 0x20 }                     // FIFO_FULL_IA: full at the next word
@@ -415,7 +444,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             return value
         case (.untagged, Self.fifoStatus2):
             let level = fifoLevel
-            var value = UInt8((level >> 8) & (model == .dsl ? 0b111 : 0b1111))
+            var value = UInt8((level >> 8) & Int(variant.levelHighMask))
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // WaterM / FTH
             if level >= fifoCapacity { value |= 0x40 }                         // OVER_RUN: completely filled
             if level + 6 > fifoCapacity { value |= 0x20 }                      // FIFO_FULL_SMART: full at the next set

@@ -155,7 +155,8 @@ extension IMUScale {
 
 /// A magnetometer driver built on ``MagnetometerCore``: the configuration last applied,
 /// ``configure(_:)`` under the lock, the sample read and the read-back check come from here, so a
-/// chip's file holds its settings table, its ``apply(_:_:)`` and its self-test.
+/// driver holds its ``apply(_:_:)`` and its self-test (``TableMagnetometer`` reads both from a
+/// chip's table entry).
 protocol CoreMagnetometerDriver: MagnetometerDriver {
     var core: MagnetometerCore { get }
     /// Identifies, resets and programs the chip for `configuration`, with the lock held.
@@ -183,35 +184,5 @@ extension CoreMagnetometerDriver {
             try apply(state.configuration, &state)
             return report
         }
-    }
-}
-
-/// What a magnetometer's configuration writes: its rate field, its range field (none on a chip
-/// with one range), fields set to fixed codes (modes, filters; a whole register is a field with
-/// mask 0xFF; set first), and the order the registers are written in.
-struct MagnetometerRegisterMap: Sendable {
-    var rate: RegisterField
-    var range: RegisterField?
-    var fixed: [(field: RegisterField, code: UInt8)]
-    var writeOrder: [UInt8]
-}
-
-/// A magnetometer whose configuration is its register table: rate and range looked up, identity
-/// checked, reset, then the registers of ``registers`` written (the AKM chips, which read a fuse
-/// ROM or measure on command, program themselves in their own ``CoreMagnetometerDriver/apply(_:_:)``).
-protocol TableMagnetometerDriver: CoreMagnetometerDriver {
-    static var registers: MagnetometerRegisterMap { get }
-}
-
-extension TableMagnetometerDriver {
-    func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
-        let (rate, range) = try core.start(configuration)
-        let map = Self.registers
-        var shadow = ShadowRegisters([:])
-        for (field, code) in map.fixed { _ = shadow.set(field, code) }
-        _ = shadow.set(map.rate, rate.code)
-        if let field = map.range { _ = shadow.set(field, range.code) }
-        try core.write(shadow, map.writeOrder)
-        state = MagnetometerState(configuration: configuration, shadow: shadow, lsbPerMicrotesla: range.sensitivity)
     }
 }

@@ -5,11 +5,13 @@ extension ChipInfo.Family {
 }
 
 /// Driver for the ST LIS2MDL magnetometer (0x1E).
-public final class LIS2MDLMagnetometer: TableMagnetometerDriver {
-    public let chip: ChipInfo
-    /// 100 Hz, the single ±49.152 gauss range (4915.2 µT).
-    public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 100, range: 4915.2)
+///
+/// Samples: OUTX_L … OUTZ_H (0x68…0x6D) in one read. ``TableMagnetometer/isStillConfigured()``
+/// reads CFG_REG_A (0x60): 0x03 (idle) after a reset.
+public typealias LIS2MDLMagnetometer = TableMagnetometer<LIS2MDL>
 
+/// The LIS2MDL's table entry.
+public enum LIS2MDL: TableMagnetometerChip {
     /// LIS2MDL datasheet §8 register map (auto-increment is always on, §6.1.1).
     enum Register {
         static let whoAmI: UInt8 = 0x4F  // 0x40
@@ -20,44 +22,35 @@ public final class LIS2MDLMagnetometer: TableMagnetometerDriver {
         static let rate = RegisterField(cfgA, mask: 0b0000_1100)
     }
 
-    /// CFG_REG_A ODR 00 = 10 Hz … 11 = 100 Hz; sensitivity 1.5 mgauss/LSB = 0.15 µT/LSB (Table 2).
-    static let settings = MagnetometerSettings(
-        name: "LIS2MDL", family: .lis2mdl, identityRegister: Register.whoAmI, identity: [0x40],
-        outputDataRates: [10, 20, 50, 100].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
-        ranges: [SettingOption(value: 4915.2, code: 0, sensitivity: 1 / 0.15)],
-        softReset: RegisterField(Register.cfgA, mask: 0x20), configurationRegister: Register.cfgA,
-        outputRegister: Register.outXL, outputCount: 6)
-
-    /// Configuration: temperature compensation + rate + continuous (CFG_REG_A), offset
-    /// cancellation (CFG_REG_B), BDU (CFG_REG_C).
-    static let registers = MagnetometerRegisterMap(
-        rate: Register.rate, range: nil,
-        fixed: [(RegisterField(Register.cfgA, mask: 0xFF), 0x80), (RegisterField(Register.cfgB, mask: 0xFF), 0x02), (RegisterField(Register.cfgC, mask: 0xFF), 0x10)],
-        writeOrder: [Register.cfgA, Register.cfgB, Register.cfgC])
-
-    let core: MagnetometerCore
-
-    /// Samples: OUTX_L … OUTZ_H (0x68…0x6D) in one read. ``isStillConfigured()`` reads CFG_REG_A
-    /// (0x60): 0x03 (idle) after a reset.
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1E), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
-                                pause: pause, resetCompletion: resetCompletion)
-        chip = Self.settings.chip(at: address)
-    }
-
     /// Datasheet §"Self-test procedure": 100 Hz continuous with temperature compensation, offset
     /// cancellation, BDU; average 50 samples without and with Self_test (60 ms settling); each
     /// axis |difference| must be 15…500 LSB. Then resets and restores the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
-        try runSelfTest { _ throws(SensorError) in
-            Self.evaluateSelfTest(counts: try core.selfTestResponse(
-                setUp: [(Register.cfgA, 0x8C), (Register.cfgB, 0x02), (Register.cfgC, 0x10)], settle: .milliseconds(20),
-                count: 50, interval: .milliseconds(10), enable: (Register.cfgC, 0x12), disable: (Register.cfgC, 0x10)))
-        }
-    }
+    static let selfTest = MagnetometerSelfTest(
+        procedure: MagnetometerSelfTestProcedure(
+            setUp: [(Register.cfgA, 0x8C), (Register.cfgB, 0x02), (Register.cfgC, 0x10)], settle: .milliseconds(20),
+            count: 50, interval: .milliseconds(10), toggle: (enable: (Register.cfgC, 0x12), disable: (Register.cfgC, 0x10))),
+        limits: Array(repeating: 15...500, count: 3), unit: "LSB")
 
+    public static let entry = MagnetometerTableEntry(
+        // CFG_REG_A ODR 00 = 10 Hz … 11 = 100 Hz; sensitivity 1.5 mgauss/LSB = 0.15 µT/LSB (Table 2).
+        settings: MagnetometerSettings(
+            name: "LIS2MDL", family: .lis2mdl, identityRegister: Register.whoAmI, identity: [0x40],
+            outputDataRates: [10, 20, 50, 100].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
+            ranges: [SettingOption(value: 4915.2, code: 0, sensitivity: 1 / 0.15)],
+            softReset: RegisterField(Register.cfgA, mask: 0x20), configurationRegister: Register.cfgA,
+            outputRegister: Register.outXL, outputCount: 6),
+        // Configuration: temperature compensation + rate + continuous (CFG_REG_A), offset
+        // cancellation (CFG_REG_B), BDU (CFG_REG_C).
+        registers: MagnetometerRegisterMap(
+            rate: Register.rate, range: nil,
+            fixed: [(RegisterField(Register.cfgA, mask: 0xFF), 0x80), (RegisterField(Register.cfgB, mask: 0xFF), 0x02), (RegisterField(Register.cfgC, mask: 0xFF), 0x10)],
+            writeOrder: [Register.cfgA, Register.cfgB, Register.cfgC]),
+        // 100 Hz, the single ±49.152 gauss range (4915.2 µT).
+        defaultConfiguration: MagnetometerConfiguration(outputDataRate: 100, range: 4915.2),
+        address: I2CAddress(0x1E), selfTest: selfTest)
+}
+
+extension TableMagnetometer where Chip == LIS2MDL {
     /// |self-test on − off| per axis in counts, each within 15…500.
-    public static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport {
-        magneticSelfTestReport(chip: "LIS2MDL", response: counts, limits: Array(repeating: 15...500, count: 3), unit: "LSB")
-    }
+    public static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport { evaluate(response: counts, LIS2MDL.selfTest) }
 }

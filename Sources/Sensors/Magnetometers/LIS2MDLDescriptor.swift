@@ -1,7 +1,5 @@
 import I2C
 
-extension LIS2MDLMagnetometer: BusPlacedDriver {}
-
 extension ChipDescriptor {
     /// WHO_AM_I 0x40 at 0x4F, at 0x1E.
     public static let lis2mdl = ChipDescriptor(

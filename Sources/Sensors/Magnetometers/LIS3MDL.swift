@@ -16,11 +16,14 @@ extension ChipInfo.Family {
 /// 6842/3421/2281/1711 LSB/gauss (0.146/0.292/0.438/0.584 mgauss/LSB) rounded to two
 /// decimals. Using the datasheet's rounded 0.14 would read 4 % low on the ±4 gauss range; the
 /// unrounded LIS3MDL values agree with both datasheets and with the kernel, so they serve both.
-public final class LIS3MDLMagnetometer: TableMagnetometerDriver {
-    public let chip: ChipInfo
-    /// 80 Hz, ±4 gauss (400 µT).
-    public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 80, range: 400)
+///
+/// Samples: OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
+/// ``TableMagnetometer/isStillConfigured()`` reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO
+/// after ``TableMagnetometer/configure(_:)``.
+public typealias LIS3MDLMagnetometer = TableMagnetometer<LIS3MDL>
 
+/// The LIS3MDL's table entry.
+public enum LIS3MDL: TableMagnetometerChip {
     /// LIS3MDL datasheet §7 register map.
     enum Register {
         static let whoAmI: UInt8 = 0x0F  // 0x3D
@@ -38,48 +41,39 @@ public final class LIS3MDLMagnetometer: TableMagnetometerDriver {
         static let zMode = RegisterField(ctrl4, mask: 0b0000_1100)
     }
 
-    /// Table 3 (CTRL_REG1 DO) and Table 2 (sensitivity 6842/3421/2281/1711 LSB/gauss; 1 gauss = 100 µT).
-    static let settings = MagnetometerSettings(
-        name: "LIS3MDL", family: .lis3mdl, identityRegister: Register.whoAmI, identity: [0x3D],
-        outputDataRates: [0.625, 1.25, 2.5, 5, 10, 20, 40, 80].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
-        ranges: [
-            SettingOption(value: 400, code: 0, sensitivity: 68.42), SettingOption(value: 800, code: 1, sensitivity: 34.21),
-            SettingOption(value: 1200, code: 2, sensitivity: 22.81), SettingOption(value: 1600, code: 3, sensitivity: 17.11),
-        ],
-        softReset: RegisterField(Register.ctrl2, mask: 0x04), configurationRegister: Register.ctrl1,
-        outputRegister: Register.outXL | Register.autoIncrement, outputCount: 6)
-
-    /// Configuration: ultra-high-performance XY (OM = 11) and Z (OMZ = 11), rate, range; BDU
-    /// (CTRL_REG5 = 0x40); continuous mode (CTRL_REG3 = 0) last.
-    static let registers = MagnetometerRegisterMap(
-        rate: Register.rate, range: Register.range,
-        fixed: [(Register.xyMode, 0b11), (Register.zMode, 0b11), (RegisterField(Register.ctrl5, mask: 0xFF), 0x40), (RegisterField(Register.ctrl3, mask: 0xFF), 0x00)],
-        writeOrder: [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3])
-
-    let core: MagnetometerCore
-
-    /// Samples: OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
-    /// ``isStillConfigured()`` reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO after ``configure(_:)``.
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x1C), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        core = MagnetometerCore(bus: bus, address: address, settings: Self.settings, defaultConfiguration: defaultConfiguration,
-                                pause: pause, resetCompletion: resetCompletion)
-        chip = Self.settings.chip(at: address)
-    }
-
     /// AN4602 §"Self-test" with datasheet Table 2 limits at ±12 gauss: 80 Hz, ±12 gauss,
     /// continuous; average 5 samples without and with ST (60 ms settling); |difference| must be
     /// 1…3 gauss on X and Y, 0.1…1 gauss on Z. Then resets and restores the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
-        try runSelfTest { _ throws(SensorError) in
-            // 80 Hz, ±12 gauss, continuous; ST on and off in CTRL_REG1. At ±12 gauss: 2281 LSB/gauss.
-            Self.evaluateSelfTest(responseGauss: try core.selfTestResponse(
-                setUp: [(Register.ctrl1, 0x1C), (Register.ctrl2, 0x40), (Register.ctrl3, 0x00)], settle: .zero,
-                count: 5, interval: .milliseconds(20), enable: (Register.ctrl1, 0x1D), disable: (Register.ctrl1, 0x1C)) / 2281)
-        }
-    }
+    static let selfTest = MagnetometerSelfTest(
+        // 80 Hz, ±12 gauss, continuous; ST on and off in CTRL_REG1. At ±12 gauss: 2281 LSB/gauss.
+        procedure: MagnetometerSelfTestProcedure(
+            setUp: [(Register.ctrl1, 0x1C), (Register.ctrl2, 0x40), (Register.ctrl3, 0x00)],
+            count: 5, interval: .milliseconds(20), toggle: (enable: (Register.ctrl1, 0x1D), disable: (Register.ctrl1, 0x1C))),
+        countsPerUnit: 2281, limits: [1...3, 1...3, 0.1...1], unit: "gauss")
 
+    public static let entry = MagnetometerTableEntry(
+        // Table 3 (CTRL_REG1 DO) and Table 2 (sensitivity 6842/3421/2281/1711 LSB/gauss; 1 gauss = 100 µT).
+        settings: MagnetometerSettings(
+            name: "LIS3MDL", family: .lis3mdl, identityRegister: Register.whoAmI, identity: [0x3D],
+            outputDataRates: [0.625, 1.25, 2.5, 5, 10, 20, 40, 80].enumerated().map { SettingOption(value: $1, code: UInt8($0)) },
+            ranges: [
+                SettingOption(value: 400, code: 0, sensitivity: 68.42), SettingOption(value: 800, code: 1, sensitivity: 34.21),
+                SettingOption(value: 1200, code: 2, sensitivity: 22.81), SettingOption(value: 1600, code: 3, sensitivity: 17.11),
+            ],
+            softReset: RegisterField(Register.ctrl2, mask: 0x04), configurationRegister: Register.ctrl1,
+            outputRegister: Register.outXL | Register.autoIncrement, outputCount: 6),
+        // Configuration: ultra-high-performance XY (OM = 11) and Z (OMZ = 11), rate, range; BDU
+        // (CTRL_REG5 = 0x40); continuous mode (CTRL_REG3 = 0) last.
+        registers: MagnetometerRegisterMap(
+            rate: Register.rate, range: Register.range,
+            fixed: [(Register.xyMode, 0b11), (Register.zMode, 0b11), (RegisterField(Register.ctrl5, mask: 0xFF), 0x40), (RegisterField(Register.ctrl3, mask: 0xFF), 0x00)],
+            writeOrder: [Register.ctrl1, Register.ctrl2, Register.ctrl4, Register.ctrl5, Register.ctrl3]),
+        // 80 Hz, ±4 gauss (400 µT).
+        defaultConfiguration: MagnetometerConfiguration(outputDataRate: 80, range: 400),
+        address: I2CAddress(0x1C), selfTest: selfTest)
+}
+
+extension TableMagnetometer where Chip == LIS3MDL {
     /// Pass/fail on the self-test response in gauss (|on − off|, per axis).
-    public static func evaluateSelfTest(responseGauss: SIMD3<Double>) -> SelfTestReport {
-        magneticSelfTestReport(chip: "LIS3MDL", response: responseGauss, limits: [1...3, 1...3, 0.1...1], unit: "gauss")
-    }
+    public static func evaluateSelfTest(responseGauss: SIMD3<Double>) -> SelfTestReport { evaluate(response: responseGauss, LIS3MDL.selfTest) }
 }

@@ -1,7 +1,5 @@
 import I2C
 
-extension LIS3MDLMagnetometer: BusPlacedDriver {}
-
 extension ChipDescriptor {
     /// WHO_AM_I 0x3D at 0x0F, at 0x1C (SA1 low) or 0x1E; also the LSM9DS1's magnetometer, which
     /// answers the same.

@@ -108,22 +108,20 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
         try averageDiscardingFirst(count: count, interval: interval) { () throws(SensorError) in try readCounts().counts }
     }
 
-    /// The ST magnetometers' self-test step (LIS2MDL and LIS3MDL datasheets, AN4602): `setUp`
-    /// written in order, `settle`, the average of `count` samples `interval` apart (after one
-    /// discarded); `enable` written, 60 ms settling, the same average with the self-test on;
-    /// `disable` written. Returns |on − off| per axis, in counts.
-    func selfTestResponse(
-        setUp: [(register: UInt8, value: UInt8)], settle: Duration, count: Int, interval: Duration,
-        enable: (register: UInt8, value: UInt8), disable: (register: UInt8, value: UInt8)
-    ) throws(SensorError) -> SIMD3<Double> {
-        for (register, value) in setUp { try device.write(register, value) }
-        if settle > .zero { pause.wait(settle) }
-        let normal = try averageDiscardingFirst(count: count, interval: interval)
-        try device.write(enable.register, enable.value)
+    /// The self-test response of `procedure`, per axis, in counts: `setUp` written in order,
+    /// `settle`, the average of `count` samples `interval` apart after one discarded; with a
+    /// toggle, `enable` written, 60 ms settling, the same average again, `disable` written, and
+    /// the response |on − off|.
+    func selfTestResponse(_ procedure: MagnetometerSelfTestProcedure) throws(SensorError) -> SIMD3<Double> {
+        for (register, value) in procedure.setUp { try device.write(register, value) }
+        if procedure.settle > .zero { pause.wait(procedure.settle) }
+        let first = try averageDiscardingFirst(count: procedure.count, interval: procedure.interval)
+        guard let toggle = procedure.toggle else { return first }
+        try device.write(toggle.enable.register, toggle.enable.value)
         pause.wait(.milliseconds(60))
-        let excited = try averageDiscardingFirst(count: count, interval: interval)
-        try device.write(disable.register, disable.value)
-        let counts = excited - normal
+        let excited = try averageDiscardingFirst(count: procedure.count, interval: procedure.interval)
+        try device.write(toggle.disable.register, toggle.disable.value)
+        let counts = excited - first
         return SIMD3(abs(counts.x), abs(counts.y), abs(counts.z))
     }
 }

@@ -1,7 +1,5 @@
 import I2C
 
-extension QMC5883LMagnetometer: BusPlacedDriver {}
-
 extension ChipDescriptor {
     /// Chip ID 0xFF at 0x0D, at 0x0D.
     public static let qmc5883l = ChipDescriptor(
