@@ -9,7 +9,9 @@ import Glibc
 #endif
 
 /// Hostile clients against the server's limits (``HTTPLimits``), on 127.0.0.1 only, each load
-/// bounded in count and time. Time appears only as generous deadlines that prove progress.
+/// bounded in count and time. Time appears only as generous deadlines that prove progress. One
+/// test at a time (the built binary's too), and every blocking call on a thread of its own: Swift
+/// concurrency's few threads are the servers' under test.
 @Suite("serve limits", .serialized)
 struct ServeLimitsTests {
     static let token = "0123456789abcdef0123456789abcdef"
@@ -28,14 +30,19 @@ struct ServeLimitsTests {
         Array("GET /info\(token.map { "?token=\($0)" } ?? "") HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
     }
 
+    /// Seconds a poll may take while the server is attacked: one, or ten under the thread
+    /// sanitizer (an instrumented debug build beside the other suites on two cores).
+    static let pollSeconds = isThreadSanitized ? 10.0 : 1.0
+
     /// Polls `/info` every 50 ms on a thread of its own until `done` (at most `seconds`): each
-    /// poll's status, whether the server closed, and its seconds (each waits at most 1 s for a byte).
+    /// poll's status, whether the server closed, and its seconds (each waits at most
+    /// ``pollSeconds`` for a byte).
     static func poll(port: UInt16, token: String?, until done: Shared<Bool>, seconds: Double = 120) async throws -> [RawHTTP.Reply] {
         try await RawHTTP.onThread {
             var replies: [RawHTTP.Reply] = []
             let end = Date().addingTimeInterval(seconds)
             while !done.withLock({ $0 }), Date() < end {
-                replies.append(try RawHTTP.exchangeBlocking(port: port, info(token: token), seconds: 1))
+                replies.append(try RawHTTP.exchangeBlocking(port: port, info(token: token), seconds: pollSeconds))
                 usleep(50_000)
             }
             return replies
@@ -75,7 +82,7 @@ struct ServeLimitsTests {
         let seconds = replies.map { ($0.seconds * 1000).rounded() / 1000 }
         for reply in replies {
             #expect(reply.response.status == 200 && reply.closed, "\(reply.response.raw.prefix(200)); polls took \(seconds) s")
-            #expect(reply.seconds < 1, "a poll took \(reply.seconds) s; polls took \(seconds) s")
+            #expect(reply.seconds < Self.pollSeconds, "a poll took \(reply.seconds) s; polls took \(seconds) s")
         }
         let counts = test.server.httpCounts
         #expect(counts.refused[431] == 16, "\(counts)")
@@ -212,119 +219,146 @@ struct ServeLimitsTests {
         #expect(test.server.connectionCount == 0)
         _ = try? await attack.value
     }
-}
 
-/// The built `motionctl serve` under the same attack: --duration and Ctrl-C end it.
-@Suite("motionctl serve under attack", .serialized)
-struct ServeCommandAttackTests {
-    /// `motionctl serve` running, its standard output and error read as they come.
-    final class Server: Sendable {
-        let process: Process
-        private let output = Shared("")
-        private let error = Shared("")
+    /// The built `motionctl serve` under the same attack: --duration and Ctrl-C end it.
+    @Suite("motionctl serve under attack")
+    struct Command {
+        /// `motionctl serve` running, its standard output and error read as they come.
+        final class Server: Sendable {
+            let process: Process
+            private let output = Shared("")
+            private let error = Shared("")
 
-        init(_ arguments: [String]) throws {
-            let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
-                .map { $0.appendingPathComponent("motionctl") }
-            let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built: \(candidates)")
-            process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            for (pipe, text) in [(out, output), (err, error)] {
-                Thread {
-                    while true {
-                        let data = pipe.fileHandleForReading.availableData
-                        if data.isEmpty { return }
-                        text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            init(_ arguments: [String]) throws {
+                let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
+                    .map { $0.appendingPathComponent("motionctl") }
+                guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                    throw RawHTTP.Failure(description: "motionctl not built: \(candidates)")
+                }
+                process = Process()
+                process.executableURL = executable
+                process.arguments = arguments
+                let out = Pipe(), err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                try process.run()
+                for (pipe, text) in [(out, output), (err, error)] {
+                    Thread {
+                        while true {
+                            let data = pipe.fileHandleForReading.availableData
+                            if data.isEmpty { return }
+                            text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                        }
+                    }.start()
+                }
+            }
+
+            var standardOutput: String { output.withLock { $0 } }
+            var standardError: String { error.withLock { $0 } }
+
+            /// The port from the URL it printed, waiting up to 30 s for "Ctrl-C to stop".
+            func port() throws -> UInt16 {
+                for _ in 0..<600 {
+                    let text = standardOutput
+                    if text.contains("Ctrl-C to stop"), let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
+                        if let port = UInt16(text[range].dropFirst("http://127.0.0.1:".count).dropLast()) { return port }
                     }
-                }.start()
-            }
-        }
-
-        var standardOutput: String { output.withLock { $0 } }
-        var standardError: String { error.withLock { $0 } }
-
-        /// The port from the URL it printed, waiting up to 30 s for "Ctrl-C to stop".
-        func port() throws -> UInt16 {
-            for _ in 0..<600 {
-                let text = standardOutput
-                if text.contains("Ctrl-C to stop"), let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
-                    return try #require(UInt16(text[range].dropFirst("http://127.0.0.1:".count).dropLast()))
+                    guard process.isRunning else { break }
+                    usleep(50_000)
                 }
-                guard process.isRunning else { break }
-                usleep(50_000)
+                throw RawHTTP.Failure(description: "no URL: \(standardOutput) \(standardError)")
             }
-            throw RawHTTP.Failure(description: "no URL: \(standardOutput) \(standardError)")
-        }
 
-        /// Waits up to `seconds` for it to exit; kills it (and says so) if it did not.
-        func exited(within seconds: Double) -> Bool {
-            let end = Date().addingTimeInterval(seconds)
-            while process.isRunning, Date() < end { usleep(20_000) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+            /// Waits up to `seconds` for it to exit; kills it (and says so) if it did not.
+            func exited(within seconds: Double) -> Bool {
+                let end = Date().addingTimeInterval(seconds)
+                while process.isRunning, Date() < end { usleep(20_000) }
+                if process.isRunning {
+                    kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                    return false
+                }
                 process.waitUntilExit()
-                return false
+                return true
             }
-            process.waitUntilExit()
-            return true
         }
-    }
 
-    /// Two connections sending 2 MB header lines and two sending 100 000 headers, again and
-    /// again until `done` or the server is gone (each round bounded by its timeouts); and a poller.
-    static func attack(port: UInt16, until done: Shared<Bool>) -> [Thread] {
-        let threads = (0..<4).map { attacker in
-            Thread {
-                let request = attacker < 2 ? ServeLimitsTests.hugeHeaderLine(2_000_000) : ServeLimitsTests.manyHeaders(100_000)
-                for _ in 0..<200 where !done.withLock({ $0 }) {
-                    do { _ = try RawHTTP.exchangeBlocking(port: port, request, seconds: 5) } catch { return }
+        /// Two connections sending 2 MB header lines and two sending 100 000 headers, again and
+        /// again (at most 200 each) until `done` or the server is gone, each bounded by its timeouts.
+        static func attack(port: UInt16, until done: Shared<Bool>) -> [Thread] {
+            let threads = (0..<4).map { attacker in
+                Thread {
+                    let request = attacker < 2 ? ServeLimitsTests.hugeHeaderLine(2_000_000) : ServeLimitsTests.manyHeaders(100_000)
+                    for _ in 0..<200 where !done.withLock({ $0 }) {
+                        do { _ = try RawHTTP.exchangeBlocking(port: port, request, seconds: 5) } catch { return }
+                        usleep(10_000)
+                    }
                 }
             }
+            for thread in threads { thread.start() }
+            return threads
         }
-        for thread in threads { thread.start() }
-        return threads
-    }
 
-    @Test("serve --duration 5 under attack ends after its 5 s, not much later")
-    func durationUnderAttack() throws {
-        let started = Date()
-        let server = try Server(["serve", "--simulated", "--port", "0", "--duration", "5"])
-        let port = try server.port()
-        let done = Shared(false)
-        _ = Self.attack(port: port, until: done)
-        // Polls meanwhile: the server answers while attacked.
-        var statuses: [Int] = []
-        while server.process.isRunning, Date().timeIntervalSince(started) < 60, statuses.count < 20 {
-            if let reply = try? RawHTTP.exchangeBlocking(port: port, ServeLimitsTests.info(token: nil), seconds: 1) { statuses.append(reply.response.status) }
-            usleep(100_000)
+        /// How a run ended.
+        struct Outcome: Sendable {
+            var exited: Bool
+            var seconds: Double
+            var exitStatus: Int32?
+            var output: String
+            var error: String
+            var polls: [Int] = []
         }
-        let exited = server.exited(within: 30)
-        done.withLock { $0 = true }
-        let seconds = Date().timeIntervalSince(started)
-        #expect(exited, "still running after \(seconds) s")
-        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0, "\(server.standardError)")
-        #expect(seconds >= 5 && seconds < 30, "\(seconds) s")
-        #expect(server.standardOutput.contains("stopped: sampled "), "\(server.standardOutput)")
-        #expect(!statuses.isEmpty && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-    }
 
-    @Test("Ctrl-C (SIGINT) under attack ends it: exit 130, 'interrupted: '")
-    func interruptUnderAttack() throws {
-        let server = try Server(["serve", "--simulated", "--port", "0"])
-        let port = try server.port()
-        let done = Shared(false)
-        _ = Self.attack(port: port, until: done)
-        usleep(1_500_000)
-        kill(server.process.processIdentifier, SIGINT)
-        let exited = server.exited(within: 30)
-        done.withLock { $0 = true }
-        #expect(exited, "still running 30 s after SIGINT")
-        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 130, "\(server.standardError)")
-        #expect(server.standardError.contains("interrupted: "), "\(server.standardError)")
+        func outcome(_ server: Server, exited: Bool, since start: Date) -> Outcome {
+            Outcome(
+                exited: exited, seconds: Date().timeIntervalSince(start),
+                exitStatus: server.process.terminationReason == .exit ? server.process.terminationStatus : nil,
+                output: server.standardOutput, error: server.standardError)
+        }
+
+        @Test("serve --duration 5 under attack ends after its 5 s, not much later, answering polls meanwhile")
+        func durationUnderAttack() async throws {
+            let run = try await RawHTTP.onThread {
+                let started = Date()
+                let server = try Server(["serve", "--simulated", "--port", "0", "--duration", "5"])
+                let port = try server.port()
+                let done = Shared(false)
+                _ = Self.attack(port: port, until: done)
+                var polls: [Int] = []
+                while server.process.isRunning, Date().timeIntervalSince(started) < 60, polls.count < 20 {
+                    if let reply = try? RawHTTP.exchangeBlocking(port: port, ServeLimitsTests.info(token: nil), seconds: 1) { polls.append(reply.response.status) }
+                    usleep(100_000)
+                }
+                let exited = server.exited(within: 30)
+                done.withLock { $0 = true }
+                var run = outcome(server, exited: exited, since: started)
+                run.polls = polls
+                return run
+            }
+            #expect(run.exited, "still running after \(run.seconds) s")
+            #expect(run.exitStatus == 0, "\(run.error)")
+            #expect(run.seconds >= 5 && run.seconds < 30, "\(run.seconds) s")
+            #expect(run.output.contains("stopped: sampled "), "\(run.output)")
+            #expect(!run.polls.isEmpty && run.polls.allSatisfy { $0 == 200 }, "\(run.polls)")
+        }
+
+        @Test("Ctrl-C (SIGINT) under attack ends it: exit 130, 'interrupted: '")
+        func interruptUnderAttack() async throws {
+            let run = try await RawHTTP.onThread {
+                let server = try Server(["serve", "--simulated", "--port", "0"])
+                let port = try server.port()
+                let done = Shared(false)
+                _ = Self.attack(port: port, until: done)
+                usleep(1_500_000)
+                let interrupted = Date()
+                kill(server.process.processIdentifier, SIGINT)
+                let exited = server.exited(within: 30)
+                done.withLock { $0 = true }
+                return outcome(server, exited: exited, since: interrupted)
+            }
+            #expect(run.exited, "still running 30 s after SIGINT")
+            #expect(run.exitStatus == 130, "\(run.error)")
+            #expect(run.error.contains("interrupted: "), "\(run.error)")
+        }
     }
 }

@@ -271,3 +271,8 @@ final class Shared<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// True in a build with the thread sanitizer (`swift test --sanitize=thread`, as CI runs the
+/// serve tests): everything runs several times slower there, so a bound on time that proves
+/// progress is looser.
+let isThreadSanitized = dlsym(nil, "__tsan_init") != nil
