@@ -52,10 +52,9 @@ final class HTTPServer: Sendable {
     func start(address: some SocketAddress, handler: @escaping Handler) async throws(SocketError) -> UInt16 {
         let listener: Socket
         do {
-            try await pool.prepare()
             listener = try Socket(domain: Int32(type(of: address).family))
         } catch {
-            throw Self.socketError(error, "Listen")
+            throw Self.socketError(error, "Socket")
         }
         do {
             try listener.setValue(true, for: .localAddressReuse)
@@ -77,6 +76,8 @@ final class HTTPServer: Sendable {
             case .unix: port = 0
             }
             accepting = try AsyncSocket(socket: listener, pool: pool)
+            // The pool's epoll and its wake-up descriptor, once listening is certain.
+            try await pool.prepare()
         } catch {
             Self.close(listener)
             throw Self.socketError(error, "Listen")
