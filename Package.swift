@@ -49,10 +49,10 @@ let package = Package(
         ),
         // BROAD recordings (the benchmark's data set) as trials and replays: motionctl evaluate, motion-bench, tests.
         .target(name: "BroadData", dependencies: ["MotionSimulator"]),
-        // `motionctl serve`: the live browser view over HTTP (FlyingFox: no SwiftNIO; docs/serve-notes.md).
+        // `motionctl serve`: the live browser view over HTTP (its own bounded HTTP/1.1 on FlyingSocks' sockets; docs/serve-notes.md).
         .target(
             name: "MotionServe",
-            dependencies: ["Motion", "MotionTools", "Fusion", "Locking", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: ["Motion", "MotionTools", "Fusion", "Locking", .product(name: "FlyingSocks", package: "FlyingFox")]
         ),
         // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
         .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),

@@ -1,5 +1,3 @@
-import FlyingFox
-import FlyingSocks
 import Locking
 import Motion
 import MotionTools
@@ -56,37 +54,27 @@ final class Subscription: Sendable {
 }
 
 /// A Server-Sent Events body (`text/event-stream`): a first block, then one event per
-/// ``ServerEvent`` of the browser's buffer, written as fast as the socket takes them.
-struct EventStreamBody: AsyncBufferedSequence {
-    typealias Element = UInt8
+/// ``ServerEvent`` of the browser's buffer, each written as soon as the socket takes it.
+struct EventStreamBody: ResponseStream {
     let subscription: Subscription
-    /// Sent first (the `retry` interval and the description of the source).
-    let prelude: String
+    /// Sent first (the `retry` interval and the description of the source); nil once sent.
+    var prelude: [UInt8]?
     let encode: @Sendable (ServerEvent, ClientBuffer.Counts) -> String
 
-    func makeAsyncIterator() -> Iterator {
-        Iterator(subscription: subscription, encode: encode, pending: Array(prelude.utf8))
+    init(subscription: Subscription, prelude: String, encode: @escaping @Sendable (ServerEvent, ClientBuffer.Counts) -> String) {
+        self.subscription = subscription
+        self.prelude = Array(prelude.utf8)
+        self.encode = encode
     }
 
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        let subscription: Subscription
-        let encode: @Sendable (ServerEvent, ClientBuffer.Counts) -> String
-        var pending: [UInt8]
-        var offset = 0
-
-        mutating func next() async throws -> UInt8? {
-            try await nextBuffer(suggested: 1)?.first
+    /// The next event's text, waiting for one; nil once the buffer is closed (the server stops,
+    /// the connection's task is cancelled).
+    mutating func next() async -> [UInt8]? {
+        if let prelude {
+            self.prelude = nil
+            return prelude
         }
-
-        mutating func nextBuffer(suggested count: Int) async throws -> ArraySlice<UInt8>? {
-            if offset >= pending.count {
-                guard let event = await subscription.client.next() else { return nil }
-                pending = Array(encode(event, subscription.client.counts).utf8)
-                offset = 0
-            }
-            let end = Swift.min(pending.count, offset + Swift.max(1, count))
-            defer { offset = end }
-            return pending[offset..<end]
-        }
+        guard let event = await subscription.client.next() else { return nil }
+        return Array(encode(event, subscription.client.counts).utf8)
     }
 }

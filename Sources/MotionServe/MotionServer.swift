@@ -1,5 +1,4 @@
 import Dispatch
-import FlyingFox
 import FlyingSocks
 import Foundation
 import Locking
@@ -24,7 +23,8 @@ package struct SourceDescription: Sendable, Encodable {
 /// The live browser view: an HTTP server with one page, a Server-Sent Events stream of device
 /// motion at the rate each page asks for, and the magnetometer calibration.
 ///
-/// Endpoints (every one answers 401 without the token when ``ServeConfiguration/accessToken`` is
+/// Every request first passes ``ServeConfiguration/limits`` (its size, its time, the number of
+/// connections: ``HTTPServer``), then the token. Endpoints (every one answers 401 without the token when ``ServeConfiguration/accessToken`` is
 /// set; a known path with another method 405, an unknown path 404, a bad parameter 400):
 ///
 /// | method, path | |
@@ -44,6 +44,8 @@ package final class MotionServer: Sendable {
     let calibration: CalibrationService?
     let encoding: EventEncoding
     private let server: HTTPServer
+    /// Where to listen, checked by `init`.
+    private let address: ListenAddress
     private let queue = DispatchQueue(label: "swift-motion.serve.samples")
 
     /// - Parameters:
@@ -57,17 +59,12 @@ package final class MotionServer: Sendable {
         self.fanOut = fanOut
         self.calibration = calibration.map { CalibrationService(access: $0) { json in fanOut.publish(.calibration(json)) } }
         encoding = EventEncoding(manager: manager)
-        // The socket's family comes from the address's type: IPv6 and IPv4 each their own.
         do {
-            if configuration.host.contains(":") {
-                server = HTTPServer(address: try sockaddr_in6.inet6(ip6: configuration.host, port: configuration.port), logger: .disabled)
-            } else {
-                let host = configuration.host == "localhost" ? ServeConfiguration.loopback : configuration.host
-                server = HTTPServer(address: try sockaddr_in.inet(ip4: host, port: configuration.port), logger: .disabled)
-            }
+            address = try ListenAddress(configuration.host, port: configuration.port)
         } catch {
             throw ServeError.badAddress(configuration.host)
         }
+        server = HTTPServer(limits: configuration.limits) { Self.text($0.status, $0.message) }
     }
 
     /// Starts the sampler's updates and listens; returns the port (the one chosen for port 0).
@@ -80,29 +77,15 @@ package final class MotionServer: Sendable {
             if let error { fanOut.publish(.sampleError("\(error)")) }
         }
         manager.beginGeneratingDeviceOrientationNotifications()
-        await server.appendRoute("*") { [self] request in await respond(to: request) }
-        let server = server
-        // Listening, or the reason it cannot: a port in use fails at once, not after a timeout.
-        let failure = Locked<String?>(nil)
-        Task {
-            do { try await server.run() } catch { failure.withLock { $0 = "\(error)" } }
-        }
-        var waited = 0
-        while await !server.isListening {
-            let cause = failure.withLock { $0 } ?? (waited >= 200 ? "not listening after 10 s" : nil)
-            if let cause {
-                await stop()
-                throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: cause)
+        let handler: HTTPServer.Handler = { [self] request in respond(to: request) }
+        do throws(SocketError) {
+            switch address {
+            case .ip4(let address): return try await server.start(address: address, handler: handler)
+            case .ip6(let address): return try await server.start(address: address, handler: handler)
             }
-            do { try await Task.sleep(nanoseconds: 50_000_000) } catch { break }
-            waited += 1
-        }
-        guard let address = await server.listeningAddress else {
-            throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: "no address")
-        }
-        switch address {
-        case .ip4(_, let port), .ip6(_, let port): return port
-        default: return configuration.port
+        } catch {
+            await stop()
+            throw ServeError.cannotListen(host: configuration.host, port: configuration.port, cause: error)
         }
     }
 
@@ -110,7 +93,7 @@ package final class MotionServer: Sendable {
     package func stop() async {
         calibration?.stop()
         fanOut.closeAll()
-        await server.stop(timeout: 1)
+        await server.stop()
         manager.stopDeviceMotionUpdates()
         if manager.isGeneratingDeviceOrientationNotifications { manager.endGeneratingDeviceOrientationNotifications() }
         queue.sync {}
@@ -118,19 +101,48 @@ package final class MotionServer: Sendable {
 
     /// Browsers connected to the event stream now.
     package var streamCount: Int { fanOut.clientCount }
+
+    /// Connections open now (event streams and others).
+    package var connectionCount: Int { server.connectionCount }
+
+    /// What the HTTP server has done so far: connections, refusals, deadlines.
+    package var httpCounts: HTTPCounts { server.counts }
+}
+
+/// An IPv4 or IPv6 address to listen on: the socket's family comes from the address's type.
+private enum ListenAddress: Sendable {
+    case ip4(sockaddr_in)
+    case ip6(sockaddr_in6)
+
+    /// Throws when `host` is not an IP address ("localhost" is 127.0.0.1).
+    init(_ host: String, port: UInt16) throws {
+        if host.contains(":") {
+            self = .ip6(try sockaddr_in6.inet6(ip6: host, port: port))
+        } else {
+            self = .ip4(try sockaddr_in.inet(ip4: host == "localhost" ? ServeConfiguration.loopback : host, port: port))
+        }
+    }
 }
 
 /// The server cannot start.
 package enum ServeError: Error, Sendable, CustomStringConvertible {
     case badAddress(String)
-    case cannotListen(host: String, port: UInt16, cause: String)
+    case cannotListen(host: String, port: UInt16, cause: SocketError)
 
     package var description: String {
         switch self {
         case .badAddress(let host):
             "--host \(host) is not an IP address: pass one such as 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or ::1"
         case .cannotListen(let host, let port, let cause):
-            "cannot listen on \(host) port \(port) (\(cause)): is another server using it? Pick another with --port, or --port 0 for any free one"
+            "cannot listen on \(host) port \(port) (\(Self.reason(cause))): is another server using it? Pick another with --port, or --port 0 for any free one"
+        }
+    }
+
+    /// "Bind: Address already in use (errno 98)".
+    static func reason(_ error: SocketError) -> String {
+        switch error {
+        case .failed(let type, let errno, let message): "\(type): \(message)" + (errno != 0 ? " (errno \(errno))" : "")
+        default: error.errorDescription ?? "\(error)"
         }
     }
 }

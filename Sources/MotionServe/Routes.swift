@@ -1,24 +1,24 @@
-import FlyingFox
 import Foundation
 import Motion
 import MotionTools
 
 extension MotionServer {
-    /// Every request comes here: the token, then the path, then the method, then the parameters.
-    /// Nothing here traps on any input; every refusal is a 4xx with a line saying what to do.
-    func respond(to request: HTTPRequest) async -> HTTPResponse {
+    /// Every request that got through the server's limits comes here: the token, then the path,
+    /// then the method, then the parameters. Nothing here traps on any input; every refusal is a
+    /// 4xx with a line saying what to do.
+    func respond(to request: RequestHead) -> Response {
         guard isAuthorized(request) else {
             return Self.text(401, "this server needs its access token: open the URL motionctl serve printed (it ends in ?token=…)")
         }
-        let methods: [HTTPMethod]
+        let methods: [String]
         switch request.path {
-        case "/", "/index.html", "/events", "/info", "/calibration/magnetometer": methods = [.GET]
-        case "/calibration/magnetometer/start", "/calibration/magnetometer/save", "/calibration/magnetometer/cancel": methods = [.POST]
+        case "/", "/index.html", "/events", "/info", "/calibration/magnetometer": methods = ["GET"]
+        case "/calibration/magnetometer/start", "/calibration/magnetometer/save", "/calibration/magnetometer/cancel": methods = ["POST"]
         default: return Self.text(404, "no such page: \(request.path.prefix(200)) (the view is at /)")
         }
         guard methods.contains(request.method) else {
-            var response = Self.text(405, "\(request.path) takes \(methods.map(\.rawValue).joined(separator: " or ")), not \(request.method.rawValue.prefix(20))")
-            response.headers[HTTPHeader("Allow")] = methods.map(\.rawValue).joined(separator: ", ")
+            var response = Self.text(405, "\(request.path) takes \(methods.joined(separator: " or ")), not \(request.method)")
+            response.headers.append(("Allow", methods.joined(separator: ", ")))
             return response
         }
         do {
@@ -28,10 +28,10 @@ extension MotionServer {
         }
     }
 
-    private func route(_ request: HTTPRequest) throws(CalibrationRefusal) -> HTTPResponse {
+    private func route(_ request: RequestHead) throws(CalibrationRefusal) -> Response {
         switch request.path {
         case "/", "/index.html":
-            return HTTPResponse(statusCode: .ok, headers: Self.headers("text/html; charset=utf-8"), body: Data(Page.html.utf8))
+            return Response(status: 200, headers: Self.headers("text/html; charset=utf-8"), body: .bytes(Array(Page.html.utf8)))
         case "/events":
             let rate = try Self.number(request, "rate", in: ServeConfiguration.rateRange, default: ServeConfiguration.defaultRate, unit: "events per second")
             return eventStream(rate: rate)
@@ -57,16 +57,14 @@ extension MotionServer {
         return calibration
     }
 
-    private func eventStream(rate: Double) -> HTTPResponse {
+    private func eventStream(rate: Double) -> Response {
         let subscription = Subscription(fanOut: fanOut, rate: rate)
         let prelude = "retry: 2000\n\nevent: info\ndata: \(infoJSON)\n\n"
             + (calibration.map { "event: calibration\ndata: \($0.snapshot)\n\n" } ?? "")
         let body = EventStreamBody(subscription: subscription, prelude: prelude) { [encoding] event, counts in
             encoding.encode(event, counts: counts)
         }
-        var headers = Self.headers("text/event-stream")
-        headers[HTTPHeader("X-Accel-Buffering")] = "no"
-        return HTTPResponse(statusCode: .ok, headers: headers, body: HTTPBodySequence(from: body, suggestedBufferSize: 16_384))
+        return Response(status: 200, headers: Self.headers("text/event-stream") + [("X-Accel-Buffering", "no")], body: .stream(body))
     }
 
     /// Board, device, chips and source, and what the sampler does (JSON).
@@ -83,10 +81,10 @@ extension MotionServer {
 
     /// True when no token is needed, or the request carries it (query `token`, header
     /// `X-Motion-Token`, or `Authorization: Bearer …`). Compared in constant time.
-    func isAuthorized(_ request: HTTPRequest) -> Bool {
+    func isAuthorized(_ request: RequestHead) -> Bool {
         guard let token = configuration.accessToken else { return true }
-        let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let offered = request.query.first { $0.name == "token" }?.value ?? request.headers[HTTPHeader("X-Motion-Token")] ?? bearer ?? ""
+        let bearer = request.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let offered = request.queryValue("token") ?? request.header("x-motion-token") ?? bearer ?? ""
         let expected = Array(token.utf8), given = Array(offered.utf8)
         var difference = expected.count ^ given.count
         for index in expected.indices { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
@@ -95,8 +93,8 @@ extension MotionServer {
 
     /// A query parameter as a number in `range`; missing: `default`; anything else is a 400
     /// naming the parameter and its range.
-    static func number(_ request: HTTPRequest, _ name: String, in range: ClosedRange<Double>, default value: Double, unit: String) throws(CalibrationRefusal) -> Double {
-        guard let text = request.query.first(where: { $0.name == name })?.value else { return value }
+    static func number(_ request: RequestHead, _ name: String, in range: ClosedRange<Double>, default value: Double, unit: String) throws(CalibrationRefusal) -> Double {
+        guard let text = request.queryValue(name) else { return value }
         guard text.count <= 32, let number = Double(text), number.isFinite, range.contains(number) else {
             throw CalibrationRefusal(
                 status: 400, message: "\(name) must be a number from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound)) \(unit), not \"\(text.prefix(32))\"")
@@ -105,8 +103,8 @@ extension MotionServer {
     }
 
     /// A query parameter that is on (`1`, `true`, `yes`, or present without a value) or off.
-    static func flag(_ request: HTTPRequest, _ name: String) throws(CalibrationRefusal) -> Bool {
-        guard let text = request.query.first(where: { $0.name == name })?.value else { return false }
+    static func flag(_ request: RequestHead, _ name: String) throws(CalibrationRefusal) -> Bool {
+        guard let text = request.queryValue(name) else { return false }
         switch text.lowercased() {
         case "", "1", "true", "yes": return true
         case "0", "false", "no": return false
@@ -116,29 +114,16 @@ extension MotionServer {
 
     static func plain(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : "\(value)" }
 
-    static func headers(_ contentType: String) -> HTTPHeaders {
-        [.contentType: contentType, .cacheControl: "no-store", HTTPHeader("X-Content-Type-Options"): "nosniff"]
+    static func headers(_ contentType: String) -> [(name: String, value: String)] {
+        [("Content-Type", contentType), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
     }
 
-    static func json(_ json: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(statusCode: HTTPStatusCode(status, phrase: phrase(status)), headers: headers("application/json"), body: Data(json.utf8))
+    static func json(_ json: String, status: Int = 200) -> Response {
+        Response(status: status, headers: headers("application/json"), body: .bytes(Array(json.utf8)))
     }
 
     /// A refusal: `{"error": message}`.
-    static func text(_ status: Int, _ message: String) -> HTTPResponse {
+    static func text(_ status: Int, _ message: String) -> Response {
         json("{\"error\":\(EventEncoding.string(message))}", status: status)
-    }
-
-    static func phrase(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 202: "Accepted"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 409: "Conflict"
-        default: "Internal Server Error"
-        }
     }
 }

@@ -12,12 +12,19 @@ package struct ServeConfiguration: Sendable {
     package var accessToken: String?
     /// Events a browser may fall behind by before its oldest ones are dropped (and counted).
     package var clientBufferCapacity: Int
+    /// What one client may cost the server (request sizes, deadlines, connections), checked
+    /// before the token.
+    package var limits: HTTPLimits
 
-    package init(host: String = ServeConfiguration.loopback, port: UInt16 = 8080, accessToken: String? = nil, clientBufferCapacity: Int = 64) {
+    package init(
+        host: String = ServeConfiguration.loopback, port: UInt16 = 8080, accessToken: String? = nil, clientBufferCapacity: Int = 64,
+        limits: HTTPLimits = HTTPLimits()
+    ) {
         self.host = host
         self.port = port
         self.accessToken = accessToken
         self.clientBufferCapacity = max(1, clientBufferCapacity)
+        self.limits = limits
     }
 
     /// The configuration for `host` and `port` with the default rule: a fresh random token when

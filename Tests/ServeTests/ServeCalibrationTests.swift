@@ -70,7 +70,7 @@ struct ServeCalibrationTests {
         // The command line over the same seconds of the same scenario and seed, into its own store.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("cli").path
-        let cli = try ProcessRun.motionctl(
+        let cli = try await ProcessRun.motionctlOnThread(
             ["calibrate", "magnetometer", "--scenario", "figure-eight", "--seed", "7", "--non-interactive", "--duration", "\(Int(seconds))"],
             environment: environment)
         #expect(cli.status == 0, "\(cli.error)")
@@ -117,21 +117,27 @@ enum ProcessRun {
         let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built: \(candidates)")
         return try runToEnd(executable, arguments, environment: environment)
     }
+
+    /// The same, waiting on a thread of its own: Swift concurrency's few threads stay free for the
+    /// servers other tests run in this process meanwhile.
+    static func motionctlOnThread(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String, error: String) {
+        try await RawHTTP.onThread { try motionctl(arguments, environment: environment) }
+    }
 }
 
 /// `motionctl serve` itself, the built binary.
 @Suite("motionctl serve")
 struct ServeCommandTests {
     @Test("loopback: the URL without a token; any other address: the URL with a fresh token; it stops after --duration")
-    func addresses() throws {
-        let local = try ProcessRun.motionctl(["serve", "--simulated", "--port", "0", "--duration", "0.5"], environment: ProcessInfo.processInfo.environment)
+    func addresses() async throws {
+        let local = try await ProcessRun.motionctlOnThread(["serve", "--simulated", "--port", "0", "--duration", "0.5"], environment: ProcessInfo.processInfo.environment)
         #expect(local.status == 0, "\(local.error)")
         let lines = local.output.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("Serving the live view at http://127.0.0.1:") == true, "\(lines)")
         #expect(!local.output.contains("token="))
         #expect(lines.last?.hasPrefix("stopped: sampled ") == true, "\(lines)")
 
-        let open = try ProcessRun.motionctl(["serve", "--simulated", "--host", "0.0.0.0", "--port", "0", "--duration", "0.5"], environment: ProcessInfo.processInfo.environment)
+        let open = try await ProcessRun.motionctlOnThread(["serve", "--simulated", "--host", "0.0.0.0", "--port", "0", "--duration", "0.5"], environment: ProcessInfo.processInfo.environment)
         #expect(open.status == 0, "\(open.error)")
         let token = try #require(open.output.split(separator: "\n").first { $0.contains("?token=") }?.split(separator: "=").last)
         #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
@@ -139,12 +145,12 @@ struct ServeCommandTests {
     }
 
     @Test("bad options: an error naming the option and what to pass")
-    func badOptions() throws {
+    func badOptions() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let port = try ProcessRun.motionctl(["serve", "--simulated", "--port", "70000"], environment: environment)
+        let port = try await ProcessRun.motionctlOnThread(["serve", "--simulated", "--port", "70000"], environment: environment)
         #expect(port.status != 0)
         #expect(port.error.contains("--port must be a whole number from 0 to 65535, not 70000"))
-        let host = try ProcessRun.motionctl(["serve", "--simulated", "--host", "somewhere", "--port", "0"], environment: environment)
+        let host = try await ProcessRun.motionctlOnThread(["serve", "--simulated", "--host", "somewhere", "--port", "0"], environment: environment)
         #expect(host.status == 1)
         #expect(host.error.contains("error: --host somewhere is not an IP address"))
     }

@@ -109,7 +109,7 @@ enum RawHTTP {
         return String(decoding: body, as: UTF8.self)
     }
 
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try body() }) }.start()
         }
@@ -119,10 +119,68 @@ enum RawHTTP {
         var description: String
     }
 
+    /// What an exchange got back, and how it ended.
+    struct Reply {
+        var response: Response
+        /// The server closed the connection (end of file, or a reset), rather than leaving it open
+        /// until the timeout.
+        var closed: Bool
+        /// Seconds from connecting to the end.
+        var seconds: Double
+    }
+
+    /// Sends `bytes` (as much as the server takes), half-closes, reads until the server closes or
+    /// `seconds` pass without a byte: the reply and whether the server closed. On a thread of the caller's.
+    static func exchangeBlocking(port: UInt16, _ bytes: [UInt8], seconds: Double = 10, receiveBuffer: Int32? = nil) throws -> Reply {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let fd = try connectSocket(port: port, seconds: seconds, receiveBuffer: receiveBuffer)
+        defer { close(fd) }
+        try send(fd, bytes)
+        shutdown(fd, Int32(SHUT_WR))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var closed = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count == 0 || count < 0 && errno == ECONNRESET { closed = true }
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return Reply(response: parse(String(decoding: received, as: UTF8.self)), closed: closed, seconds: elapsed)
+    }
+
+    /// A connected socket that sends nothing yet (the caller closes it).
+    static func openSocket(port: UInt16, seconds: Double = 10, receiveBuffer: Int32? = nil) throws -> Int32 {
+        try connectSocket(port: port, seconds: seconds, receiveBuffer: receiveBuffer)
+    }
+
+    /// Writes all of `bytes` to a socket from ``openSocket``.
+    static func write(_ fd: Int32, _ text: String) throws { try send(fd, Array(text.utf8)) }
+
+    /// Reads from a socket from ``openSocket`` until the server closes it or `seconds` pass without a byte.
+    static func readToEnd(_ fd: Int32) -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
+            guard count > 0 else { return (String(decoding: received, as: UTF8.self), false) }
+            received += buffer[0..<count]
+        }
+    }
+
     private static func connectSocket(port: UInt16, seconds: Int) throws -> Int32 {
+        try connectSocket(port: port, seconds: Double(seconds), receiveBuffer: nil)
+    }
+
+    private static func connectSocket(port: UInt16, seconds: Double, receiveBuffer: Int32?) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -199,3 +257,22 @@ struct TestServer {
 
     func stop() async { await server.stop() }
 }
+
+/// A value shared between the tests' threads, behind a lock.
+final class Shared<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// True in a build with the thread sanitizer (`swift test --sanitize=thread`, as CI runs the
+/// serve tests): everything runs several times slower there, so a bound on time that proves
+/// progress is looser.
+let isThreadSanitized = dlsym(nil, "__tsan_init") != nil

@@ -81,8 +81,13 @@ struct ServeCommand: ParsableCommand {
 }
 
 /// Runs the server from the command's thread until --duration or Ctrl-C (the server itself runs
-/// on Swift concurrency's threads, the sampler on its own).
+/// on Swift concurrency's threads, the sampler on its own). The command's thread only sleeps and
+/// looks at the clock and the Ctrl-C flag, so it ends on time whatever the connections do; the
+/// server then has ``stopSeconds`` to close them, after which the command ends regardless.
 enum ServeRun {
+    /// Seconds the server has to stop (it ends every connection at once; this bounds a bug).
+    static let stopSeconds = 5.0
+
     /// Returns true when ended by Ctrl-C.
     static func run(_ server: MotionServer, duration: Double?) throws -> Bool {
         let port = try wait { try await server.start() }
@@ -90,8 +95,12 @@ enum ServeRun {
         for line in addresses(server.configuration, port: port) { output.write(line) }
         output.write("Ctrl-C to stop")
         let interrupted = UpdateRunner(virtualClock: nil, duration: duration).run(isDone: { false }, drain: {})
-        try wait { await server.stop() }
-        output.write("stopped: \(server.manager.counters)")
+        do {
+            try wait(seconds: stopSeconds) { await server.stop() }
+            output.write("stopped: \(server.manager.counters)")
+        } catch {
+            output.write("stopped: \(server.manager.counters) (\(error))")
+        }
         if let error = output.error { throw error }
         return interrupted
     }
@@ -111,8 +120,8 @@ enum ServeRun {
         return lines
     }
 
-    /// Runs `body` on Swift concurrency's threads and waits for it here.
-    private static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    /// Runs `body` on Swift concurrency's threads and waits for it here (at most `seconds`).
+    private static func wait<T: Sendable>(seconds: Double? = nil, _ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -121,7 +130,13 @@ enum ServeRun {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        done.wait()
+        if let seconds {
+            if done.wait(timeout: .now() + seconds) == .timedOut {
+                throw CommandFailure(message: "the server did not stop within \(Int(seconds)) s; ending anyway")
+            }
+        } else {
+            done.wait()
+        }
         switch result.withLock({ $0 }) {
         case .success(let value): return value
         case .failure(let error): throw CommandFailure(message: "\(error)")
