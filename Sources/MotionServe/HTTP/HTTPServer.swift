@@ -36,6 +36,8 @@ final class HTTPServer: Sendable {
     let limits: HTTPLimits
     private let refusal: @Sendable (HTTPRefusal) -> Response
     private let pool: SocketPool<ePoll>
+    /// Where every task of this server runs (see ``ServerExecutor``).
+    private let executor = ServerExecutor(label: "swift-motion.serve")
     private let state = Locked(State())
     /// How often the watchdog looks for connections past their deadline.
     private static let watchInterval = Duration.milliseconds(100)
@@ -84,12 +86,12 @@ final class HTTPServer: Sendable {
         }
         let pool = pool
         let background = [
-            Task {
+            Task(executorPreference: executor) {
                 do { try await pool.run() } catch { /* cancelled: the server stops */ }
             },
-            Task { [self] in await watch() },
+            Task(executorPreference: executor) { [self] in await watch() },
         ]
-        let acceptTask = Task { [self] in await accept(on: accepting, handler: handler) }
+        let acceptTask = Task(executorPreference: executor) { [self] in await accept(on: accepting, handler: handler) }
         state.withLock { state in
             state.listener = listener
             state.accepting = acceptTask
@@ -162,7 +164,7 @@ final class HTTPServer: Sendable {
             return
         }
         connection.setDeadline(after: limits.idleSeconds)
-        let task = Task { [self] in
+        let task = Task(executorPreference: executor) { [self] in
             await serve(connection, handler: handler)
             Self.close(connection.socket.socket)
             state.withLock { _ = $0.connections.removeValue(forKey: connection.id) }
