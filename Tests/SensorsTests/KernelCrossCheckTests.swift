@@ -9,8 +9,11 @@ import Testing
 /// does not touch the setting. The drivers' tables (Sources/Sensors) and the emulators' own
 /// constants (Sources/MotionSimulator) are both compared with it, so a constant copied wrongly
 /// into either side fails here, not on somebody's board. Versions read: st_lsm6dsx_core.c at
-/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08,
-/// inv_icm42600.h at 05909cd and inv_icm42600_core.c at 0792c19 (see ``icm42688``).
+/// torvalds/linux 007f2eb, inv_mpu_iio.h at 0b70c08, inv_icm42600.h at 05909cd and
+/// inv_icm42600_core.c at 0792c19 (see ``icm42688``), ak8975.c at ff83a68, inv_mpu_magn.c at
+/// 2555693, st_magn_core.c at 6b658c3, qmc5883l.c at 67f8bc8. Mainline st_lsm6dsx has no
+/// LSM6DSO32 entry (none in st_lsm6dsx.h's st_lsm6dsx_hw_id at ffb4b4e either; the lsm6dso32 in
+/// other trees is ST's out-of-tree st_lsm6dsox driver), so that chip's full scales are its datasheet's.
 ///
 /// Units are the kernel's own, converted only here: ST drivers state sensitivities as the
 /// datasheet's µg/LSB (`IIO_G_TO_M_S_2(61)`), µdps/LSB (`IIO_DEGREE_TO_RAD(8750)`) and
@@ -158,15 +161,15 @@ import Testing
         lsm6(.lsm6ds3, identity: 0x69, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dsl, identity: 0x6A, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dso, identity: 0x6C, accelerometer: lsm6Accelerometer),
-        // st_lsm6dsx_core.c at 007f2eb has no LSM6DSO32 entry yet:
-        // its full scales come from DS13238 Table 2 (±4/8/16/32 g at 0.122/0.244/0.488/0.976 mg/LSB,
-        // FS_XL 00/10/11/01), the rest is the LSM6DSO's.
+        // No mainline LSM6DSO32 entry (see above): its full scales come from the LSM6DSO32 datasheet
+        // DS13238 Table 2 (±4/8/16/32 g at 0.122/0.244/0.488/0.976 mg/LSB, FS_XL 00/10/11/01); the
+        // rest is the LSM6DSO's, which DS13238's register map repeats.
         {
             var facts = lsm6(.lsm6dso32, identity: 0x6C, accelerometer: [
                 Scale(range: 4, registerBits: 0x0 << 2, microPerLSB: 122), Scale(range: 8, registerBits: 0x2 << 2, microPerLSB: 244),
                 Scale(range: 16, registerBits: 0x3 << 2, microPerLSB: 488), Scale(range: 32, registerBits: 0x1 << 2, microPerLSB: 976),
             ])
-            facts.source = "DS13238 Table 2 (full scales); st_lsm6dsx_core.c (the rest)"
+            facts.source = "LSM6DSO32 datasheet DS13238 Table 2 (full scales; no mainline kernel entry); st_lsm6dsx_core.c (the rest)"
             return facts
         }(),
         // The 0x6b entry (LSM6DSR, ISM330DHCX, LSM6DSRX): the LSM6DSO's tables; its ±4000 dps
@@ -479,9 +482,14 @@ import Testing
             ranges: zip([400.0, 800, 1200, 1600], [146.0, 292, 438, 584]).enumerated().map { ($1.0, UInt8($0), $1.1 / 10_000) },
             relativeTolerance: 0.003),
         // st_magn_core.c entry .wai = 0x40, .wai_addr = 0x4f (LIS2MDL): odr 0x60 mask 0x0c
-        // {10, 20, 50, 100 Hz} = {0…3}, one full scale of 1500 µgauss/LSB, channels at 0x68.
+        // {10, 20, 50, 100 Hz} = {0…3}, channels at 0x68, one fs_avl entry: gain 1500 µgauss/LSB,
+        // labelled ST_MAGN_FS_AVL_15000MG (15 gauss = 1500 µT). That label is not the chip's range:
+        // 2^15 counts at 1.5 mgauss/LSB are 49.152 gauss, and the LIS2MDL datasheet (DS12144,
+        // Table 2: magnetic field range ±50 gauss, sensitivity 1.5 mgauss/LSB) gives that range. Our
+        // 4915.2 µT (32768 × 0.15 µT) follows the datasheet; only the sensitivity is the kernel's.
         MagnetometerFacts(
-            name: "LIS2MDL", source: "drivers/iio/magnetometer/st_magn_core.c", identityRegister: 0x4F, identity: [0x40],
+            name: "LIS2MDL", source: "drivers/iio/magnetometer/st_magn_core.c (sensitivity); LIS2MDL datasheet DS12144 (full scale)",
+            identityRegister: 0x4F, identity: [0x40],
             dataRegister: 0x68, axes: .littleEndian,
             rates: [10, 20, 50, 100].enumerated().map { ($1, UInt8($0)) },
             ranges: [(4915.2, 0, 0.15)], relativeTolerance: 1e-9),
@@ -496,13 +504,17 @@ import Testing
             ranges: zip([88.0, 130, 190, 250, 400, 470, 560, 810], [7299.0, 9174, 12195, 15152, 22727, 25641, 30303, 43478])
                 .enumerated().map { ($1.0, UInt8($0), $1.1 / 100_000) },
             relativeTolerance: 0.0002),
-        // ak8975.c: AK8975_REG_WIA 0x00 (AK8963 0x48), ST1 0x02 then HXL 0x03 little-endian,
-        // 16-bit output at 0.15 µT/LSB before the ASA adjustment (ak8963_09911_raw_to_gauss:
-        // (asa + 128) · 1500 / 256). The kernel only uses single measurements: the continuous-mode
-        // codes (CNTL1 MODE 0010 = 8 Hz, 0110 = 100 Hz, BIT 1 = 16 bit) are from the AK8963
-        // datasheet §8.3.6.
+        // ak8975.c: AK8975_REG_WIA 0x00 (AK8963 0x48), ST1 0x02 then HXL 0x03 little-endian. Its
+        // AK8963 entry reads the 14-bit output (range 8190): ak8963_09911_raw_to_gauss is
+        // (asa + 128) · 6000 / 256, 0.6 µT/LSB. We run the 16-bit output, as the MPU-9250's driver
+        // does: inv_mpu_magn.c sets INV_MPU9250_MAGN_BIT_OUTPUT_BIT 0x10 in CNTL1 for the MPU-9250
+        // and uses "sensor sensitivity in 16 bits mode: 0.15 uT" (sensitivity 1500, i.e.
+        // (asa + 128) · 1500 / 256 µgauss) — 0.15 µT/LSB before the ASA adjustment. The kernel only
+        // uses single measurements: the continuous-mode codes (CNTL1 MODE 0010 = 8 Hz, 0110 = 100 Hz,
+        // BIT 1 = 16 bit) are from the AK8963 datasheet §8.3.6.
         MagnetometerFacts(
-            name: "AK8963", source: "drivers/iio/magnetometer/ak8975.c; AK8963 datasheet §8.3.6", identityRegister: 0x00, identity: [0x48],
+            name: "AK8963", source: "drivers/iio/imu/inv_mpu6050/inv_mpu_magn.c (16-bit sensitivity); ak8975.c; AK8963 datasheet §8.3.6",
+            identityRegister: 0x00, identity: [0x48],
             dataRegister: 0x03, axes: .littleEndian,
             rates: [(8, 0b0010), (100, 0b0110)], ranges: [(4912, 1, 0.15)], relativeTolerance: 1e-9),
         // ak8975.c: AK8975_REG_WIA 0x00 = AK8975_DEVICE_ID 0x48, ST1 0x02, HXL 0x03 little-endian,
@@ -525,14 +537,16 @@ import Testing
             name: "AK09916", source: "drivers/iio/magnetometer/ak8975.c; AK09916 datasheet §9.3", identityRegister: 0x00,
             identity: [0x48, 0x09], dataRegister: 0x11, axes: .littleEndian,
             rates: [(10, 0x02), (20, 0x04), (50, 0x06), (100, 0x08)], ranges: [(4912, 0, 0.15)], relativeTolerance: 1e-9),
-        // No driver in the kernel read here: QMC5883L datasheet §9.2 (chip ID register 0x0D = 0xFF;
-        // CONTROL 1 0x09: ODR bits 3:2 = 10/50/100/200 Hz, RNG bits 5:4 = ±2 gauss at 12000 LSB/gauss
-        // or ±8 gauss at 3000 LSB/gauss; data 0x00–0x05 x, y, z little-endian).
+        // qmc5883l.c: QMC5883L_REG_ID 0x0D = QMC5883L_CHIP_ID 0xFF; QMC5883L_REG_CTRL1 0x09 with
+        // ODR GENMASK(3, 2) {10, 50, 100, 200 Hz} = 0…3 and RNG GENMASK(5, 4) 2G = 0, 8G = 1;
+        // qmc5883l_scales[] {0, 83333} and {0, 333333} (IIO_VAL_INT_PLUS_NANO gauss per LSB: the
+        // datasheet's 12000 and 3000 LSB/gauss rounded to 10⁻⁹ gauss, hence 10⁻⁵); data from
+        // QMC5883L_REG_X_LSB 0x00, x, y, z as le16.
         MagnetometerFacts(
-            name: "QMC5883L", source: "QMC5883L datasheet §9.2 (no kernel driver)", identityRegister: 0x0D, identity: [0xFF],
+            name: "QMC5883L", source: "drivers/iio/magnetometer/qmc5883l.c", identityRegister: 0x0D, identity: [0xFF],
             dataRegister: 0x00, axes: .littleEndian,
             rates: [10, 50, 100, 200].enumerated().map { ($1, UInt8($0)) },
-            ranges: [(200, 0, 100.0 / 12000), (800, 1, 100.0 / 3000)], relativeTolerance: 1e-9),
+            ranges: [(200, 0, 83333e-9 * 100), (800, 1, 333333e-9 * 100)], relativeTolerance: 1e-5),
     ]
 
     static func driverSettings(_ name: String) -> MagnetometerSettings? {
