@@ -6,6 +6,9 @@
 #
 #   bash scripts/browser-test.sh [OUTPUT_DIR]      (default .build/browser-test)
 #
+# It builds motionctl first, unless MOTIONCTL names a built one (.ci/run, whose tests run beside it
+# while SwiftPM's lock would keep this build waiting).
+#
 # Needs chromium (`apt-get install -y chromium`); as root it runs with --no-sandbox.
 set -euo pipefail
 trap 'echo "error: scripts/browser-test.sh stopped at line $LINENO" >&2' ERR
@@ -19,8 +22,13 @@ if [ -z "$browser" ]; then
     exit 1
 fi
 
-swift build --product motionctl
-motionctl="$(swift build --show-bin-path)/motionctl"
+if [ -n "${MOTIONCTL:-}" ]; then
+    motionctl=$MOTIONCTL
+    [ -x "$motionctl" ] || { echo "error: MOTIONCTL=$motionctl is not an executable" >&2; exit 1; }
+else
+    swift build --product motionctl
+    motionctl="$(swift build --show-bin-path)/motionctl"
+fi
 "$motionctl" serve --simulated --scenario tumble --port 0 --duration 300 >"$out/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT

@@ -1,3 +1,4 @@
+import Glibc
 import I2C
 
 /// A check that failed, with what was expected and what came back.
@@ -14,6 +15,20 @@ struct Check {
 /// Fails the running check with `message` unless `condition` holds.
 func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws(CheckFailure) {
     if !condition { throw CheckFailure(message: message()) }
+}
+
+/// Waits at least `minimum` seconds, then polls `condition` every 10 ms until it holds or
+/// `seconds` have passed in all; whether it held. For what the VM does in its own time (a
+/// sampler's first samples, a driver coming back): the checks assert what arrived, and a VM the
+/// host starves is slower, not wrong.
+func waitUntil(seconds: Double, minimum: Double = 0, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    usleep(useconds_t(minimum * 1_000_000))
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(10_000)
+    }
+    return true
 }
 
 /// Runs `operation` expecting an ``I2CError``; returns it, or fails the check if none came.

@@ -13,6 +13,36 @@ import Foundation
 //   recovery: a fault plan (--faults SPEC, motionctl's syntax) on the simulated board in virtual
 //            time, timer and FIFO, next to the same run without faults (--seconds, default 5).
 let arguments = CommandLine.arguments.dropFirst()
+let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery"]
+let usage = """
+    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [sampler-virtual]
+                        [--seconds S] [--hours H] [--samples N] [--faults SPEC]
+    Benchmarks (not tests), each next to a reference measured in the same run; build them with
+    `swift run -c release motion-bench …`. With no name, all of them but sampler-virtual.
+      fusion           ns per 6D and 9D filter update, against a Madgwick update
+      timer            100 Hz timer deviation against clock_nanosleep (--seconds, default 5)
+      sampler          CPU at 100 Hz with device motion on the simulated board (--seconds)
+      world            24 h of 100 Hz ground truth and error-model states in virtual time (--hours, default 24)
+      driver           the same span read through emulated chips, the simulated bus and the drivers
+      recovery         a fault plan (--faults SPEC, motionctl's syntax) in virtual time, timer and FIFO,
+                       next to the same run without faults (--seconds, default 5)
+      sampler-virtual  only the virtual-time part of sampler (--samples N, default 20000), for a profiler
+      -h, --help       this text
+    """
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
+// Anything else that is not a benchmark's name, an option or an option's value is a mistake:
+// said with the usage, instead of running every benchmark (which takes minutes).
+let valueOptions: Set = ["--seconds", "--hours", "--samples", "--faults"]
+var expectsValue = false
+for argument in arguments {
+    defer { expectsValue = !expectsValue && valueOptions.contains(argument) }
+    if expectsValue || benchmarkNames.contains(argument) || valueOptions.contains(argument) { continue }
+    FileHandle.standardError.write(Data("motion-bench: unknown argument '\(argument)'\n\(usage)\n".utf8))
+    exit(2)
+}
 func value(of option: String) -> Double? {
     arguments.firstIndex(of: option).flatMap { arguments.index(after: $0) < arguments.endIndex ? Double(arguments[arguments.index(after: $0)]) : nil }
 }

@@ -6,13 +6,16 @@ import Testing
 @Suite("motionctl boards and doctor")
 struct BoardsCommandTests {
     /// The `motionctl` built next to the test bundle.
-    static func motionctl() throws -> URL {
+    static func motionctl() throws -> URL { try builtExecutable("motionctl") }
+
+    /// The package's executable `name` built next to the test bundle (`swift test` builds them all).
+    static func builtExecutable(_ name: String) throws -> URL {
         let candidates = [
             Bundle.main.bundleURL,
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL.deletingLastPathComponent(),
-        ].map { $0.appendingPathComponent("motionctl") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built next to the tests: \(candidates)")
+        ].map { $0.appendingPathComponent(name) }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "\(name) not built next to the tests: \(candidates)")
     }
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, error: String) {

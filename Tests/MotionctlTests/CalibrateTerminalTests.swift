@@ -30,27 +30,41 @@ struct CalibrateTerminalTests {
             close(slave)
         }
 
-        /// Reads what the program writes until `done(screen)` or about a minute passed.
+        /// Reads what the program writes until `done(screen)` or a minute passed. (A bound in
+        /// time, not in reads: a program that writes all the time, like `record`, fills the screen
+        /// with one read per line.)
         @discardableResult
         func read(until done: (String) -> Bool) -> Bool {
-            for _ in 0..<600 {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
                 if done(screen) { return true }
-                var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, 100) > 0 else { continue }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let count = Glibc.read(master, &buffer, buffer.count)
-                if count > 0 { screen += String(decoding: buffer[0..<count], as: UTF8.self) }
+                readAvailable(waitingMilliseconds: 100)
             }
             return done(screen)
         }
 
-        /// Keeps reading (so the program never blocks on a full terminal) until it exits.
+        /// One read of what the program wrote, after waiting up to `waitingMilliseconds` for it;
+        /// whether there was anything.
+        @discardableResult
+        private func readAvailable(waitingMilliseconds: Int32) -> Bool {
+            var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return false }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = Glibc.read(master, &buffer, buffer.count)
+            if count > 0 { screen += String(decoding: buffer[0..<count], as: UTF8.self) }
+            return count > 0
+        }
+
+        /// Keeps reading (so the program never blocks on a full terminal) until it exits, then
+        /// reads what it wrote before it exited and is still in the terminal (its last lines:
+        /// `interrupted: …` after a stream of samples on a loaded machine).
         func waitForExit(_ process: Process) {
             if !read(until: { _ in !process.isRunning }) {
                 Issue.record("motionctl did not exit within a minute: \(screen)")
                 kill(process.processIdentifier, SIGKILL)
             }
             process.waitUntilExit()
+            while readAvailable(waitingMilliseconds: 50) {}
         }
 
         func send(_ text: String) {

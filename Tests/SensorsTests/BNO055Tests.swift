@@ -9,7 +9,9 @@ import Testing
 /// here independently of the driver.
 private enum BNO {
     static let chipID: UInt8 = 0x00, pageID: UInt8 = 0x07, accData: UInt8 = 0x08, magData: UInt8 = 0x0E
-    static let stResult: UInt8 = 0x36, sysStatus: UInt8 = 0x39, unitSel: UInt8 = 0x3B
+    static let stResult: UInt8 = 0x36, sysStatus: UInt8 = 0x39, unitSel: UInt8 = 0x3B, gyrData: UInt8 = 0x14
+    /// UNIT_SEL GYR_Unit (bit 1): 0 °/s, 1 rad/s (§3.6.1 Table 3-11, §4.3.60).
+    static let gyrUnitRadians: UInt8 = 0x02
     static let oprMode: UInt8 = 0x3D, pwrMode: UInt8 = 0x3E, sysTrigger: UInt8 = 0x3F
     static let config: UInt8 = 0x00, ndof: UInt8 = 0x0C
 }
@@ -140,6 +142,34 @@ private func block(acc: [Int16], mag: [Int16], gyr: [Int16], euler: [Int16] = [0
     }
 
     // MARK: Against the emulator
+
+    /// The gyroscope's two scales in Table 3-22 (1 °/s = 16 LSB, 1 rad/s = 900 LSB: 1.8 % apart as
+    /// scales) each belong to a UNIT_SEL GYR_Unit setting (the evidence: ``BNO055Settings``'s
+    /// `lsb`). The driver leaves GYR_Unit at °/s and reads 16 LSB per °/s; the same rate with
+    /// GYR_Unit at rad/s, as the kernel's bno055.c sets it, is 900 LSB per rad/s; 900 applied to
+    /// the °/s counts would read 1.8 % low.
+    @Test func gyroscopeScaleGoesWithTheUnitSelected() throws {
+        let rate = SIMD3(0.5, -1.25, 2.0)  // rad/s: 1.8 % of it is 8 to 33 LSB
+        let state = PhysicalState(time: 0, specificForce: SIMD3(0, 0, 9.80665), angularRate: rate, magneticField: SIMD3(20, 0, -40))
+        let rig = try EmulatedRig(imu: .bno055, source: ConstantSource(state), time: ManualTime(1))
+        let bus = rig.board.bus, address = rig.board.imuAddress
+        func counts() throws -> SIMD3<Double> {
+            let bytes = try bus.readRegisters(address, BNO.gyrData, count: 6)
+            return SIMD3((0..<3).map { Double(Int16(bitPattern: UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8)) })
+        }
+        #expect(try bus.readRegister(address, BNO.unitSel) & BNO.gyrUnitRadians == 0, "the driver's GYR_Unit: °/s")
+        #expect(close(try rig.imu.readSample().rotationRate, rate, tolerance: degree / 16))
+        let degreeCounts = try counts()
+        #expect(close(degreeCounts / 16 * degree, rate, tolerance: degree / 16))
+        #expect(!close(degreeCounts / 900, rate, tolerance: 0.01), "900 LSB per rad/s does not fit the °/s counts")
+
+        try bus.writeRegister(address, BNO.oprMode, BNO.config)  // UNIT_SEL is written in CONFIG mode
+        try bus.writeRegister(address, BNO.unitSel, BNO.gyrUnitRadians)
+        try bus.writeRegister(address, BNO.oprMode, BNO.ndof)
+        let radianCounts = try counts()
+        #expect(close(radianCounts / 900, rate, tolerance: 1.0 / 900))
+        #expect(close(degreeCounts / radianCounts, SIMD3(repeating: 16 / degree / 900), tolerance: 0.002), "16 LSB/(°/s) ÷ 900 LSB/(rad/s) = 1.0186")
+    }
 
     /// Every value the emulator encodes comes back within one LSB (NDOF: the one configuration).
     @Test func emulatorRoundTripWithinOneLSB() throws {

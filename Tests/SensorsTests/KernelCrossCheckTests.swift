@@ -9,8 +9,11 @@ import Testing
 /// does not touch the setting. The drivers' tables (Sources/Sensors) and the emulators' own
 /// constants (Sources/MotionSimulator) are both compared with it, so a constant copied wrongly
 /// into either side fails here, not on somebody's board. Versions read: st_lsm6dsx_core.c at
-/// torvalds/linux 007f2eb (before the LSM6DSO32 entry was added), inv_mpu_iio.h at 0b70c08,
-/// inv_icm42600.h at 05909cd and inv_icm42600_core.c at 0792c19 (see ``icm42688``).
+/// torvalds/linux 007f2eb, inv_mpu_iio.h at 0b70c08, inv_icm42600.h at 05909cd and
+/// inv_icm42600_core.c at 0792c19 (see ``icm42688``), ak8975.c at ff83a68, inv_mpu_magn.c at
+/// 2555693, st_magn_core.c at 6b658c3, qmc5883l.c at 67f8bc8. Mainline st_lsm6dsx has no
+/// LSM6DSO32 entry (none in st_lsm6dsx.h's st_lsm6dsx_hw_id at ffb4b4e either; the lsm6dso32 in
+/// other trees is ST's out-of-tree st_lsm6dsox driver), so that chip's full scales are its datasheet's.
 ///
 /// Units are the kernel's own, converted only here: ST drivers state sensitivities as the
 /// datasheet's µg/LSB (`IIO_G_TO_M_S_2(61)`), µdps/LSB (`IIO_DEGREE_TO_RAD(8750)`) and
@@ -26,14 +29,24 @@ import Testing
         var microPerLSB: Double
     }
 
+    /// Where a chip says who it is and where its samples sit: the same five facts on the kernel's
+    /// side (``IMUFacts``) and on our driver's (``DriverIMU``).
+    struct RegisterLayout: Equatable {
+        /// WHO_AM_I's address and value; the first data register of each sensor.
+        var identityRegister, identity, accelerometerData, gyroscopeData: UInt8
+        var bigEndian: Bool
+
+        init(whoAmI identityRegister: UInt8, identity: UInt8, accelerometer: UInt8, gyroscope: UInt8, bigEndian: Bool) {
+            (self.identityRegister, self.identity, accelerometerData, gyroscopeData, self.bigEndian) =
+                (identityRegister, identity, accelerometer, gyroscope, bigEndian)
+        }
+    }
+
+    @dynamicMemberLookup
     struct IMUFacts {
         var model: String
         var source: String
-        var identityRegister: UInt8
-        var identity: UInt8
-        var accelerometerData: UInt8
-        var gyroscopeData: UInt8
-        var bigEndian: Bool
+        var layout: RegisterLayout
         /// Output data rate (Hz) → register bits, as far as the kernel's table goes.
         var rates: [(hz: Double, registerBits: UInt8)]
         var rateRegister: UInt8
@@ -42,6 +55,8 @@ import Testing
         var accelerometer: [Scale]
         var gyroscope: [Scale]
         var relativeTolerance: Double
+
+        subscript<Value>(dynamicMember keyPath: KeyPath<RegisterLayout, Value>) -> Value { layout[keyPath: keyPath] }
     }
 
     // MARK: IMUs
@@ -53,8 +68,8 @@ import Testing
     /// st_lsm6dsx_acc_channels at 0x28 and st_lsm6dsx_gyro_channels at 0x22, little-endian).
     static func lsm6(_ model: LSM6Model, identity: UInt8, accelerometer: [Scale]) -> IMUFacts {
         IMUFacts(
-            model: model.rawValue, source: "drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c", identityRegister: 0x0F,
-            identity: identity, accelerometerData: 0x28, gyroscopeData: 0x22, bigEndian: false,
+            model: model.rawValue, source: "drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c",
+            layout: RegisterLayout(whoAmI: 0x0F, identity: identity, accelerometer: 0x28, gyroscope: 0x22, bigEndian: false),
             rates: [12.5, 26, 52, 104, 208, 416].enumerated().map { ($1, UInt8($0 + 1) << 4) },
             rateRegister: 0x10, accelerometerRangeRegister: 0x10, gyroscopeRangeRegister: 0x11,
             accelerometer: accelerometer,
@@ -81,8 +96,8 @@ import Testing
         let standardGravity = 9.80665
         let microDPSPerNanoRadian = 180 / Double.pi / 1000
         return IMUFacts(
-            model: model.rawValue, source: "drivers/iio/imu/inv_mpu6050/inv_mpu_iio.h, inv_mpu_core.c", identityRegister: 0x75,
-            identity: identity, accelerometerData: 0x3B, gyroscopeData: 0x43, bigEndian: true,
+            model: model.rawValue, source: "drivers/iio/imu/inv_mpu6050/inv_mpu_iio.h, inv_mpu_core.c",
+            layout: RegisterLayout(whoAmI: 0x75, identity: identity, accelerometer: 0x3B, gyroscope: 0x43, bigEndian: true),
             rates: [1000, 500, 200, 100, 50, 10, 4].map { ($0, UInt8(1000 / $0 - 1)) },
             rateRegister: 0x19, accelerometerRangeRegister: 0x1C, gyroscopeRangeRegister: 0x1B,
             accelerometer: zip([2.0, 4, 8, 16], [598.0, 1196, 2392, 4785]).enumerated()
@@ -102,8 +117,8 @@ import Testing
     /// The kernel's scales are the datasheet's 16384…2048 LSB/g and 16.4…262.4 LSB/(°/s) rounded
     /// to whole µunits: 66 µrad/s for ±125 °/s is 0.78 % below 1 / 262.4 °/s, hence 0.8 %.
     static let bmi160 = IMUFacts(
-        model: "BMI160", source: "drivers/iio/imu/bmi160/bmi160_core.c", identityRegister: 0x00, identity: 0xD1,
-        accelerometerData: 0x12, gyroscopeData: 0x0C, bigEndian: false,
+        model: "BMI160", source: "drivers/iio/imu/bmi160/bmi160_core.c",
+        layout: RegisterLayout(whoAmI: 0x00, identity: 0xD1, accelerometer: 0x12, gyroscope: 0x0C, bigEndian: false),
         rates: [25.0, 50, 100, 200, 400, 800, 1600].enumerated().map { ($1, UInt8($0 + 6)) },
         rateRegister: 0x40, accelerometerRangeRegister: 0x41, gyroscopeRangeRegister: 0x43,
         accelerometer: zip([2.0, 4, 8, 16], zip([UInt8(0x03), 0x05, 0x08, 0x0C], [598.0, 1197, 2394, 4788]))
@@ -118,8 +133,8 @@ import Testing
     /// on, the accelerometer runs at its rate); fs_table ACC 0x20 GENMASK(4, 3) {61, 122, 244, 732 µg}
     /// = {0x0, 0x2, 0x3, 0x1}, GYRO 0x10 GENMASK(4, 3) {8750, 17500, 70000 µdps} = {0x0, 0x1, 0x3}.
     static let lsm9ds1 = IMUFacts(
-        model: LSM9DS1IMU.name, source: "drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c", identityRegister: 0x0F, identity: 0x68,
-        accelerometerData: 0x28, gyroscopeData: 0x18, bigEndian: false,
+        model: LSM9DS1IMU.name, source: "drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c",
+        layout: RegisterLayout(whoAmI: 0x0F, identity: 0x68, accelerometer: 0x28, gyroscope: 0x18, bigEndian: false),
         rates: [14.9, 59.5, 119, 238, 476, 952].enumerated().map { ($1, UInt8($0 + 1) << 5) },
         rateRegister: 0x10, accelerometerRangeRegister: 0x20, gyroscopeRangeRegister: 0x10,
         accelerometer: zip([2.0, 4, 8, 16], zip([UInt8(0x0), 0x2, 0x3, 0x1], [61.0, 122, 244, 732]))
@@ -144,7 +159,7 @@ import Testing
         return IMUFacts(
             model: ICM42600Model.icm42688p.rawValue,
             source: "drivers/iio/imu/inv_icm42600/inv_icm42600.h, inv_icm42600_core.c, inv_icm42600_accel.c, inv_icm42600_gyro.c",
-            identityRegister: 0x75, identity: 0x47, accelerometerData: 0x1F, gyroscopeData: 0x25, bigEndian: true,
+            layout: RegisterLayout(whoAmI: 0x75, identity: 0x47, accelerometer: 0x1F, gyroscope: 0x25, bigEndian: true),
             rates: [(8000, 3), (4000, 4), (2000, 5), (1000, 6), (200, 7), (100, 8), (50, 9), (25, 10), (12.5, 11), (500, 15)],
             rateRegister: 0x50, accelerometerRangeRegister: 0x50, gyroscopeRangeRegister: 0x4F,
             accelerometer: zip([16.0, 8, 4, 2], [4788403.0, 2394202, 1197101, 598550]).enumerated()
@@ -158,15 +173,15 @@ import Testing
         lsm6(.lsm6ds3, identity: 0x69, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dsl, identity: 0x6A, accelerometer: lsm6Accelerometer),
         lsm6(.lsm6dso, identity: 0x6C, accelerometer: lsm6Accelerometer),
-        // st_lsm6dsx_core.c at 007f2eb has no LSM6DSO32 entry yet:
-        // its full scales come from DS13238 Table 2 (±4/8/16/32 g at 0.122/0.244/0.488/0.976 mg/LSB,
-        // FS_XL 00/10/11/01), the rest is the LSM6DSO's.
+        // No mainline LSM6DSO32 entry (see above): its full scales come from the LSM6DSO32 datasheet
+        // DS13238 Table 2 (±4/8/16/32 g at 0.122/0.244/0.488/0.976 mg/LSB, FS_XL 00/10/11/01); the
+        // rest is the LSM6DSO's, which DS13238's register map repeats.
         {
             var facts = lsm6(.lsm6dso32, identity: 0x6C, accelerometer: [
                 Scale(range: 4, registerBits: 0x0 << 2, microPerLSB: 122), Scale(range: 8, registerBits: 0x2 << 2, microPerLSB: 244),
                 Scale(range: 16, registerBits: 0x3 << 2, microPerLSB: 488), Scale(range: 32, registerBits: 0x1 << 2, microPerLSB: 976),
             ])
-            facts.source = "DS13238 Table 2 (full scales); st_lsm6dsx_core.c (the rest)"
+            facts.source = "LSM6DSO32 datasheet DS13238 Table 2 (full scales; no mainline kernel entry); st_lsm6dsx_core.c (the rest)"
             return facts
         }(),
         // The 0x6b entry (LSM6DSR, ISM330DHCX, LSM6DSRX): the LSM6DSO's tables; its ±4000 dps
@@ -197,8 +212,8 @@ import Testing
     /// LSB/(°/s) and 16384/8192/4096/2048 LSB/g. The bank-2 fields are written with FCHOICE
     /// (bit 0) set, as the datasheet's DLPF path needs; the range bits alone are compared here.
     static let icm20948 = IMUFacts(
-        model: "ICM-20948", source: "ICM-20948 datasheet DS-000189 §3, §7 (no kernel driver)", identityRegister: 0x00,
-        identity: 0xEA, accelerometerData: 0x2D, gyroscopeData: 0x33, bigEndian: true,
+        model: "ICM-20948", source: "ICM-20948 datasheet DS-000189 §3, §7 (no kernel driver)",
+        layout: RegisterLayout(whoAmI: 0x00, identity: 0xEA, accelerometer: 0x2D, gyroscope: 0x33, bigEndian: true),
         rates: [1100, 550, 220, 100, 50, 10].map { ($0, UInt8(1100 / $0 - 1)) },
         rateRegister: 0x00, accelerometerRangeRegister: 0x14, gyroscopeRangeRegister: 0x01,
         accelerometer: zip([2.0, 4, 8, 16], [16384.0, 8192, 4096, 2048]).enumerated()
@@ -207,71 +222,67 @@ import Testing
             .map { Scale(range: $1.0, registerBits: UInt8($0) << 1, microPerLSB: 1e6 / $1.1) },
         relativeTolerance: 1e-9)
 
-    /// Our driver's side of one IMU: identity, register fields and tables.
+    /// Our driver's side of one IMU: identity and data registers, the rate and range fields, tables.
     struct DriverIMU {
-        var identity: UInt8
-        var identityRegister: UInt8
-        var accelerometerData: UInt8
-        var gyroscopeData: UInt8
-        var bigEndian: Bool
+        var layout: RegisterLayout
         var rateField: RegisterField
         var accelerometerField: RegisterField
         var gyroscopeField: RegisterField
         var tables: IMUTables
+
+        /// A driver whose rate and ranges are fields of its register map (`rate`: the field the
+        /// kernel's odr_table names).
+        init(_ layout: RegisterLayout, rate: KeyPath<IMURegisterMap, RegisterField> = \.accelerometerRate, map: IMURegisterMap, tables: IMUTables) {
+            self.init(layout, rate: map[keyPath: rate], accelerometer: map.accelerometerRange, gyroscope: map.gyroscopeRange, tables: tables)
+        }
+
+        init(_ layout: RegisterLayout, rate: RegisterField, accelerometer: RegisterField, gyroscope: RegisterField, tables: IMUTables) {
+            (self.layout, rateField, accelerometerField, gyroscopeField, self.tables) = (layout, rate, accelerometer, gyroscope, tables)
+        }
     }
 
     static func driver(_ model: String) -> DriverIMU? {
         if let model = LSM6Model(rawValue: model) {
             let settings = LSM6Settings.settings(for: model)
             // The driver reads one burst from OUT_TEMP_L: gyroscope at +2, accelerometer at +8.
-            return DriverIMU(
-                identity: settings.identity, identityRegister: LSM6Register.whoAmI,
-                accelerometerData: LSM6Register.outTempL + 8, gyroscopeData: LSM6Register.outTempL + 2, bigEndian: false,
-                rateField: LSM6Register.st.map.accelerometerRate, accelerometerField: LSM6Register.st.map.accelerometerRange,
-                gyroscopeField: LSM6Register.st.map.gyroscopeRange, tables: settings.tables)
+            let burst = LSM6Register.outTempL
+            return DriverIMU(RegisterLayout(whoAmI: LSM6Register.whoAmI, identity: settings.identity, accelerometer: burst + 8, gyroscope: burst + 2,
+                                            bigEndian: false), map: LSM6Register.st.map, tables: settings.tables)
         }
         if let model = InvenSenseModel(rawValue: model) {
             // One burst from ACCEL_XOUT_H: accelerometer at +0, temperature, gyroscope at +8.
-            return DriverIMU(
-                identity: InvenSenseSettings.settings(for: model).identity, identityRegister: InvenSenseRegister.whoAmI,
-                accelerometerData: InvenSenseRegister.accelXHigh, gyroscopeData: InvenSenseRegister.accelXHigh + 8, bigEndian: true,
-                rateField: RegisterField(InvenSenseRegister.sampleRateDivider, mask: 0xFF),
-                accelerometerField: InvenSenseRegister.accelRangeField, gyroscopeField: InvenSenseRegister.gyroRangeField,
-                tables: InvenSenseSettings.tables)
+            let burst = InvenSenseRegister.accelXHigh
+            return DriverIMU(RegisterLayout(whoAmI: InvenSenseRegister.whoAmI, identity: InvenSenseSettings.settings(for: model).identity,
+                                            accelerometer: burst, gyroscope: burst + 8, bigEndian: true),
+                             rate: RegisterField(InvenSenseRegister.sampleRateDivider, mask: 0xFF), accelerometer: InvenSenseRegister.accelRangeField,
+                             gyroscope: InvenSenseRegister.gyroRangeField, tables: InvenSenseSettings.tables)
         }
         if model == LSM9DS1IMU.name {
             let settings = LSM9DS1Settings()
-            return DriverIMU(
-                identity: settings.identity, identityRegister: LSM9DS1Register.whoAmI,
-                accelerometerData: LSM9DS1Register.outXLXL, gyroscopeData: LSM9DS1Register.outXLG, bigEndian: false,
-                rateField: LSM9DS1Register.st.map.gyroscopeRate, accelerometerField: LSM9DS1Register.st.map.accelerometerRange,
-                gyroscopeField: LSM9DS1Register.st.map.gyroscopeRange, tables: settings.tables)
+            return DriverIMU(RegisterLayout(whoAmI: LSM9DS1Register.whoAmI, identity: settings.identity, accelerometer: LSM9DS1Register.outXLXL,
+                                            gyroscope: LSM9DS1Register.outXLG, bigEndian: false),
+                             rate: \.gyroscopeRate, map: LSM9DS1Register.st.map, tables: settings.tables)
         }
         if model == BMI160Settings.name {
             // One burst from DATA_8 (gyroscope, 0x0C): gyroscope at +0, accelerometer at +6.
-            return DriverIMU(
-                identity: BMI160Settings.identity, identityRegister: BMI160Register.chipID,
-                accelerometerData: BMI160Register.gyroscopeData + 6, gyroscopeData: BMI160Register.gyroscopeData, bigEndian: false,
-                rateField: BMI160Register.map.accelerometerRate, accelerometerField: BMI160Register.map.accelerometerRange,
-                gyroscopeField: BMI160Register.map.gyroscopeRange, tables: BMI160Settings.tables)
+            let burst = BMI160Register.gyroscopeData
+            return DriverIMU(RegisterLayout(whoAmI: BMI160Register.chipID, identity: BMI160Settings.identity, accelerometer: burst + 6, gyroscope: burst,
+                                            bigEndian: false), map: BMI160Register.map, tables: BMI160Settings.tables)
         }
         if let model = ICM42600Model(rawValue: model) {
             // One burst from TEMP_DATA1: accelerometer at +2, gyroscope at +8.
-            return DriverIMU(
-                identity: ICM42600Settings.settings(for: model).identity, identityRegister: ICM42600Register.whoAmI,
-                accelerometerData: ICM42600Register.temperatureHigh + 2, gyroscopeData: ICM42600Register.temperatureHigh + 8,
-                bigEndian: true, rateField: ICM42600Register.map.accelerometerRate, accelerometerField: ICM42600Register.map.accelerometerRange,
-                gyroscopeField: ICM42600Register.map.gyroscopeRange, tables: ICM42600Settings.settings(for: model).tables)
+            let settings = ICM42600Settings.settings(for: model), burst = ICM42600Register.temperatureHigh
+            return DriverIMU(RegisterLayout(whoAmI: ICM42600Register.whoAmI, identity: settings.identity, accelerometer: burst + 2, gyroscope: burst + 8,
+                                            bigEndian: true), map: ICM42600Register.map, tables: settings.tables)
         }
         if model == ICM20948Settings.name {
             // One burst from ACCEL_XOUT_H (bank 0): accelerometer at +0, gyroscope at +6.
-            return DriverIMU(
-                identity: ICM20948Settings.identity, identityRegister: ICM20948Register.whoAmI,
-                accelerometerData: ICM20948Register.accelXHigh, gyroscopeData: ICM20948Register.accelXHigh + 6, bigEndian: true,
-                rateField: RegisterField(ICM20948Register.gyroSampleRateDivider, mask: 0xFF),
-                accelerometerField: RegisterField(ICM20948Register.accelConfig, mask: ICM20948Register.rangeField.mask),
-                gyroscopeField: RegisterField(ICM20948Register.gyroConfig1, mask: ICM20948Register.rangeField.mask),
-                tables: ICM20948Settings.tables)
+            let burst = ICM20948Register.accelXHigh, range = ICM20948Register.rangeField.mask
+            return DriverIMU(RegisterLayout(whoAmI: ICM20948Register.whoAmI, identity: ICM20948Settings.identity, accelerometer: burst, gyroscope: burst + 6,
+                                            bigEndian: true),
+                             rate: RegisterField(ICM20948Register.gyroSampleRateDivider, mask: 0xFF),
+                             accelerometer: RegisterField(ICM20948Register.accelConfig, mask: range),
+                             gyroscope: RegisterField(ICM20948Register.gyroConfig1, mask: range), tables: ICM20948Settings.tables)
         }
         return nil
     }
@@ -281,11 +292,7 @@ import Testing
         let facts = try #require(Self.imus.first { $0.model == model })
         let ours = try #require(Self.driver(model), "no driver for \(model)")
         let context = "\(model) vs \(facts.source)"
-        #expect(ours.identity == facts.identity, "WHO_AM_I \(context)")
-        #expect(ours.identityRegister == facts.identityRegister, "WHO_AM_I register \(context)")
-        #expect(ours.accelerometerData == facts.accelerometerData, "accelerometer data register \(context)")
-        #expect(ours.gyroscopeData == facts.gyroscopeData, "gyroscope data register \(context)")
-        #expect(ours.bigEndian == facts.bigEndian, "byte order \(context)")
+        #expect(ours.layout == facts.layout, "WHO_AM_I, data registers and byte order \(context)")
         #expect(ours.rateField.address == facts.rateRegister, "rate register \(context)")
         #expect(ours.accelerometerField.address == facts.accelerometerRangeRegister, "accelerometer range register \(context)")
         #expect(ours.gyroscopeField.address == facts.gyroscopeRangeRegister, "gyroscope range register \(context)")
@@ -305,6 +312,17 @@ import Testing
                 #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance,
                         "±\(scale.range) \(unit): ours \(microPerLSB) µ\(unit)/LSB, kernel \(scale.microPerLSB) \(context)")
             }
+        }
+    }
+
+    /// Each kernel scale against an emulator's own sensitivity for its code (`microPerLSB`, in µ of
+    /// `unit` per LSB), within `tolerance`.
+    static func expect(_ scales: [Scale], _ unit: String, of imu: SimulatedBoard.IMU, within tolerance: Double,
+                       sourceLocation: SourceLocation = #_sourceLocation, microPerLSB: (Scale) throws -> Double) throws {
+        for scale in scales {
+            let emulator = try microPerLSB(scale)
+            #expect(abs(emulator / scale.microPerLSB - 1) <= tolerance,
+                    "\(imu) ±\(scale.range) \(unit): emulator \(emulator) µ\(unit)/LSB, kernel \(scale.microPerLSB)", sourceLocation: sourceLocation)
         }
     }
 
@@ -336,59 +354,52 @@ import Testing
         case .lsm6dsox, .lsm6dso32, .lsm6dsl, .lsm6ds3, .lsm6dsr:
             #expect(LSM6Chip.outXLA == facts.accelerometerData && LSM6Chip.outXLG == facts.gyroscopeData)
             let accelerometer = imu == .lsm6dso32 ? LSM6Chip.accelSensitivityDSO32 : LSM6Chip.accelSensitivity
-            for scale in facts.accelerometer {
-                #expect(accelerometer[Int(scale.registerBits >> 2)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) g")
-            }
-            for scale in facts.gyroscope where scale.registerBits & 0b11 == 0 {   // FS_125, FS_4000: no table entry
-                #expect(LSM6Chip.gyroSensitivity[Int(scale.registerBits >> 2)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) °/s")
+            try Self.expect(facts.accelerometer, "g", of: imu, within: facts.relativeTolerance) { accelerometer[Int($0.registerBits >> 2)] * 1000 }
+            // FS_125 and FS_4000 (low bits of the code) have no entry in the emulator's table.
+            try Self.expect(facts.gyroscope.filter { $0.registerBits & 0b11 == 0 }, "°/s", of: imu, within: facts.relativeTolerance) {
+                LSM6Chip.gyroSensitivity[Int($0.registerBits >> 2)] * 1000
             }
             for rate in facts.rates { #expect(LSM6Chip.rates[Int(rate.registerBits >> 4) - 1] == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .lsm9ds1:
             #expect(LSM9DS1Chip.outXLXL == facts.accelerometerData && LSM9DS1Chip.outXLG == facts.gyroscopeData)
-            for scale in facts.accelerometer {
-                #expect(LSM9DS1Chip.accelerometerSensitivity[Int(scale.registerBits >> 3)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) g")
+            try Self.expect(facts.accelerometer, "g", of: imu, within: facts.relativeTolerance) {
+                LSM9DS1Chip.accelerometerSensitivity[Int($0.registerBits >> 3)] * 1000
             }
-            for scale in facts.gyroscope {
-                #expect(LSM9DS1Chip.gyroscopeSensitivity[Int(scale.registerBits >> 3)] * 1000 == scale.microPerLSB, "\(imu) ±\(scale.range) °/s")
+            try Self.expect(facts.gyroscope, "°/s", of: imu, within: facts.relativeTolerance) {
+                LSM9DS1Chip.gyroscopeSensitivity[Int($0.registerBits >> 3)] * 1000
             }
             for rate in facts.rates { #expect(LSM9DS1Chip.gyroscopeRates[Int(rate.registerBits >> 5) - 1] == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .bmi160:
             #expect(BMI160Chip.chipID == facts.identityRegister && BMI160Chip.dataAccXL == facts.accelerometerData
                     && BMI160Chip.dataGyrXL == facts.gyroscopeData)
-            for scale in facts.accelerometer {
-                let lsbPerG = try #require(BMI160Chip.accelSensitivity[scale.registerBits], "\(imu) ±\(scale.range) g code")
-                #expect(abs(1e6 / lsbPerG / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) g")
+            try Self.expect(facts.accelerometer, "g", of: imu, within: facts.relativeTolerance) { scale in
+                1e6 / (try #require(BMI160Chip.accelSensitivity[scale.registerBits], "\(imu) ±\(scale.range) g code"))
             }
-            for scale in facts.gyroscope {
-                let microPerLSB = 1e6 / BMI160Chip.gyroSensitivity[Int(scale.registerBits)]
-                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            try Self.expect(facts.gyroscope, "°/s", of: imu, within: facts.relativeTolerance) {
+                1e6 / BMI160Chip.gyroSensitivity[Int($0.registerBits)]
             }
             for rate in facts.rates { #expect(BMI160Chip.rate(code: rate.registerBits) == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .icm42688:
             #expect(ICM42688Chip.accelDataX1 == facts.accelerometerData && ICM42688Chip.gyroDataX1 == facts.gyroscopeData)
             #expect(ICM42688Chip.whoAmI == facts.identityRegister && ICM42688Chip.identity == facts.identity)
-            for scale in facts.accelerometer {
-                let microPerLSB = 1e6 / ICM42688Chip.accelSensitivity[Int(scale.registerBits >> 5)]
-                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) g")
+            try Self.expect(facts.accelerometer, "g", of: imu, within: facts.relativeTolerance) {
+                1e6 / ICM42688Chip.accelSensitivity[Int($0.registerBits >> 5)]
             }
-            for scale in facts.gyroscope {
-                let microPerLSB = 1e6 / ICM42688Chip.gyroSensitivity[Int(scale.registerBits >> 5)]
-                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            try Self.expect(facts.gyroscope, "°/s", of: imu, within: facts.relativeTolerance) {
+                1e6 / ICM42688Chip.gyroSensitivity[Int($0.registerBits >> 5)]
             }
             for rate in facts.rates { #expect(ICM42688Chip.rates[rate.registerBits] == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .mpu6050, .mpu6500, .mpu9150, .mpu9250:
             #expect(InvenSenseChip.accelXoutH == facts.accelerometerData && InvenSenseChip.whoAmI == facts.identityRegister)
-            for scale in facts.gyroscope {
-                let microPerLSB = 1e6 / InvenSenseChip.gyroSensitivity[Int(scale.registerBits >> 3)]
-                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            try Self.expect(facts.gyroscope, "°/s", of: imu, within: facts.relativeTolerance) {
+                1e6 / InvenSenseChip.gyroSensitivity[Int($0.registerBits >> 3)]
             }
         case .icm20948:
             #expect(ICM20948Chip.accelXoutH == facts.accelerometerData && ICM20948Chip.whoAmI == facts.identityRegister)
             #expect(ICM20948Chip.gyroSmplrtDiv == facts.rateRegister && ICM20948Chip.gyroConfig1 == facts.gyroscopeRangeRegister)
             #expect(ICM20948Chip.accelConfig == facts.accelerometerRangeRegister)
-            for scale in facts.gyroscope {
-                let microPerLSB = 1e6 / ICM20948Chip.gyroSensitivity[Int(scale.registerBits >> 1)]
-                #expect(abs(microPerLSB / scale.microPerLSB - 1) <= facts.relativeTolerance, "\(imu) ±\(scale.range) °/s")
+            try Self.expect(facts.gyroscope, "°/s", of: imu, within: facts.relativeTolerance) {
+                1e6 / ICM20948Chip.gyroSensitivity[Int($0.registerBits >> 1)]
             }
         case .bno055:
             break
@@ -479,9 +490,14 @@ import Testing
             ranges: zip([400.0, 800, 1200, 1600], [146.0, 292, 438, 584]).enumerated().map { ($1.0, UInt8($0), $1.1 / 10_000) },
             relativeTolerance: 0.003),
         // st_magn_core.c entry .wai = 0x40, .wai_addr = 0x4f (LIS2MDL): odr 0x60 mask 0x0c
-        // {10, 20, 50, 100 Hz} = {0…3}, one full scale of 1500 µgauss/LSB, channels at 0x68.
+        // {10, 20, 50, 100 Hz} = {0…3}, channels at 0x68, one fs_avl entry: gain 1500 µgauss/LSB,
+        // labelled ST_MAGN_FS_AVL_15000MG (15 gauss = 1500 µT). That label is not the chip's range:
+        // 2^15 counts at 1.5 mgauss/LSB are 49.152 gauss, and the LIS2MDL datasheet (DS12144,
+        // Table 2: magnetic field range ±50 gauss, sensitivity 1.5 mgauss/LSB) gives that range. Our
+        // 4915.2 µT (32768 × 0.15 µT) follows the datasheet; only the sensitivity is the kernel's.
         MagnetometerFacts(
-            name: "LIS2MDL", source: "drivers/iio/magnetometer/st_magn_core.c", identityRegister: 0x4F, identity: [0x40],
+            name: "LIS2MDL", source: "drivers/iio/magnetometer/st_magn_core.c (sensitivity); LIS2MDL datasheet DS12144 (full scale)",
+            identityRegister: 0x4F, identity: [0x40],
             dataRegister: 0x68, axes: .littleEndian,
             rates: [10, 20, 50, 100].enumerated().map { ($1, UInt8($0)) },
             ranges: [(4915.2, 0, 0.15)], relativeTolerance: 1e-9),
@@ -496,13 +512,17 @@ import Testing
             ranges: zip([88.0, 130, 190, 250, 400, 470, 560, 810], [7299.0, 9174, 12195, 15152, 22727, 25641, 30303, 43478])
                 .enumerated().map { ($1.0, UInt8($0), $1.1 / 100_000) },
             relativeTolerance: 0.0002),
-        // ak8975.c: AK8975_REG_WIA 0x00 (AK8963 0x48), ST1 0x02 then HXL 0x03 little-endian,
-        // 16-bit output at 0.15 µT/LSB before the ASA adjustment (ak8963_09911_raw_to_gauss:
-        // (asa + 128) · 1500 / 256). The kernel only uses single measurements: the continuous-mode
-        // codes (CNTL1 MODE 0010 = 8 Hz, 0110 = 100 Hz, BIT 1 = 16 bit) are from the AK8963
-        // datasheet §8.3.6.
+        // ak8975.c: AK8975_REG_WIA 0x00 (AK8963 0x48), ST1 0x02 then HXL 0x03 little-endian. Its
+        // AK8963 entry reads the 14-bit output (range 8190): ak8963_09911_raw_to_gauss is
+        // (asa + 128) · 6000 / 256, 0.6 µT/LSB. We run the 16-bit output, as the MPU-9250's driver
+        // does: inv_mpu_magn.c sets INV_MPU9250_MAGN_BIT_OUTPUT_BIT 0x10 in CNTL1 for the MPU-9250
+        // and uses "sensor sensitivity in 16 bits mode: 0.15 uT" (sensitivity 1500, i.e.
+        // (asa + 128) · 1500 / 256 µgauss) — 0.15 µT/LSB before the ASA adjustment. The kernel only
+        // uses single measurements: the continuous-mode codes (CNTL1 MODE 0010 = 8 Hz, 0110 = 100 Hz,
+        // BIT 1 = 16 bit) are from the AK8963 datasheet §8.3.6.
         MagnetometerFacts(
-            name: "AK8963", source: "drivers/iio/magnetometer/ak8975.c; AK8963 datasheet §8.3.6", identityRegister: 0x00, identity: [0x48],
+            name: "AK8963", source: "drivers/iio/imu/inv_mpu6050/inv_mpu_magn.c (16-bit sensitivity); ak8975.c; AK8963 datasheet §8.3.6",
+            identityRegister: 0x00, identity: [0x48],
             dataRegister: 0x03, axes: .littleEndian,
             rates: [(8, 0b0010), (100, 0b0110)], ranges: [(4912, 1, 0.15)], relativeTolerance: 1e-9),
         // ak8975.c: AK8975_REG_WIA 0x00 = AK8975_DEVICE_ID 0x48, ST1 0x02, HXL 0x03 little-endian,
@@ -525,14 +545,16 @@ import Testing
             name: "AK09916", source: "drivers/iio/magnetometer/ak8975.c; AK09916 datasheet §9.3", identityRegister: 0x00,
             identity: [0x48, 0x09], dataRegister: 0x11, axes: .littleEndian,
             rates: [(10, 0x02), (20, 0x04), (50, 0x06), (100, 0x08)], ranges: [(4912, 0, 0.15)], relativeTolerance: 1e-9),
-        // No driver in the kernel read here: QMC5883L datasheet §9.2 (chip ID register 0x0D = 0xFF;
-        // CONTROL 1 0x09: ODR bits 3:2 = 10/50/100/200 Hz, RNG bits 5:4 = ±2 gauss at 12000 LSB/gauss
-        // or ±8 gauss at 3000 LSB/gauss; data 0x00–0x05 x, y, z little-endian).
+        // qmc5883l.c: QMC5883L_REG_ID 0x0D = QMC5883L_CHIP_ID 0xFF; QMC5883L_REG_CTRL1 0x09 with
+        // ODR GENMASK(3, 2) {10, 50, 100, 200 Hz} = 0…3 and RNG GENMASK(5, 4) 2G = 0, 8G = 1;
+        // qmc5883l_scales[] {0, 83333} and {0, 333333} (IIO_VAL_INT_PLUS_NANO gauss per LSB: the
+        // datasheet's 12000 and 3000 LSB/gauss rounded to 10⁻⁹ gauss, hence 10⁻⁵); data from
+        // QMC5883L_REG_X_LSB 0x00, x, y, z as le16.
         MagnetometerFacts(
-            name: "QMC5883L", source: "QMC5883L datasheet §9.2 (no kernel driver)", identityRegister: 0x0D, identity: [0xFF],
+            name: "QMC5883L", source: "drivers/iio/magnetometer/qmc5883l.c", identityRegister: 0x0D, identity: [0xFF],
             dataRegister: 0x00, axes: .littleEndian,
             rates: [10, 50, 100, 200].enumerated().map { ($1, UInt8($0)) },
-            ranges: [(200, 0, 100.0 / 12000), (800, 1, 100.0 / 3000)], relativeTolerance: 1e-9),
+            ranges: [(200, 0, 83333e-9 * 100), (800, 1, 333333e-9 * 100)], relativeTolerance: 1e-5),
     ]
 
     static func driverSettings(_ name: String) -> MagnetometerSettings? {

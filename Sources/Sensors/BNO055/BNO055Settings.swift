@@ -71,6 +71,22 @@ struct BNO055Settings: Sendable {
     /// Output scales with UNIT_SEL = 0 (§3.6.4 "Data output", the unit tables of §3.6.5): acceleration
     /// 1 m/s² = 100 LSB, angular rate 1 °/s = 16 LSB, field 1 µT = 16 LSB, quaternion
     /// 1 = 2^14 LSB (kernel: accel scale 1/100, magn 1/16, quaternion 1/(1 << 14)).
+    ///
+    /// The angular rate: Table 3-22 gives 1 °/s = 16 LSB and 1 rad/s = 900 LSB, 1.8 % apart as
+    /// scales (900 LSB/(rad/s) is 15.71 LSB/(°/s)); the kernel's bno055.c uses 1/900 rad/s. Each
+    /// belongs to its own UNIT_SEL GYR_Unit setting, not to one register value: §3.6.1 (Table
+    /// 3-11) makes GYR_Unit choose the unit "regardless of operation mode"; Bosch's reference
+    /// driver (BoschSensortec/BNO055_driver bno055.c at 6c5d87b, bno055_convert_*_gyro_*) sets
+    /// UNIT_SEL to dps before dividing by BNO055_GYRO_DIV_DPS 16.0 and to rps before dividing by
+    /// BNO055_GYRO_DIV_RPS 900.0; Bosch's community answer to "BNO055: Wrong sensitivity /
+    /// resolution in datasheet?" (2019, marked solved; bno055.c cites the thread) says the
+    /// firmware computes the rate in floating point and multiplies it by 16 or 900 by the unit
+    /// selected; and the kernel writes BNO055_UNIT_SEL_GYR_RPS before it uses 900. So the driver
+    /// keeps GYR_Unit = °/s with 16 (BNO055Tests.gyroscopeScaleGoesWithTheUnitSelected). Against
+    /// it stands one field report (yoshito-n-students/bno055_usb_stick#15: a 1.5 % yaw-rate error
+    /// against RTK GPS with 16 LSB/(°/s), closed without a change); the forum thread's own
+    /// measurements of 16.3–16.4 were in AMG mode, whose range-dependent gyroscope scale bno055.c
+    /// calls a firmware bug — this driver runs NDOF only.
     static let lsb = (perMetrePerSecondSquared: 100.0, perDegreePerSecond: 16.0, perMicrotesla: 16.0, perQuaternionUnit: 16384.0)
     /// Counts per g: 100 LSB per m/s² times standard gravity.
     static let accelerometerLSBPerG = lsb.perMetrePerSecondSquared * 9.80665
