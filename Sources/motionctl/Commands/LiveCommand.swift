@@ -112,7 +112,7 @@ struct LiveView: Sendable {
         if manager.isMagnetometerAvailable {
             lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
         }
-        lines.append("orientation  \(manager.orientation.rawValue)")
+        lines.append("orientation  \(manager.orientation.name)")
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
         lines.append("counters     \(manager.counters)")
         lines.append("")
