@@ -13,7 +13,17 @@ import Logging
 /// pass it, and never on the sampler's queue. Releasing a manager stops its updates.
 public final class MotionManager: Sendable {
     let hub: SensorHub
-    static let logger = Logger(label: "swift-motion")
+
+    /// Where this library logs (which board it chose and why, an update interval it refused):
+    /// nowhere until the application sets it. The library never writes to standard output or
+    /// standard error on its own; to see its lines, hand it a logger of your logging system:
+    /// `MotionManager.logger = Logger(label: "swift-motion")` (after `LoggingSystem.bootstrap(…)`,
+    /// or with swift-log's default handler, which prints `.info` and above on standard error).
+    public static var logger: Logger {
+        get { configuredLogger.withLock { $0 } }
+        set { configuredLogger.withLock { $0 = newValue } }
+    }
+    private static let configuredLogger = Locked(Logger(label: "swift-motion", factory: { _ in SwiftLogNoOpLogHandler() }))
 
     /// This library's version (`motionctl --version` prints it).
     public static let version = "0.2.0"
