@@ -53,12 +53,7 @@ struct LiveView: Sendable {
     /// Returns true when ended by Ctrl-C.
     func run(runner: UpdateRunner) -> Bool {
         let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
-        do {
-            try manager.startDeviceMotionUpdates(using: frame)
-        } catch {
-            FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
-            return false
-        }
+        manager.startDeviceMotionUpdates(using: frame)   // a frame the device has: never refused
         manager.beginGeneratingDeviceOrientationNotifications()
         defer {
             manager.endGeneratingDeviceOrientationNotifications()
