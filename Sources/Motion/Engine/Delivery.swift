@@ -116,16 +116,20 @@ final class Delivery<Value: Sendable>: Sendable {
             }
             // Wake the waiters; submit again for events that came while this run kept another
             // run (a concurrent queue) from taking them, unless a submission is pending already.
-            let (waiters, resubmits) = inbox.withLock { inbox -> ([DispatchSemaphore], Bool) in
+            // (The waiters only when there are some: no array to retain on the usual run.)
+            let (waiters, resubmits) = inbox.withLock { inbox -> ([DispatchSemaphore]?, Bool) in
                 inbox.isRunning = false
                 inbox.runningThread = nil
-                let waiters = inbox.waiters
-                if !waiters.isEmpty { inbox.waiters.removeAll() }
+                var waiters: [DispatchSemaphore]?
+                if !inbox.waiters.isEmpty {
+                    waiters = inbox.waiters
+                    inbox.waiters.removeAll()
+                }
                 let resubmits = inbox.isActive && !inbox.events.isEmpty && !inbox.isSubmitted
                 if resubmits { inbox.isSubmitted = true }
                 return (waiters, resubmits)
             }
-            for waiter in waiters { waiter.signal() }
+            if let waiters { for waiter in waiters { waiter.signal() } }
             if resubmits { target.async { [self] in run() } }
         }
     }
