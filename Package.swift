@@ -88,6 +88,13 @@ let package = Package(
         // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
         .testTarget(name: "AllocationTests"),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "MotionTools", "Sensors", "LinuxI2C", "I2C"]),
+        // Core Motion programs ported with renames only, built in both language modes from one
+        // folder (Swift5/Programs links to Swift6), run and checked by PortingTests.
+        .executableTarget(name: "porting-programs", dependencies: ["Motion"], path: "Tests/PortingPrograms/Swift6"),
+        .executableTarget(
+            name: "porting-programs-swift5", dependencies: ["Motion"], path: "Tests/PortingPrograms/Swift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "PortingTests", dependencies: ["TestSupport", "porting-programs", "porting-programs-swift5"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,8 +40,13 @@ public struct Attitude: Sendable, Equatable {
         self.quaternion = quaternion
     }
 
-    /// Device → reference frame: `rotationMatrix * v_device == v_reference`.
-    public var rotationMatrix: Matrix3 { quaternion.rotationMatrix }
+    /// Core Motion's rotation matrix (`CMAttitude.rotationMatrix`, elements `m11` … `m33`):
+    /// reference frame → device, `rotationMatrix * v_reference == v_device`, the transpose of
+    /// the quaternion's matrix. Its rows are the device axes in the reference frame (`m31, m32,
+    /// m33` is the device's z axis, out of the screen: `m33` is 1 lying face up), its columns the
+    /// reference axes in the device frame (gravity is `(-m13, -m23, -m33)`). Before version 0.3
+    /// this was the device → reference matrix, which `quaternion.rotationMatrix` still gives.
+    public var rotationMatrix: Matrix3 { quaternion.rotationMatrix.transposed }
 
     /// Rotation about the device's y axis, radians, −π…π (Core Motion convention:
     /// R = Rz(yaw) · Rx(pitch) · Ry(roll)).
@@ -56,5 +61,14 @@ public struct Attitude: Sendable, Equatable {
     /// so an attitude equal to `reference` becomes the identity.
     public mutating func multiply(byInverseOf reference: Attitude) {
         quaternion = (reference.quaternion.conjugate * quaternion).normalized
+    }
+
+    /// The same, returned rather than applied: `data.attitude.multiplied(byInverseOf: reference)`
+    /// where `data` is a constant. (Core Motion's `CMAttitude` is a class, so its mutating
+    /// `multiply(byInverseOf:)` works through a `let`; this `Attitude` is a value.)
+    public func multiplied(byInverseOf reference: Attitude) -> Attitude {
+        var relative = self
+        relative.multiply(byInverseOf: reference)
+        return relative
     }
 }

@@ -13,6 +13,16 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.init(rows: SIMD3(values[0], values[1], values[2]), SIMD3(values[3], values[4], values[5]), SIMD3(values[6], values[7], values[8]))
     }
 
+    /// Element by element, row by row (Core Motion's `CMRotationMatrix(m11:m12:…:m33:)`).
+    public init(m11: Double, m12: Double, m13: Double, m21: Double, m22: Double, m23: Double, m31: Double, m32: Double, m33: Double) {
+        self.init(rows: SIMD3(m11, m12, m13), SIMD3(m21, m22, m23), SIMD3(m31, m32, m33))
+    }
+
+    /// All zeros (Core Motion's `CMRotationMatrix()`).
+    public init() {
+        self.init(rows: .zero, .zero, .zero)
+    }
+
     public static let identity = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
     public static let zero = Matrix3(rows: .zero, .zero, .zero)
 
@@ -32,6 +42,17 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         default: rows.2[column]
         }
     }
+
+    // Row i, column j, as Core Motion's `CMRotationMatrix` names them (m11 … m33).
+    public var m11: Double { get { rows.0.x } set { rows.0.x = newValue } }
+    public var m12: Double { get { rows.0.y } set { rows.0.y = newValue } }
+    public var m13: Double { get { rows.0.z } set { rows.0.z = newValue } }
+    public var m21: Double { get { rows.1.x } set { rows.1.x = newValue } }
+    public var m22: Double { get { rows.1.y } set { rows.1.y = newValue } }
+    public var m23: Double { get { rows.1.z } set { rows.1.z = newValue } }
+    public var m31: Double { get { rows.2.x } set { rows.2.x = newValue } }
+    public var m32: Double { get { rows.2.y } set { rows.2.y = newValue } }
+    public var m33: Double { get { rows.2.z } set { rows.2.z = newValue } }
 
     public var columns: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
         (SIMD3(rows.0.x, rows.1.x, rows.2.x), SIMD3(rows.0.y, rows.1.y, rows.2.y), SIMD3(rows.0.z, rows.1.z, rows.2.z))

@@ -25,6 +25,11 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
         self.z = z
     }
 
+    /// The same, in Core Motion's order (`CMQuaternion(x:y:z:w:)`).
+    public init(x: Double, y: Double, z: Double, w: Double) {
+        self.init(w: w, x: x, y: y, z: z)
+    }
+
     public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
 
     /// The rotation by `angle` radians about `axis` (right-hand rule). A zero axis gives the identity.

@@ -37,7 +37,7 @@ struct EventEncoding: Sendable {
         json += ",\"gravity\":\(Self.vector(motion.gravity, 4)),\"rot\":\(Self.vector(motion.rotationRate, 4))"
         json += ",\"mag\":" + (hasField ? Self.vector(motion.magneticField.field, 2) : "null")
         json += ",\"magAccuracy\":" + Self.string(hasField ? motion.magneticField.accuracy.storedName : "none")
-        json += ",\"orientation\":" + Self.string(manager.orientation.rawValue)
+        json += ",\"orientation\":" + Self.string(manager.orientation.name)
         json += ",\"counters\":{\"sampled\":\(counters.sampled),\"retried\":\(counters.retried),\"dropped\":\(counters.totalDropped)"
         json += ",\"drops\":{\(drops)},\"incidents\":\(counters.incidents),\"recovered\":\(counters.recovered)}"
         json += ",\"client\":{\"sent\":\(counts.sent),\"dropped\":\(counts.dropped)}}"

@@ -71,7 +71,7 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
             if motion != nil { delivered.add(1, ordering: .relaxed) }
         }
     } else {
-        try manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
     }
     /// The handler's count once every sample handed to its queue has been handled.
     func settled() -> Int {

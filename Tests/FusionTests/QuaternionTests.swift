@@ -85,18 +85,24 @@ private func abs(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(Swift.abs(v.x), Sw
         let enu = Quaternion.identity
         let magnetic = AttitudeReferenceFrame.xMagneticNorthZVertical.attitude(fromENU: enu)
         // x north, y west, z up: the device's y axis (north) is the frame's x axis.
-        let yAxis = magnetic.rotationMatrix * SIMD3(0, 1, 0)
+        let yAxis = magnetic.quaternion.rotationMatrix * SIMD3(0, 1, 0)
         #expect(Swift.abs(yAxis.x - 1) < 1e-9 && Swift.abs(yAxis.y) < 1e-9 && Swift.abs(yAxis.z) < 1e-9)
         // The device's x axis points east, which is −y (y is west).
-        let xAxis = magnetic.rotationMatrix * SIMD3(1, 0, 0)
+        let xAxis = magnetic.quaternion.rotationMatrix * SIMD3(1, 0, 0)
         #expect(Swift.abs(xAxis.y + 1) < 1e-9)
+        // Core Motion's rotation matrix goes the other way, reference → device: north (the
+        // frame's x) is the device's y axis; its rows are the device axes in the frame.
+        let north = magnetic.rotationMatrix * SIMD3(1, 0, 0)
+        #expect(Swift.abs(north.x) < 1e-9 && Swift.abs(north.y - 1) < 1e-9 && Swift.abs(north.z) < 1e-9)
+        #expect(Swift.abs(magnetic.rotationMatrix.m21 - 1) < 1e-9 && Swift.abs(magnetic.rotationMatrix.m33 - 1) < 1e-9)
+        #expect(magnetic.rotationMatrix == magnetic.quaternion.rotationMatrix.transposed)
         #expect(Swift.abs(magnetic.yaw + Double.pi / 2) < 1e-9)
 
         // Declination 10° east: magnetic north is 10° east of true north, so the device's y axis
         // (magnetic north) has yaw −10° (toward east) in the true-north frame.
         let declination = 10 * Double.pi / 180
         let trueNorth = AttitudeReferenceFrame.xTrueNorthZVertical.attitude(fromENU: enu, declination: declination)
-        let yTrue = trueNorth.rotationMatrix * SIMD3(0, 1, 0)
+        let yTrue = trueNorth.quaternion.rotationMatrix * SIMD3(0, 1, 0)
         #expect(Swift.abs(atan2(yTrue.y, yTrue.x) + declination) < 1e-9)
 
         // Arbitrary frames: x where it pointed at the start (here yaw 0.7 in ENU).

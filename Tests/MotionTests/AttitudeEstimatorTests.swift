@@ -35,7 +35,7 @@ private struct FixedEstimator: AttitudeEstimator {
                 made.withLock { $0.append(configuration) }
                 return FixedEstimator(orientation: fixed, seen: seen)
             })
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 1)
         let sample = try #require(motion.deviceMotion)
         let last = try #require(seen.withLock { $0.last })
@@ -58,7 +58,7 @@ private struct FixedEstimator: AttitudeEstimator {
 
         // Another sample rate (the chip's FIFO) makes a new estimator, for that rate.
         motion.usesChipFIFO = true
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 0.5)
         let remade = made.withLock { $0 }
         #expect(remade.count == 2)
@@ -74,7 +74,7 @@ private struct FixedEstimator: AttitudeEstimator {
         let motion = try MotionManager(
             source: .simulated(Simulation(scenario: "tumble", imu: .bno055)), clock: clock, calibrationStore: nil,
             attitudeEstimator: { ChipAttitudeEstimator($0) })
-        try motion.startDeviceMotionUpdates(using: frame)
+        motion.startDeviceMotionUpdates(using: frame)
         clock.advance(by: 2)
         let sample = try #require(motion.deviceMotion)
         let chip = try #require(sample.chipAttitude)
@@ -90,7 +90,7 @@ private struct FixedEstimator: AttitudeEstimator {
             source: .simulated(Simulation(scenario: "rest", sensorErrors: false)), clock: clock, calibrationStore: nil,
             attitudeEstimator: { MadgwickFilter($0) })
         let world = try #require(motion.simulatedHardware).world
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 20)
         let sample = try #require(motion.deviceMotion)
         let truth = world.truth(at: sample.timestamp).attitude.inverseRotate(SIMD3(0, 0, -1))

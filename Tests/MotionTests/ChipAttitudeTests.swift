@@ -22,7 +22,7 @@ import Timing
     func chipAttitudeAgreesWithOursAtRest(frame: AttitudeReferenceFrame) throws {
         let motion = try manager(.bno055)
         #expect(motion.isChipAttitudeAvailable)
-        try motion.startDeviceMotionUpdates(using: frame)
+        motion.startDeviceMotionUpdates(using: frame)
         clock.advance(by: 1)
         for _ in 0..<20 {
             clock.advance(by: 0.1)
@@ -38,7 +38,7 @@ import Timing
     @Test func chipAttitudeIsInTheManagersFrame() throws {
         let motion = try manager(.bno055, sensorErrors: false)
         let world = try #require(motion.simulatedHardware).world
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 0.5)
         let chip = try #require(motion.deviceMotion?.chipAttitude)
         // Truth: device → true ENU; in the magnetic-north frame (x at yaw π/2 − D from east).
@@ -51,7 +51,7 @@ import Timing
         let motion = try manager(.bno055, scenario: "tumble")
         #expect(motion.attitudeSource == .library)
         motion.attitudeSource = .chip
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 2)
         let sample = try #require(motion.deviceMotion)
         #expect(sample.attitude == sample.chipAttitude)
@@ -63,7 +63,7 @@ import Timing
         let motion = try manager(.lsm6dsox)
         #expect(!motion.isChipAttitudeAvailable)
         motion.attitudeSource = .chip
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 0.5)
         let sample = try #require(motion.deviceMotion)
         #expect(sample.chipAttitude == nil)

@@ -4,9 +4,10 @@ import Locking
 @testable import Motion
 import Testing
 
-/// The hop from the sampler to a consumer's queue: every event in order, none after a stop, and
-/// every event sent before a `queue.sync {}` on the consumer's queue handled when that block runs
-/// — the guarantee `motionctl` and the README's examples drain by.
+/// The hop from the sampler to a consumer's queue: every event in order, no handler starting after
+/// a stop (and a stop that never waits for a running one), and every event sent before a
+/// `queue.sync {}` on the consumer's queue handled when that block runs — the guarantee
+/// `motionctl` and the README's examples drain by.
 @Suite struct DeliveryTests {
     /// What a handler saw: values in order, and whether two handlers ever overlapped.
     final class Log: Sendable {
@@ -86,7 +87,7 @@ import Testing
         #expect(order.withLock { $0 } == ["event 0", "other work", "event 1", "event 2", "event 3"])
     }
 
-    @Test("no handler runs after deactivate returns; events waiting then are dropped")
+    @Test("no handler starts after deactivate returns; events waiting then are dropped")
     func deactivateStopsWaitingEvents() {
         let queue = DispatchQueue(label: "delivery-test.blocked")
         let log = Log()
@@ -98,5 +99,88 @@ import Testing
         release.signal()
         queue.sync {}
         #expect(log.values.withLock { $0 }.isEmpty)
+    }
+
+    /// The deadlock of the old promise ("no handler runs after stop returns", kept by waiting for
+    /// the running one): the handler waits for the very thread that stops it. Now the stop
+    /// returns while the handler waits, and the handler then finishes.
+    @Test("deactivate returns while the handler waits for the deactivating thread; later events are not handled")
+    func deactivateNeverWaitsForARunningHandler() {
+        let queue = DispatchQueue(label: "delivery-test.waiting-handler")
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let handled = Locked<[Int]>([])
+        let releasedInTime = Locked<[Bool]>([])
+        let delivery = Delivery<Int>(target: .dispatch(queue)) { value, _ in
+            guard let value else { return }
+            handled.withLock { $0.append(value) }
+            entered.signal()
+            // As a handler blocked in `DispatchQueue.main.sync` while the main thread stops it;
+            // bounded, so that a regression fails here instead of hanging the suite.
+            let result = release.wait(timeout: .now() + 60)
+            releasedInTime.withLock { $0.append(result == .success) }
+        }
+        delivery.send(1, nil)
+        entered.wait()                    // the handler runs and waits for this thread
+        delivery.send(2, nil)             // waits behind it
+        delivery.deactivate()             // must not wait for the handler
+        release.signal()
+        delivery.activity.waitUntilIdle()
+        queue.sync {}
+        #expect(releasedInTime.withLock { $0 } == [true])
+        #expect(handled.withLock { $0 } == [1])
+    }
+
+    @Test("a deactivation inside the handler ends the run: the events after it are not handled")
+    func deactivateInsideTheHandler() {
+        let queue = DispatchQueue(label: "delivery-test.inside")
+        let handled = Locked<[Int]>([])
+        let delivery = Locked<Delivery<Int>?>(nil)
+        let made = Delivery<Int>(target: .dispatch(queue)) { value, _ in
+            guard let value else { return }
+            handled.withLock { $0.append(value) }
+            if value == 3 {
+                delivery.withLock { $0 }?.deactivate()
+                delivery.withLock { $0 }?.activity.waitUntilIdle()   // inside the handler: returns at once
+            }
+        }
+        delivery.withLock { $0 = made }
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }
+        for value in 0..<10 { made.send(value, nil) }   // one run will take all ten
+        release.signal()
+        queue.sync {}
+        #expect(handled.withLock { $0 } == [0, 1, 2, 3])
+        #expect(!made.activity.isRunning)
+    }
+
+    @Test("waitUntilIdle waits for the handler that is running, not for later ones")
+    func waitUntilIdleWaitsForTheRunningHandler() {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 4
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = Locked(0)
+        let delivery = Delivery<Int>(target: .operation(queue)) { _, _ in
+            entered.signal()
+            _ = release.wait(timeout: .now() + 60)
+            finished.withLock { $0 += 1 }
+        }
+        delivery.send(1, nil)
+        entered.wait()
+        delivery.deactivate()
+        #expect(delivery.activity.isRunning)
+        let waiter = DispatchQueue(label: "delivery-test.waiter")
+        let waited = DispatchSemaphore(value: 0)
+        waiter.async {
+            delivery.activity.waitUntilIdle()
+            waited.signal()
+        }
+        release.signal()
+        waited.wait()
+        // The wait ended after the handler did: its count is in.
+        #expect(finished.withLock { $0 } == 1)
+        #expect(!delivery.activity.isRunning)
+        queue.waitUntilAllOperationsAreFinished()
     }
 }

@@ -14,7 +14,7 @@ import Timing
 
     @Test func restingFaceUpGivesGravityDownAndNoUserAcceleration() throws {
         let manager = makeManager()
-        try manager.startDeviceMotionUpdates(using: .xArbitraryZVertical)
+        manager.startDeviceMotionUpdates(using: .xArbitraryZVertical)
         clock.advance(by: 2)
         let motion = try #require(manager.deviceMotion)
         #expect(abs(motion.gravity.x) < 1e-6 && abs(motion.gravity.y) < 1e-6 && abs(motion.gravity.z + 1) < 1e-6)
@@ -28,7 +28,7 @@ import Timing
     /// The scripted field points along device x (north, 63° down): the top edge (y) points west.
     @Test func magneticNorthFrameGivesHeadingAndYaw() throws {
         let manager = makeManager()
-        try manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 30)
         let motion = try #require(manager.deviceMotion)
         #expect(abs(motion.heading - 270) < 0.5, "heading \(motion.heading)")
@@ -39,7 +39,14 @@ import Timing
 
     @Test func trueNorthNeedsALocation() throws {
         let manager = makeManager()
-        #expect(throws: MotionError.trueNorthNotAvailable) { try manager.startDeviceMotionUpdates(using: .xTrueNorthZVertical) }
+        // Pull (Core Motion's does not throw): no value, the reason in lastError, the frame unchanged.
+        #expect(manager.lastError == nil)
+        manager.startDeviceMotionUpdates(using: .xTrueNorthZVertical)
+        clock.advance(by: 1)
+        #expect(manager.deviceMotion == nil)
+        #expect(manager.lastError == .trueNorthNotAvailable)
+        #expect(manager.attitudeReferenceFrame == .xArbitraryZVertical)
+        #expect(!manager.isDeviceMotionActive)
         let inbox = Inbox<DeviceMotion>()
         manager.startDeviceMotionUpdates(using: .xTrueNorthZVertical, to: inbox.queue, withHandler: inbox.handler)
         inbox.drain()
@@ -47,7 +54,7 @@ import Timing
         #expect(!manager.isDeviceMotionActive)
 
         manager.location = GeographicLocation(latitude: 52.52, longitude: 13.40)   // Berlin, declination ≈ +5°
-        try manager.startDeviceMotionUpdates(using: .xTrueNorthZVertical)
+        manager.startDeviceMotionUpdates(using: .xTrueNorthZVertical)
         clock.advance(by: 30)
         let motion = try #require(manager.deviceMotion)
         let declination = WorldMagneticModel.declination(latitude: 52.52, longitude: 13.40, date: MotionManager.decimalYear(of: Date())) * 180 / .pi
@@ -55,7 +62,56 @@ import Timing
         #expect(abs(motion.heading - (270 + declination)) < 0.5)
     }
 
-    @Test func framesOfferedFollowTheSensors() {
-        #expect(makeManager().availableAttitudeReferenceFrames().count == 4)
+    @Test func framesOfferedFollowTheSensorsAndTheLocation() {
+        let manager = makeManager()
+        #expect(manager.availableAttitudeReferenceFrames() == [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical])
+        #expect(!manager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical))
+        manager.location = GeographicLocation(latitude: 52.52, longitude: 13.40)
+        #expect(manager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical))
+        #expect(manager.availableAttitudeReferenceFrames().count == 4)
+    }
+
+    /// A refused start replaces the running updates: the old value goes, the frame stays the last good one.
+    @Test func aRefusedStartClearsTheLatestValue() throws {
+        let manager = makeManager()
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        clock.advance(by: 1)
+        _ = try #require(manager.deviceMotion)
+        #expect(manager.attitudeReferenceFrame == .xMagneticNorthZVertical)
+        manager.startDeviceMotionUpdates(using: .xTrueNorthZVertical)
+        #expect(manager.deviceMotion == nil && !manager.isDeviceMotionActive)
+        #expect(manager.attitudeReferenceFrame == .xMagneticNorthZVertical)
+        #expect(manager.lastError == .trueNorthNotAvailable)
+    }
+
+    /// `showsDeviceMovementDisplay`: with no stored magnetometer calibration, a north frame's start
+    /// tells the handler once that the device must move; the samples go on. Off by default.
+    @Test func deviceRequiresMovementWhenAskedAndUncalibrated() {
+        let uncalibrated = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
+        let quiet = Inbox<DeviceMotion>()
+        uncalibrated.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: quiet.queue, withHandler: quiet.handler)
+        clock.advance(by: 0.1)
+        quiet.drain()
+        #expect(quiet.errors.withLock { $0 }.isEmpty)
+        uncalibrated.stopDeviceMotionUpdates()
+
+        uncalibrated.showsDeviceMovementDisplay = true
+        let told = Inbox<DeviceMotion>()
+        uncalibrated.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: told.queue, withHandler: told.handler)
+        clock.advance(by: 0.1)
+        told.drain()
+        uncalibrated.stopDeviceMotionUpdates()
+        #expect(told.errors.withLock { $0 } == [.deviceRequiresMovement])
+        #expect(told.values.withLock { $0.count } == 10)
+        #expect(uncalibrated.lastError == .deviceRequiresMovement)
+
+        let calibrated = makeManager()   // a stored calibration (accuracy .high): nothing to say
+        calibrated.showsDeviceMovementDisplay = true
+        let fine = Inbox<DeviceMotion>()
+        calibrated.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: fine.queue, withHandler: fine.handler)
+        clock.advance(by: 0.1)
+        fine.drain()
+        calibrated.stopDeviceMotionUpdates()
+        #expect(fine.errors.withLock { $0 }.isEmpty)
     }
 }

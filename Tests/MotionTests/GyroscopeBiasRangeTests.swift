@@ -23,7 +23,7 @@ import Timing
         let clock = VirtualClock()
         let motion = try MotionManager(source: .simulated(Simulation(scenario: "rest", imu: .mpu6050, seed: 3)), clock: clock, calibrationStore: nil)
         let world = try #require(motion.simulatedHardware).world
-        try motion.startDeviceMotionUpdates(using: .xArbitraryZVertical)
+        motion.startDeviceMotionUpdates(using: .xArbitraryZVertical)
         clock.advance(by: 1)
         let first = try #require(motion.deviceMotion)
         // The arbitrary frame's yaw is where the filter started: compare turns from there.

@@ -182,7 +182,9 @@ extension MotionManager {
         #expect(manager.counters.sampled == 99)
     }
 
-    @Test func noHandlerRunsAfterStopReturns() {
+    /// The promise (Core Motion's): no handler *starts* after the stop returns. Here none was
+    /// running at the stop, so none runs at all after it.
+    @Test func noHandlerStartsAfterStopReturns() {
         let (manager, _) = makeManager()
         let stopped = Locked(false)
         let lateCalls = Locked(0)
@@ -197,6 +199,37 @@ extension MotionManager {
         queue.resume()
         queue.sync {}
         #expect(lateCalls.withLock { $0 } == 0)
+    }
+
+    /// A stop from a thread the running handler waits for (the main-queue hop: the handler in
+    /// `DispatchQueue.main.sync` while the main thread stops) returns without waiting for it; the
+    /// handler then finishes, nothing starts after, and `waitUntilHandlersFinish` (from a thread
+    /// the handler does not wait for) returns once it has.
+    @Test func aStopFromTheThreadAHandlerWaitsForReturns() {
+        let (manager, _) = makeManager()
+        let handlerQueue = DispatchQueue(label: "test.hop.handler")
+        let stopper = DispatchQueue(label: "test.hop.stopper")   // stands for the main queue
+        let entered = DispatchSemaphore(value: 0)
+        let stopReturned = Locked(false)
+        let startsAfterStop = Locked(0)
+        let handled = Locked(0)
+        manager.startAccelerometerUpdates(to: handlerQueue) { _, _ in
+            if stopReturned.withLock({ $0 }) { startsAfterStop.withLock { $0 += 1 } }
+            if handled.withLock({ $0 += 1; return $0 }) == 1 { entered.signal() }
+            stopper.sync {}               // hands its result to the "main" queue
+        }
+        stopper.async {
+            entered.wait()                // a handler is running and waits for this queue
+            manager.stopAccelerometerUpdates()
+            stopReturned.withLock { $0 = true }
+        }
+        clock.advance(by: 0.5)            // 50 samples: one handler runs, the rest wait
+        stopper.sync {}
+        manager.waitUntilHandlersFinish()
+        #expect(stopReturned.withLock { $0 })
+        #expect(startsAfterStop.withLock { $0 } == 0)
+        #expect(handled.withLock { $0 } >= 1)
+        #expect(!manager.isAccelerometerActive)
     }
 
     @Test func stoppingFromInsideTheHandlerWorks() {

@@ -76,7 +76,7 @@ import Timing
     @Test func fusedAttitudeFollowsTheSimulatedWorld() throws {
         let motion = try manager(Simulation(scenario: "tumble", seed: 3, hardIron: .zero, softIron: .identity))
         let world = try #require(motion.simulatedHardware).world
-        try motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         var errors: [Double] = []
         for _ in 0..<300 {
             clock.advance(by: 0.1)

@@ -86,9 +86,9 @@ public enum AccelerometerCalibrationError: Error, Sendable, Equatable, CustomStr
     public var description: String {
         switch self {
         case let .missingFaces(faces):
-            return "accelerometer calibration: no reading yet for " + faces.map(\.rawValue).joined(separator: ", ") + "; rest the board on each of them"
+            return "accelerometer calibration: no reading yet for " + faces.map(\.name).joined(separator: ", ") + "; rest the board on each of them"
         case let .notOnFace(face, reading):
-            return "accelerometer calibration: the \(face.rawValue) reading \(fixedDecimals(reading, 3)) g does not point along that face's axis; lay the board flat on that face and measure again"
+            return "accelerometer calibration: the \(face.name) reading \(fixedDecimals(reading, 3)) g does not point along that face's axis; lay the board flat on that face and measure again"
         case let .inconsistent(axis, offset, scale):
             let name = ["x", "y", "z"][min(max(axis, 0), 2)]
             return "accelerometer calibration: the \(name) axis gives offset \(fixedDecimals(offset, 3)) g and scale \(fixedDecimals(scale, 3)), beyond any healthy sensor; measure both \(name) faces again, holding the board still"

@@ -7,19 +7,47 @@
 /// - `portrait` (top edge up): gravity along −y; `portraitUpsideDown`: gravity along +y;
 /// - `landscapeLeft` (top edge to the left, home button on the right): gravity along −x;
 ///   `landscapeRight`: gravity along +x.
-public enum DeviceOrientation: String, Sendable, CaseIterable {
-    case unknown
-    case portrait
-    case portraitUpsideDown
-    case landscapeLeft
-    case landscapeRight
-    case faceUp
-    case faceDown
+///
+/// The raw values are `UIDeviceOrientation`'s (unknown 0, portrait 1 … faceDown 6); ``name`` is
+/// the case's name, what `motionctl`, the live view and calibration records write.
+public enum DeviceOrientation: Int, Sendable, CaseIterable {
+    case unknown = 0
+    case portrait = 1
+    case portraitUpsideDown = 2
+    case landscapeLeft = 3
+    case landscapeRight = 4
+    case faceUp = 5
+    case faceDown = 6
 
+    /// The case's name: "unknown", "portrait", "portraitUpsideDown", "landscapeLeft",
+    /// "landscapeRight", "faceUp", "faceDown".
+    public var name: String {
+        switch self {
+        case .unknown: "unknown"
+        case .portrait: "portrait"
+        case .portraitUpsideDown: "portraitUpsideDown"
+        case .landscapeLeft: "landscapeLeft"
+        case .landscapeRight: "landscapeRight"
+        case .faceUp: "faceUp"
+        case .faceDown: "faceDown"
+        }
+    }
+
+    /// The orientation with this ``name``; nil for any other text.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+
+    /// Portrait or portrait upside down (UIKit's `isPortrait`).
     public var isPortrait: Bool { self == .portrait || self == .portraitUpsideDown }
+    /// Landscape left or right (UIKit's `isLandscape`).
     public var isLandscape: Bool { self == .landscapeLeft || self == .landscapeRight }
-    /// Face up or face down.
+    /// Face up or face down (UIKit's `isFlat`).
     public var isFlat: Bool { self == .faceUp || self == .faceDown }
+    /// Portrait or landscape: an orientation a user interface can take (UIKit's
+    /// `isValidInterfaceOrientation`); false for face up, face down and unknown.
+    public var isValidInterfaceOrientation: Bool { isPortrait || isLandscape }
 
     /// Gravity (g, Core Motion sign, device frame) of a device at rest exactly in this
     /// orientation; `nil` for `unknown`.

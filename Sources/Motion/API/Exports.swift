@@ -4,6 +4,8 @@
 // `Simulation(replay: try Recording(contentsOf: path))`). Those modules are not products of their
 // own; importing `Motion` is enough. Errors and raw readings that `MotionError` and `SensorData`
 // carry come from the bus, IIO and driver modules: exported so a client can name them.
+// swift-log's `Logger` is what `MotionManager.logger` takes (the library logs nowhere until the
+// application hands it one).
 // (`PublicSurfaceTests` checks that every type a public signature names is one of these or
 // Motion's own.)
 @_exported import protocol Timing.MotionClock
@@ -36,3 +38,4 @@
 @_exported import struct Fusion.MadgwickFilter
 @_exported import struct Fusion.ChipAttitudeEstimator
 @_exported import enum Fusion.MagneticAccuracy
+@_exported import struct Logging.Logger

@@ -13,7 +13,17 @@ import Logging
 /// pass it, and never on the sampler's queue. Releasing a manager stops its updates.
 public final class MotionManager: Sendable {
     let hub: SensorHub
-    static let logger = Logger(label: "swift-motion")
+
+    /// Where this library logs (which board it chose and why, an update interval it refused):
+    /// nowhere until the application sets it. The library never writes to standard output or
+    /// standard error on its own; to see its lines, hand it a logger of your logging system:
+    /// `MotionManager.logger = Logger(label: "swift-motion")` (after `LoggingSystem.bootstrap(…)`,
+    /// or with swift-log's default handler, which prints `.info` and above on standard error).
+    public static var logger: Logger {
+        get { configuredLogger.withLock { $0 } }
+        set { configuredLogger.withLock { $0 = newValue } }
+    }
+    private static let configuredLogger = Locked(Logger(label: "swift-motion", factory: { _ in SwiftLogNoOpLogHandler() }))
 
     /// This library's version (`motionctl --version` prints it).
     public static let version = "0.2.0"
@@ -37,8 +47,11 @@ public final class MotionManager: Sendable {
         var location: GeographicLocation?
         var date: Double = MotionManager.decimalYear(of: Date())
         var attitudeSource = AttitudeSource.library
+        var showsDeviceMovementDisplay = false
     }
     private let settings = Locked(Settings())
+    /// The latest error any of this manager's updates met (``lastError``).
+    private let errors = Locked<MotionError?>(nil)
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
     let magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy?
 
@@ -58,17 +71,18 @@ public final class MotionManager: Sendable {
         self.orientationNotifier = OrientationNotifier(configuration: orientation)
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, hub.minimumInterval)
-        accelerometer = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
+        let errors = self.errors
+        accelerometer = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
         let hasGyroscope = hub.device.hasGyroscope
-        gyro = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
+        gyro = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
             hasGyroscope ? GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp) : nil
         }
-        magnetometer = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
+        magnetometer = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
-        sensors = SensorUpdates(hub: hub, interval: defaultInterval) { sample, _ in
+        sensors = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
             SensorData(
                 acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField,
                 timestamp: sample.timestamp, imuRegisters: sample.imuRegisters, magnetometerRegisters: sample.magnetometerRegisters,
@@ -76,7 +90,7 @@ public final class MotionManager: Sendable {
         }
         let settings = self.settings
         let hasMagnetometer = hub.device.hasMagnetometer
-        deviceMotionUpdates = SensorUpdates(hub: hub, interval: defaultInterval, needsFusion: true) { [settings] in
+        deviceMotionUpdates = SensorUpdates(hub: hub, interval: defaultInterval, needsFusion: true, errors: errors) { [settings] in
             let current = settings.withLock { $0 }
             let declination = current.location.map {
                 WorldMagneticModel.declination(latitude: $0.latitude, longitude: $0.longitude, altitudeKm: $0.altitudeKm, date: current.date)
@@ -116,6 +130,27 @@ public final class MotionManager: Sendable {
     /// Every kind of update this manager has, for what applies to all of them.
     private var allUpdates: [any SensorUpdatesControl] { [accelerometer, gyro, magnetometer, deviceMotionUpdates, sensors] }
 
+    /// Blocks until none of this manager's handlers is running. A `stop…Updates()` never waits
+    /// for a handler that is running (so that it cannot deadlock with one); call this after it
+    /// where you must know that the last handler has ended: before releasing what the handlers
+    /// use, at shutdown, in tests. Handlers of updates still active may start again afterwards.
+    ///
+    /// Never call it where a running handler may wait for you: from the main thread when a
+    /// handler hands its result over with `DispatchQueue.main.sync` (wait on another thread, then
+    /// come back to the main queue), or from a serial queue a handler `sync`s onto — that waits
+    /// for ever. From inside a handler it does not wait for that handler (it cannot wait for
+    /// itself); it does wait for handlers of the manager's other updates.
+    public func waitUntilHandlersFinish() {
+        for updates in allUpdates { updates.waitUntilHandlersFinish() }
+    }
+
+    /// The latest error reported to any of this manager's updates, pushed or pulled: a start
+    /// that could not be honoured (``MotionError/trueNorthNotAvailable``, a reference frame
+    /// without a magnetometer) or a fault met while sampling (bus errors, a device that reset or
+    /// vanished: updates resume by themselves). Nil until the first. Pull updates have no
+    /// handler to tell: when ``deviceMotion`` stays nil, this says why.
+    public var lastError: MotionError? { errors.withLock { $0 } }
+
     /// The shortest interval this device can deliver: one sample period of the chip's FIFO, or
     /// ``minimumUpdateInterval`` for a chip without one.
     public var shortestUpdateInterval: Double { hub.minimumInterval }
@@ -132,7 +167,9 @@ public final class MotionManager: Sendable {
     public var accelerometerData: AccelerometerData? { accelerometer.latest }
     /// Starts pull updates: read ``accelerometerData`` when you need it.
     public func startAccelerometerUpdates() { accelerometer.start(nil, nil) }
-    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error. (Disfavoured
+    /// against the `OperationQueue` form, Core Motion's, so that `to: .main` means `OperationQueue.main`.)
+    @_disfavoredOverload
     public func startAccelerometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping AccelerometerHandler) {
         accelerometer.start(.dispatch(queue), handler)
     }
@@ -140,7 +177,8 @@ public final class MotionManager: Sendable {
     public func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping AccelerometerHandler) {
         accelerometer.start(.operation(queue), handler)
     }
-    /// Stops accelerometer updates; no handler runs after it returns.
+    /// Stops accelerometer updates: no handler starts after it returns (one running may finish;
+    /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
     public func stopAccelerometerUpdates() { accelerometer.stop() }
     /// Readings every `interval` seconds until the consumer stops iterating.
     public func accelerometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<AccelerometerData> {
@@ -159,7 +197,9 @@ public final class MotionManager: Sendable {
     public var gyroData: GyroData? { gyro.latest }
     /// Starts pull updates: read ``gyroData`` when you need it.
     public func startGyroUpdates() { gyro.start(nil, nil) }
-    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error. (Disfavoured
+    /// against the `OperationQueue` form, Core Motion's, so that `to: .main` means `OperationQueue.main`.)
+    @_disfavoredOverload
     public func startGyroUpdates(to queue: DispatchQueue, withHandler handler: @escaping GyroHandler) {
         gyro.start(.dispatch(queue), handler)
     }
@@ -167,7 +207,8 @@ public final class MotionManager: Sendable {
     public func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping GyroHandler) {
         gyro.start(.operation(queue), handler)
     }
-    /// Stops gyroscope updates; no handler runs after it returns.
+    /// Stops gyroscope updates: no handler starts after it returns (one running may finish;
+    /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
     public func stopGyroUpdates() { gyro.stop() }
     /// Readings every `interval` seconds until the consumer stops iterating.
     public func gyroUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<GyroData> {
@@ -187,7 +228,9 @@ public final class MotionManager: Sendable {
     public var magnetometerData: MagnetometerData? { magnetometer.latest }
     /// Starts pull updates: read ``magnetometerData`` when you need it.
     public func startMagnetometerUpdates() { magnetometer.start(nil, nil) }
-    /// Starts push updates: `handler` runs on `queue` with a reading or an error.
+    /// Starts push updates: `handler` runs on `queue` with a reading or an error. (Disfavoured
+    /// against the `OperationQueue` form, Core Motion's, so that `to: .main` means `OperationQueue.main`.)
+    @_disfavoredOverload
     public func startMagnetometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping MagnetometerHandler) {
         magnetometer.start(.dispatch(queue), handler)
     }
@@ -195,7 +238,8 @@ public final class MotionManager: Sendable {
     public func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping MagnetometerHandler) {
         magnetometer.start(.operation(queue), handler)
     }
-    /// Stops magnetometer updates; no handler runs after it returns.
+    /// Stops magnetometer updates: no handler starts after it returns (one running may finish;
+    /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
     public func stopMagnetometerUpdates() { magnetometer.stop() }
     /// Readings every `interval` seconds until the consumer stops iterating.
     public func magnetometerUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<MagnetometerData> {
@@ -216,7 +260,8 @@ extension MotionManager {
     public func startSensorUpdates(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (SensorData?, MotionError?) -> Void) {
         sensors.start(.dispatch(queue), handler)
     }
-    /// Stops all-sensor updates; no handler runs after it returns.
+    /// Stops all-sensor updates: no handler starts after it returns (one running may finish;
+    /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
     public func stopSensorUpdates() { sensors.stop() }
     /// Readings of every sensor every `interval` seconds until the consumer stops iterating.
     public func sensorUpdates(interval: Double = 0.01) throws(MotionError) -> AsyncStream<SensorData> {
@@ -259,11 +304,44 @@ extension MotionManager {
         set { settings.withLock { $0.attitudeSource = newValue } }
     }
 
-    /// The frames this device can give attitudes in: the two arbitrary ones always, the north
-    /// ones with a magnetometer (true north also needs ``location``).
-    public func availableAttitudeReferenceFrames() -> [AttitudeReferenceFrame] {
-        guard isMagnetometerAvailable else { return [.xArbitraryZVertical] }
-        return [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical]
+    /// The frames this manager can give attitudes in now: `xArbitraryZVertical` always; with a
+    /// magnetometer `xArbitraryCorrectedZVertical` and `xMagneticNorthZVertical`, and
+    /// `xTrueNorthZVertical` once ``location`` is set (the declination needs it). A set, so
+    /// Core Motion's `.contains(.xTrueNorthZVertical)` reads the same.
+    public func availableAttitudeReferenceFrames() -> Set<AttitudeReferenceFrame> {
+        Self.frames(magnetometer: isMagnetometerAvailable, location: location != nil)
+    }
+
+    /// The frames the default device (the one ``init()`` opens: this machine's board, else the
+    /// simulated board) can give, as Core Motion's class method answers for its device. No
+    /// manager has a ``location`` here, so true north is never among them: set ``location`` on a
+    /// manager and ask it (``availableAttitudeReferenceFrames()``) for that. A manager made with
+    /// an explicit source: ask the manager.
+    public static func availableAttitudeReferenceFrames() -> Set<AttitudeReferenceFrame> {
+        frames(magnetometer: MotionManager().isMagnetometerAvailable, location: false)
+    }
+
+    private static func frames(magnetometer: Bool, location: Bool) -> Set<AttitudeReferenceFrame> {
+        guard magnetometer else { return [.xArbitraryZVertical] }
+        return location
+            ? [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical]
+            : [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical]
+    }
+
+    /// The frame of the running device-motion updates, else of the last ones, else the default
+    /// `xArbitraryZVertical` (Core Motion's `attitudeReferenceFrame`). A start that was refused
+    /// leaves it unchanged.
+    public var attitudeReferenceFrame: AttitudeReferenceFrame { settings.withLock { $0.frame } }
+
+    /// Core Motion shows the system's compass-calibration display when this is true. Linux has no
+    /// such display: here it asks to be *told* instead — a start of device motion in a frame that
+    /// uses the magnetometer, on a board with no stored magnetometer calibration, reports
+    /// ``MotionError/deviceRequiresMovement`` to the handler (and ``lastError``) once, and the
+    /// updates go on. Show your own prompt, or calibrate once with `motionctl calibrate
+    /// magnetometer`. False by default (nothing reported).
+    public var showsDeviceMovementDisplay: Bool {
+        get { settings.withLock { $0.showsDeviceMovementDisplay } }
+        set { settings.withLock { $0.showsDeviceMovementDisplay = newValue } }
     }
 
     /// Checks that `frame` can be given, and remembers it for the next start.
@@ -273,14 +351,18 @@ extension MotionManager {
         settings.withLock { $0.frame = frame }
     }
 
-    /// Starts pull updates in `frame`: read ``deviceMotion`` when you need it.
-    public func startDeviceMotionUpdates(using frame: AttitudeReferenceFrame = .xArbitraryZVertical) throws(MotionError) {
-        try prepare(frame)
-        deviceMotionUpdates.start(nil, nil)
+    /// Starts pull updates in `frame`: read ``deviceMotion`` when you need it. As in Core Motion
+    /// it does not throw: a frame this device cannot give (no magnetometer; true north without
+    /// ``location``) leaves ``deviceMotion`` nil and says why in ``lastError``.
+    public func startDeviceMotionUpdates(using frame: AttitudeReferenceFrame = .xArbitraryZVertical) {
+        startDeviceMotion(frame, nil, nil)
     }
 
     /// Starts push updates in `frame`: `handler` runs on `queue`. A frame this device cannot give
-    /// (no magnetometer; true north without ``location``) is reported to the handler, once.
+    /// (no magnetometer; true north without ``location``) is reported to the handler, once, and
+    /// kept in ``lastError``. (Disfavoured against the `OperationQueue` form, Core Motion's, so
+    /// that `to: .main` means `OperationQueue.main`.)
+    @_disfavoredOverload
     public func startDeviceMotionUpdates(
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: DispatchQueue,
         withHandler handler: @escaping DeviceMotionHandler
@@ -296,19 +378,28 @@ extension MotionManager {
         startDeviceMotion(frame, .operation(queue), handler)
     }
 
+    /// A start of device motion (push with a target and handler, else pull): a frame this device
+    /// cannot give replaces the running updates with none, the error delivered like a sample's
+    /// (so a stop right after still keeps it from the handler) and kept in ``lastError``.
     private func startDeviceMotion(
-        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget, _ handler: @escaping @Sendable (DeviceMotion?, MotionError?) -> Void
+        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget?, _ handler: DeviceMotionHandler?
     ) {
         do {
             try prepare(frame)
         } catch {
-            target.async { handler(nil, error) }
+            deviceMotionUpdates.refuse(target, handler, error)
             return
         }
         deviceMotionUpdates.start(target, handler)
+        if frame != .xArbitraryZVertical, showsDeviceMovementDisplay, magnetometerCalibrationAccuracy == nil {
+            deviceMotionUpdates.report(.deviceRequiresMovement)
+        }
     }
 
-    /// Stops device-motion updates; no handler runs after it returns.
+    /// Stops device-motion updates: no handler starts after it returns (one running may finish;
+    /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread — the main
+    /// thread while a handler waits for it (`DispatchQueue.main.sync`), inside a handler, another
+    /// handler's queue.
     public func stopDeviceMotionUpdates() { deviceMotionUpdates.stop() }
 
     /// Fused motion every `interval` seconds in `frame` until the consumer stops iterating.

@@ -10,8 +10,10 @@ import Timing
 public enum MotionSource: Sendable {
     /// The board this machine is (device-tree model) on its default bus — or, when a kernel
     /// driver holds its IMU (a `dtoverlay`), that driver through IIO; on a machine that is not a
-    /// known board, an IIO accelerometer (laptops, tablets); else the simulated board. A log line
-    /// says which and why (``MotionSource/choose(board:bus:iio:sysfsRoot:)``).
+    /// known board, an IIO accelerometer (laptops, tablets); else the simulated board. A line in
+    /// ``MotionManager/logger`` (nowhere unless the application sets it) says which and why
+    /// (``MotionSource/choose(board:bus:iio:sysfsRoot:)``); ``MotionManager/deviceName`` and
+    /// ``MotionManager/simulatedHardware`` say which, too.
     case automatic
     /// A board (built-in, `BoardCatalog`, or your own file) on its default bus, or on `bus`.
     case board(Board, bus: String? = nil)

@@ -155,7 +155,11 @@ extension MotionManager {
 
     /// Blocks until every orientation change decided so far has been posted to its observers.
     /// With a `VirtualClock`, call it after `advance(by:)` before reading what observers got.
-    /// Called from an observer (on the posting queue) it returns at once.
+    /// Called from an observer (on the posting queue) it returns at once. Like
+    /// ``waitUntilHandlersFinish()``, never call it where an observer may wait for you (the main
+    /// thread, when an observer does `DispatchQueue.main.sync`): that waits for ever. Nothing
+    /// else here waits for an observer: ``endGeneratingDeviceOrientationNotifications()`` returns
+    /// at once (a change decided before it is still posted).
     public func waitForOrientationNotifications() {
         orientationNotifier.waitForPosts()
     }

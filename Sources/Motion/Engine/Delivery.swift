@@ -24,22 +24,29 @@ enum DeliveryTarget: @unchecked Sendable {
     }
 }
 
-/// Carries one consumer's events from the sampler queue to its handler on the consumer's queue,
-/// and guarantees that no handler runs after ``deactivate()`` returns: each handler runs under a
-/// recursive lock that `deactivate` takes too, so a stop waits for a handler in progress — unless
-/// it is called from inside that handler (same thread: the lock is recursive), which is allowed.
+/// Carries one consumer's events from the sampler queue to its handler on the consumer's queue.
 ///
-/// Events wait in a queue that keeps its capacity. One block, made once, drains it on the target
-/// queue: an event submits the block only when none is submitted and not yet started, so the
-/// events of one FIFO read, or those that arrive while the consumer's queue is busy, share one
-/// submission. A run hands over the events waiting when it started, no more: events that come
+/// **Lifecycle.** ``deactivate()`` never waits for a handler: it marks the delivery inactive and
+/// drops the events still waiting, under a lock that no handler ever runs under. When it returns,
+/// no handler *starts*: the decision to call the handler with an event is taken under that same
+/// lock, event by event, so a handler runs only for an event taken before the deactivation. One
+/// already running (or being called at that instant) may finish — Core Motion's promise, and the
+/// only one that cannot deadlock: a handler may wait for the thread that stops it (a
+/// `DispatchQueue.main.sync` to hand its result to the UI while the main thread stops the updates).
+/// ``Activity/waitUntilIdle()`` is the explicit wait, for a caller that must know the last handler ended.
+///
+/// **Order.** Events wait in a queue that keeps its capacity. One block, made once, drains it on
+/// the target queue: an event submits the block only when none is submitted and not yet started,
+/// so the events of one FIFO read, or those that arrive while the consumer's queue is busy, share
+/// one submission. A run hands over the events waiting when it started, no more: events that come
 /// while it runs submit it again, behind whatever else was put on the queue meanwhile, so a
 /// handler slower than the samples never starves the queue's other work. An event sent before a
-/// `queue.sync {}` on the handler's queue is handled before that block runs: either it submitted
-/// the drain itself, ahead of the sync, or it found one submitted and not started, which will
-/// count it (the mark is cleared and the events counted under the lock the sender appends under).
-/// Events are taken one at a time under the gate's lock, so the handler sees them in order even
-/// on a concurrent queue.
+/// `queue.sync {}` on the handler's (serial) queue is handled before that block runs: either it
+/// submitted the drain itself, ahead of the sync, or it found one submitted and not started,
+/// which will count it (the mark is cleared and the events counted under the lock the sender
+/// appends under). One run at a time calls the handler, so it sees the events one at a time and
+/// in order even on a concurrent queue: a run that starts while another is calling the handler
+/// leaves its events to that one, which submits the block again when it ends if events wait.
 ///
 /// The one allocation per submission is Dispatch's: `dispatch_async` takes a continuation from the
 /// submitting thread's cache, and continuations return to the cache of the thread that ran them,
@@ -49,18 +56,22 @@ enum DeliveryTarget: @unchecked Sendable {
 /// saw 497 of 500 samples after 5 s at 100 Hz.)
 final class Delivery<Value: Sendable>: Sendable {
     typealias Handler = @Sendable (Value?, MotionError?) -> Void
-    private typealias Event = (value: Value?, error: MotionError?)
+    fileprivate typealias Event = (value: Value?, error: MotionError?)
 
-    private final class Gate: @unchecked Sendable {
-        let lock = NSRecursiveLock()
-        var isActive = true  // guarded by `lock`
-    }
-    /// Waiting events, and whether a drain is submitted and not yet started.
-    private struct Inbox {
+    /// Everything the sender, the drain and `deactivate` share; one lock, never held while the
+    /// handler runs.
+    fileprivate struct Inbox {
         var events: [Event] = []
+        /// A drain is submitted and has not started yet.
         var isSubmitted = false
+        /// A run is taking events and calling the handler (one at a time).
+        var isRunning = false
+        /// The thread of that run, so that a wait from inside the handler does not wait for itself.
+        var runningThread: pthread_t?
+        var isActive = true
+        /// Callers of `waitUntilIdle`, woken when the run ends.
+        var waiters: [DispatchSemaphore] = []
     }
-    private let gate = Gate()
     private let inbox: Locked<Inbox>
     private let target: DeliveryTarget
     private let drain: @convention(block) @Sendable () -> Void
@@ -71,25 +82,62 @@ final class Delivery<Value: Sendable>: Sendable {
         empty.events.reserveCapacity(16)
         let inbox = Locked(empty)
         self.inbox = inbox
-        // Holds the gate and the inbox, not `self`: no cycle through the block.
-        drain = { [gate] in
-            let waiting = inbox.withLock { inbox -> Int in
+        // Holds the runner (inbox, target, handler), not `self`: no cycle through the block.
+        let runner = Runner(inbox: inbox, target: target, handler: handler)
+        drain = { runner.run() }
+    }
+
+    /// One run of the drain on the target queue.
+    private final class Runner: Sendable {
+        let inbox: Locked<Inbox>
+        let target: DeliveryTarget
+        let handler: Handler
+
+        init(inbox: Locked<Inbox>, target: DeliveryTarget, handler: @escaping Handler) {
+            self.inbox = inbox
+            self.target = target
+            self.handler = handler
+        }
+
+        func run() {
+            let waiting = inbox.withLock { inbox -> Int? in
                 inbox.isSubmitted = false
+                // Another run is calling the handler (a concurrent queue): it takes these too.
+                guard !inbox.isRunning, inbox.isActive else { return nil }
+                inbox.isRunning = true
+                inbox.runningThread = pthread_self()
                 return inbox.events.count
             }
+            guard let waiting else { return }
             for _ in 0..<waiting {
-                gate.lock.lock()
-                defer { gate.lock.unlock() }
-                // Another run (a concurrent queue) may have taken it: then there is no more to do.
-                guard let event = inbox.withLock({ $0.events.isEmpty ? nil : $0.events.removeFirst() }) else { return }
-                if gate.isActive { handler(event.value, event.error) }
+                // Taken under the lock that `deactivate` takes: no event is taken after it.
+                guard let event = inbox.withLock({ $0.isActive && !$0.events.isEmpty ? $0.events.removeFirst() : nil }) else { break }
+                handler(event.value, event.error)
             }
+            // Wake the waiters; submit again for events that came while this run kept another
+            // run (a concurrent queue) from taking them, unless a submission is pending already.
+            // (The waiters only when there are some: no array to retain on the usual run.)
+            let (waiters, resubmits) = inbox.withLock { inbox -> ([DispatchSemaphore]?, Bool) in
+                inbox.isRunning = false
+                inbox.runningThread = nil
+                var waiters: [DispatchSemaphore]?
+                if !inbox.waiters.isEmpty {
+                    waiters = inbox.waiters
+                    inbox.waiters.removeAll()
+                }
+                let resubmits = inbox.isActive && !inbox.events.isEmpty && !inbox.isSubmitted
+                if resubmits { inbox.isSubmitted = true }
+                return (waiters, resubmits)
+            }
+            if let waiters { for waiter in waiters { waiter.signal() } }
+            if resubmits { target.async { [self] in run() } }
         }
     }
 
     /// Runs the handler with `value` or `error` on the target queue, unless deactivated by then.
     func send(_ value: Value?, _ error: MotionError?) {
         let submits = inbox.withLock { inbox -> Bool in
+            guard inbox.isActive else { return false }
             inbox.events.append((value, error))
             guard !inbox.isSubmitted else { return false }
             inbox.isSubmitted = true
@@ -98,10 +146,39 @@ final class Delivery<Value: Sendable>: Sendable {
         if submits { target.submit(drain) }
     }
 
+    /// No handler starts after this returns; events waiting are dropped. Never waits for a
+    /// handler that is running (call it from anywhere, the handler included).
     func deactivate() {
-        gate.lock.lock()
-        gate.isActive = false
-        inbox.withLock { $0.events.removeAll(keepingCapacity: true) }
-        gate.lock.unlock()
+        inbox.withLock { inbox in
+            inbox.isActive = false
+            inbox.events.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Whether a handler is running, and the wait for it; holds no handler, so a manager can keep
+    /// it after a stop without keeping what the handler captured.
+    var activity: Activity { Activity(inbox: inbox) }
+
+    final class Activity: Sendable {
+        private let inbox: Locked<Inbox>
+        fileprivate init(inbox: Locked<Inbox>) { self.inbox = inbox }
+
+        /// True while a run is calling the handler (or about to call it).
+        var isRunning: Bool { inbox.withLock { $0.isRunning } }
+
+        /// Waits until the run calling the handler now (if any) has ended. Returns at once when
+        /// called from inside the handler, which cannot wait for itself. It must not be called
+        /// from a thread the handler waits for (the main thread, when the handler does
+        /// `DispatchQueue.main.sync`): that waits for ever.
+        func waitUntilIdle() {
+            let semaphore = DispatchSemaphore(value: 0)
+            let waits = inbox.withLock { inbox -> Bool in
+                guard inbox.isRunning else { return false }
+                if let running = inbox.runningThread, pthread_equal(running, pthread_self()) != 0 { return false }
+                inbox.waiters.append(semaphore)
+                return true
+            }
+            if waits { semaphore.wait() }
+        }
     }
 }

@@ -5,6 +5,7 @@ import Synchronization
 protocol SensorUpdatesControl: AnyObject, Sendable {
     var usesFIFO: Bool { get set }
     func stop()
+    func waitUntilHandlersFinish()
 }
 
 /// One kind of update of one manager (accelerometer, gyro, magnetometer, all sensors or device
@@ -20,11 +21,19 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     private let makeExtract: @Sendable () -> Extract
     /// Whether this channel's consumers ask for the chip's FIFO even at timer rates.
     private let prefersFIFO = Atomic(false)
+    /// The manager's latest error, set by every error this channel's push or pull consumer gets.
+    private let errors: Locked<MotionError?>?
 
     private struct State {
         var interval: Double
         var consumerID: Int?
+        /// The running start's token: a sample of a consumer already replaced or stopped (handed
+        /// over just before) does not become `latest`.
+        var token: ConsumerToken?
         var delivery: Delivery<Value>?
+        /// Deliveries stopped while a handler of theirs was running (pruned as they go idle),
+        /// for `waitUntilHandlersFinish`: their activity only, which holds no handler.
+        var stopped: [Delivery<Value>.Activity] = []
         var latest: Value?
     }
     private let state: Locked<State>
@@ -32,15 +41,19 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// handler runs).
     private let lifecycle = Locked(())
 
-    init(hub: SensorHub, interval: Double, needsFusion: Bool = false, makeExtract: @escaping @Sendable () -> Extract) {
+    init(
+        hub: SensorHub, interval: Double, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
+        makeExtract: @escaping @Sendable () -> Extract
+    ) {
         self.hub = hub
         self.needsFusion = needsFusion
+        self.errors = errors
         self.makeExtract = makeExtract
         self.state = Locked(State(interval: interval))
     }
 
-    convenience init(hub: SensorHub, interval: Double, extract: @escaping Extract) {
-        self.init(hub: hub, interval: interval, makeExtract: { extract })
+    convenience init(hub: SensorHub, interval: Double, errors: Locked<MotionError?>? = nil, extract: @escaping Extract) {
+        self.init(hub: hub, interval: interval, errors: errors, makeExtract: { extract })
     }
 
     /// Seconds between updates; takes effect at the next start. At least the device's shortest
@@ -84,14 +97,16 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     func start(_ target: DeliveryTarget?, _ handler: Handler?) {
         let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
         let extract = makeExtract()
+        let token = ConsumerToken()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [state] event in
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [state, errors] event in
             switch event {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
-                state.withLock { $0.latest = value }
+                state.withLock { if $0.token === token { $0.latest = value } }
                 delivery?.send(value, nil)
             case .failure(let error):
+                errors?.withLock { $0 = error }
                 delivery?.send(nil, error)
             }
         }
@@ -101,25 +116,76 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
             let previous = takeConsumer()
             state.withLock {
                 $0.consumerID = id
+                $0.token = token
                 $0.delivery = delivery
             }
             return previous
         }
-        replaced?.deactivate()
+        if let replaced { retire(replaced) }
     }
 
-    /// Stops updates. When it returns, no handler of this channel runs any more (one running on
-    /// another thread is waited for; a stop from inside the handler is fine). `latest` stays.
+    /// A start that cannot be honoured: the running consumer stops, ``latest`` is cleared, and
+    /// `error` goes to the handler (on `target`, through a delivery like a sample's, so a stop
+    /// right after keeps it from the handler) and to the manager's latest error.
+    func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
+        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
+        let replaced = lifecycle.withLock { _ in
+            let previous = takeConsumer()
+            state.withLock {
+                $0.delivery = delivery
+                $0.latest = nil
+            }
+            return previous
+        }
+        if let replaced { retire(replaced) }
+        report(error)
+    }
+
+    /// Tells the current consumer about `error` (its handler, in order with its samples) and the
+    /// manager's latest error; the updates go on.
+    func report(_ error: MotionError) {
+        errors?.withLock { $0 = error }
+        state.withLock { $0.delivery }?.send(nil, error)
+    }
+
+    /// Stops updates. When it returns, no handler of this channel starts any more; one running
+    /// on another thread may finish (it is not waited for, so a stop never deadlocks with a
+    /// handler that waits for the stopping thread; a stop from inside the handler is fine too).
+    /// `latest` stays.
     func stop() {
-        lifecycle.withLock { _ in takeConsumer() }?.deactivate()
+        if let delivery = lifecycle.withLock({ _ in takeConsumer() }) { retire(delivery) }
+    }
+
+    /// Deactivates a delivery taken off the hub; remembers it while its handler still runs.
+    /// (After the deactivation no run starts, so one not running now never calls the handler.)
+    private func retire(_ delivery: Delivery<Value>) {
+        delivery.deactivate()
+        let activity = delivery.activity
+        guard activity.isRunning else { return }
+        state.withLock { state in
+            state.stopped.removeAll { !$0.isRunning }
+            state.stopped.append(activity)
+        }
+    }
+
+    /// Waits until no handler of this channel is running: the one of the current start, and
+    /// those of earlier starts that were still running when stopped. Returns at once inside a
+    /// handler (it cannot wait for itself); must not run on a thread a handler waits for.
+    func waitUntilHandlersFinish() {
+        let deliveries = state.withLock { state in
+            state.stopped.removeAll { !$0.isRunning }
+            return state.stopped + (state.delivery.map { [$0.activity] } ?? [])
+        }
+        for delivery in deliveries { delivery.waitUntilIdle() }
     }
 
     /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
-    /// deactivated outside the lock (that waits for a handler in progress).
+    /// deactivated outside the lock.
     private func takeConsumer() -> Delivery<Value>? {
         let (id, delivery) = state.withLock { state in
             defer {
                 state.consumerID = nil
+                state.token = nil
                 state.delivery = nil
             }
             return (state.consumerID, state.delivery)
@@ -149,3 +215,6 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         return stream
     }
 }
+
+/// Identifies one start of a channel (compared by identity).
+final class ConsumerToken: Sendable {}

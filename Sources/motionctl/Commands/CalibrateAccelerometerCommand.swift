@@ -32,7 +32,7 @@ struct CalibrateAccelerometerCommand: CalibrationSubcommand {
             let still = status.isStill
                 ? "still \(decimals(min(Double(status.stillReadings) / 100, window), 1)) of \(decimals(window, 1)) s"
                 : "moving: hold it still"
-            state = status.isMeasured ? "\(face.rawValue), measured already: turn it to the next face" : "\(face.rawValue), \(still)"
+            state = status.isMeasured ? "\(face.name), measured already: turn it to the next face" : "\(face.name), \(still)"
         } else {
             state = "on no face (tilted or moving): lay it flat on one face"
         }
@@ -58,7 +58,7 @@ struct CalibrateAccelerometerCommand: CalibrationSubcommand {
             guard interactive else { return !session.isComplete }
             if !measured.isEmpty { display = LiveDisplay() }   // the measured lines stay; a new live line starts below
             for face in measured {
-                print(TerminalStyle.standardOutput.colored("  measured \(face.rawValue) (\(session.measuredDeviceFaces.count)/6)", .blue))
+                print(TerminalStyle.standardOutput.colored("  measured \(face.name) (\(session.measuredDeviceFaces.count)/6)", .blue))
                 if let next = session.nextFace { print("Next: \(next.placementHint)") }
             }
             if !session.isComplete { display.show([Self.statusLine(session.status, secondsLeft: duration - elapsed)]) }
@@ -79,7 +79,7 @@ struct CalibrateAccelerometerCommand: CalibrationSubcommand {
             try printJSON(Result(
                 sensor: feed.target.imu, offset: [calibration.offset.x, calibration.offset.y, calibration.offset.z],
                 scale: [calibration.scale.x, calibration.scale.y, calibration.scale.z],
-                faces: Dictionary(uniqueKeysWithValues: session.readings.map { ($0.key.rawValue, [$0.value.x, $0.value.y, $0.value.z]) }),
+                faces: Dictionary(uniqueKeysWithValues: session.readings.map { ($0.key.name, [$0.value.x, $0.value.y, $0.value.z]) }),
                 path: path))
         } else {
             print("Accelerometer offset \(decimals(calibration.offset, 4)) g, scale \(decimals(calibration.scale, 4)) (chip axes)")

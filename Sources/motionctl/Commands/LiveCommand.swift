@@ -53,12 +53,7 @@ struct LiveView: Sendable {
     /// Returns true when ended by Ctrl-C.
     func run(runner: UpdateRunner) -> Bool {
         let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
-        do {
-            try manager.startDeviceMotionUpdates(using: frame)
-        } catch {
-            FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
-            return false
-        }
+        manager.startDeviceMotionUpdates(using: frame)   // a frame the device has: never refused
         manager.beginGeneratingDeviceOrientationNotifications()
         defer {
             manager.endGeneratingDeviceOrientationNotifications()
@@ -112,7 +107,7 @@ struct LiveView: Sendable {
         if manager.isMagnetometerAvailable {
             lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
         }
-        lines.append("orientation  \(manager.orientation.rawValue)")
+        lines.append("orientation  \(manager.orientation.name)")
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
         lines.append("counters     \(manager.counters)")
         lines.append("")

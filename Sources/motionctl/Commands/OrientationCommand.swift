@@ -45,7 +45,7 @@ struct OrientationPrinter: Sendable {
     let start: Double
 
     static func line(_ change: DeviceOrientationChange, since start: Double) -> String {
-        String(format: "%.3f", change.timestamp - start) + "  \(change.old.rawValue) → \(change.new.rawValue)"
+        String(format: "%.3f", change.timestamp - start) + "  \(change.old.name) → \(change.new.name)"
     }
 
     static func fail(_ message: String) {
