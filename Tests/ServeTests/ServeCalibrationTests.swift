@@ -14,9 +14,11 @@ struct ServeCalibrationTests {
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("motionctl-serve-\(UUID())")
     var store: CalibrationStore { CalibrationStore(directory: home.appendingPathComponent("swift-motion/calibration")) }
 
-    /// What `motionctl serve --simulated --scenario figure-eight --seed 7` calibrates with.
-    func access() throws -> CalibrationAccess {
-        let opener = try ServeCommand.openers(SourceOptions.parse(["--scenario", "figure-eight", "--seed", "7"])).calibration
+    /// What `motionctl serve --simulated --scenario figure-eight --seed 7` calibrates with (in
+    /// virtual time, as fast as the machine goes, unless `realTime`).
+    func access(realTime: Bool = false) throws -> CalibrationAccess {
+        let options = ["--scenario", "figure-eight", "--seed", "7"] + (realTime ? ["--real-time"] : [])
+        let opener = try ServeCommand.openers(SourceOptions.parse(options)).calibration
         return CalibrationAccess(store: store) {
             let opened = try opener.open()
             return try CalibrationFeed(manager: opened.manager, clock: opened.clock)
@@ -37,6 +39,24 @@ struct ServeCalibrationTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
 
+    /// One calibration at a time: a second start while one measures is refused, and a cancel ends
+    /// it. In real time, so the first is still measuring when the second start comes (in virtual
+    /// time the figure-eight may be over by then).
+    @Test func aSecondStartWhileMeasuringIsRefusedUntilACancel() async throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        let test = try await TestServer.start(calibration: try access(realTime: true))
+        defer { Task { await test.stop() } }
+        #expect(try await test.request("POST", "/calibration/magnetometer/start").status == 202)
+        let between = try json(try await test.request("GET", "/calibration/magnetometer").body)
+        #expect(between["phase"] as? String == "measuring", "\(between)")
+        let second = try await test.request("POST", "/calibration/magnetometer/start")
+        #expect(second.status == 409, "\(second.body)")
+        #expect(try await test.request("POST", "/calibration/magnetometer/cancel").status == 200)
+        let state = try await finished(test)
+        #expect(state["phase"] as? String == "cancelled", "\(state)")
+        #expect(!FileManager.default.fileExists(atPath: store.directory.path))
+    }
+
     @Test("start, progress, save: the same fit as `motionctl calibrate magnetometer` over the same seconds, saved atomically in the same store layout")
     func sameResultAsTheCommandLine() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
@@ -44,7 +64,6 @@ struct ServeCalibrationTests {
         defer { Task { await test.stop() } }
         let start = try await test.request("POST", "/calibration/magnetometer/start")
         #expect(start.status == 202, "\(start.body)")
-        #expect(try await test.request("POST", "/calibration/magnetometer/start").status == 409)   // one at a time
         let state = try await finished(test)
         #expect(state["phase"] as? String == "finished", "\(state)")
         #expect(try #require(state["coveragePercent"] as? Double) >= 70)
