@@ -25,9 +25,11 @@ struct ServeCalibrationTests {
         }
     }
 
-    /// Polls the state until it leaves `measuring` (the simulated figure-eight takes a few seconds).
+    /// Polls the state until it leaves `measuring` (the simulated figure-eight takes a few seconds;
+    /// under the thread sanitizer, beside CI's other phases, it took over a minute once): a
+    /// watchdog of 60 s, 5 min under the sanitizer.
     func finished(_ test: TestServer) async throws -> [String: Any] {
-        for _ in 0..<600 {
+        for _ in 0..<(isThreadSanitized ? 3000 : 600) {
             let state = try json(try await test.request("GET", "/calibration/magnetometer").body)
             if state["phase"] as? String != "measuring" { return state }
             try await Task.sleep(nanoseconds: 100_000_000)
