@@ -1,6 +1,5 @@
 import Locking
 import Motion
-import MotionTools
 
 /// What the server sends a browser: a device-motion sample, or a calibration update (already
 /// JSON: every browser gets the same one).

@@ -1,6 +1,5 @@
 import Foundation
 import Motion
-import MotionTools
 
 /// The JSON of the event stream, written by hand: a handful of numbers per sample, 30 times a
 /// second per browser, without an encoder's allocations.

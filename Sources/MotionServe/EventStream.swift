@@ -1,6 +1,5 @@
 import Locking
 import Motion
-import MotionTools
 
 /// Every browser's ``ClientBuffer``, fed from the sampler's queue.
 final class FanOut: Sendable {

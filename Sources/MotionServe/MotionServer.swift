@@ -3,7 +3,6 @@ import FlyingSocks
 import Foundation
 import Locking
 import Motion
-import MotionTools
 
 /// What the page says about where its samples come from.
 package struct SourceDescription: Sendable, Encodable {

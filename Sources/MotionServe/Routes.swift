@@ -1,6 +1,5 @@
 import Foundation
 import Motion
-import MotionTools
 
 extension MotionServer {
     /// Every request that got through the server's limits comes here: the token, then the path,

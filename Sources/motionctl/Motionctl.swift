@@ -2,7 +2,6 @@ import ArgumentParser
 import CStandardOutput
 import Foundation
 import Motion
-import MotionTools
 
 @main
 struct Motionctl: ParsableCommand {

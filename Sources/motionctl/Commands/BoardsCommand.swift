@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Motion
-import MotionTools
 
 struct BoardsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Motion
-import MotionTools
 
 /// `motionctl calibration show|clear`: the stored calibrations.
 struct CalibrationCommand: ParsableCommand {

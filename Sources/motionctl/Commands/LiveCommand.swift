@@ -3,7 +3,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Motion
-import MotionTools
 import Timing
 
 #if canImport(Glibc)

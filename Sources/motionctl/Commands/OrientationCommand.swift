@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Motion
-import MotionTools
 
 /// `motionctl orientation`: prints each change of device orientation as it is posted.
 struct OrientationCommand: ParsableCommand {

@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Locking
 import Motion
-import MotionTools
 import MotionSimulator
 import Sensors
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Motion
-import MotionTools
 import Timing
 
 /// `motionctl stream`: samples to standard output, one row per sample, a header naming every

@@ -3,7 +3,6 @@ import Foundation
 import Fusion
 import I2C
 import Motion
-import MotionTools
 import MotionSimulator
 import Timing
 
