@@ -37,6 +37,11 @@ struct ServeCalibrationTests {
         throw RawHTTP.Failure(description: "the calibration did not finish")
     }
 
+    /// How long a start or a cancel may take to answer: a start opens the board (its chips'
+    /// start-up times, in real time for the "rest" board), which CI's parallel phases slowed past
+    /// the default 10 s once.
+    let patience = isThreadSanitized ? 600 : 120
+
     func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
@@ -49,12 +54,13 @@ struct ServeCalibrationTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let test = try await TestServer.start(calibration: try access(scenario: "rest", realTime: true))
         defer { Task { await test.stop() } }
-        #expect(try await test.request("POST", "/calibration/magnetometer/start?duration=600").status == 202)
+        let first = try await test.request("POST", "/calibration/magnetometer/start?duration=600", seconds: patience)
+        #expect(first.status == 202, "\(first.body)")
         let between = try json(try await test.request("GET", "/calibration/magnetometer").body)
         #expect(between["phase"] as? String == "measuring", "\(between)")
-        let second = try await test.request("POST", "/calibration/magnetometer/start")
+        let second = try await test.request("POST", "/calibration/magnetometer/start", seconds: patience)
         #expect(second.status == 409, "\(second.body)")
-        #expect(try await test.request("POST", "/calibration/magnetometer/cancel").status == 200)
+        #expect(try await test.request("POST", "/calibration/magnetometer/cancel", seconds: patience).status == 200)
         let state = try await finished(test)
         #expect(state["phase"] as? String == "cancelled", "\(state)")
         #expect(!FileManager.default.fileExists(atPath: store.directory.path))
@@ -65,7 +71,7 @@ struct ServeCalibrationTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let test = try await TestServer.start(calibration: try access())
         defer { Task { await test.stop() } }
-        let start = try await test.request("POST", "/calibration/magnetometer/start")
+        let start = try await test.request("POST", "/calibration/magnetometer/start", seconds: patience)
         #expect(start.status == 202, "\(start.body)")
         let state = try await finished(test)
         #expect(state["phase"] as? String == "finished", "\(state)")
@@ -80,14 +86,14 @@ struct ServeCalibrationTests {
         #expect(stopped.hasPrefix("coverage and fit are good (after "))
         let seconds = try #require(state["elapsed"] as? Double)
 
-        let save = try await test.request("POST", "/calibration/magnetometer/save")
+        let save = try await test.request("POST", "/calibration/magnetometer/save", seconds: patience)
         #expect(save.status == 200, "\(save.body)")
         let saved = try json(save.body)
         #expect(saved["saved"] as? Bool == true)
         let path = try #require(saved["path"] as? String)
         #expect(path == store.directory.appendingPathComponent("simulated_LIS3MDL_simulated_0x1C.json").path)
         let stored = try #require(try store.load(SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C))?.magnetometer)
-        #expect(try await test.request("POST", "/calibration/magnetometer/save").status == 409)   // saved once
+        #expect(try await test.request("POST", "/calibration/magnetometer/save", seconds: patience).status == 409)   // saved once
 
         // The command line over the same seconds of the same scenario and seed, into its own store.
         var environment = ProcessInfo.processInfo.environment
@@ -115,18 +121,18 @@ struct ServeCalibrationTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let test = try await TestServer.start(calibration: try access())
         defer { Task { await test.stop() } }
-        #expect(try await test.request("POST", "/calibration/magnetometer/start?duration=30").status == 202)
-        let cancel = try await test.request("POST", "/calibration/magnetometer/cancel")
+        #expect(try await test.request("POST", "/calibration/magnetometer/start?duration=30", seconds: patience).status == 202)
+        let cancel = try await test.request("POST", "/calibration/magnetometer/cancel", seconds: patience)
         #expect(cancel.status == 200)
         let cancelled = try await finished(test)
         #expect(cancelled["phase"] as? String == "cancelled")
-        #expect(try await test.request("POST", "/calibration/magnetometer/save").status == 409)
+        #expect(try await test.request("POST", "/calibration/magnetometer/save", seconds: patience).status == 409)
 
-        #expect(try await test.request("POST", "/calibration/magnetometer/start").status == 202)
+        #expect(try await test.request("POST", "/calibration/magnetometer/start", seconds: patience).status == 202)
         #expect(try await finished(test)["phase"] as? String == "finished")
-        #expect(try await test.request("POST", "/calibration/magnetometer/cancel").status == 200)
+        #expect(try await test.request("POST", "/calibration/magnetometer/cancel", seconds: patience).status == 200)
         #expect(try json(try await test.request("GET", "/calibration/magnetometer").body)["phase"] as? String == "cancelled")
-        #expect(try await test.request("POST", "/calibration/magnetometer/save").status == 409)
+        #expect(try await test.request("POST", "/calibration/magnetometer/save", seconds: patience).status == 409)
         #expect(!FileManager.default.fileExists(atPath: store.directory.path))
     }
 }

@@ -32,9 +32,9 @@ enum RawHTTP {
     }
 
     /// A request and its parsed response (`Connection: close`).
-    static func request(port: UInt16, _ method: String, _ target: String, headers: [String: String] = [:]) async throws -> Response {
+    static func request(port: UInt16, _ method: String, _ target: String, headers: [String: String] = [:], seconds: Int = 10) async throws -> Response {
         let lines = ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers.map { "\($0.key): \($0.value)" }
-        let raw = try await exchange(port: port, lines.joined(separator: "\r\n") + "\r\n\r\n")
+        let raw = try await exchange(port: port, lines.joined(separator: "\r\n") + "\r\n\r\n", seconds: seconds)
         return parse(raw)
     }
 
@@ -242,8 +242,9 @@ struct TestServer {
         return TestServer(clock: clock, manager: manager, server: server, port: port)
     }
 
-    func request(_ method: String, _ target: String, headers: [String: String] = [:]) async throws -> RawHTTP.Response {
-        try await RawHTTP.request(port: port, method, target, headers: headers)
+    /// A request; its answer is waited for `seconds` (status 0 when none came).
+    func request(_ method: String, _ target: String, headers: [String: String] = [:], seconds: Int = 10) async throws -> RawHTTP.Response {
+        try await RawHTTP.request(port: port, method, target, headers: headers, seconds: seconds)
     }
 
     /// The event stream of `target` while the clock advances by `seconds`, read until `count`
