@@ -5,20 +5,11 @@ import Timing
 
 /// ICM-42688-P bank-0 registers and bits from DS-000347 §14 (written here independently).
 private enum Reg {
-    static let deviceConfig: UInt8 = 0x11
-    static let fifoConfig: UInt8 = 0x16
-    static let tempData1: UInt8 = 0x1D
-    static let intStatus: UInt8 = 0x2D
-    static let fifoCountH: UInt8 = 0x2E
-    static let fifoData: UInt8 = 0x30
-    static let signalPathReset: UInt8 = 0x4B
-    static let pwrMgmt0: UInt8 = 0x4E
-    static let gyroConfig0: UInt8 = 0x4F
-    static let accelConfig0: UInt8 = 0x50
-    static let fifoConfig1: UInt8 = 0x5F
-    static let selfTestConfig: UInt8 = 0x70
-    static let whoAmI: UInt8 = 0x75
-    static let bankSel: UInt8 = 0x76
+    static let deviceConfig: UInt8 = 0x11, fifoConfig: UInt8 = 0x16, tempData1: UInt8 = 0x1D
+    static let intStatus: UInt8 = 0x2D, fifoCountH: UInt8 = 0x2E, fifoData: UInt8 = 0x30
+    static let signalPathReset: UInt8 = 0x4B, pwrMgmt0: UInt8 = 0x4E, gyroConfig0: UInt8 = 0x4F
+    static let accelConfig0: UInt8 = 0x50, fifoConfig1: UInt8 = 0x5F, selfTestConfig: UInt8 = 0x70
+    static let whoAmI: UInt8 = 0x75, bankSel: UInt8 = 0x76
 }
 
 private let icm = I2CAddress(0x68)

@@ -6,20 +6,11 @@ import Timing
 
 /// MPU-6050/6500/9250 registers from the register maps (RM-MPU-6000A, RM-MPU-9250A).
 private enum Reg {
-    static let smplrtDiv: UInt8 = 0x19
-    static let config: UInt8 = 0x1A
-    static let gyroConfig: UInt8 = 0x1B
-    static let accelConfig: UInt8 = 0x1C
-    static let fifoEn: UInt8 = 0x23
-    static let intPinCfg: UInt8 = 0x37
-    static let intStatus: UInt8 = 0x3A
-    static let accelXoutH: UInt8 = 0x3B
-    static let gyroXoutH: UInt8 = 0x43
-    static let userCtrl: UInt8 = 0x6A
-    static let pwrMgmt1: UInt8 = 0x6B
-    static let fifoCountH: UInt8 = 0x72
-    static let fifoRW: UInt8 = 0x74
-    static let whoAmI: UInt8 = 0x75
+    static let smplrtDiv: UInt8 = 0x19, config: UInt8 = 0x1A, gyroConfig: UInt8 = 0x1B
+    static let accelConfig: UInt8 = 0x1C, fifoEn: UInt8 = 0x23, intPinCfg: UInt8 = 0x37
+    static let intStatus: UInt8 = 0x3A, accelXoutH: UInt8 = 0x3B, gyroXoutH: UInt8 = 0x43
+    static let userCtrl: UInt8 = 0x6A, pwrMgmt1: UInt8 = 0x6B, fifoCountH: UInt8 = 0x72
+    static let fifoRW: UInt8 = 0x74, whoAmI: UInt8 = 0x75
 }
 
 private let mpu = I2CAddress(0x68)
@@ -223,14 +214,9 @@ private let mpu = I2CAddress(0x68)
 
 /// AK8963 registers (datasheet §8).
 private enum AK {
-    static let wia: UInt8 = 0x00
-    static let st1: UInt8 = 0x02
-    static let hxl: UInt8 = 0x03
-    static let st2: UInt8 = 0x09
-    static let cntl1: UInt8 = 0x0A
-    static let cntl2: UInt8 = 0x0B
-    static let astc: UInt8 = 0x0C
-    static let asax: UInt8 = 0x10
+    static let wia: UInt8 = 0x00, st1: UInt8 = 0x02, hxl: UInt8 = 0x03
+    static let st2: UInt8 = 0x09, cntl1: UInt8 = 0x0A, cntl2: UInt8 = 0x0B
+    static let astc: UInt8 = 0x0C, asax: UInt8 = 0x10
 }
 
 private let akAddress = I2CAddress(0x0C)

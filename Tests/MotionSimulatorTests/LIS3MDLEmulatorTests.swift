@@ -5,15 +5,9 @@ import Timing
 
 /// LIS3MDL registers from DocID024204 §6; 0x80 on the sub-address asks for auto-increment.
 private enum Reg {
-    static let whoAmI: UInt8 = 0x0F
-    static let ctrl1: UInt8 = 0x20
-    static let ctrl2: UInt8 = 0x21
-    static let ctrl3: UInt8 = 0x22
-    static let ctrl4: UInt8 = 0x23
-    static let status: UInt8 = 0x27
-    static let outX: UInt8 = 0x28
-    static let temp: UInt8 = 0x2E
-    static let intCfg: UInt8 = 0x30
+    static let whoAmI: UInt8 = 0x0F, ctrl1: UInt8 = 0x20, ctrl2: UInt8 = 0x21
+    static let ctrl3: UInt8 = 0x22, ctrl4: UInt8 = 0x23, status: UInt8 = 0x27
+    static let outX: UInt8 = 0x28, temp: UInt8 = 0x2E, intCfg: UInt8 = 0x30
     static let increment: UInt8 = 0x80
 }
 

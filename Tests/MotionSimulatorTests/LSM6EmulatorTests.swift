@@ -5,18 +5,10 @@ import Timing
 
 /// LSM6 registers, written again from the datasheets (DS12814, DS11889, LSM6DS3).
 private enum Reg {
-    static let whoAmI: UInt8 = 0x0F
-    static let ctrl1XL: UInt8 = 0x10
-    static let ctrl2G: UInt8 = 0x11
-    static let ctrl3C: UInt8 = 0x12
-    static let ctrl5C: UInt8 = 0x14
-    static let ctrl9XL: UInt8 = 0x18
-    static let status: UInt8 = 0x1E
-    static let outTemp: UInt8 = 0x20
-    static let outG: UInt8 = 0x22
-    static let outA: UInt8 = 0x28
-    static let fifoStatus1: UInt8 = 0x3A
-    static let fifoStatus2: UInt8 = 0x3B
+    static let whoAmI: UInt8 = 0x0F, ctrl1XL: UInt8 = 0x10, ctrl2G: UInt8 = 0x11
+    static let ctrl3C: UInt8 = 0x12, ctrl5C: UInt8 = 0x14, ctrl9XL: UInt8 = 0x18
+    static let status: UInt8 = 0x1E, outTemp: UInt8 = 0x20, outG: UInt8 = 0x22
+    static let outA: UInt8 = 0x28, fifoStatus1: UInt8 = 0x3A, fifoStatus2: UInt8 = 0x3B
 }
 
 private let imu = I2CAddress(0x6A)

@@ -26,26 +26,10 @@ struct PortingTests {
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "\(mode.rawValue) not built next to the tests: \(candidates)")
     }
 
-    /// Runs one program; kills it after `timeout` seconds (a hang fails, it does not wait for ever).
+    /// Runs one program; ends it after `timeout` seconds (a hang fails, it does not wait for ever).
     static func run(_ mode: Mode, _ program: String, runs: Int = 1, timeout: Double = 600) throws -> (status: Int32, lines: [String], error: String) {
-        let process = Process()
-        process.executableURL = try executable(mode)
-        process.arguments = [program, "\(runs)"]
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let errorData = Locked(Data())
-        let errorReader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
-        errorReader.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        while errorReader.isExecuting || !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-        let text = String(decoding: data, as: UTF8.self)
-        return (process.terminationStatus, text.split(separator: "\n").map(String.init), String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        let result = try runToEnd(try executable(mode), [program, "\(runs)"], timeout: timeout)
+        return (result.status, result.output.split(separator: "\n").map(String.init), result.error)
     }
 
     /// Runs `program` and checks it succeeded, printed nothing on standard error (the library
@@ -76,31 +60,6 @@ struct PortingTests {
         #expect(lines.contains { $0.hasPrefix("availability: default device frames") && !$0.contains("xTrueNorth") })
     }
 
-    @Test("pull: a Timer reads the latest values; a refused frame leaves the value nil and says why", arguments: Mode.allCases)
-    func pull(_ mode: Mode) throws {
-        try Self.check(mode, "pull", expect: [
-            "pull: readings seen: accelerometer true, gyro true, magnetometer true, device motion true; lying flat: true",
-            "pull: last error after a good start: deviceRequiresMovement",
-            "pull: true north without a location: no data; trueNorthNotAvailable (102): true north is not available without a location: set MotionManager.location",
-        ])
-    }
-
-    @Test("push to an OperationQueue and to .main (OperationQueue.main)", arguments: Mode.allCases)
-    func pushToOperationQueue(_ mode: Mode) throws {
-        try Self.check(mode, "push-operation-queue", expect: [
-            "push-operation-queue: OperationQueue: 50 device-motion updates in 1 s at 50 Hz, in order: true, errors: 0",
-            "push-operation-queue: .main: 100 accelerometer updates at 100 Hz, all on the main thread: true",
-        ])
-    }
-
-    @Test("push to a serial and a global DispatchQueue", arguments: Mode.allCases)
-    func pushToDispatchQueue(_ mode: Mode) throws {
-        try Self.check(mode, "push-dispatch-queue", expect: [
-            "push-dispatch-queue: serial queue: 100 gyro updates, in order: true",
-            "push-dispatch-queue: global queue: magnetometer updates in order: true, never two at once: true",
-        ])
-    }
-
     @Test("reference frames: offered ones give a heading, true north asks for a location", arguments: Mode.allCases)
     func referenceFrames(_ mode: Mode) throws {
         let lines = try Self.check(mode, "reference-frames", expect: [
@@ -111,14 +70,6 @@ struct PortingTests {
             "reference-frames: xTrueNorthZVertical offered true: heading 0–360°, frame in use xTrueNorthZVertical",
         ])
         #expect(lines.count == 5, "\(lines)")
-    }
-
-    @Test("relative attitude with multiply(byInverseOf:) on a var, and multiplied(byInverseOf:)", arguments: Mode.allCases)
-    func relativeAttitude(_ mode: Mode) throws {
-        try Self.check(mode, "relative-attitude", expect: [
-            "relative-attitude: first update relative to itself: 0°",
-            "relative-attitude: after the flip: 180° from the reference; multiplied(byInverseOf:) agrees: true",
-        ])
     }
 
     @Test("orientation notifications: each face once, UIDeviceOrientation's raw values", arguments: Mode.allCases)
@@ -161,9 +112,35 @@ struct PortingTests {
         }
     }
 
-    @Test("each Core Motion member the issue found missing builds with renames only and means what it means there", arguments: Mode.allCases)
-    func coreMotionMembers(_ mode: Mode) throws {
-        try Self.check(mode, "core-motion-members", expect: [
+    /// A program whose check is the lines it prints (each the start of a line).
+    struct Program: CustomStringConvertible, Sendable {
+        let name: String, title: String, runs: Int, expected: [String]
+        init(_ name: String, _ title: String, runs: Int = 1, expect expected: [String]) {
+            (self.name, self.title, self.runs, self.expected) = (name, title, runs, expected)
+        }
+        var description: String { title }
+    }
+
+    /// The programs checked by their lines alone; the lifecycle ones run 100 times, under a watchdog.
+    static let programs: [Program] = [
+        Program("pull", "pull: a Timer reads the latest values; a refused frame leaves the value nil and says why", expect: [
+            "pull: readings seen: accelerometer true, gyro true, magnetometer true, device motion true; lying flat: true",
+            "pull: last error after a good start: deviceRequiresMovement",
+            "pull: true north without a location: no data; trueNorthNotAvailable (102): true north is not available without a location: set MotionManager.location",
+        ]),
+        Program("push-operation-queue", "push to an OperationQueue and to .main (OperationQueue.main)", expect: [
+            "push-operation-queue: OperationQueue: 50 device-motion updates in 1 s at 50 Hz, in order: true, errors: 0",
+            "push-operation-queue: .main: 100 accelerometer updates at 100 Hz, all on the main thread: true",
+        ]),
+        Program("push-dispatch-queue", "push to a serial and a global DispatchQueue", expect: [
+            "push-dispatch-queue: serial queue: 100 gyro updates, in order: true",
+            "push-dispatch-queue: global queue: magnetometer updates in order: true, never two at once: true",
+        ]),
+        Program("relative-attitude", "relative attitude with multiply(byInverseOf:) on a var, and multiplied(byInverseOf:)", expect: [
+            "relative-attitude: first update relative to itself: 0°",
+            "relative-attitude: after the flip: 180° from the reference; multiplied(byInverseOf:) agrees: true",
+        ]),
+        Program("core-motion-members", "each Core Motion member the issue found missing builds with renames only and means what it means there", expect: [
             "core-motion-members: the default device offers xMagneticNorthZVertical",
             "core-motion-members: attitudeReferenceFrame xArbitraryZVertical",
             "core-motion-members: showsDeviceMovementDisplay false",
@@ -174,41 +151,20 @@ struct PortingTests {
             "core-motion-members: Quaternion(x:y:z:w:) w 1.0; relative to itself 0°; relative to identity unchanged true",
             "core-motion-members: handlers on .main got 40 updates",
             "core-motion-members: DeviceOrientation(rawValue: 3) landscapeLeft, valid interface orientation true, faceUp 5 valid false, landscape true, portrait false, flat false",
-        ])
-    }
-
-    // MARK: - Lifecycle: 100 runs each, under a watchdog
-
-    @Test("the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", arguments: Mode.allCases)
-    func mainQueueHop(_ mode: Mode) throws {
-        try Self.check(mode, "main-queue-hop", runs: 100, expect: [
+        ]),
+        Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",
-        ])
-    }
-
-    @Test("a stop (or the manager's release) inside a handler returns, 100 runs", arguments: Mode.allCases)
-    func stopInHandler(_ mode: Mode) throws {
-        try Self.check(mode, "stop-in-handler", runs: 100, expect: [
+        ]),
+        Program("stop-in-handler", "a stop (or the manager's release) inside a handler returns, 100 runs", runs: 100, expect: [
             "stop-in-handler: 100 of 100 runs stopped from inside a handler and returned; handlers started after the stop: 0",
-        ])
-    }
-
-    @Test("a stop from another handler's queue that the handler waits for returns, 100 runs", arguments: Mode.allCases)
-    func stopFromAnotherQueue(_ mode: Mode) throws {
-        try Self.check(mode, "stop-from-another-queue", runs: 100, expect: [
+        ]),
+        Program("stop-from-another-queue", "a stop from another handler's queue that the handler waits for returns, 100 runs", runs: 100, expect: [
             "stop-from-another-queue: 100 of 100 runs returned; handlers started after the stop: 0",
-        ])
-    }
-}
+        ]),
+    ]
 
-/// A value behind a lock, for the reader thread.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+    @Test("what each program prints", arguments: Mode.allCases, programs)
+    func prints(_ mode: Mode, _ program: Program) throws {
+        try Self.check(mode, program.name, runs: program.runs, expect: program.expected)
     }
 }

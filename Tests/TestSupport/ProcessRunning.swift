@@ -1,9 +1,12 @@
+import Dispatch
 import Foundation
 
 /// Runs `executable` with `arguments` (in `environment`, else this process's) until it exits: its
-/// exit status, standard output and standard error.
+/// exit status, standard output and standard error. Both streams are read at once (a child that
+/// fills one pipe while we wait on the other never stalls); with a `timeout` the child is ended
+/// after that many seconds, so a hang fails its test instead of stalling the run.
 public func runToEnd(
-    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, timeout: Double? = nil
 ) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = executable
@@ -13,8 +16,14 @@ public func runToEnd(
     process.standardOutput = output
     process.standardError = error
     try process.run()
+    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog) }
+    let errorRead = DispatchGroup()
+    nonisolated(unsafe) var errData = Data()
+    DispatchQueue.global().async(group: errorRead) { errData = error.fileHandleForReading.readDataToEndOfFile() }
     let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    errorRead.wait()
     process.waitUntilExit()
+    watchdog.cancel()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }

@@ -9,10 +9,8 @@ import Motion
 /// `waitUntilHandlersFinish()` from its own thread, never from the main thread (which the
 /// handler may be waiting for). Real time: the simulated board on the system clock.
 @Sendable func mainQueueHop(runs: Int) -> Bool {
-    var lateStarts = 0, returned = 0
-    for run in 1...max(1, runs) {
-        Watchdog.shared.arm("main-queue-hop run \(run)")
-        guard let motion = simulatedMotion("tumble", clock: nil) else { return false }
+    let passed = lifecycleRuns("main-queue-hop", runs: runs) { run in
+        guard let motion = simulatedMotion("tumble", clock: nil) else { return nil }
         let operationQueue = OperationQueue()
         let dispatchQueue = DispatchQueue(label: "porting.hop")
         let shown = Shared((updates: 0, roll: 0.0))        // the "user interface": touched on the main thread
@@ -53,13 +51,10 @@ import Motion
         }
         stopped.wait()
         motion.waitUntilHandlersFinish()
-        lateStarts += late.current
-        returned += 1
-        Watchdog.shared.disarm()
+        return (true, late.current)
     }
-    print("main-queue-hop: \(returned) of \(runs) runs returned; handlers started after the stop: \(lateStarts)")
     print("main-queue-hop: runs where a handler was waiting for the main thread when it stopped: \(blockedAtStopCount.current)")
-    return returned == runs && lateStarts == 0
+    return passed
 }
 
 /// Runs in which a handler waited in `DispatchQueue.main.sync` at the moment of the stop (the

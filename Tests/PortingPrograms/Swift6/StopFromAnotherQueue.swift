@@ -7,10 +7,8 @@ import Motion
 /// queues alternate. Every run must return; no device-motion handler may start after the stop
 /// returned. Real time: the simulated board on the system clock.
 @Sendable func stopFromAnotherQueue(runs: Int) -> Bool {
-    var lateStarts = 0, returned = 0
-    for run in 1...max(1, runs) {
-        Watchdog.shared.arm("stop-from-another-queue run \(run)")
-        guard let motion = simulatedMotion("tumble", clock: nil) else { return false }
+    let passed = lifecycleRuns("stop-from-another-queue", runs: runs) { run in
+        guard let motion = simulatedMotion("tumble", clock: nil) else { return nil }
         let gyroQueue = DispatchQueue(label: "porting.gyro-queue")
         let motionQueue = OperationQueue()
         motionQueue.maxConcurrentOperationCount = run % 2 == 0 ? 1 : 4
@@ -42,13 +40,10 @@ import Motion
         stopped.wait()
         motion.stopGyroUpdates()
         motion.waitUntilHandlersFinish()
-        lateStarts += late.current
-        returned += 1
-        Watchdog.shared.disarm()
+        return (true, late.current)
     }
-    print("stop-from-another-queue: \(returned) of \(runs) runs returned; handlers started after the stop: \(lateStarts)")
     print("stop-from-another-queue: runs where a handler was waiting for the stopping queue when it stopped: \(blockedAtStop.current)")
-    return returned == runs && lateStarts == 0
+    return passed
 }
 
 /// Runs in which a device-motion handler waited in `gyroQueue.sync` at the moment of the stop.

@@ -6,13 +6,11 @@ import Motion
 /// return; no handler may start after the stop returned. Real time (the simulated board on the
 /// system clock: one sampler for all runs, its timer thread running beside the handlers).
 @Sendable func stopInHandler(runs: Int) -> Bool {
-    var lateStarts = 0, returned = 0
-    for run in 1...max(1, runs) {
-        Watchdog.shared.arm("stop-in-handler run \(run)")
+    lifecycleRuns("stop-in-handler", runs: runs, returnedAs: "stopped from inside a handler and returned") { run in
         let releases = run % 2 == 0
         let holder = Shared<MotionManager?>(simulatedMotion("tumble", clock: nil))   // the program's only reference
         weak let manager = holder.current
-        guard manager != nil else { return false }
+        guard manager != nil else { return nil }
         let queue = OperationQueue()
         if run % 3 == 0 { queue.maxConcurrentOperationCount = 1 }
         let handled = Shared(0)
@@ -36,10 +34,6 @@ import Motion
         queue.waitUntilAllOperationsAreFinished()
         let releasedInHandler = releases && manager == nil
         holder.withLock { $0 = nil }
-        lateStarts += late.current
-        if handled.current >= 5, stopReturned.current, releasedInHandler || !releases { returned += 1 }
-        Watchdog.shared.disarm()
+        return (handled.current >= 5 && stopReturned.current && (releasedInHandler || !releases), late.current)
     }
-    print("stop-in-handler: \(returned) of \(runs) runs stopped from inside a handler and returned; handlers started after the stop: \(lateStarts)")
-    return returned == runs && lateStarts == 0
 }

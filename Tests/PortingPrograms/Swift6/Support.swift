@@ -67,3 +67,19 @@ func formatted(_ value: Double, _ decimals: Int = 2) -> String {
     let text = String(format: "%.\(decimals)f", value)
     return text.hasPrefix("-") && Double(text) == 0 ? String(text.dropFirst()) : text
 }
+
+/// A lifecycle program's runs: `body` runs once per run under the watchdog and answers whether
+/// that run went as it should and how many handlers started after its stop returned (nil: no
+/// manager could be made, which ends the program). Prints the tally as PortingTests reads it.
+func lifecycleRuns(_ name: String, runs: Int, returnedAs verb: String = "returned", _ body: (Int) -> (ok: Bool, lateStarts: Int)?) -> Bool {
+    var lateStarts = 0, returned = 0
+    for run in 1...max(1, runs) {
+        Watchdog.shared.arm("\(name) run \(run)")
+        guard let result = body(run) else { return false }
+        lateStarts += result.lateStarts
+        if result.ok { returned += 1 }
+        Watchdog.shared.disarm()
+    }
+    print("\(name): \(returned) of \(runs) runs \(verb); handlers started after the stop: \(lateStarts)")
+    return returned == runs && lateStarts == 0
+}
