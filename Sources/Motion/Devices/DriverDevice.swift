@@ -121,6 +121,7 @@ final class DriverDevice: MotionDevice {
     }
 
     var readsMagnetometerSeparately: Bool { magnetometer != nil }
+    var fifoReadsEverySampleTaken: Bool { true }
 
     func initializeMagnetometer() throws(MotionError) {
         guard let magnetometer else { return }

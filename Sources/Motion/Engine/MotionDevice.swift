@@ -61,6 +61,11 @@ protocol MotionDevice: AnyObject, Sendable {
     /// (an IIO buffer stays enabled in the kernel otherwise). The next FIFO read starts it again.
     func stopFIFO()
 
+    /// True when every FIFO read brings all the samples taken since the previous one (a chip's
+    /// FIFO read over the bus; not a kernel buffer that hands them over in batches), so that a
+    /// read a sample period or more after the last that finds none means the chip stopped.
+    var fifoReadsEverySampleTaken: Bool { get }
+
     /// True when the magnetometer is a chip of its own that fails and recovers apart from the
     /// IMU: ``read(at:)``, ``readFIFO(at:into:)``, ``initialize()`` and ``isStillConfigured()``
     /// then concern the IMU alone, and the sampler reads the field with ``readMagnetometer()``,
@@ -105,6 +110,7 @@ extension MotionDevice {
         throw .sensor("\(name) has no FIFO")
     }
     func stopFIFO() {}
+    var fifoReadsEverySampleTaken: Bool { false }
     var readsMagnetometerSeparately: Bool { false }
     func initializeMagnetometer() throws(MotionError) {}
     func readMagnetometer() throws(MotionError) -> MagnetometerReading {

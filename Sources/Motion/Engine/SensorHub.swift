@@ -315,10 +315,11 @@ final class SensorHub: Sendable {
                         ticks.isFIFORunning = true
                     }
                     let lost = try device.readFIFO(at: now, into: &ticks.fifoSamples)
-                    // A running FIFO read a read interval (over a sample period) later has samples:
-                    // none means the chip may have reset and stopped. Checked at once, not at the next
-                    // periodic check, so the periods it loses are counted as they pass.
-                    if wasRunning, ticks.fifoSamples.isEmpty, lost == 0, try !device.isStillConfigured() {
+                    // A running chip FIFO read a read interval (over a sample period) later has
+                    // samples: none means the chip may have reset and stopped. Checked at once, not
+                    // at the next periodic check, so the periods it loses are counted as they pass.
+                    if wasRunning, ticks.fifoSamples.isEmpty, lost == 0, device.fifoReadsEverySampleTaken,
+                       try !device.isStillConfigured() {
                         imuWasReset(&ticks, consumers, mode: mode, now: now, maximumBackoff: maximumBackoff)
                         return
                     }
