@@ -31,9 +31,10 @@ enum HubEvent: Sendable {
     case failure(MotionError)
 }
 
-/// How the sampler treats faults. Defaults: one retry within the period; three failed periods in a
-/// row make an incident (one error to each consumer); then it backs off 1, 2, 4 … up to 64 ticks
-/// between attempts; a configuration register is read back every 10 ticks to find a chip that reset.
+/// How the sampler treats faults, of the IMU and of the magnetometer each apart. Defaults: one retry
+/// within the period; three failed periods in a row make an incident (one error to each consumer);
+/// then it backs off 1, 2, 4 … up to 64 ticks between attempts; a configuration register is read
+/// back every 10 ticks to find a chip that reset.
 struct SamplerPolicy: Sendable {
     /// About how often the FIFO is read in FIFO mode, seconds (see `SampleTimeEstimator.readInterval`).
     var fifoReadInterval = 0.02
