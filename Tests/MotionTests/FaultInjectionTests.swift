@@ -86,4 +86,58 @@ import Timing
         // Updates resumed: the last second is complete.
         #expect(values.filter { $0.timestamp > clock.now - 1 }.count == 100)
     }
+
+    /// One transient fault on the first transfers of start-up is retried, as the sampler retries
+    /// a failed transfer (the README's promise); the magnetometer's too, so the device keeps its
+    /// field. Nothing of it reaches the handler.
+    @Test(arguments: ["imu:nack*1@0", "imu:eio*1@0", "imu:timeout*2@0", "mag:nack*1@0", "mag:eio*2@0"])
+    func aTransientFaultAtStartUpIsRetried(plan: String) throws {
+        let manager = try MotionManager(
+            source: .simulated(Simulation(scenario: "rest", faults: try FaultPlan(parsing: plan))), clock: clock, calibrationStore: nil)
+        #expect(manager.isMagnetometerAvailable, "\(plan)")
+        let (values, errors) = manager.accelerometerUpdates { clock.advance(by: 1) }
+        #expect(values.count == 100 && errors.isEmpty, "\(plan): \(values.count) \(errors)")
+        #expect(manager.counters.sampledWithoutMagnetometer == 0, "\(plan): \(manager.counters)")
+    }
+
+    /// An IMU that never answers is still "not found", with what to check.
+    @Test func anIMUThatNeverAnswersIsNotFound() throws {
+        let plan = try FaultPlan(parsing: "imu:nack*1000@0")
+        let error = try #require(throws: MotionError.self) {
+            try MotionManager(source: .simulated(Simulation(scenario: "rest", faults: plan)), clock: clock, calibrationStore: nil)
+        }
+        guard case .deviceNotFound(let message) = error else {
+            Issue.record("\(error)")
+            return
+        }
+        #expect(message.contains("check the wiring"), "\(message)")
+    }
+
+    /// A magnetometer gone for 2 s leaves the IMU alone, with the timer and through the FIFO:
+    /// device motion at the full rate all along (nothing dropped), without a field during the
+    /// outage (zero, uncalibrated; counted), the heading carried on by the gyroscope, one error;
+    /// the field back afterwards.
+    @Test(arguments: [false, true])
+    func aMagnetometerOutageLeavesTheIMUAlone(fifo: Bool) throws {
+        let plan = try FaultPlan(parsing: "mag:vanish+2@1")
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "rest", faults: plan)), clock: clock, calibrationStore: nil)
+        let origin = clock.now
+        manager.usesChipFIFO = fifo
+        let interval = fifo ? manager.shortestUpdateInterval : 0.01
+        manager.deviceMotionUpdateInterval = interval
+        let (values, errors) = manager.deviceMotionUpdates(using: .xMagneticNorthZVertical) { clock.advance(by: 4) }
+        let counters = manager.counters
+        #expect(counters.totalDropped == 0 && values.count == counters.sampled, "\(counters)")
+        for second in 1..<4 {
+            let from = origin + Double(second)
+            let count = values.filter { $0.timestamp >= from && $0.timestamp < from + 1 }.count
+            #expect(abs(Double(count) - 1 / interval) <= 2, "second \(second): \(count) at \(1 / interval) Hz")
+        }
+        let outage = values.filter { $0.timestamp > origin + 1.1 && $0.timestamp < origin + 2.9 }
+        #expect(outage.count > 150 && outage.allSatisfy { $0.magneticField.field == .zero && $0.magneticField.accuracy == .uncalibrated })
+        #expect(values.allSatisfy { $0.heading >= 0 })
+        #expect(values.filter { $0.magneticField.field == .zero }.count == counters.sampledWithoutMagnetometer)
+        #expect(values.last.map { $0.magneticField.field != .zero } == true)
+        #expect(errors.count == 1 && counters.incidents == 1 && counters.recovered == 1, "\(errors)")
+    }
 }

@@ -70,6 +70,18 @@ extension MotionManager {
         stopAccelerometerUpdates()
         return (inbox.values.withLock { $0 }, inbox.errors.withLock { $0 })
     }
+
+    /// Device motion updates in `frame` the same way.
+    func deviceMotionUpdates(
+        using frame: AttitudeReferenceFrame, during body: () throws -> Void
+    ) rethrows -> (values: [DeviceMotion], errors: [MotionError]) {
+        let inbox = Inbox<DeviceMotion>()
+        startDeviceMotionUpdates(using: frame, to: inbox.queue, withHandler: inbox.handler)
+        try body()
+        inbox.drain()
+        stopDeviceMotionUpdates()
+        return (inbox.values.withLock { $0 }, inbox.errors.withLock { $0 })
+    }
 }
 
 @Suite struct SamplerTests {

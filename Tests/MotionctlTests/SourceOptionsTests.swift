@@ -95,6 +95,45 @@ struct SourceOptionsTests {
         #expect(rows.count == 600)
     }
 
+    /// `stream` through a magnetometer outage: as many rows as without one (its field missing for
+    /// the outage), with the timer and through the FIFO; the counters on standard error say so.
+    @Test(arguments: [false, true])
+    func streamKeepsItsRateThroughAMagnetometerOutage(fifo: Bool) throws {
+        let options = ["stream", "--scenario", "rest", "--duration", "4"] + (fifo ? ["--fifo"] : [])
+        let plain = try BoardsCommandTests.run(options)
+        let outage = try BoardsCommandTests.run(options + ["--faults", "mag:vanish+2@1"])
+        #expect(plain.status == 0 && outage.status == 0, "\(outage.error)")
+        let rows = outage.output.split(separator: "\n").dropFirst()
+        #expect(rows.count == plain.output.split(separator: "\n").count - 1 && rows.count > 390, "\(rows.count)")
+        let withoutField = rows.filter { $0.hasSuffix(",,,") }.count
+        #expect(withoutField > 150 && rows.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 10 })
+        let counters = try #require(Self.counters(outage.error), "\(outage.error)")
+        #expect(counters.dropped == 0 && counters.withoutField >= withoutField, "\(outage.error)")
+    }
+
+    /// Through the FIFO an IMU outage is counted as it goes on: a 3 s stream that ends in the
+    /// middle of one still accounts for every period of the chip's 208 Hz clock.
+    @Test func streamThroughTheFIFOCountsAnOutageAsItGoesOn() throws {
+        let result = try BoardsCommandTests.run(["stream", "--scenario", "rest", "--duration", "3", "--fifo", "--faults", "imu:vanish+5@1"])
+        #expect(result.status == 0, "\(result.error)")
+        let counters = try #require(Self.counters(result.error), "\(result.error)")
+        // 3 s at 208 Hz, less the periods before the first sample and those still in the FIFO.
+        #expect((3 * 208 - 10...3 * 208).contains(counters.sampled + counters.dropped), "\(result.error)")
+        #expect(counters.dropped > 300, "\(result.error)")
+    }
+
+    /// The counters `stream` prints on standard error when it ends: samples, those without a
+    /// magnetometer reading, and the drops of every reason added up.
+    static func counters(_ error: String) -> (sampled: Int, withoutField: Int, dropped: Int)? {
+        guard let line = error.split(separator: "\n").last(where: { $0.contains("stream stopped: sampled ") }) else { return nil }
+        func leadingNumber(_ text: Substring) -> Int? { Int(text.prefix { $0.isNumber }) }
+        guard let sampledText = line.split(separator: "sampled ").last, let sampled = leadingNumber(sampledText),
+              let drops = line.split(separator: "dropped ").last?.split(separator: ", incidents").first else { return nil }
+        let withoutField = line.split(separator: "(").dropFirst().first.flatMap(leadingNumber) ?? 0
+        let dropped = drops.split(separator: ", ").compactMap(leadingNumber).reduce(0, +)
+        return (sampled, withoutField, dropped)
+    }
+
     @Test func recordAbove100HzGoesThroughTheFIFO() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID()).csv").path
         defer { try? FileManager.default.removeItem(atPath: path) }

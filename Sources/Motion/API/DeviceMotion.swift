@@ -19,7 +19,8 @@ public struct DeviceMotion: Sendable, Equatable {
     /// Motion sign) minus ``gravity``.
     public var userAcceleration: SIMD3<Double>
     /// The calibrated magnetic field in µT, device axes, with its accuracy; `.uncalibrated` and
-    /// zero when the board has no magnetometer.
+    /// zero when the board has no magnetometer, or while its magnetometer is out (the attitude
+    /// then goes on from the accelerometer and gyroscope alone).
     public var magneticField: CalibratedMagneticField
     /// Degrees clockwise from north (0–360) of the direction the device points: its top edge
     /// when it lies flat, its back when it stands up. Only in the north reference frames; -1 otherwise.
@@ -108,7 +109,9 @@ final class DeviceMotionExtractor: Sendable {
             rotationRate: sample.rotationRate - fused.gyroBias,
             gravity: fused.gravity,
             userAcceleration: sample.acceleration - fused.gravity,
-            magneticField: CalibratedMagneticField(field: field, accuracy: accuracy(fused.magneticAccuracy)),
+            // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
+            magneticField: CalibratedMagneticField(
+                field: field, accuracy: sample.magneticField == nil ? .uncalibrated : accuracy(fused.magneticAccuracy)),
             heading: heading(fused.orientation),
             timestamp: sample.timestamp,
             chipAttitude: chip)

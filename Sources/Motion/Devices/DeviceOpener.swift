@@ -15,19 +15,34 @@ enum DeviceOpener {
     ) throws(MotionError) -> DriverDevice {
         // Or the board file says so (`"imuChip": "LSM6DSO32"`).
         let named = board.imuChip.map { $0.uppercased().filter { $0 != "-" } == "LSM6DSO32" } ?? false
-        let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32 || named)
-        try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+        let imu = try retrying(pause: pause) { () throws(MotionError) in
+            let imu = try findIMU(bus: bus, board: board, pause: pause, lsm6dso32: lsm6dso32 || named)
+            try DriverDevice.mapping { () throws(SensorError) in try imu.configure(imu.defaultConfiguration) }
+            return imu
+        }
         // After the IMU is configured: the AK8975 of an MPU-9150, the AK8963 of an MPU-9250 and the
         // AK09916 of an ICM-20948 only answer with the bypass enabled. A magnetometer that is part
         // of the IMU's chip comes from its driver.
-        let magnetometer: (any MagnetometerDriver)?
-        if let companion = imu.companionMagnetometer {
-            magnetometer = companion
-        } else {
-            magnetometer = try findMagnetometer(bus: bus, board: board, pause: pause, imu: imu.chip.name)
-        }
-        if let magnetometer {
-            try DriverDevice.mapping { () throws(SensorError) in try magnetometer.configure(magnetometer.defaultConfiguration) }
+        // A magnetometer found nowhere is looked for again too: one that missed a transfer at
+        // start-up would leave the device without a field for the whole run.
+        let companion = imu.companionMagnetometer
+        var magnetometer = companion
+        do throws(MotionError) {
+            if companion == nil, board.magnetometerAddresses.isEmpty { throw .deviceNotFound("no magnetometer listed") }
+            magnetometer = try retrying(pause: pause) { () throws(MotionError) -> any MagnetometerDriver in
+                let found: (any MagnetometerDriver)?
+                if let companion {
+                    found = companion
+                } else {
+                    found = try findMagnetometer(bus: bus, board: board, pause: pause, imu: imu.chip.name)
+                }
+                guard let found else { throw .deviceNotFound("no magnetometer") }
+                try DriverDevice.mapping { () throws(SensorError) in try found.configure(found.defaultConfiguration) }
+                return found
+            }
+        } catch {
+            // None at the board's addresses (or none listed): a device without a magnetometer.
+            guard case .deviceNotFound = error else { throw error }
         }
         var correction = SensorCorrection(
             mount: board.mountMatrix,
@@ -46,6 +61,37 @@ enum DeviceOpener {
             imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name,
             imuIdentity: identity(board: board, bus: bus, chip: imu.chip),
             magnetometerIdentity: magnetometer.map { identity(board: board, bus: bus, chip: $0.chip) })
+    }
+
+    /// How many times start-up tries each chip, and the pause before the second try (doubled
+    /// before each next): a chip that misses a transfer or two while the board powers up is tried
+    /// again, as the sampler retries a failed transfer; one that never answers still ends in
+    /// "device not found … check the wiring" (about 30 ms later).
+    static let startUpAttempts = 3
+    static let startUpBackoff = Duration.milliseconds(10)
+
+    /// `body` again after a failure a retry may cure (no acknowledge, bus error, timeout; a chip
+    /// not found), up to ``startUpAttempts`` in all; the last failure as it is.
+    private static func retrying<Value>(pause: Pause, _ body: () throws(MotionError) -> Value) throws(MotionError) -> Value {
+        var wait = startUpBackoff
+        for _ in 1..<startUpAttempts {
+            do {
+                return try body()
+            } catch {
+                guard isTransient(error) else { throw error }
+                pause.wait(wait)
+                wait *= 2
+            }
+        }
+        return try body()
+    }
+
+    private static func isTransient(_ error: MotionError) -> Bool {
+        switch error {
+        case .deviceNotFound: true
+        case .bus(let busError), .deviceUnavailable(let busError): [.noAcknowledge, .busError, .timeout].contains(busError.kind)
+        default: false
+        }
     }
 
     static func identity(board: Board, bus: any I2CBus, chip: ChipInfo) -> SensorIdentity {

@@ -106,27 +106,39 @@ final class DriverDevice: MotionDevice {
     var hasMagnetometer: Bool { magnetometer != nil }
     var hasChipAttitude: Bool { imu.providesChipOrientation }
 
+    /// The IMU alone: the magnetometer is set up, read and checked on its own
+    /// (``readsMagnetometerSeparately``), so that one failing leaves the other working.
     func initialize() throws(MotionError) {
-        try Self.mapping { () throws(SensorError) in
-            try imu.configure(imu.configuration)
-            if let magnetometer { try magnetometer.configure(magnetometer.configuration) }
-        }
+        try Self.mapping { () throws(SensorError) in try imu.configure(imu.configuration) }
     }
 
     func read(at timestamp: Double) throws(MotionError) -> MotionSample {
-        try Self.mapping { () throws(SensorError) in
-            let sample = try imu.readSample()
-            let magnetic = try magnetometer?.readSample()
-            return motionSample(sample, magnetic, at: timestamp)
-        }
+        try Self.mapping { () throws(SensorError) in motionSample(try imu.readSample(), at: timestamp) }
     }
 
     func isStillConfigured() throws(MotionError) -> Bool {
-        try Self.mapping { () throws(SensorError) in
-            let imuConfigured = try imu.isStillConfigured()
-            let magnetometerConfigured = try magnetometer?.isStillConfigured() ?? true
-            return imuConfigured && magnetometerConfigured
-        }
+        try Self.mapping { () throws(SensorError) in try imu.isStillConfigured() }
+    }
+
+    var readsMagnetometerSeparately: Bool { magnetometer != nil }
+    var fifoReadsEverySampleTaken: Bool { true }
+
+    func initializeMagnetometer() throws(MotionError) {
+        guard let magnetometer else { return }
+        try Self.mapping { () throws(SensorError) in try magnetometer.configure(magnetometer.configuration) }
+    }
+
+    func readMagnetometer() throws(MotionError) -> MagnetometerReading {
+        guard let magnetometer else { throw .sensor("\(name) has no magnetometer") }
+        let magnetic = try Self.mapping { () throws(SensorError) in try magnetometer.readSample() }
+        return MagnetometerReading(
+            field: correction.magneticField(magnetic.field), calibratedField: correction.calibratedMagneticField(magnetic.field),
+            registers: magnetic.raw)
+    }
+
+    func isMagnetometerStillConfigured() throws(MotionError) -> Bool {
+        guard let magnetometer else { return true }
+        return try Self.mapping { () throws(SensorError) in try magnetometer.isStillConfigured() }
     }
 
     /// nil for a chip without a FIFO: the sampler then polls it on its timer.
@@ -150,33 +162,27 @@ final class DriverDevice: MotionDevice {
         samples.removeAll(keepingCapacity: true)
         let byChipTime = timesFIFOByChipTimestamps.withLock { $0 }
         return try fifoRead.withLock { (read: inout FIFORead) throws(MotionError) -> Int in
-            // The magnetometer first: if it fails, the IMU's samples stay in its FIFO for the next
-            // read instead of being drained and lost.
-            let magnetic = try Self.mapping { () throws(SensorError) in
-                let magnetic = try magnetometer?.readSample()
-                try imu.readFIFO(into: &read)
-                return magnetic
-            }
+            // The IMU alone: the sampler reads the magnetometer apart (``readMagnetometer()``).
+            try Self.mapping { () throws(SensorError) in try imu.readFIFO(into: &read) }
             // The clock is changed where it lies: a copy would share the estimator's storage and
             // copy it on the first change, once per read.
             return fifoClock.withLock { clock in
                 clock?.take(read, readAt: time, rate: imu.configuration.outputDataRate, byChipTime: byChipTime) { frame, timestamp in
-                    samples.append(motionSample(frame.sample, magnetic, at: timestamp))
+                    samples.append(motionSample(frame.sample, at: timestamp))
                 } ?? 0
             }
         }
     }
 
-    /// Chip readings corrected into device axes, with the registers they came from.
-    private func motionSample(_ sample: IMUSample, _ magnetic: MagneticSample?, at timestamp: Double) -> MotionSample {
-        let field = magnetic?.field
-        return MotionSample(
+    /// The IMU's reading corrected into device axes, with the registers it came from (the field
+    /// is the sampler's to add: ``readMagnetometer()``).
+    private func motionSample(_ sample: IMUSample, at timestamp: Double) -> MotionSample {
+        MotionSample(
             timestamp: timestamp,
             acceleration: correction.acceleration(sample.acceleration),
             rotationRate: correction.rotationRate(sample.rotationRate),
-            magneticField: field.map(correction.magneticField),
-            calibratedMagneticField: field.flatMap(correction.calibratedMagneticField),
-            imuRegisters: sample.raw, magnetometerRegisters: magnetic?.raw, temperature: sample.temperature,
+            magneticField: nil, calibratedMagneticField: nil,
+            imuRegisters: sample.raw, temperature: sample.temperature,
             chipAttitude: sample.chipOrientation.map(correction.attitude))
     }
 

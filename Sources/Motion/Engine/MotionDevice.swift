@@ -60,6 +60,41 @@ protocol MotionDevice: AnyObject, Sendable {
     /// Nobody reads the FIFO any more (the last consumer left): release what `startFIFO` holds
     /// (an IIO buffer stays enabled in the kernel otherwise). The next FIFO read starts it again.
     func stopFIFO()
+
+    /// True when every FIFO read brings all the samples taken since the previous one (a chip's
+    /// FIFO read over the bus; not a kernel buffer that hands them over in batches), so that a
+    /// read a sample period or more after the last that finds none means the chip stopped.
+    var fifoReadsEverySampleTaken: Bool { get }
+
+    /// True when the magnetometer is a chip of its own that fails and recovers apart from the
+    /// IMU: ``read(at:)``, ``readFIFO(at:into:)``, ``initialize()`` and ``isStillConfigured()``
+    /// then concern the IMU alone, and the sampler reads the field with ``readMagnetometer()``,
+    /// so a magnetometer that is gone leaves the IMU's samples coming (without a field).
+    var readsMagnetometerSeparately: Bool { get }
+    /// Configures the magnetometer (again, after it vanished or reset).
+    func initializeMagnetometer() throws(MotionError)
+    /// One magnetometer reading, device axes, calibration applied.
+    func readMagnetometer() throws(MotionError) -> MagnetometerReading
+    /// Reads back the magnetometer's configuration register: false when it lost its configuration.
+    func isMagnetometerStillConfigured() throws(MotionError) -> Bool
+}
+
+/// One magnetometer reading, for ``MotionDevice/readMagnetometer()``: what a sample carries of it.
+struct MagnetometerReading: Sendable, Equatable {
+    /// µT, device axes, as measured.
+    var field: SIMD3<Double>
+    /// µT, device axes, hard and soft iron removed (nil without a calibration).
+    var calibratedField: SIMD3<Double>?
+    var registers: RawMagneticReading?
+}
+
+extension MotionSample {
+    /// The sample with `reading`'s field (nil: without a field, the magnetometer did not answer).
+    mutating func setMagnetometer(_ reading: MagnetometerReading?) {
+        magneticField = reading?.field
+        calibratedMagneticField = reading?.calibratedField
+        magnetometerRegisters = reading?.registers
+    }
 }
 
 extension MotionDevice {
@@ -75,6 +110,13 @@ extension MotionDevice {
         throw .sensor("\(name) has no FIFO")
     }
     func stopFIFO() {}
+    var fifoReadsEverySampleTaken: Bool { false }
+    var readsMagnetometerSeparately: Bool { false }
+    func initializeMagnetometer() throws(MotionError) {}
+    func readMagnetometer() throws(MotionError) -> MagnetometerReading {
+        throw .sensor("\(name) reads its magnetometer with its other sensors")
+    }
+    func isMagnetometerStillConfigured() throws(MotionError) -> Bool { true }
     func readFIFO(at time: Double, into samples: inout [MotionSample]) throws(MotionError) -> Int {
         let (read, lost) = try readFIFO(at: time)
         samples.removeAll(keepingCapacity: true)

@@ -19,8 +19,13 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// What the sampler of one device has done since it started. Readable at any time; every tick is
-/// either a sample or a drop with its reason (and a sample a slow stream consumer lost is counted too).
+/// What the sampler of one device has done since it started. Readable at any time, and true at
+/// every moment: every sample period since sampling started is either a sample or a drop with its
+/// reason (and a sample a slow stream consumer lost is counted too). A period is a tick of the
+/// timer, or through the chip's FIFO a period of the chip's output data rate, up to the newest
+/// sample read; while the IMU is out, up to now (its FIFO will be started afresh, so what it
+/// held is lost) — only the samples waiting in the FIFO for the next read after a failed one are
+/// neither yet.
 public struct SamplerCounters: Sendable, Equatable, CustomStringConvertible {
     /// Ticks that produced a sample.
     public var sampled = 0
@@ -28,6 +33,10 @@ public struct SamplerCounters: Sendable, Equatable, CustomStringConvertible {
     public var retried = 0
     /// Ticks without a sample, by reason.
     public var dropped: [DropReason: Int] = [:]
+    /// Samples delivered without a magnetometer reading on a device that has one: its
+    /// magnetometer was out (gone, failing, reset) while the IMU went on; device motion ran on
+    /// the accelerometer and gyroscope alone for them. Part of `sampled`, not a drop.
+    public var sampledWithoutMagnetometer = 0
     /// Incidents (failure bursts, resets) after which the sampler resumed by itself.
     public var recovered = 0
     /// Incidents reported to consumers (one error per incident).
@@ -37,6 +46,7 @@ public struct SamplerCounters: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         let drops = dropped.isEmpty ? "0" : dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
-        return "sampled \(sampled), retried \(retried), dropped \(drops), incidents \(incidents), recovered \(recovered)"
+        let withoutField = sampledWithoutMagnetometer > 0 ? " (\(sampledWithoutMagnetometer) without magnetometer)" : ""
+        return "sampled \(sampled)\(withoutField), retried \(retried), dropped \(drops), incidents \(incidents), recovered \(recovered)"
     }
 }

@@ -31,9 +31,10 @@ enum HubEvent: Sendable {
     case failure(MotionError)
 }
 
-/// How the sampler treats faults. Defaults: one retry within the period; three failed periods in a
-/// row make an incident (one error to each consumer); then it backs off 1, 2, 4 … up to 64 ticks
-/// between attempts; a configuration register is read back every 10 ticks to find a chip that reset.
+/// How the sampler treats faults, of the IMU and of the magnetometer each apart. Defaults: one retry
+/// within the period; three failed periods in a row make an incident (one error to each consumer);
+/// then it backs off 1, 2, 4 … up to 64 ticks between attempts; a configuration register is read
+/// back every 10 ticks to find a chip that reset.
 struct SamplerPolicy: Sendable {
     /// About how often the FIFO is read in FIFO mode, seconds (see `SampleTimeEstimator.readInterval`).
     var fifoReadInterval = 0.02
@@ -52,6 +53,8 @@ final class SensorHub: Sendable {
     /// Makes the fusion run on every sample while a consumer needs it.
     let makeEstimator: AttitudeEstimatorFactory
     private let queue: DispatchQueue
+    /// The device's, read once: every sample without a field is counted against it.
+    private let hasMagnetometer: Bool
 
     private final class Consumer: Sendable {
         let id: Int
@@ -125,22 +128,52 @@ final class SensorHub: Sendable {
         }
     }
 
-    /// Touched only on `queue` (the tick), so no lock: fault handling and the estimator.
-    private struct TickState {
+    /// One sensor's faults: the IMU and the magnetometer each have their own, so that either
+    /// fails, backs off and recovers without stopping the other.
+    private struct FailureState {
         var isInitialized = false
         var consecutiveFailures = 0
         var inIncident = false
         var ticksToSkip = 0
         var backoffTicks = 1
         var ticksSinceCheck = 0
+
+        /// True when this tick is one to skip while backing off.
+        mutating func skipsTick() -> Bool {
+            guard ticksToSkip > 0 else { return false }
+            ticksToSkip -= 1
+            return true
+        }
+
+        /// Counts a tick towards the next configuration read-back: true when it is due.
+        mutating func checkIsDue(every ticks: Int) -> Bool {
+            ticksSinceCheck += 1
+            guard ticksSinceCheck >= ticks else { return false }
+            ticksSinceCheck = 0
+            return true
+        }
+
+        mutating func backOff(maximum: Int) {
+            ticksToSkip = backoffTicks
+            backoffTicks = min(backoffTicks * 2, maximum)
+        }
+    }
+
+    /// Touched only on `queue` (the tick), so no lock: fault handling and the estimator.
+    private struct TickState {
+        var imu = FailureState()
+        var magnetometer = FailureState()
         var fusion: FusionState?
         var isFIFORunning = false
-        /// FIFO mode: the chip's time of the last sample delivered, and why the next delivered
+        /// FIFO mode: the chip's time of the last sample period accounted for (the last sample
+        /// delivered, or the last period of an outage counted), and why the next delivered
         /// sample may follow a gap (the FIFO was restarted: overflow, set-up again, chip reset).
         /// The gap's sample periods are counted as drops with that reason when the next sample
         /// arrives, so every period of the chip's clock is a delivered sample or a counted drop.
         var lastFIFOSample: Double?
         var fifoGapReason: DropReason?
+        /// FIFO mode: when its first tick ran, from where an outage before any sample is counted.
+        var fifoBegan: Double?
         /// The samples of the last FIFO read: one array whose storage every read reuses.
         var fifoSamples: [MotionSample] = []
     }
@@ -155,6 +188,7 @@ final class SensorHub: Sendable {
         self.clock = clock
         self.policy = policy
         self.makeEstimator = makeEstimator ?? { AttitudeFilter($0) }
+        self.hasMagnetometer = device.hasMagnetometer
         self.queue = DispatchQueue(label: "swift-motion.sampler", qos: .userInteractive)
     }
 
@@ -209,10 +243,11 @@ final class SensorHub: Sendable {
             // the next FIFO start begins afresh (the idle time is no gap in anyone's stream).
             queue.async { [device, tickState] in
                 tickState.withLock { ticks in
-                    guard ticks.isFIFORunning else { return }
-                    ticks.isFIFORunning = false
                     ticks.lastFIFOSample = nil
                     ticks.fifoGapReason = nil
+                    ticks.fifoBegan = nil
+                    guard ticks.isFIFORunning else { return }
+                    ticks.isFIFORunning = false
                     device.stopFIFO()
                 }
             }
@@ -247,42 +282,54 @@ final class SensorHub: Sendable {
         // restart shows up as a gap in its clock, counted when the next sample arrives).
         if skipped > 0, !mode.isFIFO { state.withLock { $0.counters.dropped[.late, default: 0] += skipped } }
         tickState.withLock { ticks in
-            if ticks.ticksToSkip > 0 {
-                ticks.ticksToSkip -= 1
-                if !mode.isFIFO { count(.deviceUnavailable) }
+            let now = clock.now
+            if mode.isFIFO, ticks.fifoBegan == nil { ticks.fifoBegan = now }
+            if ticks.imu.skipsTick() {
+                // Backing off from an IMU that stopped answering. In FIFO mode its FIFO will be
+                // started afresh: every period up to now is lost, counted as the outage goes on.
+                if mode.isFIFO {
+                    countFIFOOutage(through: now, .deviceUnavailable, period: mode.sampleInterval, &ticks)
+                } else {
+                    count(.deviceUnavailable)
+                }
                 return
             }
             do throws(MotionError) {
-                if !ticks.isInitialized {
+                if !ticks.imu.isInitialized {
                     try device.initialize()
-                    ticks.isInitialized = true
+                    ticks.imu.isInitialized = true
+                    // A chip the IMU's set-up gates (a magnetometer behind its I2C bypass, or on
+                    // the same power) is set up again after it too.
+                    ticks.magnetometer.isInitialized = false
                     if ticks.isFIFORunning { ticks.fifoGapReason = ticks.fifoGapReason ?? .resetByRecovery }
                     ticks.isFIFORunning = false
-                    ticks.ticksSinceCheck = 0
+                    ticks.imu.ticksSinceCheck = 0
                 }
-                ticks.ticksSinceCheck += 1
-                if ticks.ticksSinceCheck >= policy.ticksPerConfigurationCheck {
-                    ticks.ticksSinceCheck = 0
-                    if try !device.isStillConfigured() {
-                        if mode.isFIFO {
-                            ticks.fifoGapReason = .deviceReset   // counted per period of the gap
-                        } else {
-                            count(.deviceReset)
-                        }
-                        ticks.isInitialized = false
-                        beginIncident(.deviceReset("\(device.name) lost its configuration"), &ticks, consumers, backOff: false, maximumBackoff: maximumBackoff)
-                        return
-                    }
+                if ticks.imu.checkIsDue(every: policy.ticksPerConfigurationCheck), try !device.isStillConfigured() {
+                    imuWasReset(&ticks, consumers, mode: mode, now: now, maximumBackoff: maximumBackoff)
+                    return
                 }
                 if mode.isFIFO {
+                    let wasRunning = ticks.isFIFORunning
                     if !ticks.isFIFORunning {
                         try device.startFIFO()
                         ticks.isFIFORunning = true
                     }
-                    let lost = try device.readFIFO(at: clock.now, into: &ticks.fifoSamples)
+                    let lost = try device.readFIFO(at: now, into: &ticks.fifoSamples)
+                    // A running chip FIFO read a read interval (over a sample period) later has
+                    // samples: none means the chip may have reset and stopped. Checked at once, not
+                    // at the next periodic check, so the periods it loses are counted as they pass.
+                    if wasRunning, ticks.fifoSamples.isEmpty, lost == 0, device.fifoReadsEverySampleTaken,
+                       try !device.isStillConfigured() {
+                        imuWasReset(&ticks, consumers, mode: mode, now: now, maximumBackoff: maximumBackoff)
+                        return
+                    }
                     // The driver restarted an overflowed FIFO: the gap is counted at the next sample.
                     if lost > 0 { ticks.fifoGapReason = .fifoOverflow }
-                    recovered(&ticks)
+                    recovered(&ticks.imu)
+                    if device.readsMagnetometerSeparately, let reading = readMagnetometer(&ticks, consumers, maximumBackoff: maximumBackoff) {
+                        for index in ticks.fifoSamples.indices { ticks.fifoSamples[index].setMagnetometer(reading) }
+                    }
                     for sample in ticks.fifoSamples {
                         countFIFOGap(before: sample.timestamp, period: mode.sampleInterval, &ticks)
                         deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
@@ -291,19 +338,71 @@ final class SensorHub: Sendable {
                     ticks.isFIFORunning = false
                     ticks.lastFIFOSample = nil
                     ticks.fifoGapReason = nil
-                    let sample = try readWithRetry()
-                    recovered(&ticks)
+                    ticks.fifoBegan = nil
+                    var sample = try retryingOnce { () throws(MotionError) in try device.read(at: clock.now) }
+                    recovered(&ticks.imu)
+                    if device.readsMagnetometerSeparately { sample.setMagnetometer(readMagnetometer(&ticks, consumers, maximumBackoff: maximumBackoff)) }
                     deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
                 }
             } catch {
-                // A failed FIFO read loses nothing: the samples wait in the chip for the next read.
-                fail(error, &ticks, consumers, losesSample: !mode.isFIFO, maximumBackoff: maximumBackoff)
+                // Timer: this tick's sample is lost. FIFO: a failed read loses nothing while the
+                // samples wait in the chip for the next read; once the IMU must be set up again its
+                // FIFO restarts, so what it held and every period until it answers are lost,
+                // counted from then on as they pass.
+                if !mode.isFIFO { count(.busError) }
+                fail(error, &ticks.imu, consumers, maximumBackoff: maximumBackoff)
+                if mode.isFIFO, !ticks.imu.isInitialized {
+                    let heldSamples = ticks.imu.consecutiveFailures == policy.failuresPerIncident
+                    countFIFOOutage(through: now, heldSamples ? .resetByRecovery : .busError, period: mode.sampleInterval, &ticks)
+                }
             }
         }
     }
 
+    /// The IMU was found reset (its configuration lost): set up again at the next tick, one
+    /// incident. Timer: this tick's sample is not trusted. FIFO: what the FIFO held is gone, so
+    /// the periods up to now are counted lost with the reset, the rest of the gap at the next sample.
+    private func imuWasReset(_ ticks: inout TickState, _ consumers: [Consumer], mode: Mode, now: Double, maximumBackoff: Int) {
+        if mode.isFIFO {
+            ticks.fifoGapReason = .deviceReset
+            countFIFOOutage(through: now, .deviceReset, period: mode.sampleInterval, &ticks)
+        } else {
+            count(.deviceReset)
+        }
+        ticks.imu.isInitialized = false
+        beginIncident(.deviceReset("\(device.name) lost its configuration"), &ticks.imu, consumers, backOff: false, maximumBackoff: maximumBackoff)
+    }
+
+    /// The magnetometer's reading for this tick, tried on its own fault state: nil while it is
+    /// out (the IMU's samples go on without a field and the fusion runs 6D), set up again and
+    /// backed off from like the IMU, one error per incident.
+    private func readMagnetometer(_ ticks: inout TickState, _ consumers: [Consumer], maximumBackoff: Int) -> MagnetometerReading? {
+        guard !ticks.magnetometer.skipsTick() else { return nil }
+        do throws(MotionError) {
+            if !ticks.magnetometer.isInitialized {
+                try device.initializeMagnetometer()
+                ticks.magnetometer.isInitialized = true
+                ticks.magnetometer.ticksSinceCheck = 0
+            }
+            if ticks.magnetometer.checkIsDue(every: policy.ticksPerConfigurationCheck), try !device.isMagnetometerStillConfigured() {
+                ticks.magnetometer.isInitialized = false
+                beginIncident(
+                    .deviceReset("the magnetometer of \(device.name) lost its configuration"), &ticks.magnetometer, consumers,
+                    backOff: false, maximumBackoff: maximumBackoff)
+                return nil
+            }
+            let reading = try retryingOnce { () throws(MotionError) in try device.readMagnetometer() }
+            recovered(&ticks.magnetometer)
+            return reading
+        } catch {
+            fail(error, &ticks.magnetometer, consumers, maximumBackoff: maximumBackoff)
+            return nil
+        }
+    }
+
     /// FIFO mode: the sample periods between the last delivered sample and `timestamp` that no
-    /// sample filled, counted with the reason the FIFO was restarted (none expected otherwise).
+    /// sample filled (and no outage count covered), counted with the reason the FIFO was
+    /// restarted (none expected otherwise).
     private func countFIFOGap(before timestamp: Double, period: Double, _ ticks: inout TickState) {
         defer {
             ticks.lastFIFOSample = timestamp
@@ -318,28 +417,46 @@ final class SensorHub: Sendable {
         state.withLock { $0.counters.dropped[reason, default: 0] += missing }
     }
 
-    private func readWithRetry() throws(MotionError) -> MotionSample {
+    /// FIFO mode while the IMU is out and its FIFO will be started afresh: the periods of the
+    /// chip's clock from the last one accounted for up to `now`, counted as they pass, so that
+    /// the counters are true during the outage and the first sample after it counts only the rest
+    /// of the gap (with `fifoGapReason`).
+    private func countFIFOOutage(through now: Double, _ reason: DropReason, period: Double, _ ticks: inout TickState) {
+        guard period > 0, let from = ticks.lastFIFOSample ?? ticks.fifoBegan else { return }
+        let periods = ((now - from) / period).rounded(.down)
+        guard periods.isFinite, periods >= 1 else { return }
+        let missing = Int(min(periods, 1e9))
+        ticks.lastFIFOSample = from + Double(missing) * period
+        state.withLock { $0.counters.dropped[reason, default: 0] += missing }
+    }
+
+    /// One read, tried again once within the period when it fails (counted as retried).
+    private func retryingOnce<Value>(_ read: () throws(MotionError) -> Value) throws(MotionError) -> Value {
         do {
-            return try device.read(at: clock.now)
+            return try read()
         } catch {
-            let sample = try device.read(at: clock.now)
+            let value = try read()
             state.withLock { $0.counters.retried += 1 }
-            return sample
+            return value
         }
     }
 
-    /// A read worked: an incident in progress is over.
-    private func recovered(_ ticks: inout TickState) {
-        if ticks.inIncident {
-            ticks.inIncident = false
+    /// A read of the sensor worked: an incident of it in progress is over.
+    private func recovered(_ failures: inout FailureState) {
+        if failures.inIncident {
+            failures.inIncident = false
             state.withLock { $0.counters.recovered += 1 }
         }
-        ticks.consecutiveFailures = 0
-        ticks.backoffTicks = 1
+        failures.consecutiveFailures = 0
+        failures.backoffTicks = 1
     }
 
     private func deliver(_ sample: MotionSample, _ ticks: inout TickState, _ consumers: [Consumer], sampleInterval: Double) {
-        state.withLock { $0.counters.sampled += 1 }
+        let withoutField = hasMagnetometer && sample.magneticField == nil
+        state.withLock { state in
+            state.counters.sampled += 1
+            if withoutField { state.counters.sampledWithoutMagnetometer += 1 }
+        }
 
         var fused: FusedMotion?
         if consumers.contains(where: \.needsFusion) {
@@ -364,29 +481,26 @@ final class SensorHub: Sendable {
         }
     }
 
-    private func fail(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], losesSample: Bool, maximumBackoff: Int) {
-        if losesSample { count(.busError) }
-        ticks.consecutiveFailures += 1
-        // A transient failure is just retried; a burst may mean the chip lost power: set it up again.
-        if ticks.consecutiveFailures >= policy.failuresPerIncident { ticks.isInitialized = false }
-        if ticks.inIncident {
-            ticks.ticksToSkip = ticks.backoffTicks
-            ticks.backoffTicks = min(ticks.backoffTicks * 2, maximumBackoff)
-        } else if ticks.consecutiveFailures >= policy.failuresPerIncident {
+    /// A failed attempt of one sensor: a transient failure is just retried at the next tick; a
+    /// burst means the chip may have lost power (it is set up again) and is one incident, reported
+    /// once; then the sensor is backed off from.
+    private func fail(_ error: MotionError, _ failures: inout FailureState, _ consumers: [Consumer], maximumBackoff: Int) {
+        failures.consecutiveFailures += 1
+        if failures.consecutiveFailures >= policy.failuresPerIncident { failures.isInitialized = false }
+        if failures.inIncident {
+            failures.backOff(maximum: maximumBackoff)
+        } else if failures.consecutiveFailures >= policy.failuresPerIncident {
             let reported: MotionError = switch error {
             case .bus(let busError) where busError.kind == .noAcknowledge: .deviceUnavailable(busError)
             default: error
             }
-            beginIncident(reported, &ticks, consumers, backOff: true, maximumBackoff: maximumBackoff)
+            beginIncident(reported, &failures, consumers, backOff: true, maximumBackoff: maximumBackoff)
         }
     }
 
-    private func beginIncident(_ error: MotionError, _ ticks: inout TickState, _ consumers: [Consumer], backOff: Bool, maximumBackoff: Int) {
-        ticks.inIncident = true
-        if backOff {
-            ticks.ticksToSkip = ticks.backoffTicks
-            ticks.backoffTicks = min(ticks.backoffTicks * 2, maximumBackoff)
-        }
+    private func beginIncident(_ error: MotionError, _ failures: inout FailureState, _ consumers: [Consumer], backOff: Bool, maximumBackoff: Int) {
+        failures.inIncident = true
+        if backOff { failures.backOff(maximum: maximumBackoff) }
         state.withLock { $0.counters.incidents += 1 }
         for consumer in consumers { consumer.sink(.failure(error)) }
     }

@@ -20,6 +20,8 @@ struct LiveCommand: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Stop after this many seconds.") var duration: Double?
     @Option(parsing: .unconditional, help: "Screen refreshes per second (0.1 to 50).") var refresh: Double = 10
+    @Flag(help: "Read the IMU through its FIFO at the chip's output data rate, each sample timed by the chip's clock.")
+    var fifo = false
 
     func validate() throws {
         try OptionRange.check(refresh, "--refresh", in: 0.1...50, unit: "per second")
@@ -31,6 +33,7 @@ struct LiveCommand: ParsableCommand {
         try CommandFailure.reporting {
             // A live view plays the simulated board on the system clock too.
             let opened = try source.open(virtualTime: false)
+            opened.manager.usesChipFIFO = fifo
             let view = LiveView(
                 manager: opened.manager, refreshInterval: 1 / refresh, inPlace: TerminalStyle.standardOutput.redrawsInPlace,
                 fellBack: !source.isSimulated)
@@ -108,7 +111,7 @@ struct LiveView: Sendable {
         }
         lines.append("orientation  \(manager.orientation.name)")
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
-        lines.append("counters     \(manager.counters)")
+        lines.append("counters     \(manager.counters)" + (manager.usesChipFIFO ? " (per period of the chip's FIFO)" : ""))
         lines.append("")
         lines.append("Ctrl-C to stop")
         return lines

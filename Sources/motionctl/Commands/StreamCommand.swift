@@ -22,6 +22,8 @@ struct StreamCommand: ParsableCommand {
     var duration: Double?
     @Option(help: "csv or jsonl.") var format: Format = .csv
     @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
+    @Flag(help: "Read the IMU through its FIFO at the chip's output data rate, each sample timed by the chip's clock (rows still at --rate).")
+    var fifo = false
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")
@@ -35,6 +37,7 @@ struct StreamCommand: ParsableCommand {
             let opened = try source.open(defaultScenario: "tumble")
             // In virtual time the run would never end by itself: the scenario's length at most.
             let length = opened.virtualClock == nil || count != nil ? nil : opened.scenarioLength
+            opened.manager.usesChipFIFO = fifo
             try StreamSession(manager: opened.manager, format: format, kind: kind, interval: 1 / rate, count: count)
                 .run(runner: opened.runner(duration: duration ?? length))
         }
@@ -53,8 +56,9 @@ struct StreamSession: Sendable {
         let output = OutputLines()
         let queue = DispatchQueue(label: "motionctl.stream")
         let chipAttitude = manager.isChipAttitudeAvailable
+        let magnetometer = manager.isMagnetometerAvailable
         let columns = kind == .raw
-            ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable)
+            ? Self.rawColumns(magnetometer: magnetometer)
             : Self.motionColumns + (chipAttitude ? Self.chipAttitudeColumns : [])
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
@@ -69,7 +73,7 @@ struct StreamSession: Sendable {
         case .raw:
             manager.sensorUpdateInterval = interval
             manager.startSensorUpdates(to: queue) { data, error in
-                if let data { emit(Self.row(data)) }
+                if let data { emit(Self.row(data, magnetometer: magnetometer)) }
                 if let error { errors(error) }
             }
         case .deviceMotion:
@@ -85,6 +89,8 @@ struct StreamSession: Sendable {
         manager.stopDeviceMotionUpdates()
         queue.sync {}
         if let error = output.error { throw error }
+        // Every sample period, delivered or dropped and why (through the FIFO: the chip's).
+        FileHandle.standardError.write(Data("motionctl: stream stopped: \(manager.counters)\n".utf8))
         if interrupted { throw Interruption.exit("\(output.count - (format == .csv ? 1 : 0)) rows written") }
     }
 
@@ -99,10 +105,15 @@ struct StreamSession: Sendable {
         "rot_x_rad_s", "rot_y_rad_s", "rot_z_rad_s", "heading_deg", "mag_x_uT", "mag_y_uT", "mag_z_uT", "mag_accuracy",
     ]
 
-    /// One row (``MachineOutput``): the magnetometer's columns only when the board has one.
-    static func row(_ data: SensorData) -> [MachineOutput.Value] {
+    /// One row (``MachineOutput``): the magnetometer's columns only when the board has one,
+    /// missing (empty, null) in a sample taken while it was out.
+    static func row(_ data: SensorData, magnetometer: Bool) -> [MachineOutput.Value] {
         var values: [MachineOutput.Value] = [.time(data.timestamp)] + numbers(data.acceleration) + numbers(data.rotationRate)
-        if let field = data.magneticField { values += numbers(field) }
+        if let field = data.magneticField {
+            values += numbers(field)
+        } else if magnetometer {
+            values += [.missing, .missing, .missing]
+        }
         return values
     }
 
