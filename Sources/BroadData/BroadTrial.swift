@@ -252,6 +252,20 @@ public struct BroadIndexEntry: Sendable, Decodable {
         case samplingRateHz = "sampling_rate_hz"
     }
 
+    /// The kind of motion or disturbance the trial shows, from its name (BROAD names every trial
+    /// after it, e.g. `28_disturbed_stationary_magnet_A`): what a leave-one-kind-out
+    /// cross-validation holds out together. A name that matches no known kind is a kind of its own.
+    public var kind: String {
+        let name = trial.lowercased()
+        // Most specific first: `fast_rotation_with_breaks` is a fast rotation.
+        let kinds: [(pattern: String, kind: String)] = [
+            ("slow_rotation", "slow rotation"), ("fast_rotation", "fast rotation"), ("translation", "translation"),
+            ("combined", "combined rotation and translation"), ("tapping", "tapping"), ("vibration", "vibration"),
+            ("stationary_magnet", "stationary magnet"), ("attached_magnet", "attached magnet"),
+        ]
+        return kinds.first { name.contains($0.pattern) }?.kind ?? trial
+    }
+
     /// The trials of a BROAD folder: from `index.json` when present, else every `*.csv` (group
     /// from the name). Throws when the folder is missing, empty or the index is malformed.
     public static func load(directory: String) throws(BroadError) -> [BroadIndexEntry] {

@@ -38,8 +38,12 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// Differences from VQF's published design: the first reference field is the one seen at rest
 /// at start-up (the one that already set the initial heading), rather than one seen while turning;
 /// it stays provisional until it has held for `magneticNewFieldFirstTime` of turning, and until
-/// then a different field that is stable while turning replaces it after that same time;
-/// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
+/// then a different field that is stable while turning replaces it after that same time; a
+/// disturbance that outlasts `magneticMaximumRejectionTime` is followed at a reduced gain only
+/// while the field stays near the reference (`magneticHoldFactor` × the thresholds: a reference
+/// a few per cent off), never when it is far off (a magnet: VQF follows it too, which can turn
+/// the heading towards the magnet), so the heading is then held by the gyroscope with accuracy
+/// `.low`; two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
 /// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; the gyroscope is
 /// integrated with the mean of two consecutive samples over the interval between them (VQF uses
 /// each sample over the interval before it, which runs half an interval ahead of the other
@@ -56,7 +60,9 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// ``AttitudeEstimator`` unless a manager is given another.
 public struct AttitudeFilter: Sendable {
     /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
-    /// `sensorLatency` describes the sensor and should come from its configuration.
+    /// `sensorLatency` describes the sensor and should come from its configuration. Every value
+    /// chosen by looking at data is cross-validated by `motionctl evaluate --cross-validate`
+    /// (leave one kind of motion or disturbance out), which prints what it would choose instead.
     public struct Parameters: Sendable, Equatable {
         /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger
         /// rejects more acceleration, smaller follows gyro drift faster.
@@ -112,11 +118,19 @@ public struct AttitudeFilter: Sendable {
         public var magneticNewFieldMinimumRate: Double = 20
         /// Time the field must agree with the reference to end a disturbance, s.
         public var magneticMinimumUndisturbedTime: Double = 0.5
-        /// Longest time the heading correction stays off during a disturbance, s.
+        /// Longest time the heading correction stays off during a disturbance, s. A disturbance
+        /// that lasts longer may be the reference's own error (a field that differs across the
+        /// room, a calibration off by a few per cent): the heading is then corrected again at a
+        /// gain divided by ``magneticRejectionFactor``, but only while the field's norm and dip
+        /// stay within ``magneticHoldFactor`` times their thresholds; a field further off (a
+        /// magnet) is never followed: the heading stays held by the gyroscope, accuracy low.
         public var magneticMaximumRejectionTime: Double = 60
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
         public var magneticRejectionFactor: Double = 2
+        /// After the longest rejection time, a field whose norm or dip is further from the
+        /// reference than this many times its threshold is not used.
+        public var magneticHoldFactor: Double = 2
         /// How long the sensors' readings lag the true motion, s: the group delay of the chip's
         /// output low-pass filter (from its datasheet, e.g. the MPU-6050's DLPF table), the same
         /// for the gyroscope and the accelerometer. The filter runs on the samples as they are and
@@ -147,6 +161,8 @@ public struct AttitudeFilter: Sendable {
     private let restGyroThresholdSquared: Double
     private let restAccThresholdSquared: Double
     private let magneticDipThreshold: Double
+    /// `magneticHoldFactor` × the dip threshold, rad.
+    private let magneticHoldDip: Double
     private let magneticNewFieldMinimumRate: Double
     /// 1 / sampleInterval: turns a correction per sample into a rate.
     private let inverseSampleInterval: Double
@@ -192,6 +208,8 @@ public struct AttitudeFilter: Sendable {
     private var candidateTime: Double = 0
     private var undisturbedTime: Double = 0
     private var rejectionTime: Double = 0
+    /// The field's norm and dip are within ``Parameters/magneticHoldFactor`` times their thresholds.
+    private var withinHoldBound = true
     private var initialMagneticGain: Double = 1
     private var magneticDisturbed = false
     private var magneticSeen = false
@@ -227,6 +245,7 @@ public struct AttitudeFilter: Sendable {
         restGyroThresholdSquared = (parameters.restGyroscopeThreshold * degree) * (parameters.restGyroscopeThreshold * degree)
         restAccThresholdSquared = parameters.restAccelerometerThreshold * parameters.restAccelerometerThreshold
         magneticDipThreshold = parameters.magneticDipThreshold * degree
+        magneticHoldDip = parameters.magneticHoldFactor * parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
         stepInterval = sampleInterval
         inverseSampleInterval = 1 / sampleInterval
@@ -461,8 +480,10 @@ public struct AttitudeFilter: Sendable {
             let (currentNorm, currentDip) = (current.x, current.y)
 
             // Disturbance: norm or dip away from the reference field.
-            if abs(currentNorm - referenceNorm) < parameters.magneticNormThreshold * referenceNorm
-                && abs(currentDip - referenceDip) < magneticDipThreshold {
+            let normDeviation = abs(currentNorm - referenceNorm), dipDeviation = abs(currentDip - referenceDip)
+            let normThreshold = parameters.magneticNormThreshold * referenceNorm
+            withinHoldBound = normDeviation < parameters.magneticHoldFactor * normThreshold && dipDeviation < magneticHoldDip
+            if normDeviation < normThreshold && dipDeviation < magneticDipThreshold {
                 undisturbedTime += ts
                 if undisturbedTime >= parameters.magneticMinimumUndisturbedTime {
                     magneticDisturbed = false
@@ -516,7 +537,7 @@ public struct AttitudeFilter: Sendable {
                     rejectionTime += ts
                     gain = 0
                 } else {
-                    gain /= parameters.magneticRejectionFactor
+                    gain = withinHoldBound ? gain / parameters.magneticRejectionFactor : 0
                 }
             } else {
                 rejectionTime = max(rejectionTime - parameters.magneticRejectionFactor * ts, 0)

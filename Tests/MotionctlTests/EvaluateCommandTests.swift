@@ -1,5 +1,7 @@
 import ArgumentParser
+import BroadData
 import Foundation
+import Fusion
 import Testing
 @testable import motionctl
 
@@ -9,6 +11,45 @@ import Testing
             _ = try EvaluateCommand.parse(["--data", "/nonexistent/broad", "--out", NSTemporaryDirectory()])
         } throws: { error in
             EvaluateCommand.message(for: error) == "no BROAD data at /nonexistent/broad: pass --data ../shared/data/broad"
+        }
+    }
+
+    /// The kinds the leave-one-kind-out folds hold out, from BROAD's trial names.
+    @Test(arguments: [
+        ("01_undisturbed_slow_rotation_A", "slow rotation"), ("09_undisturbed_fast_rotation_with_breaks_B", "fast rotation"),
+        ("15_undisturbed_fast_translation_A", "translation"), ("21_undisturbed_fast_combined", "combined rotation and translation"),
+        ("24_disturbed_tapping_A", "tapping"), ("26_disturbed_phone_vibration_A", "vibration"),
+        ("30_disturbed_stationary_magnet_C", "stationary magnet"), ("36_disturbed_attached_magnet_5cm", "attached magnet"),
+        ("99_something_else", "99_something_else"),
+    ])
+    func trialKindFromItsName(trial: String, kind: String) throws {
+        let entry = try JSONDecoder().decode(BroadIndexEntry.self, from: Data(#"{"trial": "\#(trial)", "group": "disturbed"}"#.utf8))
+        #expect(entry.kind == kind)
+    }
+
+    @Test func unknownTunedParameterIsNamed() throws {
+        #expect {
+            _ = try CrossValidation.parameters(named: ["sensorLatency", "gain"])
+        } throws: { error in
+            EvaluateCommand.message(for: error).hasPrefix("unknown parameter(s) gain for --tune; known: sensorLatency, ")
+        }
+        #expect(try CrossValidation.parameters(named: ["magneticNormThreshold", "sensorLatency"]).map(\.name)
+            == ["sensorLatency", "magneticNormThreshold"])
+        #expect(try CrossValidation.parameters(named: nil).count == CrossValidation.tuned.count)
+    }
+
+    /// Every tuned parameter is a different field of the filter's parameters, and the values it
+    /// tries differ from the one it starts from.
+    @Test func everyTunedParameterMovesItsOwnField() {
+        let defaults = AttitudeFilter.Parameters()
+        for tuned in CrossValidation.tuned {
+            let start = defaults[keyPath: tuned.keyPath]
+            for value in tuned.candidates(start) where value != start {
+                var moved = defaults
+                moved[keyPath: tuned.keyPath] = value
+                let changed = CrossValidation.tuned.filter { moved[keyPath: $0.keyPath] != defaults[keyPath: $0.keyPath] }
+                #expect(changed.map(\.name) == [tuned.name])
+            }
         }
     }
 

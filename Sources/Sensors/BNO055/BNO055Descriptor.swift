@@ -11,6 +11,6 @@ extension ChipDescriptor {
         imu: BNO055Settings.name, cliNames: ["bno055"], family: .bno055,
         identity: ChipIdentity(register: BNO055Register.chipID, value: [BNO055Settings.identity], addresses: [I2CAddress(0x28), I2CAddress(0x29)]),
         tables: BNO055Settings.tables, fifo: nil, gyroRestLimits: nil,
-        outputDelay: .none(because: "NDOF fixes the chip's own filters; no delay figure was taken from BST-BNO055-DS000"),
+        outputDelay: .none(because: "NDOF fixes the sensors' filters (BST-BNO055-DS000 §3.3) and the datasheet gives no delay for them or for the fused attitude; the chip's own attitude (attitudeSource .chip) is as late as its firmware makes it"),
         stretchesClock: true, make: factory(BNO055IMU.self))
 }

@@ -10,6 +10,8 @@ extension ChipDescriptor {
         identity: ChipIdentity(register: ICM20948Register.whoAmI, value: [ICM20948Settings.identity], addresses: [I2CAddress(0x68), I2CAddress(0x69)]),
         tables: ICM20948Settings.tables, fifo: FIFOLayout(bytesPerSample: InvenSenseFIFO.frameSize),
         gyroRestLimits: GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.015, source: "DS-000189 Table 1: ZRO initial tolerance ±5 °/s, 0.015 °/s/√Hz"),
-        outputDelay: .none(because: "no group-delay figure was taken from DS-000189 for its DLPF codes"),
+        outputDelay: .byLowPassCode(Dictionary(uniqueKeysWithValues: ICM20948Settings.lowPass.map {
+            ($0.code, ICM20948Settings.gyroscopeDelay(bandwidth: $0.value))
+        })),
         builtInMagnetometer: AKModel.ak09916.rawValue, make: factory(ICM20948IMU.self))
 }

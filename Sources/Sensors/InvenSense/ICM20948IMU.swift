@@ -30,6 +30,19 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
         chip = ChipInfo(name: ICM20948Settings.name, family: .invenSense, address: address, identity: [ICM20948Settings.identity])
     }
 
+    /// The gyroscope's delay at the GYRO_DLPFCFG the configuration selects (the default's before
+    /// ``configure(_:)``): ``ICM20948Settings/gyroscopeDelay(bandwidth:)``.
+    public var outputDelay: Double {
+        let configuration = core.configuration
+        do {
+            let rate = try ICM20948Settings.tables.rate(configuration.outputDataRate, chip: chip.name)
+            let lowPass = try IMUTables.lowPass(for: configuration, rate: rate.value, in: ICM20948Settings.lowPass, chip: chip.name)
+            return ICM20948Settings.gyroscopeDelay(bandwidth: lowPass.value)
+        } catch {
+            return 0   // a configuration the chip rejects was never applied
+        }
+    }
+
     /// Bank 0; identify; reset (DS-000189 §8.2 PWR_MGMT_1: DEVICE_RESET clears itself and the
     /// bank returns to 0); wake with the auto-selected clock; I2C master off and bypass on; then
     /// in bank 2 the dividers, ranges and filters; back to bank 0.
@@ -233,6 +246,18 @@ struct ICM20948Settings: Sendable {
     /// the same code goes to ACCEL_DLPFCFG (Table 18: 246/246/111.4/50.4/23.9/11.5/5.7 Hz).
     static let lowPass = [196.6, 151.8, 119.5, 51.2, 23.9, 11.6, 5.7].enumerated()
         .map { SettingOption(value: $1, code: UInt8($0)) }
+
+    /// The gyroscope's group delay, s, at a DLPF 3-dB bandwidth of `bandwidth` Hz. DS-000189
+    /// gives bandwidths (Table 16) but no delays, so the delay is derived: the register map of
+    /// its predecessor, whose DLPF has the same structure, tabulates both (RM-MPU-9250A §4.6,
+    /// FCHOICE_B = 0: 184/92/41/20/10/5 Hz → 2.9/3.9/5.9/9.9/17.85/33.48 ms), and every row is
+    /// within 0.31 ms of 1.96 ms + 1 / (2π · bandwidth): a first-order low-pass's group delay
+    /// plus the sampling chain's fixed part (1.96 ms, the rows' mean). At the driver's default
+    /// (51.2 Hz) that is 5.07 ms.
+    static func gyroscopeDelay(bandwidth: Double) -> Double {
+        guard bandwidth > 0 else { return 0 }
+        return 0.00196 + 1 / (2 * Double.pi * bandwidth)
+    }
 
     /// Temperature (§8.2 TEMP_OUT, room-temperature offset 0 LSB): °C = raw / 333.87 + 21.
     static let temperatureLSBPerDegree = 333.87

@@ -25,7 +25,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("out"), help: "Folder for the estimate files.")
     var out: String
 
-    @Option(parsing: .unconditional, help: "The sensors' latency in ms (their output filter's delay) to compensate (default 0, the library's default for a sensor it knows nothing of; --cross-validate tunes it honestly).")
+    @Option(parsing: .unconditional, help: "The sensors' latency in ms (their output filter's delay) to compensate (default 0, the library's default for a sensor it knows nothing of; --cross-validate tunes it from there).")
     var sensorLatency: Double = 0
 
     @Option(name: .customLong("trials"), help: "Comma-separated trial names (default: all).")
@@ -37,8 +37,11 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Also write the (decimated) trials here as BROAD CSV with an index.json, so other tools (broad_peers.py) score the same data.")
     var writeTrials: String?
 
-    @Flag(help: "Also tune the sensors' latency and the accelerometer time constant on a grid by leave-one-out cross-validation, and print the cross-validated figures next to the in-sample ones.")
+    @Flag(help: "Also tune every parameter chosen by looking at data (the sensors' latency, time constants, thresholds, bias limits, magnetic gains) by coordinate descent with leave-one-kind-out folds, and print the cross-validated figures per trial and group next to the in-sample ones.")
     var crossValidate = false
+
+    @Option(help: "With --cross-validate: tune only these parameters (comma-separated names of AttitudeFilter.Parameters, e.g. sensorLatency,accelerometerTimeConstant; default: every one chosen by looking at data).")
+    var tune: String?
 
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
@@ -53,6 +56,7 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     func run() throws {
+        let tuning = try CrossValidation.parameters(named: tune?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var entries = try BroadIndexEntry.load(directory: data)
         if let trials {
             let wanted = trials.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -116,7 +120,7 @@ struct EvaluateCommand: ParsableCommand {
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
         if referenceLag { ReferenceLag.report(loaded) }
-        if crossValidate { Self.crossValidate(loaded) }
+        if crossValidate { CrossValidation.run(loaded, start: parameters, tuning: tuning) }
     }
 
     /// One trial's scores: 9D total and 6D inclination RMSE, degrees.
@@ -134,57 +138,6 @@ struct EvaluateCommand: ParsableCommand {
             let inclination = members.map(\.inclination).reduce(0, +) / Double(members.count)
             print(pad(label + group, label.isEmpty ? 13 : 23) + number(total, 10) + number(inclination, 10) + number(Double(members.count), 8, digits: 0))
         }
-    }
-
-    /// The grid the cross-validation tunes over: the sensors' latency (a property of the sensor:
-    /// its output filter's delay) and the accelerometer correction's time constant.
-    static let latencyGrid = [0.0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006]
-    static let accelerometerTimeConstantGrid = [2.0, 3.0, 4.5]
-
-    /// Leave-one-out over the trials: for each trial, the grid point with the lowest mean error on
-    /// the other trials (9D total and 6D inclination chosen separately), scored on the trial left
-    /// out. Printed next to the in-sample choice (best on all trials, scored on the same trials).
-    static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
-        var grid: [AttitudeFilter.Parameters] = []
-        for latency in latencyGrid {
-            for timeConstant in accelerometerTimeConstantGrid {
-                var parameters = AttitudeFilter.Parameters()
-                parameters.sensorLatency = latency
-                parameters.accelerometerTimeConstant = timeConstant
-                grid.append(parameters)
-            }
-        }
-        // scores[g][t]: grid point g on trial t.
-        let scores: [[Score]] = grid.map { parameters in
-            loaded.map { entry, trial in
-                let total = BroadMetric(estimates: runFilter(trial, magnetometer: true, parameters: parameters).estimates, trial: trial).total
-                let inclination = BroadMetric(estimates: runFilter(trial, magnetometer: false, parameters: parameters).estimates, trial: trial).inclination
-                return Score(group: entry.group, total: total, inclination: inclination)
-            }
-        }
-        func best(_ key: KeyPath<Score, Double>, excluding left: Int?) -> Int {
-            grid.indices.min { a, b in
-                let mean = { (g: Int) in scores[g].indices.filter { $0 != left }.map { scores[g][$0][keyPath: key] }.reduce(0, +) }
-                return mean(a) < mean(b)
-            } ?? 0
-        }
-        let inSample9D = best(\.total, excluding: nil), inSample6D = best(\.inclination, excluding: nil)
-        let inSample = loaded.indices.map { t in
-            Score(group: loaded[t].entry.group, total: scores[inSample9D][t].total, inclination: scores[inSample6D][t].inclination)
-        }
-        let crossValidated = loaded.indices.map { t in
-            Score(group: loaded[t].entry.group, total: scores[best(\.total, excluding: t)][t].total,
-                  inclination: scores[best(\.inclination, excluding: t)][t].inclination)
-        }
-        func describe(_ g: Int) -> String {
-            "sensor latency \(format(grid[g].sensorLatency * 1000, digits: 1)) ms, accelerometer τ \(format(grid[g].accelerometerTimeConstant, digits: 1)) s"
-        }
-        print("")
-        print("cross-validation (leave-one-out over \(loaded.count) trials; grid: sensor latency 0–6 ms × accelerometer τ 2, 3, 4.5 s)")
-        print("in-sample choice: 9D \(describe(inSample9D)); 6D \(describe(inSample6D))")
-        print("                         9D total  6D incl.  trials")
-        printGroups(inSample, label: "in-sample ")
-        printGroups(crossValidated, label: "cross-val ")
     }
 
     /// Writes the trials as BROAD CSV files and an index.json into `folder`.

@@ -1,0 +1,231 @@
+import ArgumentParser
+import BroadData
+import Dispatch
+import Foundation
+import Fusion
+
+/// `motionctl evaluate --cross-validate`: every parameter of ``AttitudeFilter/Parameters`` that
+/// was chosen by looking at data, tuned by coordinate descent with leave-one-kind-out folds.
+///
+/// A fold holds out every trial of one kind of motion or disturbance (``BroadIndexEntry/kind``:
+/// slow rotation, fast rotation, translation, tapping, …), tunes on the others from the library's
+/// defaults, and scores its choice on the held-out trials: a rule that works only on the kind it
+/// was shaped on shows up in the cross-validated figure. The in-sample figure is the same descent
+/// on all trials, scored on the same trials.
+///
+/// The descent: the sensors' latency over a grid (0–8 ms), then each other parameter at half and
+/// twice its value (a tenth and ten times for the vertical bias factor); a move is taken only
+/// when it lowers the objective by more than ``minimumGain``, for at most ``sweeps`` passes. The
+/// objective: the mean 9D total error over the training trials plus the mean 6D inclination
+/// error, each divided by its value at the fold's start, so that both count alike. Every
+/// (parameters, trial) score is computed once and shared by the folds.
+struct CrossValidation {
+    typealias Parameters = AttitudeFilter.Parameters
+
+    /// One tuned parameter: its name as printed, where it lives, and the values tried around `x`.
+    struct Tuned: Sendable {
+        var name: String
+        var keyPath: WritableKeyPath<Parameters, Double> & Sendable
+        var candidates: @Sendable (Double) -> [Double]
+        var unit: String
+        var scale: Double = 1
+
+        static func halfAndDouble(_ name: String, _ keyPath: WritableKeyPath<Parameters, Double> & Sendable, _ unit: String) -> Tuned {
+            Tuned(name: name, keyPath: keyPath, candidates: { [$0 / 2, $0 * 2] }, unit: unit)
+        }
+    }
+
+    /// Every parameter chosen by looking at data (the switches are not: they say what runs).
+    static let tuned: [Tuned] = [
+        Tuned(name: "sensorLatency", keyPath: \.sensorLatency, candidates: { _ in (0...8).map { Double($0) / 1000 } }, unit: "ms", scale: 1000),
+        .halfAndDouble("accelerometerTimeConstant", \.accelerometerTimeConstant, "s"),
+        .halfAndDouble("magnetometerTimeConstant", \.magnetometerTimeConstant, "s"),
+        .halfAndDouble("biasSigmaInitial", \.biasSigmaInitial, "°/s"),
+        .halfAndDouble("biasForgettingTime", \.biasForgettingTime, "s"),
+        .halfAndDouble("biasClip", \.biasClip, "°/s"),
+        .halfAndDouble("biasCorrectionClip", \.biasCorrectionClip, "°/s"),
+        .halfAndDouble("biasSigmaMotion", \.biasSigmaMotion, "°/s"),
+        Tuned(name: "biasVerticalForgettingFactor", keyPath: \.biasVerticalForgettingFactor, candidates: { [$0 / 10, $0 * 10] }, unit: ""),
+        .halfAndDouble("biasSigmaRest", \.biasSigmaRest, "°/s"),
+        .halfAndDouble("restMinTime", \.restMinTime, "s"),
+        .halfAndDouble("restFilterTimeConstant", \.restFilterTimeConstant, "s"),
+        .halfAndDouble("restGyroscopeThreshold", \.restGyroscopeThreshold, "°/s"),
+        .halfAndDouble("restAccelerometerThreshold", \.restAccelerometerThreshold, ""),
+        .halfAndDouble("magneticCurrentTimeConstant", \.magneticCurrentTimeConstant, "s"),
+        .halfAndDouble("magneticReferenceTimeConstant", \.magneticReferenceTimeConstant, "s"),
+        .halfAndDouble("magneticNormThreshold", \.magneticNormThreshold, ""),
+        .halfAndDouble("magneticDipThreshold", \.magneticDipThreshold, "°"),
+        .halfAndDouble("magneticNewFieldTime", \.magneticNewFieldTime, "s"),
+        .halfAndDouble("magneticNewFieldFirstTime", \.magneticNewFieldFirstTime, "s"),
+        .halfAndDouble("magneticNewFieldMinimumRate", \.magneticNewFieldMinimumRate, "°/s"),
+        .halfAndDouble("magneticMinimumUndisturbedTime", \.magneticMinimumUndisturbedTime, "s"),
+        .halfAndDouble("magneticMaximumRejectionTime", \.magneticMaximumRejectionTime, "s"),
+        .halfAndDouble("magneticRejectionFactor", \.magneticRejectionFactor, ""),
+        .halfAndDouble("magneticHoldFactor", \.magneticHoldFactor, ""),
+    ]
+
+    static let sweeps = 2
+    /// A move must lower the objective by more than this fraction: smaller gains are noise.
+    static let minimumGain = 0.002
+
+    typealias Score = EvaluateCommand.Score
+    let loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]
+    /// The parameters this run tunes (a subset of ``tuned``, in its order).
+    let tuning: [Tuned]
+    /// Per parameter vector (the tuned values in ``tuned``'s order): the score on every trial.
+    private var cache: [[Double]: [Score]] = [:]
+    /// Filter runs made (parameter sets × trials), for the report.
+    private(set) var runs = 0
+
+    init(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], tuning: [Tuned] = CrossValidation.tuned) {
+        self.loaded = loaded
+        self.tuning = tuning
+    }
+
+    /// The tuned parameters `names` lists (nil: all); throws on a name it does not know.
+    static func parameters(named names: [String]?) throws -> [Tuned] {
+        guard let names else { return tuned }
+        let unknown = names.filter { name in !tuned.contains { $0.name == name } }
+        guard unknown.isEmpty else {
+            throw ValidationError("unknown parameter(s) \(unknown.joined(separator: ", ")) for --tune; known: \(tuned.map(\.name).joined(separator: ", "))")
+        }
+        return tuned.filter { names.contains($0.name) }
+    }
+
+    static func key(_ parameters: Parameters) -> [Double] { tuned.map { parameters[keyPath: $0.keyPath] } }
+
+    /// Scores every parameter set not yet scored, on every trial, in parallel.
+    mutating func evaluate(_ sets: [Parameters]) {
+        var seen = Set<[Double]>()
+        let missing = sets.filter { cache[Self.key($0)] == nil && seen.insert(Self.key($0)).inserted }
+        guard !missing.isEmpty else { return }
+        let trials = loaded.map(\.trial)
+        let jobs = missing.count * trials.count
+        var results = [(total: Double, inclination: Double)](repeating: (0, 0), count: jobs)
+        results.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: jobs) { job in
+                output[job] = Self.score(trials[job % trials.count], missing[job / trials.count])
+            }
+        }
+        for (s, parameters) in missing.enumerated() {
+            cache[Self.key(parameters)] = loaded.indices.map { t in
+                Score(group: loaded[t].entry.group, total: results[s * trials.count + t].total,
+                      inclination: results[s * trials.count + t].inclination)
+            }
+        }
+        runs += jobs
+    }
+
+    func scores(_ parameters: Parameters) -> [Score] { cache[Self.key(parameters)] ?? [] }
+
+    /// One run with the magnetometer: its 9D total and its 6D inclination RMSE, degrees (the 6D
+    /// attitude does not depend on the magnetometer, so this run gives both scores).
+    static func score(_ trial: BroadTrial, _ parameters: Parameters) -> (total: Double, inclination: Double) {
+        var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
+        var total = 0.0, inclination = 0.0, counted = 0
+        for i in 0..<trial.count {
+            filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: trial.magnetometer[i])
+            let reference = trial.reference[i]
+            guard trial.movement[i], !any(reference .!= reference) else { continue }
+            let q9 = filter.quaternion9D, q6 = filter.quaternion6D
+            let e9 = BroadMetric.error(SIMD4(q9.w, q9.x, q9.y, q9.z), reference).total
+            let e6 = BroadMetric.error(SIMD4(q6.w, q6.x, q6.y, q6.z), reference).inclination
+            total += e9 * e9
+            inclination += e6 * e6
+            counted += 1
+        }
+        let n = Double(max(counted, 1)), degrees = 180 / Double.pi
+        return ((total / n).squareRoot() * degrees, (inclination / n).squareRoot() * degrees)
+    }
+
+    /// The descent on the trials `training` selects, from `start`.
+    mutating func tune(from start: Parameters, training: [Bool]) -> Parameters {
+        evaluate([start])
+        func means(_ p: Parameters) -> (Double, Double) {
+            let s = scores(p).indices.filter { training[$0] }.map { scores(p)[$0] }
+            let n = Double(max(s.count, 1))
+            return (s.map(\.total).reduce(0, +) / n, s.map(\.inclination).reduce(0, +) / n)
+        }
+        let (base9D, base6D) = means(start)
+        func objective(_ p: Parameters) -> Double {
+            let (m9, m6) = means(p)
+            return m9 / max(base9D, 1e-9) + m6 / max(base6D, 1e-9)
+        }
+        var current = start
+        for _ in 0..<Self.sweeps {
+            var moved = false
+            for parameter in tuning {
+                let sets = parameter.candidates(current[keyPath: parameter.keyPath]).map { value -> Parameters in
+                    var p = current
+                    p[keyPath: parameter.keyPath] = value
+                    return p
+                }
+                evaluate(sets)
+                guard let best = sets.min(by: { objective($0) < objective($1) }) else { continue }
+                if objective(best) < objective(current) * (1 - Self.minimumGain) {
+                    current = best
+                    moved = true
+                }
+            }
+            if !moved { break }
+        }
+        return current
+    }
+
+    /// What `parameters` changes from `start`, one `name value` a parameter.
+    static func describe(_ parameters: Parameters, from start: Parameters) -> String {
+        let changes = tuned.compactMap { t -> String? in
+            let (value, before) = (parameters[keyPath: t.keyPath], start[keyPath: t.keyPath])
+            guard value != before else { return nil }
+            return "\(t.name) \(short(value * t.scale))\(t.unit.isEmpty ? "" : " " + (t.scale == 1000 ? "ms" : t.unit)) (was \(short(before * t.scale)))"
+        }
+        return changes.isEmpty ? "no change" : changes.joined(separator: ", ")
+    }
+
+    static func short(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : String(format: "%.4g", value)
+    }
+
+    /// Runs the folds and the in-sample descent and prints the figures side by side.
+    static func run(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], start: Parameters, tuning: [Tuned]) {
+        let clock = ContinuousClock()
+        let began = clock.now
+        var validation = CrossValidation(loaded, tuning: tuning)
+        let kinds = loaded.map(\.entry.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        print("")
+        print("cross-validation: leave one kind out (\(kinds.count) folds), coordinate descent over \(tuning.count) parameters "
+            + "(\(tuning.count == tuned.count ? "all" : tuning.map(\.name).joined(separator: ", ")); latency 0–8 ms, the others ×½ and ×2; at most \(sweeps) passes; a move must gain \(minimumGain * 100) %), "
+            + "objective: mean 9D total + mean 6D inclination, each relative to the fold's start")
+        var crossValidated = [Score?](repeating: nil, count: loaded.count)
+        for kind in kinds {
+            let training = loaded.map { $0.entry.kind != kind }
+            let chosen = validation.tune(from: start, training: training)
+            let scores = validation.scores(chosen)
+            for t in loaded.indices where !training[t] {
+                crossValidated[t] = scores[t]
+            }
+            let held = loaded.indices.filter { !training[$0] }.map { loaded[$0].entry.trial.prefix(2) }.joined(separator: ", ")
+            print("fold \(kind) (trials \(held) held out): \(describe(chosen, from: start))")
+        }
+        let inSampleParameters = validation.tune(from: start, training: loaded.map { _ in true })
+        let inSample = validation.scores(inSampleParameters)
+        print("in-sample (all trials): \(describe(inSampleParameters, from: start))")
+        let elapsed = clock.now - began
+        print("\(validation.runs) filter runs over a trial in \(format(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, digits: 0)) s")
+        print("")
+        print("trial                                          kind                                9D in-sample  cross-val   6D in-sample  cross-val")
+        for t in loaded.indices {
+            guard let cv = crossValidated[t] else { continue }
+            print(EvaluateCommand.pad(loaded[t].entry.trial, 46) + EvaluateCommand.pad(loaded[t].entry.kind, 36)
+                + EvaluateCommand.number(inSample[t].total, 12) + EvaluateCommand.number(cv.total, 11)
+                + EvaluateCommand.number(inSample[t].inclination, 15) + EvaluateCommand.number(cv.inclination, 11))
+        }
+        print("")
+        print("                         9D total  6D incl.  trials")
+        EvaluateCommand.printGroups(inSample, label: "in-sample ")
+        EvaluateCommand.printGroups(crossValidated.compactMap { $0 }, label: "cross-val ")
+    }
+
+    static func format(_ value: Double, digits: Int) -> String { EvaluateCommand.format(value, digits: digits) }
+}
