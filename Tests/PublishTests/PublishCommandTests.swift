@@ -26,23 +26,32 @@ struct PublishCommandTests {
         return (result.status, result.error)
     }
 
-    @Test("publisher killed with SIGKILL: the broker publishes its will, offline")
-    func willOnKill() throws {
+    @Test("killed with SIGKILL: the broker publishes the will, offline; Ctrl-C (SIGINT): offline, exit 130, interrupted: …",
+          arguments: [SIGKILL, SIGINT])
+    func offlineAtTheEnd(signal: Int32) throws {
         let broker = try Broker()
         try broker.start()
-        let subscriber = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/kill/availability")
+        let subscriber = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/end/availability")
         defer { subscriber.close() }
         let process = Process()
         process.executableURL = try Self.motionctl()
-        process.arguments = ["publish", "--simulated", "--broker", broker.url, "--topic-prefix", "test/kill"]
+        process.arguments = ["publish", "--simulated", "--broker", broker.url, "--topic-prefix", "test/end"]
+        let error = Pipe()
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = error
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try wait("online") { subscriber.last("test/kill/availability")?.payload == "online" }
-        kill(process.processIdentifier, SIGKILL)
+        try wait("online") { subscriber.last("test/end/availability")?.payload == "online" }
+        kill(process.processIdentifier, signal)
+        let said = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        try wait("the will") { subscriber.last("test/kill/availability")?.payload == "offline" }
+        try wait("offline") { subscriber.last("test/end/availability")?.payload == "offline" }
+        if signal == SIGINT {
+            #expect(process.terminationStatus == 130, "\(said)")
+            #expect(said.contains("interrupted: publisher: samples"), "\(said)")
+        } else {
+            #expect(process.terminationReason == .uncaughtSignal)
+        }
     }
 
     @Test("--duration: publishes, says offline, exits 0 with the counters; the password from the environment")
