@@ -15,27 +15,14 @@ import Motion
 enum HomeAssistantDiscovery {
     struct Device: Encodable {
         var identifiers: [String]
-        var name: String
-        var model: String
-        var manufacturer: String
-        var sw_version: String
+        var name, model, manufacturer, sw_version: String
     }
 
+    /// The keys of one entity (names as Home Assistant spells them); nil ones are left out.
     struct Entity: Encodable {
-        var name: String
-        var unique_id: String
-        var object_id: String
-        var state_topic: String
-        var value_template: String
-        var availability_topic: String
-        var payload_available = "online"
-        var payload_not_available = "offline"
-        var unit_of_measurement: String?
-        var state_class: String?
-        var device_class: String?
-        var payload_on: String?
-        var payload_off: String?
-        var icon: String?
+        var name, unique_id, object_id, state_topic, value_template, availability_topic: String
+        var payload_available = "online", payload_not_available = "offline"
+        var unit_of_measurement, state_class, device_class, payload_on, payload_off, icon: String?
         var device: Device
     }
 

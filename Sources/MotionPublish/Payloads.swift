@@ -47,16 +47,13 @@ enum Payloads {
     }
 
     struct Device: Encodable {
-        var device: String
-        var board: String?
-        var magnetometer: Bool
-        var rate_hz: Double
-        var version: String
+        var device, version: String
+        var board: String?, magnetometer: Bool, rate_hz: Double
     }
 
     static func device(_ manager: MotionManager, board: String?, rate: Double) -> String {
-        encode(Device(device: manager.deviceName, board: board, magnetometer: manager.isMagnetometerAvailable, rate_hz: rate,
-                      version: MotionManager.version))
+        encode(Device(device: manager.deviceName, version: MotionManager.version, board: board, magnetometer: manager.isMagnetometerAvailable,
+                      rate_hz: rate))
     }
 
     /// "lost with the connection" → "lost_with_the_connection".

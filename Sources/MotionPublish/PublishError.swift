@@ -70,14 +70,12 @@ public enum PublishDropReason: String, Sendable, CaseIterable, Comparable {
 /// What a ``MotionPublisher`` has done since it started. Every device-motion sample it was given
 /// (``samples``, numbered by `seq` from 1) is published, waiting, or dropped with its reason.
 public struct PublishCounters: Sendable, Equatable, CustomStringConvertible {
-    /// Device-motion samples handed to the publisher (the last `seq`).
-    public var samples = 0
-    /// Stream messages written to the broker's connection (QoS 0: delivery is the broker's).
-    public var published = 0
+    /// Device-motion samples handed to the publisher (the last `seq`); of them, the stream
+    /// messages written to the broker's connection (QoS 0: delivery is the broker's); connections
+    /// made to the broker (the first and every reconnection).
+    public var samples = 0, published = 0, connections = 0
     /// Samples not published, by reason.
     public var dropped: [PublishDropReason: Int] = [:]
-    /// Connections made to the broker (the first and every reconnection).
-    public var connections = 0
     /// Whether the publisher is connected now.
     public var isConnected = false
 

@@ -10,13 +10,7 @@ import Glibc
 /// `motionctl publish` as a person runs it: the built binary against a real broker.
 @Suite(.serialized, .enabled(if: Broker.isInstalled, Broker.skipMessage))
 struct PublishCommandTests {
-    static func motionctl() throws -> URL {
-        let candidates = [
-            Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-        ].map { $0.appendingPathComponent("motionctl") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built next to the tests: \(candidates)")
-    }
+    static func motionctl() throws -> URL { try builtExecutable("motionctl") }
 
     /// Runs `motionctl publish ARGUMENTS`; its status and standard error.
     static func publish(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, error: String) {

@@ -7,16 +7,27 @@ import Testing
 /// virtual time, so the samples are the same every run: counts and order, not timing).
 @Suite(.serialized, .enabled(if: Broker.isInstalled, Broker.skipMessage))
 struct PublisherTests {
-    /// A publisher of the simulated board on `clock`, on `broker`, under `prefix`.
-    static func publisher(
-        _ broker: Broker, prefix: String, clock: VirtualClock, homeAssistant: Bool = false
-    ) throws -> (MotionPublisher, MotionManager) {
-        let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces")), clock: clock, calibrationStore: nil)
-        var configuration = try BrokerConfiguration(url: broker.url, topicPrefix: prefix)
-        configuration.homeAssistantDiscovery = homeAssistant
-        configuration.discoveryPrefix = "homeassistant-\(prefix.split(separator: "/").last ?? "")"
-        configuration.countersInterval = 0.5
-        return (try MotionPublisher(manager: manager, configuration: configuration, boardName: "simulated board"), manager)
+    /// A broker, and a publisher of the simulated board in virtual time on it, started.
+    struct Run {
+        let broker: Broker
+        let clock = VirtualClock()
+        let manager: MotionManager
+        let publisher: MotionPublisher
+
+        init(prefix: String, homeAssistant: Bool = false) throws {
+            broker = try Broker()
+            try broker.start()
+            manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces")), clock: clock, calibrationStore: nil)
+            var configuration = try BrokerConfiguration(url: broker.url, topicPrefix: prefix)
+            configuration.homeAssistantDiscovery = homeAssistant
+            configuration.discoveryPrefix = "homeassistant-\(prefix.split(separator: "/").last ?? "")"
+            configuration.countersInterval = 0.5
+            publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: "simulated board")
+            try publisher.start()
+        }
+
+        func advance(_ seconds: Double) throws { try PublisherTests.advance(clock, seconds, publisher) }
+        func subscribe(_ pattern: String) throws -> Subscriber { try Subscriber(try BrokerConfiguration(url: broker.url), pattern: pattern) }
     }
 
     /// Advances `clock` by `seconds` in 0.1 s steps (one sample each at 10 Hz), each time waiting
@@ -35,14 +46,11 @@ struct PublisherTests {
 
     @Test("the stream at 10 Hz: consecutive sequence numbers, stream's keys and units, samples 0.1 s apart")
     func stream() throws {
-        let broker = try Broker()
-        try broker.start()
-        let subscriber = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/stream/#")
+        let run = try Run(prefix: "test/stream")
+        let (publisher, manager) = (run.publisher, run.manager)
+        let subscriber = try run.subscribe("test/stream/#")
         defer { subscriber.close() }
-        let clock = VirtualClock()
-        let (publisher, manager) = try Self.publisher(broker, prefix: "test/stream", clock: clock)
-        try publisher.start()
-        try Self.advance(clock, 5, publisher)
+        try run.advance(5)
         try wait("every sample published") { publisher.counters.published == publisher.counters.samples }
         let samples = publisher.counters.samples
         #expect((49...51).contains(samples), "5 s at 10 Hz")
@@ -69,17 +77,14 @@ struct PublisherTests {
 
     @Test("a subscriber that joins late gets the retained state: availability, device, orientation, moving, counters")
     func retainedState() throws {
-        let broker = try Broker()
-        try broker.start()
-        let clock = VirtualClock()
-        let (publisher, manager) = try Self.publisher(broker, prefix: "test/retained", clock: clock)
-        try publisher.start()
+        let run = try Run(prefix: "test/retained")
+        let (publisher, manager) = (run.publisher, run.manager)
         defer { publisher.stop() }
-        try Self.advance(clock, 2, publisher)   // six-faces: face up from 0.31 s
+        try run.advance(2)   // six-faces: face up from 0.31 s
         manager.waitForOrientationNotifications()
         try wait("the orientation published") { publisher.counters.published >= 20 }
         usleep(300_000)   // the orientation change's QoS 1 round trip; the subscriber below waits anyway
-        let late = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/retained/#")
+        let late = try run.subscribe("test/retained/#")
         defer { late.close() }
         let topics = ["availability", "device", "orientation", "moving", "counters"].map { "test/retained/" + $0 }
         try wait("every retained topic") { topics.allSatisfy { topic in late.received.contains { $0.topic == topic && $0.retained } } }
@@ -98,28 +103,25 @@ struct PublisherTests {
 
     @Test("the broker killed and started again: the publisher reconnects by itself, the samples lost meanwhile are counted, the sampler lost none")
     func brokerRestart() throws {
-        let broker = try Broker()
-        try broker.start()
-        let clock = VirtualClock()
-        let (publisher, manager) = try Self.publisher(broker, prefix: "test/restart", clock: clock)
-        try publisher.start()
+        let run = try Run(prefix: "test/restart")
+        let (broker, publisher, manager) = (run.broker, run.publisher, run.manager)
         defer { publisher.stop() }
-        let subscriber = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/restart/motion")
+        let subscriber = try run.subscribe("test/restart/motion")
         defer { subscriber.close() }
-        try Self.advance(clock, 1, publisher)
+        try run.advance(1)
         try wait("the first second published") { publisher.counters.published == publisher.counters.samples }
 
         broker.stop()
         try wait("the publisher to notice the broker gone") { !publisher.counters.isConnected }
         let beforeDown = publisher.counters.samples
-        try Self.advance(clock, 2, publisher)   // 20 samples while the broker is down
+        try run.advance(2)   // 20 samples while the broker is down
         try wait("the samples while down counted") { publisher.counters.samples - beforeDown >= 19 && publisher.counters.totalDropped >= 19 }
 
         try broker.start()
         try wait("the publisher's reconnection", seconds: 60) { publisher.counters.connections >= 2 && publisher.counters.isConnected }
         try wait("the subscriber's subscription again", seconds: 60) { subscriber.subscriptionCount >= 2 }
         let afterUp = publisher.counters.samples
-        try Self.advance(clock, 1, publisher)
+        try run.advance(1)
         let last = publisher.counters.samples
         try wait("every sample published or dropped") { publisher.counters.published + publisher.counters.totalDropped == last }
         let seenSoFar = { (try? Self.sequenceNumbers(subscriber.received, topic: "test/restart/motion").suffix(15)) ?? [] }
@@ -137,14 +139,10 @@ struct PublisherTests {
 
     @Test("Home Assistant discovery: each entity's configuration on its documented topic with the keys Home Assistant requires")
     func homeAssistantDiscovery() throws {
-        let broker = try Broker()
-        try broker.start()
-        let clock = VirtualClock()
-        let (publisher, _) = try Self.publisher(broker, prefix: "test/ha", clock: clock, homeAssistant: true)
-        try publisher.start()
-        defer { publisher.stop() }
-        try Self.advance(clock, 1, publisher)
-        let late = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "homeassistant-ha/#")
+        let run = try Run(prefix: "test/ha", homeAssistant: true)
+        defer { run.publisher.stop() }
+        try run.advance(1)
+        let late = try run.subscribe("homeassistant-ha/#")
         defer { late.close() }
         try wait("five discovery configurations") { Set(late.received.map(\.topic)).count >= 5 }
         let configurations = Dictionary(late.received.map { ($0.topic, $0.payload) }, uniquingKeysWith: { $1 })

@@ -20,44 +20,23 @@ struct PublishCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(help: "The broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, default port 8883).")
-    var broker: String
+    @Option(help: "The broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, default port 8883).") var broker: String
+    @Option(help: "Every topic starts with it (default swift-motion/<hostname>); no '+', '#' or empty level.") var topicPrefix: String?
+    @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).") var rate: Double = 10
 
-    @Option(help: "Every topic starts with it (default swift-motion/<hostname>); no '+', '#' or empty level.")
-    var topicPrefix: String?
+    @Option(help: "The user name at the broker; the password comes from $\(PublishCommand.passwordVariable) or --password-file.") var username: String?
+    @Option(help: "A file whose first line is the broker password (instead of $\(PublishCommand.passwordVariable)).") var passwordFile: String?
 
-    @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).")
-    var rate: Double = 10
+    @Option(help: "With mqtts://: the CA certificate (PEM) that signed the broker's (default: the system's CAs).") var caFile: String?
+    @Option(help: "With mqtts://: a client certificate (PEM), for brokers that require one (with --key).") var cert: String?
+    @Option(help: "With mqtts://: the client certificate's private key (PEM, not encrypted).") var key: String?
 
-    @Option(help: "The user name at the broker; the password comes from $\(PublishCommand.passwordVariable) or --password-file.")
-    var username: String?
+    @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading and a binary sensor moving.") var homeAssistant = false
+    @Option(help: "Home Assistant's discovery prefix.") var discoveryPrefix = "homeassistant"
 
-    @Option(help: "A file whose first line is the broker password (instead of $\(PublishCommand.passwordVariable)).")
-    var passwordFile: String?
-
-    @Option(help: "With mqtts://: the CA certificate (PEM) that signed the broker's (default: the system's CAs).")
-    var caFile: String?
-
-    @Option(help: "With mqtts://: a client certificate (PEM), for brokers that require one (with --key).")
-    var cert: String?
-
-    @Option(help: "With mqtts://: the client certificate's private key (PEM, not encrypted).")
-    var key: String?
-
-    @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading and a binary sensor moving.")
-    var homeAssistant = false
-
-    @Option(help: "Home Assistant's discovery prefix.")
-    var discoveryPrefix = "homeassistant"
-
-    @Option(parsing: .unconditional, help: "Seconds between two counters messages.")
-    var countersInterval: Double = 5
-
-    @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.")
-    var connectTimeout: Double = 10
-
-    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).")
-    var duration: Double?
+    @Option(parsing: .unconditional, help: "Seconds between two counters messages.") var countersInterval: Double = 5
+    @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.") var connectTimeout: Double = 10
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).") var duration: Double?
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")
