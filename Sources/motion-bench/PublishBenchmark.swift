@@ -46,7 +46,9 @@ func runPublishBenchmark(seconds: Double) {
         try publisher.start()
         Thread.sleep(forTimeInterval: 0.5)
         let published = publisher.counters.published
+        let brokerBefore = broker.cpuSeconds()
         let with = measure()
+        let brokerCPU = broker.cpuSeconds().flatMap { after in brokerBefore.map { after - $0 } }
         let messages = publisher.counters.published - published
         publisher.stop()
 
@@ -55,9 +57,14 @@ func runPublishBenchmark(seconds: Double) {
         }
         print(line("sampling at 100 Hz, no publishing:       ", without))
         print(line("the same, publishing at 10 Hz to MQTT:   ", with) + String(format: ", %d messages published (%.1f per second)", messages, Double(messages) / with.wall))
-        print(String(format: "ratio with/without: %.2f; publishing costs %.2f %% of one core (%.0f µs per published message); publisher: %@",
-                     (with.cpu / with.wall) / (without.cpu / without.wall), 100 * (with.cpu / with.wall - without.cpu / without.wall),
-                     1e6 * (with.cpu - without.cpu * with.wall / without.wall) / Double(max(1, messages)), "\(publisher.counters)"))
+        print(String(format: "ratio with/without: %.2f; publishing adds %.2f %% of one core to this process (%.0f µs per stream message; "
+                     + "it includes the orientation classifier at 100 Hz the publisher turns on, the second manager's channel, the "
+                     + "publishing thread and libmosquitto's)", (with.cpu / with.wall) / (without.cpu / without.wall),
+                     100 * (with.cpu / with.wall - without.cpu / without.wall),
+                     1e6 * (with.cpu - without.cpu * with.wall / without.wall) / Double(max(1, messages))))
+        print("the broker (mosquitto, another process, not in the figures above): "
+              + (brokerCPU.map { String(format: "%.2f %% of one core", 100 * $0 / with.wall) } ?? "not measured (no /proc)"))
+        print("publisher: \(publisher.counters)")
     } catch {
         print("publish benchmark failed: \(error)")
     }
@@ -82,6 +89,16 @@ private final class BenchmarkBroker {
         try process.run()
         Thread.sleep(forTimeInterval: 0.5)
         guard process.isRunning else { throw BenchmarkFailure(message: "mosquitto exited at once (port \(port))") }
+    }
+
+    /// The broker's CPU seconds (user + system) from /proc/PID/stat; nil where unreadable.
+    func cpuSeconds() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // After the command name: state is field 3, utime 14, stime 15 (proc(5)).
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     func stop() {
