@@ -18,6 +18,10 @@ import Timing
 /// publisher.stop()               // `offline`, a clean disconnect
 /// ```
 ///
+/// The publisher drives the manager's device-motion updates (at ``BrokerConfiguration/rate``) and
+/// its orientation notifications: give it a manager of its own. Managers of the same device share
+/// one sampler, so a second manager for your own updates costs no second bus reader.
+///
 /// Nothing here blocks the sampler: the device-motion handler only numbers the sample and puts it
 /// in a bounded queue; a thread of the publisher's own drains it into libmosquitto, whose network
 /// thread writes to the broker and reconnects with backoff when the connection breaks. A sample
