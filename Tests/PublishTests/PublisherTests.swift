@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Motion
 import Testing
@@ -135,6 +136,20 @@ struct PublisherTests {
         let seen = try Self.sequenceNumbers(subscriber.received, topic: "test/restart/motion")
         #expect(Array(seen.drop { $0 <= afterUp }) == Array((afterUp + 1)...last), "consecutive again after the restart")
         #expect(manager.counters.totalDropped == 0, "the sampler lost nothing: \(manager.counters)")
+    }
+
+    @Test("stop while the broker is away: returns (bounded), the queued samples counted")
+    func stopWhileDisconnected() throws {
+        let run = try Run(prefix: "test/away")
+        try run.advance(1)
+        run.broker.stop()
+        try wait("the publisher to notice the broker gone") { !run.publisher.counters.isConnected }
+        try run.advance(1)
+        let (publisher, stopped) = (run.publisher, DispatchSemaphore(value: 0))
+        Thread { publisher.stop(); stopped.signal() }.start()
+        #expect(stopped.wait(timeout: .now() + 60) == .success, "stop() did not return within 60 s")
+        let counters = run.publisher.counters
+        #expect(counters.published + counters.totalDropped == counters.samples, "\(counters)")
     }
 
     @Test("Home Assistant discovery: each entity's configuration on its documented topic with the keys Home Assistant requires")
