@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Motion", targets: ["Motion"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
+        // Device motion to an MQTT broker through libmosquitto: a product of its own, so that `Motion` needs no libmosquitto.
+        .library(name: "MotionPublish", targets: ["MotionPublish"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -54,19 +56,23 @@ let package = Package(
             name: "MotionServe",
             dependencies: ["Motion", "MotionTools", "Fusion", "Locking", .product(name: "FlyingSocks", package: "FlyingFox")]
         ),
+        // `motionctl publish` and its library: device motion, orientation and state to an MQTT broker through
+        // Eclipse Mosquitto's client library (libmosquitto-dev), bound like libi2c.
+        .systemLibrary(name: "CMosquitto", path: "CModules/CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "MotionPublish", dependencies: ["Motion", "MotionTools", "Fusion", "Locking", "CMosquitto"]),
         // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
         .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe",
+                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
-        .executableTarget(name: "motion-bench", dependencies: ["Motion", "BroadData", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking"]),
+        .executableTarget(name: "motion-bench", dependencies: ["Motion", "BroadData", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking", "MotionPublish"]),
         // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
         // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
         .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),
@@ -85,6 +91,8 @@ let package = Package(
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "CPseudoTerminal", "IIOFake"]),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionTools", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
+        // Against a real broker (`mosquitto`, started by the tests; they skip without it).
+        .testTarget(name: "PublishTests", dependencies: ["TestSupport", "MotionPublish", "Motion", "MotionTools", "CMosquitto", "Locking", "motionctl"]),
         // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
         .testTarget(name: "AllocationTests"),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "MotionTools", "Sensors", "LinuxI2C", "I2C"]),

@@ -1,18 +1,26 @@
 #!/bin/sh
-# Installs the one system package swift-motion needs, libi2c-dev (the I2C library and its
-# header), on Debian, Ubuntu or Raspberry Pi OS: as root directly, otherwise through sudo.
-# Does nothing when it is already installed.
+# Installs the system packages swift-motion needs to build, on Debian, Ubuntu or Raspberry Pi OS:
+# libi2c-dev (the I2C library and its header) and libmosquitto-dev (Eclipse Mosquitto's MQTT
+# client library, for `motionctl publish` and the MotionPublish product); as root directly,
+# otherwise through sudo. Does nothing when both are already installed. The broker itself
+# (`mosquitto`) is not needed to build: the tests that need one skip without it.
 set -eu
-if dpkg-query -W -f='${Status}' libi2c-dev 2>/dev/null | grep -q 'install ok installed'; then
-    exit 0
-fi
+packages="libi2c-dev libmosquitto-dev"
+missing=""
+for package in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+        missing="$missing $package"
+    fi
+done
+[ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     as_root=""
 elif command -v sudo >/dev/null 2>&1; then
     as_root="sudo"
 else
-    echo "scripts/setup.sh: libi2c-dev is missing; install it as root: apt-get update && apt-get install -y libi2c-dev" >&2
+    echo "scripts/setup.sh:$missing missing; install as root: apt-get update && apt-get install -y$missing" >&2
     exit 1
 fi
 $as_root apt-get update -qq
-$as_root apt-get install -y -qq libi2c-dev
+# shellcheck disable=SC2086 # one word a package
+$as_root apt-get install -y -qq $missing

@@ -12,10 +12,12 @@ import Foundation
 //            profiler: `valgrind --tool=callgrind` at two sample counts, the difference per sample.
 //   recovery: a fault plan (--faults SPEC, motionctl's syntax) on the simulated board in virtual
 //            time, timer and FIFO, next to the same run without faults (--seconds, default 5).
+//   publish: CPU at 100 Hz sampling with publishing to MQTT at 10 Hz against without (a Mosquitto
+//            started on a free loopback port; skipped without mosquitto), --seconds each.
 let arguments = CommandLine.arguments.dropFirst()
-let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery"]
+let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery", "publish"]
 let usage = """
-    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [sampler-virtual]
+    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [publish] [sampler-virtual]
                         [--seconds S] [--hours H] [--samples N] [--faults SPEC]
     Benchmarks (not tests), each next to a reference measured in the same run; build them with
     `swift run -c release motion-bench …`. With no name, all of them but sampler-virtual.
@@ -26,6 +28,8 @@ let usage = """
       driver           the same span read through emulated chips, the simulated bus and the drivers
       recovery         a fault plan (--faults SPEC, motionctl's syntax) in virtual time, timer and FIFO,
                        next to the same run without faults (--seconds, default 5)
+      publish          CPU at 100 Hz sampling with publishing to MQTT at 10 Hz against without (a Mosquitto
+                       on a free loopback port; skipped without mosquitto), --seconds each
       sampler-virtual  only the virtual-time part of sampler (--samples N, default 20000), for a profiler
       -h, --help       this text
     """
@@ -96,6 +100,10 @@ if selected.contains("sampler-virtual") {
     } catch {
         print("sampler benchmark failed: \(error)")
     }
+}
+
+if wants("publish") {
+    runPublishBenchmark(seconds: seconds)
 }
 
 if wants("world") {

@@ -12,6 +12,7 @@ struct Motionctl: ParsableCommand {
         subcommands: [
             LiveCommand.self,
             StreamCommand.self,
+            PublishCommand.self,
             ProbeCommand.self,
             BoardsCommand.self,
             DoctorCommand.self,

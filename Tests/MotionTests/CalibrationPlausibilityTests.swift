@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -112,11 +113,5 @@ import Glibc
 
 /// The built `motionctl` next to the test bundle (MotionTests cannot see MotionctlTests' helper).
 enum BoardsCommandTestsSupport {
-    static func motionctl() throws -> URL {
-        let candidates = [
-            Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-        ].map { $0.appendingPathComponent("motionctl") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "motionctl not built: \(candidates)")
-    }
+    static func motionctl() throws -> URL { try builtExecutable("motionctl") }
 }

@@ -9,14 +9,7 @@ struct BoardsCommandTests {
     static func motionctl() throws -> URL { try builtExecutable("motionctl") }
 
     /// The package's executable `name` built next to the test bundle (`swift test` builds them all).
-    static func builtExecutable(_ name: String) throws -> URL {
-        let candidates = [
-            Bundle.main.bundleURL,
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-        ].map { $0.appendingPathComponent(name) }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "\(name) not built next to the tests: \(candidates)")
-    }
+    static func builtExecutable(_ name: String) throws -> URL { try TestSupport.builtExecutable(name) }
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, error: String) {
         try runToEnd(try motionctl(), arguments, environment: environment)

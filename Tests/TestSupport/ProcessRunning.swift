@@ -27,3 +27,20 @@ public func runToEnd(
     watchdog.cancel()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
+
+/// An executable of this package (`motionctl`, `motion-bench`) built next to the test bundle.
+public func builtExecutable(_ name: String) throws -> URL {
+    let candidates = [
+        Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        Bundle.main.bundleURL.deletingLastPathComponent(),
+    ].map { $0.appendingPathComponent(name) }
+    guard let built = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw ExecutableMissing(description: "\(name) not built next to the tests: \(candidates.map(\.path))")
+    }
+    return built
+}
+
+/// ``builtExecutable(_:)`` found none.
+public struct ExecutableMissing: Error, CustomStringConvertible {
+    public var description: String
+}

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Motion
+import MotionTools
 import Timing
 
 /// `motionctl stream`: samples to standard output, one row per sample, a header naming every
@@ -59,7 +60,7 @@ struct StreamSession: Sendable {
         let magnetometer = manager.isMagnetometerAvailable
         let columns = kind == .raw
             ? Self.rawColumns(magnetometer: magnetometer)
-            : Self.motionColumns + (chipAttitude ? Self.chipAttitudeColumns : [])
+            : MachineOutput.deviceMotionColumns + (chipAttitude ? MachineOutput.chipAttitudeColumns : [])
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
         let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
@@ -80,7 +81,7 @@ struct StreamSession: Sendable {
             manager.deviceMotionUpdateInterval = interval
             let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
             manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
-                if let motion { emit(Self.row(motion) + (chipAttitude ? Self.chipAttitudeRow(motion) : [])) }
+                if let motion { emit(MachineOutput.deviceMotionRow(motion) + (chipAttitude ? MachineOutput.chipAttitudeRow(motion) : [])) }
                 if let error { errors(error) }
             }
         }
@@ -99,12 +100,6 @@ struct StreamSession: Sendable {
             + (magnetometer ? ["mag_x_uT", "mag_y_uT", "mag_z_uT"] : [])
     }
 
-    static let motionColumns = [
-        "timestamp_s", "roll_rad", "pitch_rad", "yaw_rad", "qw", "qx", "qy", "qz",
-        "gravity_x_g", "gravity_y_g", "gravity_z_g", "user_acc_x_g", "user_acc_y_g", "user_acc_z_g",
-        "rot_x_rad_s", "rot_y_rad_s", "rot_z_rad_s", "heading_deg", "mag_x_uT", "mag_y_uT", "mag_z_uT", "mag_accuracy",
-    ]
-
     /// One row (``MachineOutput``): the magnetometer's columns only when the board has one,
     /// missing (empty, null) in a sample taken while it was out.
     static func row(_ data: SensorData, magnetometer: Bool) -> [MachineOutput.Value] {
@@ -117,31 +112,7 @@ struct StreamSession: Sendable {
         return values
     }
 
-    /// One row (``MachineOutput``); the heading is missing (empty, null) without a magnetic
-    /// reference, where Core Motion's property reads -1.
-    static func row(_ motion: DeviceMotion) -> [MachineOutput.Value] {
-        let q = motion.attitude.quaternion
-        let heading: MachineOutput.Value = motion.heading >= 0 ? .number(motion.heading) : .missing
-        return [.time(motion.timestamp)] + [motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z].map { .number($0) }
-            + numbers(motion.gravity) + numbers(motion.userAcceleration) + numbers(motion.rotationRate)
-            + [heading] + numbers(motion.magneticField.field) + [.name(motion.magneticField.accuracy.storedName)]
-    }
-
-    /// With a chip that fuses its sensors itself: its attitude next to ours, in the same frame,
-    /// and the angle between the two.
-    static let chipAttitudeColumns = [
-        "chip_roll_rad", "chip_pitch_rad", "chip_yaw_rad", "chip_qw", "chip_qx", "chip_qy", "chip_qz", "chip_vs_ours_deg",
-    ]
-
-    /// The chip's attitude columns; missing (empty, null) in a sample without one.
-    static func chipAttitudeRow(_ motion: DeviceMotion) -> [MachineOutput.Value] {
-        guard let chip = motion.chipAttitude else { return Array(repeating: .missing, count: chipAttitudeColumns.count) }
-        let q = chip.quaternion
-        let difference = chip.quaternion.angle(to: motion.attitude.quaternion) * 180 / .pi
-        return [chip.roll, chip.pitch, chip.yaw, q.w, q.x, q.y, q.z, difference].map { .number($0) }
-    }
-
-    static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { [.number(v.x), .number(v.y), .number(v.z)] }
+    static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { MachineOutput.numbers(v) }
 }
 
 

@@ -1,38 +1,42 @@
 import Foundation
 
 /// The one convention of every machine-readable output (`stream` CSV and JSON lines, `record` CSV,
-/// `calibrate --non-interactive` JSON):
+/// `calibrate --non-interactive` JSON, `publish`'s MQTT payloads):
 /// - ASCII only (JSON escapes anything else as `\uXXXX`); units in the column or key names
 ///   (`acc_x_g`, `rot_x_rad_s`, `mag_x_uT`, `time_s`), SI or Core Motion units;
 /// - numbers in plain decimal with a fixed count of decimals: 6 (well below every sensor's
 ///   resolution in the units used), timestamps 9 (nanoseconds); raw register counts as integers;
 /// - enumerations by name (`uncalibrated`, `faceUp`), never by number;
 /// - a value that does not exist (no magnetometer, not a number) is empty in CSV and `null` in JSON.
-enum MachineOutput {
+package enum MachineOutput {
     /// Decimals of every measured value.
-    static let decimals = 6
+    package static let decimals = 6
     /// Decimals of timestamps (seconds): nanoseconds.
-    static let timeDecimals = 9
+    package static let timeDecimals = 9
 
     /// A cell or JSON value.
-    enum Value {
+    package enum Value: Sendable {
         case number(Double)
+        /// A count or sequence number, printed as a whole number.
+        case integer(Int)
         case time(Double)
         case name(String)
         case missing
 
-        var csv: String {
+        package var csv: String {
             switch self {
             case .number(let value): MachineOutput.fixed(value, MachineOutput.decimals) ?? ""
+            case .integer(let value): String(value)
             case .time(let value): MachineOutput.fixed(value, MachineOutput.timeDecimals) ?? ""
             case .name(let name): MachineOutput.ascii(name)
             case .missing: ""
             }
         }
 
-        var json: String {
+        package var json: String {
             switch self {
             case .number(let value): MachineOutput.fixed(value, MachineOutput.decimals) ?? "null"
+            case .integer(let value): String(value)
             case .time(let value): MachineOutput.fixed(value, MachineOutput.timeDecimals) ?? "null"
             case .name(let name): "\"" + MachineOutput.ascii(name) + "\""
             case .missing: "null"
@@ -41,19 +45,19 @@ enum MachineOutput {
     }
 
     /// "12.345600"; nil for NaN and infinities.
-    static func fixed(_ value: Double, _ decimals: Int) -> String? {
+    package static func fixed(_ value: Double, _ decimals: Int) -> String? {
         value.isFinite ? String(format: "%.\(decimals)f", value) : nil
     }
 
-    static func csvLine(_ values: [Value]) -> String { values.map(\.csv).joined(separator: ",") }
+    package static func csvLine(_ values: [Value]) -> String { values.map(\.csv).joined(separator: ",") }
 
-    static func jsonLine(_ keys: [String], _ values: [Value]) -> String {
+    package static func jsonLine(_ keys: [String], _ values: [Value]) -> String {
         "{" + zip(keys, values).map { "\"\($0)\":\($1.json)" }.joined(separator: ",") + "}"
     }
 
     /// Text made ASCII (comment lines, names): the characters this project prints spelled out in
     /// ASCII, any other dropped.
-    static func ascii(_ text: String) -> String {
+    package static func ascii(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -72,7 +76,7 @@ enum MachineOutput {
     }
 
     /// JSON text with every non-ASCII character escaped (`\u00b5`), so the output is ASCII.
-    static func asciiJSON(_ text: String) -> String {
+    package static func asciiJSON(_ text: String) -> String {
         var result = ""
         for unit in text.utf16 {
             if unit < 0x80 {

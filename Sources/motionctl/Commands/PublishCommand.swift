@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Motion
+import MotionPublish
+
+/// `motionctl publish`: device motion, orientation and state to an MQTT broker (MotionPublish;
+/// topics, payloads and QoS in `BrokerConfiguration`), in real time until `--duration` or Ctrl-C.
+struct PublishCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Publish device motion, orientation and state to an MQTT broker (Mosquitto, Home Assistant's, any MQTT 3.1.1 broker).",
+        discussion: """
+            Topics under the prefix (default swift-motion/<hostname>): motion (QoS 0, one JSON sample per message, \
+            the keys of `stream --format jsonl --device-motion` and seq), orientation, moving, availability \
+            (online/offline, offline also as the will), counters, device (QoS 1, retained).
+            The password comes from $\(PublishCommand.passwordVariable) or --password-file, never from the command line.
+            """)
+
+    static let passwordVariable = "SWIFT_MOTION_MQTT_PASSWORD"
+
+    @OptionGroup var source: SourceOptions
+
+    @Option(help: "The broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, default port 8883).") var broker: String
+    @Option(help: "Every topic starts with it (default swift-motion/<hostname>); no '+', '#' or empty level.") var topicPrefix: String?
+    @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).") var rate: Double = 10
+
+    @Option(help: "The user name at the broker; the password comes from $\(PublishCommand.passwordVariable) or --password-file.") var username: String?
+    @Option(help: "A file whose first line is the broker password (instead of $\(PublishCommand.passwordVariable)).") var passwordFile: String?
+
+    @Option(help: "With mqtts://: the CA certificate (PEM) that signed the broker's (default: the system's CAs).") var caFile: String?
+    @Option(help: "With mqtts://: a client certificate (PEM), for brokers that require one (with --key).") var cert: String?
+    @Option(help: "With mqtts://: the client certificate's private key (PEM, not encrypted).") var key: String?
+
+    @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading and a binary sensor moving.") var homeAssistant = false
+    @Option(help: "Home Assistant's discovery prefix.") var discoveryPrefix = "homeassistant"
+
+    @Option(parsing: .unconditional, help: "Seconds between two counters messages.") var countersInterval: Double = 5
+    @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.") var connectTimeout: Double = 10
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).") var duration: Double?
+
+    func validate() throws {
+        try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")
+        try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
+        try OptionRange.check(countersInterval, "--counters-interval", in: 0.1...86_400, unit: "seconds")
+        try OptionRange.check(connectTimeout, "--connect-timeout", in: 0.1...3600, unit: "seconds")
+    }
+
+    func run() throws {
+        if source.listScenariosIfAsked() { return }
+        try CommandFailure.reporting {
+            let configuration = try brokerConfiguration()
+            // Publishing is real time: the simulated board plays on the system clock.
+            let opened = try source.open(virtualTime: false)
+            let board: String? = switch opened.source {
+            case .board(let board, _): board.name
+            case .simulated: "simulated board"
+            default: nil
+            }
+            try PublishSession(manager: opened.manager, configuration: configuration, board: board)
+                .run(runner: opened.runner(duration: duration))
+        }
+    }
+
+    /// The options as a broker configuration; a bad URL, prefix or file is a `CommandFailure`.
+    func brokerConfiguration() throws -> BrokerConfiguration {
+        do {
+            var configuration = try BrokerConfiguration(url: broker, topicPrefix: topicPrefix ?? BrokerConfiguration.defaultTopicPrefix)
+            configuration.rate = rate
+            configuration.username = username
+            configuration.password = try password()
+            configuration.caFile = caFile
+            configuration.clientCertificate = cert
+            configuration.clientKey = key
+            configuration.homeAssistantDiscovery = homeAssistant
+            configuration.discoveryPrefix = discoveryPrefix
+            configuration.countersInterval = countersInterval
+            configuration.connectTimeout = connectTimeout
+            try configuration.validate()
+            return configuration
+        } catch let error as PublishError {
+            throw CommandFailure(message: "\(error)")
+        }
+    }
+
+    /// --password-file's first line, else $SWIFT_MOTION_MQTT_PASSWORD, else none.
+    func password() throws -> String? {
+        if let passwordFile {
+            let what = "a file holding the broker password on its first line"
+            do {
+                let text = String(decoding: try FileContents.read(passwordFile, what: what), as: UTF8.self)
+                let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
+                guard !password.isEmpty else { throw CommandFailure(message: "--password-file \(passwordFile) is empty: write the password on its first line") }
+                return password
+            } catch let failure as FileContents.Failure {
+                throw CommandFailure(message: "--password-file \(passwordFile) \(failure.problem): \(failure.fix)")
+            }
+        }
+        let variable = ProcessInfo.processInfo.environment[Self.passwordVariable]
+        return variable?.isEmpty == false ? variable : nil
+    }
+}
+
+/// The publishing itself, outside the command (handlers must not be main-actor isolated).
+struct PublishSession: Sendable {
+    let manager: MotionManager
+    let configuration: BrokerConfiguration
+    let board: String?
+
+    func run(runner: UpdateRunner) throws {
+        let publisher: MotionPublisher
+        do {
+            publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: board)
+            try publisher.start()
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+        let url = "\(configuration.scheme.rawValue)://\(configuration.host):\(configuration.port)"
+        FileHandle.standardError.write(Data("publishing \(manager.deviceName) to \(url) under \(configuration.topicPrefix)/… at \(OptionRange.describe(configuration.rate)) Hz (Ctrl-C ends)\n".utf8))
+        let interrupted = runner.run(isDone: { false }, drain: {})
+        publisher.stop()
+        let summary = "publisher: \(publisher.counters); sampler: \(manager.counters)"
+        if interrupted { throw Interruption.exit(summary) }
+        print(summary)
+    }
+}

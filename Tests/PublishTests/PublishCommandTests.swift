@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MotionPublish
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `motionctl publish` as a person runs it: the built binary against a real broker.
+@Suite(.serialized, .enabled(if: Broker.isInstalled, Broker.skipMessage))
+struct PublishCommandTests {
+    static func motionctl() throws -> URL { try builtExecutable("motionctl") }
+
+    /// Runs `motionctl publish ARGUMENTS`; its status and standard error.
+    static func publish(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, error: String) {
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        let result = try runToEnd(try motionctl(), ["publish", "--simulated"] + arguments, environment: merged)
+        return (result.status, result.error)
+    }
+
+    @Test("killed with SIGKILL: the broker publishes the will, offline; Ctrl-C (SIGINT): offline, exit 130, interrupted: …",
+          arguments: [SIGKILL, SIGINT])
+    func offlineAtTheEnd(signal: Int32) throws {
+        let broker = try Broker()
+        try broker.start()
+        let subscriber = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/end/availability")
+        defer { subscriber.close() }
+        let process = Process()
+        process.executableURL = try Self.motionctl()
+        process.arguments = ["publish", "--simulated", "--broker", broker.url, "--topic-prefix", "test/end"]
+        let error = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = error
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try wait("online") { subscriber.last("test/end/availability")?.payload == "online" }
+        kill(process.processIdentifier, signal)
+        let said = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try wait("offline") { subscriber.last("test/end/availability")?.payload == "offline" }
+        if signal == SIGINT {
+            #expect(process.terminationStatus == 130, "\(said)")
+            #expect(said.contains("interrupted: publisher: samples"), "\(said)")
+        } else {
+            #expect(process.terminationReason == .uncaughtSignal)
+        }
+    }
+
+    @Test("--duration: publishes, says offline, exits 0 with the counters; the password from the environment")
+    func duration() throws {
+        let broker = try PublishConnectionTests.passwordBroker(tls: false)
+        let subscriber = try Subscriber(
+            { var c = try BrokerConfiguration(url: broker.url); c.username = "motion"; c.password = "right-password"; return c }(),
+            pattern: "test/cli/#")
+        defer { subscriber.close() }
+        let result = try Self.publish(
+            ["--broker", broker.url, "--topic-prefix", "test/cli", "--username", "motion", "--duration", "2", "--rate", "5"],
+            environment: ["SWIFT_MOTION_MQTT_PASSWORD": "right-password"])
+        #expect(result.status == 0, "\(result.error)")
+        try wait("offline after the clean end") { subscriber.last("test/cli/availability")?.payload == "offline" }
+        let seqs = subscriber.received.filter { $0.topic == "test/cli/motion" }.compactMap { try? object($0.payload)["seq"] as? Int }
+        #expect(!seqs.isEmpty && seqs == Array(1...seqs.count), "\(seqs)")
+    }
+
+    @Test("errors: a clear message naming the thing and the fix, exit 1, no crash", arguments: [
+        (["--broker", "http://localhost"], "not mqtt or mqtts"),
+        (["--broker", "mqtt://127.0.0.1:1", "--topic-prefix", "a/+/b"], "wildcard"),
+        (["--broker", "mqtt://127.0.0.1:1", "--topic-prefix", "a//b"], "empty level"),
+        (["--broker", "mqtt://127.0.0.1:1", "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password"),
+        (["--broker", "mqtt://no-such-host.invalid"], "cannot reach the MQTT broker at no-such-host.invalid:1883"),
+    ])
+    func errors(arguments: [String], message: String) throws {
+        let result = try Self.publish(arguments + ["--duration", "1"])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    @Test("a wrong password and a port nobody listens on: exit 1 with the reason")
+    func refused() throws {
+        let broker = try PublishConnectionTests.passwordBroker(tls: false)
+        let wrong = try Self.publish(["--broker", broker.url, "--username", "motion", "--duration", "1"],
+                                     environment: ["SWIFT_MOTION_MQTT_PASSWORD": "wrong"])
+        #expect(wrong.status == 1 && wrong.error.contains("refused the connection") && wrong.error.contains("password"), "\(wrong.error)")
+        let port = try Broker.freePort()
+        let closed = try Self.publish(["--broker", "mqtt://127.0.0.1:\(port)", "--duration", "1"])
+        #expect(closed.status == 1 && closed.error.contains("127.0.0.1:\(port)") && closed.error.contains("refused"), "\(closed.error)")
+    }
+}

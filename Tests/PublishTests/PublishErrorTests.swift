@@ -1,0 +1,139 @@
+import Foundation
+import Motion
+import Testing
+import TestSupport
+@testable import MotionPublish
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Settings that cannot work: a clear error naming the setting and the fix, before anything is sent.
+@Suite struct BrokerConfigurationTests {
+    @Test("bad broker URLs are refused with what is wrong and the form to use", arguments: [
+        ("localhost:1883", "scheme"), ("http://localhost", "not mqtt or mqtts"), ("mqtt://", "names no host"),
+        ("mqtt://user:secret@localhost", "user or password"), ("mqtt://localhost/topic", "path"), ("mqtt://localhost:70000", "port"),
+        ("", "not a URL"),
+    ])
+    func badURL(url: String, problem: String) {
+        #expect {
+            _ = try BrokerConfiguration(url: url)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(problem) && text.contains("mqtt://HOST[:PORT]") || text.contains("--username")
+        }
+    }
+
+    @Test("URLs: default ports, explicit ports, IPv6")
+    func goodURL() throws {
+        #expect(try BrokerConfiguration(url: "mqtt://pi.local").port == 1883)
+        #expect(try BrokerConfiguration(url: "mqtts://pi.local").port == 8883)
+        #expect(try BrokerConfiguration(url: "MQTT://pi.local:1884").port == 1884)
+        #expect(try BrokerConfiguration(url: "mqtt://[::1]:1884").host == "::1")
+    }
+
+    @Test("topic prefixes with wildcards, empty levels or a leading $ are refused", arguments: [
+        "a/+/b", "a/#", "#", "", "a//b", "/a", "a/", "$SYS/a",
+    ])
+    func badPrefix(prefix: String) throws {
+        let configuration = try BrokerConfiguration(url: "mqtt://localhost", topicPrefix: prefix)
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            guard case .invalidTopicPrefix(let named, _, _, let fix) = error as? PublishError else { return false }
+            return named == prefix && fix.contains("swift-motion/kitchen")
+        }
+    }
+
+    @Test("the default prefix is swift-motion/<hostname> and valid")
+    func defaultPrefix() throws {
+        let configuration = try BrokerConfiguration(url: "mqtt://localhost")
+        #expect(configuration.topicPrefix.hasPrefix("swift-motion/"))
+        try configuration.validate()
+    }
+}
+
+/// Brokers that refuse, hosts that do not answer, TLS: the error of `start()`.
+@Suite(.serialized, .enabled(if: Broker.isInstalled, Broker.skipMessage))
+struct PublishConnectionTests {
+    static func start(_ configuration: BrokerConfiguration) throws -> PublishError? {
+        let manager = try MotionManager(source: .simulated(Simulation()), clock: VirtualClock(), calibrationStore: nil)
+        let publisher = try MotionPublisher(manager: manager, configuration: configuration)
+        do {
+            try publisher.start()
+            publisher.stop()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A broker that wants user `motion` with password `right-password`; TLS with certificates made now when `tls`.
+    static func passwordBroker(tls: Bool) throws -> Broker {
+        let broker = try Broker(anonymous: false) { directory in
+            ["password_file \(directory)/passwords"]
+                + (tls ? ["cafile \(directory)/ca.crt", "certfile \(directory)/server.crt", "keyfile \(directory)/server.key"] : [])
+        }
+        try broker.shell("mosquitto_passwd -b -c passwords motion right-password")
+        if tls {
+            try broker.shell("""
+                openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=swift-motion-test-ca -keyout ca.key -out ca.crt 2>/dev/null \\
+                && openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr 2>/dev/null \\
+                && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext \\
+                && openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out server.crt 2>/dev/null
+                """)
+        }
+        // Debian's mosquitto started as root runs as the user mosquitto: it must read these.
+        try broker.shell("chmod 755 . && chmod 644 *")
+        try broker.start()
+        return broker
+    }
+
+    @Test("a wrong password: refused, not authorized, with the fix")
+    func wrongPassword() throws {
+        let broker = try Self.passwordBroker(tls: false)
+        var configuration = try BrokerConfiguration(url: broker.url, topicPrefix: "test/password")
+        configuration.username = "motion"
+        configuration.password = "wrong-password"
+        let error = try #require(try Self.start(configuration))
+        guard case .refused(_, _, let code, _) = error else { Issue.record("not a refusal: \(error)"); return }
+        #expect(code == 5)
+        #expect("\(error)".contains("not authorised") || "\(error)".contains("not authorized"), "\(error)")
+        #expect("\(error)".contains("SWIFT_MOTION_MQTT_PASSWORD"))
+        configuration.password = "right-password"
+        #expect(try Self.start(configuration) == nil)
+    }
+
+    @Test("nobody listening on the port, a host name that does not resolve: unreachable, naming host and port")
+    func unreachable() throws {
+        let port = try Broker.freePort()
+        let refused = try #require(try Self.start(try BrokerConfiguration(url: "mqtt://127.0.0.1:\(port)", topicPrefix: "test/x")))
+        #expect("\(refused)".contains("127.0.0.1:\(port)") && "\(refused)".contains("refused"), "\(refused)")
+        let unknown = try #require(try Self.start(try BrokerConfiguration(url: "mqtt://no-such-host.invalid", topicPrefix: "test/x")))
+        guard case .unreachable = unknown else { Issue.record("\(unknown)"); return }
+    }
+
+    @Test("TLS with a password: the right CA connects and publishes; another CA fails the handshake")
+    func tls() throws {
+        let broker = try Self.passwordBroker(tls: true)
+        let directory = broker.directory.path
+        var configuration = try BrokerConfiguration(url: "mqtts://127.0.0.1:\(broker.port)", topicPrefix: "test/tls")
+        configuration.username = "motion"
+        configuration.password = "right-password"
+        configuration.caFile = "\(directory)/ca.crt"
+        let subscriber = try Subscriber(configuration, pattern: "test/tls/#")
+        defer { subscriber.close() }
+        let clock = VirtualClock()
+        let manager = try MotionManager(source: .simulated(Simulation()), clock: clock, calibrationStore: nil)
+        let publisher = try MotionPublisher(manager: manager, configuration: configuration)
+        try publisher.start()
+        try PublisherTests.advance(clock, 1, publisher)
+        try wait("the stream over TLS") { subscriber.received.contains { $0.topic == "test/tls/motion" } }
+        publisher.stop()
+
+        try broker.shell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=other-ca -keyout other.key -out other.crt 2>/dev/null")
+        configuration.caFile = "\(directory)/other.crt"
+        let error = try #require(try Self.start(configuration))
+        guard case .tls = error else { Issue.record("not a TLS error: \(error)"); return }
+    }
+}
