@@ -140,4 +140,59 @@ import Timing
         #expect(values.last.map { $0.magneticField.field != .zero } == true)
         #expect(errors.count == 1 && counters.incidents == 1 && counters.recovered == 1, "\(errors)")
     }
+
+    /// Who hears of an incident: the IMU's reaches every consumer; the magnetometer's (gone, or
+    /// reset) only the consumers that use its field — magnetometer, all-sensor and device-motion
+    /// updates, one error each per incident — while the accelerometer and gyroscope handlers hear
+    /// nothing and keep their full rate, as in Core Motion. Timer and FIFO sampling.
+    static let incidents: [(plan: String, incidents: Int, toIMUOnlyConsumers: Int)] = [
+        ("mag:vanish+2@1", 1, 0), ("mag:reset@1", 1, 0), ("mag:vanish+1@1, mag:vanish+1@3.5", 2, 0),
+        ("imu:vanish+1@1", 1, 1), ("imu:nack*12@1", 1, 1),
+    ]
+
+    @Test(arguments: incidents, [false, true])
+    func anIncidentReachesTheConsumersOfItsSensorOnly(incident: (plan: String, incidents: Int, toIMUOnlyConsumers: Int), fifo: Bool) throws {
+        let plan = try FaultPlan(parsing: incident.plan)
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "rest", faults: plan)), clock: clock, calibrationStore: nil)
+        manager.usesChipFIFO = fifo
+        let interval = fifo ? manager.shortestUpdateInterval : 0.01
+        let accelerometer = Inbox<Double>(), gyro = Inbox<Double>(), magnetometer = Inbox<Double>()
+        let sensors = Inbox<Double>(), deviceMotion = Inbox<Double>()
+        let consumers = [
+            ("accelerometer", accelerometer, false), ("gyro", gyro, false),
+            ("magnetometer", magnetometer, true), ("sensors", sensors, true), ("deviceMotion", deviceMotion, true),
+        ]
+        manager.accelerometerUpdateInterval = interval
+        manager.gyroUpdateInterval = interval
+        manager.magnetometerUpdateInterval = interval
+        manager.sensorUpdateInterval = interval
+        manager.deviceMotionUpdateInterval = interval
+        manager.startAccelerometerUpdates(to: accelerometer.queue) { accelerometer.handler($0?.timestamp, $1) }
+        manager.startGyroUpdates(to: gyro.queue) { gyro.handler($0?.timestamp, $1) }
+        manager.startMagnetometerUpdates(to: magnetometer.queue) { magnetometer.handler($0?.timestamp, $1) }
+        manager.startSensorUpdates(to: sensors.queue) { sensors.handler($0?.timestamp, $1) }
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: deviceMotion.queue) { deviceMotion.handler($0?.timestamp, $1) }
+        clock.advance(by: 6)
+        for (_, inbox, _) in consumers { inbox.drain() }
+        manager.stopAccelerometerUpdates()
+        manager.stopGyroUpdates()
+        manager.stopMagnetometerUpdates()
+        manager.stopSensorUpdates()
+        manager.stopDeviceMotionUpdates()
+        for (_, inbox, _) in consumers { inbox.drain() }
+
+        let counters = manager.counters
+        let cell = "\(incident.plan) \(fifo ? "fifo" : "timer") \(counters)"
+        #expect(counters.incidents == incident.incidents && counters.recovered == incident.incidents, "\(cell)")
+        for (name, inbox, usesMagnetometer) in consumers {
+            let errors = inbox.errors.withLock { $0 }
+            #expect(errors.count == (usesMagnetometer ? incident.incidents : incident.toIMUOnlyConsumers), "\(name): \(errors) \(cell)")
+        }
+        guard plan.faults.allSatisfy({ $0.sensor == .mag }) else { return }
+        // The IMU untouched: every period sampled (timer: all 600 ticks), every sample delivered
+        // to the accelerometer and gyroscope handlers.
+        #expect(counters.totalDropped == 0 && counters.sampledWithoutMagnetometer > 0, "\(cell)")
+        if !fifo { #expect(counters.sampled == 600, "\(cell)") }
+        for inbox in [accelerometer, gyro] { #expect(inbox.values.withLock { $0.count } == counters.sampled, "\(cell)") }
+    }
 }

@@ -72,17 +72,17 @@ public final class MotionManager: Sendable {
         self.magnetometerCalibrationAccuracy = magnetometerCalibrationAccuracy
         let defaultInterval = max(Self.minimumUpdateInterval, hub.minimumInterval)
         let errors = self.errors
-        accelerometer = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
+        accelerometer = SensorUpdates(hub: hub, interval: defaultInterval, sensors: .imu, errors: errors) { sample, _ in
             AccelerometerData(acceleration: sample.acceleration, timestamp: sample.timestamp)
         }
         let hasGyroscope = hub.device.hasGyroscope
-        gyro = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
+        gyro = SensorUpdates(hub: hub, interval: defaultInterval, sensors: .imu, errors: errors) { sample, _ in
             hasGyroscope ? GyroData(rotationRate: sample.rotationRate, timestamp: sample.timestamp) : nil
         }
-        magnetometer = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
+        magnetometer = SensorUpdates(hub: hub, interval: defaultInterval, sensors: [.imu, .magnetometer], errors: errors) { sample, _ in
             sample.magneticField.map { MagnetometerData(magneticField: $0, timestamp: sample.timestamp) }
         }
-        sensors = SensorUpdates(hub: hub, interval: defaultInterval, errors: errors) { sample, _ in
+        sensors = SensorUpdates(hub: hub, interval: defaultInterval, sensors: [.imu, .magnetometer], errors: errors) { sample, _ in
             SensorData(
                 acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: sample.magneticField,
                 timestamp: sample.timestamp, imuRegisters: sample.imuRegisters, magnetometerRegisters: sample.magnetometerRegisters,
@@ -90,7 +90,8 @@ public final class MotionManager: Sendable {
         }
         let settings = self.settings
         let hasMagnetometer = hub.device.hasMagnetometer
-        deviceMotionUpdates = SensorUpdates(hub: hub, interval: defaultInterval, needsFusion: true, errors: errors) { [settings] in
+        deviceMotionUpdates = SensorUpdates(
+            hub: hub, interval: defaultInterval, sensors: [.imu, .magnetometer], needsFusion: true, errors: errors) { [settings] in
             let current = settings.withLock { $0 }
             let declination = current.location.map {
                 WorldMagneticModel.declination(latitude: $0.latitude, longitude: $0.longitude, altitudeKm: $0.altitudeKm, date: current.date)

@@ -66,7 +66,7 @@ final class OrientationNotifier: Sendable {
         state.withLock { state in
             state.generators += 1
             guard state.generators == 1 else { return }
-            state.consumerID = hub.addConsumer(interval: MotionManager.minimumUpdateInterval, needsFusion: true) {
+            state.consumerID = hub.addConsumer(interval: MotionManager.minimumUpdateInterval, needsFusion: true, sensors: .imu) {
                 [weak self, weak manager] event in
                 guard case .sample(let sample, let fused?) = event, let self else { return }
                 self.classify(sample, fused, manager: manager)

@@ -32,7 +32,8 @@ enum HubEvent: Sendable {
 }
 
 /// How the sampler treats faults, of the IMU and of the magnetometer each apart. Defaults: one retry
-/// within the period; three failed periods in a row make an incident (one error to each consumer);
+/// within the period; three failed periods in a row make an incident (one error to each consumer
+/// that uses the sensor: see `SensorHub.Sensors`);
 /// then it backs off 1, 2, 4 … up to 64 ticks between attempts; a configuration register is read
 /// back every 10 ticks to find a chip that reset.
 struct SamplerPolicy: Sendable {
@@ -56,18 +57,33 @@ final class SensorHub: Sendable {
     /// The device's, read once: every sample without a field is counted against it.
     private let hasMagnetometer: Bool
 
+    /// The chips a consumer's values come from, and so the incidents it hears of: an incident of
+    /// the IMU reaches every consumer (every sample is the IMU's), one of the magnetometer only
+    /// those that use its field (as in Core Motion, an accelerometer handler never hears of it).
+    struct Sensors: OptionSet, Sendable {
+        let rawValue: Int
+        /// The accelerometer and gyroscope: one chip, failing together.
+        static let imu = Sensors(rawValue: 1 << 0)
+        static let magnetometer = Sensors(rawValue: 1 << 1)
+    }
+
     private final class Consumer: Sendable {
         let id: Int
         let interval: Double
         let needsFusion: Bool
         let prefersFIFO: Bool
+        let sensors: Sensors
         let sink: @Sendable (HubEvent) -> Void
         let lastDelivered = Locked<Double?>(nil)
-        init(id: Int, interval: Double, needsFusion: Bool, prefersFIFO: Bool, sink: @escaping @Sendable (HubEvent) -> Void) {
+        init(
+            id: Int, interval: Double, needsFusion: Bool, prefersFIFO: Bool, sensors: Sensors,
+            sink: @escaping @Sendable (HubEvent) -> Void
+        ) {
             self.id = id
             self.interval = interval
             self.needsFusion = needsFusion
             self.prefersFIFO = prefersFIFO
+            self.sensors = sensors.union(.imu)
             self.sink = sink
         }
     }
@@ -131,6 +147,8 @@ final class SensorHub: Sendable {
     /// One sensor's faults: the IMU and the magnetometer each have their own, so that either
     /// fails, backs off and recovers without stopping the other.
     private struct FailureState {
+        /// Whose faults these are: its incidents reach the consumers that use it.
+        let sensor: Sensors
         var isInitialized = false
         var consecutiveFailures = 0
         var inIncident = false
@@ -161,8 +179,8 @@ final class SensorHub: Sendable {
 
     /// Touched only on `queue` (the tick), so no lock: fault handling and the estimator.
     private struct TickState {
-        var imu = FailureState()
-        var magnetometer = FailureState()
+        var imu = FailureState(sensor: .imu)
+        var magnetometer = FailureState(sensor: .magnetometer)
         var fusion: FusionState?
         var isFIFORunning = false
         /// FIFO mode: the chip's time of the last sample period accounted for (the last sample
@@ -203,14 +221,17 @@ final class SensorHub: Sendable {
     }
 
     /// Adds a consumer; sampling speeds up if it asks for a shorter interval (through the FIFO
-    /// below the timer's fastest tick, or whenever a consumer prefers it). Returns its id.
+    /// below the timer's fastest tick, or whenever a consumer prefers it). `sensors`: the chips
+    /// its values come from, whose incidents it hears of (the IMU's always). Returns its id.
     func addConsumer(
-        interval: Double, needsFusion: Bool, prefersFIFO: Bool = false, sink: @escaping @Sendable (HubEvent) -> Void
+        interval: Double, needsFusion: Bool, prefersFIFO: Bool = false, sensors: Sensors,
+        sink: @escaping @Sendable (HubEvent) -> Void
     ) -> Int {
         let interval = max(interval, minimumInterval)
         return state.withLock { state in
             state.nextID += 1
-            state.consumers.append(Consumer(id: state.nextID, interval: interval, needsFusion: needsFusion, prefersFIFO: prefersFIFO, sink: sink))
+            state.consumers.append(Consumer(
+                id: state.nextID, interval: interval, needsFusion: needsFusion, prefersFIFO: prefersFIFO, sensors: sensors, sink: sink))
             reschedule(&state)
             return state.nextID
         }
@@ -375,7 +396,7 @@ final class SensorHub: Sendable {
 
     /// The magnetometer's reading for this tick, tried on its own fault state: nil while it is
     /// out (the IMU's samples go on without a field and the fusion runs 6D), set up again and
-    /// backed off from like the IMU, one error per incident.
+    /// backed off from like the IMU, one error per incident to the consumers that use its field.
     private func readMagnetometer(_ ticks: inout TickState, _ consumers: [Consumer], maximumBackoff: Int) -> MagnetometerReading? {
         guard !ticks.magnetometer.skipsTick() else { return nil }
         do throws(MotionError) {
@@ -498,11 +519,12 @@ final class SensorHub: Sendable {
         }
     }
 
+    /// An incident of one sensor, counted once and reported once to each consumer that uses it.
     private func beginIncident(_ error: MotionError, _ failures: inout FailureState, _ consumers: [Consumer], backOff: Bool, maximumBackoff: Int) {
         failures.inIncident = true
         if backOff { failures.backOff(maximum: maximumBackoff) }
         state.withLock { $0.counters.incidents += 1 }
-        for consumer in consumers { consumer.sink(.failure(error)) }
+        for consumer in consumers where consumer.sensors.contains(failures.sensor) { consumer.sink(.failure(error)) }
     }
 
     /// Waits until the sampler's queue has run everything given to it so far (tests).

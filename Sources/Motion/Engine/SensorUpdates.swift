@@ -16,6 +16,8 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     typealias Extract = @Sendable (MotionSample, FusedMotion?) -> Value?
     private let hub: SensorHub
     private let needsFusion: Bool
+    /// The chips its values come from: it hears of their incidents (the IMU's always).
+    private let sensors: SensorHub.Sensors
     /// Makes the function that turns a sample into a value, once per start (it may keep state
     /// for that run, e.g. the heading an arbitrary reference frame starts from).
     private let makeExtract: @Sendable () -> Extract
@@ -42,18 +44,21 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     private let lifecycle = Locked(())
 
     init(
-        hub: SensorHub, interval: Double, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
+        hub: SensorHub, interval: Double, sensors: SensorHub.Sensors, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
         makeExtract: @escaping @Sendable () -> Extract
     ) {
         self.hub = hub
+        self.sensors = sensors
         self.needsFusion = needsFusion
         self.errors = errors
         self.makeExtract = makeExtract
         self.state = Locked(State(interval: interval))
     }
 
-    convenience init(hub: SensorHub, interval: Double, errors: Locked<MotionError?>? = nil, extract: @escaping Extract) {
-        self.init(hub: hub, interval: interval, errors: errors, makeExtract: { extract })
+    convenience init(
+        hub: SensorHub, interval: Double, sensors: SensorHub.Sensors, errors: Locked<MotionError?>? = nil, extract: @escaping Extract
+    ) {
+        self.init(hub: hub, interval: interval, sensors: sensors, errors: errors, makeExtract: { extract })
     }
 
     /// Seconds between updates; takes effect at the next start. At least the device's shortest
@@ -99,7 +104,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         let extract = makeExtract()
         let token = ConsumerToken()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [state, errors] event in
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO, sensors: sensors) { [state, errors] event in
             switch event {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
@@ -205,7 +210,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     func stream(validInterval interval: Double) -> AsyncStream<Value> {
         let extract = makeExtract()
         let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO) { [weak hub] event in
+        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO, sensors: sensors) { [weak hub] event in
             if case .sample(let sample, let fused) = event, let value = extract(sample, fused),
                case .dropped = continuation.yield(value) {
                 hub?.countDrop(.streamBufferFull)
