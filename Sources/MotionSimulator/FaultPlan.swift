@@ -50,6 +50,7 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads a plan (see the type's documentation); the error names the part that is wrong.
     public init(parsing text: String) throws(FaultPlanError) {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw FaultPlanError(item: text, problem: "no fault given") }
         var faults: [Fault] = []
         // Empty parts ("imu:nack@1,", "@1/") are errors, not skipped.
         for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {

@@ -94,10 +94,8 @@ struct BoardFileParser {
             try knownChip(try nonEmptyString(value, at: "imuChip"), at: "imuChip", among: ChipRegistry.imus)
         }
         let magnetometerChip = try fields["magnetometerChip"].map { (value) throws(BoardFileError) in
-            // A separate magnetometer, or an IMU with one inside (the LSM9DS1, the MPU-9250's AK8963).
-            try knownChip(
-                try nonEmptyString(value, at: "magnetometerChip"), at: "magnetometerChip",
-                among: ChipRegistry.magnetometers + ChipRegistry.imus.filter { $0.builtInMagnetometer != nil })
+            // A separate magnetometer, or an IMU with one inside (the LSM9DS1's die, the MPU-9250's AK8963).
+            try knownChip(try nonEmptyString(value, at: "magnetometerChip"), at: "magnetometerChip", among: ChipRegistry.magnetometers + ChipRegistry.imus)
         }
         return Board(
             name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
