@@ -21,13 +21,15 @@ let package = Package(
         .target(name: "I2C"),
         .target(name: "I2CMock", dependencies: ["I2C", "Locking"]),
         .target(name: "LinuxI2C", dependencies: ["I2C", "CI2C", "Locking"]),
+        // Files a person names: read with a size bound, written atomically or into a device (never replacing one).
+        .target(name: "FileAccess"),
         // A lock the thread sanitizer understands (see Locked.swift).
         .target(name: "Locking"),
         // Time: monotonic clock, Dispatch timers, and a virtual clock for tests.
         .target(name: "Timing", dependencies: ["Locking"]),
         // Chip drivers (registers → SI sample) and the register-level simulator.
         .target(name: "Sensors", dependencies: ["I2C", "Locking"]),
-        .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking", "Fusion"]),
+        .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking", "Fusion", "FileAccess"]),
         // Pure math: attitude filter, orientation classifier, calibration fits.
         .target(name: "Fusion"),
         // Linux's own sensor drivers (IIO): sysfs discovery, unit conversion, the buffer device.
@@ -39,7 +41,7 @@ let package = Package(
         .target(
             name: "Motion",
             dependencies: [
-                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking", "IIO",
+                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking", "IIO", "FileAccess",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -47,10 +49,10 @@ let package = Package(
         // sessions). Not a product: it uses the package-level parts of `Motion`.
         .target(
             name: "MotionTools",
-            dependencies: ["Motion", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator"]
+            dependencies: ["Motion", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator", "FileAccess"]
         ),
         // BROAD recordings (the benchmark's data set) as trials and replays: motionctl evaluate, motion-bench, tests.
-        .target(name: "BroadData", dependencies: ["MotionSimulator"]),
+        .target(name: "BroadData", dependencies: ["MotionSimulator", "FileAccess"]),
         // `motionctl serve`: the live browser view over HTTP (its own bounded HTTP/1.1 on FlyingSocks' sockets; docs/serve-notes.md).
         .target(
             name: "MotionServe",
@@ -65,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish",
+                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -86,7 +88,7 @@ let package = Package(
         .testTarget(name: "MotionSimulatorTests", dependencies: ["BroadData", "MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
-        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking"], exclude: ["FuzzCorpus"]),
+        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking", "FileAccess"], exclude: ["FuzzCorpus"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "CPseudoTerminal", "IIOFake"]),

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// One trial of BROAD (Laidig, Caruso, Cereatti, Seel, "BROAD — A Benchmark for Robust Inertial
@@ -58,8 +59,11 @@ public struct BroadTrial: Sendable {
 
     /// Reads a trial CSV. Throws `BroadError` naming the file, line and column of a malformed value.
     public static func load(path: String) throws(BroadError) -> BroadTrial {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BroadError(file: path, line: 0, column: nil, problem: "cannot read the file (missing or not readable)")
+        let data: Data
+        do throws(FileContents.Failure) {
+            data = try FileContents.read(path, what: "a BROAD trial (a CSV file)", limit: FileContents.Limit.broadTrial)
+        } catch {
+            throw BroadError(file: path, line: 0, column: nil, problem: error.description)
         }
         let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var trial = BroadTrial(
@@ -274,7 +278,13 @@ public struct BroadIndexEntry: Sendable, Decodable {
             throw BroadError(file: directory, line: 0, column: nil, problem: "no such folder")
         }
         let indexPath = (directory as NSString).appendingPathComponent("index.json")
-        if let data = FileManager.default.contents(atPath: indexPath) {
+        if FileManager.default.fileExists(atPath: indexPath) {
+            let data: Data
+            do throws(FileContents.Failure) {
+                data = try FileContents.read(indexPath, what: "a BROAD index.json", limit: FileContents.Limit.broadIndex)
+            } catch {
+                throw BroadError(file: indexPath, line: 0, column: nil, problem: error.description)
+            }
             do {
                 return try JSONDecoder().decode([BroadIndexEntry].self, from: data)
             } catch {

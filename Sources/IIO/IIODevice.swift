@@ -65,10 +65,12 @@ public struct IIOChannelGroup: Sendable, Equatable {
         return value(raw: raw)
     }
 
-    /// The current sampling frequency in Hz, nil when the driver has none (or reports 0).
+    /// The current sampling frequency in Hz, nil when the driver has none (or reports 0). A
+    /// negative one or one above ``IIOPlausibility/maximumSamplingFrequency`` is `badValue`.
     public func samplingFrequency() throws(IIOError) -> Double? {
         guard let samplingFrequencyPath else { return nil }
         let value = try SysfsFiles.number(samplingFrequencyPath)
+        try IIOPlausibility.checkSamplingFrequency(value, path: samplingFrequencyPath)
         return value > 0 ? value : nil
     }
 
@@ -88,12 +90,20 @@ public struct IIOChannelGroup: Sendable, Equatable {
         var scale = SIMD3<Double>(1, 1, 1)
         var offset = SIMD3<Double>.zero
         for (index, axis) in axes.enumerated() {
-            if let value = try optionalNumber(["\(type)_\(axis)_scale", "\(type)_scale"]) { scale[index] = value }
-            if let value = try optionalNumber(["\(type)_\(axis)_offset", "\(type)_offset"]) { offset[index] = value }
+            // Checked only where applied: `_input` channels are already in kernel units.
+            if let (path, value) = try optionalNumber(["\(type)_\(axis)_scale", "\(type)_scale"]) {
+                if !processed { try IIOPlausibility.checkScale(value, kind: kind, path: path) }
+                scale[index] = value
+            }
+            if let (path, value) = try optionalNumber(["\(type)_\(axis)_offset", "\(type)_offset"]) {
+                if !processed { try IIOPlausibility.checkOffset(value, scale: scale[index], kind: kind, path: path) }
+                offset[index] = value
+            }
         }
         var mount = MountMatrix.identity
         if let path = ["\(type)_mount_matrix", "\(directory)/in_mount_matrix", "\(directory)/mount_matrix"].first(where: SysfsFiles.exists) {
             mount = try MountMatrix(parsing: try SysfsFiles.read(path), path: path)
+            try IIOPlausibility.checkMount(mount, path: path)
         }
         let frequency = ["\(type)_sampling_frequency", "\(directory)/sampling_frequency"].first(where: SysfsFiles.exists)
         return IIOChannelGroup(
@@ -101,9 +111,9 @@ public struct IIOChannelGroup: Sendable, Equatable {
             mount: mount, samplingFrequencyPath: frequency)
     }
 
-    private static func optionalNumber(_ candidates: [String]) throws(IIOError) -> Double? {
+    private static func optionalNumber(_ candidates: [String]) throws(IIOError) -> (path: String, value: Double)? {
         guard let path = candidates.first(where: SysfsFiles.exists) else { return nil }
-        return try SysfsFiles.number(path)
+        return (path, try SysfsFiles.number(path))
     }
 }
 

@@ -11,16 +11,23 @@ public enum SysfsFiles {
     /// (Documentation/filesystems/sysfs.rst: "attributes should be ASCII text files … up to PAGE_SIZE").
     static let maximumAttributeBytes = 4096
 
-    /// The attribute's text with surrounding white space removed.
+    /// The attribute's text with surrounding white space removed. At most one byte more than
+    /// ``maximumAttributeBytes`` is read: a longer "attribute" (a fake tree's regular file, a
+    /// path pointing at something that is not sysfs) is `badValue`, never read whole.
     public static func read(_ path: String) throws(IIOError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .from(errno: errno, path: path, attempted: "open") }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: maximumAttributeBytes)
+        var bytes = [UInt8](repeating: 0, count: maximumAttributeBytes + 1)
         let count = try transfer(bytes.count, path: path, attempted: "read", stopsAtEndOfFile: true) { done in
             bytes.withUnsafeMutableBytes { buffer in
                 Glibc.read(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
             }
+        }
+        guard count <= maximumAttributeBytes else {
+            throw IIOError(
+                .badValue, path: path, detail: "is longer than \(maximumAttributeBytes) bytes, the most a sysfs attribute holds",
+                hint: "check that the IIO root is /sys/bus/iio/devices or a copy of it")
         }
         return trimmed(String(decoding: bytes[..<count], as: UTF8.self))
     }

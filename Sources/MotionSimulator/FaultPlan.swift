@@ -1,3 +1,4 @@
+import FileAccess
 import I2C
 
 /// Faults to inject on the simulated board at given times, written as a short text so that a
@@ -49,8 +50,10 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads a plan (see the type's documentation); the error names the part that is wrong.
     public init(parsing text: String) throws(FaultPlanError) {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw FaultPlanError(item: text, problem: "no fault given") }
         var faults: [Fault] = []
-        for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        // Empty parts ("imu:nack@1,", "@1/") are errors, not skipped.
+        for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             faults.append(try Self.fault(item))
         }
         guard !faults.isEmpty else { throw FaultPlanError(item: text, problem: "no fault given") }
@@ -69,7 +72,7 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
         guard head.count == 2, let sensor = Sensor(rawValue: head[0].lowercased()) else {
             throw FaultPlanError(item: item, problem: "starts with the sensor: imu: or mag:")
         }
-        let timing = parts[1].split(separator: "/", maxSplits: 1).map(String.init)
+        let timing = parts[1].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let at = try seconds(timing[0], item: item, what: "the start")
         let every = try timing.count == 2 ? seconds(timing[1], item: item, what: "the repeat period") : nil
         if let every, every < minimumEvery { throw FaultPlanError(item: item, problem: "repeats at most every \(minimumEvery) s") }
@@ -106,8 +109,8 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func seconds(_ text: String, item: String, what: String) throws(FaultPlanError) -> Double {
-        guard let value = Double(text), value.isFinite, (0...maximumSeconds).contains(value) else {
-            throw FaultPlanError(item: item, problem: "\(what) must be seconds from 0 to \(Int(maximumSeconds)), not \"\(text)\"")
+        guard let value = DecimalNumber.parse(text), (0...maximumSeconds).contains(value) else {
+            throw FaultPlanError(item: item, problem: "\(what) must be seconds (a decimal number) from 0 to \(Int(maximumSeconds)), not \"\(text)\"")
         }
         return value
     }

@@ -27,20 +27,26 @@ struct Motionctl: ParsableCommand {
         defaultSubcommand: LiveCommand.self
     )
 
-    /// ArgumentParser's main, then one more check: everything printed reached standard output
-    /// (a full disk behind `> file` is an error, a closed pipe ends quietly).
+    /// ArgumentParser's main with its printing done here, through ``StandardStreams``: help,
+    /// `--version`, usage errors and the command's own output are all checked, so a full disk or
+    /// a closed stream is an error (exit 1) and never a trap; a closed pipe ends quietly.
     static func main() {
+        StandardStreams.guardClosedDescriptors()
+        var status: Int32 = 0
         do {
             var command = try parseAsRoot()
             try command.run()
-            try CheckedOutput.flushStandardOutput()
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
-            Foundation.exit(1)
+            printError("error: \(failure.message)")
+            status = 1
         } catch {
-            // The command's own error is what is reported; output already lost does not change it.
-            _ = CStandardOutput_flushFailed()
-            exit(withError: error)
+            // What ArgumentParser's `exit(withError:)` would print, where it would print it.
+            let text = fullMessage(for: error)
+            status = exitCode(for: error).rawValue
+            if !text.isEmpty {
+                if status == 0 { StandardStreams.output(text + "\n") } else { printError(text) }
+            }
         }
+        Foundation.exit(StandardStreams.finish(status: status))
     }
 }

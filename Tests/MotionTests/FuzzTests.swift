@@ -1,4 +1,7 @@
+import FileAccess
 import Foundation
+import IIO
+import IIOFake
 @testable import Motion
 import MotionSimulator
 import TestSupport
@@ -116,6 +119,70 @@ import Testing
                 _ = ReplaySource(recording).state(at: 0.05)
             } catch {
                 #expect(!error.description.isEmpty)   // RecordingError: says what is wrong
+            }
+        }
+    }
+
+    /// IIO attributes (scales, offsets, mount matrices, sampling frequencies, readings) mutated
+    /// from a real driver's values: discovery and reading never trap, and whatever is accepted
+    /// is plausible. Each iteration rewrites five sysfs files: a fifth of the other readers' count.
+    @Test func iioValuesNeverTrap() throws {
+        let tree = try FakeIIOTree()
+        try tree.add(.mpu6050(accel: (100, -200, 16384), gyro: (1, 2, 3)), as: "iio:device0")
+        let seeds: [(attribute: String, value: String)] = [
+            ("in_accel_scale", "0.000598"), ("in_anglvel_scale", "0.001064724"), ("in_accel_offset", "-20"),
+            ("in_mount_matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1"), ("sampling_frequency", "50"), ("in_accel_x_raw", "16384"),
+        ]
+        var random = Generator(seed: 4)
+        for index in 0..<max(1, Self.iterations / 5) {
+            let (attribute, value) = seeds[index % seeds.count]
+            let mutated = String(decoding: Self.mutate(Array(value.utf8), &random), as: UTF8.self)
+            try tree.set(attribute, of: "iio:device0", to: mutated)
+            let (devices, problems) = IIODiscovery.devices(root: tree.sysfs)
+            #expect(problems.allSatisfy { !$0.description.isEmpty })
+            for group in devices.flatMap(\.groups) {
+                // Accepted values are plausible (the check holds after parsing, whatever the text).
+                if !group.processed {
+                    for axis in 0..<3 {
+                        #expect(throws: Never.self) { try IIOPlausibility.checkScale(group.scale[axis], kind: group.kind, path: "fuzz") }
+                    }
+                }
+                #expect(throws: Never.self) { try IIOPlausibility.checkMount(group.mount, path: "fuzz") }
+                if let reading = try? group.read() { #expect(reading.x.isFinite && reading.y.isFinite && reading.z.isFinite) }
+                _ = try? group.samplingFrequency()
+            }
+            try tree.set(attribute, of: "iio:device0", to: value)
+        }
+    }
+
+    /// Output paths built from pieces that once looked dangerous (a FIFO, a device, a link, a
+    /// loop, a directory, empty parts, `..`, a name longer than the system allows): every write
+    /// succeeds or says why; the FIFO, the device and the links are never replaced.
+    @Test func outputPathsNeverTrap() throws {
+        try withTemporaryDirectory("fuzz-output") { folder in
+            let base = folder.path
+            try #require(mkfifo("\(base)/fifo", 0o644) == 0)
+            try #require(symlink("fifo", "\(base)/to-fifo") == 0)
+            try #require(symlink("loop", "\(base)/loop") == 0)
+            try #require(symlink("/dev/null", "\(base)/to-null") == 0)
+            try FileManager.default.createDirectory(atPath: "\(base)/dir", withIntermediateDirectories: false)
+            let pieces = ["fifo", "to-fifo", "loop", "to-null", "dir", "file", "", ".", "..", "new.svg", String(repeating: "n", count: 300), "/dev/null"]
+            var random = Generator(seed: 5)
+            for _ in 0..<max(1, Self.iterations / 10) {
+                let count = Int.random(in: 1...3, using: &random)
+                let parts = (0..<count).map { _ in pieces.randomElement(using: &random) ?? "" }
+                let path = parts.first == "/dev/null" ? "/dev/null" : ([base] + parts).joined(separator: "/")
+                do throws(OutputFile.Failure) {
+                    try OutputFile.write(Array("x".utf8), to: path, what: "the fuzzed file")
+                } catch {
+                    #expect(!error.problem.isEmpty && !error.fix.isEmpty)
+                }
+                var status = stat()
+                #expect(lstat("\(base)/fifo", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+                #expect(lstat("\(base)/to-fifo", &status) == 0 && status.st_mode & S_IFMT == S_IFLNK)
+                #expect(lstat("\(base)/to-null", &status) == 0 && status.st_mode & S_IFMT == S_IFLNK)
+                #expect(lstat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+                #expect(lstat("\(base)/dir", &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
             }
         }
     }

@@ -81,6 +81,23 @@ import Timing
         #expect(gyro.values.withLock { $0.isEmpty })
     }
 
+    /// A kernel value no motion sensor has stops the manager with the sysfs file named, instead
+    /// of readings that are all zero or wrong (issue #27 item 10).
+    @Test(arguments: [
+        ("in_accel_scale", "1e308"), ("in_accel_offset", "1e308"), ("in_mount_matrix", "0, 0, 0; 0, 0, 0; 0, 0, 0"),
+        ("in_mount_matrix", "1e300, 0, 0; 0, 1e300, 0; 0, 0, 1e300"), ("sampling_frequency", "1e308"),
+    ])
+    func anImplausibleKernelValueStopsTheManagerNamingTheFile(attribute: String, value: String) throws {
+        let tree = try FakeIIOTree()
+        try tree.add(.mpu6050(accel: (0, 0, 16384), gyro: (0, 0, 0)), as: "iio:device0")
+        try tree.set(attribute, of: "iio:device0", to: value)
+        #expect {
+            _ = try manager(tree)
+        } throws: { error in
+            "\(error)".contains("iio:device0/\(attribute)") && "\(error)".contains("bad value")
+        }
+    }
+
     @Test func noAccelerometerIsDeviceNotFoundNamingTheRoot() throws {
         let tree = try FakeIIOTree()
         try tree.add(.ak8975(field: (1, 2, 3)), as: "iio:device0")

@@ -40,7 +40,8 @@ struct SelftestCommandTests {
     /// A board file naming chips: the simulator places them at the board's addresses, or says
     /// which chip it cannot place.
     @Test(arguments: [
-        (#""imuChip": "BMI088","#, "the IMU BMI088, which the simulator cannot place"),
+        // A chip swift-motion does not know is refused by the board file's check already.
+        (#""imuChip": "BMI088","#, #""BMI088" is not a chip swift-motion knows"#),
         (#""imuChip": "MPU-9150", "magnetometerChip": "AK8963","#, "the magnetometer AK8963, which the simulator cannot place next to the mpu9150"),
         (#""imuChip": "LSM6DSOX","#, "the simulated lsm6dsox answers only at 0x6A, 0x6B"),
     ])
@@ -52,7 +53,7 @@ struct SelftestCommandTests {
         try Data(Self.boardFile(chips: chips).utf8).write(to: file)
         let result = try BoardsCommandTests.run(["selftest", "--simulated", "--board", file.path])
         #expect(result.status == 1)
-        #expect(result.error.hasPrefix("error: --simulated --board \(file.path): "), "\(result.error)")
+        #expect(result.error.hasPrefix("error: ") && result.error.contains(file.path), "\(result.error)")
         #expect(result.error.contains(message), "\(result.error)")
     }
 

@@ -328,11 +328,14 @@ public enum EllipsoidFit {
         let fitError = 100 * (squares / Double(max(count, 1))).squareRoot()
         let plausible = configuration.plausibleFieldStrength.contains(calibration.fieldStrength)
         let accuracy: MagneticFieldCalibrationAccuracy
-        if model == .fullEllipsoid || model == .diagonalEllipsoid, coverage.coverage >= 0.8, fitError <= 2, plausible {
+        func meets(_ grade: MagneticFieldCalibrationAccuracy) -> Bool {
+            coverage.coverage >= grade.minimumCoveragePercent / 100 && fitError <= grade.maximumFitErrorPercent
+        }
+        if model == .fullEllipsoid || model == .diagonalEllipsoid, meets(.high), plausible {
             accuracy = .high
-        } else if model != .planarOffset, coverage.coverage >= 0.5, fitError <= 5 {
+        } else if model != .planarOffset, meets(.medium) {
             accuracy = .medium
-        } else if fitError <= 10 {
+        } else if meets(.low) {
             accuracy = .low
         } else {
             accuracy = .uncalibrated

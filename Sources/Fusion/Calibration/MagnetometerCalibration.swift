@@ -36,4 +36,25 @@ public enum MagneticFieldCalibrationAccuracy: Int, Sendable, Comparable, CaseIte
     case high = 2
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The largest fit error (RMS of the radius' relative error, percent) a fit of this accuracy
+    /// may have: high ≤ 2 %, medium ≤ 5 %, low ≤ 10 % (`EllipsoidFit` grades by these, and a
+    /// stored calibration is checked against them).
+    package var maximumFitErrorPercent: Double {
+        switch self {
+        case .high: 2
+        case .medium: 5
+        case .low: 10
+        case .uncalibrated: .infinity
+        }
+    }
+
+    /// The least coverage of the sphere of directions (percent) a fit of this accuracy needs.
+    package var minimumCoveragePercent: Double {
+        switch self {
+        case .high: 80
+        case .medium: 50
+        case .low, .uncalibrated: 0
+        }
+    }
 }

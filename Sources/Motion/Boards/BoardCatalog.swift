@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 #if canImport(Glibc)
@@ -75,7 +76,8 @@ public struct BoardCatalog: Sendable, Equatable {
     package static func readDeviceTreeModel(fileSystemRoot: String = "/") -> String? {
         for path in modelPaths {
             let url = URL(fileURLWithPath: fileSystemRoot).appendingPathComponent(path)
-            if let data = FileManager.default.contents(atPath: url.path) {
+            // Best effort: a missing, unreadable or oversized model file means "no model".
+            if let data = try? FileContents.read(url.path, what: "the device-tree model", limit: FileContents.Limit.deviceTreeModel) {
                 let model = normalizedModel(String(decoding: data, as: UTF8.self))
                 if !model.isEmpty { return model }
             }
@@ -108,7 +110,8 @@ public struct BoardCatalog: Sendable, Equatable {
     public static func loadBoard(at path: String) throws(BoardFileError) -> Board {
         let data: Data
         do throws(FileContents.Failure) {
-            data = try FileContents.read(path, what: "a board file (a .json file; `motionctl boards` lists the built-in ids)")
+            data = try FileContents.read(
+                path, what: "a board file (a .json file; `motionctl boards` lists the built-in ids)", limit: FileContents.Limit.boardFile)
         } catch {
             throw BoardFileError(.unreadable, file: path, keyPath: "", problem: error.problem, fix: error.fix)
         }

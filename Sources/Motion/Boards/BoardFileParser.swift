@@ -1,3 +1,4 @@
+import Sensors
 import Foundation
 import Fusion
 import I2C
@@ -89,9 +90,12 @@ struct BoardFileParser {
         let magnetometer = try addresses(fields["magnetometerAddresses"], at: "magnetometerAddresses", allowEmpty: true)
         let mountMatrix = try mountMatrix(fields["mountMatrix"])
         let setup = try nonEmptyString(fields["setup"], at: "setup")
-        let imuChip = try fields["imuChip"].map { (value) throws(BoardFileError) in try nonEmptyString(value, at: "imuChip") }
+        let imuChip = try fields["imuChip"].map { (value) throws(BoardFileError) in
+            try knownChip(try nonEmptyString(value, at: "imuChip"), at: "imuChip", among: ChipRegistry.imus)
+        }
         let magnetometerChip = try fields["magnetometerChip"].map { (value) throws(BoardFileError) in
-            try nonEmptyString(value, at: "magnetometerChip")
+            // A separate magnetometer, or an IMU with one inside (the LSM9DS1's die, the MPU-9250's AK8963).
+            try knownChip(try nonEmptyString(value, at: "magnetometerChip"), at: "magnetometerChip", among: ChipRegistry.magnetometers + ChipRegistry.imus)
         }
         return Board(
             name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
@@ -211,6 +215,18 @@ struct BoardFileParser {
     private func array(_ value: JSONValue?, at path: String) throws(BoardFileError) -> [JSONValue] {
         guard case .array(let items) = value else { throw wrongType(path, "an array", value) }
         return items
+    }
+
+    /// `name` when it names one of `chips` (its name or a CLI name, case, `-` and spaces ignored:
+    /// `MPU-9150`, `lsm6dsox`); otherwise an error listing them.
+    private func knownChip(_ name: String, at path: String, among chips: [ChipDescriptor]) throws(BoardFileError) -> String {
+        let key = ChipRegistry.key(name)
+        guard chips.contains(where: { ChipRegistry.key($0.name) == key || $0.cliNames.contains(key) }) else {
+            throw invalid(
+                path, "\"\(name)\" is not a chip swift-motion knows",
+                fix: "name one of: \(chips.map(\.name).joined(separator: ", ")), or leave \(path) out for a board without chips of its own")
+        }
+        return name
     }
 
     private func nonEmptyString(_ value: JSONValue?, at path: String) throws(BoardFileError) -> String {

@@ -42,7 +42,7 @@ extension CalibrationStore {
             var record = try load(sensor) ?? CalibrationRecord(sensor: sensor)
             change(&record)
             record.updated = Date()
-            return try save(record)
+            return try saveLocked(record)
         }
     }
 }

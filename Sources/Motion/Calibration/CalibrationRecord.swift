@@ -52,6 +52,9 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
     /// Checks the shape of the arrays (a hand-edited file may be wrong); the message names the key.
     func validate() -> String? {
         if let gyroscope, gyroscope.bias.count != 3 { return "gyroscope.bias must have 3 numbers" }
+        if let gyroscope, !Bounds.sampleCount.contains(gyroscope.sampleCount) {
+            return "gyroscope.sampleCount \(gyroscope.sampleCount) must lie within \(Bounds.sampleCount.lowerBound)…\(Bounds.sampleCount.upperBound)"
+        }
         if let accelerometer {
             if accelerometer.offset.count != 3 { return "accelerometer.offset must have 3 numbers" }
             if accelerometer.scale.count != 3 || accelerometer.scale.contains(where: { !($0 > 0) }) {
@@ -93,6 +96,18 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
         static let softIronCondition = 10.0
         /// µT: the corrected field's radius; the Earth's is 22–67 µT, calibrations near steel less sane.
         static let fieldStrength = 1.0...1_000
+        /// The soft-iron matrix's scale: the fit scales it to determinant 1 (it reshapes, it does not
+        /// scale: `MagnetometerCalibration`), so that the corrected field's radius is the stored
+        /// field strength. Its cube root may differ from 1 by 5 % (a hand-rounded file); beyond,
+        /// corrected readings no longer have the stored strength (1e300·I, 1e-10·I).
+        static let softIronScale = 0.95...1.05
+        /// Largest asymmetry of the soft-iron matrix (|M − Mᵀ| over its largest entry): a fit's is
+        /// symmetric; a rotation hidden in it (60° about z) would turn every heading.
+        static let softIronAsymmetry = 1e-3
+        /// Samples a mean can have been taken over: a day at 32 kHz is 2.8·10⁹.
+        static let sampleCount = 0...1_000_000_000_000
+        /// Percent: a fit error is an RMS relative error of the radius; beyond 100 % it fitted nothing.
+        static let fitErrorPercent = 0.0...100
     }
 
     /// The first value outside ``Bounds``, naming the field and the bound; nil when all are plausible.
@@ -116,23 +131,75 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
                 return "magnetometer.fieldStrength \(magnetometer.fieldStrength) µT must lie within \(Bounds.fieldStrength.lowerBound)…\(Bounds.fieldStrength.upperBound) µT"
             }
             if let matrix = Matrix3(rowMajor: magnetometer.softIronMatrix) {
+                let largest = magnetometer.softIronMatrix.map(abs).max() ?? 0
+                let asymmetry = (matrix - matrix.transposed).rowMajor.map(abs).max() ?? 0
+                if asymmetry > Bounds.softIronAsymmetry * largest {
+                    return "magnetometer.softIronMatrix must be symmetric (|M − Mᵀ| within \(Bounds.softIronAsymmetry) of its largest entry; "
+                        + "a fit gives a symmetric matrix, a rotation in it turns every heading); \(magnetometer.softIronMatrix) is not"
+                }
                 // Positive definite: its symmetric part has only positive eigenvalues (so no
                 // mirror, no collapse); conditioned: singular values within a ratio of 10.
                 let symmetric = 0.5 * (matrix + matrix.transposed)
                 if symmetric.symmetricEigen.values.min() <= 0 || matrix.determinant <= 0 {
                     return "magnetometer.softIronMatrix must be positive definite (no mirroring, no zero direction); \(magnetometer.softIronMatrix) is not"
                 }
+                // Scale: determinant 1, so corrected readings have the stored field strength.
+                let scale = cbrt(matrix.determinant)
+                if !Bounds.softIronScale.contains(scale) {
+                    return "magnetometer.softIronMatrix scales the field by \(scale) (the cube root of its determinant), outside "
+                        + "\(Bounds.softIronScale.lowerBound)…\(Bounds.softIronScale.upperBound): corrected readings would not have the stored "
+                        + "magnetometer.fieldStrength \(magnetometer.fieldStrength) µT (a fit scales the matrix to determinant 1)"
+                }
                 let squared = (matrix.transposed * matrix).symmetricEigen.values
                 let condition = (squared.max() / max(squared.min(), .leastNormalMagnitude)).squareRoot()
-                if condition > Bounds.softIronCondition {
+                if !(condition <= Bounds.softIronCondition) {
                     return "magnetometer.softIronMatrix has condition number \(condition), above \(Bounds.softIronCondition) (its singular values differ more than tenfold)"
                 }
             }
-            if magnetometer.fitErrorPercent < 0 || !(0...100).contains(magnetometer.coveragePercent) {
-                return "magnetometer.fitErrorPercent must be ≥ 0 and magnetometer.coveragePercent within 0…100"
+            if !Bounds.fitErrorPercent.contains(magnetometer.fitErrorPercent) {
+                return "magnetometer.fitErrorPercent \(magnetometer.fitErrorPercent) must lie within \(Int(Bounds.fitErrorPercent.lowerBound))…\(Int(Bounds.fitErrorPercent.upperBound)) %"
             }
+            if !(0...100).contains(magnetometer.coveragePercent) {
+                return "magnetometer.coveragePercent \(magnetometer.coveragePercent) must lie within 0…100 %"
+            }
+            if !["ellipsoid", "diagonal", "offset"].contains(magnetometer.model) {
+                return "magnetometer.model \"\(magnetometer.model)\" must be one of ellipsoid, diagonal, offset"
+            }
+            if let problem = accuracyProblem(magnetometer) { return problem }
         }
         return nil
+    }
+
+    /// The stored accuracy must be one the fit could have given: as good as its fit error, its
+    /// coverage and its model allow (`EllipsoidFit`'s grading), no better.
+    private func accuracyProblem(_ magnetometer: Magnetometer) -> String? {
+        guard let accuracy = MagneticFieldCalibrationAccuracy(name: magnetometer.accuracy) else { return nil }   // checked before
+        if magnetometer.fitErrorPercent > accuracy.maximumFitErrorPercent {
+            return "magnetometer.accuracy \(magnetometer.accuracy) needs magnetometer.fitErrorPercent ≤ \(Int(accuracy.maximumFitErrorPercent)) %, "
+                + "not \(magnetometer.fitErrorPercent) %"
+        }
+        if magnetometer.coveragePercent < accuracy.minimumCoveragePercent {
+            return "magnetometer.accuracy \(magnetometer.accuracy) needs magnetometer.coveragePercent ≥ \(Int(accuracy.minimumCoveragePercent)) %, "
+                + "not \(magnetometer.coveragePercent) %"
+        }
+        if accuracy == .high, magnetometer.model == "offset" {
+            return "magnetometer.accuracy high needs magnetometer.model ellipsoid or diagonal, not offset"
+        }
+        return nil
+    }
+
+    /// The record's sensor must be the one its file and its use name: a record copied under
+    /// another sensor's name (another address or chip) would correct the wrong chip. The message
+    /// names the first field that differs and both values.
+    func identityProblem(expected: SensorIdentity) -> String? {
+        let fields: [(String, String, String)] = [
+            ("sensor.chip", sensor.chip, expected.chip),
+            ("sensor.address", "0x" + String(sensor.address, radix: 16, uppercase: true), "0x" + String(expected.address, radix: 16, uppercase: true)),
+            ("sensor.bus", sensor.bus, expected.bus),
+            ("sensor.board", sensor.board, expected.board),
+        ]
+        guard let (field, found, wanted) = fields.first(where: { $0.1 != $0.2 }) else { return nil }
+        return "\(field) is \(found), but this file is the calibration of \(expected) (\(field) \(wanted)): it belongs to another sensor"
     }
 }
 

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// One recorded instant: what the chip experienced (or what a calibrated sensor read), chip axes.
@@ -114,7 +115,7 @@ public struct Recording: Sendable, Equatable {
     /// Writes ``csv()`` to `path`.
     public func write(to path: String) throws(RecordingError) {
         do {
-            try csv().write(toFile: path, atomically: true, encoding: .utf8)
+            try OutputFile.write(Array(csv().utf8), to: path, what: "a recording")
         } catch {
             throw .cannotWrite(path: path, cause: error)
         }
@@ -124,7 +125,7 @@ public struct Recording: Sendable, Equatable {
     public init(contentsOf path: String) throws(RecordingError) {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = String(decoding: try FileContents.read(path, what: "a recording (a CSV file)", limit: FileContents.Limit.recording), as: UTF8.self)
         } catch {
             throw .cannotRead(path: path, cause: error)
         }

@@ -1,3 +1,4 @@
+import FileAccess
 import Motion
 import Foundation
 import Fusion
@@ -63,9 +64,10 @@ package enum CalibrationPlot {
         return svg + "</svg>\n"
     }
 
-    /// Writes the plot atomically (temporary file, then rename).
-    package static func write(_ svg: String, to path: String) throws {
-        try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    /// Writes the plot the one way output files are written (``OutputFile``): a file is replaced
+    /// atomically, a device or FIFO written into, a directory refused.
+    package static func write(_ svg: String, to path: String) throws(OutputFile.Failure) {
+        try OutputFile.write(Array(svg.utf8), to: path, what: "the plot (an SVG file)")
     }
 
     /// Coverage as a bar, fit error, field strength, accuracy; "quality not given" without them.

@@ -48,7 +48,7 @@ struct BoardsCommand: ParsableCommand {
                 let board = try BoardCatalog.loadBoard(at: path)
                 print("\(path): valid board file for \(board.name) (\(board.id))")
             } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                printError("error: \(error)")
                 throw ExitCode.failure
             }
         }

@@ -21,7 +21,7 @@ struct CalibrateCommand: ParsableCommand {
 struct CalibrationOptions: ParsableArguments {
     @OptionGroup var source: SourceOptions
 
-    @Option(parsing: .unconditional, help: "Longest measurement, in seconds, up to a day (the default depends on the sensor).")
+    @Option(parsing: .unconditional, help: "Longest measurement, in seconds, up to a day (the default depends on the sensor).", transform: OptionRange.decimal)
     var duration: Double?
 
     @Flag(help: "No guidance, no live display: measure for the whole duration and print the result as JSON.")
@@ -105,7 +105,4 @@ func decimals(_ vector: SIMD3<Double>, _ count: Int = 2) -> String {
     "(\(decimals(vector.x, count)), \(decimals(vector.y, count)), \(decimals(vector.z, count)))"
 }
 
-/// Prints to standard error (the JSON on standard output stays clean).
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-}
+

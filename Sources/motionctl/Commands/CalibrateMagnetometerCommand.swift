@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Fusion
 import Motion
@@ -22,6 +23,13 @@ struct CalibrateMagnetometerCommand: CalibrationSubcommand {
 
     @Flag(help: "Save even when the stored calibration of this magnetometer is more accurate.")
     var replace = false
+
+    func validate() throws {
+        // Before a minute of turning the board: a path that cannot take the plot is said now.
+        if let plot {
+            do { try OutputFile.preflight(plot, what: "the plot (an SVG file)") } catch { throw ValidationError("--plot \(error)") }
+        }
+    }
 
     func calibrate() throws {
         let feed = try options.openFeed(defaultScenario: "figure-eight")
@@ -62,11 +70,11 @@ struct CalibrateMagnetometerCommand: CalibrationSubcommand {
         }
         if let plot {
             let title = "\(sensor): \(report.model.storedName) fit, field \(decimals(report.fieldStrength, 1)) µT, fit error \(decimals(report.fitErrorPercent)) %"
+            let svg = CalibrationPlot.svg(raw: run.session.samples, calibration: report.calibration, title: title, quality: .init(report))
             do {
-                let svg = CalibrationPlot.svg(raw: run.session.samples, calibration: report.calibration, title: title, quality: .init(report))
                 try CalibrationPlot.write(svg, to: plot)
             } catch {
-                throw CommandFailure(message: "cannot write the plot \(plot): \(error.localizedDescription)")
+                throw CommandFailure(message: "cannot write the plot: \(error)")
             }
         }
         var result = MagnetometerResult(report, sensor: sensor, sampleCount: run.session.samples.count, stoppedBecause: run.stopReason, path: path, plot: plot)

@@ -1,3 +1,4 @@
+import FileAccess
 import BroadData
 import ArgumentParser
 import Foundation
@@ -25,13 +26,13 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .customLong("out"), help: "Folder for the estimate files.")
     var out: String
 
-    @Option(parsing: .unconditional, help: "The sensors' latency in ms (their output filter's delay) to compensate (default 0, the library's default for a sensor it knows nothing of; --cross-validate tunes it from there).")
+    @Option(parsing: .unconditional, help: "The sensors' latency in ms (their output filter's delay) to compensate (default 0, the library's default for a sensor it knows nothing of; --cross-validate tunes it from there).", transform: OptionRange.decimal)
     var sensorLatency: Double = 0
 
     @Option(name: .customLong("trials"), help: "Comma-separated trial names (default: all).")
     var trials: String?
 
-    @Option(parsing: .unconditional, help: "Evaluate at this rate (Hz): every k-th sample, k = the trials' rate / HZ rounded (BROAD's 285.7 Hz: 100 → every 3rd, 95.2 Hz).")
+    @Option(parsing: .unconditional, help: "Evaluate at this rate (Hz): every k-th sample, k = the trials' rate / HZ rounded (BROAD's 285.7 Hz: 100 → every 3rd, 95.2 Hz).", transform: OptionRange.decimal)
     var rate: Double?
 
     @Option(help: "Also write the (decimated) trials here as BROAD CSV with an index.json, so other tools (broad_peers.py) score the same data.")
@@ -147,13 +148,15 @@ struct EvaluateCommand: ParsableCommand {
             var index: [[String: Any]] = []
             for (entry, trial) in loaded {
                 let path = (folder as NSString).appendingPathComponent(entry.trial + ".csv")
-                try Data(trial.csv().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try OutputFile.write(Array(trial.csv().utf8), to: path, what: "a trial CSV file")
                 index.append(["trial": entry.trial, "group": entry.group, "samples": trial.count, "sampling_rate_hz": 1 / trial.sampleInterval])
             }
             let json = try JSONSerialization.data(withJSONObject: index, options: [.prettyPrinted, .sortedKeys])
-            try json.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("index.json")), options: .atomic)
+            try OutputFile.write(json, to: (folder as NSString).appendingPathComponent("index.json"), what: "the index")
+        } catch let failure as OutputFile.Failure {
+            throw CommandFailure(message: "cannot write the trials to \(folder): \(failure)")
         } catch {
-            throw ValidationError("cannot write the trials to \(folder): \(error.localizedDescription)")
+            throw CommandFailure(message: "cannot write the trials to \(folder): \(error.localizedDescription)")
         }
         print("wrote \(loaded.count) trials to \(folder)")
     }
@@ -189,8 +192,10 @@ struct EvaluateCommand: ParsableCommand {
         for q in estimates {
             text += "\(q[0]),\(q[1]),\(q[2]),\(q[3])\n"
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw ValidationError("cannot write \(path)")
+        do {
+            try OutputFile.write(Array(text.utf8), to: path, what: "an estimates CSV file")
+        } catch {
+            throw CommandFailure(message: "cannot write \(error)")
         }
     }
 

@@ -18,8 +18,8 @@ struct LiveCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds.") var duration: Double?
-    @Option(parsing: .unconditional, help: "Screen refreshes per second (0.1 to 50).") var refresh: Double = 10
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: OptionRange.decimal) var duration: Double?
+    @Option(parsing: .unconditional, help: "Screen refreshes per second (0.1 to 50).", transform: OptionRange.decimal) var refresh: Double = 10
     @Flag(help: "Read the IMU through its FIFO at the chip's output data rate, each sample timed by the chip's clock.")
     var fifo = false
 
@@ -79,7 +79,9 @@ struct LiveView: Sendable {
                 output.write(lines.joined(separator: "\n") + "\n")
             }
         }
-        let interrupted = runner.run(isDone: { false }, drain: {})
+        // A standard output that fails (a full disk, a closed descriptor) ends the view: the
+        // failure is the command's error (StandardStreams.finish).
+        let interrupted = runner.run(isDone: { CheckedOutput.standardOutput.error != nil }, drain: {})
         timer.cancel()
         queue.sync {}
         output.write((inPlace ? "\n" : "") + "stopped: \(manager.counters)")

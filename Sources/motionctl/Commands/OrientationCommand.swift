@@ -18,7 +18,7 @@ struct OrientationCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(parsing: .unconditional, help: "Seconds to run. Default: simulated, the scenario's length plus 1 s; real board, until Ctrl-C.")
+    @Option(parsing: .unconditional, help: "Seconds to run. Default: simulated, the scenario's length plus 1 s; real board, until Ctrl-C.", transform: OptionRange.decimal)
     var duration: Double?
 
     func validate() throws {
@@ -48,7 +48,7 @@ struct OrientationPrinter: Sendable {
     }
 
     static func fail(_ message: String) {
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        printError("error: \(message)")
     }
 
     func observe(_ manager: MotionManager) -> any NSObjectProtocol {
@@ -57,7 +57,7 @@ struct OrientationPrinter: Sendable {
                   let new = note.userInfo?[MotionManager.newOrientationKey] as? DeviceOrientation,
                   let timestamp = note.userInfo?[MotionManager.orientationTimestampKey] as? Double else { return }
             let change = DeviceOrientationChange(old: old, new: new, timestamp: timestamp)
-            FileHandle.standardOutput.write(Data((Self.line(change, since: start) + "\n").utf8))
+            StandardStreams.output(Self.line(change, since: start) + "\n")
         }
     }
 }

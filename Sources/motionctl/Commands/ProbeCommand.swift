@@ -22,7 +22,7 @@ struct ProbeCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The bus to scan: a device node such as /dev/i2c-1, or just its number.")
+    @Option(parsing: .unconditional, help: "The bus to scan: a device node such as /dev/i2c-1, or just its number.")
     var bus: String?
 
     @Flag(help: "Scan the simulated board instead of a real bus.")
@@ -38,6 +38,8 @@ struct ProbeCommand: ParsableCommand {
     var iioRoot: String?
 
     func validate() throws {
+        try OptionRange.checkBus(bus)
+        try OptionRange.checkIIORoot(iioRoot)
         if iioRoot != nil && (bus != nil || simulated) {
             throw ValidationError("--iio-root lists IIO devices only: it excludes --bus and --simulated")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Motion
 import MotionPublish
@@ -22,7 +23,7 @@ struct PublishCommand: ParsableCommand {
 
     @Option(help: "The broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, default port 8883).") var broker: String
     @Option(help: "Every topic starts with it (default swift-motion/<hostname>); no '+', '#' or empty level.") var topicPrefix: String?
-    @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).") var rate: Double = 10
+    @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).", transform: OptionRange.decimal) var rate: Double = 10
 
     @Option(help: "The user name at the broker; the password comes from $\(PublishCommand.passwordVariable) or --password-file.") var username: String?
     @Option(help: "A file whose first line is the broker password (instead of $\(PublishCommand.passwordVariable)).") var passwordFile: String?
@@ -34,9 +35,9 @@ struct PublishCommand: ParsableCommand {
     @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading and a binary sensor moving.") var homeAssistant = false
     @Option(help: "Home Assistant's discovery prefix.") var discoveryPrefix = "homeassistant"
 
-    @Option(parsing: .unconditional, help: "Seconds between two counters messages.") var countersInterval: Double = 5
-    @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.") var connectTimeout: Double = 10
-    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).") var duration: Double?
+    @Option(parsing: .unconditional, help: "Seconds between two counters messages.", transform: OptionRange.decimal) var countersInterval: Double = 5
+    @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.", transform: OptionRange.decimal) var connectTimeout: Double = 10
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: OptionRange.decimal) var duration: Double?
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")
@@ -87,7 +88,7 @@ struct PublishCommand: ParsableCommand {
         if let passwordFile {
             let what = "a file holding the broker password on its first line"
             do {
-                let text = String(decoding: try FileContents.read(passwordFile, what: what), as: UTF8.self)
+                let text = String(decoding: try FileContents.read(passwordFile, what: what, limit: FileContents.Limit.passwordFile), as: UTF8.self)
                 let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
                 let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
                 guard !password.isEmpty else { throw CommandFailure(message: "--password-file \(passwordFile) is empty: write the password on its first line") }
@@ -116,7 +117,7 @@ struct PublishSession: Sendable {
             throw CommandFailure(message: "\(error)")
         }
         let url = "\(configuration.scheme.rawValue)://\(configuration.host):\(configuration.port)"
-        FileHandle.standardError.write(Data("publishing \(manager.deviceName) to \(url) under \(configuration.topicPrefix)/… at \(OptionRange.describe(configuration.rate)) Hz (Ctrl-C ends)\n".utf8))
+        printError("publishing \(manager.deviceName) to \(url) under \(configuration.topicPrefix)/… at \(OptionRange.describe(configuration.rate)) Hz (Ctrl-C ends)")
         let interrupted = runner.run(isDone: { false }, drain: {})
         publisher.stop()
         let summary = "publisher: \(publisher.counters); sampler: \(manager.counters)"

@@ -1,3 +1,4 @@
+import FileAccess
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -33,10 +34,10 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    @Option(parsing: .unconditional, help: "Samples per second (one a day to 1000; at most the IMU's output data rate).")
+    @Option(parsing: .unconditional, help: "Samples per second (one a day to 1000; at most the IMU's output data rate).", transform: OptionRange.decimal)
     var rate: Double = 100
 
-    @Option(parsing: .unconditional, help: "Seconds to record.")
+    @Option(parsing: .unconditional, help: "Seconds to record.", transform: OptionRange.decimal)
     var duration: Double = 10
 
     @Option(help: "The CSV file to write (default: standard output).")
@@ -45,6 +46,9 @@ struct RecordCommand: ParsableCommand {
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...1000, unit: "Hz")
         try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
+        if let output {
+            do { try OutputFile.preflight(output, what: "the CSV file") } catch { throw ValidationError("--output \(error)") }
+        }
         // Both in range: at most 3·10¹⁰ samples, so the count below converts to Int safely.
         guard (duration * rate).rounded(.down) >= 1 else {
             throw ValidationError("--duration \(duration) s at --rate \(rate) Hz is less than one sample")
@@ -66,7 +70,7 @@ struct RecordCommand: ParsableCommand {
         let fastest = 1 / manager.shortestUpdateInterval
         var rate = rate
         if rate > fastest + 1e-9 {
-            FileHandle.standardError.write(Data("\(chips.imu.name) delivers at most \(fastest) Hz: recording at \(fastest) Hz\n".utf8))
+            printError("\(chips.imu.name) delivers at most \(fastest) Hz: recording at \(fastest) Hz")
             rate = fastest
         }
         let count = max(1, Int((duration * rate).rounded(.down)))
@@ -79,7 +83,7 @@ struct RecordCommand: ParsableCommand {
         manager.usesChipFIFO = rate > 100
         manager.startSensorUpdates(to: queue) { data, error in
             if let data { recorder.add(data) }
-            if let error { FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8)) }
+            if let error { printError("motionctl: \(error)") }
         }
         // A second more than asked for: a sensor that keeps failing does not hold the recording forever.
         let interrupted = opened.runner(duration: duration + 1).run(isDone: { recorder.isDone }, drain: { queue.sync {} })
@@ -90,7 +94,7 @@ struct RecordCommand: ParsableCommand {
         let written = "\(recorder.written) of \(count) samples written to \(output ?? "standard output")"
         if interrupted { throw Interruption.exit(written) }
         if !recorder.isDone {
-            FileHandle.standardError.write(Data("stopped: \(written)\n".utf8))
+            printError("stopped: \(written)")
         }
     }
 
@@ -230,59 +234,40 @@ final class SampleRecorder: Sendable {
 /// closed, removed on a write error (no half-written file is left under the name asked for).
 final class CSVSink: Sendable {
     private let output: CheckedOutput
-    /// Set for a regular file: the temporary file and the final path.
-    private let rename: (temporary: String, final: String)?
+    /// Set for a path (``OutputFile``: a regular file is replaced atomically at the end, a device
+    /// or FIFO written into); nil for standard output.
+    private let file: OutputFile?
 
     init(path: String?) throws(CommandFailure) {
         guard let path else {
             output = .standardOutput
-            rename = nil
+            file = nil
             return
         }
-        guard !path.isEmpty else { throw CommandFailure(message: "--output is empty: pass the path of the CSV file to write") }
-        var status = stat()
-        let exists = stat(path, &status) == 0
-        if exists, status.st_mode & S_IFMT == S_IFDIR {
-            throw CommandFailure(message: "--output \(path) is a directory: pass the path of a file in it, e.g. \(path)/recording.csv")
+        do {
+            let file = try OutputFile(path: path, what: "the CSV file")
+            output = CheckedOutput(descriptor: file.descriptor, name: path)
+            self.file = file
+        } catch {
+            throw CommandFailure(message: "--output \(error)")
         }
-        let regular = !exists || status.st_mode & S_IFMT == S_IFREG
-        let target = regular ? (path as NSString).deletingLastPathComponent.isEmpty
-            ? ".record-\(getpid()).partial" : (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).\(getpid()).partial"
-            : path
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw CommandFailure(message: "cannot create \(path): \(String(cString: strerror(code))) (check the directory exists and is writable)")
-        }
-        output = CheckedOutput(descriptor: descriptor, name: path)
-        rename = regular ? (target, path) : nil
     }
 
     func write(_ text: String) throws(CommandFailure) {
         do {
             try output.write(text)
         } catch {
-            discard()
+            file?.discard()
             throw error
         }
     }
 
     /// Closes the file and, for a regular file, puts it under its name.
     func close() throws(CommandFailure) {
-        guard output !== CheckedOutput.standardOutput else { return }
-        guard Glibc.close(output.descriptor) == 0 || errno == EINTR else {
-            let code = errno
-            discard()
-            throw CommandFailure(message: "cannot write \(output.name): \(String(cString: strerror(code)))")
+        do {
+            try file?.commit()
+        } catch {
+            throw CommandFailure(message: "cannot write \(error)")
         }
-        if let rename, Glibc.rename(rename.temporary, rename.final) != 0 {
-            let code = errno
-            unlink(rename.temporary)
-            throw CommandFailure(message: "cannot write \(rename.final): \(String(cString: strerror(code)))")
-        }
-    }
-
-    private func discard() {
-        if let rename { unlink(rename.temporary) }
     }
 }

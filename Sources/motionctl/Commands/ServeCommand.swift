@@ -22,7 +22,7 @@ struct ServeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The TCP port (0: any free one).") var port: Int = 8080
     @Option(help: "The address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 (every network), ::1, ::.")
     var host: String = ServeConfiguration.loopback
-    @Option(parsing: .unconditional, help: "Stop after this many seconds.") var duration: Double?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: OptionRange.decimal) var duration: Double?
 
     func validate() throws {
         try OptionRange.check(port, "--port", in: 0...65_535)

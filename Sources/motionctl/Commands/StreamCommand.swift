@@ -17,9 +17,9 @@ struct StreamCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }
     enum Kind: String, EnumerableFlag { case raw, deviceMotion }
 
-    @Option(parsing: .unconditional, help: "Samples per second (one a day to 100).") var rate: Double = 100
+    @Option(parsing: .unconditional, help: "Samples per second (one a day to 100).", transform: OptionRange.decimal) var rate: Double = 100
     @Option(parsing: .unconditional, help: "Stop after this many samples.") var count: Int?
-    @Option(parsing: .unconditional, help: "Stop after this many seconds. Default: in virtual time, the scenario's length; else until Ctrl-C.")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds. Default: in virtual time, the scenario's length; else until Ctrl-C.", transform: OptionRange.decimal)
     var duration: Double?
     @Option(help: "csv or jsonl.") var format: Format = .csv
     @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
@@ -68,7 +68,7 @@ struct StreamSession: Sendable {
             output.write(format == .csv ? MachineOutput.csvLine(values) : MachineOutput.jsonLine(columns, values))
         }
         let errors: @Sendable (MotionError) -> Void = { error in
-            FileHandle.standardError.write(Data("motionctl: \(error)\n".utf8))
+            printError("motionctl: \(error)")
         }
         switch kind {
         case .raw:
@@ -91,7 +91,7 @@ struct StreamSession: Sendable {
         queue.sync {}
         if let error = output.error { throw error }
         // Every sample period, delivered or dropped and why (through the FIFO: the chip's).
-        FileHandle.standardError.write(Data("motionctl: stream stopped: \(manager.counters)\n".utf8))
+        printError("motionctl: stream stopped: \(manager.counters)")
         if interrupted { throw Interruption.exit("\(output.count - (format == .csv ? 1 : 0)) rows written") }
     }
 

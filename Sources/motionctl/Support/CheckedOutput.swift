@@ -23,6 +23,17 @@ final class CheckedOutput: Sendable {
     }
 
     static let standardOutput = CheckedOutput(descriptor: STDOUT_FILENO, name: "standard output")
+    static let standardError = CheckedOutput(descriptor: STDERR_FILENO, name: "standard error")
+
+    /// Writes `text` and keeps a failure instead of throwing it: for messages and lines written
+    /// from handlers, whose failure the command reports when it ends (``StandardStreams/finish(status:)``).
+    func send(_ text: String) {
+        do {
+            try write(text)
+        } catch {
+            // Kept in `error`.
+        }
+    }
 
     /// The first write error, once one happened.
     var error: CommandFailure? { failure.withLock { $0 } }
@@ -43,7 +54,7 @@ final class CheckedOutput: Sendable {
             }
             let code = errno
             if code == EINTR { continue }
-            if code == EPIPE { Self.endQuietly() }
+            if code == EPIPE, descriptor == STDOUT_FILENO { Self.endQuietly() }
             let error = CommandFailure(message: "cannot write \(name): \(String(cString: strerror(code)))" + Self.hint(code))
             failure.withLock { if $0 == nil { $0 = error } }
             throw error
@@ -56,7 +67,7 @@ final class CheckedOutput: Sendable {
         exit(128 + SIGPIPE)
     }
 
-    private static func hint(_ code: Int32) -> String {
+    static func hint(_ code: Int32) -> String {
         switch code {
         case ENOSPC, EDQUOT: " (the disk is full: free some space or write elsewhere)"
         case EBADF: " (it is closed)"
@@ -64,13 +75,58 @@ final class CheckedOutput: Sendable {
         }
     }
 
-    /// After a command: whatever `print` buffered is flushed, and a failure to write it (a full
-    /// disk behind `> file`) is an error naming standard output.
-    static func flushStandardOutput() throws(CommandFailure) {
-        let code = CStandardOutput_flushFailed()
-        if code != 0 {
-            if code == EPIPE { endQuietly() }
-            throw CommandFailure(message: "cannot write standard output: \(String(cString: strerror(code)))" + hint(code))
+}
+
+/// The one way motionctl writes to its standard streams: standard output through C's buffered
+/// stream (`print`) or ``CheckedOutput/standardOutput`` (flushed first, so order is kept),
+/// standard error through ``CheckedOutput/standardError`` (``printError(_:)``). Nothing traps:
+/// every failure is kept, and ``finish(status:)`` turns it into a message on whichever stream
+/// still works and a non-zero exit status.
+enum StandardStreams {
+    /// Before anything is opened: a closed standard stream (0, 1, 2) is taken by /dev/null opened
+    /// for the other direction, so the first file the command opens does not become its standard
+    /// output, and writes to a closed standard output or error fail (`EBADF`) as they should.
+    static func guardClosedDescriptors() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+            let placeholder = open("/dev/null", descriptor == STDIN_FILENO ? O_WRONLY : O_RDONLY)
+            if placeholder >= 0, placeholder != descriptor {
+                dup2(placeholder, descriptor)
+                close(placeholder)
+            }
         }
     }
+
+    /// Text for standard output in order with what `print` buffered.
+    static func output(_ text: String) {
+        fflush(nil)
+        CheckedOutput.standardOutput.send(text)
+    }
+
+    /// Flushes standard output and returns the exit status: `status`, or 1 when it was 0 and a
+    /// write to standard output or standard error failed. A failure is said on the other stream
+    /// when that one works; a reader that went away (`EPIPE` on standard output) ends quietly.
+    static func finish(status: Int32) -> Int32 {
+        var outputFailure = CheckedOutput.standardOutput.error
+        let code = CStandardOutput_flushFailed()
+        if code != 0 {
+            if code == EPIPE { CheckedOutput.endQuietly() }
+            outputFailure = outputFailure ?? CommandFailure(
+                message: "cannot write standard output: \(String(cString: strerror(code)))" + CheckedOutput.hint(code))
+        }
+        let errorFailure = CheckedOutput.standardError.error
+        if let outputFailure, errorFailure == nil {
+            CheckedOutput.standardError.send("error: \(outputFailure.message)\n")
+        }
+        if let errorFailure, outputFailure == nil {
+            // The message goes where it can: standard output (its last line).
+            CheckedOutput.standardOutput.send("error: \(errorFailure.message)\n")
+        }
+        return outputFailure == nil && errorFailure == nil ? status : (status == 0 ? 1 : status)
+    }
+}
+
+/// Prints a line to standard error (the data on standard output stays clean); a failure is kept
+/// and makes the command's exit status non-zero.
+func printError(_ message: String) {
+    CheckedOutput.standardError.send(message + "\n")
 }

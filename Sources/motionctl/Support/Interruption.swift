@@ -45,7 +45,7 @@ enum Interruption {
 
     /// Writes `interrupted: <outcome>` to standard error and returns the exit to throw.
     static func exit(_ outcome: String) -> ExitCode {
-        FileHandle.standardError.write(Data("interrupted: \(outcome)\n".utf8))
+        printError("interrupted: \(outcome)")
         return ExitCode(exitStatus)
     }
 }

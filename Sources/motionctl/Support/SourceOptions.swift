@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileAccess
 import Foundation
 import Fusion
 import I2C
@@ -44,7 +45,7 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Faults the simulated bus injects, e.g. imu:nack*12@2,mag:vanish+3@5,imu:eio*1@1/0.5 (SENSOR:KIND@SECONDS[/EVERY]; kinds nack|eio|timeout[*N], reset, vanish[+S]); implies --simulated.")
     var faults: String?
 
-    @Option(help: "Seed of the simulated sensor noise.")
+    @Option(parsing: .unconditional, help: "Seed of the simulated sensor noise (0 to 2^64 - 1).", transform: OptionRange.seed)
     var seed: UInt64 = 1
 
     @Flag(help: "With the simulated board, play on the system clock instead of virtual time.")
@@ -53,7 +54,7 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "A built-in board id (`motionctl boards`) or the path of your own board file. With --simulated: the simulated board laid out like it (the chips it names at its addresses, its mount matrix).")
     var board: String?
 
-    @Option(help: "The I2C bus: a device node such as /dev/i2c-1, or just its number (default: the board's).")
+    @Option(parsing: .unconditional, help: "The I2C bus: a device node such as /dev/i2c-1, or just its number (default: the board's).")
     var bus: String?
 
     var isSimulated: Bool {
@@ -78,8 +79,20 @@ struct SourceOptions: ParsableArguments {
             throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --bus exclude each other: pick one "
                 + "(--simulated --board ID lays the simulated board out like a board file)")
         }
+        try OptionRange.checkBus(bus)
+        try OptionRange.checkIIORoot(iioRoot)
         if let faults {
-            do { _ = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
+            let plan: FaultPlan
+            do { plan = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
+            // A fault for a chip that is not there would be silently ignored.
+            let simulatedIMU = imu.flatMap(SimulatedBoard.IMU.init(name:)) ?? .lsm6dsox
+            let imuHasOne = simulatedIMU.entry.builtInMagnetometer != nil || simulatedIMU.entry.magnetometerDie != nil
+            if magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) == SimulatedBoard.MagnetometerChoice.none, !imuHasOne,
+               let fault = plan.faults.first(where: { $0.sensor == .mag }) {
+                throw ValidationError(
+                    "--faults: \(FaultPlan([fault])) is for the magnetometer, but --magnetometer none leaves the \(simulatedIMU.rawValue) without one: "
+                        + "drop the mag: fault or pick a magnetometer")
+            }
         }
         if replay != nil, scenario != nil {
             throw ValidationError("--replay plays a recording instead of a scenario: pass one of --replay and --scenario")
@@ -113,7 +126,7 @@ struct SourceOptions: ParsableArguments {
         if let replay {
             let what = "a CSV file written by `motionctl record`"
             do {
-                recording = try Recording(csv: String(decoding: try FileContents.read(replay, what: what), as: UTF8.self))
+                recording = try Recording(csv: String(decoding: try FileContents.read(replay, what: what, limit: FileContents.Limit.recording), as: UTF8.self))
             } catch let failure as FileContents.Failure {
                 throw CommandFailure(message: "--replay \(replay) \(failure.problem): \(failure.fix)")
             } catch {
@@ -149,7 +162,7 @@ struct SourceOptions: ParsableArguments {
         if source == .i2c, let named { return .board(named, bus: busDevice) }
         if source == .auto, let choice = MotionSource.choose(board: named, bus: busDevice, iio: iio) {
             // Said whenever it is not the plain I2C case, so a person sees why IIO was used.
-            if case .iio = choice.source { FileHandle.standardError.write(Data("source: \(choice.reason)\n".utf8)) }
+            if case .iio = choice.source { printError("source: \(choice.reason)") }
             return choice.source
         }
         let model = BoardCatalog.readDeviceTreeModel() ?? "none"
@@ -158,8 +171,7 @@ struct SourceOptions: ParsableArguments {
                 message: "this machine is not a known board (device-tree model: \(model)) and has no IIO accelerometer: name it with --board ID|FILE "
                     + "(`motionctl boards` lists the ids), give its --bus, or use --simulated")
         }
-        FileHandle.standardError.write(Data(
-            "not a known board (device-tree model: \(model)), no IIO accelerometer and no --board or --bus given: using the simulated board\n".utf8))
+        printError("not a known board (device-tree model: \(model)), no IIO accelerometer and no --board or --bus given: using the simulated board")
         return .simulated(try simulation(defaultScenario: defaultScenario))
     }
 
@@ -297,7 +309,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         do {
             return try body()
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            printError("error: \(failure.message)")
             throw ExitCode.failure
         }
     }

@@ -130,8 +130,7 @@ struct LiveDisplay {
             let now = SystemClock.monotonicSeconds()
             guard final || now - lastPlainBlock >= plainInterval else { return }
             lastPlainBlock = now
-            fflush(nil)
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            StandardStreams.output(lines.joined(separator: "\n") + "\n")
             return
         }
         redraw(lines)
@@ -175,7 +174,6 @@ struct LiveDisplay {
         let extra = max(0, linesShown - lines.count)
         if extra > 0 { text += "\u{1B}[\(extra)A" }
         linesShown = lines.count
-        fflush(nil)   // whatever `print` buffered goes first
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.output(text)   // after whatever `print` buffered
     }
 }

@@ -55,6 +55,8 @@ final class IIOMotionDevice: MotionDevice {
             do throws(IIOError) {
                 rate = try accelerometer.group(.accelerometer)?.samplingFrequency()
             } catch {
+                // An implausible value is the tree's fault and said; a failed read means polling.
+                if error.kind == .badValue { throw .iio(error) }
                 rate = nil
             }
         }
