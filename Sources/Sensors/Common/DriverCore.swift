@@ -9,17 +9,25 @@ protocol DriverState: Sendable {
     var shadow: ShadowRegisters { get }
 }
 
-/// The plumbing every register driver shares: the device on the bus, the chip's settings table,
-/// how it waits, how it learns that a reset finished, and its state behind one lock.
+/// The plumbing every register driver shares: the device on the bus, the chip it drives, the
+/// chip's settings table, how it waits, how it learns that a reset finished, and its state behind
+/// one lock.
 struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     let device: RegisterDevice
+    /// The chip as its driver reports it (``ChipDriver/chip``): `name` of `family` answering
+    /// `identity`, at the device's address.
+    let chip: ChipInfo
     let settings: Settings
     let pause: Pause
     let resetCompletion: ResetCompletion
     private let state: Locked<State>
 
-    init(bus: any I2CBus, address: I2CAddress, settings: Settings, pause: Pause, resetCompletion: ResetCompletion, state: State) {
+    init(
+        bus: any I2CBus, address: I2CAddress, chip name: String, _ family: ChipInfo.Family, identity: [UInt8], settings: Settings,
+        pause: Pause, resetCompletion: ResetCompletion, state: State
+    ) {
         device = RegisterDevice(bus: bus, address: address)
+        chip = ChipInfo(name: name, family: family, address: address, identity: identity)
         self.settings = settings
         self.pause = pause
         self.resetCompletion = resetCompletion

@@ -53,8 +53,8 @@ typealias MagnetometerCore = DriverCore<MagnetometerSettings, MagnetometerState>
 extension DriverCore where Settings == MagnetometerSettings, State == MagnetometerState {
     init(bus: any I2CBus, address: I2CAddress, settings: MagnetometerSettings, defaultConfiguration: MagnetometerConfiguration,
          pause: Pause, resetCompletion: ResetCompletion) {
-        self.init(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                  state: MagnetometerState(configuration: defaultConfiguration))
+        self.init(bus: bus, address: address, chip: settings.name, settings.family, identity: settings.identity, settings: settings,
+                  pause: pause, resetCompletion: resetCompletion, state: MagnetometerState(configuration: defaultConfiguration))
     }
 
     /// The start of every configuration: look up rate and range (exact match), check the
