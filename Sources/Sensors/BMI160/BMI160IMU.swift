@@ -48,7 +48,7 @@ public final class BMI160IMU: CoreIMUDriver {
         pause.wait(.microseconds(3800))
         try device.write(BMI160Register.command, BMI160Command.gyroscopeNormal)
         try core.waitUntil(BMI160Register.powerModes, reads: BMI160Register.bothNormal,
-                           polls: Self.powerUpPolls, interval: .milliseconds(10), chip: chip.name)
+                           polls: Self.powerUpPolls, interval: .milliseconds(10))
     }
 
     /// One 12-byte burst from DATA_8 (0x0C) to DATA_19 (0x17): gyroscope, then accelerometer.

@@ -86,7 +86,7 @@ public final class BNO055IMU: CoreIMUDriver {
         pause.wait(Self.resetSettle)
         // CHIP_ID read whole: the chip is back when it reads its identity again.
         try core.waitUntil(RegisterField(BNO055Register.chipID, mask: 0xFF), reads: BNO055Settings.identity,
-                           polls: Self.resetPolls, interval: .milliseconds(50), chip: chip.name)
+                           polls: Self.resetPolls, interval: .milliseconds(50))
     }
 
     /// One 32-byte burst from ACC_DATA_X_LSB: accelerometer, magnetometer, gyroscope, Euler

@@ -140,7 +140,7 @@ extension CoreIMUDriver {
     ) throws(SensorError) -> State {
         try device.checkIdentity(map.identityRegister, expected: [identity], chip: chip.name)
         if let reset = map.reset {
-            try core.softReset(reset.field, writing: reset.value, polls: reset.polls, interval: reset.interval, chip: chip.name)
+            try core.softReset(reset.field, writing: reset.value, polls: reset.polls, interval: reset.interval)
         }
         try startUp()
         let shadow = map.shadow(rate: options.rate.code, accelerometer: options.accelerometer.code, gyroscope: options.gyroscope.code)
@@ -151,7 +151,7 @@ extension CoreIMUDriver {
 }
 
 /// A software reset: set `field` (writing `value`, by default just its bits), then poll until the
-/// chip clears it (``DriverCore/softReset(_:writing:polls:interval:chip:)``).
+/// chip clears it (``DriverCore/softReset(_:writing:polls:interval:)``).
 struct SoftResetStep: Sendable {
     var field: RegisterField
     var value: UInt8? = nil

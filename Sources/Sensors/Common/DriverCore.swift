@@ -49,9 +49,9 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     /// before each read. A chip busy resetting may not acknowledge its address: such a poll counts
     /// as "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
     /// `polls × interval` once and does not read.
-    func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration, chip: String) throws(SensorError) {
+    func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration) throws(SensorError) {
         try device.write(field.address, value ?? field.mask)
-        try waitUntil(field, reads: 0, polls: polls, interval: interval, chip: chip)
+        try waitUntil(field, reads: 0, polls: polls, interval: interval)
     }
 
     /// Waits for the chip to show `code` in `field` after a reset or a power-mode change: reads
@@ -59,7 +59,7 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     /// not acknowledge counts as "not yet", any other bus error is thrown. With
     /// ``ResetCompletion/fixedDelay`` it pauses `polls × interval` once and does not read.
     /// - Throws: ``SensorError/resetTimeout(chip:address:polls:)`` when the code never shows.
-    func waitUntil(_ field: RegisterField, reads code: UInt8, polls: Int, interval: Duration, chip: String) throws(SensorError) {
+    func waitUntil(_ field: RegisterField, reads code: UInt8, polls: Int, interval: Duration) throws(SensorError) {
         if resetCompletion == .fixedDelay {
             pause.wait(interval * polls)
             return
@@ -72,7 +72,7 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
                 guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
             }
         }
-        throw .resetTimeout(chip: chip, address: device.address, polls: polls)
+        throw .resetTimeout(chip: chip.name, address: device.address, polls: polls)
     }
 
     /// Reads `count + 1` samples through `read`, pausing `interval` before each, and averages all

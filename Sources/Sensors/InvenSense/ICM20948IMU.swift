@@ -40,7 +40,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
 
         try selectBank(0)
         try device.checkIdentity(ICM20948Register.whoAmI, expected: [ICM20948Settings.identity], chip: name)
-        try core.softReset(ICM20948Register.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10), chip: name)
+        try core.softReset(ICM20948Register.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10))
         var shadow = ShadowRegisters([:])
         // SLEEP = 0, CLKSEL = 1 (best available clock: the PLL once the gyroscope runs).
         try device.write(ICM20948Register.powerManagement1, shadow.set(ICM20948Register.clockSelect, 1))

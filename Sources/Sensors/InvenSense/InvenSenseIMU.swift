@@ -46,7 +46,7 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
 
         try device.checkIdentity(InvenSenseRegister.whoAmI, expected: [settings.identity], chip: name)
         // DEVICE_RESET clears itself when the reset is done.
-        try core.softReset(InvenSenseRegister.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10), chip: name)
+        try core.softReset(InvenSenseRegister.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10))
         // SLEEP = 0, CLKSEL = 1 (PLL on the X gyro / auto-select).
         try device.write(InvenSenseRegister.powerManagement1, 0x01)
 

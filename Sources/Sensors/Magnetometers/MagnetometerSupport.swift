@@ -64,7 +64,7 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
         let range = try settings.range(configuration)
         try device.checkIdentity(settings.identityRegister, expected: settings.identity, chip: settings.name)
         if let field = settings.softReset {
-            try softReset(field, polls: 10, interval: .milliseconds(1), chip: settings.name)
+            try softReset(field, polls: 10, interval: .milliseconds(1))
         }
         return (rate, range)
     }
