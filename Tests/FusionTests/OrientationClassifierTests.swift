@@ -25,6 +25,15 @@ import Darwin
         #expect(DeviceOrientation.portraitUpsideDown.isPortrait && !DeviceOrientation.unknown.isFlat)
     }
 
+    /// The names `motionctl`, the live view and calibration records write: the case names, read back.
+    @Test func namesAreTheCaseNames() {
+        #expect(DeviceOrientation.allCases.map(\.name) == [
+            "unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight", "faceUp", "faceDown",
+        ])
+        #expect(DeviceOrientation.allCases.allSatisfy { DeviceOrientation(name: $0.name) == $0 })
+        #expect(DeviceOrientation(name: "sideways") == nil)
+    }
+
     @Test func sixFacesInTurnPostSixChangesInOrderWithinSettleTime() {
         let faces: [DeviceOrientation] = [.faceUp, .portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight, .faceDown]
         var scenario = OrientationScenario(start: SIMD3(0, 0, -1))

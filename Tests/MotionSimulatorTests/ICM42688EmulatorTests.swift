@@ -12,72 +12,68 @@ private enum Reg {
     static let whoAmI: UInt8 = 0x75, bankSel: UInt8 = 0x76
 }
 
-private let icm = I2CAddress(0x68)
-
-@Suite struct ICM42688EmulatorTests {
+@Suite struct ICM42688EmulatorTests: EmulatorSuite {
+    typealias Emulator = ICM42688Emulator
+    let address = I2CAddress(0x68)
     let clock = VirtualClock()
-
-    func bus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
-        busWith(ICM42688Emulator.self, source: source, options: options, at: 0x68, clock: clock)
-    }
 
     /// Both sensors on in low-noise mode at `odr` (the code of both CONFIG0 registers), ±16 g and ±2000 °/s.
     func start(_ bus: SimulatedBus, odr: UInt8 = 0x06, fifo: Bool = false) throws {
-        try bus.writeRegister(icm, Reg.gyroConfig0, odr)
-        try bus.writeRegister(icm, Reg.accelConfig0, odr)
-        try bus.writeRegister(icm, Reg.pwrMgmt0, 0x0F)
+        try bus.writeRegister(address, Reg.gyroConfig0, odr)
+        try bus.writeRegister(address, Reg.accelConfig0, odr)
+        try bus.writeRegister(address, Reg.pwrMgmt0, 0x0F)
         if fifo {
-            try bus.writeRegister(icm, Reg.fifoConfig1, 0x07)
-            try bus.writeRegister(icm, Reg.fifoConfig, 0x40)  // stream
+            try bus.writeRegister(address, Reg.fifoConfig1, 0x07)
+            try bus.writeRegister(address, Reg.fifoConfig, 0x40)  // stream
         }
     }
 
     func fifoCount(_ bus: SimulatedBus) throws -> Int {
-        let count = try bus.readRegisters(icm, Reg.fifoCountH, count: 2)
+        let count = try bus.readRegisters(address, Reg.fifoCountH, count: 2)
         return Int(count[0]) << 8 | Int(count[1])
     }
 
     @Test func powerOnValues() throws {
-        let bus = bus()
-        #expect(try bus.readRegister(icm, Reg.whoAmI) == 0x47)
-        #expect(try bus.readRegisters(icm, Reg.pwrMgmt0, count: 3) == [0x00, 0x06, 0x06])
+        let bus = makeBus()
+        #expect(try bus.readRegister(address, Reg.whoAmI) == 0x47)
+        #expect(try bus.readRegisters(address, Reg.pwrMgmt0, count: 3) == [0x00, 0x06, 0x06])
         // Sensors off: every data register reads −32768.
-        #expect(try bus.readRegisters(icm, Reg.tempData1, count: 14) == Array(repeating: [0x80, 0x00], count: 7).flatMap { $0 })
-        #expect(try bus.readRegister(icm, Reg.intStatus) == 0x10)  // RESET_DONE_INT, cleared by the read
-        #expect(try bus.readRegister(icm, Reg.intStatus) == 0x00)
+        #expect(try bus.readRegisters(address, Reg.tempData1, count: 14) == Array(repeating: [0x80, 0x00], count: 7).flatMap { $0 })
+        #expect(try bus.readRegister(address, Reg.intStatus) == 0x10)  // RESET_DONE_INT, cleared by the read
+        #expect(try bus.readRegister(address, Reg.intStatus) == 0x00)
         let at69 = busWith(ICM42688Emulator.self, at: 0x69, clock: clock)
         #expect(try at69.readRegister(I2CAddress(0x69), Reg.whoAmI) == 0x47)
     }
 
     /// Temperature, accelerometer, gyroscope in one big-endian burst; °C = raw / 132.48 + 25.
     @Test func outputRegistersFollowTheInput() throws {
-        let bus = bus(testState(accelerationG: SIMD3(0.25, -0.5, 1), rateDPS: SIMD3(10, -20, 30), temperature: 30))
+        let bus = makeBus(testState(accelerationG: SIMD3(0.25, -0.5, 1), rateDPS: SIMD3(10, -20, 30), temperature: 30))
         try start(bus)
-        try bus.writeRegister(icm, Reg.gyroConfig0, 2 << 5 | 0x06)  // ±500 °/s
-        try bus.writeRegister(icm, Reg.accelConfig0, 3 << 5 | 0x06)  // ±2 g
-        let block = try bus.readRegisters(icm, Reg.tempData1, count: 14)
+        try bus.writeRegister(address, Reg.gyroConfig0, 2 << 5 | 0x06)  // ±500 °/s
+        try bus.writeRegister(address, Reg.accelConfig0, 3 << 5 | 0x06)  // ±2 g
+        let block = try bus.readRegisters(address, Reg.tempData1, count: 14)
         #expect(int16BE(block, 0) == Int16((5 * 132.48).rounded()))
         #expect(axesBE(block, from: 2) == expectedLSB(SIMD3(0.25, -0.5, 1), 1.0 / 16384))
         #expect(axesBE(block, from: 8) == expectedLSB(SIMD3(10, -20, 30), 1.0 / 65.5))
     }
 
     @Test func softResetRestoresPowerOnValues() throws {
-        let bus = bus()
+        let bus = makeBus()
         try start(bus, fifo: true)
-        try bus.writeRegister(icm, Reg.deviceConfig, 0x01)
-        #expect(try bus.readRegister(icm, Reg.deviceConfig) == 0)
-        #expect(try bus.readRegisters(icm, Reg.pwrMgmt0, count: 3) == [0x00, 0x06, 0x06])
-        #expect(try bus.readRegister(icm, Reg.fifoConfig) == 0)
+        try bus.writeRegister(address, Reg.deviceConfig, 0x01)
+        #expect(try bus.readRegister(address, Reg.deviceConfig) == 0)
+        #expect(try bus.readRegisters(address, Reg.pwrMgmt0, count: 3) == [0x00, 0x06, 0x06])
+        #expect(try bus.readRegister(address, Reg.fifoConfig) == 0)
     }
 
     /// Packet 3 (header 0x68: accel, gyro, ODR timestamp), in order, the timestamps 1000 µs apart
     /// at 1 kHz on the chip's clock; an empty FIFO reads 0xFF.
     @Test func fifoPacketsInOrderWithTimestamps() throws {
-        let bus = bus(testState(accelerationG: SIMD3(0, 0, 1), rateDPS: .zero, temperature: 35))
+        let bus = makeBus(testState(accelerationG: SIMD3(0, 0, 1), rateDPS: .zero, temperature: 35))
         try start(bus, fifo: true)
         clock.advance(by: 0.010)
         #expect(try fifoCount(bus) == 10 * 16)
-        let bytes = try bus.readRegisters(icm, Reg.fifoData, count: 10 * 16)
+        let bytes = try bus.readRegisters(address, Reg.fifoData, count: 10 * 16)
         let packets = stride(from: 0, to: bytes.count, by: 16).map { Array(bytes[$0..<($0 + 16)]) }
         #expect(packets.allSatisfy { $0[0] == 0x68 })
         #expect(packets.allSatisfy { axesBE($0, from: 1) == SIMD3(0, 0, 2048) && axesBE($0, from: 7) == .zero })
@@ -85,59 +81,59 @@ private let icm = I2CAddress(0x68)
         let timestamps = packets.map { UInt16($0[14]) << 8 | UInt16($0[15]) }
         #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 &- $0 == 1000 })
         #expect(try fifoCount(bus) == 0)
-        #expect(try bus.readRegisters(icm, Reg.fifoData, count: 2) == [0xFF, 0xFF])
+        #expect(try bus.readRegisters(address, Reg.fifoData, count: 2) == [0xFF, 0xFF])
     }
 
     /// A chip clock 1 % fast gives 101 packets in a second at 100 Hz, still 10 000 µs apart by its own clock.
     @Test func clockDriftAddsPackets() throws {
-        let bus = bus(options: EmulatorOptions(clockDriftPPM: 10_000))
+        let bus = makeBus(options: EmulatorOptions(clockDriftPPM: 10_000))
         try start(bus, odr: 0x08, fifo: true)
         clock.advance(by: 1)
         #expect(try fifoCount(bus) == 101 * 16)
-        let bytes = try bus.readRegisters(icm, Reg.fifoData, count: 101 * 16)
+        let bytes = try bus.readRegisters(address, Reg.fifoData, count: 101 * 16)
         let timestamps = stride(from: 0, to: bytes.count, by: 16).map { UInt16(bytes[$0 + 14]) << 8 | UInt16(bytes[$0 + 15]) }
         #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 &- $0 == 10_000 })
     }
 
     /// Stream mode keeps the newest 128 packets (2048 bytes) and sets FIFO_FULL_INT; a flush empties it.
     @Test func streamOverflowKeepsTheNewestPackets() throws {
-        let bus = bus()
+        let bus = makeBus()
         try start(bus, fifo: true)
         clock.advance(by: 0.200)
-        #expect(try bus.readRegister(icm, Reg.intStatus) & 0x02 == 0x02)
+        #expect(try bus.readRegister(address, Reg.intStatus) & 0x02 == 0x02)
         #expect(try fifoCount(bus) == 2048)
-        let bytes = try bus.readRegisters(icm, Reg.fifoData, count: 2 * 16)
+        let bytes = try bus.readRegisters(address, Reg.fifoData, count: 2 * 16)
         #expect(bytes[0] == 0x68 && bytes[16] == 0x68)
         #expect((UInt16(bytes[30]) << 8 | UInt16(bytes[31])) &- (UInt16(bytes[14]) << 8 | UInt16(bytes[15])) == 1000)
-        try bus.writeRegister(icm, Reg.signalPathReset, 0x02)  // FIFO_FLUSH
+        try bus.writeRegister(address, Reg.signalPathReset, 0x02)  // FIFO_FLUSH
         #expect(try fifoCount(bus) == 0)
     }
 
     /// A new ODR while the FIFO runs: the next packet's header flags it (HEADER_ODR_ACCEL, _GYRO).
     @Test func rateChangeIsFlaggedInTheHeader() throws {
-        let bus = bus()
+        let bus = makeBus()
         try start(bus, odr: 0x08, fifo: true)
         clock.advance(by: 0.010)
-        #expect(try bus.readRegister(icm, Reg.fifoData) == 0x68)
-        _ = try bus.readRegisters(icm, Reg.fifoData, count: 15)
-        try bus.writeRegister(icm, Reg.gyroConfig0, 0x07)
-        try bus.writeRegister(icm, Reg.accelConfig0, 0x07)
+        #expect(try bus.readRegister(address, Reg.fifoData) == 0x68)
+        _ = try bus.readRegisters(address, Reg.fifoData, count: 15)
+        try bus.writeRegister(address, Reg.gyroConfig0, 0x07)
+        try bus.writeRegister(address, Reg.accelConfig0, 0x07)
         clock.advance(by: 0.005)
-        #expect(try bus.readRegister(icm, Reg.fifoData) == 0x6B)
+        #expect(try bus.readRegister(address, Reg.fifoData) == 0x6B)
     }
 
     /// A dead gyroscope z reads 0, self-test included; the factory codes sit in banks 1 and 2.
     @Test func deadAxisAndSelfTest() throws {
-        let bus = bus(testState(rateDPS: SIMD3(10, -20, 30)), options: EmulatorOptions(deadAxes: [.gyroscope(.z)]))
+        let bus = makeBus(testState(rateDPS: SIMD3(10, -20, 30)), options: EmulatorOptions(deadAxes: [.gyroscope(.z)]))
         try start(bus)
-        try bus.writeRegister(icm, Reg.selfTestConfig, 0x07)
-        let gyro = axesBE(try bus.readRegisters(icm, Reg.tempData1 + 8, count: 6))
+        try bus.writeRegister(address, Reg.selfTestConfig, 0x07)
+        let gyro = axesBE(try bus.readRegisters(address, Reg.tempData1 + 8, count: 6))
         #expect(gyro.z == 0 && gyro.x > Int16((10 * 16.4).rounded()))
-        try bus.writeRegister(icm, Reg.bankSel, 1)
-        #expect(try bus.readRegisters(icm, 0x5F, count: 3) == [100, 100, 100])
-        try bus.writeRegister(icm, Reg.bankSel, 2)
-        #expect(try bus.readRegisters(icm, 0x3B, count: 3) == [100, 100, 100])
-        try bus.writeRegister(icm, Reg.bankSel, 0)
-        #expect(try bus.readRegister(icm, Reg.whoAmI) == 0x47)
+        try bus.writeRegister(address, Reg.bankSel, 1)
+        #expect(try bus.readRegisters(address, 0x5F, count: 3) == [100, 100, 100])
+        try bus.writeRegister(address, Reg.bankSel, 2)
+        #expect(try bus.readRegisters(address, 0x3B, count: 3) == [100, 100, 100])
+        try bus.writeRegister(address, Reg.bankSel, 0)
+        #expect(try bus.readRegister(address, Reg.whoAmI) == 0x47)
     }
 }

@@ -87,22 +87,28 @@ struct BoardDoctorTests {
         #expect(i2c.fix?.contains("dtparam=i2c_arm_baudrate=400000") == true)
     }
 
-    @Test("adapters without device nodes mean i2c-dev is not loaded")
-    func adaptersWithoutNodes() throws {
-        let machine = try FakeMachine()
-        try machine.directory("sys/class/i2c-adapter/i2c-1")
-        let i2c = try machine.doctor().run().check(.i2c, is: .error)
-        #expect(i2c.message.contains("i2c-dev module is not loaded"))
-        #expect(i2c.fix?.hasPrefix("sudo modprobe i2c-dev") == true)
+    /// One fact on an otherwise bare machine, and what the check it concerns must say.
+    struct Finding: Sendable {
+        var fact: @Sendable (FakeMachine) throws -> Void
+        var topic: DoctorCheck.Topic
+        var status: DoctorCheck.Status
+        var message: String
+        var fix: String
     }
 
-    @Test("an unknown model is reported with how to describe the board")
-    func unknownModel() throws {
+    @Test("adapters without device nodes mean i2c-dev is not loaded; an unknown model is reported with how to describe the board",
+          arguments: [
+              Finding(fact: { try $0.directory("sys/class/i2c-adapter/i2c-1") }, topic: .i2c, status: .error,
+                      message: "i2c-dev module is not loaded", fix: "sudo modprobe i2c-dev"),
+              Finding(fact: { try $0.model("Acme Widget Board") }, topic: .board, status: .warning,
+                      message: "device-tree model \"Acme Widget Board\" is not a known board", fix: "--board FILE"),
+          ])
+    func oneFinding(_ finding: Finding) throws {
         let machine = try FakeMachine()
-        try machine.model("Acme Widget Board")
-        let board = try machine.doctor().run().check(.board, is: .warning)
-        #expect(board.message == "device-tree model \"Acme Widget Board\" is not a known board")
-        #expect(board.fix?.contains("--board FILE") == true)
+        try finding.fact(machine)
+        let check = try machine.doctor().run().check(finding.topic, is: finding.status)
+        #expect(check.message.contains(finding.message))
+        #expect(check.fix?.contains(finding.fix) == true)
     }
 
     @Test("the board's header bus present and openable")

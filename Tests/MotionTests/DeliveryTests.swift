@@ -29,6 +29,27 @@ import Testing
         }
     }
 
+    /// A delivery to `queue` whose handler is also handed the delivery itself, to send to it or
+    /// deactivate it from inside; events without a value are ignored.
+    func selfAwareDelivery(on queue: DispatchQueue, _ handle: @escaping @Sendable (Int, Delivery<Int>) -> Void) -> Delivery<Int> {
+        let delivery = Locked<Delivery<Int>?>(nil)
+        let made = Delivery<Int>(target: .dispatch(queue)) { value, _ in
+            guard let value, let delivery = delivery.withLock({ $0 }) else { return }
+            handle(value, delivery)
+        }
+        delivery.withLock { $0 = made }
+        return made
+    }
+
+    /// Runs `body` while `queue` is busy with a block that waits for it: what `body` sends waits
+    /// behind that block, and runs once `body` returns.
+    func whileBusy(_ queue: DispatchQueue, _ body: () -> Void) {
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }
+        body()
+        release.signal()
+    }
+
     @Test("events sent before a queue.sync are handled when it runs, in order")
     func syncAfterSendFindsEveryEventHandled() {
         let queue = DispatchQueue(label: "delivery-test.consumer")
@@ -69,19 +90,15 @@ import Testing
     func laterEventsWaitBehindOtherWork() {
         let queue = DispatchQueue(label: "delivery-test.fair")
         let order = Locked<[String]>([])
-        let delivery = Locked<Delivery<Int>?>(nil)
-        let made = Delivery<Int>(target: .dispatch(queue)) { value, _ in
-            guard let value else { return }
+        let delivery = selfAwareDelivery(on: queue) { value, delivery in
             order.withLock { $0.append("event \(value)") }
             // A sample that comes while the handler runs, as when the handler is slower than the rate.
-            if value < 3 { delivery.withLock { $0 }?.send(value + 1, nil) }
+            if value < 3 { delivery.send(value + 1, nil) }
         }
-        delivery.withLock { $0 = made }
-        let release = DispatchSemaphore(value: 0)
-        queue.async { release.wait() }
-        made.send(0, nil)
-        queue.async { order.withLock { $0.append("other work") } }
-        release.signal()
+        whileBusy(queue) {
+            delivery.send(0, nil)
+            queue.async { order.withLock { $0.append("other work") } }
+        }
         // Each event's drain is submitted while the previous one runs: one sync lets at least one through.
         for _ in 0..<8 { queue.sync {} }
         #expect(order.withLock { $0 } == ["event 0", "other work", "event 1", "event 2", "event 3"])
@@ -92,11 +109,10 @@ import Testing
         let queue = DispatchQueue(label: "delivery-test.blocked")
         let log = Log()
         let delivery = Delivery<Int>(target: .dispatch(queue)) { value, _ in log.handle(value) }
-        let release = DispatchSemaphore(value: 0)
-        queue.async { release.wait() }  // the consumer's queue is busy: events wait
-        for value in 0..<10 { delivery.send(value, nil) }
-        delivery.deactivate()
-        release.signal()
+        whileBusy(queue) {  // the consumer's queue is busy: events wait
+            for value in 0..<10 { delivery.send(value, nil) }
+            delivery.deactivate()
+        }
         queue.sync {}
         #expect(log.values.withLock { $0 }.isEmpty)
     }
@@ -135,23 +151,19 @@ import Testing
     func deactivateInsideTheHandler() {
         let queue = DispatchQueue(label: "delivery-test.inside")
         let handled = Locked<[Int]>([])
-        let delivery = Locked<Delivery<Int>?>(nil)
-        let made = Delivery<Int>(target: .dispatch(queue)) { value, _ in
-            guard let value else { return }
+        let delivery = selfAwareDelivery(on: queue) { value, delivery in
             handled.withLock { $0.append(value) }
             if value == 3 {
-                delivery.withLock { $0 }?.deactivate()
-                delivery.withLock { $0 }?.activity.waitUntilIdle()   // inside the handler: returns at once
+                delivery.deactivate()
+                delivery.activity.waitUntilIdle()   // inside the handler: returns at once
             }
         }
-        delivery.withLock { $0 = made }
-        let release = DispatchSemaphore(value: 0)
-        queue.async { release.wait() }
-        for value in 0..<10 { made.send(value, nil) }   // one run will take all ten
-        release.signal()
+        whileBusy(queue) {
+            for value in 0..<10 { delivery.send(value, nil) }   // one run will take all ten
+        }
         queue.sync {}
         #expect(handled.withLock { $0 } == [0, 1, 2, 3])
-        #expect(!made.activity.isRunning)
+        #expect(!delivery.activity.isRunning)
     }
 
     @Test("waitUntilIdle waits for the handler that is running, not for later ones")

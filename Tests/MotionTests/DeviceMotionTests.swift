@@ -88,30 +88,18 @@ import Timing
     /// tells the handler once that the device must move; the samples go on. Off by default.
     @Test func deviceRequiresMovementWhenAskedAndUncalibrated() {
         let uncalibrated = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
-        let quiet = Inbox<DeviceMotion>()
-        uncalibrated.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: quiet.queue, withHandler: quiet.handler)
-        clock.advance(by: 0.1)
-        quiet.drain()
-        #expect(quiet.errors.withLock { $0 }.isEmpty)
-        uncalibrated.stopDeviceMotionUpdates()
+        let quiet = uncalibrated.deviceMotionUpdates(using: .xMagneticNorthZVertical) { clock.advance(by: 0.1) }
+        #expect(quiet.errors.isEmpty)
 
         uncalibrated.showsDeviceMovementDisplay = true
-        let told = Inbox<DeviceMotion>()
-        uncalibrated.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: told.queue, withHandler: told.handler)
-        clock.advance(by: 0.1)
-        told.drain()
-        uncalibrated.stopDeviceMotionUpdates()
-        #expect(told.errors.withLock { $0 } == [.deviceRequiresMovement])
-        #expect(told.values.withLock { $0.count } == 10)
+        let told = uncalibrated.deviceMotionUpdates(using: .xMagneticNorthZVertical) { clock.advance(by: 0.1) }
+        #expect(told.errors == [.deviceRequiresMovement])
+        #expect(told.values.count == 10)
         #expect(uncalibrated.lastError == .deviceRequiresMovement)
 
         let calibrated = makeManager()   // a stored calibration (accuracy .high): nothing to say
         calibrated.showsDeviceMovementDisplay = true
-        let fine = Inbox<DeviceMotion>()
-        calibrated.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: fine.queue, withHandler: fine.handler)
-        clock.advance(by: 0.1)
-        fine.drain()
-        calibrated.stopDeviceMotionUpdates()
-        #expect(fine.errors.withLock { $0 }.isEmpty)
+        let fine = calibrated.deviceMotionUpdates(using: .xMagneticNorthZVertical) { clock.advance(by: 0.1) }
+        #expect(fine.errors.isEmpty)
     }
 }

@@ -7,7 +7,6 @@ import I2C
 public final class BMI160IMU: CoreIMUDriver {
     /// The name in ``ChipInfo/name``.
     public static let chipName = BMI160Settings.name
-    public let chip: ChipInfo
     /// 200 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
@@ -25,9 +24,9 @@ public final class BMI160IMU: CoreIMUDriver {
     static let powerUpPolls = 15
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        core = DriverCore(bus: bus, address: address, settings: BMI160Settings(), pause: pause, resetCompletion: resetCompletion,
-                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 16384, gyroscopeLSBPerDPS: 16.4)))
-        chip = ChipInfo(name: BMI160Settings.name, family: .bmi160, address: address, identity: [BMI160Settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: Self.chipName, .bmi160, identity: BMI160Settings.identity, settings: BMI160Settings(),
+                          pause: pause, resetCompletion: resetCompletion, configuration: defaultConfiguration,
+                          scale: IMUScale(accelerometerLSBPerG: 16384, gyroscopeLSBPerDPS: 16.4))
     }
 
     /// Identify; soft reset; accelerometer and gyroscope to normal mode and wait for PMU_STATUS
@@ -49,7 +48,7 @@ public final class BMI160IMU: CoreIMUDriver {
         pause.wait(.microseconds(3800))
         try device.write(BMI160Register.command, BMI160Command.gyroscopeNormal)
         try core.waitUntil(BMI160Register.powerModes, reads: BMI160Register.bothNormal,
-                           polls: Self.powerUpPolls, interval: .milliseconds(10), chip: chip.name)
+                           polls: Self.powerUpPolls, interval: .milliseconds(10))
     }
 
     /// One 12-byte burst from DATA_8 (0x0C) to DATA_19 (0x17): gyroscope, then accelerometer.

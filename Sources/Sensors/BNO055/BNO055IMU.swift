@@ -25,7 +25,6 @@ import Locking
 public final class BNO055IMU: CoreIMUDriver {
     /// The name in ``ChipInfo/name``.
     public static let chipName = BNO055Settings.name
-    public let chip: ChipInfo
     /// 100 Hz, ±4 g, ±2000 °/s: the settings NDOF fixes.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 100, accelerometerRange: 4, gyroscopeRange: 2000)
     /// The magnetometer on the same chip.
@@ -52,9 +51,8 @@ public final class BNO055IMU: CoreIMUDriver {
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x28), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let scale = IMUScale(accelerometerLSBPerG: BNO055Settings.accelerometerLSBPerG, gyroscopeLSBPerDPS: BNO055Settings.lsb.perDegreePerSecond)
-        core = DriverCore(bus: bus, address: address, settings: BNO055Settings(), pause: pause, resetCompletion: resetCompletion,
-                          state: IMUState(configuration: defaultConfiguration, scale: scale))
-        chip = ChipInfo(name: BNO055Settings.name, family: .bno055, address: address, identity: [BNO055Settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: Self.chipName, .bno055, identity: BNO055Settings.identity, settings: BNO055Settings(),
+                          pause: pause, resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: scale)
         magnetometer = BNO055Magnetometer(device: RegisterDevice(bus: bus, address: address))
     }
 
@@ -88,7 +86,7 @@ public final class BNO055IMU: CoreIMUDriver {
         pause.wait(Self.resetSettle)
         // CHIP_ID read whole: the chip is back when it reads its identity again.
         try core.waitUntil(RegisterField(BNO055Register.chipID, mask: 0xFF), reads: BNO055Settings.identity,
-                           polls: Self.resetPolls, interval: .milliseconds(50), chip: chip.name)
+                           polls: Self.resetPolls, interval: .milliseconds(50))
     }
 
     /// One 32-byte burst from ACC_DATA_X_LSB: accelerometer, magnetometer, gyroscope, Euler

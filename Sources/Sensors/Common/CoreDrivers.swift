@@ -22,6 +22,7 @@ extension CoreIMUDriver {
     var device: RegisterDevice { core.device }
     var pause: Pause { core.pause }
 
+    public var chip: ChipInfo { core.chip }
     public var configuration: IMUConfiguration { core.configuration }
 
     public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
@@ -52,6 +53,18 @@ protocol FIFOProgress: Sendable {
 
 /// A FIFO whose reads carry nothing over but the frame count.
 struct NoFIFOProgress: FIFOProgress {}
+
+extension DriverCore {
+    /// An IMU driver's core before its first ``CoreIMUDriver/configure(_:)``: the state holds
+    /// `configuration` (nothing written to the chip yet) and scales samples by `scale`.
+    init<Progress>(
+        bus: any I2CBus, address: I2CAddress, chip name: String, _ family: ChipInfo.Family, identity: UInt8, settings: Settings,
+        pause: Pause, resetCompletion: ResetCompletion, configuration: IMUConfiguration, scale: IMUScale
+    ) where State == IMUState<Progress> {
+        self.init(bus: bus, address: address, chip: name, family, identity: [identity], settings: settings,
+                  pause: pause, resetCompletion: resetCompletion, state: IMUState(configuration: configuration, scale: scale))
+    }
+}
 
 /// The state of an IMU driver, as the shared code sees it: what ``DriverState`` holds, the
 /// sensitivities samples are scaled with, and a fresh state for a configuration just applied.
@@ -127,7 +140,7 @@ extension CoreIMUDriver {
     ) throws(SensorError) -> State {
         try device.checkIdentity(map.identityRegister, expected: [identity], chip: chip.name)
         if let reset = map.reset {
-            try core.softReset(reset.field, writing: reset.value, polls: reset.polls, interval: reset.interval, chip: chip.name)
+            try core.softReset(reset.field, writing: reset.value, polls: reset.polls, interval: reset.interval)
         }
         try startUp()
         let shadow = map.shadow(rate: options.rate.code, accelerometer: options.accelerometer.code, gyroscope: options.gyroscope.code)
@@ -138,7 +151,7 @@ extension CoreIMUDriver {
 }
 
 /// A software reset: set `field` (writing `value`, by default just its bits), then poll until the
-/// chip clears it (``DriverCore/softReset(_:writing:polls:interval:chip:)``).
+/// chip clears it (``DriverCore/softReset(_:writing:polls:interval:)``).
 struct SoftResetStep: Sendable {
     var field: RegisterField
     var value: UInt8? = nil
@@ -166,6 +179,7 @@ protocol CoreMagnetometerDriver: MagnetometerDriver {
 extension CoreMagnetometerDriver {
     var device: RegisterDevice { core.device }
 
+    public var chip: ChipInfo { core.chip }
     public var configuration: MagnetometerConfiguration { core.configuration }
 
     public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {

@@ -9,17 +9,25 @@ protocol DriverState: Sendable {
     var shadow: ShadowRegisters { get }
 }
 
-/// The plumbing every register driver shares: the device on the bus, the chip's settings table,
-/// how it waits, how it learns that a reset finished, and its state behind one lock.
+/// The plumbing every register driver shares: the device on the bus, the chip it drives, the
+/// chip's settings table, how it waits, how it learns that a reset finished, and its state behind
+/// one lock.
 struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     let device: RegisterDevice
+    /// The chip as its driver reports it (``ChipDriver/chip``): `name` of `family` answering
+    /// `identity`, at the device's address.
+    let chip: ChipInfo
     let settings: Settings
     let pause: Pause
     let resetCompletion: ResetCompletion
     private let state: Locked<State>
 
-    init(bus: any I2CBus, address: I2CAddress, settings: Settings, pause: Pause, resetCompletion: ResetCompletion, state: State) {
+    init(
+        bus: any I2CBus, address: I2CAddress, chip name: String, _ family: ChipInfo.Family, identity: [UInt8], settings: Settings,
+        pause: Pause, resetCompletion: ResetCompletion, state: State
+    ) {
         device = RegisterDevice(bus: bus, address: address)
+        chip = ChipInfo(name: name, family: family, address: address, identity: identity)
         self.settings = settings
         self.pause = pause
         self.resetCompletion = resetCompletion
@@ -41,9 +49,9 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     /// before each read. A chip busy resetting may not acknowledge its address: such a poll counts
     /// as "not yet"; any other bus error is thrown. With ``ResetCompletion/fixedDelay`` it pauses
     /// `polls × interval` once and does not read.
-    func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration, chip: String) throws(SensorError) {
+    func softReset(_ field: RegisterField, writing value: UInt8? = nil, polls: Int, interval: Duration) throws(SensorError) {
         try device.write(field.address, value ?? field.mask)
-        try waitUntil(field, reads: 0, polls: polls, interval: interval, chip: chip)
+        try waitUntil(field, reads: 0, polls: polls, interval: interval)
     }
 
     /// Waits for the chip to show `code` in `field` after a reset or a power-mode change: reads
@@ -51,7 +59,7 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
     /// not acknowledge counts as "not yet", any other bus error is thrown. With
     /// ``ResetCompletion/fixedDelay`` it pauses `polls × interval` once and does not read.
     /// - Throws: ``SensorError/resetTimeout(chip:address:polls:)`` when the code never shows.
-    func waitUntil(_ field: RegisterField, reads code: UInt8, polls: Int, interval: Duration, chip: String) throws(SensorError) {
+    func waitUntil(_ field: RegisterField, reads code: UInt8, polls: Int, interval: Duration) throws(SensorError) {
         if resetCompletion == .fixedDelay {
             pause.wait(interval * polls)
             return
@@ -64,7 +72,7 @@ struct DriverCore<Settings: Sendable, State: DriverState>: Sendable {
                 guard case .bus(let cause) = error, cause.kind == .noAcknowledge else { throw error }
             }
         }
-        throw .resetTimeout(chip: chip, address: device.address, polls: polls)
+        throw .resetTimeout(chip: chip.name, address: device.address, polls: polls)
     }
 
     /// Reads `count + 1` samples through `read`, pausing `interval` before each, and averages all

@@ -15,7 +15,6 @@ import Musl
 /// packets' timestamps as ``FIFOFrame/chipTime`` (1 µs LSB, unwrapped from frame to frame), read
 /// in the same FIFO burst.
 public final class ICM42600IMU: CoreIMUDriver {
-    public let chip: ChipInfo
     /// 200 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
@@ -39,9 +38,8 @@ public final class ICM42600IMU: CoreIMUDriver {
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: ICM42600Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = ICM42600Settings.settings(for: model)
-        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: State(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
-        chip = ChipInfo(name: model.rawValue, family: .icm42600, address: address, identity: [settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: model.rawValue, .icm42600, identity: settings.identity, settings: settings, pause: pause,
+                          resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
     }
 
     /// Identify; soft reset; rates and ranges; both sensors to low-noise mode.

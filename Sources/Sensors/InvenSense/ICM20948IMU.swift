@@ -14,7 +14,6 @@ import I2C
 public final class ICM20948IMU: InvenSenseFIFODriver {
     /// The chip's name as ``ChipInfo/name`` gives it.
     public static let chipName = ICM20948Settings.name
-    public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 220 Hz (gyroscope divider 4), gyroscope bandwidth 51.2 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 220, accelerometerRange: 4, gyroscopeRange: 500)
 
@@ -25,9 +24,9 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
     static let resetPolls = 20
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
-        core = DriverCore(bus: bus, address: address, settings: ICM20948Settings(), pause: pause, resetCompletion: resetCompletion,
-                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
-        chip = ChipInfo(name: ICM20948Settings.name, family: .invenSense, address: address, identity: [ICM20948Settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: Self.chipName, .invenSense, identity: ICM20948Settings.identity, settings: ICM20948Settings(),
+                          pause: pause, resetCompletion: resetCompletion, configuration: defaultConfiguration,
+                          scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
     }
 
     /// The gyroscope's delay at the GYRO_DLPFCFG the configuration selects (the default's before
@@ -54,7 +53,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
 
         try selectBank(0)
         try device.checkIdentity(ICM20948Register.whoAmI, expected: [ICM20948Settings.identity], chip: name)
-        try core.softReset(ICM20948Register.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10), chip: name)
+        try core.softReset(ICM20948Register.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10))
         var shadow = ShadowRegisters([:])
         // SLEEP = 0, CLKSEL = 1 (best available clock: the PLL once the gyroscope runs).
         try device.write(ICM20948Register.powerManagement1, shadow.set(ICM20948Register.clockSelect, 1))

@@ -11,7 +11,6 @@ import Musl
 /// The MPU-9250's AK8963 and the MPU-9150's AK8975 magnetometer appear at 0x0C on the same bus
 /// once ``configure(_:)`` has set INT_PIN_CFG BYPASS_EN; drive them with ``AKMagnetometer``.
 public final class InvenSenseIMU: InvenSenseFIFODriver {
-    public let chip: ChipInfo
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
@@ -30,9 +29,8 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = InvenSenseSettings.settings(for: model)
-        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5)))
-        chip = ChipInfo(name: model.rawValue, family: .invenSense, address: address, identity: [settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: model.rawValue, .invenSense, identity: settings.identity, settings: settings, pause: pause,
+                          resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
     }
 
     /// The gyroscope's delay at the DLPF_CFG code last written (0 before ``configure(_:)``).
@@ -48,7 +46,7 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
 
         try device.checkIdentity(InvenSenseRegister.whoAmI, expected: [settings.identity], chip: name)
         // DEVICE_RESET clears itself when the reset is done.
-        try core.softReset(InvenSenseRegister.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10), chip: name)
+        try core.softReset(InvenSenseRegister.deviceReset, polls: Self.resetPolls, interval: .milliseconds(10))
         // SLEEP = 0, CLKSEL = 1 (PLL on the X gyro / auto-select).
         try device.write(InvenSenseRegister.powerManagement1, 0x01)
 

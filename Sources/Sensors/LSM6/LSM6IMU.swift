@@ -2,7 +2,6 @@ import I2C
 
 /// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
 public final class LSM6IMU: STIMUDriver {
-    public let chip: ChipInfo
     /// 208 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
 
@@ -28,9 +27,8 @@ public final class LSM6IMU: STIMUDriver {
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM6Settings.settings(for: model)
-        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)))
-        chip = ChipInfo(name: model.rawValue, family: .lsm6, address: address, identity: [settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: model.rawValue, .lsm6, identity: settings.identity, settings: settings, pause: pause,
+                          resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1))
     }
 
     static func vector<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ offset: Int) -> SIMD3<Int16> where Bytes.Index == Int {

@@ -9,7 +9,6 @@ import I2C
 /// through the output registers), so it has its own register table (``STRegisterLayout``) and
 /// FIFO code; configuration, sample read and self-test are the ST ones (``STIMUDriver``).
 public final class LSM9DS1IMU: STIMUDriver {
-    public let chip: ChipInfo
     /// 119 Hz, ±4 g, ±500 °/s.
     public let defaultConfiguration = IMUConfiguration(outputDataRate: 119, accelerometerRange: 4, gyroscopeRange: 500)
 
@@ -21,9 +20,8 @@ public final class LSM9DS1IMU: STIMUDriver {
 
     public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM9DS1Settings()
-        core = DriverCore(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                          state: IMUState(configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1)))
-        chip = ChipInfo(name: Self.name, family: .lsm9ds1, address: address, identity: [settings.identity])
+        core = DriverCore(bus: bus, address: address, chip: Self.name, .lsm9ds1, identity: settings.identity, settings: settings, pause: pause,
+                          resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1))
     }
 
     public static let name = "LSM9DS1"

@@ -133,7 +133,6 @@ extension AKModel {
 ///   period old: 10 ms at the 100 Hz sampler. A read that finds no finished measurement (DRDY 0,
 ///   or DERR: read during the conversion) returns the previous sample and triggers nothing.
 public final class AKMagnetometer: CoreMagnetometerDriver {
-    public let chip: ChipInfo
     public let model: AKModel
     public let defaultConfiguration: MagnetometerConfiguration
     /// Polls of ST1 DRDY while waiting for a self-test or first single measurement (2 ms apart).
@@ -152,7 +151,6 @@ public final class AKMagnetometer: CoreMagnetometerDriver {
             range: settings.common.ranges[0].value)
         core = MagnetometerCore(bus: bus, address: address, settings: settings.common, defaultConfiguration: defaultConfiguration,
                                 pause: pause, resetCompletion: resetCompletion)
-        chip = settings.common.chip(at: address)
     }
 
     /// Writes MODE = `code` (with the chip's extra bits) to the control register.

@@ -53,8 +53,8 @@ typealias MagnetometerCore = DriverCore<MagnetometerSettings, MagnetometerState>
 extension DriverCore where Settings == MagnetometerSettings, State == MagnetometerState {
     init(bus: any I2CBus, address: I2CAddress, settings: MagnetometerSettings, defaultConfiguration: MagnetometerConfiguration,
          pause: Pause, resetCompletion: ResetCompletion) {
-        self.init(bus: bus, address: address, settings: settings, pause: pause, resetCompletion: resetCompletion,
-                  state: MagnetometerState(configuration: defaultConfiguration))
+        self.init(bus: bus, address: address, chip: settings.name, settings.family, identity: settings.identity, settings: settings,
+                  pause: pause, resetCompletion: resetCompletion, state: MagnetometerState(configuration: defaultConfiguration))
     }
 
     /// The start of every configuration: look up rate and range (exact match), check the
@@ -64,7 +64,7 @@ extension DriverCore where Settings == MagnetometerSettings, State == Magnetomet
         let range = try settings.range(configuration)
         try device.checkIdentity(settings.identityRegister, expected: settings.identity, chip: settings.name)
         if let field = settings.softReset {
-            try softReset(field, polls: 10, interval: .milliseconds(1), chip: settings.name)
+            try softReset(field, polls: 10, interval: .milliseconds(1))
         }
         return (rate, range)
     }

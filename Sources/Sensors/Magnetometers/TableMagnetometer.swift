@@ -59,7 +59,6 @@ public protocol TableMagnetometerChip: Sendable {
 /// read of the output registers. (The AKM chips, which read a fuse ROM or measure on command, have
 /// a driver of their own, ``AKMagnetometer``.)
 public final class TableMagnetometer<Chip: TableMagnetometerChip>: CoreMagnetometerDriver, BusPlacedDriver {
-    public let chip: ChipInfo
     public let defaultConfiguration: MagnetometerConfiguration
     let core: MagnetometerCore
 
@@ -74,7 +73,6 @@ public final class TableMagnetometer<Chip: TableMagnetometerChip>: CoreMagnetome
         defaultConfiguration = entry.defaultConfiguration
         core = MagnetometerCore(bus: bus, address: address, settings: entry.settings, defaultConfiguration: entry.defaultConfiguration,
                                 pause: pause, resetCompletion: resetCompletion)
-        chip = entry.settings.chip(at: address)
     }
 
     func apply(_ configuration: MagnetometerConfiguration, _ state: inout MagnetometerState) throws(SensorError) {
