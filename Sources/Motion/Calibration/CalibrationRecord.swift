@@ -68,7 +68,7 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
         }
         let all = (gyroscope?.bias ?? []) + (accelerometer?.offset ?? []) + (accelerometer?.scale ?? [])
             + (magnetometer?.hardIronOffset ?? []) + (magnetometer?.softIronMatrix ?? [])
-            + [magnetometer?.fieldStrength, magnetometer?.fitErrorPercent, magnetometer?.coveragePercent].compactMap { $0 }
+            + [magnetometer?.fieldStrength, magnetometer?.fitErrorPercent, magnetometer?.coveragePercent, magnetometer?.offsetSigma].compactMap { $0 }
         if all.contains(where: { !$0.isFinite }) { return "every number must be finite" }
         return physicalProblem()
     }
@@ -128,6 +128,9 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
                     return "magnetometer.softIronMatrix has condition number \(condition), above \(Bounds.softIronCondition) (its singular values differ more than tenfold)"
                 }
             }
+            if let sigma = magnetometer.offsetSigma, !(sigma >= 0) {
+                return "magnetometer.offsetSigma \(sigma) µT must be ≥ 0"
+            }
             if magnetometer.fitErrorPercent < 0 || !(0...100).contains(magnetometer.coveragePercent) {
                 return "magnetometer.fitErrorPercent must be ≥ 0 and magnetometer.coveragePercent within 0…100"
             }
@@ -179,6 +182,15 @@ extension CalibrationRecord {
         package var model: String
         /// `uncalibrated`, `low`, `medium` or `high`.
         package var accuracy: String
+        /// Where it came from: `background` for the estimate found during ordinary use
+        /// (`HardIronEstimator`); absent for an explicit calibration (the figure-eight), which wins.
+        package var origin: String? = nil
+        /// The background estimate's standard deviation per axis, µT (absent otherwise).
+        package var offsetSigma: Double? = nil
+
+        /// Whether the sampler's background estimate wrote it.
+        package var isBackground: Bool { origin == Self.backgroundOrigin }
+        package static let backgroundOrigin = "background"
 
         package init(
             hardIronOffset: SIMD3<Double>, softIronMatrix: [Double], fieldStrength: Double,

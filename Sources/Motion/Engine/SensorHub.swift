@@ -15,13 +15,20 @@ struct FusedMotion: Sendable, Equatable {
     /// Running gyro bias estimate, rad/s, device axes.
     var gyroBias: SIMD3<Double>
     var magneticAccuracy: MagneticAccuracy
+    /// The background hard-iron estimate behind ``magneticField`` (nil without a magnetometer).
+    var hardIron: HardIronEstimator.Status?
+    /// µT, device axes: the field the estimator was given (the stored calibration and the
+    /// background offset removed); nil without a magnetometer.
+    var magneticField: SIMD3<Double>?
 
-    init(_ estimator: some AttitudeEstimator) {
+    init(_ estimator: some AttitudeEstimator, hardIron: HardIronEstimator.Status? = nil, magneticField: SIMD3<Double>? = nil) {
         orientation = estimator.quaternion9D
         orientation6D = estimator.quaternion6D
         gravity = estimator.gravity
         gyroBias = estimator.gyroBias
         magneticAccuracy = estimator.magneticAccuracy
+        self.hardIron = hardIron
+        self.magneticField = magneticField
     }
 }
 
@@ -51,6 +58,8 @@ final class SensorHub: Sendable {
     let policy: SamplerPolicy
     /// Makes the fusion run on every sample while a consumer needs it.
     let makeEstimator: AttitudeEstimatorFactory
+    /// The magnetometer's background calibration (the device's, else one that saves nowhere).
+    let background: BackgroundCalibration
     private let queue: DispatchQueue
 
     private final class Consumer: Sendable {
@@ -113,15 +122,64 @@ final class SensorHub: Sendable {
         var lastTimestamp: Double?
 
         /// One sample through the estimator, updated where it lies (a copy out and back would
-        /// cost more than the update's own arithmetic); its outputs.
-        mutating func update(_ sample: MotionSample) -> FusedMotion {
+        /// cost more than the update's own arithmetic), the magnetometer's background
+        /// calibration first (`magnetic`, nil without a magnetometer); the outputs.
+        mutating func update(_ sample: MotionSample, _ magnetic: inout MagneticCalibrationState?) -> FusedMotion {
+            let interval = lastTimestamp.map { sample.timestamp - $0 } ?? configuration.sampleInterval
+            var field = sample.calibratedMagneticField ?? sample.magneticField
+            if let measured = field, magnetic != nil {
+                field = magnetic?.update(
+                    measured, rotationRate: sample.rotationRate - estimator.gyroBias, acceleration: sample.acceleration,
+                    interval: interval, timestamp: sample.timestamp, filter: &estimator)
+            }
             estimator.update(AttitudeEstimatorInput(
-                acceleration: sample.acceleration, rotationRate: sample.rotationRate,
-                magneticField: sample.calibratedMagneticField ?? sample.magneticField,
-                interval: lastTimestamp.map { sample.timestamp - $0 } ?? configuration.sampleInterval,
-                chipOrientation: sample.chipAttitude))
+                acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: field,
+                interval: interval, chipOrientation: sample.chipAttitude))
             lastTimestamp = sample.timestamp
-            return FusedMotion(estimator)
+            return FusedMotion(estimator, hardIron: field == nil ? nil : magnetic?.status, magneticField: field)
+        }
+    }
+
+    /// The background hard-iron estimation on the sampler's queue (see `BackgroundCalibration`).
+    struct MagneticCalibrationState {
+        let link: BackgroundCalibration
+        var estimator: HardIronEstimator
+        var status: HardIronEstimator.Status
+        /// The offset the attitude filter was last told about (`magneticCalibrationChanged`).
+        var announcedOffset: SIMD3<Double>
+        var announcedAccuracy: MagneticFieldCalibrationAccuracy
+        var lastPublished: Double?
+
+        init(_ link: BackgroundCalibration) {
+            self.link = link
+            estimator = link.makeEstimator()
+            status = estimator.status
+            announcedOffset = estimator.estimate
+            announcedAccuracy = status.accuracy
+        }
+
+        /// One reading (µT, device axes) through the estimator; the field with its offset removed.
+        /// The attitude filter is told when the offset has moved by 0.25 µT or the accuracy rose
+        /// since it was last told, so that it takes its heading afresh from the corrected field.
+        mutating func update(
+            _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double,
+            filter: inout any AttitudeEstimator
+        ) -> SIMD3<Double> {
+            estimator.update(field: field, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
+            let offset = estimator.estimate
+            // Published ten times a second of sample time (a lock each); the status with it.
+            if lastPublished.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true {
+                lastPublished = timestamp
+                status = estimator.status
+                link.publish(status, at: timestamp)
+                let moved = offset - announcedOffset
+                if (moved * moved).sum() > 0.0625 || status.accuracy > announcedAccuracy {
+                    announcedOffset = offset
+                    filter.magneticCalibrationChanged()
+                }
+                announcedAccuracy = status.accuracy
+            }
+            return field - offset
         }
     }
 
@@ -143,6 +201,9 @@ final class SensorHub: Sendable {
         var fifoGapReason: DropReason?
         /// The samples of the last FIFO read: one array whose storage every read reuses.
         var fifoSamples: [MotionSample] = []
+        /// The magnetometer's background calibration: kept across estimators (a new sample
+        /// rate does not forget the offset); made when fusion first runs.
+        var magnetic: MagneticCalibrationState?
     }
     private let tickState = Locked(TickState())
 
@@ -155,6 +216,7 @@ final class SensorHub: Sendable {
         self.clock = clock
         self.policy = policy
         self.makeEstimator = makeEstimator ?? { AttitudeFilter($0) }
+        self.background = device.backgroundCalibration ?? BackgroundCalibration()
         self.queue = DispatchQueue(label: "swift-motion.sampler", qos: .userInteractive)
     }
 
@@ -349,7 +411,10 @@ final class SensorHub: Sendable {
             if ticks.fusion?.configuration != configuration {
                 ticks.fusion = FusionState(configuration: configuration, estimator: makeEstimator(configuration))
             }
-            fused = ticks.fusion?.update(sample)
+            if ticks.magnetic == nil, device.hasMagnetometer {
+                ticks.magnetic = MagneticCalibrationState(background)
+            }
+            fused = ticks.fusion?.update(sample, &ticks.magnetic)
         } else {
             ticks.fusion = nil
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Fusion
 import Motion
 import Timing
 
@@ -55,7 +56,9 @@ struct StreamSession: Sendable {
         let chipAttitude = manager.isChipAttitudeAvailable
         let columns = kind == .raw
             ? Self.rawColumns(magnetometer: manager.isMagnetometerAvailable)
-            : Self.motionColumns + (chipAttitude ? Self.chipAttitudeColumns : [])
+            : Self.motionColumns + (manager.isMagnetometerAvailable ? Self.backgroundCalibrationColumns : [])
+                + (chipAttitude ? Self.chipAttitudeColumns : [])
+        let magnetometer = manager.isMagnetometerAvailable
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
         let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
@@ -76,7 +79,10 @@ struct StreamSession: Sendable {
             manager.deviceMotionUpdateInterval = interval
             let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
             manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
-                if let motion { emit(Self.row(motion) + (chipAttitude ? Self.chipAttitudeRow(motion) : [])) }
+                if let motion {
+                    emit(Self.row(motion) + (magnetometer ? Self.backgroundCalibrationRow(manager.backgroundCalibrationStatus) : [])
+                        + (chipAttitude ? Self.chipAttitudeRow(motion) : []))
+                }
                 if let error { errors(error) }
             }
         }
@@ -114,6 +120,16 @@ struct StreamSession: Sendable {
         return [.time(motion.timestamp)] + [motion.attitude.roll, motion.attitude.pitch, motion.attitude.yaw, q.w, q.x, q.y, q.z].map { .number($0) }
             + numbers(motion.gravity) + numbers(motion.userAcceleration) + numbers(motion.rotationRate)
             + [heading] + numbers(motion.magneticField.field) + [.name(motion.magneticField.accuracy.storedName)]
+    }
+
+    /// With a magnetometer: the background calibration's progress (its offset's σ in µT, the
+    /// heading σ it gives in degrees, and its state: calibrated, learning, needsRotation,
+    /// disturbed, relearning); missing before the first estimate.
+    static let backgroundCalibrationColumns = ["mag_cal_sigma_uT", "mag_cal_heading_sigma_deg", "mag_cal_state"]
+
+    static func backgroundCalibrationRow(_ status: HardIronEstimator.Status?) -> [MachineOutput.Value] {
+        guard let status else { return [.missing, .missing, .missing] }
+        return [.number(status.sigma), .number(status.headingSigma), .name(status.reason.rawValue)]
     }
 
     /// With a chip that fuses its sensors itself: its attitude next to ours, in the same frame,
