@@ -74,7 +74,11 @@ public struct HardIronEstimator: Sendable {
         public var changeConfirmationTime: Double = 3
         /// What the field-strength constraint's model leaves out, µT (soft iron bends the sphere of
         /// readings into an ellipsoid by a few per cent of the field).
-        public var strengthModelError: Double = 0.5
+        public var strengthModelError: Double = 1.0
+        /// Largest RMS scatter of the readings about the sphere (µT) with which the accuracy may be
+        /// `high`: beyond it hard iron alone does not explain the readings (soft iron, an
+        /// uneven field), and the offset is no better than `medium`.
+        public var highScatter: Double = 0.8
         /// The offset's σ (µT) below which the field-strength constraint starts, and the σ of the
         /// strength it starts from.
         public var strengthStartSigma: Double = 3
@@ -121,6 +125,9 @@ public struct HardIronEstimator: Sendable {
         public var changes: Int
         /// The reference field strength, µT (expected or learned); 0 while unknown.
         public var fieldStrength: Double
+        /// RMS distance of recent readings (while turning) from the sphere the offset and field
+        /// strength describe, µT; 0 until the strength is known.
+        public var fieldScatter: Double
         /// Running mean of the normalized innovation squared of the stretches learned from,
         /// divided by its expectation (3): near 1 when the noise model fits, below when it is
         /// pessimistic, above when the offset explains the readings badly. 0 before any.
@@ -138,8 +145,12 @@ public struct HardIronEstimator: Sendable {
     private var lastSphereReading = SIMD3<Double>.zero
     /// Whether the field strength's part of the state (k) has been started.
     private var strengthKnown = false
+    /// Mean square distance of recent readings from the sphere, µT² (the constraint's noise).
+    private var strengthScatter: Double = 0
     private var candidateConsistentTime: Double = 0
     private var rejectedTime: Double = 0
+    /// Seconds of stretches the first filter explained since it last could not.
+    private var acceptedTime: Double = 0
 
     /// The stretch under way: the body rotation since its first reading, its first reading, time.
     private var rotation = Quaternion.identity
@@ -227,9 +238,10 @@ public struct HardIronEstimator: Sendable {
     public var status: Status {
         let sigma = self.sigma
         let headingSigma = atan(eastSigma / horizontalField) * 180 / .pi
-        let accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
+        var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
+        if accuracy == .high, strengthKnown, strengthScatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
         let reason: Reason
-        if candidate != nil {
+        if candidate != nil, rejectedTime >= parameters.changeConfirmationTime / 2 {
             reason = .relearning
         } else if disturbed {
             reason = .disturbed
@@ -241,14 +253,15 @@ public struct HardIronEstimator: Sendable {
             reason = .learning
         }
         return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed ? min(accuracy, .low) : accuracy,
-                      reason: reason, changes: changes, fieldStrength: referenceStrength, consistency: consistency)
+                      reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: strengthScatter.squareRoot(),
+                      consistency: consistency)
     }
 
     /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees it
-    /// gives with the horizontal field): `high` needs σ ≤ 0.25 µT and heading σ ≤ 1° (four σ stay
+    /// gives with the horizontal field): `high` needs σ ≤ 0.33 µT and heading σ ≤ 1° (three σ stay
     /// within 1 µT); `medium` heading σ ≤ 3°; `low` heading σ ≤ 10°; `uncalibrated` beyond.
     public static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
-        if sigma <= 0.25 && headingSigma <= 1 { return .high }
+        if sigma <= 0.33 && headingSigma <= 1 { return .high }
         if headingSigma <= 3 { return .medium }
         if headingSigma <= 10 { return .low }
         return .uncalibrated
@@ -290,6 +303,8 @@ public struct HardIronEstimator: Sendable {
         // turned far enough; or when it has turned three times as far; or after the longest time.
         let rate = halfSquared.squareRoot() * 2 / interval
         let slow = rate <= parameters.slowRate
+        // Seconds without turning (below a quarter of the slow rate) since the last stretch.
+        if rate < parameters.slowRate / 4 { stillTime += interval }
         if (path >= parameters.stretchAngle && slow) || path >= 3 * parameters.stretchAngle
             || stretchTime >= parameters.maximumStretchTime {
             // The readings' own instants lie `magnetometerLag` earlier at both ends.
@@ -301,7 +316,6 @@ public struct HardIronEstimator: Sendable {
                       endRates: firstRate + rate)
                 stillTime = 0
             } else {
-                stillTime += stretchTime
                 predict(stretchTime)
             }
             // The next stretch starts where the board turns slowly too: until then, the start moves on.
@@ -350,11 +364,17 @@ public struct HardIronEstimator: Sendable {
             let corrected = field - offset
             state.startStrength((corrected * corrected).sum().squareRoot(), sigma: parameters.strengthStartSigma)
             strengthKnown = true
+            strengthScatter = 0
             return
         }
         let strength = max(state.fieldStrength, 10)
-        let sigma = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
-        _ = state.update(SIMD4(2 * field, 1), (field * field).sum(), 4 * strength * strength * sigma, gate: 10.8)
+        let h = SIMD4(2 * field, 1)
+        // The readings' distance from the sphere, ≈ |m − b| − F (µT): its mean square says how
+        // well a sphere (hard iron alone) fits; soft iron of a few per cent makes it scatter.
+        let residual = ((field * field).sum() - (h * state.x).sum()) / (2 * strength)
+        strengthScatter += 0.002 * (min(residual * residual, 100) - strengthScatter)
+        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
+        _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
     }
 
     /// The field strength and dip now against the reference: sets `disturbed`.
@@ -388,12 +408,16 @@ public struct HardIronEstimator: Sendable {
         let (accepted, nis) = state.update(h, y, r, gate: parameters.gate, apply: !disturbed)
         if accepted { consistency += 0.05 * (nis / 3 - consistency) }
         if accepted || nis <= parameters.gate {
-            rejectedTime = 0
-            if candidate != nil {
+            // The first filter explains the readings again: after as long as a change needs to be
+            // confirmed, the suspicion was a passing disturbance.
+            acceptedTime += duration
+            if acceptedTime >= parameters.changeConfirmationTime {
+                rejectedTime = 0
                 candidateConsistentTime = 0
                 candidate = nil
             }
         } else {
+            acceptedTime = 0
             rejectedTime += duration
             if candidate == nil {
                 candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength)
@@ -401,12 +425,15 @@ public struct HardIronEstimator: Sendable {
             }
         }
         if var c = candidate {
-            // The second filter learns from every stretch (gated only once it knows something).
+            // The second filter learns from every stretch, ungated (it is adopted only once its
+            // stretches fit it, so what it learned from a passing disturbance is never adopted).
             let p = c.offsetCovariance
             let known = (p.m11 + p.m22 + p.m33) / 3 < 4
-            let (_, candidateNIS) = c.update(h, y, r, gate: known ? parameters.gate : .infinity, apply: true)
+            let (_, candidateNIS) = c.update(h, y, r, gate: .infinity, apply: true)
             candidate = c
-            candidateConsistentTime = known && candidateNIS <= parameters.gate ? candidateConsistentTime + duration : 0
+            // Consistent while its stretches fit; an odd one out costs as much as it lasted.
+            candidateConsistentTime = known && candidateNIS <= parameters.gate
+                ? candidateConsistentTime + duration : max(0, candidateConsistentTime - duration)
             if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime {
                 state = c
                 candidate = nil

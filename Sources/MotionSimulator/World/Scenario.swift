@@ -177,7 +177,7 @@ public struct Scenario: Sendable {
 
     public static let magnetAttached = Scenario(
         name: "magnet-attached",
-        summary: "ordinary handling, then a small magnet is stuck to the board (≈ 25 µT more hard iron), handled again",
+        summary: "ordinary handling, then a small magnet is stuck to the board (15.5 µT more hard iron), handled again",
         script: MotionScript(handling + [.rest(10)] + handling.dropFirst() + [.rest(20)]),
         disturbances: [.magnetAttached(position: SIMD3(0.03, 0.01, 0), moment: SIMD3(0.002, 0.0015, -0.001), after: magnetAttachedTime)])
 

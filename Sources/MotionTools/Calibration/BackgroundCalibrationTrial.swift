@@ -46,6 +46,8 @@ package struct BackgroundCalibrationTrial: Sendable {
         /// The estimated offset, µT, device axes.
         package var offset: SIMD3<Double>
         package var changes: Int
+        /// RMS scatter of the readings about the estimated sphere, µT.
+        package var scatter: Double
     }
 
     package var seed: UInt64
@@ -93,7 +95,8 @@ package struct BackgroundCalibrationTrial: Sendable {
             trial.points.append(Point(
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
-                consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0))
+                consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
+                scatter: status?.fieldScatter ?? 0))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()
