@@ -555,3 +555,42 @@ private struct OffsetState: Sendable {
         return (true, nis)
     }
 }
+
+/// The background calibration as a fusion loop runs it: the estimator, the field with its offset
+/// removed, and when to tell the attitude filter (``AttitudeEstimator/magneticCalibrationChanged()``)
+/// that the calibration moved under it — when the offset has moved by 0.25 µT, or the accuracy
+/// rose, since it was last told (checked ten times a second of sample time). The sampler and
+/// `motionctl evaluate --background-calibration` run the same.
+public struct BackgroundFieldCorrection: Sendable {
+    public private(set) var estimator: HardIronEstimator
+    /// The status at the last check.
+    public private(set) var status: HardIronEstimator.Status
+    private var announcedOffset: SIMD3<Double>
+    private var announcedAccuracy: MagneticFieldCalibrationAccuracy
+    private var lastCheck: Double?
+
+    public init(_ estimator: HardIronEstimator) {
+        self.estimator = estimator
+        status = estimator.status
+        announcedOffset = estimator.estimate
+        announcedAccuracy = status.accuracy
+    }
+
+    /// One reading through the estimator (see ``HardIronEstimator/update(field:rotationRate:acceleration:interval:)``)
+    /// at `timestamp` (s): the field with the offset removed, whether the status was refreshed,
+    /// and whether the attitude filter should be told.
+    public mutating func correct(
+        _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double
+    ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
+        estimator.update(field: field, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
+        let offset = estimator.estimate
+        guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (field - offset, false, false) }
+        lastCheck = timestamp
+        status = estimator.status
+        let moved = offset - announcedOffset
+        let changed = (moved * moved).sum() > 0.0625 || status.accuracy > announcedAccuracy
+        if changed { announcedOffset = offset }
+        announcedAccuracy = status.accuracy
+        return (field - offset, true, changed)
+    }
+}

@@ -143,43 +143,25 @@ final class SensorHub: Sendable {
     /// The background hard-iron estimation on the sampler's queue (see `BackgroundCalibration`).
     struct MagneticCalibrationState {
         let link: BackgroundCalibration
-        var estimator: HardIronEstimator
-        var status: HardIronEstimator.Status
-        /// The offset the attitude filter was last told about (`magneticCalibrationChanged`).
-        var announcedOffset: SIMD3<Double>
-        var announcedAccuracy: MagneticFieldCalibrationAccuracy
-        var lastPublished: Double?
+        var correction: BackgroundFieldCorrection
+        var status: HardIronEstimator.Status { correction.status }
 
         init(_ link: BackgroundCalibration) {
             self.link = link
-            estimator = link.makeEstimator()
-            status = estimator.status
-            announcedOffset = estimator.estimate
-            announcedAccuracy = status.accuracy
+            correction = BackgroundFieldCorrection(link.makeEstimator())
         }
 
         /// One reading (µT, device axes) through the estimator; the field with its offset removed.
-        /// The attitude filter is told when the offset has moved by 0.25 µT or the accuracy rose
-        /// since it was last told, so that it takes its heading afresh from the corrected field.
+        /// The status is published (a lock) ten times a second of sample time, and the attitude
+        /// filter told when the calibration moved under it.
         mutating func update(
             _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double,
             filter: inout any AttitudeEstimator
         ) -> SIMD3<Double> {
-            estimator.update(field: field, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
-            let offset = estimator.estimate
-            // Published ten times a second of sample time (a lock each); the status with it.
-            if lastPublished.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true {
-                lastPublished = timestamp
-                status = estimator.status
-                link.publish(status, at: timestamp)
-                let moved = offset - announcedOffset
-                if (moved * moved).sum() > 0.0625 || status.accuracy > announcedAccuracy {
-                    announcedOffset = offset
-                    filter.magneticCalibrationChanged()
-                }
-                announcedAccuracy = status.accuracy
-            }
-            return field - offset
+            let result = correction.correct(field, rotationRate: rotationRate, acceleration: acceleration, interval: interval, timestamp: timestamp)
+            if result.checked { link.publish(correction.status, at: timestamp) }
+            if result.changed { filter.magneticCalibrationChanged() }
+            return result.field
         }
     }
 

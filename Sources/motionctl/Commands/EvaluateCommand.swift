@@ -43,6 +43,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
 
+    @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, its defaults, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed.")
+    var backgroundCalibration = false
+
     func validate() throws {
         try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
         try OptionRange.check(rate, "--rate", in: 1...10_000, unit: "Hz")
@@ -89,12 +92,13 @@ struct EvaluateCommand: ParsableCommand {
 
         var parameters = AttitudeFilter.Parameters()
         parameters.sensorLatency = sensorLatency / 1000
-        print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal")
+        print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal"
+            + (backgroundCalibration ? "; 9D behind the background magnetometer calibration (HardIronEstimator defaults)" : ""))
         print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
         var results: [Score] = []
         var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
         for (entry, trial) in loaded {
-            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters)
+            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters, backgroundCalibration: backgroundCalibration)
             let run6D = Self.runFilter(trial, magnetometer: false, parameters: parameters)
             try Self.write(run9D.estimates, to: (out as NSString).appendingPathComponent("9d/\(entry.trial).csv"))
             try Self.write(run6D.estimates, to: (out as NSString).appendingPathComponent("6d/\(entry.trial).csv"))
@@ -116,7 +120,7 @@ struct EvaluateCommand: ParsableCommand {
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
         if referenceLag { ReferenceLag.report(loaded) }
-        if crossValidate { Self.crossValidate(loaded) }
+        if crossValidate { Self.crossValidate(loaded, backgroundCalibration: backgroundCalibration) }
     }
 
     /// One trial's scores: 9D total and 6D inclination RMSE, degrees.
@@ -144,7 +148,7 @@ struct EvaluateCommand: ParsableCommand {
     /// Leave-one-out over the trials: for each trial, the grid point with the lowest mean error on
     /// the other trials (9D total and 6D inclination chosen separately), scored on the trial left
     /// out. Printed next to the in-sample choice (best on all trials, scored on the same trials).
-    static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
+    static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], backgroundCalibration: Bool = false) {
         var grid: [AttitudeFilter.Parameters] = []
         for latency in latencyGrid {
             for timeConstant in accelerometerTimeConstantGrid {
@@ -157,7 +161,9 @@ struct EvaluateCommand: ParsableCommand {
         // scores[g][t]: grid point g on trial t.
         let scores: [[Score]] = grid.map { parameters in
             loaded.map { entry, trial in
-                let total = BroadMetric(estimates: runFilter(trial, magnetometer: true, parameters: parameters).estimates, trial: trial).total
+                let total = BroadMetric(
+                    estimates: runFilter(trial, magnetometer: true, parameters: parameters, backgroundCalibration: backgroundCalibration).estimates,
+                    trial: trial).total
                 let inclination = BroadMetric(estimates: runFilter(trial, magnetometer: false, parameters: parameters).estimates, trial: trial).inclination
                 return Score(group: entry.group, total: total, inclination: inclination)
             }
@@ -209,18 +215,31 @@ struct EvaluateCommand: ParsableCommand {
     /// output quaternion (nothing else: loading and writing are outside).
     /// One parameter set for every trial (the defaults unless an option or the cross-validation
     /// grid says otherwise).
+    /// With `backgroundCalibration` (9D only) the field first goes through the background
+    /// magnetometer calibration (`BackgroundFieldCorrection`, as the sampler runs it), in the time
+    /// measured too.
     static func runFilter(
-        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters
+        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters, backgroundCalibration: Bool = false
     ) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
+        var correction = backgroundCalibration && magnetometer ? BackgroundFieldCorrection(HardIronEstimator()) : nil
         var estimates = [SIMD4<Double>](repeating: .zero, count: trial.count)
         let clock = ContinuousClock()
         let start = clock.now
         estimates.withUnsafeMutableBufferPointer { output in
             for i in 0..<trial.count {
-                filter.update(
-                    gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i],
-                    magnetometer: magnetometer ? trial.magnetometer[i] : nil)
+                var field = magnetometer ? trial.magnetometer[i] : nil
+                if let measured = field, correction != nil {
+                    // BROAD's accelerometer is specific force in m/s²; the estimator takes g with
+                    // Core Motion's sign (for the dip angle only).
+                    let result = correction?.correct(
+                        measured, rotationRate: trial.gyroscope[i] - filter.gyroBias,
+                        acceleration: -trial.accelerometer[i] / 9.80665, interval: trial.sampleInterval,
+                        timestamp: Double(i) * trial.sampleInterval)
+                    field = result?.field
+                    if result?.changed == true { filter.magneticCalibrationChanged() }
+                }
+                filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: field)
                 let q = magnetometer ? filter.quaternion9D : filter.quaternion6D
                 output[i] = SIMD4(q.w, q.x, q.y, q.z)
             }
