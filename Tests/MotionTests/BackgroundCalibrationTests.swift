@@ -106,17 +106,21 @@ import TestSupport
     }
 
     /// An explicit (figure-eight) calibration wins: the background estimate corrects the live
-    /// field but never overwrites it.
-    @Test func aFigureEightIsNeverOverwritten() throws {
+    /// field but never overwrites it. And its accuracy is the field's from the first sample (the
+    /// live view said `uncalibrated` after a figure-eight before).
+    @Test func aFigureEightIsNeverOverwrittenAndGivesItsAccuracy() throws {
         try withTemporaryDirectory("background-calibration") { directory in
             let store = CalibrationStore(directory: directory)
             let sensor = SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C)
             var record = CalibrationRecord(sensor: sensor)
             record.magnetometer = CalibrationRecord.Magnetometer(
-                hardIronOffset: SIMD3(0, 0, 0), softIronMatrix: Matrix3.identity.rowMajor, fieldStrength: 49.8,
-                fitErrorPercent: 1, coveragePercent: 90, model: "offset", accuracy: "low")
+                hardIronOffset: BackgroundCalibrationTrial.hardIron(seed: 5), softIronMatrix: Matrix3.identity.rowMajor, fieldStrength: 49.8,
+                fitErrorPercent: 1, coveragePercent: 90, model: "offset", accuracy: "medium")
             try store.save(record)
-            _ = try BackgroundCalibrationTrial.run(seed: 5, duration: 40, softIron: .identity, store: store)
+            let trial = try BackgroundCalibrationTrial.run(seed: 5, duration: 40, softIron: .identity, store: store)
+            #expect(trial.firstAccuracy == .medium)
+            // The residual it learns is measured from the stored offset (zero when that is right).
+            #expect(trial.after(Scenario.handlingDuration).allSatisfy { Self.distance($0.offset, .zero) < 1 })
             let after = try #require(try store.load(sensor))
             #expect(after.magnetometer == record.magnetometer)
         }

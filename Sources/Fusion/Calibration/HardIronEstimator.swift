@@ -558,10 +558,15 @@ private struct OffsetState: Sendable {
 
 /// The background calibration as a fusion loop runs it: the estimator, the field with its offset
 /// removed, and when to tell the attitude filter (``AttitudeEstimator/magneticCalibrationChanged()``)
-/// that the calibration moved under it — when the offset has moved by 0.25 µT, or the accuracy
-/// rose, since it was last told (checked ten times a second of sample time). The sampler and
-/// `motionctl evaluate --background-calibration` run the same.
+/// that the calibration moved under it — when the offset has moved by ``announcedMove`` since it
+/// was last told (checked ten times a second of sample time): the first learning, a relearned
+/// hard-iron change. Smaller refinements the filter's own heading correction follows (a reset
+/// restarts its heading average, which costs more than a fraction of a µT while the board moves).
+/// The sampler and `motionctl evaluate --background-calibration` run the same.
 public struct BackgroundFieldCorrection: Sendable {
+    /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
+    public static let announcedMove = 2.0
+
     public private(set) var estimator: HardIronEstimator
     /// The status at the last check.
     public private(set) var status: HardIronEstimator.Status
@@ -588,7 +593,7 @@ public struct BackgroundFieldCorrection: Sendable {
         lastCheck = timestamp
         status = estimator.status
         let moved = offset - announcedOffset
-        let changed = (moved * moved).sum() > 0.0625 || status.accuracy > announcedAccuracy
+        let changed = (moved * moved).sum() > Self.announcedMove * Self.announcedMove
         if changed { announcedOffset = offset }
         announcedAccuracy = status.accuracy
         return (field - offset, true, changed)

@@ -46,6 +46,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, its defaults, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed.")
     var backgroundCalibration = false
 
+    @Option(parsing: .unconditional, help: "With --background-calibration: how long the magnetometer lags the gyroscope, ms (a property of the sensor; default the estimator's, half an 80 Hz period).")
+    var magnetometerLag: Double?
+
     func validate() throws {
         try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
         try OptionRange.check(rate, "--rate", in: 1...10_000, unit: "Hz")
@@ -92,13 +95,19 @@ struct EvaluateCommand: ParsableCommand {
 
         var parameters = AttitudeFilter.Parameters()
         parameters.sensorLatency = sensorLatency / 1000
+        var background: HardIronEstimator.Parameters?
+        if backgroundCalibration {
+            var estimator = HardIronEstimator.Parameters()
+            if let magnetometerLag { estimator.magnetometerLag = magnetometerLag / 1000 }
+            background = estimator
+        }
         print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal"
-            + (backgroundCalibration ? "; 9D behind the background magnetometer calibration (HardIronEstimator defaults)" : ""))
+            + (background.map { "; 9D behind the background magnetometer calibration (HardIronEstimator defaults, magnetometer lag \($0.magnetometerLag * 1000) ms)" } ?? ""))
         print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
         var results: [Score] = []
         var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
         for (entry, trial) in loaded {
-            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters, backgroundCalibration: backgroundCalibration)
+            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters, backgroundCalibration: background)
             let run6D = Self.runFilter(trial, magnetometer: false, parameters: parameters)
             try Self.write(run9D.estimates, to: (out as NSString).appendingPathComponent("9d/\(entry.trial).csv"))
             try Self.write(run6D.estimates, to: (out as NSString).appendingPathComponent("6d/\(entry.trial).csv"))
@@ -120,7 +129,7 @@ struct EvaluateCommand: ParsableCommand {
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
         if referenceLag { ReferenceLag.report(loaded) }
-        if crossValidate { Self.crossValidate(loaded, backgroundCalibration: backgroundCalibration) }
+        if crossValidate { Self.crossValidate(loaded, backgroundCalibration: background) }
     }
 
     /// One trial's scores: 9D total and 6D inclination RMSE, degrees.
@@ -148,7 +157,7 @@ struct EvaluateCommand: ParsableCommand {
     /// Leave-one-out over the trials: for each trial, the grid point with the lowest mean error on
     /// the other trials (9D total and 6D inclination chosen separately), scored on the trial left
     /// out. Printed next to the in-sample choice (best on all trials, scored on the same trials).
-    static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], backgroundCalibration: Bool = false) {
+    static func crossValidate(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], backgroundCalibration: HardIronEstimator.Parameters? = nil) {
         var grid: [AttitudeFilter.Parameters] = []
         for latency in latencyGrid {
             for timeConstant in accelerometerTimeConstantGrid {
@@ -219,10 +228,11 @@ struct EvaluateCommand: ParsableCommand {
     /// magnetometer calibration (`BackgroundFieldCorrection`, as the sampler runs it), in the time
     /// measured too.
     static func runFilter(
-        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters, backgroundCalibration: Bool = false
+        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters,
+        backgroundCalibration: HardIronEstimator.Parameters? = nil
     ) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
-        var correction = backgroundCalibration && magnetometer ? BackgroundFieldCorrection(HardIronEstimator()) : nil
+        var correction = magnetometer ? backgroundCalibration.map { BackgroundFieldCorrection(HardIronEstimator(parameters: $0)) } : nil
         var estimates = [SIMD4<Double>](repeating: .zero, count: trial.count)
         let clock = ContinuousClock()
         let start = clock.now
@@ -246,6 +256,9 @@ struct EvaluateCommand: ParsableCommand {
         }
         let elapsed = clock.now - start
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
+        if let status = correction?.status, ProcessInfo.processInfo.environment["MOTIONCTL_DEBUG_BACKGROUND"] != nil {
+            print("  background: offset \(status.offset) σ \(status.sigma) \(status.accuracy) \(status.reason) changes \(status.changes) F \(status.fieldStrength) scatter \(status.fieldScatter)")
+        }
         return (estimates, nanoseconds)
     }
 
