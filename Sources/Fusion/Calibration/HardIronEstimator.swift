@@ -41,14 +41,20 @@ public struct HardIronEstimator: Sendable {
         /// White noise of one reading, µT per axis, quantization included (LIS3MDL: 0.32–0.41 µT
         /// RMS at 80 Hz, datasheet DocID024204 Table 2; QMC5883L: 0.2 µT).
         public var fieldNoise: Double = 0.4
-        /// How far the magnetometer's reading may lag or lead the gyroscope's, s (a magnetometer
-        /// read between two of its own output-data-rate updates is up to one period old: 12.5 ms
-        /// at 80 Hz; taken as a uniform error, σ = period/√12 ≈ 4 ms, doubled for the output
-        /// filters). The rotation is wrong by the rates at the stretch's two ends times this.
+
+        // The sensors' errors.
+
+        /// How far the magnetometer's reading may lag or lead the gyroscope's beyond
+        /// ``magnetometerLag``, s: a magnetometer read between two of its own output-data-rate
+        /// updates is 0 to one period old (12.5 ms at 80 Hz), σ = period/√12 = 3.6 ms, taken as
+        /// 4 ms. The rotation is wrong by the rates at the stretch's two ends times this.
         public var timingUncertainty: Double = 0.004
-        /// Relative error of the gyroscope's rotation angle (sensitivity tolerance, a few per cent
-        /// before calibration; LSM6DSOX datasheet DS12814 Table 2: ±1 % typical, taken ×2).
+        /// Relative error of the gyroscope's rotation angle: 0.5 % (the simulated LSM6DSOX's
+        /// scale errors are 0.2–0.5 %; a calibrated gyroscope's are of that order).
         public var rotationScaleError: Double = 0.005
+
+        // The stretches.
+
         /// Rotation after which a stretch may close, radians (20°).
         public var stretchAngle: Double = 20 * .pi / 180
         /// How long the magnetometer's reading lags the gyroscope's on average, s: half its output
@@ -59,6 +65,9 @@ public struct HardIronEstimator: Sendable {
         public var slowRate: Double = 20 * .pi / 180
         /// Longest stretch, s: one that turned less than ``stretchAngle`` by then is dropped.
         public var maximumStretchTime: Double = 2.0
+
+        // Guards.
+
         /// How fast a constant offset may drift (temperature), µT/√s per axis.
         public var drift: Double = 0.003
         /// Innovation gate: a stretch whose normalized innovation squared (3 degrees of freedom)
@@ -72,6 +81,9 @@ public struct HardIronEstimator: Sendable {
         /// Seconds of stretches the first filter must keep rejecting, while the second explains
         /// them, before the second one's offset replaces it (a hard-iron change).
         public var changeConfirmationTime: Double = 3
+
+        // The field-strength constraint.
+
         /// What the field-strength constraint's model leaves out, µT (soft iron bends the sphere of
         /// readings into an ellipsoid by a few per cent of the field).
         public var strengthModelError: Double = 1.0
@@ -79,6 +91,8 @@ public struct HardIronEstimator: Sendable {
         /// `high`: beyond it hard iron alone does not explain the readings (soft iron, an
         /// uneven field), and the offset is no better than `medium`.
         public var highScatter: Double = 0.8
+        /// Shortest time between two field-strength constraints, s (at most 100 per second).
+        public var strengthInterval: Double = 0.0099
         /// The offset's σ (µT) below which the field-strength constraint starts, and the σ of the
         /// strength it starts from.
         public var strengthStartSigma: Double = 3
@@ -147,6 +161,8 @@ public struct HardIronEstimator: Sendable {
     private var strengthKnown = false
     /// Mean square distance of recent readings from the sphere, µT² (the constraint's noise).
     private var strengthScatter: Double = 0
+    /// Seconds since the field-strength constraint last ran.
+    private var sinceStrength: Double = 0
     private var candidateConsistentTime: Double = 0
     private var rejectedTime: Double = 0
     /// Seconds of stretches the first filter explained since it last could not.
@@ -283,7 +299,14 @@ public struct HardIronEstimator: Sendable {
         checkDisturbance(field, acceleration)
         // Only while turning: at rest every reading repeats the same direction, which adds
         // nothing but its errors.
-        if (rotationRate * rotationRate).sum() >= parameters.slowRate * parameters.slowRate / 4 { constrainStrength(field) }
+        // At most once every `strengthInterval` (a cost bound at high sample rates; the readings
+        // of a magnetometer at 80 Hz all count at a 100 Hz sampler).
+        sinceStrength += interval
+        if sinceStrength >= parameters.strengthInterval,
+           (rotationRate * rotationRate).sum() >= parameters.slowRate * parameters.slowRate / 4 {
+            sinceStrength = 0
+            constrainStrength(field)
+        }
         lastField = field
         lastAcceleration = acceleration
         guard let first = firstReading else {

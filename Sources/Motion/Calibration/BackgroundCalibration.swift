@@ -56,7 +56,13 @@ final class BackgroundCalibration: Sendable {
 
     /// For a stored record of the magnetometer (nil: none), saving to `store` unless the record
     /// is an explicit calibration.
-    convenience init(record: CalibrationRecord?, store: CalibrationStore?, sensor: SensorIdentity, correction: SensorCorrection) {
+    /// - Parameter magnetometerRate: the magnetometer's output data rate, Hz: read between its
+    ///   updates, its reading is half a period old on average (``HardIronEstimator/Parameters/magnetometerLag``)
+    ///   give or take period/√12 (``HardIronEstimator/Parameters/timingUncertainty``).
+    convenience init(
+        record: CalibrationRecord?, store: CalibrationStore?, sensor: SensorIdentity, correction: SensorCorrection,
+        magnetometerRate: Double? = nil
+    ) {
         let stored = record?.magnetometer
         let sigma: Double? = stored.map { stored in
             if stored.isBackground, let sigma = stored.offsetSigma { return sigma }
@@ -68,8 +74,13 @@ final class BackgroundCalibration: Sendable {
             }
         }
         let canSave = stored.map(\.isBackground) ?? true
+        var parameters = HardIronEstimator.Parameters()
+        if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
+            parameters.magnetometerLag = 0.5 / rate
+            parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))
+        }
         self.init(
-            startSigma: sigma,
+            parameters: parameters, startSigma: sigma,
             saver: canSave ? store.map {
                 Saver(store: $0, sensor: sensor, storedOffset: correction.hardIronOffset ?? .zero, softIron: correction.softIron,
                       chipToDevice: correction.mount * correction.magnetometerAxes)

@@ -46,7 +46,9 @@ enum DeviceOpener {
             imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name,
             imuIdentity: identity(board: board, bus: bus, chip: imu.chip), magnetometerIdentity: magnetometerIdentity,
             backgroundCalibration: magnetometerIdentity.map {
-                BackgroundCalibration(record: magnetometerRecord, store: store, sensor: $0, correction: correction)
+                BackgroundCalibration(
+                    record: magnetometerRecord, store: store, sensor: $0, correction: correction,
+                    magnetometerRate: magnetometer?.configuration.outputDataRate)
             })
     }
 
