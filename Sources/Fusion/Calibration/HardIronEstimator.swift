@@ -283,6 +283,12 @@ public struct HardIronEstimator: Sendable {
         return .uncalibrated
     }
 
+    /// The samples stop following one another (fusion paused, a gap): the stretch under way is
+    /// dropped, since the board may have turned unseen; what was learned stays.
+    public mutating func restartStretch() {
+        firstReading = nil
+    }
+
     /// One sample.
     /// - Parameters:
     ///   - field: the magnetometer's reading, µT, device axes (any stored calibration applied).
@@ -596,6 +602,11 @@ public struct BackgroundFieldCorrection: Sendable {
     private var announcedOffset: SIMD3<Double>
     private var announcedAccuracy: MagneticFieldCalibrationAccuracy
     private var lastCheck: Double?
+
+    /// See ``HardIronEstimator/restartStretch()``.
+    public mutating func restartStretch() {
+        estimator.restartStretch()
+    }
 
     public init(_ estimator: HardIronEstimator) {
         self.estimator = estimator

@@ -392,6 +392,7 @@ final class SensorHub: Sendable {
                 sampleInterval: sampleInterval, sensorLatency: device.sensorLatency, gyroscopeBiasRange: device.gyroscopeBiasRange)
             if ticks.fusion?.configuration != configuration {
                 ticks.fusion = FusionState(configuration: configuration, estimator: makeEstimator(configuration))
+                ticks.magnetic?.correction.restartStretch()   // unseen samples may lie before this one
             }
             if ticks.magnetic == nil, device.hasMagnetometer {
                 ticks.magnetic = MagneticCalibrationState(background)
