@@ -106,7 +106,8 @@ final class BackgroundCalibration: Sendable {
         latest.withLock { $0 = status }
         guard let saver else { return }
         let due: HardIronEstimator.Status? = saveState.withLock { state in
-            if status.accuracy >= .medium, status.reason != .relearning, status.reason != .disturbed {
+            // Saved once the field strength is known too (the record keeps it).
+            if status.accuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed {
                 let better = state.saved.map { saved in
                     let moved = ((status.offset - saved.offset) * (status.offset - saved.offset)).sum().squareRoot()
                     return status.sigma < saved.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5)
@@ -149,7 +150,7 @@ extension BackgroundCalibration.Saver {
             if let existing = record.magnetometer, !existing.isBackground { return }
             var section = CalibrationRecord.Magnetometer(
                 hardIronOffset: offset, softIronMatrix: softIron.rowMajor,
-                fieldStrength: min(max(status.fieldStrength, 20), 1_000), fitErrorPercent: 0, coveragePercent: 0,
+                fieldStrength: min(max(status.fieldStrength, 1), 1_000), fitErrorPercent: 0, coveragePercent: 0,
                 model: "offset", accuracy: status.accuracy.name)
             section.origin = CalibrationRecord.Magnetometer.backgroundOrigin
             section.offsetSigma = status.sigma

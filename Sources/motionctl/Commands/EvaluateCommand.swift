@@ -256,9 +256,6 @@ struct EvaluateCommand: ParsableCommand {
         }
         let elapsed = clock.now - start
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
-        if let status = correction?.status, ProcessInfo.processInfo.environment["MOTIONCTL_DEBUG_BACKGROUND"] != nil {
-            print("  background: offset \(status.offset) σ \(status.sigma) \(status.accuracy) \(status.reason) changes \(status.changes) F \(status.fieldStrength) scatter \(status.fieldScatter)")
-        }
         return (estimates, nanoseconds)
     }
 
