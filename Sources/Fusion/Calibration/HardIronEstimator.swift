@@ -155,14 +155,10 @@ public struct HardIronEstimator: Sendable {
     private var candidate: OffsetState?
     private var offset: SIMD3<Double> { state.offset }
     private var covariance: Matrix3 { state.offsetCovariance }
-    /// The last reading the field-strength constraint used (it uses each new reading once).
-    private var lastSphereReading = SIMD3<Double>.zero
-    /// Whether the field strength's part of the state (k) has been started.
-    private var strengthKnown = false
-    /// Mean square distance of recent readings from the sphere, µT² (the constraint's noise).
-    private var strengthScatter: Double = 0
-    /// Seconds since the field-strength constraint last ran.
-    private var sinceStrength: Double = 0
+    /// The field-strength constraint's own state: the last reading it used (it uses each new
+    /// reading once), whether k has been started, the mean square distance of recent readings
+    /// from the sphere (µT²), and the seconds since it last ran.
+    private var sphere = (lastReading: SIMD3<Double>.zero, known: false, scatter: 0.0, sinceLast: 0.0)
     private var candidateConsistentTime: Double = 0
     private var rejectedTime: Double = 0
     /// Seconds of stretches the first filter explained since it last could not.
@@ -255,7 +251,7 @@ public struct HardIronEstimator: Sendable {
         let sigma = self.sigma
         let headingSigma = atan(eastSigma / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
-        if accuracy == .high, strengthKnown, strengthScatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
+        if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
         let reason: Reason
         if candidate != nil, rejectedTime >= parameters.changeConfirmationTime / 2 {
             reason = .relearning
@@ -269,7 +265,7 @@ public struct HardIronEstimator: Sendable {
             reason = .learning
         }
         return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed ? min(accuracy, .low) : accuracy,
-                      reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: strengthScatter.squareRoot(),
+                      reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: sphere.scatter.squareRoot(),
                       consistency: consistency)
     }
 
@@ -307,10 +303,10 @@ public struct HardIronEstimator: Sendable {
         // nothing but its errors.
         // At most once every `strengthInterval` (a cost bound at high sample rates; the readings
         // of a magnetometer at 80 Hz all count at a 100 Hz sampler).
-        sinceStrength += interval
-        if sinceStrength >= parameters.strengthInterval,
+        sphere.sinceLast += interval
+        if sphere.sinceLast >= parameters.strengthInterval,
            (rotationRate * rotationRate).sum() >= parameters.slowRate * parameters.slowRate / 4 {
-            sinceStrength = 0
+            sphere.sinceLast = 0
             constrainStrength(field)
         }
         lastField = field
@@ -383,17 +379,17 @@ public struct HardIronEstimator: Sendable {
     /// undisturbed and the board turns faster than half ``Parameters/slowRate``; a reading it
     /// cannot explain (χ²₁ beyond 10.8, 99.9 %) is skipped.
     private mutating func constrainStrength(_ field: SIMD3<Double>) {
-        guard field != lastSphereReading else { return }
-        lastSphereReading = field
+        guard field != sphere.lastReading else { return }
+        sphere.lastReading = field
         guard !disturbed, candidate == nil else { return }
         // Only once the stretches know the offset to a few µT: before, the constraint alone would
         // settle for any sphere through the readings seen (at rest: a sphere of radius zero).
-        if !strengthKnown {
+        if !sphere.known {
             guard sigma <= parameters.strengthStartSigma else { return }
             let corrected = field - offset
             state.startStrength((corrected * corrected).sum().squareRoot(), sigma: parameters.strengthStartSigma)
-            strengthKnown = true
-            strengthScatter = 0
+            sphere.known = true
+            sphere.scatter = 0
             return
         }
         let strength = max(state.fieldStrength, 10)
@@ -401,7 +397,7 @@ public struct HardIronEstimator: Sendable {
         // The readings' distance from the sphere, ≈ |m − b| − F (µT): its mean square says how
         // well a sphere (hard iron alone) fits; soft iron of a few per cent makes it scatter.
         let residual = ((field * field).sum() - (h * state.x).sum()) / (2 * strength)
-        strengthScatter += 0.002 * (min(residual * residual, 100) - strengthScatter)
+        sphere.scatter += 0.002 * (min(residual * residual, 100) - sphere.scatter)
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
         _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
     }
@@ -466,7 +462,7 @@ public struct HardIronEstimator: Sendable {
             if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime {
                 state = c
                 candidate = nil
-                strengthKnown = false
+                sphere.known = false
                 rejectedTime = 0
                 changes += 1
                 if parameters.expectedField == nil {   // relearned with the new offset
