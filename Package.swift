@@ -83,7 +83,10 @@ let package = Package(
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
         // Test-only: a seeded noise source and a process runner the test targets share.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Points the test process's XDG_CONFIG_HOME at a temporary folder before any test runs, so
+        // the tests never read or write the user's calibration store (CTestIsolation.c).
+        .target(name: "CTestIsolation", path: "CModules/CTestIsolation"),
+        .target(name: "TestSupport", dependencies: ["CTestIsolation"], path: "Tests/TestSupport"),
         .testTarget(name: "SensorsTests", dependencies: ["TestSupport", "BroadData", "Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "MotionSimulatorTests", dependencies: ["BroadData", "MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion", "TestSupport"]),

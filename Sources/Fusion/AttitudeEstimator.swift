@@ -25,12 +25,17 @@ public protocol AttitudeEstimator: Sendable {
     var gyroBias: SIMD3<Double> { get }
     /// How far the 9D heading can be trusted. Default: `.uncalibrated`.
     var magneticAccuracy: MagneticAccuracy { get }
+    /// The magnetometer's calibration changed under the estimator (the sampler's background
+    /// hard-iron estimate moved): fields seen so far are not comparable with the next ones, so
+    /// a learned reference field should be forgotten and the heading taken afresh. Default: nothing.
+    mutating func magneticCalibrationChanged()
 }
 
 extension AttitudeEstimator {
     public var gravity: SIMD3<Double> { -quaternion6D.conjugate.rotate(SIMD3(0, 0, 1)) }
     public var gyroBias: SIMD3<Double> { .zero }
     public var magneticAccuracy: MagneticAccuracy { .uncalibrated }
+    public mutating func magneticCalibrationChanged() {}
 }
 
 /// What an attitude estimator takes for one sample: the sensors in device axes, corrected

@@ -292,6 +292,23 @@ public struct AttitudeFilter: Sendable {
         return .high
     }
 
+    /// The magnetometer's calibration changed: the reference field is learned again and the
+    /// heading is taken afresh from the next readings (as at start-up); the 6D attitude and the
+    /// gyroscope bias are kept.
+    public mutating func magneticCalibrationChanged() {
+        magneticState = LowPassState()
+        referenceNorm = 0
+        referenceDip = 0
+        candidateNorm = -1
+        candidateDip = 0
+        candidateTime = 0
+        undisturbedTime = 0
+        rejectionTime = 0
+        initialMagneticGain = 1
+        magneticDisturbed = false
+        referenceFromRest = false
+    }
+
     /// Gravity in the sensor frame, g, Core Motion sign (face up at rest: (0, 0, −1)).
     public var gravity: SIMD3<Double> { -quaternion6D.conjugate.rotate(SIMD3(0, 0, 1)) }
 

@@ -36,6 +36,10 @@ struct EventEncoding: Sendable {
         json += ",\"gravity\":\(Self.vector(motion.gravity, 4)),\"rot\":\(Self.vector(motion.rotationRate, 4))"
         json += ",\"mag\":" + (hasField ? Self.vector(motion.magneticField.field, 2) : "null")
         json += ",\"magAccuracy\":" + Self.string(hasField ? motion.magneticField.accuracy.storedName : "none")
+        if hasField, let status = manager.backgroundCalibrationStatus {
+            json += ",\"magCalibration\":{\"sigma\":\(Self.number(status.sigma, 3)),\"headingSigma\":\(Self.number(status.headingSigma, 2))"
+            json += ",\"state\":\(Self.string(status.reason.rawValue)),\"changes\":\(status.changes)}"
+        }
         json += ",\"orientation\":" + Self.string(manager.orientation.name)
         json += ",\"counters\":{\"sampled\":\(counters.sampled),\"retried\":\(counters.retried),\"dropped\":\(counters.totalDropped)"
         json += ",\"drops\":{\(drops)},\"incidents\":\(counters.incidents),\"recovered\":\(counters.recovered)}"

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import TestSupport
 import Testing
 import Timing
 
@@ -74,6 +75,15 @@ extension CalibrationStoreSuite {
         record.magnetometer?.softIronMatrix = [1, 0, 0]
         #expect(throws: CalibrationStoreError.self) { try store.save(record) }
         #expect(try store.load(sensor) == nil)
+    }
+
+    /// The tests' own runs of the default store (every MotionManager() saves its background
+    /// calibration there) never reach the user's: the test process's XDG_CONFIG_HOME is a
+    /// temporary folder of its own (CTestIsolation).
+    @Test func theTestsNeverUseTheUsersStore() {
+        #expect(testConfigurationHome.hasPrefix("/tmp/swift-motion-tests-"))
+        #expect(ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] == testConfigurationHome)
+        #expect(CalibrationStore.userDefault().directory.path == testConfigurationHome + "/swift-motion/calibration")
     }
 
     @Test func defaultDirectoryFollowsXDG() {

@@ -56,6 +56,24 @@ struct CalibrateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("calibration show names a background estimate as such")
+    func showNamesABackgroundEstimate() throws {
+        defer { try? FileManager.default.removeItem(at: home) }
+        try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
+        let record = """
+            {"version": 1, "updated": "2026-11-26T08:00:00Z",
+             "sensor": {"board": "simulated", "chip": "LIS3MDL", "bus": "simulated", "address": 28},
+             "magnetometer": {"hardIronOffset": [12.1, -7.2, 17.9], "softIronMatrix": [1, 0, 0, 0, 1, 0, 0, 0, 1],
+               "fieldStrength": 49.7, "fitErrorPercent": 0, "coveragePercent": 0, "model": "offset", "accuracy": "high",
+               "origin": "background", "offsetSigma": 0.3}}
+            """
+        try Data(record.utf8).write(to: storeDirectory.appendingPathComponent("simulated_LIS3MDL_simulated_0x1C.json"))
+        let shown = try run(["calibration", "show"])
+        #expect(shown.status == 0, "\(shown.error)")
+        #expect(shown.output.contains("magnetometer:  background estimate"), "\(shown.output)")
+        #expect(shown.output.contains("σ 0.30 µT"), "\(shown.output)")
+    }
+
     @Test("turning in one plane only: the tool names what is missing and uses a smaller model")
     func poorCoverage() throws {
         defer { try? FileManager.default.removeItem(at: home) }

@@ -93,10 +93,12 @@ struct ConventionsTests {
         let header = try #require(lines.first)
         #expect(lines.count == 21 && lines.dropFirst().allSatisfy { $0.count == header.count })
         let accuracy = try #require(header.firstIndex(of: "mag_accuracy"))
+        let state = try #require(header.firstIndex(of: "mag_cal_state"))
+        #expect(lines.dropFirst().allSatisfy { ["", "calibrated", "learning", "needsRotation", "disturbed", "relearning"].contains($0[state]) })
         #expect(lines.dropFirst().allSatisfy { ["uncalibrated", "low", "medium", "high"].contains($0[accuracy]) })
         // Every other cell is a number with 6 decimals (timestamps 9) or empty.
         for row in lines.dropFirst() {
-            for (column, cell) in zip(header, row) where column != "mag_accuracy" && !cell.isEmpty {
+            for (column, cell) in zip(header, row) where column != "mag_accuracy" && column != "mag_cal_state" && !cell.isEmpty {
                 let decimals = cell.split(separator: ".").last?.count
                 #expect(Double(cell) != nil && decimals == (column == "timestamp_s" ? 9 : 6), "\(column)=\(cell)")
             }

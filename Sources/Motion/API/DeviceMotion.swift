@@ -103,7 +103,7 @@ final class DeviceMotionExtractor: Sendable {
         let source = frame == .xArbitraryZVertical ? fused.orientation6D : fused.orientation
         let ours = attitude(source, start: startYaw)
         let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
-        let field = sample.calibratedMagneticField ?? sample.magneticField ?? .zero
+        let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
         return DeviceMotion(
             attitude: attitudeSource == .chip ? chip ?? ours : ours,
             rotationRate: sample.rotationRate - fused.gyroBias,
@@ -111,21 +111,21 @@ final class DeviceMotionExtractor: Sendable {
             userAcceleration: sample.acceleration - fused.gravity,
             // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
             magneticField: CalibratedMagneticField(
-                field: field, accuracy: sample.magneticField == nil ? .uncalibrated : accuracy(fused.magneticAccuracy)),
+                field: field, accuracy: sample.magneticField == nil ? .uncalibrated : accuracy(fused)),
             heading: heading(fused.orientation),
             timestamp: sample.timestamp,
             chipAttitude: chip)
     }
 
-    private func accuracy(_ filterAccuracy: MagneticAccuracy) -> MagneticFieldCalibrationAccuracy {
-        guard hasMagnetometer, let calibrationAccuracy else { return .uncalibrated }
-        let filter: MagneticFieldCalibrationAccuracy = switch filterAccuracy {
-        case .uncalibrated: .uncalibrated
-        case .low: .low
-        case .medium: .medium
-        case .high: .high
-        }
-        return min(filter, calibrationAccuracy)
+    /// The background estimate's accuracy (``HardIronEstimator/accuracy(sigma:headingSigma:)``:
+    /// it starts from the stored calibration's), at most `low` while the attitude filter sees a
+    /// disturbed field. The filter's other levels say how far its heading has settled, not how
+    /// well the field is calibrated, so they do not lower it. Without a background estimate (a
+    /// device without one), the stored calibration's accuracy as before.
+    private func accuracy(_ fused: FusedMotion) -> MagneticFieldCalibrationAccuracy {
+        guard hasMagnetometer else { return .uncalibrated }
+        guard let calibration = fused.hardIron?.accuracy ?? calibrationAccuracy else { return .uncalibrated }
+        return fused.magneticAccuracy == .low ? min(calibration, .low) : calibration
     }
 
     /// Compass heading of the device's top edge (or its back when the top edge points up or down).

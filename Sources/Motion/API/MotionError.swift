@@ -28,9 +28,10 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `xTrueNorthZVertical` needs a location for the declination (``MotionManager/location``).
     /// Core Motion: `trueNorthNotAvailable`.
     case trueNorthNotAvailable
-    /// The magnetometer has no calibration, so heading and the north frames cannot be trusted
-    /// until the device has been moved (a figure-eight) or calibrated; reported when the
-    /// application asks (``MotionManager/showsDeviceMovementDisplay``), the updates go on.
+    /// The magnetometer's calibration is below medium, so heading and the north frames cannot be
+    /// trusted until the device has been turned a few times (the background calibration learns
+    /// from that) or calibrated; reported when the application asks
+    /// (``MotionManager/showsDeviceMovementDisplay``), the updates go on.
     /// Core Motion: `deviceRequiresMovement`.
     case deviceRequiresMovement
     /// An update interval that is not a positive number of seconds up to a day

@@ -336,14 +336,37 @@ extension MotionManager {
 
     /// Core Motion shows the system's compass-calibration display when this is true. Linux has no
     /// such display: here it asks to be *told* instead — a start of device motion in a frame that
-    /// uses the magnetometer, on a board with no stored magnetometer calibration, reports
+    /// uses the magnetometer while its calibration is below ``MagneticFieldCalibrationAccuracy/medium``
+    /// (nothing stored, and the background calibration has not learned the offset yet) reports
     /// ``MotionError/deviceRequiresMovement`` to the handler (and ``lastError``) once, and the
-    /// updates go on. Show your own prompt, or calibrate once with `motionctl calibrate
-    /// magnetometer`. False by default (nothing reported).
+    /// updates go on. Show your own prompt ("turn the board a few times"); take it down when
+    /// ``isDeviceMovementNeeded`` turns false (the accuracy of ``DeviceMotion/magneticField`` has
+    /// reached medium), as Core Motion takes its display down. False by default (nothing reported).
     public var showsDeviceMovementDisplay: Bool {
         get { settings.withLock { $0.showsDeviceMovementDisplay } }
         set { settings.withLock { $0.showsDeviceMovementDisplay = newValue } }
     }
+
+    /// Whether the magnetometer still needs the device to be turned: its calibration (stored, or
+    /// learned in the background during device-motion updates from ordinary handling) is below
+    /// ``MagneticFieldCalibrationAccuracy/medium``. False without a magnetometer. No Core Motion
+    /// equivalent (there the system's display goes away by itself).
+    public var isDeviceMovementNeeded: Bool {
+        guard hub.device.hasMagnetometer else { return false }
+        return magnetometerAccuracy < .medium
+    }
+
+    /// The better of the stored calibration's accuracy and the background estimate's.
+    private var magnetometerAccuracy: MagneticFieldCalibrationAccuracy {
+        max(magnetometerCalibrationAccuracy ?? .uncalibrated, hub.background.accuracy)
+    }
+
+    /// The magnetometer's background calibration now (offset, σ, accuracy, why); nil before
+    /// device motion first ran or without a magnetometer.
+    package var backgroundCalibrationStatus: HardIronEstimator.Status? { hub.background.status }
+
+    /// Waits until the background calibration's saves handed over so far are written.
+    package func waitForBackgroundCalibrationSaves() { hub.background.waitForSaves() }
 
     /// Checks that `frame` can be given, and remembers it for the next start.
     private func prepare(_ frame: AttitudeReferenceFrame) throws(MotionError) {
@@ -392,7 +415,7 @@ extension MotionManager {
             return
         }
         deviceMotionUpdates.start(target, handler)
-        if frame != .xArbitraryZVertical, showsDeviceMovementDisplay, magnetometerCalibrationAccuracy == nil {
+        if frame != .xArbitraryZVertical, showsDeviceMovementDisplay, magnetometerAccuracy < .medium {
             deviceMotionUpdates.report(.deviceRequiresMovement)
         }
     }

@@ -62,7 +62,8 @@ extension MotionManager {
     /// A manager on `source`.
     /// - Parameters:
     ///   - clock: the system clock, or a `VirtualClock` to run in virtual time (tests, replays).
-    ///   - calibrationStore: where stored calibrations are read from (nil: none applied).
+    ///   - calibrationStore: where stored calibrations are read from, and where the magnetometer's
+    ///     background calibration is saved when it has improved (nil: none applied, nothing saved).
     ///   - attitudeEstimator: your own sensor fusion (see ``AttitudeEstimator``) behind device
     ///     motion (attitude, gravity, user acceleration, the bias taken off the rotation rate,
     ///     heading, magnetic accuracy) and orientation notifications, e.g. `{ MadgwickFilter($0) }`

@@ -71,7 +71,7 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
         }
         let all = (gyroscope?.bias ?? []) + (accelerometer?.offset ?? []) + (accelerometer?.scale ?? [])
             + (magnetometer?.hardIronOffset ?? []) + (magnetometer?.softIronMatrix ?? [])
-            + [magnetometer?.fieldStrength, magnetometer?.fitErrorPercent, magnetometer?.coveragePercent].compactMap { $0 }
+            + [magnetometer?.fieldStrength, magnetometer?.fitErrorPercent, magnetometer?.coveragePercent, magnetometer?.offsetSigma].compactMap { $0 }
         if all.contains(where: { !$0.isFinite }) { return "every number must be finite" }
         return physicalProblem()
     }
@@ -156,6 +156,9 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
                     return "magnetometer.softIronMatrix has condition number \(condition), above \(Bounds.softIronCondition) (its singular values differ more than tenfold)"
                 }
             }
+            if let sigma = magnetometer.offsetSigma, !(sigma >= 0 && sigma.isFinite) {
+                return "magnetometer.offsetSigma \(sigma) µT must be a number ≥ 0"
+            }
             if !Bounds.fitErrorPercent.contains(magnetometer.fitErrorPercent) {
                 return "magnetometer.fitErrorPercent \(magnetometer.fitErrorPercent) must lie within \(Int(Bounds.fitErrorPercent.lowerBound))…\(Int(Bounds.fitErrorPercent.upperBound)) %"
             }
@@ -174,6 +177,7 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
     /// coverage and its model allow (`EllipsoidFit`'s grading), no better.
     private func accuracyProblem(_ magnetometer: Magnetometer) -> String? {
         guard let accuracy = MagneticFieldCalibrationAccuracy(name: magnetometer.accuracy) else { return nil }   // checked before
+        if magnetometer.isBackground { return backgroundAccuracyProblem(magnetometer, accuracy) }
         if magnetometer.fitErrorPercent > accuracy.maximumFitErrorPercent {
             return "magnetometer.accuracy \(magnetometer.accuracy) needs magnetometer.fitErrorPercent ≤ \(Int(accuracy.maximumFitErrorPercent)) %, "
                 + "not \(magnetometer.fitErrorPercent) %"
@@ -184,6 +188,23 @@ package struct CalibrationRecord: Sendable, Codable, Equatable {
         }
         if accuracy == .high, magnetometer.model == "offset" {
             return "magnetometer.accuracy high needs magnetometer.model ellipsoid or diagonal, not offset"
+        }
+        return nil
+    }
+
+    /// A background estimate's accuracy stands on its offset's uncertainty, not on a fit: it needs
+    /// `offsetSigma`, and may claim no better than that σ gives (``HardIronEstimator/accuracy(sigma:headingSigma:)``
+    /// with the heading σ it gives at least: σ over the whole field strength, since the horizontal
+    /// part is no larger).
+    private func backgroundAccuracyProblem(_ magnetometer: Magnetometer, _ accuracy: MagneticFieldCalibrationAccuracy) -> String? {
+        guard let sigma = magnetometer.offsetSigma else {
+            return "magnetometer.origin background needs magnetometer.offsetSigma (the offset's uncertainty in µT)"
+        }
+        let headingSigma = magnetometer.fieldStrength > 0 ? sigma / magnetometer.fieldStrength * 180 / .pi : .infinity
+        let supported = HardIronEstimator.accuracy(sigma: sigma, headingSigma: headingSigma)
+        guard accuracy.rawValue <= supported.rawValue else {
+            return "magnetometer.accuracy \(magnetometer.accuracy) needs a smaller magnetometer.offsetSigma than \(sigma) µT "
+                + "(at most \(supported.storedName) with a field of \(magnetometer.fieldStrength) µT)"
         }
         return nil
     }
@@ -246,6 +267,15 @@ extension CalibrationRecord {
         package var model: String
         /// `uncalibrated`, `low`, `medium` or `high`.
         package var accuracy: String
+        /// Where it came from: `background` for the estimate found during ordinary use
+        /// (`HardIronEstimator`); absent for an explicit calibration (the figure-eight), which wins.
+        package var origin: String? = nil
+        /// The background estimate's standard deviation per axis, µT (absent otherwise).
+        package var offsetSigma: Double? = nil
+
+        /// Whether the sampler's background estimate wrote it.
+        package var isBackground: Bool { origin == Self.backgroundOrigin }
+        package static let backgroundOrigin = "background"
 
         package init(
             hardIronOffset: SIMD3<Double>, softIronMatrix: [Double], fieldStrength: Double,

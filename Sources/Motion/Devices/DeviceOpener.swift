@@ -44,10 +44,9 @@ enum DeviceOpener {
             // None at the board's addresses (or none listed): a device without a magnetometer.
             guard case .deviceNotFound = error else { throw error }
         }
+        let magnetometerRecord = try magnetometer.flatMap { magnetometer throws(MotionError) in try load(store, board: board, bus: bus, chip: magnetometer.chip) }
         var correction = SensorCorrection(
-            mount: board.mountMatrix,
-            imu: try load(store, board: board, bus: bus, chip: imu.chip),
-            magnetometer: try magnetometer.flatMap { magnetometer throws(MotionError) in try load(store, board: board, bus: bus, chip: magnetometer.chip) })
+            mount: board.mountMatrix, imu: try load(store, board: board, bus: bus, chip: imu.chip), magnetometer: magnetometerRecord)
         // The magnetometer die inside a 9-axis package has its own axes.
         switch (imu.chip.name, magnetometer?.chip.family) {
         case (InvenSenseModel.mpu9250.rawValue, .ak8963?), (InvenSenseModel.mpu9150.rawValue, .ak8975?):
@@ -57,10 +56,15 @@ enum DeviceOpener {
         case (LSM9DS1IMU.name, .lis3mdl?): correction.magnetometerAxes = SensorCorrection.lsm9ds1Magnetometer
         default: break
         }
+        let magnetometerIdentity = magnetometer.map { identity(board: board, bus: bus, chip: $0.chip) }
         return DriverDevice(
             imu: imu, magnetometer: magnetometer, correction: correction, busName: bus.name,
-            imuIdentity: identity(board: board, bus: bus, chip: imu.chip),
-            magnetometerIdentity: magnetometer.map { identity(board: board, bus: bus, chip: $0.chip) })
+            imuIdentity: identity(board: board, bus: bus, chip: imu.chip), magnetometerIdentity: magnetometerIdentity,
+            backgroundCalibration: magnetometerIdentity.map {
+                BackgroundCalibration(
+                    record: magnetometerRecord, store: store, sensor: $0, correction: correction,
+                    magnetometerRate: magnetometer?.configuration.outputDataRate)
+            })
     }
 
     /// How many times start-up tries each chip, and the pause before the second try (doubled

@@ -12,6 +12,7 @@ final class DriverDevice: MotionDevice {
     /// The calibration store's keys for the two chips.
     let imuIdentity: SensorIdentity
     let magnetometerIdentity: SensorIdentity?
+    let backgroundCalibration: BackgroundCalibration?
     let name: String
     let maximumTimerRate: Double
     /// The IMU's output delay at the configuration it was opened with (as `maximumTimerRate`):
@@ -85,8 +86,9 @@ final class DriverDevice: MotionDevice {
 
     init(
         imu: any IMUDriver, magnetometer: (any MagnetometerDriver)?, correction: SensorCorrection, busName: String,
-        imuIdentity: SensorIdentity, magnetometerIdentity: SensorIdentity?
+        imuIdentity: SensorIdentity, magnetometerIdentity: SensorIdentity?, backgroundCalibration: BackgroundCalibration? = nil
     ) {
+        self.backgroundCalibration = backgroundCalibration
         self.imu = imu
         self.magnetometer = magnetometer
         self.correction = correction

@@ -15,13 +15,20 @@ struct FusedMotion: Sendable, Equatable {
     /// Running gyro bias estimate, rad/s, device axes.
     var gyroBias: SIMD3<Double>
     var magneticAccuracy: MagneticAccuracy
+    /// The background hard-iron estimate behind ``magneticField`` (nil without a magnetometer).
+    var hardIron: HardIronEstimator.Status?
+    /// µT, device axes: the field the estimator was given (the stored calibration and the
+    /// background offset removed); nil without a magnetometer.
+    var magneticField: SIMD3<Double>?
 
-    init(_ estimator: some AttitudeEstimator) {
+    init(_ estimator: some AttitudeEstimator, hardIron: HardIronEstimator.Status? = nil, magneticField: SIMD3<Double>? = nil) {
         orientation = estimator.quaternion9D
         orientation6D = estimator.quaternion6D
         gravity = estimator.gravity
         gyroBias = estimator.gyroBias
         magneticAccuracy = estimator.magneticAccuracy
+        self.hardIron = hardIron
+        self.magneticField = magneticField
     }
 }
 
@@ -53,6 +60,8 @@ final class SensorHub: Sendable {
     let policy: SamplerPolicy
     /// Makes the fusion run on every sample while a consumer needs it.
     let makeEstimator: AttitudeEstimatorFactory
+    /// The magnetometer's background calibration (the device's, else one that saves nowhere).
+    let background: BackgroundCalibration
     private let queue: DispatchQueue
     /// The device's, read once: every sample without a field is counted against it.
     private let hasMagnetometer: Bool
@@ -132,15 +141,46 @@ final class SensorHub: Sendable {
         var lastTimestamp: Double?
 
         /// One sample through the estimator, updated where it lies (a copy out and back would
-        /// cost more than the update's own arithmetic); its outputs.
-        mutating func update(_ sample: MotionSample) -> FusedMotion {
+        /// cost more than the update's own arithmetic), the magnetometer's background
+        /// calibration first (`magnetic`, nil without a magnetometer); the outputs.
+        mutating func update(_ sample: MotionSample, _ magnetic: inout MagneticCalibrationState?) -> FusedMotion {
+            let interval = lastTimestamp.map { sample.timestamp - $0 } ?? configuration.sampleInterval
+            var field = sample.calibratedMagneticField ?? sample.magneticField
+            if let measured = field, magnetic != nil {
+                field = magnetic?.update(
+                    measured, rotationRate: sample.rotationRate - estimator.gyroBias, acceleration: sample.acceleration,
+                    interval: interval, timestamp: sample.timestamp, filter: &estimator)
+            }
             estimator.update(AttitudeEstimatorInput(
-                acceleration: sample.acceleration, rotationRate: sample.rotationRate,
-                magneticField: sample.calibratedMagneticField ?? sample.magneticField,
-                interval: lastTimestamp.map { sample.timestamp - $0 } ?? configuration.sampleInterval,
-                chipOrientation: sample.chipAttitude))
+                acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: field,
+                interval: interval, chipOrientation: sample.chipAttitude))
             lastTimestamp = sample.timestamp
-            return FusedMotion(estimator)
+            return FusedMotion(estimator, hardIron: field == nil ? nil : magnetic?.status, magneticField: field)
+        }
+    }
+
+    /// The background hard-iron estimation on the sampler's queue (see `BackgroundCalibration`).
+    struct MagneticCalibrationState {
+        let link: BackgroundCalibration
+        var correction: BackgroundFieldCorrection
+        var status: HardIronEstimator.Status { correction.status }
+
+        init(_ link: BackgroundCalibration) {
+            self.link = link
+            correction = BackgroundFieldCorrection(link.makeEstimator())
+        }
+
+        /// One reading (µT, device axes) through the estimator; the field with its offset removed.
+        /// The status is published (a lock) ten times a second of sample time, and the attitude
+        /// filter told when the calibration moved under it.
+        mutating func update(
+            _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double,
+            filter: inout any AttitudeEstimator
+        ) -> SIMD3<Double> {
+            let result = correction.correct(field, rotationRate: rotationRate, acceleration: acceleration, interval: interval, timestamp: timestamp)
+            if result.checked { link.publish(correction.status, at: timestamp) }
+            if result.changed { filter.magneticCalibrationChanged() }
+            return result.field
         }
     }
 
@@ -194,6 +234,9 @@ final class SensorHub: Sendable {
         var fifoBegan: Double?
         /// The samples of the last FIFO read: one array whose storage every read reuses.
         var fifoSamples: [MotionSample] = []
+        /// The magnetometer's background calibration: kept across estimators (a new sample
+        /// rate does not forget the offset); made when fusion first runs.
+        var magnetic: MagneticCalibrationState?
     }
     private let tickState = Locked(TickState())
 
@@ -207,6 +250,7 @@ final class SensorHub: Sendable {
         self.policy = policy
         self.makeEstimator = makeEstimator ?? { AttitudeFilter($0) }
         self.hasMagnetometer = device.hasMagnetometer
+        self.background = device.backgroundCalibration ?? BackgroundCalibration()
         self.queue = DispatchQueue(label: "swift-motion.sampler", qos: .userInteractive)
     }
 
@@ -486,8 +530,12 @@ final class SensorHub: Sendable {
                 sampleInterval: sampleInterval, sensorLatency: device.sensorLatency, gyroscopeBiasRange: device.gyroscopeBiasRange)
             if ticks.fusion?.configuration != configuration {
                 ticks.fusion = FusionState(configuration: configuration, estimator: makeEstimator(configuration))
+                ticks.magnetic?.correction.restartStretch()   // unseen samples may lie before this one
             }
-            fused = ticks.fusion?.update(sample)
+            if ticks.magnetic == nil, device.hasMagnetometer {
+                ticks.magnetic = MagneticCalibrationState(background)
+            }
+            fused = ticks.fusion?.update(sample, &ticks.magnetic)
         } else {
             ticks.fusion = nil
         }

@@ -1,9 +1,10 @@
 extension Page {
     /// The markup. The script keeps counters in `data-` attributes of `<body>` (`data-samples`,
-    /// `data-frames`, `data-plot-points`, `data-calibration-phase`) so a headless browser test
-    /// can read them from the page itself.
+    /// `data-frames`, `data-plot-points`, `data-calibration-phase`, and the background magnetometer
+    /// calibration's `data-magcal-state` and `data-magcal-sigma`) so a headless browser test can
+    /// read them from the page itself.
     static let body = #"""
-        <body data-samples="0" data-frames="0" data-plot-points="0" data-calibration-phase="none">
+        <body data-samples="0" data-frames="0" data-plot-points="0" data-calibration-phase="none" data-magcal-state="none" data-magcal-sigma="">
         <header>
           <h1>swift-motion <span id="status" class="status">connecting…</span></h1>
           <div id="source" class="source">—</div>
@@ -18,7 +19,9 @@ extension Page {
               <dt>yaw</dt><dd id="yaw">—</dd>
               <dt>heading</dt><dd id="heading">—</dd>
               <dt>orientation</dt><dd id="orientation">—</dd>
+              <dt>magnetometer</dt><dd id="magcal">—</dd>
             </dl>
+            <canvas id="magcal-plot" width="360" height="70" aria-label="the background calibration's offset uncertainty, µT, last 60 s"></canvas>
           </section>
           <section class="card plots">
             <h2>Sensors <small>last 10 s</small></h2>

@@ -138,6 +138,24 @@ extension Page {
           latest = s; stats.samples++; dirty = true;
           if (limit && stats.samples >= limit && source) { source.close(); $("status").textContent = "stopped after " + limit + " samples"; }
           push(plots.acc, s.acc); push(plots.rot, s.rot); push(plots.mag, s.mag); push(plots.user, s.user);
+          if (s.magCalibration) {
+            magcal.push({ t: s.t, sigma: s.magCalibration.sigma });
+            while (magcal.length && s.t - magcal[0].t > 60) magcal.shift();
+          }
+        }
+        // The background magnetometer calibration converging: its offset's σ (µT) on a log scale
+        // from 0.1 to 100 µT over the last 60 s, with the `high` line (0.3 µT).
+        const magcal = [];
+        function drawMagcal() {
+          const canvas = $("magcal-plot"), g = canvas.getContext("2d"), w = canvas.width, h = canvas.height;
+          g.clearRect(0, 0, w, h);
+          const y = (sigma) => h - 4 - (Math.log10(Math.min(Math.max(sigma, 0.1), 100)) + 1) / 3 * (h - 8);
+          g.strokeStyle = "#8a8"; g.setLineDash([4, 4]); g.beginPath(); g.moveTo(0, y(0.3)); g.lineTo(w, y(0.3)); g.stroke(); g.setLineDash([]);
+          if (!magcal.length) return;
+          const end = magcal[magcal.length - 1].t;
+          g.strokeStyle = "#36c"; g.beginPath();
+          magcal.forEach((p, i) => { const x = w - (end - p.t) / 60 * w; if (i) g.lineTo(x, y(p.sigma)); else g.moveTo(x, y(p.sigma)); });
+          g.stroke();
         }
         function showCounters(s) {
           // The sampler's rate over at least 1 s of its own clock (the samples' timestamps), so a
@@ -165,6 +183,13 @@ extension Page {
           $("roll").textContent = deg(s.roll); $("pitch").textContent = deg(s.pitch); $("yaw").textContent = deg(s.yaw);
           $("heading").textContent = s.heading === null ? "none (no magnetometer)" : s.heading.toFixed(1) + "° from magnetic north (" + s.magAccuracy + ")";
           $("orientation").textContent = s.orientation;
+          if (s.magCalibration) {
+            const m = s.magCalibration;
+            $("magcal").textContent = s.magAccuracy + " — " + m.state + ", offset σ " + m.sigma.toFixed(2) + " µT, heading σ " + m.headingSigma.toFixed(1) + "°"
+              + (m.changes ? " (" + m.changes + " change" + (m.changes === 1 ? "" : "s") + " relearned)" : "");
+            body.dataset.magcalState = m.state; body.dataset.magcalSigma = m.sigma;
+          }
+          drawMagcal();
           showCounters(s);
           stats.frames++;
           body.dataset.samples = stats.samples; body.dataset.frames = stats.frames; body.dataset.plotPoints = stats.plotPoints;

@@ -70,6 +70,9 @@ public enum MagneticDisturbance: Sendable, Equatable {
     case magnetOnDevice(position: SIMD3<Double>, moment: SIMD3<Double>)
     /// A steel desk distorting the field near its surface.
     case steelDesk(SteelDesk)
+    /// A permanent magnet (or a battery, a steel screw) attached to the device `after` seconds
+    /// into the script: from then on a ``magnetOnDevice(position:moment:)``, a new hard-iron offset.
+    case magnetAttached(position: SIMD3<Double>, moment: SIMD3<Double>, after: Double)
 }
 
 /// The magnetic flux density in µT of a point dipole with `moment` (A·m²) at offset `r` (metres)

@@ -34,7 +34,7 @@ public struct Scenario: Sendable {
     /// emulated chip saturates even at its smallest full scale (±2 g, ±250 °/s).
     public static let all: [Scenario] = [
         rest, sixFaces, flip, portraitTilt, shakePortrait, landscapeSweep, figureEight, tumble, walk, translation,
-        taps, vibration, magnetDisturbance, steelDesk,
+        taps, vibration, magnetDisturbance, steelDesk, ordinaryHandling, magnetPassing, magnetAttached, indoorHandling,
     ]
 
     private static let degree = Double.pi / 180
@@ -139,4 +139,56 @@ public struct Scenario: Sendable {
             .rotate(about: SIMD3(0, 0, 1), rate: 60 * degree, for: 6.5), .rest(2),
         ]),
         disturbances: [.steelDesk(.office)])
+
+    /// How a person handles a board in ordinary use, not a calibration dance: picked up, looked
+    /// at, turned round a few times about different axes at 40–90 °/s, put back down (25.5 s).
+    static let handling: [MotionSegment] = [
+        .rest(2),
+        .turn(to: Quaternion(roll: 0, pitch: 50 * degree, yaw: 0), over: 1.5, thenHold: 1),
+        .turn(to: Quaternion(roll: 0, pitch: 40 * degree, yaw: 100 * degree), over: 2.5, thenHold: 1),
+        .turn(to: Quaternion(roll: 60 * degree, pitch: 20 * degree, yaw: 150 * degree), over: 2, thenHold: 1),
+        .turn(to: Quaternion(roll: -30 * degree, pitch: 60 * degree, yaw: 30 * degree), over: 3, thenHold: 1),
+        .turn(to: Quaternion(roll: 0, pitch: 30 * degree, yaw: -60 * degree), over: 2.5, thenHold: 1),
+        .turn(to: Quaternion(roll: 0, pitch: 0, yaw: -20 * degree), over: 2, thenHold: 1),
+        .rest(4),
+    ]
+
+    /// Seconds the handling takes, its final rest included.
+    public static let handlingDuration = MotionScript(handling).duration
+
+    public static let ordinaryHandling = Scenario(
+        name: "ordinary-handling",
+        summary: "picked up, turned round a few times in ordinary ways (not a figure-eight), put down (25.5 s), then left lying",
+        script: MotionScript(handling + [.rest(60)]))
+
+    public static let magnetPassing = Scenario(
+        name: "magnet-passing",
+        summary: "ordinary handling, then slid to 6 cm from a magnet on the table, turned there, slid away, handled again",
+        script: MotionScript(handling + [
+            .translate(by: SIMD3(0.24, 0, 0), over: 4), .rest(2),
+            .rotate(about: SIMD3(0, 0, 1), rate: 40 * degree, for: 3), .rest(1),
+            .rotate(about: SIMD3(0, 0, 1), rate: -40 * degree, for: 3), .rest(1),
+            .translate(by: SIMD3(-0.24, 0, 0), over: 4), .rest(4),
+        ] + handling.dropFirst() + [.rest(20)]),
+        disturbances: [.magnetInWorld(position: SIMD3(0.30, 0, 0), moment: SIMD3(-0.1, 0, 0))])
+
+    /// When the magnet is attached in ``magnetAttached``, seconds into its script.
+    public static let magnetAttachedTime = handlingDuration + 5
+
+    public static let magnetAttached = Scenario(
+        name: "magnet-attached",
+        summary: "ordinary handling, then a small magnet is stuck to the board (15.5 µT more hard iron), handled again",
+        script: MotionScript(handling + [.rest(10)] + handling.dropFirst() + [.rest(20)]),
+        disturbances: [.magnetAttached(position: SIMD3(0.03, 0.01, 0), moment: SIMD3(0.002, 0.0015, -0.001), after: magnetAttachedTime)])
+
+    public static let indoorHandling = Scenario(
+        name: "indoor-handling",
+        summary: "ordinary handling while carried across a room: a steel desk, a radiator 0.8 m away (field bent by up to 25 %)",
+        script: MotionScript([.translate(by: SIMD3(0, 0, 0.15), over: 1)] + handling + [
+            .translate(by: SIMD3(0.5, 0.3, 0.2), over: 3), .rest(2),
+        ] + handling.dropFirst() + [.translate(by: SIMD3(-0.5, -0.3, -0.35), over: 3), .rest(20)]),
+        disturbances: [
+            .steelDesk(.office),
+            .magnetInWorld(position: SIMD3(1.3, 0.6, 0.4), moment: SIMD3(0, 0, 1.5)),
+        ])
 }

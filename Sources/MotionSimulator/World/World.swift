@@ -67,12 +67,13 @@ public struct World: PhysicalSource {
         let specificForce = motion.attitude.inverseRotate(motion.acceleration - gravity)
         return GroundTruth(
             time: time, attitude: motion.attitude, angularRate: motion.angularRate, specificForce: specificForce,
-            magneticField: magneticField(attitude: motion.attitude, position: motion.position),
+            magneticField: magneticField(attitude: motion.attitude, position: motion.position, scriptTime: time - startTime),
             position: motion.position, velocity: motion.velocity, acceleration: motion.acceleration)
     }
 
-    /// The field in µT in the device frame for a device at `position` (world, metres) with `attitude`.
-    public func magneticField(attitude: Quaternion, position: SIMD3<Double>) -> SIMD3<Double> {
+    /// The field in µT in the device frame for a device at `position` (world, metres) with
+    /// `attitude`, `scriptTime` seconds into the script (for magnets attached during it).
+    public func magneticField(attitude: Quaternion, position: SIMD3<Double>, scriptTime: Double = .infinity) -> SIMD3<Double> {
         let earth = earthField.vector
         var world = earth
         var device = SIMD3<Double>.zero
@@ -82,6 +83,8 @@ public struct World: PhysicalSource {
                 world += dipoleField(moment: moment, offset: position - magnetPosition)
             case let .magnetOnDevice(magnetPosition, moment):
                 device += dipoleField(moment: moment, offset: -magnetPosition)
+            case let .magnetAttached(magnetPosition, moment, after):
+                if scriptTime >= after { device += dipoleField(moment: moment, offset: -magnetPosition) }
             case let .steelDesk(desk):
                 let weight = desk.weight(atHeight: position.z)
                 if weight > 0 { world += weight * (desk.induced * earth + desk.remanent) }

@@ -7,7 +7,7 @@ struct CalibrationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibration",
         abstract: "Show or remove the stored calibrations.",
-        subcommands: [Show.self, Clear.self, StressSave.self, StressUpdate.self])
+        subcommands: [Show.self, Clear.self, BackgroundCheck.self, StressSave.self, StressUpdate.self])
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every stored calibration: its file and key figures.")
@@ -35,8 +35,11 @@ struct CalibrationCommand: ParsableCommand {
                 if let accel = record.accelerometer {
                     print("  accelerometer: offset (\(accel.offset.map { decimals($0, 4) }.joined(separator: ", "))) g, scale (\(accel.scale.map { decimals($0, 4) }.joined(separator: ", ")))")
                 }
-                if let mag = record.magnetometer {
-                    print("  magnetometer:  \(mag.model), accuracy \(mag.accuracy), field \(decimals(mag.fieldStrength, 1)) µT, fit error \(decimals(mag.fitErrorPercent)) %, coverage \(decimals(mag.coveragePercent, 0)) %")
+                if let mag = record.magnetometer, mag.isBackground {
+                    print("  magnetometer:  background estimate (learned during use, not a figure-eight), accuracy \(mag.accuracy), σ \(decimals(mag.offsetSigma ?? .nan)) µT, field \(decimals(mag.fieldStrength, 1)) µT")
+                    print("                 hard-iron offset (\(mag.hardIronOffset.map { decimals($0) }.joined(separator: ", "))) µT")
+                } else if let mag = record.magnetometer {
+                    print("  magnetometer:  \(mag.model) (figure-eight), accuracy \(mag.accuracy), field \(decimals(mag.fieldStrength, 1)) µT, fit error \(decimals(mag.fitErrorPercent)) %, coverage \(decimals(mag.coveragePercent, 0)) %")
                     print("                 hard-iron offset (\(mag.hardIronOffset.map { decimals($0) }.joined(separator: ", "))) µT")
                 }
             }

@@ -72,14 +72,17 @@ struct CrossValidation {
     let loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]
     /// The parameters this run tunes (a subset of ``tuned``, in its order).
     let tuning: [Tuned]
+    /// With `--background-calibration`: the estimator the 9D runs' field goes through (never tuned).
+    let background: HardIronEstimator.Parameters?
     /// Per parameter vector (the tuned values in ``tuned``'s order): the score on every trial.
     private var cache: [[Double]: [Score]] = [:]
     /// Filter runs made (parameter sets × trials), for the report.
     private(set) var runs = 0
 
-    init(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], tuning: [Tuned] = CrossValidation.tuned) {
+    init(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], tuning: [Tuned] = CrossValidation.tuned, background: HardIronEstimator.Parameters? = nil) {
         self.loaded = loaded
         self.tuning = tuning
+        self.background = background
     }
 
     /// The tuned parameters `names` lists (nil: all); throws on a name it does not know.
@@ -99,13 +102,13 @@ struct CrossValidation {
         var seen = Set<[Double]>()
         let missing = sets.filter { cache[Self.key($0)] == nil && seen.insert(Self.key($0)).inserted }
         guard !missing.isEmpty else { return }
-        let trials = loaded.map(\.trial)
+        let trials = loaded.map(\.trial), background = background
         let jobs = missing.count * trials.count
         var results = [(total: Double, inclination: Double)](repeating: (0, 0), count: jobs)
         results.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let output = buffer
             DispatchQueue.concurrentPerform(iterations: jobs) { job in
-                output[job] = Self.score(trials[job % trials.count], missing[job / trials.count])
+                output[job] = Self.score(trials[job % trials.count], missing[job / trials.count], background: background)
             }
         }
         for (s, parameters) in missing.enumerated() {
@@ -121,11 +124,13 @@ struct CrossValidation {
 
     /// One run with the magnetometer: its 9D total and its 6D inclination RMSE, degrees (the 6D
     /// attitude does not depend on the magnetometer, so this run gives both scores).
-    static func score(_ trial: BroadTrial, _ parameters: Parameters) -> (total: Double, inclination: Double) {
+    static func score(_ trial: BroadTrial, _ parameters: Parameters, background: HardIronEstimator.Parameters?) -> (total: Double, inclination: Double) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
+        var correction = background.map { BackgroundFieldCorrection(HardIronEstimator(parameters: $0)) }
         var total = 0.0, inclination = 0.0, counted = 0
         for i in 0..<trial.count {
-            filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: trial.magnetometer[i])
+            let field = EvaluateCommand.field(trial, i, through: &correction, filter: &filter)
+            filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: field)
             let reference = trial.reference[i]
             guard trial.movement[i], !any(reference .!= reference) else { continue }
             let q9 = filter.quaternion9D, q6 = filter.quaternion6D
@@ -188,10 +193,10 @@ struct CrossValidation {
     }
 
     /// Runs the folds and the in-sample descent and prints the figures side by side.
-    static func run(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], start: Parameters, tuning: [Tuned]) {
+    static func run(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], start: Parameters, tuning: [Tuned], backgroundCalibration: HardIronEstimator.Parameters? = nil) {
         let clock = ContinuousClock()
         let began = clock.now
-        var validation = CrossValidation(loaded, tuning: tuning)
+        var validation = CrossValidation(loaded, tuning: tuning, background: backgroundCalibration)
         let kinds = loaded.map(\.entry.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         print("")
         print("cross-validation: leave one kind out (\(kinds.count) folds), coordinate descent over \(tuning.count) parameters "

@@ -47,6 +47,12 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
 
+    @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, its defaults, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed.")
+    var backgroundCalibration = false
+
+    @Option(parsing: .unconditional, help: "With --background-calibration: how long the magnetometer lags the gyroscope, ms (a property of the sensor; default the estimator's, half an 80 Hz period).")
+    var magnetometerLag: Double?
+
     func validate() throws {
         try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
         try OptionRange.check(rate, "--rate", in: 1...10_000, unit: "Hz")
@@ -94,12 +100,19 @@ struct EvaluateCommand: ParsableCommand {
 
         var parameters = AttitudeFilter.Parameters()
         parameters.sensorLatency = sensorLatency / 1000
-        print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal")
+        var background: HardIronEstimator.Parameters?
+        if backgroundCalibration {
+            var estimator = HardIronEstimator.Parameters()
+            if let magnetometerLag { estimator.magnetometerLag = magnetometerLag / 1000 }
+            background = estimator
+        }
+        print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal"
+            + (background.map { "; 9D behind the background magnetometer calibration (HardIronEstimator defaults, magnetometer lag \($0.magnetometerLag * 1000) ms)" } ?? ""))
         print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
         var results: [Score] = []
         var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
         for (entry, trial) in loaded {
-            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters)
+            let run9D = Self.runFilter(trial, magnetometer: true, parameters: parameters, backgroundCalibration: background)
             let run6D = Self.runFilter(trial, magnetometer: false, parameters: parameters)
             try Self.write(run9D.estimates, to: (out as NSString).appendingPathComponent("9d/\(entry.trial).csv"))
             try Self.write(run6D.estimates, to: (out as NSString).appendingPathComponent("6d/\(entry.trial).csv"))
@@ -121,7 +134,7 @@ struct EvaluateCommand: ParsableCommand {
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
         if referenceLag { ReferenceLag.report(loaded) }
-        if crossValidate { CrossValidation.run(loaded, start: parameters, tuning: tuning) }
+        if crossValidate { CrossValidation.run(loaded, start: parameters, tuning: tuning, backgroundCalibration: background) }
     }
 
     /// One trial's scores: 9D total and 6D inclination RMSE, degrees.
@@ -165,18 +178,22 @@ struct EvaluateCommand: ParsableCommand {
     /// output quaternion (nothing else: loading and writing are outside).
     /// One parameter set for every trial (the defaults unless an option or the cross-validation
     /// grid says otherwise).
+    /// With `backgroundCalibration` (9D only) the field first goes through the background
+    /// magnetometer calibration (`BackgroundFieldCorrection`, as the sampler runs it), in the time
+    /// measured too.
     static func runFilter(
-        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters
+        _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters,
+        backgroundCalibration: HardIronEstimator.Parameters? = nil
     ) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
+        var correction = magnetometer ? backgroundCalibration.map { BackgroundFieldCorrection(HardIronEstimator(parameters: $0)) } : nil
         var estimates = [SIMD4<Double>](repeating: .zero, count: trial.count)
         let clock = ContinuousClock()
         let start = clock.now
         estimates.withUnsafeMutableBufferPointer { output in
             for i in 0..<trial.count {
-                filter.update(
-                    gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i],
-                    magnetometer: magnetometer ? trial.magnetometer[i] : nil)
+                let field = magnetometer ? Self.field(trial, i, through: &correction, filter: &filter) : nil
+                filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: field)
                 let q = magnetometer ? filter.quaternion9D : filter.quaternion6D
                 output[i] = SIMD4(q.w, q.x, q.y, q.z)
             }
@@ -184,6 +201,21 @@ struct EvaluateCommand: ParsableCommand {
         let elapsed = clock.now - start
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
         return (estimates, nanoseconds)
+    }
+
+    /// Sample `i`'s field for the 9D filter: as measured, or through the background magnetometer
+    /// calibration (`correction`, as the sampler runs it), which tells `filter` when its offset moved.
+    static func field(_ trial: BroadTrial, _ i: Int, through correction: inout BackgroundFieldCorrection?, filter: inout AttitudeFilter) -> SIMD3<Double> {
+        let measured = trial.magnetometer[i]
+        guard correction != nil else { return measured }
+        // BROAD's accelerometer is specific force in m/s²; the estimator takes g with Core
+        // Motion's sign (for the dip angle only).
+        let result = correction?.correct(
+            measured, rotationRate: trial.gyroscope[i] - filter.gyroBias,
+            acceleration: -trial.accelerometer[i] / 9.80665, interval: trial.sampleInterval,
+            timestamp: Double(i) * trial.sampleInterval)
+        if result?.changed == true { filter.magneticCalibrationChanged() }
+        return result?.field ?? measured
     }
 
     static func write(_ estimates: [SIMD4<Double>], to path: String) throws {

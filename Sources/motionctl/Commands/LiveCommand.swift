@@ -2,6 +2,7 @@ import Locking
 import ArgumentParser
 import Dispatch
 import Foundation
+import Fusion
 import Motion
 import Timing
 
@@ -88,6 +89,19 @@ struct LiveView: Sendable {
         return interrupted
     }
 
+    /// The background magnetometer calibration's progress in one line.
+    static func describe(_ status: HardIronEstimator.Status) -> String {
+        let what: String = switch status.reason {
+        case .calibrated: "calibrated"
+        case .learning: "learning — keep turning the board now and then"
+        case .needsRotation: "turn the board a few times (at rest the magnetometer's offset cannot be learned)"
+        case .disturbed: "field disturbed (a magnet or steel nearby?): not learning"
+        case .relearning: "the offset changed (something magnetic attached?): relearning"
+        }
+        return String(format: "offset σ %.2f µT, heading σ %.1f°: ", status.sigma, status.headingSigma) + what
+            + (status.changes > 0 ? " (\(status.changes) change\(status.changes == 1 ? "" : "s") relearned)" : "")
+    }
+
     static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?) -> [String] {
         func degrees(_ radians: Double) -> String { String(format: "%+7.1f°", radians * 180 / .pi) }
         func vector(_ v: SIMD3<Double>, _ format: String) -> String {
@@ -110,6 +124,7 @@ struct LiveView: Sendable {
         lines.append("rotation     " + vector(motion.rotationRate, "%+6.3f") + "  rad/s")
         if manager.isMagnetometerAvailable {
             lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
+            if let status = manager.backgroundCalibrationStatus { lines.append("calibration  " + Self.describe(status)) }
         }
         lines.append("orientation  \(manager.orientation.name)")
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Fusion
 import Motion
 import MotionTools
 import Timing
@@ -60,7 +61,8 @@ struct StreamSession: Sendable {
         let magnetometer = manager.isMagnetometerAvailable
         let columns = kind == .raw
             ? Self.rawColumns(magnetometer: magnetometer)
-            : MachineOutput.deviceMotionColumns + (chipAttitude ? MachineOutput.chipAttitudeColumns : [])
+            : MachineOutput.deviceMotionColumns + (magnetometer ? Self.backgroundCalibrationColumns : [])
+                + (chipAttitude ? MachineOutput.chipAttitudeColumns : [])
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
         let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
@@ -81,7 +83,10 @@ struct StreamSession: Sendable {
             manager.deviceMotionUpdateInterval = interval
             let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
             manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
-                if let motion { emit(MachineOutput.deviceMotionRow(motion) + (chipAttitude ? MachineOutput.chipAttitudeRow(motion) : [])) }
+                if let motion {
+                    emit(MachineOutput.deviceMotionRow(motion) + (magnetometer ? Self.backgroundCalibrationRow(manager.backgroundCalibrationStatus) : [])
+                        + (chipAttitude ? MachineOutput.chipAttitudeRow(motion) : []))
+                }
                 if let error { errors(error) }
             }
         }
@@ -110,6 +115,16 @@ struct StreamSession: Sendable {
             values += [.missing, .missing, .missing]
         }
         return values
+    }
+
+    /// With a magnetometer: the background calibration's progress (its offset's σ in µT, the
+    /// heading σ it gives in degrees, and its state: calibrated, learning, needsRotation,
+    /// disturbed, relearning); missing before the first estimate.
+    static let backgroundCalibrationColumns = ["mag_cal_sigma_uT", "mag_cal_heading_sigma_deg", "mag_cal_state"]
+
+    static func backgroundCalibrationRow(_ status: HardIronEstimator.Status?) -> [MachineOutput.Value] {
+        guard let status else { return [.missing, .missing, .missing] }
+        return [.number(status.sigma), .number(status.headingSigma), .name(status.reason.rawValue)]
     }
 
     static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { MachineOutput.numbers(v) }

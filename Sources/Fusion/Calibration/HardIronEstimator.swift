@@ -1,0 +1,631 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The magnetometer's hard-iron offset found in the background, from ordinary handling: while the
+/// board turns, the Earth's field it sees turns with it, opposite to the gyroscope's rotation, and
+/// only the part of the reading that does not turn is the board's own offset.
+///
+/// Method: the gyro-aided sensor model of Troni & Whitcomb ("Adaptive estimation of measurement
+/// bias in three-dimensional field sensors with angular-rate sensors: theory and comparative
+/// experimental evaluation", Robotics: Science and Systems 2013): a field fixed in the world seen
+/// by a sensor turning at ω obeys dm/dt = −ω × (m − b), with m the reading and b its constant
+/// offset. Troni & Whitcomb estimate b with an adaptive observer; here the model is integrated
+/// over a short stretch instead (the rotation Φ from one reading to the next is the gyroscope's,
+/// so m₁ − b = Φ (m₀ − b), i.e. m₁ − Φ m₀ = (I − Φ) b: linear in b) and b is estimated by a Kalman
+/// filter on those stretches, in the spirit of Crassidis, Lai & Harman's real-time
+/// attitude-independent calibration ("Real-time attitude-independent three-axis magnetometer
+/// calibration", Journal of Guidance, Control, and Dynamics 28(1), 2005), which also runs a
+/// Kalman filter on the offset and keeps its covariance as the confidence.
+///
+/// A stretch closes when the board has turned ``Parameters/stretchAngle`` (too little rotation
+/// says nothing about b: a board at rest teaches nothing, and says so through
+/// ``Reason/needsRotation``). Guards: a stretch whose innovation the covariance cannot explain
+/// is not learned from (``Parameters/gate``); while the field's strength or dip departs from the
+/// reference (a magnet nearby, steel), nothing is learned (``Reason/disturbed``). A lasting
+/// change of the offset itself (a magnet or a battery attached to the board) is told apart from a
+/// passing disturbance by a second filter started from scratch when innovations stay too large:
+/// it replaces the first once it explains the readings as a constant offset while the first still
+/// cannot, for ``Parameters/changeConfirmationTime``.
+///
+/// Soft iron is not estimated (a stored figure-eight calibration removes it); the filter's
+/// uncertainty has a floor, ``Parameters/modelErrorFloor``, for what soft iron leaves.
+///
+/// Cost: per sample one quaternion step of the gyroscope and a few comparisons; per stretch
+/// (every ``Parameters/stretchAngle`` of turning) one 3×3 Kalman update. No allocation.
+public struct HardIronEstimator: Sendable {
+    public struct Parameters: Sendable, Equatable {
+        /// Standard deviation of the offset before anything was learned, µT per axis: about the
+        /// largest board offset met in practice (the simulator's presets: up to 31 µT per axis).
+        public var initialSigma: Double = 60
+        /// White noise of one reading, µT per axis, quantization included (LIS3MDL: 0.32–0.41 µT
+        /// RMS at 80 Hz, datasheet DocID024204 Table 2; QMC5883L: 0.2 µT).
+        public var fieldNoise: Double = 0.4
+
+        // The sensors' errors.
+
+        /// How far the magnetometer's reading may lag or lead the gyroscope's beyond
+        /// ``magnetometerLag``, s: a magnetometer read between two of its own output-data-rate
+        /// updates is 0 to one period old (12.5 ms at 80 Hz), σ = period/√12 = 3.6 ms, taken as
+        /// 4 ms. The rotation is wrong by the rates at the stretch's two ends times this.
+        public var timingUncertainty: Double = 0.004
+        /// Relative error of the gyroscope's rotation angle: 0.5 % (the simulated LSM6DSOX's
+        /// scale errors are 0.2–0.5 %; a calibrated gyroscope's are of that order).
+        public var rotationScaleError: Double = 0.005
+
+        // The stretches.
+
+        /// Rotation after which a stretch may close, radians (20°).
+        public var stretchAngle: Double = 20 * .pi / 180
+        /// How long the magnetometer's reading lags the gyroscope's on average, s: half its output
+        /// data rate's period for a chip read between its updates (12.5 ms at 80 Hz → 6.25 ms).
+        /// Each stretch's rotation is shifted by it at both ends.
+        public var magnetometerLag: Double = 0.00625
+        /// Rotation rate below which a stretch may end, rad/s (20 °/s).
+        public var slowRate: Double = 20 * .pi / 180
+        /// Longest stretch, s: one that turned less than ``stretchAngle`` by then is dropped.
+        public var maximumStretchTime: Double = 2.0
+
+        // Guards.
+
+        /// How fast a constant offset may drift (temperature), µT/√s per axis.
+        public var drift: Double = 0.003
+        /// Innovation gate: a stretch whose normalized innovation squared (3 degrees of freedom)
+        /// exceeds this is not learned from. 16.3 is the χ²₃ 99.9 % quantile.
+        public var gate: Double = 16.3
+        /// Largest relative departure of |m − b| from the reference field strength before the
+        /// field counts as disturbed.
+        public var normThreshold: Double = 0.08
+        /// Largest departure of the dip angle from the reference, radians (6°).
+        public var dipThreshold: Double = 6 * .pi / 180
+        /// Seconds of stretches the first filter must keep rejecting, while the second explains
+        /// them, before the second one's offset replaces it (a hard-iron change).
+        public var changeConfirmationTime: Double = 3
+
+        // The field-strength constraint.
+
+        /// What the field-strength constraint's model leaves out, µT (soft iron bends the sphere of
+        /// readings into an ellipsoid by a few per cent of the field).
+        public var strengthModelError: Double = 1.0
+        /// Largest RMS scatter of the readings about the sphere (µT) with which the accuracy may be
+        /// `high`: beyond it hard iron alone does not explain the readings (soft iron, an
+        /// uneven field), and the offset is no better than `medium`.
+        public var highScatter: Double = 0.8
+        /// Shortest time between two field-strength constraints, s (at most 100 per second).
+        public var strengthInterval: Double = 0.0099
+        /// The offset's σ (µT) below which the field-strength constraint starts, and the σ of the
+        /// strength it starts from.
+        public var strengthStartSigma: Double = 3
+        /// Floor of the offset's uncertainty, µT per axis: what the model leaves out (soft iron of
+        /// a few per cent, gyroscope scale errors).
+        public var modelErrorFloor: Double = 0.15
+        /// The Earth's field strength (µT) and dip (radians, positive down) where the board is,
+        /// e.g. from ``WorldMagneticModel``; nil: learned from the readings once the offset is known.
+        public var expectedField: SIMD2<Double>?
+
+        public init() {}
+    }
+
+    /// Why the accuracy is what it is.
+    public enum Reason: String, Sendable, Equatable {
+        /// The offset is known to the accuracy ``MagneticFieldCalibrationAccuracy/high`` needs.
+        case calibrated
+        /// Learning: the board turns, the uncertainty falls.
+        case learning
+        /// The board has not turned enough for a while: at rest the offset cannot be seen (the
+        /// Earth's field and the offset are both constant then). Turn the board.
+        case needsRotation
+        /// The field's strength or dip departs from the reference, or stretches contradict the
+        /// offset: a magnet or steel nearby; nothing is learned until it passes.
+        case disturbed
+        /// The offset seems to have changed (something magnetic attached): a second estimate is
+        /// being learned and replaces the first once confirmed.
+        case relearning
+    }
+
+    /// The estimate, its confidence and the accuracy it gives.
+    public struct Status: Sendable, Equatable {
+        /// µT, the frame of the readings: subtract it from the field.
+        public var offset: SIMD3<Double>
+        /// Standard deviation of the offset along its worst direction, µT (floor included).
+        public var sigma: Double
+        /// Standard deviation of the heading this offset's error gives in the current pose,
+        /// degrees: its σ along magnetic east over the horizontal field strength (reference or
+        /// expected; 20 µT while not yet known).
+        public var headingSigma: Double
+        public var accuracy: MagneticFieldCalibrationAccuracy
+        public var reason: Reason
+        /// Hard-iron changes detected and relearned so far.
+        public var changes: Int
+        /// The reference field strength, µT (expected or learned); 0 while unknown.
+        public var fieldStrength: Double
+        /// RMS distance of recent readings (while turning) from the sphere the offset and field
+        /// strength describe, µT; 0 until the strength is known.
+        public var fieldScatter: Double
+        /// Running mean of the normalized innovation squared of the stretches learned from,
+        /// divided by its expectation (3): near 1 when the noise model fits, below when it is
+        /// pessimistic, above when the offset explains the readings badly. 0 before any.
+        public var consistency: Double
+    }
+
+    public let parameters: Parameters
+
+    private var state: OffsetState
+    /// The second filter (hard-iron change), while one is suspected.
+    private var candidate: OffsetState?
+    private var offset: SIMD3<Double> { state.offset }
+    private var covariance: Matrix3 { state.offsetCovariance }
+    /// The field-strength constraint's own state: the last reading it used (it uses each new
+    /// reading once), whether k has been started, the mean square distance of recent readings
+    /// from the sphere (µT²), and the seconds since it last ran.
+    private var sphere = (lastReading: SIMD3<Double>.zero, known: false, scatter: 0.0, sinceLast: 0.0)
+    private var candidateConsistentTime: Double = 0
+    private var rejectedTime: Double = 0
+    /// Seconds of stretches the first filter explained since it last could not.
+    private var acceptedTime: Double = 0
+
+    /// The stretch under way: the body rotation since its first reading, its first reading, time.
+    private var rotation = Quaternion.identity
+    private var firstReading: SIMD3<Double>?
+    private var stretchTime: Double = 0
+    /// Radians turned along the way (the stretch closes on it; the net rotation decides its use).
+    private var path: Double = 0
+    /// The rotation rate at the stretch's first reading, rad/s, and its size.
+    private var firstRateVector = SIMD3<Double>.zero
+    private var firstRate: Double = 0
+    /// The latest reading and acceleration (for the heading uncertainty's east direction).
+    private var lastField = SIMD3<Double>.zero
+    private var lastAcceleration = SIMD3<Double>(0, 0, -1)
+    private var stillTime: Double = 0
+
+    /// Reference strength and dip (learned or expected); strength 0 while unknown.
+    private var referenceStrength: Double = 0
+    private var referenceDip: Double = 0
+    private var referenceDipKnown = false
+    private var disturbed = false
+    private var changes = 0
+    private var consistency: Double = 0
+
+    /// - Parameters:
+    ///   - offset: the starting estimate, µT (a stored calibration's residual; zero for none).
+    ///   - sigma: its standard deviation per axis, µT; nil for ``Parameters/initialSigma``.
+    public init(parameters: Parameters = Parameters(), offset: SIMD3<Double> = .zero, sigma: Double? = nil) {
+        self.parameters = parameters
+        let s = max(sigma ?? parameters.initialSigma, 0)
+        state = OffsetState(offset: offset, sigma: s, fieldStrength: parameters.expectedField?.x ?? 50)
+        if let expected = parameters.expectedField {
+            referenceStrength = expected.x
+            referenceDip = expected.y
+            referenceDipKnown = true
+        }
+    }
+
+    /// The offset to subtract, µT.
+    public var estimate: SIMD3<Double> { offset }
+
+    /// Standard deviation of the offset along its worst direction (the covariance's largest
+    /// eigenvalue), µT, with the model error floor.
+    public var sigma: Double {
+        Self.withFloor(Self.largestEigenvalue(covariance), parameters.modelErrorFloor)
+    }
+
+    private static func withFloor(_ variance: Double, _ floor: Double) -> Double {
+        (max(variance, 0) + floor * floor).squareRoot()
+    }
+
+    /// The largest eigenvalue of a symmetric positive semi-definite matrix: a few power steps
+    /// from the column of the largest diagonal element (enough for a bound within a few per cent).
+    private static func largestEigenvalue(_ p: Matrix3) -> Double {
+        var v = p.m11 >= p.m22 && p.m11 >= p.m33 ? SIMD3<Double>(1, 0, 0) : p.m22 >= p.m33 ? SIMD3(0, 1, 0) : SIMD3(0, 0, 1)
+        var value = 0.0
+        for _ in 0..<12 {
+            let w = p * v
+            let size = (w * w).sum().squareRoot()
+            guard size > 0 else { return 0 }
+            value = size
+            v = w / size
+        }
+        return value
+    }
+
+    /// Standard deviation of the offset along magnetic east in device axes (the direction in
+    /// which an offset error turns the heading), µT; the worst direction while unknown.
+    private var eastSigma: Double {
+        let east = Self.cross(lastAcceleration, lastField - offset)   // down × field points east
+        let size = (east * east).sum().squareRoot()
+        guard size > 0 else { return sigma }
+        let u = east / size
+        return Self.withFloor((u * (covariance * u)).sum(), parameters.modelErrorFloor)
+    }
+
+    private static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+    }
+
+    /// The horizontal field strength the heading error is computed with, µT.
+    private var horizontalField: Double {
+        referenceStrength > 0 ? max(referenceStrength * cos(referenceDip), 1) : 20
+    }
+
+    public var status: Status {
+        let sigma = self.sigma
+        let headingSigma = atan(eastSigma / horizontalField) * 180 / .pi
+        var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
+        if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
+        let reason: Reason
+        if candidate != nil, rejectedTime >= parameters.changeConfirmationTime / 2 {
+            reason = .relearning
+        } else if disturbed {
+            reason = .disturbed
+        } else if accuracy == .high {
+            reason = .calibrated
+        } else if stillTime >= 2 {
+            reason = .needsRotation
+        } else {
+            reason = .learning
+        }
+        return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed ? min(accuracy, .low) : accuracy,
+                      reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: sphere.scatter.squareRoot(),
+                      consistency: consistency)
+    }
+
+    /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees it
+    /// gives with the horizontal field): `high` needs σ ≤ 0.33 µT and heading σ ≤ 1° (three σ stay
+    /// within 1 µT); `medium` heading σ ≤ 3°; `low` heading σ ≤ 10°; `uncalibrated` beyond.
+    public static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
+        if sigma <= 0.33 && headingSigma <= 1 { return .high }
+        if headingSigma <= 3 { return .medium }
+        if headingSigma <= 10 { return .low }
+        return .uncalibrated
+    }
+
+    /// The samples stop following one another (fusion paused, a gap): the stretch under way is
+    /// dropped, since the board may have turned unseen; what was learned stays.
+    public mutating func restartStretch() {
+        firstReading = nil
+    }
+
+    /// One sample.
+    /// - Parameters:
+    ///   - field: the magnetometer's reading, µT, device axes (any stored calibration applied).
+    ///   - rotationRate: rad/s, device axes, gyroscope bias removed.
+    ///   - acceleration: g, Core Motion sign (face up at rest `(0, 0, −1)`), for the dip angle.
+    ///   - interval: seconds since the previous sample.
+    public mutating func update(
+        field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double
+    ) {
+        guard field * 0 == .zero, rotationRate * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
+            firstReading = nil
+            return
+        }
+        checkDisturbance(field, acceleration)
+        // Only while turning: at rest every reading repeats the same direction, which adds
+        // nothing but its errors.
+        // At most once every `strengthInterval` (a cost bound at high sample rates; the readings
+        // of a magnetometer at 80 Hz all count at a 100 Hz sampler).
+        sphere.sinceLast += interval
+        if sphere.sinceLast >= parameters.strengthInterval,
+           (rotationRate * rotationRate).sum() >= parameters.slowRate * parameters.slowRate / 4 {
+            sphere.sinceLast = 0
+            constrainStrength(field)
+        }
+        lastField = field
+        lastAcceleration = acceleration
+        guard let first = firstReading else {
+            startStretch(field, rate: rotationRate)
+            return
+        }
+        // The body's rotation since the stretch began (device at start → device now): one
+        // small-angle quaternion step (series to the θ³ term; a sample turns well under 0.1 rad).
+        let half = rotationRate * (0.5 * interval)
+        let halfSquared = (half * half).sum()
+        let v = half * (1 - halfSquared / 6)
+        rotation = rotation * Quaternion(w: 1 - halfSquared / 2, x: v.x, y: v.y, z: v.z)
+        path += 2 * halfSquared.squareRoot()
+        stretchTime += interval
+        // A stretch ends where the board turns slowly (so that a lag between the magnetometer
+        // and the gyroscope, which turns the field by rate × lag, matters least), once it has
+        // turned far enough; or when it has turned three times as far; or after the longest time.
+        let rate = halfSquared.squareRoot() * 2 / interval
+        let slow = rate <= parameters.slowRate
+        // Seconds without turning (below a quarter of the slow rate) since the last stretch.
+        if rate < parameters.slowRate / 4 { stillTime += interval }
+        if (path >= parameters.stretchAngle && slow) || path >= 3 * parameters.stretchAngle
+            || stretchTime >= parameters.maximumStretchTime {
+            // The readings' own instants lie `magnetometerLag` earlier at both ends.
+            let lag = parameters.magnetometerLag
+            rotation = (Self.step(firstRateVector * lag) * rotation * Self.step(rotationRate * -lag)).normalized
+            let turned = rotation.angle
+            if turned >= parameters.stretchAngle / 2 {
+                learn(from: first, to: field, acceleration: acceleration, rotation: rotation, duration: stretchTime,
+                      endRates: firstRate + rate)
+                stillTime = 0
+            } else {
+                predict(stretchTime)
+            }
+            // The next stretch starts where the board turns slowly too: until then, the start moves on.
+            startStretch(field, rate: rotationRate)
+        } else if path < parameters.stretchAngle / 4, rate < firstRate {
+            // Still near the start and turning slower than there: a better place to start.
+            startStretch(field, rate: rotationRate)
+        }
+    }
+
+    private mutating func startStretch(_ field: SIMD3<Double>, rate: SIMD3<Double>) {
+        firstReading = field
+        firstRateVector = rate
+        firstRate = (rate * rate).sum().squareRoot()
+        rotation = .identity
+        stretchTime = 0
+        path = 0
+    }
+
+    /// The rotation by the small rotation vector `v` (radians).
+    private static func step(_ v: SIMD3<Double>) -> Quaternion {
+        let half = 0.5 * v
+        let halfSquared = (half * half).sum()
+        let scaled = half * (1 - halfSquared / 6)
+        return Quaternion(w: 1 - halfSquared / 2, x: scaled.x, y: scaled.y, z: scaled.z)
+    }
+
+    private mutating func predict(_ duration: Double) {
+        let q = parameters.drift * parameters.drift * duration
+        state.addProcessNoise(q)
+        candidate?.addProcessNoise(q)
+    }
+
+    /// The field-strength constraint |m − b|² = F², i.e. |m|² = 2 mᵀb + k with k = F² − |b|²
+    /// (linear in b and k: the recursive sphere fit), once per new reading while the field is
+    /// undisturbed and the board turns faster than half ``Parameters/slowRate``; a reading it
+    /// cannot explain (χ²₁ beyond 10.8, 99.9 %) is skipped.
+    private mutating func constrainStrength(_ field: SIMD3<Double>) {
+        guard field != sphere.lastReading else { return }
+        sphere.lastReading = field
+        guard !disturbed, candidate == nil else { return }
+        // Only once the stretches know the offset to a few µT: before, the constraint alone would
+        // settle for any sphere through the readings seen (at rest: a sphere of radius zero).
+        if !sphere.known {
+            guard sigma <= parameters.strengthStartSigma else { return }
+            let corrected = field - offset
+            state.startStrength((corrected * corrected).sum().squareRoot(), sigma: parameters.strengthStartSigma)
+            sphere.known = true
+            sphere.scatter = 0
+            return
+        }
+        let strength = max(state.fieldStrength, 10)
+        let h = SIMD4(2 * field, 1)
+        // The readings' distance from the sphere, ≈ |m − b| − F (µT): its mean square says how
+        // well a sphere (hard iron alone) fits; soft iron of a few per cent makes it scatter.
+        let residual = ((field * field).sum() - (h * state.x).sum()) / (2 * strength)
+        sphere.scatter += 0.002 * (min(residual * residual, 100) - sphere.scatter)
+        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
+        _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
+    }
+
+    /// The field strength and dip now against the reference: sets `disturbed`.
+    private mutating func checkDisturbance(_ field: SIMD3<Double>, _ acceleration: SIMD3<Double>) {
+        guard referenceStrength > 0 else {
+            disturbed = false
+            return
+        }
+        let corrected = field - offset
+        let strength = (corrected * corrected).sum().squareRoot()
+        var isDisturbed = abs(strength - referenceStrength) > parameters.normThreshold * referenceStrength
+        if !isDisturbed, referenceDipKnown, let dip = Self.dip(corrected, acceleration, tolerance: 0.1) {
+            isDisturbed = abs(dip - referenceDip) > parameters.dipThreshold
+        }
+        disturbed = isDisturbed
+    }
+
+    /// One stretch: `later` should equal Φ·`earlier` + (I − Φ)·b, Φ the rotation that takes a
+    /// world-fixed vector from the earlier device axes to the later ones.
+    private mutating func learn(from earlier: SIMD3<Double>, to later: SIMD3<Double>, acceleration: SIMD3<Double>, rotation: Quaternion, duration: Double, endRates: Double) {
+        predict(duration)
+        let phi = rotation.conjugate.rotationMatrix   // v_later = Φ v_earlier for a world-fixed v
+        let h = Matrix3.identity - phi
+        let y = later - phi * earlier
+        // Noise per axis: two readings' noise, plus the rotation's error (timing and scale) acting
+        // on the field's size.
+        let strength = max(referenceStrength, ((earlier - offset) * (earlier - offset)).sum().squareRoot())
+        let angleError = endRates * parameters.timingUncertainty + parameters.rotationScaleError * rotation.angle
+        let r = 2 * parameters.fieldNoise * parameters.fieldNoise + (angleError * strength) * (angleError * strength)
+
+        let (accepted, nis) = state.update(h, y, r, gate: parameters.gate, apply: !disturbed)
+        if accepted { consistency += 0.05 * (nis / 3 - consistency) }
+        if accepted || nis <= parameters.gate {
+            // The first filter explains the readings again: after as long as a change needs to be
+            // confirmed, the suspicion was a passing disturbance.
+            acceptedTime += duration
+            if acceptedTime >= parameters.changeConfirmationTime {
+                rejectedTime = 0
+                candidateConsistentTime = 0
+                candidate = nil
+            }
+        } else {
+            acceptedTime = 0
+            rejectedTime += duration
+            if candidate == nil {
+                candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength)
+                candidateConsistentTime = 0
+            }
+        }
+        if var c = candidate {
+            // The second filter learns from every stretch, ungated (it is adopted only once its
+            // stretches fit it, so what it learned from a passing disturbance is never adopted).
+            let p = c.offsetCovariance
+            let known = (p.m11 + p.m22 + p.m33) / 3 < 4
+            let (_, candidateNIS) = c.update(h, y, r, gate: .infinity, apply: true)
+            candidate = c
+            // Consistent while its stretches fit; an odd one out costs as much as it lasted.
+            candidateConsistentTime = known && candidateNIS <= parameters.gate
+                ? candidateConsistentTime + duration : max(0, candidateConsistentTime - duration)
+            if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime {
+                state = c
+                candidate = nil
+                sphere.known = false
+                rejectedTime = 0
+                changes += 1
+                if parameters.expectedField == nil {   // relearned with the new offset
+                    referenceStrength = 0
+                    referenceDipKnown = false
+                }
+            }
+        }
+        learnReference(later, acceleration)
+    }
+
+    /// Learns the reference field (strength, dip) once the offset is known well, if no expected
+    /// field was given.
+    private mutating func learnReference(_ field: SIMD3<Double>, _ acceleration: SIMD3<Double>) {
+        guard parameters.expectedField == nil, !disturbed, candidate == nil, sigma <= 1.0 else { return }
+        let corrected = field - offset
+        let strength = (corrected * corrected).sum().squareRoot()
+        if referenceStrength == 0 {
+            referenceStrength = strength
+        } else {
+            referenceStrength += 0.05 * (strength - referenceStrength)
+        }
+        if !referenceDipKnown, let dip = Self.dip(corrected, acceleration, tolerance: 0.05) {
+            referenceDip = dip
+            referenceDipKnown = true
+        }
+    }
+
+    /// The dip angle of `field` (µT, offset removed) below the horizontal, radians, from a quiet
+    /// accelerometer (|a| within `tolerance` g of 1 g); nil while it moves.
+    private static func dip(_ field: SIMD3<Double>, _ acceleration: SIMD3<Double>, tolerance: Double) -> Double? {
+        let g = (acceleration * acceleration).sum().squareRoot()
+        let strength = (field * field).sum().squareRoot()
+        guard abs(g - 1) < tolerance, strength > 0 else { return nil }
+        // Core Motion's sign: the acceleration at rest points down, so its projection is the dip.
+        return asin(max(-1, min(1, (field * acceleration).sum() / (strength * g))))
+    }
+
+}
+
+/// The estimated offset b (µT) and k = F² − |b|² (µT², F the field strength), with their
+/// covariance: the state of the Kalman filter.
+private struct OffsetState: Sendable {
+    var x: SIMD4<Double>
+    /// Symmetric 4×4 covariance by columns.
+    var p0, p1, p2, p3: SIMD4<Double>
+
+    init(offset: SIMD3<Double>, sigma: Double, fieldStrength: Double) {
+        x = SIMD4(offset, fieldStrength * fieldStrength - (offset * offset).sum())
+        let v = sigma * sigma
+        // k is F² − |b|²: F within 20–70 µT and |b| up to the prior's size make it uncertain by
+        // several thousand µT².
+        let vk = 5000.0 * 5000.0
+        p0 = SIMD4(v, 0, 0, 0)
+        p1 = SIMD4(0, v, 0, 0)
+        p2 = SIMD4(0, 0, v, 0)
+        p3 = SIMD4(0, 0, 0, vk)
+    }
+
+    var offset: SIMD3<Double> { SIMD3(x.x, x.y, x.z) }
+    var offsetCovariance: Matrix3 {
+        Matrix3(rows: SIMD3(p0.x, p0.y, p0.z), SIMD3(p1.x, p1.y, p1.z), SIMD3(p2.x, p2.y, p2.z))
+    }
+    /// F = √(k + |b|²), µT.
+    var fieldStrength: Double { (max(x.w + (offset * offset).sum(), 0)).squareRoot() }
+
+    /// Starts k from a field strength `strength` (µT) known to `sigma` (µT), independent of b:
+    /// k = F² − |b|², so var k = (2Fσ)² + 4 bᵀP b and cov(k, b) = −2 P b.
+    mutating func startStrength(_ strength: Double, sigma: Double) {
+        let b = offset
+        let pb = p0 * b.x + p1 * b.y + p2 * b.z   // P·b (its w part is dropped below)
+        x.w = strength * strength - (b * b).sum()
+        let variance = 4 * strength * strength * sigma * sigma + 4 * (SIMD3(pb.x, pb.y, pb.z) * b).sum()
+        p0.w = -2 * pb.x
+        p1.w = -2 * pb.y
+        p2.w = -2 * pb.z
+        p3 = SIMD4(-2 * pb.x, -2 * pb.y, -2 * pb.z, variance)
+    }
+
+    mutating func addProcessNoise(_ q: Double) {
+        p0.x += q
+        p1.y += q
+        p2.z += q
+    }
+
+    /// One scalar measurement y = hᵀx + noise (variance r): applied when its normalized innovation
+    /// squared is within `gate`; returns that NIS.
+    @inline(__always)
+    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, gate: Double) -> Double {
+        let ph = p0 * h.x + p1 * h.y + p2 * h.z + p3 * h.w
+        let s = (h * ph).sum() + r
+        guard s > 0 else { return .infinity }
+        let innovation = y - (h * x).sum()
+        let nis = innovation * innovation / s
+        guard nis <= gate else { return nis }
+        let gain = ph / s
+        x += gain * innovation
+        p0 -= gain * ph.x
+        p1 -= gain * ph.y
+        p2 -= gain * ph.z
+        p3 -= gain * ph.w
+        return nis
+    }
+
+    /// A stretch: y = H b + noise (variance r per axis, H 3×3, k not involved), as three scalar
+    /// updates in turn; applied as a whole when `apply` and the summed NIS (the vector's, since
+    /// the axes' noise is independent) is within `gate`. Returns whether applied, and the NIS.
+    mutating func update(_ h: Matrix3, _ y: SIMD3<Double>, _ r: Double, gate: Double, apply: Bool) -> (Bool, Double) {
+        var trial = self
+        var nis = trial.update(SIMD4(h.rows.0, 0), y.x, r, gate: .infinity)
+        nis += trial.update(SIMD4(h.rows.1, 0), y.y, r, gate: .infinity)
+        nis += trial.update(SIMD4(h.rows.2, 0), y.z, r, gate: .infinity)
+        guard apply, nis <= gate else { return (false, nis) }
+        self = trial
+        return (true, nis)
+    }
+}
+
+/// The background calibration as a fusion loop runs it: the estimator, the field with its offset
+/// removed, and when to tell the attitude filter (``AttitudeEstimator/magneticCalibrationChanged()``)
+/// that the calibration moved under it — when the offset has moved by ``announcedMove`` since it
+/// was last told (checked ten times a second of sample time): the first learning, a relearned
+/// hard-iron change. Smaller refinements the filter's own heading correction follows (a reset
+/// restarts its heading average, which costs more than a fraction of a µT while the board moves).
+/// The sampler and `motionctl evaluate --background-calibration` run the same.
+public struct BackgroundFieldCorrection: Sendable {
+    /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
+    public static let announcedMove = 2.0
+
+    public private(set) var estimator: HardIronEstimator
+    /// The status at the last check.
+    public private(set) var status: HardIronEstimator.Status
+    private var announcedOffset: SIMD3<Double>
+    private var announcedAccuracy: MagneticFieldCalibrationAccuracy
+    private var lastCheck: Double?
+
+    /// See ``HardIronEstimator/restartStretch()``.
+    public mutating func restartStretch() {
+        estimator.restartStretch()
+    }
+
+    public init(_ estimator: HardIronEstimator) {
+        self.estimator = estimator
+        status = estimator.status
+        announcedOffset = estimator.estimate
+        announcedAccuracy = status.accuracy
+    }
+
+    /// One reading through the estimator (see ``HardIronEstimator/update(field:rotationRate:acceleration:interval:)``)
+    /// at `timestamp` (s): the field with the offset removed, whether the status was refreshed,
+    /// and whether the attitude filter should be told.
+    public mutating func correct(
+        _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double
+    ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
+        estimator.update(field: field, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
+        let offset = estimator.estimate
+        guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (field - offset, false, false) }
+        lastCheck = timestamp
+        status = estimator.status
+        let moved = offset - announcedOffset
+        let changed = (moved * moved).sum() > Self.announcedMove * Self.announcedMove
+        if changed { announcedOffset = offset }
+        announcedAccuracy = status.accuracy
+        return (field - offset, true, changed)
+    }
+}

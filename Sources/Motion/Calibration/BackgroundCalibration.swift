@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import Fusion
+import Locking
+
+/// The background hard-iron estimation of one device's magnetometer (``HardIronEstimator``, run
+/// by the sampler on the device-motion path): where it starts, what it found last, and where an
+/// improvement is saved.
+///
+/// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
+/// so the estimator learns what is left, from zero, with an uncertainty from the record: a
+/// background record's own σ, else the stored accuracy's (high 0.2 µT, medium 0.8 µT, low
+/// 2.5 µT per axis: the middle of each ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band);
+/// without a record, ``HardIronEstimator/Parameters/initialSigma``.
+///
+/// Saving: when the estimate is better than what was saved (σ down by a third, or the offset
+/// moved by more than 2 σ and 0.5 µT, at accuracy medium or better), at most once every
+/// ``saveInterval`` seconds of sample time, the record's magnetometer section is rewritten in the
+/// store (atomically, under the store's lock) as `origin: background`. Never over an explicit
+/// (figure-eight) calibration: that one wins, and the estimate then only corrects the live field.
+final class BackgroundCalibration: Sendable {
+    let parameters: HardIronEstimator.Parameters
+    /// Per-axis σ of the starting point, µT; nil for the estimator's initial σ.
+    let startSigma: Double?
+    private let saver: Saver?
+    private let latest = Locked<HardIronEstimator.Status?>(nil)
+
+    /// Seconds of sample time between two saves.
+    static let saveInterval = 10.0
+
+    /// Where and how an estimate is written back.
+    struct Saver: Sendable {
+        let store: CalibrationStore
+        let sensor: SensorIdentity
+        /// The stored calibration applied before the estimator (chip axes), nil for none.
+        let storedOffset: SIMD3<Double>
+        let softIron: Matrix3
+        /// Magnetometer chip axes → device axes (mount · the magnetometer's own axes).
+        let chipToDevice: Matrix3
+    }
+
+    private struct SaveState {
+        var lastSaveTime: Double?
+        var saved: HardIronEstimator.Status?
+        var pending: HardIronEstimator.Status?
+        var error: CalibrationStoreError?
+    }
+    private let saveState = Locked(SaveState())
+    private let saveQueue = DispatchQueue(label: "swift-motion.background-calibration", qos: .utility)
+
+    init(parameters: HardIronEstimator.Parameters = HardIronEstimator.Parameters(), startSigma: Double? = nil, saver: Saver? = nil) {
+        self.parameters = parameters
+        self.startSigma = startSigma
+        self.saver = saver
+    }
+
+    /// For a stored record of the magnetometer (nil: none), saving to `store` unless the record
+    /// is an explicit calibration.
+    /// - Parameter magnetometerRate: the magnetometer's output data rate, Hz: read between its
+    ///   updates, its reading is half a period old on average (``HardIronEstimator/Parameters/magnetometerLag``)
+    ///   give or take period/√12 (``HardIronEstimator/Parameters/timingUncertainty``).
+    convenience init(
+        record: CalibrationRecord?, store: CalibrationStore?, sensor: SensorIdentity, correction: SensorCorrection,
+        magnetometerRate: Double? = nil
+    ) {
+        let stored = record?.magnetometer
+        let sigma: Double? = stored.map { stored in
+            if stored.isBackground, let sigma = stored.offsetSigma { return sigma }
+            return switch MagneticFieldCalibrationAccuracy(name: stored.accuracy) {
+            case .high?: 0.2
+            case .medium?: 0.8
+            case .low?: 2.5
+            case .uncalibrated?, nil: HardIronEstimator.Parameters().initialSigma
+            }
+        }
+        let canSave = stored.map(\.isBackground) ?? true
+        var parameters = HardIronEstimator.Parameters()
+        if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
+            parameters.magnetometerLag = 0.5 / rate
+            parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))
+        }
+        self.init(
+            parameters: parameters, startSigma: sigma,
+            saver: canSave ? store.map {
+                Saver(store: $0, sensor: sensor, storedOffset: correction.hardIronOffset ?? .zero, softIron: correction.softIron,
+                      chipToDevice: correction.mount * correction.magnetometerAxes)
+            } : nil)
+    }
+
+    func makeEstimator() -> HardIronEstimator {
+        HardIronEstimator(parameters: parameters, sigma: startSigma)
+    }
+
+    /// The estimator's latest status; nil before device motion first ran.
+    var status: HardIronEstimator.Status? { latest.withLock { $0 } }
+
+    /// The latest status's accuracy, else the starting point's.
+    var accuracy: MagneticFieldCalibrationAccuracy { status?.accuracy ?? makeEstimator().status.accuracy }
+
+    /// The last save that failed, naming the file and the fix; nil when all saves worked.
+    var saveError: CalibrationStoreError? { saveState.withLock { $0.error } }
+
+    /// The sampler's latest status, at `timestamp` (sample time, s): kept for ``status`` and
+    /// saved when it improves on the last save (debounced).
+    func publish(_ status: HardIronEstimator.Status, at timestamp: Double) {
+        latest.withLock { $0 = status }
+        guard let saver else { return }
+        let due: HardIronEstimator.Status? = saveState.withLock { state in
+            // Saved once the field strength is known too (the record keeps it).
+            if status.accuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed {
+                let better = state.saved.map { saved in
+                    let moved = ((status.offset - saved.offset) * (status.offset - saved.offset)).sum().squareRoot()
+                    return status.sigma < saved.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5)
+                } ?? true
+                if better { state.pending = status }
+            }
+            guard let pending = state.pending else { return nil }
+            if let last = state.lastSaveTime, timestamp - last < Self.saveInterval, timestamp >= last { return nil }
+            state.lastSaveTime = timestamp
+            state.saved = pending
+            state.pending = nil
+            return pending
+        }
+        guard let due else { return }
+        saveQueue.async { [saveState] in
+            do throws(CalibrationStoreError) {
+                try saver.save(due)
+                saveState.withLock { $0.error = nil }
+            } catch {
+                saveState.withLock { $0.error = error }
+                MotionManager.logger.warning("the background magnetometer calibration was not saved: \(error)")
+            }
+        }
+    }
+
+    /// Waits until every save handed over so far has finished (tests, and a program about to exit).
+    func waitForSaves() {
+        saveQueue.sync {}
+    }
+}
+
+extension BackgroundCalibration.Saver {
+    /// The record's magnetometer section from `status`, unless an explicit calibration got there
+    /// first (written by `motionctl calibrate magnetometer` meanwhile): that one is kept.
+    func save(_ status: HardIronEstimator.Status) throws(CalibrationStoreError) {
+        // device = M · S · (chip − b₀) − δ = M · S · (chip − (b₀ + S⁻¹ Mᵀ δ)); M is orthonormal.
+        let inverse = softIron.inverse ?? .identity
+        let offset = storedOffset + inverse * (chipToDevice.transposed * status.offset)
+        try store.update(sensor) { record in
+            if let existing = record.magnetometer, !existing.isBackground { return }
+            var section = CalibrationRecord.Magnetometer(
+                hardIronOffset: offset, softIronMatrix: softIron.rowMajor,
+                fieldStrength: min(max(status.fieldStrength, 1), 1_000), fitErrorPercent: 0, coveragePercent: 0,
+                model: "offset", accuracy: status.accuracy.name)
+            section.origin = CalibrationRecord.Magnetometer.backgroundOrigin
+            section.offsetSigma = status.sigma
+            record.magnetometer = section
+        }
+    }
+}

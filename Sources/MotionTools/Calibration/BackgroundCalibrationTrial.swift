@@ -1,0 +1,123 @@
+import Foundation
+import Fusion
+import Motion
+import MotionSimulator
+import Timing
+
+/// The background magnetometer calibration on the simulated board, in virtual time: one run of a
+/// scenario with a seeded hard iron and no calibration stored (or the one in `store`), measured
+/// against the simulator's truth. What `motionctl calibration background-check` prints and the
+/// acceptance tests assert.
+package struct BackgroundCalibrationTrial: Sendable {
+    /// The hard iron of seed `seed`: uniform within ±50 µT per axis (the simulator's presets are
+    /// 7–31 µT; the LIS3MDL's smallest range is ±400 µT, so nothing saturates), from a
+    /// SplitMix64 stream of the seed.
+    package static func hardIron(seed: UInt64) -> SIMD3<Double> {
+        var state = mix(seed &+ 0x2545_F491_4F6C_DD1D)
+        func mix(_ value: UInt64) -> UInt64 {
+            var z = value
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        func next() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return Double(z >> 11) / Double(1 << 53) * 100 - 50
+        }
+        return SIMD3(next(), next(), next())
+    }
+
+    /// One observation, every `step` seconds of the run.
+    package struct Point: Sendable {
+        /// Seconds since the scenario began.
+        package var time: Double
+        /// |estimated − true offset|, µT.
+        package var offsetError: Double
+        /// Heading error, degrees (magnetic north frame), signed, within ±180.
+        package var headingError: Double
+        package var accuracy: MagneticFieldCalibrationAccuracy
+        package var reason: HardIronEstimator.Reason?
+        package var sigma: Double
+        package var consistency: Double
+        /// The estimated offset, µT, device axes.
+        package var offset: SIMD3<Double>
+        package var changes: Int
+        /// RMS scatter of the readings about the estimated sphere, µT.
+        package var scatter: Double
+    }
+
+    package var seed: UInt64
+    package var scenario: String
+    package var trueOffset: SIMD3<Double>
+    /// The world played (for the truth of a scenario's own magnets).
+    package var world: World
+    package var points: [Point]
+    /// The accuracy of the very first device-motion sample.
+    package var firstAccuracy: MagneticFieldCalibrationAccuracy?
+
+    /// Runs `scenario` for `duration` seconds.
+    /// - Parameters:
+    ///   - hardIron: the board's hard iron; nil for ``hardIron(seed:)``.
+    ///   - store: calibrations to start from and save to (nil: none).
+    package static func run(
+        seed: UInt64, scenario: String = "ordinary-handling", duration: Double, hardIron: SIMD3<Double>? = nil,
+        softIron: Matrix3? = nil, store: CalibrationStore? = nil, step: Double = 0.1
+    ) throws(MotionError) -> BackgroundCalibrationTrial {
+        let clock = VirtualClock()
+        let offset = hardIron ?? Self.hardIron(seed: seed)
+        let manager = try MotionManager(
+            source: .simulated(Simulation(scenario: scenario, seed: seed, hardIron: offset, softIron: softIron)), clock: clock, calibrationStore: store)
+        guard let world = manager.simulatedHardware?.world else { throw .sensor("the simulated board has no world") }
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        var trial = BackgroundCalibrationTrial(seed: seed, scenario: scenario, trueOffset: offset, world: world, points: [])
+        clock.advance(by: 0.05)
+        trial.firstAccuracy = manager.deviceMotion?.magneticField.accuracy
+        let steps = Int((duration / step).rounded())
+        for _ in 0..<steps {
+            clock.advance(by: step)
+            guard let motion = manager.deviceMotion else { continue }
+            let truth = world.truth(at: motion.timestamp).attitude
+            var direction = truth.rotate(SIMD3(0, 1, 0))
+            if direction.x * direction.x + direction.y * direction.y < 0.01 { direction = truth.rotate(SIMD3(0, 0, -1)) }
+            let trueHeading = (atan2(direction.x, direction.y) - world.earthField.declination) * 180 / .pi
+            var error = (motion.heading - trueHeading).truncatingRemainder(dividingBy: 360)
+            if error > 180 { error -= 360 }
+            if error < -180 { error += 360 }
+            let status = manager.backgroundCalibrationStatus
+            // The simulated board's mount is the identity and the LIS3MDL's axes are the IMU's: the
+            // hard iron in device axes is the one set.
+            let estimated = status?.offset ?? .zero
+            let difference = estimated - offset
+            trial.points.append(Point(
+                time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
+                headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
+                consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
+                scatter: status?.fieldScatter ?? 0))
+        }
+        manager.stopDeviceMotionUpdates()
+        manager.waitForBackgroundCalibrationSaves()
+        return trial
+    }
+
+    /// The points from `time` on.
+    package func after(_ time: Double) -> ArraySlice<Point> {
+        points[(points.firstIndex { $0.time >= time } ?? points.endIndex)...]
+    }
+
+    /// Root mean square of the heading error from `time` on, degrees.
+    package func headingRMS(after time: Double) -> Double {
+        let tail = after(time)
+        guard !tail.isEmpty else { return .nan }
+        return (tail.map { $0.headingError * $0.headingError }.reduce(0, +) / Double(tail.count)).squareRoot()
+    }
+
+    /// The first time the accuracy was `high`, seconds since the scenario began.
+    package var timeToHigh: Double? { points.first { $0.accuracy == .high }?.time }
+
+    /// Points where the accuracy said `high` but the offset was more than 1 µT off.
+    package var highButWrong: Int { points.filter { $0.accuracy == .high && $0.offsetError > 1 }.count }
+}

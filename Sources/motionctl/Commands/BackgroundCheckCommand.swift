@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Fusion
+import Motion
+import MotionTools
+
+extension CalibrationCommand {
+    /// `motionctl calibration background-check`: the background magnetometer calibration on the
+    /// simulated board, seed after seed of hard iron, as the README's table shows it.
+    struct BackgroundCheck: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "background-check",
+            abstract: "Measure the background magnetometer calibration on the simulated board (virtual time, no calibration stored).",
+            discussion: """
+                For each seed: a hard iron drawn within ±50 µT per axis, the chosen scenario played \
+                in virtual time with nothing stored, and the result against the simulator's truth: \
+                the offset error after the handling, the heading error's RMS and worst for the rest \
+                of the run, when the accuracy first said high, and how often it said high while \
+                the offset was more than 1 µT off.
+                """)
+
+        @Option(help: "The first seed.")
+        var firstSeed: UInt64 = 1
+
+        @Option(help: "How many seeds.")
+        var seeds = 20
+
+        @Option(help: "The scenario (ordinary-handling, magnet-attached, magnet-passing, indoor-handling, rest, …).")
+        var scenario = "ordinary-handling"
+
+        @Option(help: "Seconds of virtual time to run.")
+        var duration = 60.0
+
+        @Option(help: "Seconds into the run from which offset and heading are judged (default: the end of the handling).")
+        var judgeFrom = 25.5
+
+        @Flag(help: "No soft iron (the chip preset's few per cent of soft iron otherwise).")
+        var noSoftIron = false
+
+        @Flag(help: "No hard iron either: the floor that the rest of the fusion leaves.")
+        var noHardIron = false
+
+        @Flag(help: "Print each seed's course once a second: offset error, σ, heading error, accuracy, reason.")
+        var trace = false
+
+        func validate() throws {
+            guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
+            guard duration > judgeFrom, judgeFrom >= 0, duration <= 3600 else {
+                throw ValidationError("--duration must exceed --judge-from and be at most 3600 s")
+            }
+        }
+
+        func run() throws {
+            print("| seed | hard iron (µT) | offset error (µT) | heading RMS (°) | heading worst (°) | accuracy at end | first high (s) | high while > 1 µT off |")
+            print("|---:|---|---:|---:|---:|---|---:|---:|")
+            var offsetErrors: [Double] = []
+            var headingRMS: [Double] = []
+            for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
+                let trial: BackgroundCalibrationTrial
+                do {
+                    trial = try BackgroundCalibrationTrial.run(
+                        seed: seed, scenario: scenario, duration: duration, hardIron: noHardIron ? .zero : nil,
+                        softIron: noSoftIron ? .identity : nil)
+                } catch {
+                    printError("error: \(error)")
+                    throw ExitCode.failure
+                }
+                if trace {
+                    for (index, point) in trial.points.enumerated() where index % 10 == 9 {
+                        print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter))")
+                    }
+                }
+                let tail = trial.after(judgeFrom)
+                let offsetError = tail.first?.offsetError ?? .nan
+                let rms = trial.headingRMS(after: judgeFrom)
+                let worst = tail.map { abs($0.headingError) }.max() ?? .nan
+                offsetErrors.append(offsetError)
+                headingRMS.append(rms)
+                let hard = "(" + [trial.trueOffset.x, trial.trueOffset.y, trial.trueOffset.z].map { decimals($0, 1) }.joined(separator: ", ") + ")"
+                print("| \(seed) | \(hard) | \(decimals(offsetError)) | \(decimals(rms)) | \(decimals(worst)) | \(trial.points.last?.accuracy.storedName ?? "—") | \(trial.timeToHigh.map { decimals($0, 1) } ?? "never") | \(trial.highButWrong) |")
+            }
+            print("")
+            print("worst offset error \(decimals(offsetErrors.max() ?? .nan)) µT, worst heading RMS \(decimals(headingRMS.max() ?? .nan))° over \(seeds) seeds (\(scenario), judged from \(decimals(judgeFrom, 1)) s to \(decimals(duration, 0)) s)")
+        }
+    }
+}
