@@ -256,9 +256,11 @@ struct ServeLimitsTests {
             var standardOutput: String { output.withLock { $0 } }
             var standardError: String { error.withLock { $0 } }
 
-            /// The port from the URL it printed, waiting up to 30 s for "Ctrl-C to stop".
+            /// The port from the URL it printed, waiting for "Ctrl-C to stop" up to 60 s (5 min under
+            /// the thread sanitizer: building the simulated board's world took CI's sanitized
+            /// motionctl over 30 s beside the other phases).
             func port() throws -> UInt16 {
-                for _ in 0..<600 {
+                for _ in 0..<(isThreadSanitized ? 6000 : 1200) {
                     let text = standardOutput
                     if text.contains("Ctrl-C to stop"), let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
                         if let port = UInt16(text[range].dropFirst("http://127.0.0.1:".count).dropLast()) { return port }
