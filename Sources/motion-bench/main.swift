@@ -44,7 +44,8 @@ var expectsValue = false
 for argument in arguments {
     defer { expectsValue = !expectsValue && valueOptions.contains(argument) }
     if expectsValue || benchmarkNames.contains(argument) || valueOptions.contains(argument) { continue }
-    FileHandle.standardError.write(Data("motion-bench: unknown argument '\(argument)'\n\(usage)\n".utf8))
+    // A full or closed standard error loses the message, never traps; the exit status still says it.
+    do { try FileHandle.standardError.write(contentsOf: Data("motion-bench: unknown argument '\(argument)'\n\(usage)\n".utf8)) } catch {}
     exit(2)
 }
 func value(of option: String) -> Double? {
