@@ -9,6 +9,7 @@ extension MotionServer {
         guard isAuthorized(request) else {
             return Self.text(401, "this server needs its access token: open the URL motionctl serve printed (it ends in ?token=…)")
         }
+        if configuration.accessToken == nil, let refusal = Self.refusalOfAnotherSite(request) { return refusal }
         let methods: [String]
         switch request.path {
         case "/", "/index.html", "/events", "/info", "/calibration/magnetometer": methods = ["GET"]
@@ -88,6 +89,38 @@ extension MotionServer {
         var difference = expected.count ^ given.count
         for index in expected.indices { difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0)) }
         return difference == 0
+    }
+
+    /// Without a token the server trusts being reachable from this machine only, and a web page
+    /// in the user's browser is on this machine too: a site whose name was re-pointed at
+    /// 127.0.0.1 (DNS rebinding) sends its own name as `Host`, and a page that posts to
+    /// `http://127.0.0.1:…` sends its own `Origin`. Both are refused with 403; a client that
+    /// names no host or origin (curl, HTTP/1.0) is served. With a token, the token decides.
+    static func refusalOfAnotherSite(_ request: RequestHead) -> Response? {
+        if let host = request.header("host"), !isLoopbackAuthority(host) {
+            return text(403, "this server answers only requests addressed to localhost or 127.0.0.1, not to \"\(host.prefix(100))\": open http://127.0.0.1:<port>/, or serve other names with --host (a token is then required)")
+        }
+        if let origin = request.header("origin") {
+            let authority = origin.hasPrefix("http://") ? String(origin.dropFirst(7)) : ""
+            if !isLoopbackAuthority(authority) {
+                return text(403, "requests from the page \"\(origin.prefix(100))\" are refused: only pages of this server may use it (open http://127.0.0.1:<port>/)")
+            }
+        }
+        return nil
+    }
+
+    /// "localhost", "127.x.y.z" or "[::1]", each with an optional port, and nothing else (no
+    /// path, no user, no other name).
+    static func isLoopbackAuthority(_ authority: String) -> Bool {
+        let digits = { (text: Substring) in !text.isEmpty && text.count <= 5 && text.allSatisfy { $0.isASCII && $0.isNumber } }
+        var name = Substring(authority.lowercased())
+        if let colon = name.lastIndex(of: ":"), !name.hasSuffix("]"), name.hasPrefix("[") || !name[..<colon].contains(":") {
+            guard digits(name[name.index(after: colon)...]) else { return false }
+            name = name[..<colon]
+        }
+        if name == "localhost" || name == "[::1]" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { digits($0) && $0.count <= 3 && Int($0).map { $0 <= 255 } == true }
     }
 
     /// A query parameter as a number in `range`; missing: `default`; anything else is a 400

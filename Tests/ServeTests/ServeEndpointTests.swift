@@ -126,6 +126,32 @@ struct ServeEndpointTests {
         #expect(try await test.request("GET", "/info", headers: ["Authorization": "Bearer x\(token)"]).status == 401)
     }
 
+    @Test("without a token only this machine's names are served: another site's Host or Origin gets 403 (DNS rebinding, cross-site posts)")
+    func anotherSite() async throws {
+        let test = try await TestServer.start()
+        defer { Task { await test.stop() } }
+        let refused: [[String: String]] = [
+            ["Host": "evil.example"], ["Host": "evil.example:8080"], ["Host": "127.0.0.1.evil.example"], ["Host": "128.0.0.1"],
+            ["Host": "127.0.0.1:80x"], ["Host": "127.0.0.1:"], ["Host": "[::2]:8080"], ["Host": "localhost.evil.example"],
+            ["Origin": "http://evil.example"], ["Origin": "null"], ["Origin": "https://127.0.0.1"], ["Origin": "http://127.0.0.1.evil.example"],
+        ]
+        for headers in refused {
+            for (method, target) in [("GET", "/info"), ("POST", "/calibration/magnetometer/start")] {
+                let response = try await test.request(method, target, headers: headers)
+                #expect(response.status == 403, "\(method) \(target) \(headers)")
+                #expect(response.body.contains("refused") || response.body.contains("answers only requests addressed to localhost"), "\(response.body)")
+            }
+        }
+        let served: [[String: String]] = [
+            ["Host": "127.0.0.1"], ["Host": "127.0.0.1:\(test.port)"], ["Host": "LOCALHOST:\(test.port)"], ["Host": "[::1]:\(test.port)"],
+            ["Host": "127.1.2.3"], ["Origin": "http://127.0.0.1:\(test.port)"], ["Origin": "http://localhost:\(test.port)"],
+        ]
+        for headers in served { #expect(try await test.request("GET", "/info", headers: headers).status == 200, "\(headers)") }
+        // A client that names no host (HTTP/1.0) is served.
+        let plain = RawHTTP.parse(try await RawHTTP.exchange(port: test.port, "GET /info HTTP/1.0\r\n\r\n"))
+        #expect(plain.status == 200)
+    }
+
     @Test("1000 malformed requests: every answer a 4xx (505 for HTTP/9.9) or a closed connection; none served; the server still serves, the sampler lost nothing")
     func malformedRequests() async throws {
         let test = try await TestServer.start()

@@ -94,12 +94,12 @@ struct ServeLimitsTests {
         defer { Task { await test.stop() } }
         let long = String(repeating: "A", count: 100_000)
         for (request, status) in [
-            ("\(long) /info HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-            ("GET /info?token=\(Self.token)&q=\(long) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
-            ("GET /info?\(long)=1 HTTP/1.1\r\nHost: x\r\n\r\n", 414),
-            ("GET /\(long) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
-            ("GET /info HTTP/1.1\r\nHost: x\r\nX-Motion-Token: \(long)\r\n\r\n", 431),
-            ("GET /info HTTP/1.1\r\nHost: x\r\nCookie: \(long)\r\n\r\n", 431),
+            ("\(long) /info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),
+            ("GET /info?token=\(Self.token)&q=\(long) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+            ("GET /info?\(long)=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+            ("GET /\(long) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+            ("GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Motion-Token: \(long)\r\n\r\n", 431),
+            ("GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(long)\r\n\r\n", 431),
         ] {
             let reply = try await RawHTTP.onThread { try RawHTTP.exchangeBlocking(port: test.port, Array(request.utf8)) }
             #expect(reply.response.status == status, "\(request.prefix(40)): \(reply.response.raw.prefix(200))")
@@ -132,7 +132,7 @@ struct ServeLimitsTests {
         let kept = try await RawHTTP.onThread {
             let fd = try RawHTTP.openSocket(port: port)
             defer { close(fd) }
-            try RawHTTP.write(fd, "GET /info HTTP/1.1\r\nHost: x\r\n\r\nGET /info HTTP/1.1\r\nHost: x\r\n\r\nGET /info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            try RawHTTP.write(fd, "GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             return RawHTTP.readToEnd(fd)
         }
         #expect(kept.closed && kept.text.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 3, "\(kept.text.prefix(300))")
@@ -145,8 +145,8 @@ struct ServeLimitsTests {
         defer { Task { await test.stop() } }
         let reply = try await RawHTTP.onThread {
             try RawHTTP.exchangeBlocking(port: test.port, Array((
-                "POST /info HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello=world"
-                + "GET /info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8))
+                "POST /info HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 11\r\n\r\nhello=world"
+                + "GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").utf8))
         }
         #expect(reply.response.status == 405)
         #expect(reply.response.raw.contains("HTTP/1.1 200 OK"), "\(reply.response.raw.prefix(400))")
@@ -176,7 +176,7 @@ struct ServeLimitsTests {
         let port = test.port
         let fd = try await RawHTTP.onThread {
             let fd = try RawHTTP.openSocket(port: port, receiveBuffer: 4_096)
-            try RawHTTP.write(fd, "GET /events?rate=100 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try RawHTTP.write(fd, "GET /events?rate=100 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             return fd
         }
         defer { close(fd) }
@@ -198,11 +198,11 @@ struct ServeLimitsTests {
         let port = test.port
         let sockets = try await RawHTTP.onThread {
             let slow = try RawHTTP.openSocket(port: port)
-            try RawHTTP.write(slow, "GET /info HTTP/1.1\r\nHost: x\r\n")
+            try RawHTTP.write(slow, "GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             let stream = try RawHTTP.openSocket(port: port)
-            try RawHTTP.write(stream, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+            try RawHTTP.write(stream, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let stalled = try RawHTTP.openSocket(port: port, receiveBuffer: 4_096)
-            try RawHTTP.write(stalled, "GET /events?rate=100 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try RawHTTP.write(stalled, "GET /events?rate=100 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             return [slow, stream, stalled]
         }
         defer { for fd in sockets { close(fd) } }

@@ -33,7 +33,8 @@ enum RawHTTP {
 
     /// A request and its parsed response (`Connection: close`).
     static func request(port: UInt16, _ method: String, _ target: String, headers: [String: String] = [:], seconds: Int = 10) async throws -> Response {
-        let lines = ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers.map { "\($0.key): \($0.value)" }
+        let host = headers.keys.contains { $0.lowercased() == "host" } ? [] : ["Host: 127.0.0.1"]
+        let lines = ["\(method) \(target) HTTP/1.1", "Connection: close"] + host + headers.map { "\($0.key): \($0.value)" }
         let raw = try await exchange(port: port, lines.joined(separator: "\r\n") + "\r\n\r\n", seconds: seconds)
         return parse(raw)
     }

@@ -49,6 +49,7 @@ struct Response: Sendable {
         case 202: "Accepted"
         case 400: "Bad Request"
         case 401: "Unauthorized"
+        case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 408: "Request Timeout"

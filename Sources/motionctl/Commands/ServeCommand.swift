@@ -14,7 +14,8 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             Listens on 127.0.0.1 (this machine only) unless --host says otherwise; on any other \
             address it prints the URL with a random access token, and requests without it are \
-            refused. Nothing is written except a calibration you save from the page. Ctrl-C stops it.
+            refused; on 127.0.0.1, requests addressed to another name or sent by another site's \
+            page are refused. Nothing is written except a calibration you save from the page. Ctrl-C stops it.
             """)
 
     @OptionGroup var source: SourceOptions
