@@ -13,9 +13,7 @@ private enum Reg {
 }
 
 @Suite struct ICM42688EmulatorTests: EmulatorSuite {
-    typealias Emulator = ICM42688Emulator
-    let address = I2CAddress(0x68)
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<ICM42688Emulator>(at: I2CAddress(0x68))
 
     /// Both sensors on in low-noise mode at `odr` (the code of both CONFIG0 registers), ±16 g and ±2000 °/s.
     func start(_ bus: SimulatedBus, odr: UInt8 = 0x06, fifo: Bool = false) throws {

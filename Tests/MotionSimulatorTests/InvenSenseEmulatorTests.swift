@@ -222,9 +222,7 @@ private enum AK {
 private let akAddress = I2CAddress(0x0C)
 
 @Suite struct AK8963EmulatorTests: EmulatorSuite {
-    typealias Emulator = AK8963Emulator
-    let address = akAddress
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<AK8963Emulator>(at: akAddress)
 
     func adjustment(_ bus: SimulatedBus) throws -> SIMD3<Double> {
         try bus.writeRegister(akAddress, AK.cntl1, 0x0F)  // fuse ROM access

@@ -15,9 +15,7 @@ private let imu = I2CAddress(0x6A)
 private let odr104: UInt8 = 0x40
 
 @Suite struct LSM6DSOXEmulatorTests: EmulatorSuite {
-    typealias Emulator = LSM6DSOXEmulator
-    let address = imu
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<LSM6DSOXEmulator>(at: imu)
 
     @Test func powerOnIdentityAndValues() throws {
         let bus = makeBus()
@@ -210,9 +208,7 @@ private let odr104: UInt8 = 0x40
 }
 
 @Suite struct LSM6DSO32EmulatorTests: EmulatorSuite {
-    typealias Emulator = LSM6DSO32Emulator
-    let address = imu
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<LSM6DSO32Emulator>(at: imu)
 
     /// FS_XL code → mg/LSB for ±4/±32/±8/±16 g (DS13238 Table 2).
     @Test(arguments: [(UInt8(0), 0.122), (1, 0.976), (2, 0.244), (3, 0.488)])

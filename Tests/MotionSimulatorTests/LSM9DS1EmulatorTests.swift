@@ -14,9 +14,7 @@ private enum Reg {
 private let imu = I2CAddress(0x6A)
 
 @Suite struct LSM9DS1EmulatorTests: EmulatorSuite {
-    typealias Emulator = LSM9DS1Emulator
-    let address = imu
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<LSM9DS1Emulator>(at: imu)
 
     @Test func powerOnIdentitySoftwareResetAndAutoIncrement() throws {
         let bus = makeBus()

@@ -6,9 +6,7 @@ import Timing
 private let field = SIMD3(20.7, -5.3, -44.4)
 
 @Suite struct LIS2MDLEmulatorTests: EmulatorSuite {
-    typealias Emulator = LIS2MDLEmulator
-    let address = I2CAddress(0x1E)
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<LIS2MDLEmulator>(at: I2CAddress(0x1E))
 
     @Test func powerOnValuesAndReset() throws {
         let bus = makeBus()
@@ -62,9 +60,7 @@ private let field = SIMD3(20.7, -5.3, -44.4)
 }
 
 @Suite struct QMC5883LEmulatorTests: EmulatorSuite {
-    typealias Emulator = QMC5883LEmulator
-    let address = I2CAddress(0x0D)
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<QMC5883LEmulator>(at: I2CAddress(0x0D))
 
     @Test func identityAndSoftReset() throws {
         let bus = makeBus()
@@ -105,9 +101,7 @@ private let field = SIMD3(20.7, -5.3, -44.4)
 }
 
 @Suite struct HMC5883LEmulatorTests: EmulatorSuite {
-    typealias Emulator = HMC5883LEmulator
-    let address = I2CAddress(0x1E)
-    let clock = VirtualClock()
+    let chip = EmulatorUnderTest<HMC5883LEmulator>(at: I2CAddress(0x1E))
 
     /// X, Z, Y big-endian.
     func xyz(_ bytes: [UInt8]) -> SIMD3<Int16> {

@@ -44,16 +44,26 @@ extension SimulatedBus {
     }
 }
 
-/// A suite about one emulator: ``makeBus(_:options:)`` gives a bus of its own with a new one at
-/// ``address``, on the suite's clock.
+/// The emulator a suite tests: its type, where it answers, and the clock the suite's buses run on.
+struct EmulatorUnderTest<Emulator: ChipEmulator> {
+    /// Where the emulator answers: the address the tests read and write.
+    let address: I2CAddress
+    let clock = VirtualClock()
+
+    init(at address: I2CAddress) { self.address = address }
+}
+
+/// A suite about one emulator, named in one line (`let chip = EmulatorUnderTest<LIS3MDLEmulator>(at: …)`):
+/// ``makeBus(_:options:)`` gives a bus of its own with a new one at ``address``, on the suite's clock.
 protocol EmulatorSuite {
     associatedtype Emulator: ChipEmulator
-    /// Where the emulator answers: the address the tests read and write.
-    var address: I2CAddress { get }
-    var clock: VirtualClock { get }
+    var chip: EmulatorUnderTest<Emulator> { get }
 }
 
 extension EmulatorSuite {
+    var address: I2CAddress { chip.address }
+    var clock: VirtualClock { chip.clock }
+
     func makeBus(_ source: any PhysicalSource = testState(), options: EmulatorOptions = .init()) -> SimulatedBus {
         busWith(Emulator.self, source: source, options: options, at: address.rawValue, clock: clock)
     }

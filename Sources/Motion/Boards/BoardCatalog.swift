@@ -95,7 +95,7 @@ public struct BoardCatalog: Sendable, Equatable {
         guard !idOrPath.isEmpty, lstat(idOrPath, &status) == 0 else {
             let ids = builtIn.boards.map(\.id).joined(separator: ", ")
             throw BoardFileError(
-                .unreadable, file: idOrPath, keyPath: "", problem: "no built-in board \"\(idOrPath)\" and no such file",
+                kind: .unreadable, file: idOrPath, keyPath: "", problem: "no built-in board \"\(idOrPath)\" and no such file",
                 fix: "pass one of \(ids) (`motionctl boards`), or the path of a board file")
         }
         return try loadBoard(at: idOrPath)
@@ -113,7 +113,7 @@ public struct BoardCatalog: Sendable, Equatable {
             data = try FileContents.read(
                 path, what: "a board file (a .json file; `motionctl boards` lists the built-in ids)", limit: FileContents.Limit.boardFile)
         } catch {
-            throw BoardFileError(.unreadable, file: path, keyPath: "", problem: error.problem, fix: error.fix)
+            throw BoardFileError(kind: .unreadable, file: path, keyPath: "", problem: error.problem, fix: error.fix)
         }
         return try parseBoard(data, file: path)
     }

@@ -28,14 +28,6 @@ public struct BoardFileError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What to change.
     public var fix: String
 
-    public init(_ kind: Kind, file: String, keyPath: String, problem: String, fix: String) {
-        self.kind = kind
-        self.file = file
-        self.keyPath = keyPath
-        self.problem = problem
-        self.fix = fix
-    }
-
     public var description: String {
         let location = keyPath.isEmpty ? file : "\(file): \(keyPath)"
         return "\(location): \(problem). Fix: \(fix)"

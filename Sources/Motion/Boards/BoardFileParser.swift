@@ -58,7 +58,7 @@ struct BoardFileParser {
             value = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw BoardFileError(
-                .invalidJSON, file: file, keyPath: "", problem: "not valid JSON (\(Self.syntaxProblem(in: data)))",
+                kind: .invalidJSON, file: file, keyPath: "", problem: "not valid JSON (\(Self.syntaxProblem(in: data)))",
                 fix: "correct the JSON syntax; boards/README.md shows a complete example")
         }
         return try board(from: value, expectedID: expectedID)
@@ -173,7 +173,7 @@ struct BoardFileParser {
         var numbers: [Double] = []
         for (index, item) in items.enumerated() {
             guard case .number(let number) = item else {
-                throw BoardFileError(.wrongType, file: file, keyPath: "\(path)[\(index)]", problem: "expected a number, found \(item.typeName)", fix: fix)
+                throw BoardFileError(kind: .wrongType, file: file, keyPath: "\(path)[\(index)]", problem: "expected a number, found \(item.typeName)", fix: fix)
             }
             numbers.append(number)
         }
@@ -195,18 +195,18 @@ struct BoardFileParser {
     private func object(_ value: JSONValue?, at path: String, keys allowed: [String], required: [String]) throws(BoardFileError) -> [String: JSONValue] {
         guard case .object(let fields) = value else {
             throw BoardFileError(
-                .wrongType, file: file, keyPath: path,
+                kind: .wrongType, file: file, keyPath: path,
                 problem: "expected an object, found \(value?.typeName ?? "nothing")", fix: "write a JSON object {…} with the keys \(allowed.joined(separator: ", "))")
         }
         for key in fields.keys.sorted() where !allowed.contains(key) {
             let suggestion = Self.closest(to: key, in: allowed).map { "did you mean \"\($0)\"? " } ?? ""
             throw BoardFileError(
-                .unknownKey, file: file, keyPath: Self.join(path, key), problem: "unknown key \"\(key)\"",
+                kind: .unknownKey, file: file, keyPath: Self.join(path, key), problem: "unknown key \"\(key)\"",
                 fix: "\(suggestion)remove or rename it; allowed keys here: \(allowed.joined(separator: ", "))")
         }
         for key in required where fields[key] == nil {
             throw BoardFileError(
-                .missingKey, file: file, keyPath: Self.join(path, key), problem: "missing key \"\(key)\"",
+                kind: .missingKey, file: file, keyPath: Self.join(path, key), problem: "missing key \"\(key)\"",
                 fix: "add \"\(key)\"; boards/README.md describes every key")
         }
         return fields
@@ -251,12 +251,12 @@ struct BoardFileParser {
     }
 
     private func wrongType(_ path: String, _ expected: String, _ found: JSONValue?) -> BoardFileError {
-        BoardFileError(.wrongType, file: file, keyPath: path, problem: "expected \(expected), found \(found?.typeName ?? "nothing")",
+        BoardFileError(kind: .wrongType, file: file, keyPath: path, problem: "expected \(expected), found \(found?.typeName ?? "nothing")",
                        fix: "write \(expected); boards/README.md describes every key")
     }
 
     private func invalid(_ path: String, _ problem: String, fix: String) -> BoardFileError {
-        BoardFileError(.invalidValue, file: file, keyPath: path, problem: problem, fix: fix)
+        BoardFileError(kind: .invalidValue, file: file, keyPath: path, problem: problem, fix: fix)
     }
 
     private static func join(_ path: String, _ key: String) -> String {

@@ -10,12 +10,6 @@ public struct EarthField: Sendable, Equatable {
     /// Declination in radians, positive when magnetic north is east of true north.
     public var declination: Double
 
-    public init(magnitude: Double, inclination: Double, declination: Double) {
-        self.magnitude = magnitude
-        self.inclination = inclination
-        self.declination = declination
-    }
-
     /// Berlin, Germany (52.5° N, 13.4° E), rounded World Magnetic Model values for the early 2020s:
     /// F ≈ 49.8 µT, I ≈ 68.3° down, D ≈ +4.3° (east; it grows by about 0.15° a year).
     public static let berlin = EarthField(

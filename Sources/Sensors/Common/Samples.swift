@@ -53,18 +53,6 @@ public struct IMUSample: Sendable, Equatable {
     /// The chip's own sensor-fusion orientation read with this sample, for chips that compute one;
     /// nil otherwise.
     public var chipOrientation: ChipOrientation?
-
-    public init(
-        acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, temperature: Double?, isSaturated: Bool,
-        raw: RawIMUReading? = nil, chipOrientation: ChipOrientation? = nil
-    ) {
-        self.acceleration = acceleration
-        self.rotationRate = rotationRate
-        self.temperature = temperature
-        self.isSaturated = isSaturated
-        self.raw = raw
-        self.chipOrientation = chipOrientation
-    }
 }
 
 /// An orientation computed by the chip's own fusion, as a unit quaternion (w, x, y, z) that
@@ -92,13 +80,6 @@ public struct RawIMUReading: Sendable, Equatable {
     public var accelerometerLSBPerG: Double
     /// Counts per °/s of the configured gyroscope range.
     public var gyroscopeLSBPerDPS: Double
-
-    public init(accelerometer: SIMD3<Int16>, gyroscope: SIMD3<Int16>, accelerometerLSBPerG: Double, gyroscopeLSBPerDPS: Double) {
-        self.accelerometer = accelerometer
-        self.gyroscope = gyroscope
-        self.accelerometerLSBPerG = accelerometerLSBPerG
-        self.gyroscopeLSBPerDPS = gyroscopeLSBPerDPS
-    }
 }
 
 /// One magnetometer reading in chip axes.
@@ -109,12 +90,6 @@ public struct MagneticSample: Sendable, Equatable {
     public var isSaturated: Bool
     /// The chip's output registers behind this sample; nil for a sample not read from a chip.
     public var raw: RawMagneticReading?
-
-    public init(field: SIMD3<Double>, isSaturated: Bool, raw: RawMagneticReading? = nil) {
-        self.field = field
-        self.isSaturated = isSaturated
-        self.raw = raw
-    }
 }
 
 /// A magnetometer's output registers as read, before any scaling: signed counts in x, y, z
@@ -125,11 +100,6 @@ public struct RawMagneticReading: Sendable, Equatable {
     public var counts: SIMD3<Int16>
     /// Counts per µT of each axis (range sensitivity, factory adjustment included).
     public var lsbPerMicrotesla: SIMD3<Double>
-
-    public init(counts: SIMD3<Int16>, lsbPerMicrotesla: SIMD3<Double>) {
-        self.counts = counts
-        self.lsbPerMicrotesla = lsbPerMicrotesla
-    }
 }
 
 /// Rate, ranges and filter of an IMU. Every value must be one the chip supports exactly.
