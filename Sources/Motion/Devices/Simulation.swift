@@ -115,6 +115,11 @@ public struct Simulation: Sendable, Equatable {
     /// register map (same identity).
     static func simulatedMagnetometer(named key: String) -> SimulatedBoard.Magnetometer? { SimulatedBoard.Magnetometer(name: key) }
 
+    /// Seconds the simulated chips have been on when the world starts: their bias walks have
+    /// wandered this long, as on a board that has been running for a while. (A test's
+    /// `VirtualClock` starts at 1000 s, so its chips' walks start at time 0.)
+    static let poweredBefore = 1000.0
+
     /// The simulated board and the world behind it, started at `clock.now`.
     package func makeBoard(clock: any MotionClock) throws(MotionError) -> (board: SimulatedBoard, world: World) {
         try makeBoard(startTime: clock.now, now: { clock.now })
@@ -164,10 +169,16 @@ public struct Simulation: Sendable, Equatable {
         if let hardIron { magnetometerErrors.hardIron = hardIron }
         if let softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
-        // default (the emulator registry's noiseSampleRate); held in between.
+        // default (the emulator registry's noiseSampleRate); held in between. The chips were
+        // powered on `poweredBefore` seconds before the world starts, whatever the clock says:
+        // on the system clock `startTime` is the machine's uptime, and bias walks integrated from
+        // there made the first sample cost a step per 10 ms of uptime (2.3 s after 5 h in a
+        // debug build; minutes after a month).
         let noiseRate = imu.entry.noiseSampleRate
         let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
-        let source = ErrorModelSource(base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate)
+        let source = ErrorModelSource(
+            base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate,
+            origin: startTime - Self.poweredBefore)
         let board = SimulatedBoard(
             imu: imu, imuAddress: layout.flatMap { $0.imuAddresses.first(where: imu.possibleAddresses.contains) },
             magnetometer: magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)), source: source, now: now)

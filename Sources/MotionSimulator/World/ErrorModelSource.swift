@@ -6,11 +6,12 @@ import Synchronization
 /// factor, cross-axis, soft iron), constant biases and hard iron, bias random walks, and white
 /// noise. Units and axes are the base source's (chip axes, SI / µT).
 ///
-/// Reproducible: noise for sample k = round(t · sampleRate) is a hash of (seed, k, channel), so
-/// asking for the same time twice gives the same value. The bias walks are integrated forward
-/// sample by sample; the last ``walkHistory`` samples are kept, so an emulator may look back a
-/// little (a FIFO, a second chip on a slower clock). Asking further back recomputes from sample 0:
-/// still correct, but slow late in a long run.
+/// Reproducible: noise for sample k = round((t − origin) · sampleRate) is a hash of (seed, k,
+/// channel), so asking for the same time twice gives the same value. The bias walks start at zero
+/// at ``origin`` (the board's power-on) and are integrated forward sample by sample; the last
+/// ``walkHistory`` samples are kept, so an emulator may look back a little (a FIFO, a second chip
+/// on a slower clock). Asking further back recomputes from the origin: still correct, but slow
+/// late in a long run.
 ///
 /// For an IMU and a magnetometer running at different rates, wrap the world twice: one source
 /// with the IMU model at the IMU's rate, one with the magnetometer model at its rate.
@@ -22,6 +23,10 @@ public final class ErrorModelSource: PhysicalSource {
     /// Hz: the rate at which noise is drawn. Set it to the chip's output data rate: the noise
     /// standard deviation per sample is density·√(sampleRate/2).
     public let sampleRate: Double
+    /// The time of sample 0 (seconds on the clock the base source is asked in): the board's
+    /// power-on, where the bias walks start. On the system clock, times count from the machine's
+    /// boot: a walk from there would cost a step per sample of its uptime at the first read.
+    public let origin: Double
 
     private let accelerometerSensitivity: Matrix3
     private let gyroscopeSensitivity: Matrix3
@@ -53,13 +58,14 @@ public final class ErrorModelSource: PhysicalSource {
 
     public init(
         base: any PhysicalSource, imu: IMUErrorModel = .ideal, magnetometer: MagnetometerErrorModel = .ideal,
-        seed: UInt64, sampleRate: Double = 100
+        seed: UInt64, sampleRate: Double = 100, origin: Double = 0
     ) {
         self.base = base
         self.imu = imu
         self.magnetometer = magnetometer
         self.seed = seed
         self.sampleRate = max(sampleRate, 1e-6)
+        self.origin = origin.isFinite ? origin : 0
         let bandwidth = (self.sampleRate / 2).squareRoot()
         accelerometerSensitivity = imu.accelerometer.sensitivity
         gyroscopeSensitivity = imu.gyroscope.sensitivity
@@ -73,7 +79,7 @@ public final class ErrorModelSource: PhysicalSource {
 
     public func state(at time: Double) -> PhysicalState {
         var state = base.state(at: time)
-        let scaled = (time * sampleRate).rounded()
+        let scaled = ((time - origin) * sampleRate).rounded()
         // A time that is not a finite number of samples (NaN, ±∞) reads as sample 0.
         let index = scaled.isFinite ? Int64(max(-1e18, min(1e18, scaled))) : 0
         let (accelerometerWalk, gyroscopeWalk) = biasWalk(at: index)
