@@ -48,6 +48,8 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var changes: Int
         /// RMS scatter of the readings about the estimated sphere, µT.
         package var scatter: Double
+        /// The estimated soft-iron correction A (determinant 1), device axes.
+        package var softIron: Matrix3
     }
 
     package var seed: UInt64
@@ -96,7 +98,7 @@ package struct BackgroundCalibrationTrial: Sendable {
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
-                scatter: status?.fieldScatter ?? 0))
+                scatter: status?.fieldScatter ?? 0, softIron: status?.softIron ?? .identity))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()
