@@ -48,8 +48,6 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var changes: Int
         /// RMS scatter of the readings about the estimated sphere, µT.
         package var scatter: Double
-        /// The estimated soft-iron correction A (determinant 1), device axes.
-        package var softIron: Matrix3
     }
 
     package var seed: UInt64
@@ -98,7 +96,7 @@ package struct BackgroundCalibrationTrial: Sendable {
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
-                scatter: status?.fieldScatter ?? 0, softIron: status?.softIron ?? .identity))
+                scatter: status?.fieldScatter ?? 0))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()

@@ -67,7 +67,7 @@ extension CalibrationCommand {
                 }
                 if trace {
                     for (index, point) in trial.points.enumerated() where index % 10 == 9 {
-                        print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter)), A \(point.softIron.rowMajor.map { decimals($0, 3) })")
+                        print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter))")
                     }
                 }
                 let tail = trial.after(judgeFrom)
