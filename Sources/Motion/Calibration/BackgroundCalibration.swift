@@ -7,6 +7,11 @@ import Locking
 /// by the sampler on the device-motion path): where it starts, what it found last, and where an
 /// improvement is saved.
 ///
+/// Soft iron: the estimator models hard iron only, and claims `high` only when soft iron of
+/// ``HardIronEstimator/Parameters/softIronAllowance`` could not have moved its offset by more than
+/// 0.5 µT over the directions the board was turned through; a stored calibration with a soft-iron
+/// matrix (the figure-eight's ellipsoid) leaves 1 % of it.
+///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
 /// so the estimator learns what is left, from zero, with an uncertainty from the record: a
 /// background record's own σ, else the stored accuracy's (high 0.2 µT, medium 0.8 µT, low
@@ -78,6 +83,11 @@ final class BackgroundCalibration: Sendable {
         }
         let canSave = stored.map(\.isBackground) ?? true
         var parameters = HardIronEstimator.Parameters()
+        // A stored calibration that fitted soft iron (an ellipsoid: its matrix is not the
+        // identity) has removed it: what is left is what such a fit leaves, taken as 1 %.
+        if let matrix = stored.flatMap({ Matrix3(rowMajor: $0.softIronMatrix) }), (matrix - .identity).frobeniusNorm > 1e-6 {
+            parameters.softIronAllowance = 0.01
+        }
         if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
             parameters.magnetometerLag = 0.5 / rate
             parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))
