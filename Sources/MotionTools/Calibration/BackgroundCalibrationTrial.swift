@@ -50,6 +50,8 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var scatter: Double
         /// The bias soft iron could cause in the offset, µT (``HardIronEstimator/Status/softIronBias``).
         package var softIronBias: Double
+        /// The estimator's reference field strength, µT (expected or learned; 0 while unknown).
+        package var fieldStrength: Double
     }
 
     package var seed: UInt64
@@ -101,7 +103,8 @@ package struct BackgroundCalibrationTrial: Sendable {
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
-                scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity))
+                scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
+                fieldStrength: status?.fieldStrength ?? 0))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()
