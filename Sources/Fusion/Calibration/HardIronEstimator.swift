@@ -178,6 +178,9 @@ public struct HardIronEstimator: Sendable {
     private var sphere = (lastReading: SIMD3<Double>.zero, known: false, scatter: 0.0, sinceLast: 0.0)
     /// The directions the field-strength constraint has used since it started.
     private var moments = DirectionMoments()
+    /// `moments.softIronSensitivity` as last computed (µT per unit of soft iron).
+    private var softIronSensitivity = Double.infinity
+    private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
     private var rejectedTime: Double = 0
     /// Seconds of stretches the first filter explained since it last could not.
@@ -275,7 +278,7 @@ public struct HardIronEstimator: Sendable {
         let headingSigma = atan(eastSigma / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
         if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
-        let softIronBias = parameters.softIronAllowance * moments.softIronSensitivity
+        let softIronBias = parameters.softIronAllowance * softIronSensitivity
         // Once learning from the field's strength (a starting point's own claim stands until then).
         if accuracy == .high, sphere.known, !(softIronBias <= parameters.highSoftIronBias) { accuracy = .medium }
         if accuracy == .high, consistency > parameters.highConsistency { accuracy = .medium }
@@ -437,6 +440,8 @@ public struct HardIronEstimator: Sendable {
             state.startStrength((corrected * corrected).sum().squareRoot(), sigma: parameters.strengthStartSigma)
             sphere.known = true
             moments = DirectionMoments()
+            softIronSensitivity = .infinity
+            sensitivityCountdown = 50
             sphere.scatter = 0
             return
         }
@@ -447,6 +452,13 @@ public struct HardIronEstimator: Sendable {
         let residual = ((field * field).sum() - (h * state.x).sum()) / (2 * strength)
         sphere.scatter += 0.002 * (min(residual * residual, 100) - sphere.scatter)
         moments.add(field - offset)
+        // The bound moves slowly with the directions seen: recomputed every 50 readings used
+        // (at most twice a second), not at every status.
+        sensitivityCountdown -= 1
+        if sensitivityCountdown <= 0 {
+            sensitivityCountdown = 50
+            softIronSensitivity = moments.softIronSensitivity
+        }
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
         _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
     }
@@ -651,8 +663,7 @@ private struct OffsetState: Sendable {
 /// map E ↦ C⁻¹·cov(h, hᵀE h). The gyroscope's stretches, which the bound leaves out, only make the
 /// true bias smaller: the bound errs on the safe side.
 ///
-/// Cost: 16 products and sums per reading used; the bound (a few hundred operations) only when
-/// the status is read.
+/// Cost: 16 products and sums per reading used; the bound (a few hundred operations) every 50th.
 struct DirectionMoments: Sendable, Equatable {
     var count: Double = 0
     var first = SIMD3<Double>.zero
