@@ -127,6 +127,25 @@ import Glibc
         #expect(seconds < 25, "relearned after \(seconds) s")
     }
 
+    /// A magnet attached after 30 s and taken off again after 60 s: the board's own offset, known
+    /// from before, comes back after the confirmation alone (no relearning), exactly as it was.
+    @Test func aMagnetTakenOffGivesTheOffsetBack() {
+        let own = SIMD3<Double>(12, -7, 18), magnet = SIMD3<Double>(32, 3, 5)
+        var estimator = HardIronEstimator()
+        var backAt: Double?
+        Self.run(
+            &estimator, duration: 90, offset: { t in t >= 30 && t < 60 ? magnet : own }, rate: Self.handling,
+            every: 0.1, observe: { t, estimator in
+                if backAt == nil, estimator.status.changes == 2 { backAt = t }
+            })
+        #expect(estimator.status.changes == 2)
+        #expect(Self.distance(estimator.estimate, own) < 0.5, "\(estimator.status)")
+        let seconds = (backAt ?? .infinity) - 60
+        // Three seconds of rejected stretches confirm it; the stretch under way at the change
+        // and the next ones take a little more.
+        #expect(seconds < 6, "back after \(seconds) s")
+    }
+
     /// A starting point (a stored calibration) gives its accuracy at once.
     @Test func aStartingPointGivesItsAccuracy() {
         #expect(HardIronEstimator(sigma: 0.2).status.accuracy == .high)

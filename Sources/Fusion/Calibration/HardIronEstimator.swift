@@ -26,7 +26,9 @@ import Glibc
 /// change of the offset itself (a magnet or a battery attached to the board) is told apart from a
 /// passing disturbance by a second filter started from scratch when innovations stay too large:
 /// it replaces the first once it explains the readings as a constant offset while the first still
-/// cannot, for ``Parameters/changeConfirmationTime``.
+/// cannot, for ``Parameters/changeConfirmationTime``. The estimate it replaced is kept and tried
+/// first at the next change: a magnet taken off again gives the board's own offset back, which
+/// then needs no relearning, only the same confirmation.
 ///
 /// Soft iron is not estimated (a stored figure-eight calibration removes it); the filter's
 /// uncertainty has a floor, ``Parameters/modelErrorFloor``, for what soft iron leaves.
@@ -182,6 +184,10 @@ public struct HardIronEstimator: Sendable {
     private var softIronSensitivity = Double.infinity
     private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
+    /// What the estimate was before the last hard-iron change: tried before the second filter when
+    /// the offset changes again (a magnet attached and taken off again gives the board's own
+    /// offset back, known already), with the seconds of stretches it has explained since.
+    private var previous: (state: OffsetState, strength: Double, dip: Double, dipKnown: Bool, strengthKnown: Bool, consistentTime: Double)?
     private var rejectedTime: Double = 0
     /// Seconds of stretches the first filter explained since it last could not.
     private var acceptedTime: Double = 0
@@ -422,6 +428,7 @@ public struct HardIronEstimator: Sendable {
         let q = parameters.drift * parameters.drift * duration
         state.addProcessNoise(q)
         candidate?.addProcessNoise(q)
+        previous?.state.addProcessNoise(q)
     }
 
     /// The field-strength constraint |m − b|² = F², i.e. |m|² = 2 mᵀb + k with k = F² − |b|²
@@ -516,6 +523,16 @@ public struct HardIronEstimator: Sendable {
                 candidateConsistentTime = 0
             }
         }
+        if candidate != nil, var before = previous {
+            let (_, previousNIS) = before.state.update(h, y, r, gate: .infinity, apply: false)
+            before.consistentTime = previousNIS <= parameters.gate ? before.consistentTime + duration : max(0, before.consistentTime - duration)
+            previous = before
+            if rejectedTime >= parameters.changeConfirmationTime && before.consistentTime >= parameters.changeConfirmationTime {
+                adopt(before.state, strength: before.strength, dip: before.dip, dipKnown: before.dipKnown, strengthKnown: before.strengthKnown)
+                learnReference(later, acceleration)
+                return
+            }
+        }
         if var c = candidate {
             // The second filter learns from every stretch, ungated (it is adopted only once its
             // stretches fit it, so what it learned from a passing disturbance is never adopted).
@@ -527,19 +544,33 @@ public struct HardIronEstimator: Sendable {
             candidateConsistentTime = known && candidateNIS <= parameters.gate
                 ? candidateConsistentTime + duration : max(0, candidateConsistentTime - duration)
             if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime {
-                state = c
-                offsetSettled = false
-                candidate = nil
-                sphere.known = false
-                rejectedTime = 0
-                changes += 1
-                if expectedField == nil {   // relearned with the new offset
-                    referenceStrength = 0
-                    referenceDipKnown = false
-                }
+                // Relearned with the new offset: the reference too, unless expected.
+                adopt(c, strength: 0, dip: 0, dipKnown: false, strengthKnown: false)
             }
         }
         learnReference(later, acceleration)
+    }
+
+    /// A hard-iron change confirmed: `new` replaces the estimate, which is kept as ``previous``
+    /// (with its reference field, learned or not, and whether its field strength was started).
+    private mutating func adopt(_ new: OffsetState, strength: Double, dip: Double, dipKnown: Bool, strengthKnown: Bool) {
+        previous = (state, referenceStrength, referenceDip, referenceDipKnown, sphere.known, 0)
+        state = new
+        let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
+        offsetSettled = p.m11 <= bound && p.m22 <= bound && p.m33 <= bound
+        candidate = nil
+        candidateConsistentTime = 0
+        sphere.known = strengthKnown
+        moments = DirectionMoments()
+        softIronSensitivity = .infinity
+        sensitivityCountdown = 50
+        rejectedTime = 0
+        changes += 1
+        if expectedField == nil {
+            referenceStrength = strength
+            referenceDip = dip
+            referenceDipKnown = dipKnown
+        }
     }
 
     /// Learns the reference field (strength, dip) once the offset is known well, if no expected
