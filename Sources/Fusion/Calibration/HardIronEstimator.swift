@@ -184,6 +184,8 @@ public struct HardIronEstimator: Sendable {
     private var softIronSensitivity = Double.infinity
     private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
+    /// Whether the second filter's field strength has been started (from the reference).
+    private var candidateStrengthKnown = false
     /// What the estimate was before the last hard-iron change: tried before the second filter when
     /// the offset changes again (a magnet attached and taken off again gives the board's own
     /// offset back, known already), with the seconds of stretches it has explained since.
@@ -438,7 +440,11 @@ public struct HardIronEstimator: Sendable {
     private mutating func constrainStrength(_ field: SIMD3<Double>) {
         guard field != sphere.lastReading else { return }
         sphere.lastReading = field
-        guard !disturbed, candidate == nil else { return }
+        if candidate != nil {
+            constrainCandidateStrength(field)
+            return
+        }
+        guard !disturbed else { return }
         // Only once the stretches know the offset to a few µT: before, the constraint alone would
         // settle for any sphere through the readings seen (at rest: a sphere of radius zero).
         if !sphere.known {
@@ -468,6 +474,27 @@ public struct HardIronEstimator: Sendable {
         }
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
         _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
+    }
+
+    /// The field-strength constraint on the second filter (a hard-iron change being relearned):
+    /// a magnet attached to the board changes the offset, not the Earth's field, so the reference
+    /// strength known before the change is where its k starts, once its stretches know its offset
+    /// to ``Parameters/strengthStartSigma``. Whatever it learns from a passing disturbance instead
+    /// is never adopted (its stretches would not stay consistent).
+    private mutating func constrainCandidateStrength(_ field: SIMD3<Double>) {
+        guard var c = candidate, referenceStrength > 0 else { return }
+        let strength = referenceStrength
+        if !candidateStrengthKnown {
+            let p = c.offsetCovariance, start = parameters.strengthStartSigma * parameters.strengthStartSigma
+            guard p.m11 <= start, p.m22 <= start, p.m33 <= start else { return }
+            c.startStrength(strength, sigma: parameters.strengthModelError)
+            candidate = c
+            candidateStrengthKnown = true
+            return
+        }
+        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
+        _ = c.update(SIMD4(2 * field, 1), (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
+        candidate = c
     }
 
     /// The field strength and dip now against the reference: sets `disturbed`.
@@ -521,6 +548,7 @@ public struct HardIronEstimator: Sendable {
             if candidate == nil {
                 candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength)
                 candidateConsistentTime = 0
+                candidateStrengthKnown = false
             }
         }
         if candidate != nil, var before = previous {
@@ -544,8 +572,8 @@ public struct HardIronEstimator: Sendable {
             candidateConsistentTime = known && candidateNIS <= parameters.gate
                 ? candidateConsistentTime + duration : max(0, candidateConsistentTime - duration)
             if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime {
-                // Relearned with the new offset: the reference too, unless expected.
-                adopt(c, strength: 0, dip: 0, dipKnown: false, strengthKnown: false)
+                // The Earth's field is what it was: the reference stays.
+                adopt(c, strength: referenceStrength, dip: referenceDip, dipKnown: referenceDipKnown, strengthKnown: candidateStrengthKnown)
             }
         }
         learnReference(later, acceleration)
