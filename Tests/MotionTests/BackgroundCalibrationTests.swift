@@ -63,7 +63,9 @@ import TestSupport
         let expected = WorldMagneticModel.strengthAndDip(
             latitude: berlin.latitude, longitude: berlin.longitude, date: MotionManager.decimalYear(of: Date()))
         #expect(abs(expected.x - 49.8) < 1)
-        #expect(trial.points.allSatisfy { abs($0.fieldStrength - expected.x) < 1e-9 }, "\(trial.points.first?.fieldStrength ?? 0)")
+        // The model's secular change between the manager's date and this one: well under 1e-3 µT.
+        let off = trial.points.filter { abs($0.fieldStrength - expected.x) >= 1e-3 }
+        #expect(off.isEmpty, "\(off.count) points with another reference, the first \(off.first.map { "\($0.fieldStrength) µT at \($0.time) s" } ?? "")")
         #expect(trial.after(Scenario.handlingDuration).allSatisfy { $0.offsetError < 1 })
 
         let sydney = GeographicLocation(latitude: -33.87, longitude: 151.21)
