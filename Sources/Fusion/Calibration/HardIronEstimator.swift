@@ -247,9 +247,7 @@ public struct HardIronEstimator: Sendable {
 
     /// The largest eigenvalue of a symmetric positive semi-definite matrix: a few power steps
     /// from the column of the largest diagonal element (enough for a bound within a few per cent).
-    static func largestEigenvalueBound(_ p: Matrix3) -> Double { largestEigenvalue(p) }
-
-    private static func largestEigenvalue(_ p: Matrix3) -> Double {
+    static func largestEigenvalue(_ p: Matrix3) -> Double {
         var v = p.m11 >= p.m22 && p.m11 >= p.m33 ? SIMD3<Double>(1, 0, 0) : p.m22 >= p.m33 ? SIMD3(0, 1, 0) : SIMD3(0, 0, 1)
         var value = 0.0
         for _ in 0..<12 {
@@ -792,7 +790,7 @@ struct DirectionMoments: Sendable, Equatable {
             let column = inverse * t
             product = product + Matrix3(rows: column.x * column, column.y * column, column.z * column)
         }
-        return HardIronEstimator.largestEigenvalueBound(product).squareRoot()
+        return HardIronEstimator.largestEigenvalue(product).squareRoot()
     }
 }
 
