@@ -28,6 +28,15 @@ public enum WorldMagneticModel {
         return atan2(field.y, field.x)
     }
 
+    /// The field's strength (µT) and dip (radians below the horizontal, positive down: the
+    /// inclination), what the background magnetometer calibration checks the field against
+    /// (``HardIronEstimator/Parameters/expectedField``).
+    public static func strengthAndDip(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> SIMD2<Double> {
+        let field = self.field(latitude: latitude, longitude: longitude, altitudeKm: altitudeKm, date: date) / 1000
+        let horizontal = (field.x * field.x + field.y * field.y).squareRoot()
+        return SIMD2((field * field).sum().squareRoot(), atan2(field.z, horizontal))
+    }
+
     /// Main field in nT: x north, y east, z down (geodetic frame).
     public static func field(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> SIMD3<Double> {
         let degree = Double.pi / 180

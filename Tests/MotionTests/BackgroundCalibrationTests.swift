@@ -9,32 +9,69 @@ import TestSupport
 /// The background magnetometer calibration on the simulated board, in virtual time, as issue #25
 /// asks: hard iron drawn per seed within ±50 µT per axis (`BackgroundCalibrationTrial.hardIron`),
 /// nothing stored, the chip presets' noise and biases. Seeds 1…20 are reported (README); the
-/// estimator was tuned on seeds 101…120 only.
+/// estimator was tuned on seeds 101…160 only.
 @Suite struct BackgroundCalibrationTests {
     static func distance(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
 
-    /// After ordinary handling (25.5 s, no figure-eight), the offset is within 1 µT and the
-    /// heading within 2° RMS for the rest of the run; the accuracy says `high` only while the
-    /// offset is within 1 µT. No soft iron: the estimator finds hard iron only (see the README).
-    @Test(arguments: 1...20)
-    func ordinaryHandlingFindsTheHardIron(seed: UInt64) throws {
-        let trial = try BackgroundCalibrationTrial.run(seed: seed, duration: 60, softIron: .identity)
+    /// After ordinary handling (25.5 s, no figure-eight), on the board without soft iron: the
+    /// offset is within 1 µT and the heading within 2° RMS for the rest of the run. On the default
+    /// board, whose magnetometer has the chip preset's soft iron (a few per cent, which the
+    /// estimator does not model): the offset is µT off (the README's table: 3.2–6.0 µT), within
+    /// the bound the status gives for it, the heading within `medium`'s 3° RMS. Either way the
+    /// accuracy says `high` only while the offset is within 1 µT — here never: a cap of directions
+    /// cannot rule soft iron out.
+    @Test(arguments: 1...20, [false, true])
+    func ordinaryHandlingFindsTheHardIron(seed: UInt64, softIron: Bool) throws {
+        let trial = try BackgroundCalibrationTrial.run(seed: seed, duration: 60, softIron: softIron ? nil : .identity)
         let end = Scenario.handlingDuration
         let after = trial.after(end)
         let offsetError = try #require(after.first).offsetError
-        #expect(offsetError < 1, "seed \(seed): offset \(offsetError) µT off after the handling")
-        #expect(after.allSatisfy { $0.offsetError < 1 }, "seed \(seed): the offset left 1 µT later")
-        #expect(trial.headingRMS(after: end) < 2, "seed \(seed): heading RMS \(trial.headingRMS(after: end))°")
-        if seed == 15 {
-            // Measured on this held-out seed (never tuned on): the σ reached 0.33 µT while the
-            // offset was still 1.0 µT off, for one 0.1 s observation (t = 20.0 s), then 0.85 µT.
-            withKnownIssue("seed 15 says high 0.1 s early, at 1.0 µT") {
-                #expect(trial.highButWrong == 0, "seed \(seed): said high while more than 1 µT off")
-            }
-        } else {
-            #expect(trial.highButWrong == 0, "seed \(seed): said high while more than 1 µT off")
-        }
+        #expect(trial.highButWrong == 0, "seed \(seed): said high while more than 1 µT off")
         #expect(after.allSatisfy { $0.accuracy >= .low }, "seed \(seed)")
+        if softIron {
+            #expect(after.allSatisfy { $0.accuracy <= .medium }, "seed \(seed)")
+            #expect(after.allSatisfy { $0.offsetError <= $0.softIronBias }, "seed \(seed): the offset beyond its soft-iron bound")
+            #expect(trial.headingRMS(after: end) < 3, "seed \(seed): heading RMS \(trial.headingRMS(after: end))°")
+        } else {
+            #expect(offsetError < 1, "seed \(seed): offset \(offsetError) µT off after the handling")
+            #expect(after.allSatisfy { $0.offsetError < 1 }, "seed \(seed): the offset left 1 µT later")
+            #expect(trial.headingRMS(after: end) < 2, "seed \(seed): heading RMS \(trial.headingRMS(after: end))°")
+        }
+    }
+
+    /// The figure-eight covers every direction: without soft iron the accuracy reaches `high`
+    /// (seeds 101–160: after 50.5–99.5 s) and is right when it says so; with soft iron it never
+    /// says `high` while more than 1 µT off.
+    @Test(arguments: [1, 2] as [UInt64], [false, true])
+    func aWholeSphereOfDirectionsReachesHighSoundly(seed: UInt64, softIron: Bool) throws {
+        let trial = try BackgroundCalibrationTrial.run(
+            seed: seed, scenario: "figure-eight", duration: 124, softIron: softIron ? nil : .identity, step: 0.2)
+        #expect(trial.highButWrong == 0, "seed \(seed)")
+        if !softIron {
+            let high = try #require(trial.timeToHigh, "seed \(seed): never high")
+            #expect(high < 110, "seed \(seed): high after \(high) s")
+        }
+    }
+
+    /// A location makes the World Magnetic Model's field there the reference: where it matches the
+    /// simulated world's (Berlin), the status carries its strength and the offset is found as
+    /// without; where it does not (Sydney's field, 57 µT pointing up), the field counts as
+    /// disturbed once the offset is known, and the accuracy stays `low` at most.
+    @Test func aLocationGivesTheReference() throws {
+        let berlin = GeographicLocation(latitude: 52.52, longitude: 13.40)
+        let trial = try BackgroundCalibrationTrial.run(seed: 3, duration: 40, softIron: .identity, location: berlin)
+        let expected = WorldMagneticModel.strengthAndDip(
+            latitude: berlin.latitude, longitude: berlin.longitude, date: MotionManager.decimalYear(of: Date()))
+        #expect(abs(expected.x - 49.8) < 1)
+        // The model's secular change between the manager's date and this one: well under 1e-3 µT.
+        let off = trial.points.filter { abs($0.fieldStrength - expected.x) >= 1e-3 }
+        #expect(off.isEmpty, "\(off.count) points with another reference, the first \(off.first.map { "\($0.fieldStrength) µT at \($0.time) s" } ?? "")")
+        #expect(trial.after(Scenario.handlingDuration).allSatisfy { $0.offsetError < 1 })
+
+        let sydney = GeographicLocation(latitude: -33.87, longitude: 151.21)
+        let elsewhere = try BackgroundCalibrationTrial.run(seed: 3, duration: 40, softIron: .identity, location: sydney)
+        let after = elsewhere.after(Scenario.handlingDuration)
+        #expect(!after.isEmpty && after.allSatisfy { $0.reason == .disturbed && $0.accuracy <= .low })
     }
 
     /// Lying still from power-on: nothing can be learned, the accuracy stays `uncalibrated`, and

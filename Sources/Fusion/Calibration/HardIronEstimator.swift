@@ -26,7 +26,9 @@ import Glibc
 /// change of the offset itself (a magnet or a battery attached to the board) is told apart from a
 /// passing disturbance by a second filter started from scratch when innovations stay too large:
 /// it replaces the first once it explains the readings as a constant offset while the first still
-/// cannot, for ``Parameters/changeConfirmationTime``.
+/// cannot, for ``Parameters/changeConfirmationTime``. The estimate it replaced is kept and tried
+/// first at the next change: a magnet taken off again gives the board's own offset back, which
+/// then needs no relearning, only the same confirmation.
 ///
 /// Soft iron is not estimated (a stored figure-eight calibration removes it); the filter's
 /// uncertainty has a floor, ``Parameters/modelErrorFloor``, for what soft iron leaves.
@@ -102,6 +104,19 @@ public struct HardIronEstimator: Sendable {
         /// The Earth's field strength (µT) and dip (radians, positive down) where the board is,
         /// e.g. from ``WorldMagneticModel``; nil: learned from the readings once the offset is known.
         public var expectedField: SIMD2<Double>?
+        /// The soft iron the offset must be safe against before it is called `high`: the size
+        /// (Frobenius norm) of S − I, m = S·h + b, that this estimator does not model. A board's
+        /// soft iron and the magnetometer's sensitivity mismatch are a few per cent per element
+        /// (the simulated board's representative matrix: 7.4 %); 8 %.
+        public var softIronAllowance: Double = 0.08
+        /// Largest bias (µT) that ``softIronAllowance`` may cause in the offset, given the
+        /// directions the readings covered, with which the accuracy may be `high`.
+        public var highSoftIronBias: Double = 0.5
+        /// Largest running mean of the stretches' normalized innovation squared over its
+        /// expectation (``Status/consistency``) with which the accuracy may be `high`: above it the
+        /// stretches scatter more than the noise model says, and the σ is not to be trusted (the
+        /// mean of 20-odd stretches of a fitting model stays within 1 ± 0.3).
+        public var highConsistency: Double = 2
 
         public init() {}
     }
@@ -146,6 +161,10 @@ public struct HardIronEstimator: Sendable {
         /// divided by its expectation (3): near 1 when the noise model fits, below when it is
         /// pessimistic, above when the offset explains the readings badly. 0 before any.
         public var consistency: Double
+        /// The largest bias (µT) that unmodelled soft iron of ``Parameters/softIronAllowance``
+        /// could cause in the offset, given the directions the readings covered (see
+        /// ``DirectionMoments``); infinity while too few.
+        public var softIronBias: Double
     }
 
     public let parameters: Parameters
@@ -159,7 +178,18 @@ public struct HardIronEstimator: Sendable {
     /// reading once), whether k has been started, the mean square distance of recent readings
     /// from the sphere (µT²), and the seconds since it last ran.
     private var sphere = (lastReading: SIMD3<Double>.zero, known: false, scatter: 0.0, sinceLast: 0.0)
+    /// The directions the field-strength constraint has used since it started.
+    private var moments = DirectionMoments()
+    /// `moments.softIronSensitivity` as last computed (µT per unit of soft iron).
+    private var softIronSensitivity = Double.infinity
+    private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
+    /// Whether the second filter's field strength has been started (from the reference).
+    private var candidateStrengthKnown = false
+    /// What the estimate was before the last hard-iron change: tried before the second filter when
+    /// the offset changes again (a magnet attached and taken off again gives the board's own
+    /// offset back, known already), with the seconds of stretches it has explained since.
+    private var previous: (state: OffsetState, strength: Double, dip: Double, dipKnown: Bool, strengthKnown: Bool, consistentTime: Double)?
     private var rejectedTime: Double = 0
     /// Seconds of stretches the first filter explained since it last could not.
     private var acceptedTime: Double = 0
@@ -182,6 +212,11 @@ public struct HardIronEstimator: Sendable {
     private var referenceStrength: Double = 0
     private var referenceDip: Double = 0
     private var referenceDipKnown = false
+    /// Whether the offset is known to ``Parameters/strengthStartSigma`` per axis (checked after
+    /// each stretch learned): the disturbance guards compare the corrected field from then on.
+    private var offsetSettled = false
+    /// ``Parameters/expectedField``, or what ``expect(field:)`` set since.
+    private var expectedField: SIMD2<Double>?
     private var disturbed = false
     private var changes = 0
     private var consistency: Double = 0
@@ -193,11 +228,8 @@ public struct HardIronEstimator: Sendable {
         self.parameters = parameters
         let s = max(sigma ?? parameters.initialSigma, 0)
         state = OffsetState(offset: offset, sigma: s, fieldStrength: parameters.expectedField?.x ?? 50)
-        if let expected = parameters.expectedField {
-            referenceStrength = expected.x
-            referenceDip = expected.y
-            referenceDipKnown = true
-        }
+        expect(field: parameters.expectedField)
+        offsetSettled = s <= parameters.strengthStartSigma
     }
 
     /// The offset to subtract, µT.
@@ -215,7 +247,7 @@ public struct HardIronEstimator: Sendable {
 
     /// The largest eigenvalue of a symmetric positive semi-definite matrix: a few power steps
     /// from the column of the largest diagonal element (enough for a bound within a few per cent).
-    private static func largestEigenvalue(_ p: Matrix3) -> Double {
+    static func largestEigenvalue(_ p: Matrix3) -> Double {
         var v = p.m11 >= p.m22 && p.m11 >= p.m33 ? SIMD3<Double>(1, 0, 0) : p.m22 >= p.m33 ? SIMD3(0, 1, 0) : SIMD3(0, 0, 1)
         var value = 0.0
         for _ in 0..<12 {
@@ -252,6 +284,10 @@ public struct HardIronEstimator: Sendable {
         let headingSigma = atan(eastSigma / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
         if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
+        let softIronBias = parameters.softIronAllowance * softIronSensitivity
+        // Once learning from the field's strength (a starting point's own claim stands until then).
+        if accuracy == .high, sphere.known, !(softIronBias <= parameters.highSoftIronBias) { accuracy = .medium }
+        if accuracy == .high, consistency > parameters.highConsistency { accuracy = .medium }
         let reason: Reason
         if candidate != nil, rejectedTime >= parameters.changeConfirmationTime / 2 {
             reason = .relearning
@@ -266,7 +302,7 @@ public struct HardIronEstimator: Sendable {
         }
         return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed ? min(accuracy, .low) : accuracy,
                       reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: sphere.scatter.squareRoot(),
-                      consistency: consistency)
+                      consistency: consistency, softIronBias: softIronBias)
     }
 
     /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees it
@@ -277,6 +313,26 @@ public struct HardIronEstimator: Sendable {
         if headingSigma <= 3 { return .medium }
         if headingSigma <= 10 { return .low }
         return .uncalibrated
+    }
+
+    /// The Earth's field where the board is (strength µT, dip radians positive down, e.g. from
+    /// ``WorldMagneticModel`` once a location is known), or nil to learn it from the readings:
+    /// the reference the disturbance guards compare the corrected field with, and the horizontal
+    /// strength the heading uncertainty is computed with. Ignored unless plausible (20–70 µT, dip
+    /// within ±90°).
+    public mutating func expect(field: SIMD2<Double>?) {
+        guard let field, field.x >= 20, field.x <= 70, abs(field.y) <= .pi / 2 else {
+            if expectedField != nil {   // back to learning it
+                referenceStrength = 0
+                referenceDipKnown = false
+            }
+            expectedField = nil
+            return
+        }
+        expectedField = field
+        referenceStrength = field.x
+        referenceDip = field.y
+        referenceDipKnown = true
     }
 
     /// The samples stop following one another (fusion paused, a gap): the stretch under way is
@@ -372,6 +428,7 @@ public struct HardIronEstimator: Sendable {
         let q = parameters.drift * parameters.drift * duration
         state.addProcessNoise(q)
         candidate?.addProcessNoise(q)
+        previous?.state.addProcessNoise(q)
     }
 
     /// The field-strength constraint |m − b|² = F², i.e. |m|² = 2 mᵀb + k with k = F² − |b|²
@@ -381,7 +438,11 @@ public struct HardIronEstimator: Sendable {
     private mutating func constrainStrength(_ field: SIMD3<Double>) {
         guard field != sphere.lastReading else { return }
         sphere.lastReading = field
-        guard !disturbed, candidate == nil else { return }
+        if candidate != nil {
+            constrainCandidateStrength(field)
+            return
+        }
+        guard !disturbed else { return }
         // Only once the stretches know the offset to a few µT: before, the constraint alone would
         // settle for any sphere through the readings seen (at rest: a sphere of radius zero).
         if !sphere.known {
@@ -389,6 +450,9 @@ public struct HardIronEstimator: Sendable {
             let corrected = field - offset
             state.startStrength((corrected * corrected).sum().squareRoot(), sigma: parameters.strengthStartSigma)
             sphere.known = true
+            moments = DirectionMoments()
+            softIronSensitivity = .infinity
+            sensitivityCountdown = 50
             sphere.scatter = 0
             return
         }
@@ -398,13 +462,44 @@ public struct HardIronEstimator: Sendable {
         // well a sphere (hard iron alone) fits; soft iron of a few per cent makes it scatter.
         let residual = ((field * field).sum() - (h * state.x).sum()) / (2 * strength)
         sphere.scatter += 0.002 * (min(residual * residual, 100) - sphere.scatter)
+        moments.add(field - offset)
+        // The bound moves slowly with the directions seen: recomputed every 50 readings used
+        // (at most twice a second), not at every status.
+        sensitivityCountdown -= 1
+        if sensitivityCountdown <= 0 {
+            sensitivityCountdown = 50
+            softIronSensitivity = moments.softIronSensitivity
+        }
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
         _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
     }
 
+    /// The field-strength constraint on the second filter (a hard-iron change being relearned):
+    /// a magnet attached to the board changes the offset, not the Earth's field, so the reference
+    /// strength known before the change is where its k starts, once its stretches know its offset
+    /// to ``Parameters/strengthStartSigma``. Whatever it learns from a passing disturbance instead
+    /// is never adopted (its stretches would not stay consistent).
+    private mutating func constrainCandidateStrength(_ field: SIMD3<Double>) {
+        guard var c = candidate, referenceStrength > 0 else { return }
+        let strength = referenceStrength
+        if !candidateStrengthKnown {
+            let p = c.offsetCovariance, start = parameters.strengthStartSigma * parameters.strengthStartSigma
+            guard p.m11 <= start, p.m22 <= start, p.m33 <= start else { return }
+            c.startStrength(strength, sigma: parameters.strengthModelError)
+            candidate = c
+            candidateStrengthKnown = true
+            return
+        }
+        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
+        _ = c.update(SIMD4(2 * field, 1), (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
+        candidate = c
+    }
+
     /// The field strength and dip now against the reference: sets `disturbed`.
     private mutating func checkDisturbance(_ field: SIMD3<Double>, _ acceleration: SIMD3<Double>) {
-        guard referenceStrength > 0 else {
+        // An expected field is known before the offset is: until the offset is known to a few µT
+        // the corrected field cannot be compared with it.
+        guard referenceStrength > 0, offsetSettled else {
             disturbed = false
             return
         }
@@ -431,7 +526,11 @@ public struct HardIronEstimator: Sendable {
         let r = 2 * parameters.fieldNoise * parameters.fieldNoise + (angleError * strength) * (angleError * strength)
 
         let (accepted, nis) = state.update(h, y, r, gate: parameters.gate, apply: !disturbed)
-        if accepted { consistency += 0.05 * (nis / 3 - consistency) }
+        if accepted {
+            consistency += 0.05 * (nis / 3 - consistency)
+            let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
+            offsetSettled = p.m11 <= bound && p.m22 <= bound && p.m33 <= bound
+        }
         if accepted || nis <= parameters.gate {
             // The first filter explains the readings again: after as long as a change needs to be
             // confirmed, the suspicion was a passing disturbance.
@@ -447,6 +546,17 @@ public struct HardIronEstimator: Sendable {
             if candidate == nil {
                 candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength)
                 candidateConsistentTime = 0
+                candidateStrengthKnown = false
+            }
+        }
+        if candidate != nil, var before = previous {
+            let (_, previousNIS) = before.state.update(h, y, r, gate: .infinity, apply: false)
+            before.consistentTime = previousNIS <= parameters.gate ? before.consistentTime + duration : max(0, before.consistentTime - duration)
+            previous = before
+            if rejectedTime >= parameters.changeConfirmationTime && before.consistentTime >= parameters.changeConfirmationTime {
+                adopt(before.state, strength: before.strength, dip: before.dip, dipKnown: before.dipKnown, strengthKnown: before.strengthKnown)
+                learnReference(later, acceleration)
+                return
             }
         }
         if var c = candidate {
@@ -460,24 +570,39 @@ public struct HardIronEstimator: Sendable {
             candidateConsistentTime = known && candidateNIS <= parameters.gate
                 ? candidateConsistentTime + duration : max(0, candidateConsistentTime - duration)
             if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime {
-                state = c
-                candidate = nil
-                sphere.known = false
-                rejectedTime = 0
-                changes += 1
-                if parameters.expectedField == nil {   // relearned with the new offset
-                    referenceStrength = 0
-                    referenceDipKnown = false
-                }
+                // The Earth's field is what it was: the reference stays.
+                adopt(c, strength: referenceStrength, dip: referenceDip, dipKnown: referenceDipKnown, strengthKnown: candidateStrengthKnown)
             }
         }
         learnReference(later, acceleration)
     }
 
+    /// A hard-iron change confirmed: `new` replaces the estimate, which is kept as ``previous``
+    /// (with its reference field, learned or not, and whether its field strength was started).
+    private mutating func adopt(_ new: OffsetState, strength: Double, dip: Double, dipKnown: Bool, strengthKnown: Bool) {
+        previous = (state, referenceStrength, referenceDip, referenceDipKnown, sphere.known, 0)
+        state = new
+        let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
+        offsetSettled = p.m11 <= bound && p.m22 <= bound && p.m33 <= bound
+        candidate = nil
+        candidateConsistentTime = 0
+        sphere.known = strengthKnown
+        moments = DirectionMoments()
+        softIronSensitivity = .infinity
+        sensitivityCountdown = 50
+        rejectedTime = 0
+        changes += 1
+        if expectedField == nil {
+            referenceStrength = strength
+            referenceDip = dip
+            referenceDipKnown = dipKnown
+        }
+    }
+
     /// Learns the reference field (strength, dip) once the offset is known well, if no expected
     /// field was given.
     private mutating func learnReference(_ field: SIMD3<Double>, _ acceleration: SIMD3<Double>) {
-        guard parameters.expectedField == nil, !disturbed, candidate == nil, sigma <= 1.0 else { return }
+        guard expectedField == nil, !disturbed, candidate == nil, sigma <= 1.0 else { return }
         let corrected = field - offset
         let strength = (corrected * corrected).sum().squareRoot()
         if referenceStrength == 0 {
@@ -581,34 +706,133 @@ private struct OffsetState: Sendable {
     }
 }
 
+/// The moments of the corrected readings h = m − b that the field-strength constraint used (up to
+/// the third), for the bias unmodelled soft iron puts into a sphere's centre.
+///
+/// With m = (I + E)·h + b and |h| = F, |m − b|² = F² + 2 hᵀE h to first order: the sphere fit
+/// |m|² = 2 mᵀb + k (linear least squares in b and k) regresses the extra 2 hᵀE h on 2m and 1,
+/// which moves its centre by δb = C⁻¹·cov(h, hᵀE h), C = cov(h). Over the whole sphere of
+/// directions the odd moments vanish and so does δb; over a cap (ordinary handling: the board is
+/// tilted, never turned upside down) it does not, and a few per cent of soft iron move the centre
+/// by µT — the offset then looks known (σ small) while it is not. (A first-order analysis of the
+/// least-squares sphere fit, this estimator's own.) Computed for the directions actually seen: the
+/// largest |δb| over symmetric E of unit Frobenius norm, i.e. the largest singular value of the
+/// map E ↦ C⁻¹·cov(h, hᵀE h). The gyroscope's stretches, which the bound leaves out, only make the
+/// true bias smaller: the bound errs on the safe side.
+///
+/// Cost: 16 products and sums per reading used; the bound (a few hundred operations) every 50th.
+struct DirectionMoments: Sendable, Equatable {
+    var count: Double = 0
+    var first = SIMD3<Double>.zero
+    /// xx, yy, zz, xy, xz, yz.
+    var second = SIMD8<Double>.zero
+    /// xxx, xxy, xxz, xyy, xyz, xzz, yyy, yyz, yzz, zzz.
+    var third = SIMD16<Double>.zero
+
+    mutating func add(_ h: SIMD3<Double>) {
+        let q = SIMD8(h.x * h.x, h.y * h.y, h.z * h.z, h.x * h.y, h.x * h.z, h.y * h.z, 0, 0)
+        count += 1
+        first += h
+        second += q
+        third += SIMD16(
+            q[0] * h.x, q[0] * h.y, q[0] * h.z, q[1] * h.x, q[3] * h.z, q[2] * h.x, q[1] * h.y, q[1] * h.z,
+            q[2] * h.y, q[2] * h.z, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// E[h_i h_j h_k] from the stored third moments (i, j, k in 0..<3).
+    private func third(_ i: Int, _ j: Int, _ k: Int) -> Double {
+        // Sorted indices i ≤ j ≤ k name the stored entry.
+        var a = i, b = j, c = k
+        if a > b { swap(&a, &b) }
+        if b > c { swap(&b, &c) }
+        if a > b { swap(&a, &b) }
+        let index: Int
+        switch (a, b, c) {
+        case (0, 0, 0): index = 0
+        case (0, 0, 1): index = 1
+        case (0, 0, 2): index = 2
+        case (0, 1, 1): index = 3
+        case (0, 1, 2): index = 4
+        case (0, 2, 2): index = 5
+        case (1, 1, 1): index = 6
+        case (1, 1, 2): index = 7
+        case (1, 2, 2): index = 8
+        default: index = 9
+        }
+        return third[index] / count
+    }
+
+    /// E[h_j h_k].
+    private func second(_ j: Int, _ k: Int) -> Double {
+        let index = j == k ? j : j + k + 2   // (0,1) → 3, (0,2) → 4, (1,2) → 5
+        return second[index] / count
+    }
+
+    /// The largest |δb| (µT) that soft iron E with ‖E‖_F = 1 causes, given the readings used;
+    /// infinity with fewer than 50 readings or directions in a plane.
+    var softIronSensitivity: Double {
+        guard count >= 50 else { return .infinity }
+        let mean = first / count
+        func covariance(_ i: Int, _ j: Int) -> Double { second(i, j) - mean[i] * mean[j] }
+        let c = Matrix3(
+            rows: SIMD3(covariance(0, 0), covariance(0, 1), covariance(0, 2)),
+            SIMD3(covariance(1, 0), covariance(1, 1), covariance(1, 2)),
+            SIMD3(covariance(2, 0), covariance(2, 1), covariance(2, 2)))
+        guard let inverse = c.inverse, c.determinant > 1e-9 * pow(c.m11 + c.m22 + c.m33, 3) else { return .infinity }
+        // cov(h_i, h_j h_k) for the six basis matrices of unit Frobenius norm (off-diagonal ones
+        // with 1/√2 in both places: hᵀE h = √2 h_j h_k), each through C⁻¹, summed as L Lᵀ.
+        var product = Matrix3.zero
+        for element in 0..<6 {
+            let (j, k, weight) = element < 3 ? (element, element, 1.0) : element == 3 ? (0, 1, 2.0.squareRoot())
+                : element == 4 ? (0, 2, 2.0.squareRoot()) : (1, 2, 2.0.squareRoot())
+            let t = SIMD3(third(0, j, k) - mean.x * second(j, k), third(1, j, k) - mean.y * second(j, k),
+                          third(2, j, k) - mean.z * second(j, k)) * weight
+            let column = inverse * t
+            product = product + Matrix3(rows: column.x * column, column.y * column, column.z * column)
+        }
+        return HardIronEstimator.largestEigenvalue(product).squareRoot()
+    }
+}
+
 /// The background calibration as a fusion loop runs it: the estimator, the field with its offset
 /// removed, and when to tell the attitude filter (``AttitudeEstimator/magneticCalibrationChanged()``)
 /// that the calibration moved under it — when the offset has moved by ``announcedMove`` since it
 /// was last told (checked ten times a second of sample time): the first learning, a relearned
 /// hard-iron change. Smaller refinements the filter's own heading correction follows (a reset
 /// restarts its heading average, which costs more than a fraction of a µT while the board moves).
+/// `high` is reported only once the estimator has said it for ``highHoldTime`` of sample time
+/// (a σ that has just crossed its bound is one stretch away from the next, which may move the
+/// offset by its σ); a starting point that is `high` already (a stored calibration) needs no hold.
 /// The sampler and `motionctl evaluate --background-calibration` run the same.
 public struct BackgroundFieldCorrection: Sendable {
     /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
     public static let announcedMove = 2.0
+    /// Seconds of sample time the estimator's `high` must last before it is reported.
+    public static let highHoldTime = 1.0
 
     public private(set) var estimator: HardIronEstimator
     /// The status at the last check.
     public private(set) var status: HardIronEstimator.Status
     private var announcedOffset: SIMD3<Double>
-    private var announcedAccuracy: MagneticFieldCalibrationAccuracy
     private var lastCheck: Double?
+    /// Since when (sample time, s) the estimator has said `high`; −∞ for a start that was high.
+    private var highSince: Double?
 
     /// See ``HardIronEstimator/restartStretch()``.
     public mutating func restartStretch() {
         estimator.restartStretch()
     }
 
+    /// See ``HardIronEstimator/expect(field:)``.
+    public mutating func expect(field: SIMD2<Double>?) {
+        estimator.expect(field: field)
+    }
+
     public init(_ estimator: HardIronEstimator) {
         self.estimator = estimator
         status = estimator.status
         announcedOffset = estimator.estimate
-        announcedAccuracy = status.accuracy
+        if status.accuracy == .high { highSince = -.infinity }
     }
 
     /// One reading through the estimator (see ``HardIronEstimator/update(field:rotationRate:acceleration:interval:)``)
@@ -622,10 +846,19 @@ public struct BackgroundFieldCorrection: Sendable {
         guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (field - offset, false, false) }
         lastCheck = timestamp
         status = estimator.status
+        if status.accuracy == .high {
+            let since = highSince ?? timestamp
+            highSince = since
+            if timestamp - since < Self.highHoldTime {
+                status.accuracy = .medium
+                if status.reason == .calibrated { status.reason = .learning }
+            }
+        } else {
+            highSince = nil
+        }
         let moved = offset - announcedOffset
         let changed = (moved * moved).sum() > Self.announcedMove * Self.announcedMove
         if changed { announcedOffset = offset }
-        announcedAccuracy = status.accuracy
         return (field - offset, true, changed)
     }
 }

@@ -287,10 +287,21 @@ extension MotionManager {
     public var deviceMotion: DeviceMotion? { deviceMotionUpdates.latest }
 
     /// Where the device is, for ``AttitudeReferenceFrame/xTrueNorthZVertical``; the magnetic
-    /// declination there comes from the World Magnetic Model 2025 at today's date.
+    /// declination there comes from the World Magnetic Model 2025 at today's date. The model's
+    /// field strength and dip there become the reference of the magnetometer's background
+    /// calibration (what its disturbance guards compare the field with; nil: learned from the
+    /// readings).
     public var location: GeographicLocation? {
         get { settings.withLock { $0.location } }
-        set { settings.withLock { $0.location = newValue } }
+        set {
+            let date = settings.withLock { settings in
+                settings.location = newValue
+                return settings.date
+            }
+            hub.background.expect(field: newValue.map {
+                WorldMagneticModel.strengthAndDip(latitude: $0.latitude, longitude: $0.longitude, altitudeKm: $0.altitudeKm, date: date)
+            })
+        }
     }
 
     /// True when the IMU chip runs its own sensor fusion: device motion then carries

@@ -7,6 +7,11 @@ import Locking
 /// by the sampler on the device-motion path): where it starts, what it found last, and where an
 /// improvement is saved.
 ///
+/// Soft iron: the estimator models hard iron only, and claims `high` only when soft iron of
+/// ``HardIronEstimator/Parameters/softIronAllowance`` could not have moved its offset by more than
+/// 0.5 µT over the directions the board was turned through; a stored calibration with a soft-iron
+/// matrix (the figure-eight's ellipsoid) leaves 1 % of it.
+///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
 /// so the estimator learns what is left, from zero, with an uncertainty from the record: a
 /// background record's own σ, else the stored accuracy's (high 0.2 µT, medium 0.8 µT, low
@@ -24,6 +29,9 @@ final class BackgroundCalibration: Sendable {
     let startSigma: Double?
     private let saver: Saver?
     private let latest = Locked<HardIronEstimator.Status?>(nil)
+    /// The Earth's field strength (µT) and dip (radians) where the device is, from the World
+    /// Magnetic Model once a manager's `location` is set; nil: the estimator learns it.
+    private let expected = Locked<SIMD2<Double>?>(nil)
 
     /// Seconds of sample time between two saves.
     static let saveInterval = 10.0
@@ -75,6 +83,11 @@ final class BackgroundCalibration: Sendable {
         }
         let canSave = stored.map(\.isBackground) ?? true
         var parameters = HardIronEstimator.Parameters()
+        // A stored calibration that fitted soft iron (an ellipsoid: its matrix is not the
+        // identity) has removed it: what is left is what such a fit leaves, taken as 1 %.
+        if let matrix = stored.flatMap({ Matrix3(rowMajor: $0.softIronMatrix) }), (matrix - .identity).frobeniusNorm > 1e-6 {
+            parameters.softIronAllowance = 0.01
+        }
         if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
             parameters.magnetometerLag = 0.5 / rate
             parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))
@@ -88,8 +101,19 @@ final class BackgroundCalibration: Sendable {
     }
 
     func makeEstimator() -> HardIronEstimator {
-        HardIronEstimator(parameters: parameters, sigma: startSigma)
+        var estimator = HardIronEstimator(parameters: parameters, sigma: startSigma)
+        if let field = expectedField { estimator.expect(field: field) }
+        return estimator
     }
+
+    /// Sets the expected field (``HardIronEstimator/expect(field:)``); the sampler hands it to
+    /// the estimator at its next status check.
+    func expect(field: SIMD2<Double>?) {
+        expected.withLock { $0 = field }
+    }
+
+    /// The expected field last set (nil: none).
+    var expectedField: SIMD2<Double>? { expected.withLock { $0 } }
 
     /// The estimator's latest status; nil before device motion first ran.
     var status: HardIronEstimator.Status? { latest.withLock { $0 } }
@@ -140,6 +164,9 @@ final class BackgroundCalibration: Sendable {
 }
 
 extension BackgroundCalibration.Saver {
+    /// The σ (µT) at or below which ``HardIronEstimator/accuracy(sigma:headingSigma:)`` may say `high`.
+    static let highSigmaBound = 0.33
+
     /// The record's magnetometer section from `status`, unless an explicit calibration got there
     /// first (written by `motionctl calibrate magnetometer` meanwhile): that one is kept.
     func save(_ status: HardIronEstimator.Status) throws(CalibrationStoreError) {
@@ -153,7 +180,10 @@ extension BackgroundCalibration.Saver {
                 fieldStrength: min(max(status.fieldStrength, 1), 1_000), fitErrorPercent: 0, coveragePercent: 0,
                 model: "offset", accuracy: status.accuracy.name)
             section.origin = CalibrationRecord.Magnetometer.backgroundOrigin
-            section.offsetSigma = status.sigma
+            // Not above the accuracy it was saved with: an estimate that was not `high` (soft
+            // iron the directions seen could not rule out, a hold not yet over) starts the next
+            // run no better than `medium`.
+            section.offsetSigma = status.accuracy == .high ? status.sigma : max(status.sigma, Self.highSigmaBound * 1.01)
             record.magnetometer = section
         }
     }

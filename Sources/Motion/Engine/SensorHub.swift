@@ -165,9 +165,13 @@ final class SensorHub: Sendable {
         var correction: BackgroundFieldCorrection
         var status: HardIronEstimator.Status { correction.status }
 
+        /// The expected field the estimator was last given (`BackgroundCalibration.expectedField`).
+        private var expected: SIMD2<Double>?
+
         init(_ link: BackgroundCalibration) {
             self.link = link
             correction = BackgroundFieldCorrection(link.makeEstimator())
+            expected = link.expectedField
         }
 
         /// One reading (µT, device axes) through the estimator; the field with its offset removed.
@@ -178,7 +182,14 @@ final class SensorHub: Sendable {
             filter: inout any AttitudeEstimator
         ) -> SIMD3<Double> {
             let result = correction.correct(field, rotationRate: rotationRate, acceleration: acceleration, interval: interval, timestamp: timestamp)
-            if result.checked { link.publish(correction.status, at: timestamp) }
+            if result.checked {
+                link.publish(correction.status, at: timestamp)
+                let field = link.expectedField   // a manager's location, set or changed since
+                if field != expected {
+                    expected = field
+                    correction.expect(field: field)
+                }
+            }
             if result.changed { filter.magneticCalibrationChanged() }
             return result.field
         }

@@ -48,6 +48,10 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var changes: Int
         /// RMS scatter of the readings about the estimated sphere, µT.
         package var scatter: Double
+        /// The bias soft iron could cause in the offset, µT (``HardIronEstimator/Status/softIronBias``).
+        package var softIronBias: Double
+        /// The estimator's reference field strength, µT (expected or learned; 0 while unknown).
+        package var fieldStrength: Double
     }
 
     package var seed: UInt64
@@ -63,15 +67,18 @@ package struct BackgroundCalibrationTrial: Sendable {
     /// - Parameters:
     ///   - hardIron: the board's hard iron; nil for ``hardIron(seed:)``.
     ///   - store: calibrations to start from and save to (nil: none).
+    ///   - location: the manager's `location` (the World Magnetic Model's field there becomes the
+    ///     background calibration's reference); nil: none.
     package static func run(
         seed: UInt64, scenario: String = "ordinary-handling", duration: Double, hardIron: SIMD3<Double>? = nil,
-        softIron: Matrix3? = nil, store: CalibrationStore? = nil, step: Double = 0.1
+        softIron: Matrix3? = nil, store: CalibrationStore? = nil, location: GeographicLocation? = nil, step: Double = 0.1
     ) throws(MotionError) -> BackgroundCalibrationTrial {
         let clock = VirtualClock()
         let offset = hardIron ?? Self.hardIron(seed: seed)
         let manager = try MotionManager(
             source: .simulated(Simulation(scenario: scenario, seed: seed, hardIron: offset, softIron: softIron)), clock: clock, calibrationStore: store)
         guard let world = manager.simulatedHardware?.world else { throw .sensor("the simulated board has no world") }
+        manager.location = location
         manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         var trial = BackgroundCalibrationTrial(seed: seed, scenario: scenario, trueOffset: offset, world: world, points: [])
         clock.advance(by: 0.05)
@@ -96,7 +103,8 @@ package struct BackgroundCalibrationTrial: Sendable {
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
-                scatter: status?.fieldScatter ?? 0))
+                scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
+                fieldStrength: status?.fieldStrength ?? 0))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()

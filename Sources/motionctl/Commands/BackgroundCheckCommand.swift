@@ -40,10 +40,26 @@ extension CalibrationCommand {
         @Flag(help: "No hard iron either: the floor that the rest of the fusion leaves.")
         var noHardIron = false
 
+        @Option(help: ArgumentHelp(
+            "The manager's location as LATITUDE,LONGITUDE in degrees (the simulated world is Berlin: 52.52,13.40): the World Magnetic Model's field strength and dip there become the estimator's reference.",
+            valueName: "latitude,longitude"))
+        var location: String?
+
         @Flag(help: "Print each seed's course once a second: offset error, σ, heading error, accuracy, reason.")
         var trace = false
 
+        /// `--location` parsed; nil when not given.
+        func geographicLocation() throws -> GeographicLocation? {
+            guard let location else { return nil }
+            let parts = location.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let latitude = parts[0], let longitude = parts[1], abs(latitude) <= 90, abs(longitude) <= 180 else {
+                throw ValidationError("--location must be LATITUDE,LONGITUDE in degrees (latitude −90…90, longitude −180…180), e.g. 52.52,13.40; got \(location)")
+            }
+            return GeographicLocation(latitude: latitude, longitude: longitude)
+        }
+
         func validate() throws {
+            _ = try geographicLocation()
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
             guard duration > judgeFrom, judgeFrom >= 0, duration <= 3600 else {
                 throw ValidationError("--duration must exceed --judge-from and be at most 3600 s")
@@ -60,14 +76,14 @@ extension CalibrationCommand {
                 do {
                     trial = try BackgroundCalibrationTrial.run(
                         seed: seed, scenario: scenario, duration: duration, hardIron: noHardIron ? .zero : nil,
-                        softIron: noSoftIron ? .identity : nil)
+                        softIron: noSoftIron ? .identity : nil, location: geographicLocation())
                 } catch {
                     printError("error: \(error)")
                     throw ExitCode.failure
                 }
                 if trace {
                     for (index, point) in trial.points.enumerated() where index % 10 == 9 {
-                        print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter))")
+                        print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter)), soft-iron bias ≤ \(decimals(point.softIronBias)) µT")
                     }
                 }
                 let tail = trial.after(judgeFrom)
