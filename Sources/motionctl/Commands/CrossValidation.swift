@@ -261,7 +261,8 @@ struct CrossValidation {
             var held = [Score?](repeating: nil, count: loaded.count)
             for kind in kinds {
                 let inner = loaded.indices.map { training[$0] && loaded[$0].entry.kind != kind }
-                let chosen = scores(tune(from: start, training: inner, rule: rule))
+                let tuned = tune(from: start, training: inner, rule: rule)
+                let chosen = scores(tuned)
                 for t in members where loaded[t].entry.kind == kind { held[t] = chosen[t] }
             }
             let got = members.compactMap { held[$0] }
