@@ -43,9 +43,10 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// norm and dip, stays put while the sensor turns), so a magnet carried with the sensor (a change
 /// of hard iron, whose field turns with it) never becomes the reference; a disturbance is never
 /// followed at once; one that outlasts `magneticMaximumRejectionTime` is followed at a reduced
-/// gain only while the field it shows is fixed in the earth frame by the same test (a reference
-/// a few per cent off, a field that differs across the room), never while it turns with the
-/// sensor or keeps changing (VQF follows any field at half gain after 60 s, which turns the
+/// gain only while the field it shows has been fixed in the earth frame by the same test for
+/// `magneticNewFieldFirstTime` of turning (a reference a few per cent off, a field that differs
+/// across the room), never while it turns with the sensor, keeps changing or has not been seen
+/// from enough directions (a magnet beside a resting sensor) (VQF follows any field at half gain after 60 s, which turns the
 /// heading towards a magnet): the heading is then held by the gyroscope with accuracy `.low`;
 /// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
 /// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; the gyroscope is
@@ -125,10 +126,11 @@ public struct AttitudeFilter: Sendable {
         /// Longest time the heading correction stays off during a disturbance, s. A disturbance
         /// that lasts longer may be the reference's own error (a field that differs across the
         /// room, a calibration off by a few per cent): the heading is then corrected again at a
-        /// gain divided by ``magneticRejectionFactor``, but only while the field is fixed in the
-        /// earth frame (its norm, dip and heading stay put, as for a new reference); a field that
-        /// turns with the sensor (a magnet carried with it) or keeps changing is never followed:
-        /// the heading stays held by the gyroscope, accuracy low.
+        /// gain divided by ``magneticRejectionFactor``, but only while the field has been fixed in
+        /// the earth frame (its norm, dip and heading stay put, as for a new reference) for
+        /// ``magneticNewFieldFirstTime`` of turning; a field that turns with the sensor (a magnet
+        /// carried with it), keeps changing, or has only been seen at rest (a magnet beside it)
+        /// is never followed: the heading stays held by the gyroscope, accuracy low.
         public var magneticMaximumRejectionTime: Double = 60
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
@@ -219,7 +221,8 @@ public struct AttitudeFilter: Sendable {
     private var undisturbedTime: Double = 0
     private var rejectionTime: Double = 0
     private var initialMagneticGain: Double = 1
-    /// The field agrees with the candidate reference: fixed in the earth frame so far.
+    /// The field has agreed with the candidate reference while the sensor turned for at least
+    /// ``Parameters/magneticNewFieldFirstTime``: shown to be fixed in the earth frame.
     private var fieldFixedInEarth = false
     private var magneticDisturbed = false
     private var magneticSeen = false
@@ -539,10 +542,10 @@ public struct AttitudeFilter: Sendable {
             if headingChange > Double.pi { headingChange -= 2 * Double.pi } else if headingChange < -Double.pi { headingChange += 2 * Double.pi }
             if abs(currentNorm - candidateNorm) < parameters.magneticNormThreshold * candidateNorm
                 && abs(currentDip - candidateDip) < magneticDipThreshold && abs(headingChange) < magneticDipThreshold {
-                fieldFixedInEarth = true
                 let turning = (restGyroLowPass * restGyroLowPass).sum()
                     >= magneticNewFieldMinimumRate * magneticNewFieldMinimumRate
                 if turning || referenceNorm == 0 { candidateTime += ts }
+                fieldFixedInEarth = candidateTime >= parameters.magneticNewFieldFirstTime
                 candidateNorm += magneticReferenceGain * (currentNorm - candidateNorm)
                 candidateDip += magneticReferenceGain * (currentDip - candidateDip)
                 candidateHeading += magneticReferenceGain * headingChange
