@@ -247,7 +247,7 @@ struct CrossValidation {
     /// scores best there (the objective of the held-out trials' scores, relative to `start`'s on
     /// the same trials), and each rule's score.
     mutating func chooseRule(from start: Parameters, training: [Bool], among rules: [MoveRule]) -> (rule: MoveRule, scores: [Double]) {
-        guard rules.count > 1 else { return (rules[0], [0]) }
+        guard rules.count > 1 else { return (rules.first ?? Self.rules[0], [0]) }
         let kinds = loaded.indices.filter { training[$0] }.map { loaded[$0].entry.kind }
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         evaluate([start])
