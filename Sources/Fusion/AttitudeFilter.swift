@@ -504,8 +504,9 @@ public struct AttitudeFilter: Sendable {
         let ts = stepInterval
         magneticSeen = true
         // The field as it was `magnetometerLag` ago, brought to now: a vector fixed in the earth
-        // frame turns in the sensor frame as dv/dt = −ω × v.
-        let magEarth = attitude6D.rotate(mag - parameters.magnetometerLag * cross(latestRate, mag))
+        // frame turns in the sensor frame as dv/dt = −ω × v. (Skipped at 0, where it is `mag`.)
+        let lag = parameters.magnetometerLag
+        let magEarth = attitude6D.rotate(lag == 0 ? mag : mag - lag * cross(latestRate, mag))
         // Heading error: magnetic north, rotated by the current heading correction, should lie
         // along +y of ENU. (cos h, sin h) of the correction angle h from its quaternion.
         let (qw, qz) = (headingQuaternion.w, headingQuaternion.z)
