@@ -38,12 +38,17 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// Differences from VQF's published design: the first reference field is the one seen at rest
 /// at start-up (the one that already set the initial heading), rather than one seen while turning;
 /// it stays provisional until it has held for `magneticNewFieldFirstTime` of turning, and until
-/// then a different field that is stable while turning replaces it after that same time; a
-/// disturbance that outlasts `magneticMaximumRejectionTime` is followed at a reduced gain only
-/// while the field stays near the reference (`magneticHoldFactor` × the thresholds: a reference
-/// a few per cent off), never when it is far off (a magnet: VQF follows it too, which can turn
-/// the heading towards the magnet), so the heading is then held by the gyroscope with accuracy
-/// `.low`; two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
+/// then a different field that is stable while turning replaces it after that same time; a new
+/// field must be fixed in the earth frame to replace the reference (its heading, not only its
+/// norm and dip, stays put while the sensor turns), so a magnet carried with the sensor (a change
+/// of hard iron, whose field turns with it) never becomes the reference; a disturbance is never
+/// followed at once; one that outlasts `magneticMaximumRejectionTime` is followed at a reduced
+/// gain only while the field it shows has been fixed in the earth frame by the same test for
+/// `magneticNewFieldFirstTime` of turning (a reference a few per cent off, a field that differs
+/// across the room), never while it turns with the sensor, keeps changing or has not been seen
+/// from enough directions (a magnet beside a resting sensor) (VQF follows any field at half gain after 60 s, which turns the
+/// heading towards a magnet): the heading is then held by the gyroscope with accuracy `.low`;
+/// two defaults differ (`magnetometerTimeConstant` 15 s instead of 9 s, `biasSigmaMotion`
 /// 0.05 °/s instead of 0.1 °/s), chosen on all 15 BROAD trials together; the gyroscope is
 /// integrated with the mean of two consecutive samples over the interval between them (VQF uses
 /// each sample over the interval before it, which runs half an interval ahead of the other
@@ -121,22 +126,29 @@ public struct AttitudeFilter: Sendable {
         /// Longest time the heading correction stays off during a disturbance, s. A disturbance
         /// that lasts longer may be the reference's own error (a field that differs across the
         /// room, a calibration off by a few per cent): the heading is then corrected again at a
-        /// gain divided by ``magneticRejectionFactor``, but only while the field's norm and dip
-        /// stay within ``magneticHoldFactor`` times their thresholds; a field further off (a
-        /// magnet) is never followed: the heading stays held by the gyroscope, accuracy low.
+        /// gain divided by ``magneticRejectionFactor``, but only while the field has been fixed in
+        /// the earth frame (its norm, dip and heading stay put, as for a new reference) for
+        /// ``magneticNewFieldFirstTime`` of turning; a field that turns with the sensor (a magnet
+        /// carried with it), keeps changing, or has only been seen at rest (a magnet beside it)
+        /// is never followed: the heading stays held by the gyroscope, accuracy low.
         public var magneticMaximumRejectionTime: Double = 60
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
         public var magneticRejectionFactor: Double = 2
-        /// After the longest rejection time, a field whose norm or dip is further from the
-        /// reference than this many times its threshold is not used.
-        public var magneticHoldFactor: Double = 2
         /// How long the sensors' readings lag the true motion, s: the group delay of the chip's
         /// output low-pass filter (from its datasheet, e.g. the MPU-6050's DLPF table), the same
         /// for the gyroscope and the accelerometer. The filter runs on the samples as they are and
         /// its outputs (attitude, gravity) are extrapolated this far ahead with the current
         /// rotation rate: the attitude now, not the one the sensors last saw. 0 disables.
         public var sensorLatency: Double = 0
+        /// How much longer than the gyroscope the magnetometer's reading lags the motion, s: a
+        /// magnetometer read between two of its own updates (or held between them, as BROAD's
+        /// is: its field repeats over three samples at 285.7 Hz) is on average half its period
+        /// old, and its own filter's delay differs from the gyroscope's. The field is turned back
+        /// by the current rotation rate for this long before it is used (to first order,
+        /// m − lag · ω × m), so that it meets the attitude of the gyroscope's instant. 0 (the
+        /// default, for a sensor whose timing is not known) uses the field as it is read.
+        public var magnetometerLag: Double = 0
 
         public init() {}
     }
@@ -161,8 +173,6 @@ public struct AttitudeFilter: Sendable {
     private let restGyroThresholdSquared: Double
     private let restAccThresholdSquared: Double
     private let magneticDipThreshold: Double
-    /// `magneticHoldFactor` × the dip threshold, rad.
-    private let magneticHoldDip: Double
     private let magneticNewFieldMinimumRate: Double
     /// 1 / sampleInterval: turns a correction per sample into a rate.
     private let inverseSampleInterval: Double
@@ -200,17 +210,20 @@ public struct AttitudeFilter: Sendable {
     private var biasCovariance: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
 
     // Magnetometer.
-    private var magneticState = LowPassState<SIMD2<Double>>()
+    private var magneticState = LowPassState<SIMD4<Double>>()
     private var referenceNorm: Double = 0
     private var referenceDip: Double = 0
     private var candidateNorm: Double = -1
     private var candidateDip: Double = 0
+    /// The candidate field's heading error (its north against the current heading), rad.
+    private var candidateHeading: Double = 0
     private var candidateTime: Double = 0
     private var undisturbedTime: Double = 0
     private var rejectionTime: Double = 0
-    /// The field's norm and dip are within ``Parameters/magneticHoldFactor`` times their thresholds.
-    private var withinHoldBound = true
     private var initialMagneticGain: Double = 1
+    /// The field has agreed with the candidate reference while the sensor turned for at least
+    /// ``Parameters/magneticNewFieldFirstTime``: shown to be fixed in the earth frame.
+    private var fieldFixedInEarth = false
     private var magneticDisturbed = false
     private var magneticSeen = false
     /// The reference was taken at rest at start-up: the first field seen while turning may replace it.
@@ -245,7 +258,6 @@ public struct AttitudeFilter: Sendable {
         restGyroThresholdSquared = (parameters.restGyroscopeThreshold * degree) * (parameters.restGyroscopeThreshold * degree)
         restAccThresholdSquared = parameters.restAccelerometerThreshold * parameters.restAccelerometerThreshold
         magneticDipThreshold = parameters.magneticDipThreshold * degree
-        magneticHoldDip = parameters.magneticHoldFactor * parameters.magneticDipThreshold * degree
         magneticNewFieldMinimumRate = parameters.magneticNewFieldMinimumRate * degree
         stepInterval = sampleInterval
         inverseSampleInterval = 1 / sampleInterval
@@ -301,6 +313,7 @@ public struct AttitudeFilter: Sendable {
         referenceDip = 0
         candidateNorm = -1
         candidateDip = 0
+        candidateHeading = 0
         candidateTime = 0
         undisturbedTime = 0
         rejectionTime = 0
@@ -490,16 +503,23 @@ public struct AttitudeFilter: Sendable {
     private mutating func correctHeading(_ mag: SIMD3<Double>) {
         let ts = stepInterval
         magneticSeen = true
-        let magEarth = attitude6D.rotate(mag)
+        // The field as it was `magnetometerLag` ago, brought to now: a vector fixed in the earth
+        // frame turns in the sensor frame as dv/dt = −ω × v. (Skipped at 0, where it is `mag`.)
+        let lag = parameters.magnetometerLag
+        let magEarth = attitude6D.rotate(lag == 0 ? mag : mag - lag * cross(latestRate, mag))
+        // Heading error: magnetic north, rotated by the current heading correction, should lie
+        // along +y of ENU. (cos h, sin h) of the correction angle h from its quaternion.
+        let (qw, qz) = (headingQuaternion.w, headingQuaternion.z)
+        let cosH = qw * qw - qz * qz, sinH = 2 * qw * qz
+        let error = atan2(cosH * magEarth.x - sinH * magEarth.y, sinH * magEarth.x + cosH * magEarth.y)
         if parameters.magneticDisturbanceRejection {
             let norm = (magEarth * magEarth).sum().squareRoot()
-            let current = magneticState.filter(SIMD2(norm, -asin(magEarth.z / norm)), magneticLowPass)
-            let (currentNorm, currentDip) = (current.x, current.y)
+            let current = magneticState.filter(SIMD4(norm, -asin(magEarth.z / norm), error, 0), magneticLowPass)
+            let (currentNorm, currentDip, currentHeading) = (current.x, current.y, current.z)
 
             // Disturbance: norm or dip away from the reference field.
             let normDeviation = abs(currentNorm - referenceNorm), dipDeviation = abs(currentDip - referenceDip)
             let normThreshold = parameters.magneticNormThreshold * referenceNorm
-            withinHoldBound = normDeviation < parameters.magneticHoldFactor * normThreshold && dipDeviation < magneticHoldDip
             if normDeviation < normThreshold && dipDeviation < magneticDipThreshold {
                 undisturbedTime += ts
                 if undisturbedTime >= parameters.magneticMinimumUndisturbedTime {
@@ -513,14 +533,23 @@ public struct AttitudeFilter: Sendable {
             }
 
             // A new, stable field becomes the reference after long enough (while turning, so that
-            // a constant field is not mistaken for a homogeneous one).
+            // a constant field is not mistaken for a homogeneous one). Stable means fixed in the
+            // earth frame: its norm, its dip and its heading (against the gyroscope-held one)
+            // stay put while the sensor turns. A magnet carried with the sensor (a change of
+            // hard iron) adds a field that turns with it, so the heading it gives swings as the
+            // sensor turns, by more than the dip threshold (the same bound on the field's
+            // direction) for any magnet the norm and dip checks would notice.
+            var headingChange = currentHeading - candidateHeading
+            if headingChange > Double.pi { headingChange -= 2 * Double.pi } else if headingChange < -Double.pi { headingChange += 2 * Double.pi }
             if abs(currentNorm - candidateNorm) < parameters.magneticNormThreshold * candidateNorm
-                && abs(currentDip - candidateDip) < magneticDipThreshold {
+                && abs(currentDip - candidateDip) < magneticDipThreshold && abs(headingChange) < magneticDipThreshold {
                 let turning = (restGyroLowPass * restGyroLowPass).sum()
                     >= magneticNewFieldMinimumRate * magneticNewFieldMinimumRate
                 if turning || referenceNorm == 0 { candidateTime += ts }
+                fieldFixedInEarth = candidateTime >= parameters.magneticNewFieldFirstTime
                 candidateNorm += magneticReferenceGain * (currentNorm - candidateNorm)
                 candidateDip += magneticReferenceGain * (currentDip - candidateDip)
+                candidateHeading += magneticReferenceGain * headingChange
                 // The start-up reference is confirmed once it has held while turning.
                 if referenceFromRest && !magneticDisturbed && candidateTime >= parameters.magneticNewFieldFirstTime {
                     referenceFromRest = false
@@ -536,17 +565,14 @@ public struct AttitudeFilter: Sendable {
                     undisturbedTime = parameters.magneticMinimumUndisturbedTime
                 }
             } else {
+                fieldFixedInEarth = false
                 candidateTime = 0
                 candidateNorm = currentNorm
                 candidateDip = currentDip
+                candidateHeading = currentHeading
             }
         }
 
-        // Heading error: magnetic north, rotated by the current heading correction, should lie
-        // along +y of ENU. (cos h, sin h) of the correction angle h from its quaternion.
-        let (qw, qz) = (headingQuaternion.w, headingQuaternion.z)
-        let cosH = qw * qw - qz * qz, sinH = 2 * qw * qz
-        let error = atan2(cosH * magEarth.x - sinH * magEarth.y, sinH * magEarth.x + cosH * magEarth.y)
         var gain = magneticGain
         if parameters.magneticDisturbanceRejection {
             if magneticDisturbed {
@@ -554,7 +580,7 @@ public struct AttitudeFilter: Sendable {
                     rejectionTime += ts
                     gain = 0
                 } else {
-                    gain = withinHoldBound ? gain / parameters.magneticRejectionFactor : 0
+                    gain = fieldFixedInEarth ? gain / parameters.magneticRejectionFactor : 0
                 }
             } else {
                 rejectionTime = max(rejectionTime - parameters.magneticRejectionFactor * ts, 0)

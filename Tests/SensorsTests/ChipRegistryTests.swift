@@ -128,6 +128,7 @@ import Testing
         switch descriptor.outputDelay {
         case .none: #expect(driver.outputDelay == 0)
         case .byLowPassCode(let delays): #expect(delays.values.contains(driver.outputDelay))
+        case .byOutputDataRate(let delays): #expect(delays[defaults.outputDataRate] == driver.outputDelay)
         }
         #expect(ChipCatalog.makeMagnetometer(for: chip, bus: board.bus) == nil)
     }

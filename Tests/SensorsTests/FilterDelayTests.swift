@@ -36,4 +36,27 @@ import Testing
         #expect(abs(gyroscopeTime - (2 - gyroscopeDelay)) <= 1 / raw.gyroscopeLSBPerDPS / 100, "\(gyroscopeTime)")
         #expect(abs(accelerometerTime - (2 - accelerometerDelay)) <= 1 / raw.accelerometerLSBPerG, "\(accelerometerTime)")
     }
+
+    /// Every emulated chip's driver, configured at its defaults, reports the delay its descriptor's
+    /// citation gives: the MPU family's register-map tables, the ICM-20948's derivation from the
+    /// MPU-9250's table (1.96 ms + 1 / (2π · 51.2 Hz) at GYRO_DLPFCFG 3), the ICM-42688-P's
+    /// 2nd-order Butterworth at its reset bandwidth (√2 / (2π · max(400, 200) / 4 Hz) at 200 Hz);
+    /// every other chip 0, each with its reason.
+    static let icm20948Delay: Double = 0.00196 + 1 / (2 * Double.pi * 51.2)
+    static let icm42688Delay: Double = 2.0.squareRoot() / (2 * Double.pi * 100)
+    static let citedDelays: [(SimulatedBoard.IMU, Double)] = [
+        (.mpu6050, 0.0028), (.mpu9250, 0.0039), (.icm20948, icm20948Delay), (.icm42688, icm42688Delay),
+        (.lsm6dsox, 0), (.lsm6dsl, 0), (.lsm6ds3, 0), (.lsm6dsr, 0), (.lsm9ds1, 0), (.bmi160, 0), (.bno055, 0),
+    ]
+
+    @Test(arguments: citedDelays)
+    func eachDriverReportsItsCitedDelay(imu: SimulatedBoard.IMU, delay: Double) throws {
+        let rig = try EmulatedRig(imu: imu, magnetometer: .none, source: Ramp(), time: ManualTime(0))
+        #expect(abs(rig.imu.outputDelay - delay) < 1e-9, "\(imu): \(rig.imu.outputDelay)")
+        let descriptor = try #require(ChipRegistry.descriptor(cliName: imu.rawValue))
+        if delay == 0 {
+            guard case .none(let reason) = descriptor.outputDelay else { Issue.record("\(imu) claims a delay"); return }
+            #expect(!reason.isEmpty)
+        }
+    }
 }

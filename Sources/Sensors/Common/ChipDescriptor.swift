@@ -233,6 +233,9 @@ public struct FIFOTimestampFormat: Sendable, Equatable {
 public enum OutputDelay: Sendable, Equatable {
     /// Seconds per low-pass filter code the driver writes, from the datasheet's filter table.
     case byLowPassCode([UInt8: Double])
+    /// Seconds per output data rate (Hz), for a chip whose filter follows the rate (the
+    /// ICM-42688-P's UI filter at its reset bandwidth).
+    case byOutputDataRate([Double: Double])
     /// No delay is known: the driver reports 0, for the reason given.
     case none(because: String)
 }

@@ -13,7 +13,9 @@ extension ChipDescriptor {
             bytesPerSample: ICM42600FIFOPacket.size,
             timestamp: FIFOTimestampFormat(lsb: ICM42600FIFOPacket.timestampLSB, wrap: ICM42600FIFOPacket.timestampWrap)),
         gyroRestLimits: GyroRestLimits(biasDPS: 0.5, noiseDensityDPS: 0.0028, source: "DS-000347 Table 1: ZRO ±0.5 °/s, 0.0028 °/s/√Hz"),
-        outputDelay: .none(because: "the driver keeps the chip's reset filters (UI filter 1st order, GYRO_UI_FILT_BW 1); DS-000347 §5 tabulates the UI filter's delay per order and bandwidth, but the table was not reachable when the delays were set, so no figure is claimed (see README, Benchmarks and accuracy)")
+        outputDelay: .byOutputDataRate(Dictionary(uniqueKeysWithValues: ICM42600Settings.rates.map {
+            ($0.value, ICM42600Settings.gyroscopeDelay(rate: $0.value))
+        }))
     ) { bus, address, pause, resetCompletion in
         ICM42600IMU(bus: bus, address: address, model: .icm42688p, pause: pause, resetCompletion: resetCompletion)
     }

@@ -42,6 +42,12 @@ public final class ICM42600IMU: CoreIMUDriver {
                           resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
     }
 
+    /// The gyroscope's delay at the configured output data rate (the default's before
+    /// ``configure(_:)``): ``ICM42600Settings/gyroscopeDelay(rate:)``.
+    public var outputDelay: Double {
+        ICM42600Settings.gyroscopeDelay(rate: core.configuration.outputDataRate)
+    }
+
     /// Identify; soft reset; rates and ranges; both sensors to low-noise mode.
     func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
         state = try program(configuration, settings.tables.optionsWithChipFiltering(for: configuration, chip: chip.name, checkingTablesFirst: true),

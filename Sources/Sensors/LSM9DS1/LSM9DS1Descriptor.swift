@@ -11,5 +11,5 @@ extension ChipDescriptor {
         imu: LSM9DS1IMU.name, cliNames: ["lsm9ds1"], family: .lsm9ds1,
         identity: ChipIdentity(register: LSM9DS1Register.whoAmI, value: [LSM9DS1Settings().identity], addresses: [I2CAddress(0x6A), I2CAddress(0x6B)]),
         tables: LSM9DS1Settings().tables, fifo: FIFOLayout(bytesPerSample: 12), gyroRestLimits: nil,
-        outputDelay: .none(because: "DocID025715 gives the gyroscope's LPF cut-offs per ODR and BW_G but no delay, and the driver reads the LPF1 output, whose cut-off it does not list; no copy of the table was reachable when the delays were set (see README, Benchmarks and accuracy)"), make: factory(LSM9DS1IMU.self))
+        outputDelay: .none(because: "DocID025715 Table 47 gives the LPF2 cut-offs per ODR and BW_G, but the driver reads the LPF1 output (OUT_SEL = 00, CTRL_REG2_G), whose cut-off the datasheet does not give, and no delay; no copy of Table 47 was reachable either, so no figure is claimed (see README, Benchmarks and accuracy)"), make: factory(LSM9DS1IMU.self))
 }

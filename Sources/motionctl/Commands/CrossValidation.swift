@@ -13,12 +13,17 @@ import Fusion
 /// was shaped on shows up in the cross-validated figure. The in-sample figure is the same descent
 /// on all trials, scored on the same trials.
 ///
-/// The descent: the sensors' latency over a grid (0–8 ms), then each other parameter at half and
-/// twice its value (a tenth and ten times for the vertical bias factor); a move is taken only
-/// when it lowers the objective by more than ``minimumGain``, for at most ``sweeps`` passes. The
-/// objective: the mean 9D total error over the training trials plus the mean 6D inclination
-/// error, each divided by its value at the fold's start, so that both count alike. Every
-/// (parameters, trial) score is computed once and shared by the folds.
+/// The descent: the sensors' latency and the magnetometer's extra lag over grids (0–8 ms, −4–8
+/// ms), then each other parameter at half and twice its value (a tenth and ten times for the
+/// vertical bias factor), for at most ``sweeps`` passes. The objective: the mean 9D total error
+/// over the training trials plus the mean 6D inclination error, each divided by its value at the
+/// fold's start, so that both count alike. Every (parameters, trial) score is computed once and
+/// shared by the folds.
+///
+/// When a move is worth taking (``MoveRule``) is itself a choice: three rules were compared on
+/// these trials before. So it is chosen inside each fold (nested): on the fold's training kinds
+/// alone, each rule is scored by its own leave-one-kind-out run over those kinds, and the best
+/// one tunes the fold. The held-out kind never sees which rule won elsewhere.
 struct CrossValidation {
     typealias Parameters = AttitudeFilter.Parameters
 
@@ -38,6 +43,7 @@ struct CrossValidation {
     /// Every parameter chosen by looking at data (the switches are not: they say what runs).
     static let tuned: [Tuned] = [
         Tuned(name: "sensorLatency", keyPath: \.sensorLatency, candidates: { _ in (0...8).map { Double($0) / 1000 } }, unit: "ms", scale: 1000),
+        Tuned(name: "magnetometerLag", keyPath: \.magnetometerLag, candidates: { _ in (-4...8).map { Double($0) / 1000 } }, unit: "ms", scale: 1000),
         .halfAndDouble("accelerometerTimeConstant", \.accelerometerTimeConstant, "s"),
         .halfAndDouble("magnetometerTimeConstant", \.magnetometerTimeConstant, "s"),
         .halfAndDouble("biasSigmaInitial", \.biasSigmaInitial, "°/s"),
@@ -61,12 +67,28 @@ struct CrossValidation {
         .halfAndDouble("magneticMinimumUndisturbedTime", \.magneticMinimumUndisturbedTime, "s"),
         .halfAndDouble("magneticMaximumRejectionTime", \.magneticMaximumRejectionTime, "s"),
         .halfAndDouble("magneticRejectionFactor", \.magneticRejectionFactor, ""),
-        .halfAndDouble("magneticHoldFactor", \.magneticHoldFactor, ""),
     ]
 
     static let sweeps = 2
-    /// A move must lower the objective by more than this fraction: smaller gains are noise.
-    static let minimumGain = 0.002
+
+    /// When the descent takes its best move for a parameter.
+    enum MoveRule: Sendable, Equatable, CustomStringConvertible {
+        /// When it lowers the objective by more than this fraction.
+        case gain(Double)
+        /// When it lowers the objective and lowers more training kinds' share of it than it raises.
+        case majorityOfKinds
+
+        var description: String {
+            switch self {
+            case .gain(let fraction): "a move must gain \(fraction * 100) %"
+            case .majorityOfKinds: "a move must help more training kinds than it hurts"
+            }
+        }
+    }
+
+    /// The rules compared earlier on these trials, among which each fold chooses by its own
+    /// inner cross-validation.
+    static let rules: [MoveRule] = [.gain(0.002), .gain(0.01), .majorityOfKinds]
 
     typealias Score = EvaluateCommand.Score
     let loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]
@@ -83,6 +105,16 @@ struct CrossValidation {
         self.loaded = loaded
         self.tuning = tuning
         self.background = background
+    }
+
+    /// The rule `name` fixes (a percentage, or `majority`), or every rule for nil.
+    static func rules(named name: String?) throws -> [MoveRule] {
+        guard let name else { return rules }
+        if name == "majority" { return [.majorityOfKinds] }
+        guard let percent = Double(name), percent.isFinite, percent >= 0, percent < 100 else {
+            throw ValidationError("--move-rule \(name): give a percentage from 0 to 100 (e.g. 0.2) or 'majority'")
+        }
+        return [.gain(percent / 100)]
     }
 
     /// The tuned parameters `names` lists (nil: all); throws on a name it does not know.
@@ -144,18 +176,37 @@ struct CrossValidation {
         return ((total / n).squareRoot() * degrees, (inclination / n).squareRoot() * degrees)
     }
 
-    /// The descent on the trials `training` selects, from `start`.
-    mutating func tune(from start: Parameters, training: [Bool]) -> Parameters {
+    /// The descent on the trials `training` selects, from `start`, taking moves by `rule`.
+    mutating func tune(from start: Parameters, training: [Bool], rule: MoveRule) -> Parameters {
         evaluate([start])
-        func means(_ p: Parameters) -> (Double, Double) {
-            let s = scores(p).indices.filter { training[$0] }.map { scores(p)[$0] }
-            let n = Double(max(s.count, 1))
-            return (s.map(\.total).reduce(0, +) / n, s.map(\.inclination).reduce(0, +) / n)
+        let kinds = loaded.map(\.entry.kind)
+        let trainingKinds = Set(loaded.indices.filter { training[$0] }.map { kinds[$0] })
+        // Each trial's share of the objective: its errors over the training means at the start.
+        let startScores = scores(start)
+        let trainingCount = Double(max(training.filter { $0 }.count, 1))
+        let base9D = max(loaded.indices.filter { training[$0] }.map { startScores[$0].total }.reduce(0, +) / trainingCount, 1e-9)
+        let base6D = max(loaded.indices.filter { training[$0] }.map { startScores[$0].inclination }.reduce(0, +) / trainingCount, 1e-9)
+        func share(_ p: Parameters, _ t: Int) -> Double {
+            let s = scores(p)[t]
+            return (s.total / base9D + s.inclination / base6D) / trainingCount
         }
-        let (base9D, base6D) = means(start)
         func objective(_ p: Parameters) -> Double {
-            let (m9, m6) = means(p)
-            return m9 / max(base9D, 1e-9) + m6 / max(base6D, 1e-9)
+            loaded.indices.filter { training[$0] }.map { share(p, $0) }.reduce(0, +)
+        }
+        func worthTaking(_ candidate: Parameters, over current: Parameters) -> Bool {
+            let (new, old) = (objective(candidate), objective(current))
+            switch rule {
+            case .gain(let fraction): return new < old * (1 - fraction)
+            case .majorityOfKinds:
+                guard new < old else { return false }
+                var helped = 0, hurt = 0
+                for kind in trainingKinds {
+                    let members = loaded.indices.filter { training[$0] && kinds[$0] == kind }
+                    let change = members.map { share(candidate, $0) - share(current, $0) }.reduce(0, +)
+                    if change < 0 { helped += 1 } else if change > 0 { hurt += 1 }
+                }
+                return helped > hurt
+            }
         }
         var current = start
         for _ in 0..<Self.sweeps {
@@ -168,7 +219,7 @@ struct CrossValidation {
                 }
                 evaluate(sets)
                 guard let best = sets.min(by: { objective($0) < objective($1) }) else { continue }
-                if objective(best) < objective(current) * (1 - Self.minimumGain) {
+                if worthTaking(best, over: current) {
                     current = best
                     moved = true
                 }
@@ -192,30 +243,71 @@ struct CrossValidation {
         value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : String(format: "%.4g", value)
     }
 
+    /// The rule among `rules` whose leave-one-kind-out run over the kinds `training` selects
+    /// scores best there (the objective of the held-out trials' scores, relative to `start`'s on
+    /// the same trials), and each rule's score.
+    mutating func chooseRule(from start: Parameters, training: [Bool], among rules: [MoveRule]) -> (rule: MoveRule, scores: [Double]) {
+        guard rules.count > 1 else { return (rules.first ?? Self.rules[0], [0]) }
+        let kinds = loaded.indices.filter { training[$0] }.map { loaded[$0].entry.kind }
+            .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        evaluate([start])
+        let startScores = scores(start)
+        let members = loaded.indices.filter { training[$0] }
+        let n = Double(max(members.count, 1))
+        let base9D = max(members.map { startScores[$0].total }.reduce(0, +) / n, 1e-9)
+        let base6D = max(members.map { startScores[$0].inclination }.reduce(0, +) / n, 1e-9)
+        var ruleScores: [Double] = []
+        for rule in rules {
+            var held = [Score?](repeating: nil, count: loaded.count)
+            for kind in kinds {
+                let inner = loaded.indices.map { training[$0] && loaded[$0].entry.kind != kind }
+                let tuned = tune(from: start, training: inner, rule: rule)
+                let chosen = scores(tuned)
+                for t in members where loaded[t].entry.kind == kind { held[t] = chosen[t] }
+            }
+            let got = members.compactMap { held[$0] }
+            ruleScores.append(got.map(\.total).reduce(0, +) / n / base9D + got.map(\.inclination).reduce(0, +) / n / base6D)
+        }
+        let best = ruleScores.indices.min { ruleScores[$0] < ruleScores[$1] } ?? 0
+        return (rules[best], ruleScores)
+    }
+
     /// Runs the folds and the in-sample descent and prints the figures side by side.
-    static func run(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], start: Parameters, tuning: [Tuned], backgroundCalibration: HardIronEstimator.Parameters? = nil) {
+    static func run(
+        _ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], start: Parameters, tuning: [Tuned], rules: [MoveRule] = CrossValidation.rules,
+        backgroundCalibration: HardIronEstimator.Parameters? = nil
+    ) {
         let clock = ContinuousClock()
         let began = clock.now
         var validation = CrossValidation(loaded, tuning: tuning, background: backgroundCalibration)
         let kinds = loaded.map(\.entry.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         print("")
         print("cross-validation: leave one kind out (\(kinds.count) folds), coordinate descent over \(tuning.count) parameters "
-            + "(\(tuning.count == tuned.count ? "all" : tuning.map(\.name).joined(separator: ", ")); latency 0–8 ms, the others ×½ and ×2; at most \(sweeps) passes; a move must gain \(minimumGain * 100) %), "
-            + "objective: mean 9D total + mean 6D inclination, each relative to the fold's start")
+            + "(\(tuning.count == tuned.count ? "all" : tuning.map(\.name).joined(separator: ", ")); latency 0–8 ms, magnetometer lag −4–8 ms, the others ×½ and ×2; at most \(sweeps) passes), "
+            + "objective: mean 9D total + mean 6D inclination, each relative to the fold's start; "
+            + (rules.count > 1
+                ? "the move rule chosen in each fold by leave-one-kind-out over its training kinds among: \(rules.map(\.description).joined(separator: "; "))"
+                : "\(rules[0]) (fixed)"))
+        func ruleNote(_ choice: (rule: MoveRule, scores: [Double])) -> String {
+            rules.count > 1 ? "[\(choice.rule); inner scores \(choice.scores.map { format($0, digits: 3) }.joined(separator: " / "))] " : ""
+        }
         var crossValidated = [Score?](repeating: nil, count: loaded.count)
         for kind in kinds {
             let training = loaded.map { $0.entry.kind != kind }
-            let chosen = validation.tune(from: start, training: training)
+            let choice = validation.chooseRule(from: start, training: training, among: rules)
+            let chosen = validation.tune(from: start, training: training, rule: choice.rule)
             let scores = validation.scores(chosen)
             for t in loaded.indices where !training[t] {
                 crossValidated[t] = scores[t]
             }
             let held = loaded.indices.filter { !training[$0] }.map { loaded[$0].entry.trial.prefix(2) }.joined(separator: ", ")
-            print("fold \(kind) (trials \(held) held out): \(describe(chosen, from: start))")
+            print("fold \(kind) (trials \(held) held out): \(ruleNote(choice))\(describe(chosen, from: start))")
         }
-        let inSampleParameters = validation.tune(from: start, training: loaded.map { _ in true })
+        let all = loaded.map { _ in true }
+        let inSampleChoice = validation.chooseRule(from: start, training: all, among: rules)
+        let inSampleParameters = validation.tune(from: start, training: all, rule: inSampleChoice.rule)
         let inSample = validation.scores(inSampleParameters)
-        print("in-sample (all trials): \(describe(inSampleParameters, from: start))")
+        print("in-sample (all trials): \(ruleNote(inSampleChoice))\(describe(inSampleParameters, from: start))")
         let elapsed = clock.now - began
         print("\(validation.runs) filter runs over a trial in \(format(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, digits: 0)) s")
         print("")

@@ -44,6 +44,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "With --cross-validate: tune only these parameters (comma-separated names of AttitudeFilter.Parameters, e.g. sensorLatency,accelerometerTimeConstant; default: every one chosen by looking at data).")
     var tune: String?
 
+    @Option(help: "With --cross-validate: fix the descent's move rule instead of choosing it in each fold: a percentage the objective must fall by (0.2, 1) or 'majority' (a move must help more training kinds than it hurts).")
+    var moveRule: String?
+
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
 
@@ -134,7 +137,9 @@ struct EvaluateCommand: ParsableCommand {
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
         if referenceLag { ReferenceLag.report(loaded) }
-        if crossValidate { CrossValidation.run(loaded, start: parameters, tuning: tuning, backgroundCalibration: background) }
+        if crossValidate {
+            CrossValidation.run(loaded, start: parameters, tuning: tuning, rules: try CrossValidation.rules(named: moveRule), backgroundCalibration: background)
+        }
     }
 
     /// One trial's scores: 9D total and 6D inclination RMSE, degrees.
