@@ -154,6 +154,19 @@ import Glibc
         #expect(HardIronEstimator().status.accuracy == .uncalibrated)
     }
 
+    /// The offset is removed from the field only once it is known to `medium` (a stored
+    /// calibration that good: from the first reading); before, the field goes on as read.
+    @Test func theOffsetIsUsedOnceItIsMedium() {
+        let offset = SIMD3<Double>(10, -4, 6), field = SIMD3<Double>(30, 5, -40)
+        for (sigma, used) in [(0.8, true), (2.5, false), (nil, false)] as [(Double?, Bool)] {
+            var correction = BackgroundFieldCorrection(HardIronEstimator(offset: sigma == nil ? .zero : offset, sigma: sigma))
+            for step in 0..<300 {   // 3 s at rest: nothing is learned
+                let result = correction.correct(field, rotationRate: .zero, acceleration: SIMD3(0, 0, -1), interval: 0.01, timestamp: Double(step) * 0.01)
+                #expect(result.field == (used ? field - offset : field), "σ \(String(describing: sigma)) at \(step)")
+            }
+        }
+    }
+
     /// Readings with NaN or infinity are skipped, never learned from.
     @Test func badReadingsAreSkipped() {
         var estimator = HardIronEstimator()

@@ -800,14 +800,17 @@ struct DirectionMoments: Sendable, Equatable {
 /// was last told (checked ten times a second of sample time): the first learning, a relearned
 /// hard-iron change. Smaller refinements the filter's own heading correction follows (a reset
 /// restarts its heading average, which costs more than a fraction of a µT while the board moves).
-/// `high` is reported only once the estimator has said it for ``highHoldTime`` of sample time
+/// The offset is removed only once the estimate has been `medium` or better for ``highHoldTime``
+/// (the same argument as for `high`); until then the field goes on as read, with the status
+/// saying how little is known. `high` is reported only once the estimator has said it for ``highHoldTime`` of sample time
 /// (a σ that has just crossed its bound is one stretch away from the next, which may move the
 /// offset by its σ); a starting point that is `high` already (a stored calibration) needs no hold.
 /// The sampler and `motionctl evaluate --background-calibration` run the same.
 public struct BackgroundFieldCorrection: Sendable {
     /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
     public static let announcedMove = 2.0
-    /// Seconds of sample time the estimator's `high` must last before it is reported.
+    /// Seconds of sample time the estimator's `high` must last before it is reported, and its
+    /// first `medium` before its offset is used.
     public static let highHoldTime = 1.0
 
     public private(set) var estimator: HardIronEstimator
@@ -817,6 +820,14 @@ public struct BackgroundFieldCorrection: Sendable {
     private var lastCheck: Double?
     /// Since when (sample time, s) the estimator has said `high`; −∞ for a start that was high.
     private var highSince: Double?
+    /// The estimate has been `medium` or better for ``highHoldTime``: from then on it is removed
+    /// from the field. Before, the field is used as read: a first estimate from little turning
+    /// can be far off while it says `low` (BROAD's calibrated sensor, trial 11: 20 µT at σ 6 µT),
+    /// or say `medium` for one check and not the next (trial 09: 9.6 µT off), and an offset
+    /// applied then turns the heading further than none would.
+    private var trusted: Bool
+    /// Since when (sample time, s) the estimator has said `medium` or better, before it was trusted.
+    private var mediumSince: Double?
 
     /// See ``HardIronEstimator/restartStretch()``.
     public mutating func restartStretch() {
@@ -831,7 +842,8 @@ public struct BackgroundFieldCorrection: Sendable {
     public init(_ estimator: HardIronEstimator) {
         self.estimator = estimator
         status = estimator.status
-        announcedOffset = estimator.estimate
+        trusted = status.accuracy >= .medium
+        announcedOffset = trusted ? estimator.estimate : .zero
         if status.accuracy == .high { highSince = -.infinity }
     }
 
@@ -842,10 +854,23 @@ public struct BackgroundFieldCorrection: Sendable {
         _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double
     ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
         estimator.update(field: field, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
-        let offset = estimator.estimate
+        let estimate = estimator.estimate
+        var offset = trusted ? estimate : SIMD3<Double>.zero
         guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (field - offset, false, false) }
         lastCheck = timestamp
         status = estimator.status
+        if !trusted {
+            if status.accuracy >= .medium {
+                let since = mediumSince ?? timestamp
+                mediumSince = since
+                if timestamp - since >= Self.highHoldTime {
+                    trusted = true
+                    offset = estimate
+                }
+            } else {
+                mediumSince = nil
+            }
+        }
         if status.accuracy == .high {
             let since = highSince ?? timestamp
             highSince = since
