@@ -859,31 +859,29 @@ public struct BackgroundFieldCorrection: Sendable {
         guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (field - offset, false, false) }
         lastCheck = timestamp
         status = estimator.status
-        if !trusted {
-            if status.accuracy >= .medium {
-                let since = mediumSince ?? timestamp
-                mediumSince = since
-                if timestamp - since >= Self.highHoldTime {
-                    trusted = true
-                    offset = estimate
-                }
-            } else {
-                mediumSince = nil
-            }
+        if !trusted, Self.held(status.accuracy >= .medium, since: &mediumSince, at: timestamp) {
+            trusted = true
+            offset = estimate
         }
-        if status.accuracy == .high {
-            let since = highSince ?? timestamp
-            highSince = since
-            if timestamp - since < Self.highHoldTime {
-                status.accuracy = .medium
-                if status.reason == .calibrated { status.reason = .learning }
-            }
-        } else {
-            highSince = nil
+        if !Self.held(status.accuracy == .high, since: &highSince, at: timestamp), status.accuracy == .high {
+            status.accuracy = .medium
+            if status.reason == .calibrated { status.reason = .learning }
         }
         let moved = offset - announcedOffset
         let changed = (moved * moved).sum() > Self.announcedMove * Self.announcedMove
         if changed { announcedOffset = offset }
         return (field - offset, true, changed)
+    }
+
+    /// Whether `condition` has held for ``highHoldTime`` of sample time at `timestamp`; `since`
+    /// is when it started holding (nil while it does not).
+    private static func held(_ condition: Bool, since: inout Double?, at timestamp: Double) -> Bool {
+        guard condition else {
+            since = nil
+            return false
+        }
+        let start = since ?? timestamp
+        since = start
+        return timestamp - start >= highHoldTime
     }
 }
