@@ -109,18 +109,17 @@ extension MotionServer {
         return nil
     }
 
-    /// "localhost", "127.x.y.z" or "[::1]", each with an optional port, and nothing else (no
-    /// path, no user, no other name).
+    /// A loopback host (``ServeConfiguration/isLoopback(_:)``, IPv6 in brackets) with an optional
+    /// port, and nothing else (no path, no user, no other name).
     static func isLoopbackAuthority(_ authority: String) -> Bool {
-        let digits = { (text: Substring) in !text.isEmpty && text.count <= 5 && text.allSatisfy { $0.isASCII && $0.isNumber } }
-        var name = Substring(authority.lowercased())
+        var name = Substring(authority)
         if let colon = name.lastIndex(of: ":"), !name.hasSuffix("]"), name.hasPrefix("[") || !name[..<colon].contains(":") {
-            guard digits(name[name.index(after: colon)...]) else { return false }
+            let port = name[name.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
             name = name[..<colon]
         }
-        if name == "localhost" || name == "[::1]" { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { digits($0) && $0.count <= 3 && Int($0).map { $0 <= 255 } == true }
+        if name.hasPrefix("[") && name.hasSuffix("]") { return name.dropFirst().dropLast() == "::1" }
+        return !name.contains(":") && ServeConfiguration.isLoopback(name)
     }
 
     /// A query parameter as a number in `range`; missing: `default`; anything else is a 400

@@ -40,9 +40,14 @@ package struct ServeConfiguration: Sendable {
     /// The rate when the page does not say.
     package static let defaultRate = 30.0
 
-    /// True for addresses only this machine can reach: 127.0.0.0/8, ::1, localhost.
-    package static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    /// True for a host name only this machine can reach: "localhost", "::1" or a dotted
+    /// 127.x.y.z (nothing else: "127.example.com" is a name that DNS may point anywhere).
+    package static func isLoopback(_ host: some StringProtocol) -> Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part).map { $0 <= 255 } == true }
     }
 
     /// 128 random bits from the system's generator (the kernel's `getrandom`), as 32 hex digits.

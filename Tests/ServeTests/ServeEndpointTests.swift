@@ -108,6 +108,10 @@ struct ServeEndpointTests {
     func token() async throws {
         #expect(ServeConfiguration.safe(host: "127.0.0.1").accessToken == nil)
         #expect(ServeConfiguration.safe(host: "::1").accessToken == nil)
+        #expect(ServeConfiguration.safe(host: "localhost").accessToken == nil)
+        // A name that only starts like a loopback address may resolve anywhere: it gets a token.
+        #expect(ServeConfiguration.safe(host: "127.example.com").accessToken != nil)
+        #expect(ServeConfiguration.safe(host: "127.0.0.1.example.com").accessToken != nil)
         let configuration = ServeConfiguration.safe(host: "0.0.0.0", port: 0)
         let token = try #require(configuration.accessToken)
         #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
