@@ -2,17 +2,22 @@ import CMosquitto
 import Dispatch
 import Foundation
 import Locking
+import Timing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One libmosquitto client, bridged to Swift. libmosquitto runs its own network thread
-/// (`mosquitto_loop_start`): it writes, reads, keeps the connection alive, reconnects with
-/// backoff (`mosquitto_reconnect_delay_set`) and calls the callbacks below on that thread. The
-/// callbacks only update this object's state under its lock and then call `onEvent` with no lock
-/// held; `publish` and `subscribe` may be called from any thread (libmosquitto is thread-safe in
-/// its threaded mode).
+/// One libmosquitto client, bridged to Swift. A network thread of this object's own runs
+/// libmosquitto's loop (`mosquitto_loop`): it writes, reads, keeps the connection alive,
+/// reconnects with backoff (``BrokerConfiguration/reconnectDelay``) and calls the callbacks below.
+/// Not libmosquitto's own thread (`mosquitto_loop_start`): that one reconnects with a blocking
+/// connect(2), and `mosquitto_loop_stop` then waits for it, minutes for a host that drops packets
+/// (or for ever: eclipse-mosquitto/mosquitto issues 2331 and 2545); here a reconnection connects
+/// without blocking (`mosquitto_reconnect_async`) and the loop ends within a bounded time of
+/// ``disconnect()``. The callbacks only update this object's state under its lock and then call
+/// `onEvent` with no lock held; `publish` and `subscribe` may be called from any thread
+/// (`mosquitto_threaded_set`: libmosquitto locks its state and wakes the loop).
 package final class MosquittoConnection: Sendable {
     /// A message received on a subscription (tests subscribe; the publisher does not).
     package struct Message: Sendable, Equatable {
@@ -51,7 +56,10 @@ package final class MosquittoConnection: Sendable {
         var writtenEarly: Set<Int32> = []
         /// The last error libmosquitto logged (a TLS failure's reason, say).
         var lastLogError: String?
-        var loopStarted = false
+        /// ``disconnect()`` asked the network thread to end.
+        var stopping = false
+        /// Seconds to wait before the next reconnection (backoff, reset by a CONNACK).
+        var retryDelay: Double = 1
     }
 
     nonisolated(unsafe) private let handle: OpaquePointer
@@ -59,6 +67,9 @@ package final class MosquittoConnection: Sendable {
     private let onEvent: @Sendable (Event) -> Void
     let host: String
     let port: Int
+    private let reconnectDelay: ClosedRange<Double>
+    /// Signalled when the network thread ends; nil until ``connect(keepAlive:timeout:)`` started it.
+    private let loopEnded = Locked<DispatchSemaphore?>(nil)
 
     /// `mosquitto_lib_init` once per process (it is not thread-safe; a static `let` runs once).
     private static let libraryReady: Bool = mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue
@@ -72,6 +83,7 @@ package final class MosquittoConnection: Sendable {
         guard Self.libraryReady else { throw .library("mosquitto_lib_init failed") }
         host = configuration.host
         port = configuration.port
+        reconnectDelay = configuration.reconnectDelay
         self.onEvent = onEvent
         guard let handle = mosquitto_new(clientID, true, nil) else { throw .library("mosquitto_new failed (out of memory?)") }
         self.handle = handle
@@ -119,10 +131,8 @@ package final class MosquittoConnection: Sendable {
                 mosquitto_tls_set(handle, configuration.caFile, nil, configuration.clientCertificate, configuration.clientKey, nil),
                 "setting up TLS (--ca-file, --cert, --key)")
         }
-        let delay = configuration.reconnectDelay
-        try check(
-            mosquitto_reconnect_delay_set(handle, UInt32(delay.lowerBound.rounded()), UInt32(delay.upperBound.rounded()), true),
-            "setting the reconnect delay")
+        try check(mosquitto_threaded_set(handle, true), "telling libmosquitto that threads share it")
+        state.withLock { $0.retryDelay = configuration.reconnectDelay.lowerBound }
     }
 
     private func check(_ code: Int32, _ what: String) throws(PublishError) {
@@ -131,8 +141,7 @@ package final class MosquittoConnection: Sendable {
     }
 
     deinit {
-        mosquitto_disconnect(handle)
-        if state.withLock({ $0.loopStarted }) { mosquitto_loop_stop(handle, false) }
+        // The network thread holds this object: it has ended by now.
         mosquitto_destroy(handle)
     }
 
@@ -164,8 +173,7 @@ package final class MosquittoConnection: Sendable {
             throw .tls(host: host, port: port, reason: state.withLock { $0.lastLogError } ?? String(cString: mosquitto_strerror(code)))
         default: throw .unreachable(host: host, port: port, reason: String(cString: mosquitto_strerror(code)))
         }
-        try check(mosquitto_loop_start(handle), "starting its network thread")
-        state.withLock { $0.loopStarted = true }
+        startNetworkThread()
         // Then the broker's answer (with TLS, the handshake happens on the network thread first).
         while DispatchTime.now() < deadline {
             if let error = state.withLock({ $0.lastLogError }), error.contains("SSL") || error.contains("certificate") {
@@ -220,12 +228,50 @@ package final class MosquittoConnection: Sendable {
         try check(mosquitto_subscribe(handle, nil, pattern, 1), "subscribing to \(pattern)")
     }
 
-    /// A clean end: DISCONNECT (the broker then does not send the will) and the network thread joined.
-    package func disconnect() {
+    /// A clean end: DISCONNECT (the broker then does not send the will) and the network thread
+    /// ended. Waits at most `seconds` (the thread writes the DISCONNECT first, and a reconnection's
+    /// name lookup may hold it longer: it then ends by itself soon after); true when it ended.
+    @discardableResult
+    package func disconnect(within seconds: Double = 2) -> Bool {
+        state.withLock { $0.stopping = true }
         mosquitto_disconnect(handle)
-        if state.withLock({ let started = $0.loopStarted; $0.loopStarted = false; return started }) {
-            mosquitto_loop_stop(handle, false)
+        guard let ended = loopEnded.withLock({ $0 }) else { return true }
+        guard ended.wait(timeout: .now() + seconds) == .success else { return false }
+        ended.signal()   // for a second call
+        return true
+    }
+
+    // MARK: The network thread
+
+    /// The loop in 50 ms steps. A failed step (the connection broke, or a reconnection did not
+    /// get through) waits the backoff delay in short naps, doubling it up to the configuration's
+    /// maximum, and reconnects without blocking; a CONNACK resets the delay. After ``disconnect()``
+    /// the loop ends once the DISCONNECT is written (the socket closed), or within a second.
+    private func startNetworkThread() {
+        let ended = DispatchSemaphore(value: 0)
+        loopEnded.withLock { $0 = ended }
+        let thread = Thread { [self] in
+            var stopDeadline: Double?
+            while true {
+                let code = mosquitto_loop(handle, 50, 1)
+                let (stopping, delay) = state.withLock { ($0.stopping, $0.retryDelay) }
+                if stopping {
+                    let now = SystemClock.monotonicSeconds()
+                    if stopDeadline == nil { stopDeadline = now + 1 }
+                    if code != MOSQ_ERR_SUCCESS.rawValue || now >= stopDeadline ?? now { break }
+                    continue
+                }
+                guard code != MOSQ_ERR_SUCCESS.rawValue else { continue }
+                let wakeAt = SystemClock.monotonicSeconds() + delay
+                while SystemClock.monotonicSeconds() < wakeAt, !state.withLock({ $0.stopping }) { usleep(50_000) }
+                if state.withLock({ $0.stopping }) { break }
+                state.withLock { $0.retryDelay = min(delay * 2, reconnectDelay.upperBound) }
+                _ = mosquitto_reconnect_async(handle)
+            }
+            ended.signal()
         }
+        thread.name = "swift-motion.mqtt"
+        thread.start()
     }
 
     // MARK: On libmosquitto's network thread
@@ -236,6 +282,7 @@ package final class MosquittoConnection: Sendable {
             if code == 0 {
                 state.connected = true
                 state.connections += 1
+                state.retryDelay = reconnectDelay.lowerBound
             }
         }
         onEvent(.connected(code: code))

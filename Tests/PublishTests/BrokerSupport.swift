@@ -165,3 +165,38 @@ func wait(_ what: String, seconds: Double = 30, _ condition: () -> Bool) throws 
 func object(_ payload: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any], "not a JSON object: \(payload)")
 }
+
+/// A loopback port where connecting hangs, as on a host whose firewall drops packets: a listener
+/// that never accepts, its queue filled (Linux then drops further SYNs, and `connect` waits through
+/// its retransmissions, about two minutes).
+final class Blackhole: Sendable {
+    private let sockets: [Int32]
+
+    init(port: Int) throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        var one: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let listening = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, size) == 0 && listen(listener, 0) == 0 }
+        }
+        try #require(listening, "cannot listen on 127.0.0.1:\(port): errno \(errno)")
+        var sockets = [listener]
+        // Fill the accept queue (a backlog of 0 holds one): the third SYN finds it full.
+        for _ in 0..<2 {
+            let filler = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            try #require(filler >= 0)
+            _ = withUnsafePointer(to: &address) { pointer in pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, size) } }
+            sockets.append(filler)
+        }
+        usleep(200_000)
+        self.sockets = sockets
+    }
+
+    deinit { for socket in sockets { close(socket) } }
+}

@@ -60,6 +60,10 @@ struct PublisherTests {
         }
         publisher.stop()
         try wait("offline after the clean stop") { subscriber.last("test/stream/availability")?.payload == "offline" }
+        // A DISCONNECT, not a dropped connection (whose will would say offline too).
+        let publisherLines = { run.broker.log.split(separator: "\n").filter { $0.contains("Client swift-motion-") } }
+        try wait("the broker's log of the publisher's DISCONNECT: \(run.broker.log)") { publisherLines().contains { $0.hasSuffix(" disconnected.") } }
+        #expect(!publisherLines().contains { $0.contains("closed its connection") }, "\(run.broker.log)")
         let stream = subscriber.received.filter { $0.topic == "test/stream/motion" }
         #expect(try Self.sequenceNumbers(stream, topic: "test/stream/motion") == Array(1...samples))
         #expect(publisher.counters.totalDropped == 0)
@@ -150,6 +154,21 @@ struct PublisherTests {
         #expect(stopped.wait(timeout: .now() + 60) == .success, "stop() did not return within 60 s")
         let counters = run.publisher.counters
         #expect(counters.published + counters.totalDropped == counters.samples, "\(counters)")
+    }
+
+    @Test("stop while a reconnection hangs in connect() (the broker's host drops packets): returns, not after connect's two minutes")
+    func stopWhileReconnectionHangs() throws {
+        let run = try Run(prefix: "test/blackhole")
+        try run.advance(1)
+        run.broker.stop()
+        let hole = try Blackhole(port: run.broker.port)
+        try wait("the publisher to notice the broker gone") { !run.publisher.counters.isConnected }
+        // The first reconnection comes after 1 s (`reconnectDelay`) and then waits in connect().
+        Thread.sleep(forTimeInterval: 3)
+        let (publisher, stopped) = (run.publisher, DispatchSemaphore(value: 0))
+        Thread { publisher.stop(); stopped.signal() }.start()
+        #expect(stopped.wait(timeout: .now() + 30) == .success, "stop() did not return within 30 s")
+        withExtendedLifetime(hole) {}
     }
 
     @Test("Home Assistant discovery: each entity's configuration on its documented topic with the keys Home Assistant requires")
