@@ -1,0 +1,162 @@
+/// Soft iron refined in the background, once the board has been turned through enough of the
+/// sphere of directions: the readings the background calibration saw are kept spread over
+/// directions, and when they cover what the explicit figure-eight needs
+/// (``EllipsoidFit/Report/isGoodEnough``, the same criterion `motionctl calibrate magnetometer`
+/// stops on), ``EllipsoidFit`` is solved on them. A good fit gives the soft-iron matrix and the
+/// offset of a figure-eight calibration (``MagnetometerCalibration``); ``BackgroundFieldCorrection``
+/// then applies it to the field and its ``HardIronEstimator`` continues from there with the
+/// residual allowance of a fitted ellipsoid (``residualSoftIronAllowance``).
+///
+/// Why the whole sphere: a cap of directions (ordinary handling: tilted, never upside down) does
+/// not determine the shape of the ellipsoid — soft iron and an offset along the cap's axis explain
+/// the same readings (see ``DirectionMoments``) — so over a cap nothing is fitted and soft iron stays
+/// the estimator's allowance.
+///
+/// Readings: one slot set per ``SphereCoverage`` cell (``readingsPerCell`` slots each, the oldest
+/// replaced: a good recent reading per direction), offered at most every ``offerInterval`` of
+/// sample time, only while the estimator's offset is known to a few µT (cells are the directions
+/// of the reading with that offset removed) and the field is not disturbed (the estimator's status
+/// and, per reading, its strength within ``HardIronEstimator/Parameters/normThreshold`` of the
+/// reference). The fit drops the readings it cannot explain (``EllipsoidFit``'s outlier rounds).
+///
+/// Cost: per offered reading one ``SphereCoverage/cellIndex(of:)`` (an `asin` and an `atan2`) and a
+/// store; the slots are allocated once, at the start. The fit (a few hundred readings, allocating
+/// its own arrays) runs only when the covered cells have grown by ``refitStep`` since the last
+/// try, so a few times in a run at most, at the correction's ten-a-second status check.
+public struct BackgroundSoftIron: Sendable {
+    /// Slots per cell: ``EllipsoidFit/Configuration/minimumSamplesPerCell`` (3) must hold after the
+    /// fit has moved the centre and reshaped the directions a little, so one more.
+    public static let readingsPerCell = 6
+    /// Seconds of sample time between two readings offered (20 a second: a turn at 90 °/s crosses
+    /// a cell of about 20° in a fifth of a second).
+    public static let offerInterval = 0.05
+    /// Cells more covered than at the last try before the fit is tried again.
+    public static let refitStep = 4
+    /// The offset's σ (µT, per axis) below which readings are kept: the cells are the directions
+    /// of the reading minus the offset, which must be known to a fraction of the field.
+    public static let collectingSigma = 3.0
+    /// Largest soft iron accepted from a background fit: ‖S − I‖ (Frobenius) of the fitted matrix.
+    /// A board's soft iron and its magnetometer's sensitivity mismatch are a few per cent per
+    /// element (the simulated board's: 7.4 %); a fit far beyond has fitted something else (an
+    /// uneven field, a magnet nearby the whole time).
+    public static let maximumSoftIron = 0.25
+    /// What a fitted ellipsoid leaves of soft iron: the allowance a stored figure-eight calibration
+    /// gives the estimator too (`BackgroundCalibration`), 1 %.
+    public static let residualSoftIronAllowance = 0.01
+    /// The offset's σ (µT per axis) the estimator continues from after a fit: a figure-eight's
+    /// stored `medium` (the middle of the `medium` band); its own stretches bring it to `high`.
+    public static let fittedOffsetSigma = 0.8
+
+    private static let cellCount = SphereCoverage.cells.count
+
+    /// Raw readings (µT, the field as given to the correction), ``readingsPerCell`` per cell.
+    private var slots: [SIMD3<Double>]
+    /// Readings held per cell (up to ``readingsPerCell``) and where the next one goes.
+    private var held: [UInt8]
+    private var nextSlot: [UInt8]
+    /// Cells holding `minimumSamplesPerCell` readings.
+    public private(set) var coveredCells = 0
+    /// ``coveredCells`` at the last fit tried.
+    private var triedAt = 0
+    private var sinceOffer = 0.0
+    private let configuration: EllipsoidFit.Configuration
+
+    /// The fit in use; nil before one was good.
+    public private(set) var calibration: MagnetometerCalibration?
+    /// Its coverage (percent) and fit error (percent of the field), for a person.
+    public private(set) var coveragePercent = 0.0
+    public private(set) var fitErrorPercent = 0.0
+    /// Fits tried and fits taken.
+    public private(set) var fitsTried = 0
+    public private(set) var fitsTaken = 0
+    /// Why the last fit tried was not taken (for a person); nil when it was, or before any.
+    public private(set) var lastRejection: String?
+
+    public init(configuration: EllipsoidFit.Configuration = EllipsoidFit.Configuration()) {
+        self.configuration = configuration
+        slots = [SIMD3<Double>](repeating: .zero, count: Self.cellCount * Self.readingsPerCell)
+        held = [UInt8](repeating: 0, count: Self.cellCount)
+        nextSlot = [UInt8](repeating: 0, count: Self.cellCount)
+    }
+
+    /// One sample's reading, kept if due: `raw` is the field as given to the correction (µT),
+    /// `direction` the field the estimator sees with its offset removed (µT, its length compared
+    /// with `strength`, the reference field strength), `interval` the seconds since the previous
+    /// sample; `collecting` whether the estimator's status allows it (offset known, not disturbed).
+    @inline(__always)
+    public mutating func offer(
+        raw: SIMD3<Double>, direction: SIMD3<Double>, strength: Double, tolerance: Double, interval: Double, collecting: Bool
+    ) {
+        sinceOffer += interval
+        guard collecting, sinceOffer >= Self.offerInterval else { return }
+        sinceOffer = 0
+        let length = (direction * direction).sum().squareRoot()
+        guard abs(length - strength) <= tolerance * strength, let cell = SphereCoverage.cellIndex(of: direction) else { return }
+        let slot = Int(nextSlot[cell])
+        slots[cell * Self.readingsPerCell + slot] = raw
+        nextSlot[cell] = UInt8((slot + 1) % Self.readingsPerCell)
+        if held[cell] < Self.readingsPerCell {
+            held[cell] += 1
+            if Int(held[cell]) == configuration.minimumSamplesPerCell { coveredCells += 1 }
+        }
+    }
+
+    /// Whether enough new cells are covered to try the fit: as many as the figure-eight's
+    /// criterion needs, and ``refitStep`` more than at the last try.
+    public var isFitDue: Bool {
+        Double(coveredCells) >= EllipsoidFit.Report.goodEnoughCoveragePercent / 100 * Double(Self.cellCount)
+            && coveredCells >= triedAt + Self.refitStep
+    }
+
+    /// Tries the fit (see ``isFitDue``): the new calibration when it is good (the figure-eight's
+    /// criterion, soft iron within ``maximumSoftIron``), covers at least what the one in use did,
+    /// and its soft iron differs from that one's by more than ``residualSoftIronAllowance`` (the
+    /// estimator behind the fit allows that much, and learns a moved offset itself: a refit within
+    /// it would only restart the estimator, which then has to see the directions again before
+    /// `high`); nil otherwise.
+    public mutating func fit() -> MagnetometerCalibration? {
+        triedAt = coveredCells
+        fitsTried += 1
+        var readings: [SIMD3<Double>] = []
+        readings.reserveCapacity(slots.count)
+        for cell in 0..<Self.cellCount {
+            let start = cell * Self.readingsPerCell
+            readings.append(contentsOf: slots[start..<(start + Int(held[cell]))])
+        }
+        let report: EllipsoidFit.Report
+        do {
+            report = try EllipsoidFit.fit(readings, configuration: configuration)
+        } catch {
+            lastRejection = error.description
+            return nil
+        }
+        let softIron = (report.calibration.softIron - .identity).frobeniusNorm
+        guard report.isGoodEnough, softIron <= Self.maximumSoftIron, report.coveragePercent >= coveragePercent else {
+            lastRejection = "\(report.model.rawValue), coverage \(fixedDecimals(report.coveragePercent, 0)) %, fit error "
+                + "\(fixedDecimals(report.fitErrorPercent, 2)) %, soft iron \(fixedDecimals(softIron * 100, 1)) %, field "
+                + "\(fixedDecimals(report.fieldStrength, 1)) µT"
+            return nil
+        }
+        lastRejection = nil
+        if let current = calibration, (report.calibration.softIron - current.softIron).frobeniusNorm <= Self.residualSoftIronAllowance {
+            return nil
+        }
+        calibration = report.calibration
+        coveragePercent = report.coveragePercent
+        fitErrorPercent = report.fitErrorPercent
+        fitsTaken += 1
+        return report.calibration
+    }
+
+    /// The offset changed (a hard-iron change relearned): the readings kept were taken with the
+    /// old one and are dropped; the fit in use stays (soft iron is the board's).
+    public mutating func forgetReadings() {
+        for cell in 0..<Self.cellCount {
+            held[cell] = 0
+            nextSlot[cell] = 0
+        }
+        coveredCells = 0
+        triedAt = 0
+        coveragePercent = 0
+    }
+}
