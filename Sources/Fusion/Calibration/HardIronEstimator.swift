@@ -905,7 +905,7 @@ public struct BackgroundFieldCorrection: Sendable {
 
     /// A good soft-iron fit (``BackgroundSoftIron/fit()``): applied to the field from now on, the
     /// estimator started afresh behind it with the allowance a figure-eight leaves: the first fit
-    /// with the σ a figure-eight's `medium` has (`high` after the estimator's own evidence and the
+    /// with ``BackgroundSoftIron/fittedOffsetSigma`` (`high` after the estimator's evidence and the
     /// hold), a refit (more directions covered) from the offset learned so far carried into the
     /// new fit's frame, with its σ. Whether the attitude filter should be told (a first fit: the
     /// field changes by the soft iron and the offset at once).
