@@ -22,10 +22,13 @@
 /// Cost: per offered reading one ``SphereCoverage/cellIndex(of:)`` (an `asin` and an `atan2`) and a
 /// store; the slots are allocated once, at the start. The fit (a few hundred readings, allocating
 /// its own arrays) runs only when the covered cells have grown by ``refitStep`` since the last
-/// try, so a few times in a run at most, at the correction's ten-a-second status check.
+/// try, and not again once one was taken: a few times in a run at most, at the correction's
+/// ten-a-second status check.
 public struct BackgroundSoftIron: Sendable {
-    /// Slots per cell: ``EllipsoidFit/Configuration/minimumSamplesPerCell`` (3) must hold after the
-    /// fit has moved the centre and reshaped the directions a little, so one more.
+    /// Slots per cell: ``EllipsoidFit/Configuration/minimumSamplesPerCell`` (3) must still hold
+    /// after the fit has moved the centre and reshaped the directions a little (the cells here are
+    /// the estimator's, whose offset is µT off before the fit); with 4 the fit's coverage fell
+    /// short of the slots' by up to 10 cells on the figure-eight, with 6 less often.
     public static let readingsPerCell = 6
     /// Seconds of sample time between two readings offered (20 a second: a turn at 90 °/s crosses
     /// a cell of about 20° in a fifth of a second).
@@ -62,7 +65,6 @@ public struct BackgroundSoftIron: Sendable {
     public private(set) var coveredCells = 0
     /// ``coveredCells`` at the last fit tried.
     private var triedAt = 0
-    private var sinceOffer = 0.0
     private let configuration: EllipsoidFit.Configuration
 
     /// The fit in use; nil before one was good.
@@ -83,17 +85,12 @@ public struct BackgroundSoftIron: Sendable {
         nextSlot = [UInt8](repeating: 0, count: Self.cellCount)
     }
 
-    /// One sample's reading, kept if due: `raw` is the field as given to the correction (µT),
-    /// `direction` the field the estimator sees with its offset removed (µT, its length compared
-    /// with `strength`, the reference field strength), `interval` the seconds since the previous
-    /// sample; `collecting` whether the estimator's status allows it (offset known, not disturbed).
-    @inline(__always)
-    public mutating func offer(
-        raw: SIMD3<Double>, direction: SIMD3<Double>, strength: Double, tolerance: Double, interval: Double, collecting: Bool
-    ) {
-        sinceOffer += interval
-        guard collecting, sinceOffer >= Self.offerInterval else { return }
-        sinceOffer = 0
+    /// A reading offered (at most every ``offerInterval``, while the estimator's status allows:
+    /// offset known, field undisturbed), kept unless its strength departs from the reference:
+    /// `raw` is the field as given to the correction (µT), `direction` the field the estimator
+    /// sees with its offset removed (µT, its length compared with `strength`, the reference field
+    /// strength, within `tolerance` of it).
+    public mutating func offer(raw: SIMD3<Double>, direction: SIMD3<Double>, strength: Double, tolerance: Double) {
         let length = (direction * direction).sum().squareRoot()
         guard abs(length - strength) <= tolerance * strength, let cell = SphereCoverage.cellIndex(of: direction) else { return }
         let slot = Int(nextSlot[cell])
@@ -106,18 +103,16 @@ public struct BackgroundSoftIron: Sendable {
     }
 
     /// Whether enough new cells are covered to try the fit: as many as the figure-eight's
-    /// criterion needs, and ``refitStep`` more than at the last try.
+    /// criterion needs, and ``refitStep`` more than at the last try; never once a fit was taken
+    /// (the figure-eight stops there too; refits at more coverage, tried, changed the soft iron by
+    /// less than the 1 % the estimator allows for, and each cost a solve).
     public var isFitDue: Bool {
-        Double(coveredCells) >= EllipsoidFit.Report.goodEnoughCoveragePercent / 100 * Double(Self.cellCount)
+        calibration == nil && Double(coveredCells) >= EllipsoidFit.Report.goodEnoughCoveragePercent / 100 * Double(Self.cellCount)
             && coveredCells >= triedAt + Self.refitStep
     }
 
-    /// Tries the fit (see ``isFitDue``): the new calibration when it is good (the figure-eight's
-    /// criterion, soft iron within ``maximumSoftIron``), covers at least what the one in use did,
-    /// and its soft iron differs from that one's by more than ``residualSoftIronAllowance`` (the
-    /// estimator behind the fit allows that much, and learns a moved offset itself: a refit within
-    /// it would only restart the estimator, which then has to see the directions again before
-    /// `high`); nil otherwise.
+    /// Tries the fit (see ``isFitDue``): the calibration when it is good (the figure-eight's
+    /// criterion, soft iron within ``maximumSoftIron``); nil otherwise.
     public mutating func fit() -> MagnetometerCalibration? {
         triedAt = coveredCells
         fitsTried += 1
@@ -135,33 +130,17 @@ public struct BackgroundSoftIron: Sendable {
             return nil
         }
         let softIron = (report.calibration.softIron - .identity).frobeniusNorm
-        guard report.isGoodEnough, softIron <= Self.maximumSoftIron, report.coveragePercent >= coveragePercent else {
+        guard report.isGoodEnough, softIron <= Self.maximumSoftIron else {
             lastRejection = "\(report.model.rawValue), coverage \(fixedDecimals(report.coveragePercent, 0)) %, fit error "
                 + "\(fixedDecimals(report.fitErrorPercent, 2)) %, soft iron \(fixedDecimals(softIron * 100, 1)) %, field "
                 + "\(fixedDecimals(report.fieldStrength, 1)) µT"
             return nil
         }
         lastRejection = nil
-        if let current = calibration, (report.calibration.softIron - current.softIron).frobeniusNorm <= Self.residualSoftIronAllowance {
-            return nil
-        }
         calibration = report.calibration
         coveragePercent = report.coveragePercent
         fitErrorPercent = report.fitErrorPercent
         fitsTaken += 1
         return report.calibration
     }
-
-    /// The offset changed (a hard-iron change relearned): the readings kept were taken with the
-    /// old one and are dropped; the fit in use stays (soft iron is the board's).
-    public mutating func forgetReadings() {
-        for cell in 0..<Self.cellCount {
-            held[cell] = 0
-            nextSlot[cell] = 0
-        }
-        coveredCells = 0
-        triedAt = 0
-        coveragePercent = 0
-    }
 }
-

@@ -835,11 +835,19 @@ public struct BackgroundFieldCorrection: Sendable {
     /// Since when (sample time, s) the estimator has said `medium` or better, before it was trusted.
     private var mediumSince: Double?
     /// The background soft-iron fit's readings and result; nil where soft iron was removed already.
-    public private(set) var softIron: BackgroundSoftIron?
+    public var softIron: BackgroundSoftIron? { fitsSoftIron ? softIronReadings : nil }
+    private var softIronReadings = BackgroundSoftIron()
+    private let fitsSoftIron: Bool
+    /// Seconds of sample time since a reading was last offered to ``softIron``.
+    private var sinceOffer = 0.0
     /// The ellipsoid applied to the field before the estimator; nil before a good fit.
     public private(set) var softIronFit: MagnetometerCalibration?
-    /// The fit's soft-iron matrix inverted (the estimator's offset back in the field's frame).
+    /// The fit as applied per sample (no optional copied there): its matrix, its inverse (the
+    /// estimator's offset back in the field's frame) and its offset; identity and zero before.
+    private var fitMatrix = Matrix3.identity
     private var inverseSoftIron = Matrix3.identity
+    private var fitOffset = SIMD3<Double>.zero
+    private var fitted = false
     /// Whether the last status lets readings be kept for the fit (offset known, field undisturbed).
     private var collecting = false
     /// The expected field last given (``expect(field:)``), for an estimator started afresh.
@@ -862,7 +870,7 @@ public struct BackgroundFieldCorrection: Sendable {
         trusted = status.accuracy >= .medium
         announcedOffset = trusted ? estimator.estimate : .zero
         if status.accuracy == .high { highSince = -.infinity }
-        if estimator.parameters.softIronAllowance > BackgroundSoftIron.residualSoftIronAllowance { softIron = BackgroundSoftIron() }
+        fitsSoftIron = estimator.parameters.softIronAllowance > BackgroundSoftIron.residualSoftIronAllowance
     }
 
     /// One reading through the estimator (see ``HardIronEstimator/update(field:rotationRate:acceleration:interval:)``)
@@ -871,24 +879,31 @@ public struct BackgroundFieldCorrection: Sendable {
     public mutating func correct(
         _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double
     ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
-        var input = softIronFit?.apply(field) ?? field
+        var input = fitted ? fitMatrix * (field - fitOffset) : field
         estimator.update(field: input, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
         let estimate = estimator.estimate
-        softIron?.offer(raw: field, direction: input - estimate, strength: status.fieldStrength,
-                        tolerance: estimator.parameters.normThreshold, interval: interval, collecting: collecting)
+        sinceOffer += interval
+        if sinceOffer >= BackgroundSoftIron.offerInterval {
+            sinceOffer = 0
+            if collecting {
+                softIronReadings.offer(raw: field, direction: input - estimate, strength: status.fieldStrength,
+                                       tolerance: estimator.parameters.normThreshold)
+            }
+        }
         var offset = trusted ? estimate : SIMD3<Double>.zero
         guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (input - offset, false, false) }
         lastCheck = timestamp
         var adopted = false
-        if softIron?.isFitDue == true, let fit = softIron?.fit(), let inverse = fit.softIron.inverse {
-            adopted = adopt(fit, inverse: inverse)
+        if fitsSoftIron, softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
+            adopt(fit, inverse: inverse)
+            adopted = true
             input = fit.apply(field)
             offset = estimator.estimate
         }
         status = estimator.status
-        collecting = status.sigma <= BackgroundSoftIron.collectingSigma && status.fieldStrength > 0
+        collecting = fitsSoftIron && status.sigma <= BackgroundSoftIron.collectingSigma && status.fieldStrength > 0
             && status.reason != .disturbed
-        if let softIronFit { status.offset = softIronFit.hardIronOffset + inverseSoftIron * status.offset }
+        if fitted { status.offset = fitOffset + inverseSoftIron * status.offset }
         if !trusted, Self.held(status.accuracy >= .medium, since: &mediumSince, at: timestamp) {
             trusted = true
             offset = estimate
@@ -903,31 +918,25 @@ public struct BackgroundFieldCorrection: Sendable {
         return (input - offset, true, changed)
     }
 
-    /// A good soft-iron fit (``BackgroundSoftIron/fit()``): applied to the field from now on, the
-    /// estimator started afresh behind it with the allowance a figure-eight leaves: the first fit
-    /// with ``BackgroundSoftIron/fittedOffsetSigma`` (`high` after the estimator's evidence and the
-    /// hold), a refit (more directions covered) from the offset learned so far carried into the
-    /// new fit's frame, with its σ. Whether the attitude filter should be told (a first fit: the
-    /// field changes by the soft iron and the offset at once).
-    private mutating func adopt(_ fit: MagnetometerCalibration, inverse: Matrix3) -> Bool {
+    /// A good soft-iron fit (``BackgroundSoftIron/fit()``, once a run): applied to the field from
+    /// now on, the estimator started afresh behind it with the allowance a figure-eight leaves and
+    /// ``BackgroundSoftIron/fittedOffsetSigma`` (`high` after the estimator's evidence and the
+    /// hold); the field is used corrected at once (a figure-eight's calibration), and the attitude
+    /// filter is told (the field changes by the soft iron and the offset at once).
+    private mutating func adopt(_ fit: MagnetometerCalibration, inverse: Matrix3) {
         var parameters = estimator.parameters
         parameters.softIronAllowance = min(parameters.softIronAllowance, BackgroundSoftIron.residualSoftIronAllowance)
-        let first = softIronFit == nil
-        if let current = softIronFit {
-            let total = current.hardIronOffset + inverseSoftIron * estimator.estimate
-            estimator = HardIronEstimator(parameters: parameters, offset: fit.softIron * (total - fit.hardIronOffset), sigma: estimator.sigma)
-        } else {
-            estimator = HardIronEstimator(parameters: parameters, sigma: BackgroundSoftIron.fittedOffsetSigma)
-            // The fit is a figure-eight's calibration: used at once.
-            trusted = true
-            mediumSince = nil
-            highSince = nil
-        }
+        estimator = HardIronEstimator(parameters: parameters, sigma: BackgroundSoftIron.fittedOffsetSigma)
         if let expectedField { estimator.expect(field: expectedField) }
         softIronFit = fit
+        fitMatrix = fit.softIron
+        fitOffset = fit.hardIronOffset
+        fitted = true
         inverseSoftIron = inverse
+        trusted = true
+        mediumSince = nil
+        highSince = nil
         announcedOffset = estimator.estimate
-        return first
     }
 
     /// Whether `condition` has held for ``highHoldTime`` of sample time at `timestamp`; `since`
