@@ -1,3 +1,4 @@
+import Foundation
 @testable import Fusion
 import Testing
 import TestSupport
@@ -105,5 +106,28 @@ import TestSupport
         let run = Self.run(duration: 120, rate: HardIronEstimatorTests.handling, start: HardIronEstimator(parameters: parameters))
         #expect(run.correction.softIron == nil)
         #expect(run.correction.softIronFit == nil)
+    }
+}
+
+extension BackgroundSoftIronTests {
+    /// The cheaper cell of a direction is ``SphereCoverage``'s: on 20 000 random directions every
+    /// one but those within 1.2e-5 rad of a cell's edge (a handful at most) lands in the same
+    /// cell, and the polynomial arctangent is within 1.2e-5 rad of the library's.
+    @Test func theCellsAreSphereCoverages() throws {
+        var noise = FixedSeedNoise(seed: 7)
+        var differing = 0
+        var worst = 0.0
+        for _ in 0..<20_000 {
+            let v = noise.gaussianVector(1)
+            let length = (v * v).sum().squareRoot()
+            guard length > 0 else { continue }
+            if BackgroundSoftIron.cell(of: v / length) != SphereCoverage.cellIndex(of: v) { differing += 1 }
+            worst = max(worst, abs(BackgroundSoftIron.arctangent(v.y, v.x) - atan2(v.y, v.x)))
+        }
+        #expect(differing <= 2, "\(differing) directions in another cell")
+        #expect(worst < 1.2e-5, "\(worst) rad")
+        #expect(BackgroundSoftIron.cell(of: SIMD3(0, 0, 1)) == SphereCoverage.cellIndex(of: SIMD3(0, 0, 1)))
+        #expect(BackgroundSoftIron.cell(of: SIMD3(0, 0, -1)) == SphereCoverage.cellIndex(of: SIMD3(0, 0, -1)))
+        #expect(BackgroundSoftIron.cell(of: SIMD3(-1, 0, 0)) == SphereCoverage.cellIndex(of: SIMD3(-1, 0, 0)))
     }
 }

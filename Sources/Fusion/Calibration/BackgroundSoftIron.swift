@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Soft iron refined in the background, once the board has been turned through enough of the
 /// sphere of directions: the readings the background calibration saw are kept spread over
 /// directions, and when they cover what the explicit figure-eight needs
@@ -19,8 +27,8 @@
 /// and, per reading, its strength within ``HardIronEstimator/Parameters/normThreshold`` of the
 /// reference). The fit drops the readings it cannot explain (``EllipsoidFit``'s outlier rounds).
 ///
-/// Cost: per offered reading one ``SphereCoverage/cellIndex(of:)`` (an `asin` and an `atan2`) and a
-/// store; the slots are allocated once, at the start. The fit (a few hundred readings, allocating
+/// Cost: per offered reading its cell (``cell(of:)``: ``SphereCoverage``'s cells without `asin` or
+/// the library's `atan2`) and a store; the slots are allocated once, at the start. The fit (a few hundred readings, allocating
 /// its own arrays) runs only when the covered cells have grown by ``refitStep`` since the last
 /// try, and not again once one was taken: a few times in a run at most, at the correction's
 /// ten-a-second status check.
@@ -92,7 +100,8 @@ public struct BackgroundSoftIron: Sendable {
     /// strength, within `tolerance` of it).
     public mutating func offer(raw: SIMD3<Double>, direction: SIMD3<Double>, strength: Double, tolerance: Double) {
         let length = (direction * direction).sum().squareRoot()
-        guard abs(length - strength) <= tolerance * strength, let cell = SphereCoverage.cellIndex(of: direction) else { return }
+        guard length > 0, abs(length - strength) <= tolerance * strength else { return }
+        let cell = Self.cell(of: direction / length)
         let slot = Int(nextSlot[cell])
         slots[cell * Self.readingsPerCell + slot] = raw
         nextSlot[cell] = UInt8((slot + 1) % Self.readingsPerCell)
@@ -142,5 +151,37 @@ public struct BackgroundSoftIron: Sendable {
         fitErrorPercent = report.fitErrorPercent
         fitsTaken += 1
         return report.calibration
+    }
+
+    /// sin of the upper latitude edge of each ``SphereCoverage`` band but the last (−72°, −54°, …, +72°).
+    private static let bandTops: [Double] = (1..<SphereCoverage.cellsPerBand.count).map {
+        sin(-Double.pi / 2 + Double($0) * Double.pi / Double(SphereCoverage.cellsPerBand.count))
+    }
+    private static let bandStarts: [Int] = SphereCoverage.cellsPerBand.indices.map { SphereCoverage.cellsPerBand[..<$0].reduce(0, +) }
+
+    /// The ``SphereCoverage`` cell of the unit vector `u` (its ``SphereCoverage/cellIndex(of:)``,
+    /// cheaper: the band by comparing z with the bands' sines instead of `asin`, the longitude by
+    /// a polynomial arctangent within 1.2e-5 rad, so only directions within that of a cell's edge
+    /// may land in its neighbour).
+    static func cell(of u: SIMD3<Double>) -> Int {
+        var band = 0
+        while band < bandTops.count, u.z >= bandTops[band] { band += 1 }
+        let n = SphereCoverage.cellsPerBand[band]
+        let index = min(n - 1, max(0, Int((arctangent(u.y, u.x) + .pi) / (2 * .pi) * Double(n))))
+        return bandStarts[band] + index
+    }
+
+    /// atan2(y, x) in −π…π within 1.2e-5 rad: the arctangent on [−1, 1] by Hastings' polynomial
+    /// (Abramowitz & Stegun, Handbook of Mathematical Functions, 4.4.49: |ε| ≤ 1e-5 there; with
+    /// its seven-digit coefficients 1.15e-5 measured against `atan2`), the octant folded onto it.
+    static func arctangent(_ y: Double, _ x: Double) -> Double {
+        let ax = abs(x), ay = abs(y)
+        guard ax > 0 || ay > 0 else { return 0 }
+        let t = min(ax, ay) / max(ax, ay)
+        let t2 = t * t
+        var angle = t * (0.9998660 + t2 * (-0.3302995 + t2 * (0.1801410 + t2 * (-0.0851330 + t2 * 0.0208351))))
+        if ay > ax { angle = .pi / 2 - angle }
+        if x < 0 { angle = .pi - angle }
+        return y < 0 ? -angle : angle
     }
 }
