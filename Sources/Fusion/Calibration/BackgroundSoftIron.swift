@@ -28,10 +28,10 @@ import Darwin
 /// reference). The fit drops the readings it cannot explain (``EllipsoidFit``'s outlier rounds).
 ///
 /// Cost: per offered reading its cell (``cell(of:)``: ``SphereCoverage``'s cells without `asin` or
-/// the library's `atan2`) and a store; the slots are allocated once, at the start. The fit (a few hundred readings, allocating
-/// its own arrays) runs only when the covered cells have grown by ``refitStep`` since the last
-/// try, and not again once one was taken: a few times in a run at most, at the correction's
-/// ten-a-second status check.
+/// the library's `atan2`) and a store; the slots are allocated once, at the start. The fit (a few
+/// hundred readings, allocating its own arrays) runs only when the covered cells have grown by
+/// ``refitStep`` since the last try, and not again once one was taken: a few times in a run at
+/// most, at the correction's ten-a-second status check.
 public struct BackgroundSoftIron: Sendable {
     /// Slots per cell: ``EllipsoidFit/Configuration/minimumSamplesPerCell`` (3) must still hold
     /// after the fit has moved the centre and reshaped the directions a little (the cells here are
