@@ -115,6 +115,19 @@ public enum EllipsoidFit {
         /// fit error ≤ 2 % and a plausible field; medium needs a 3-D model, coverage ≥ 50 % and
         /// fit error ≤ 5 %; low needs fit error ≤ 10 %; otherwise uncalibrated.
         public var accuracy: MagneticFieldCalibrationAccuracy
+
+        /// The least coverage (percent of the sphere of directions) ``isGoodEnough`` needs: a 60 s
+        /// simulated figure-eight covers 73 %.
+        public static let goodEnoughCoveragePercent = 70.0
+
+        /// Coverage and fit are good enough to stop turning: a full ellipsoid over at least
+        /// ``goodEnoughCoveragePercent`` of the directions, fit error at most 2 %, an Earth-like
+        /// field. The figure-eight (`motionctl calibrate magnetometer`) stops on it, and the
+        /// background calibration (``BackgroundSoftIron``) takes its soft iron on it.
+        public var isGoodEnough: Bool {
+            model == .fullEllipsoid && coveragePercent >= Self.goodEnoughCoveragePercent
+                && fitErrorPercent <= MagneticFieldCalibrationAccuracy.high.maximumFitErrorPercent && isFieldStrengthPlausible
+        }
     }
 
     /// Fits `samples` (raw magnetometer readings, µT, device frame). Non-finite readings are

@@ -805,6 +805,12 @@ struct DirectionMoments: Sendable, Equatable {
 /// saying how little is known. `high` is reported only once the estimator has said it for ``highHoldTime`` of sample time
 /// (a σ that has just crossed its bound is one stretch away from the next, which may move the
 /// offset by its σ); a starting point that is `high` already (a stored calibration) needs no hold.
+/// Soft iron: once the board has been turned through the directions a figure-eight covers,
+/// ``BackgroundSoftIron`` fits the ellipsoid; a good fit is applied to the field before the
+/// estimator (``softIronFit``), which continues from it (the status's offset is then the fit's
+/// plus what the estimator adds, in the field's own frame). Not with a starting point that
+/// removed soft iron already (an estimator whose ``HardIronEstimator/Parameters/softIronAllowance``
+/// is at most the 1 % a fit leaves).
 /// The sampler and `motionctl evaluate --background-calibration` run the same.
 public struct BackgroundFieldCorrection: Sendable {
     /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
@@ -828,6 +834,24 @@ public struct BackgroundFieldCorrection: Sendable {
     private var trusted: Bool
     /// Since when (sample time, s) the estimator has said `medium` or better, before it was trusted.
     private var mediumSince: Double?
+    /// The background soft-iron fit's readings and result; nil where soft iron was removed already.
+    public var softIron: BackgroundSoftIron? { fitsSoftIron ? softIronReadings : nil }
+    private var softIronReadings = BackgroundSoftIron()
+    private let fitsSoftIron: Bool
+    /// Seconds of sample time since a reading was last offered to ``softIron``.
+    private var sinceOffer = 0.0
+    /// The ellipsoid applied to the field before the estimator; nil before a good fit.
+    public private(set) var softIronFit: MagnetometerCalibration?
+    /// The fit as applied per sample (no optional copied there): its matrix, its inverse (the
+    /// estimator's offset back in the field's frame) and its offset; identity and zero before.
+    private var fitMatrix = Matrix3.identity
+    private var inverseSoftIron = Matrix3.identity
+    private var fitOffset = SIMD3<Double>.zero
+    private var fitted = false
+    /// Whether the last status lets readings be kept for the fit (offset known, field undisturbed).
+    private var collecting = false
+    /// The expected field last given (``expect(field:)``), for an estimator started afresh.
+    private var expectedField: SIMD2<Double>?
 
     /// See ``HardIronEstimator/restartStretch()``.
     public mutating func restartStretch() {
@@ -836,6 +860,7 @@ public struct BackgroundFieldCorrection: Sendable {
 
     /// See ``HardIronEstimator/expect(field:)``.
     public mutating func expect(field: SIMD2<Double>?) {
+        expectedField = field
         estimator.expect(field: field)
     }
 
@@ -845,6 +870,7 @@ public struct BackgroundFieldCorrection: Sendable {
         trusted = status.accuracy >= .medium
         announcedOffset = trusted ? estimator.estimate : .zero
         if status.accuracy == .high { highSince = -.infinity }
+        fitsSoftIron = estimator.parameters.softIronAllowance > BackgroundSoftIron.residualSoftIronAllowance
     }
 
     /// One reading through the estimator (see ``HardIronEstimator/update(field:rotationRate:acceleration:interval:)``)
@@ -853,12 +879,31 @@ public struct BackgroundFieldCorrection: Sendable {
     public mutating func correct(
         _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double
     ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
-        estimator.update(field: field, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
+        var input = fitted ? fitMatrix * (field - fitOffset) : field
+        estimator.update(field: input, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
         let estimate = estimator.estimate
+        sinceOffer += interval
+        if sinceOffer >= BackgroundSoftIron.offerInterval {
+            sinceOffer = 0
+            if collecting {
+                softIronReadings.offer(raw: field, direction: input - estimate, strength: status.fieldStrength,
+                                       tolerance: estimator.parameters.normThreshold)
+            }
+        }
         var offset = trusted ? estimate : SIMD3<Double>.zero
-        guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (field - offset, false, false) }
+        guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (input - offset, false, false) }
         lastCheck = timestamp
+        var adopted = false
+        if fitsSoftIron, softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
+            adopt(fit, inverse: inverse)
+            adopted = true
+            input = fit.apply(field)
+            offset = estimator.estimate
+        }
         status = estimator.status
+        collecting = fitsSoftIron && status.sigma <= BackgroundSoftIron.collectingSigma && status.fieldStrength > 0
+            && status.reason != .disturbed
+        if fitted { status.offset = fitOffset + inverseSoftIron * status.offset }
         if !trusted, Self.held(status.accuracy >= .medium, since: &mediumSince, at: timestamp) {
             trusted = true
             offset = estimate
@@ -868,9 +913,30 @@ public struct BackgroundFieldCorrection: Sendable {
             if status.reason == .calibrated { status.reason = .learning }
         }
         let moved = offset - announcedOffset
-        let changed = (moved * moved).sum() > Self.announcedMove * Self.announcedMove
+        let changed = adopted || (moved * moved).sum() > Self.announcedMove * Self.announcedMove
         if changed { announcedOffset = offset }
-        return (field - offset, true, changed)
+        return (input - offset, true, changed)
+    }
+
+    /// A good soft-iron fit (``BackgroundSoftIron/fit()``, once a run): applied to the field from
+    /// now on, the estimator started afresh behind it with the allowance a figure-eight leaves and
+    /// ``BackgroundSoftIron/fittedOffsetSigma`` (`high` after the estimator's evidence and the
+    /// hold); the field is used corrected at once (a figure-eight's calibration), and the attitude
+    /// filter is told (the field changes by the soft iron and the offset at once).
+    private mutating func adopt(_ fit: MagnetometerCalibration, inverse: Matrix3) {
+        var parameters = estimator.parameters
+        parameters.softIronAllowance = min(parameters.softIronAllowance, BackgroundSoftIron.residualSoftIronAllowance)
+        estimator = HardIronEstimator(parameters: parameters, sigma: BackgroundSoftIron.fittedOffsetSigma)
+        if let expectedField { estimator.expect(field: expectedField) }
+        softIronFit = fit
+        fitMatrix = fit.softIron
+        fitOffset = fit.hardIronOffset
+        fitted = true
+        inverseSoftIron = inverse
+        trusted = true
+        mediumSince = nil
+        highSince = nil
+        announcedOffset = estimator.estimate
     }
 
     /// Whether `condition` has held for ``highHoldTime`` of sample time at `timestamp`; `since`

@@ -376,6 +376,10 @@ extension MotionManager {
     /// device motion first ran or without a magnetometer.
     package var backgroundCalibrationStatus: HardIronEstimator.Status? { hub.background.status }
 
+    /// The soft iron the background calibration fitted once the board was turned through enough
+    /// directions (applied before its estimator); nil before.
+    package var backgroundSoftIronFit: MagnetometerCalibration? { hub.background.softIronFit }
+
     /// Waits until the background calibration's saves handed over so far are written.
     package func waitForBackgroundCalibrationSaves() { hub.background.waitForSaves() }
 

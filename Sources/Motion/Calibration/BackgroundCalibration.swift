@@ -10,7 +10,9 @@ import Locking
 /// Soft iron: the estimator models hard iron only, and claims `high` only when soft iron of
 /// ``HardIronEstimator/Parameters/softIronAllowance`` could not have moved its offset by more than
 /// 0.5 µT over the directions the board was turned through; a stored calibration with a soft-iron
-/// matrix (the figure-eight's ellipsoid) leaves 1 % of it.
+/// matrix (the figure-eight's ellipsoid, or a background one) leaves 1 % of it. Without one, once
+/// the board has been turned through the directions a figure-eight covers, the background fit
+/// (``BackgroundSoftIron``) finds the ellipsoid, and the save stores its matrix too.
 ///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
 /// so the estimator learns what is left, from zero, with an uncertainty from the record: a
@@ -28,7 +30,7 @@ final class BackgroundCalibration: Sendable {
     /// Per-axis σ of the starting point, µT; nil for the estimator's initial σ.
     let startSigma: Double?
     private let saver: Saver?
-    private let latest = Locked<HardIronEstimator.Status?>(nil)
+    private let latest = Locked<Estimate?>(nil)
     /// The Earth's field strength (µT) and dip (radians) where the device is, from the World
     /// Magnetic Model once a manager's `location` is set; nil: the estimator learns it.
     private let expected = Locked<SIMD2<Double>?>(nil)
@@ -49,8 +51,8 @@ final class BackgroundCalibration: Sendable {
 
     private struct SaveState {
         var lastSaveTime: Double?
-        var saved: HardIronEstimator.Status?
-        var pending: HardIronEstimator.Status?
+        var saved: Estimate?
+        var pending: Estimate?
         var error: CalibrationStoreError?
     }
     private let saveState = Locked(SaveState())
@@ -116,7 +118,11 @@ final class BackgroundCalibration: Sendable {
     var expectedField: SIMD2<Double>? { expected.withLock { $0 } }
 
     /// The estimator's latest status; nil before device motion first ran.
-    var status: HardIronEstimator.Status? { latest.withLock { $0 } }
+    var status: HardIronEstimator.Status? { latest.withLock { $0?.status } }
+
+    /// The background soft-iron fit in use at the latest status (``BackgroundSoftIron``); nil
+    /// before one.
+    var softIronFit: MagnetometerCalibration? { latest.withLock { $0?.softIron } }
 
     /// The latest status's accuracy, else the starting point's.
     var accuracy: MagneticFieldCalibrationAccuracy { status?.accuracy ?? makeEstimator().status.accuracy }
@@ -124,19 +130,27 @@ final class BackgroundCalibration: Sendable {
     /// The last save that failed, naming the file and the fix; nil when all saves worked.
     var saveError: CalibrationStoreError? { saveState.withLock { $0.error } }
 
-    /// The sampler's latest status, at `timestamp` (sample time, s): kept for ``status`` and
-    /// saved when it improves on the last save (debounced).
-    func publish(_ status: HardIronEstimator.Status, at timestamp: Double) {
-        latest.withLock { $0 = status }
+    /// What is saved: the estimator's status (its offset in the field's frame) and the background
+    /// soft-iron fit applied before it, if any.
+    struct Estimate: Sendable {
+        var status: HardIronEstimator.Status
+        var softIron: MagnetometerCalibration?
+    }
+
+    /// The sampler's latest status, at `timestamp` (sample time, s), with the background soft-iron
+    /// fit in use (nil: none): kept for ``status`` and saved when it improves on the last save
+    /// (debounced); a new soft-iron fit is an improvement.
+    func publish(_ status: HardIronEstimator.Status, softIron: MagnetometerCalibration? = nil, at timestamp: Double) {
+        latest.withLock { $0 = Estimate(status: status, softIron: softIron) }
         guard let saver else { return }
-        let due: HardIronEstimator.Status? = saveState.withLock { state in
+        let due: Estimate? = saveState.withLock { state in
             // Saved once the field strength is known too (the record keeps it).
             if status.accuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed {
                 let better = state.saved.map { saved in
-                    let moved = ((status.offset - saved.offset) * (status.offset - saved.offset)).sum().squareRoot()
-                    return status.sigma < saved.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5)
+                    let moved = ((status.offset - saved.status.offset) * (status.offset - saved.status.offset)).sum().squareRoot()
+                    return status.sigma < saved.status.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5) || softIron != saved.softIron
                 } ?? true
-                if better { state.pending = status }
+                if better { state.pending = Estimate(status: status, softIron: softIron) }
             }
             guard let pending = state.pending else { return nil }
             if let last = state.lastSaveTime, timestamp - last < Self.saveInterval, timestamp >= last { return nil }
@@ -167,18 +181,22 @@ extension BackgroundCalibration.Saver {
     /// The σ (µT) at or below which ``HardIronEstimator/accuracy(sigma:headingSigma:)`` may say `high`.
     static let highSigmaBound = 0.33
 
-    /// The record's magnetometer section from `status`, unless an explicit calibration got there
+    /// The record's magnetometer section from `estimate`, unless an explicit calibration got there
     /// first (written by `motionctl calibrate magnetometer` meanwhile): that one is kept.
-    func save(_ status: HardIronEstimator.Status) throws(CalibrationStoreError) {
+    func save(_ estimate: BackgroundCalibration.Estimate) throws(CalibrationStoreError) {
+        let status = estimate.status
         // device = M · S · (chip − b₀) − δ = M · S · (chip − (b₀ + S⁻¹ Mᵀ δ)); M is orthonormal.
+        // With a background soft-iron fit S₁ applied in device axes to the field minus δ (the
+        // status's offset): S₁ (M S (chip − b₀) − δ) = M (Mᵀ S₁ M S) (chip − (b₀ + S⁻¹ Mᵀ δ)).
         let inverse = softIron.inverse ?? .identity
         let offset = storedOffset + inverse * (chipToDevice.transposed * status.offset)
+        let matrix = estimate.softIron.map { chipToDevice.transposed * $0.softIron * chipToDevice * softIron } ?? softIron
         try store.update(sensor) { record in
             if let existing = record.magnetometer, !existing.isBackground { return }
             var section = CalibrationRecord.Magnetometer(
-                hardIronOffset: offset, softIronMatrix: softIron.rowMajor,
+                hardIronOffset: offset, softIronMatrix: matrix.rowMajor,
                 fieldStrength: min(max(status.fieldStrength, 1), 1_000), fitErrorPercent: 0, coveragePercent: 0,
-                model: "offset", accuracy: status.accuracy.name)
+                model: estimate.softIron == nil ? "offset" : "ellipsoid", accuracy: status.accuracy.name)
             section.origin = CalibrationRecord.Magnetometer.backgroundOrigin
             // Not above the accuracy it was saved with: an estimate that was not `high` (soft
             // iron the directions seen could not rule out, a hold not yet over) starts the next

@@ -183,7 +183,7 @@ final class SensorHub: Sendable {
         ) -> SIMD3<Double> {
             let result = correction.correct(field, rotationRate: rotationRate, acceleration: acceleration, interval: interval, timestamp: timestamp)
             if result.checked {
-                link.publish(correction.status, at: timestamp)
+                link.publish(correction.status, softIron: correction.softIronFit, at: timestamp)
                 let field = link.expectedField   // a manager's location, set or changed since
                 if field != expected {
                     expected = field

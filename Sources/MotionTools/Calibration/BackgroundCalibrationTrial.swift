@@ -52,6 +52,8 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var softIronBias: Double
         /// The estimator's reference field strength, µT (expected or learned; 0 while unknown).
         package var fieldStrength: Double
+        /// Whether a background soft-iron fit is applied (``BackgroundSoftIron``).
+        package var softIronFitted: Bool
     }
 
     package var seed: UInt64
@@ -104,7 +106,7 @@ package struct BackgroundCalibrationTrial: Sendable {
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
                 scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
-                fieldStrength: status?.fieldStrength ?? 0))
+                fieldStrength: status?.fieldStrength ?? 0, softIronFitted: manager.backgroundSoftIronFit != nil))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()
@@ -125,6 +127,9 @@ package struct BackgroundCalibrationTrial: Sendable {
 
     /// The first time the accuracy was `high`, seconds since the scenario began.
     package var timeToHigh: Double? { points.first { $0.accuracy == .high }?.time }
+
+    /// The first time a background soft-iron fit was applied, seconds since the scenario began.
+    package var timeToSoftIronFit: Double? { points.first { $0.softIronFitted }?.time }
 
     /// Points where the accuracy said `high` but the offset was more than 1 µT off.
     package var highButWrong: Int { points.filter { $0.accuracy == .high && $0.offsetError > 1 }.count }

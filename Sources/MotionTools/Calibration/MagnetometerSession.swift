@@ -32,13 +32,8 @@ package struct MagnetometerSession: Sendable {
         /// The fit so far; nil while the readings do not allow one.
         package var report: EllipsoidFit.Report?
 
-        /// Coverage and fit are good enough to stop: a full ellipsoid over at least 70 % of the
-        /// directions (a 60 s simulated figure-eight covers 73 %), fit error at most 2 %, an Earth-like field.
-        package var isGoodEnough: Bool {
-            guard let report else { return false }
-            return report.model == .fullEllipsoid && report.coveragePercent >= 70 && report.fitErrorPercent <= 2
-                && report.isFieldStrengthPlausible
-        }
+        /// Coverage and fit are good enough to stop (``EllipsoidFit/Report/isGoodEnough``).
+        package var isGoodEnough: Bool { report?.isGoodEnough ?? false }
     }
 
     /// Fits the readings so far (a few milliseconds for a minute of readings).

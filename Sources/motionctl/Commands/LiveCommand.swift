@@ -124,7 +124,9 @@ struct LiveView: Sendable {
         lines.append("rotation     " + vector(motion.rotationRate, "%+6.3f") + "  rad/s")
         if manager.isMagnetometerAvailable {
             lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
-            if let status = manager.backgroundCalibrationStatus { lines.append("calibration  " + Self.describe(status)) }
+            if let status = manager.backgroundCalibrationStatus {
+                lines.append("calibration  " + Self.describe(status) + (manager.backgroundSoftIronFit != nil ? "; soft iron fitted" : ""))
+            }
         }
         lines.append("orientation  \(manager.orientation.name)")
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
