@@ -823,7 +823,8 @@ public struct BackgroundFieldCorrection: Sendable {
     /// The status at the last check.
     public private(set) var status: HardIronEstimator.Status
     private var announcedOffset: SIMD3<Double>
-    private var lastCheck: Double?
+    /// Sample time of the last status check (−∞ before the first).
+    private var lastCheck = -Double.infinity
     /// Since when (sample time, s) the estimator has said `high`; −∞ for a start that was high.
     private var highSince: Double?
     /// The estimate has been `medium` or better for ``highHoldTime``: from then on it is removed
@@ -891,7 +892,7 @@ public struct BackgroundFieldCorrection: Sendable {
             }
         }
         var offset = trusted ? estimate : SIMD3<Double>.zero
-        guard lastCheck.map({ timestamp - $0 >= 0.1 || timestamp < $0 }) ?? true else { return (input - offset, false, false) }
+        guard timestamp - lastCheck >= 0.1 || timestamp < lastCheck else { return (input - offset, false, false) }
         lastCheck = timestamp
         var adopted = false
         if fitsSoftIron, softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
