@@ -72,26 +72,15 @@ final class BackgroundCalibration: Sendable {
         magnetometerRate: Double? = nil
     ) {
         let stored = record?.magnetometer
-        let sigma: Double? = stored.map { stored in
-            if stored.isBackground, let sigma = stored.offsetSigma { return sigma }
-            return switch MagneticFieldCalibrationAccuracy(name: stored.accuracy) {
-            case .high?: 0.2
-            case .medium?: 0.8
-            case .low?: 2.5
-            case .uncalibrated?, nil: HardIronEstimator.Parameters().initialSigma
-            }
-        }
         let canSave = stored.map(\.isBackground) ?? true
-        var parameters = HardIronEstimator.Parameters()
-        // A stored calibration that fitted soft iron (an ellipsoid: its matrix is not the
-        // identity) has removed it: what is left is what such a fit leaves, taken as 1 %.
-        if let matrix = stored.flatMap({ Matrix3(rowMajor: $0.softIronMatrix) }), (matrix - .identity).frobeniusNorm > 1e-6 {
-            parameters.softIronAllowance = 0.01
-        }
-        if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
-            parameters.magnetometerLag = 0.5 / rate
-            parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))
-        }
+        let (parameters, sigma) = HardIronEstimator.start(
+            from: stored.map { stored in
+                HardIronEstimator.StoredCalibration(
+                    accuracy: MagneticFieldCalibrationAccuracy(name: stored.accuracy),
+                    backgroundSigma: stored.isBackground ? stored.offsetSigma : nil,
+                    fittedSoftIron: Matrix3(rowMajor: stored.softIronMatrix).map { ($0 - .identity).frobeniusNorm > 1e-6 } ?? false)
+            },
+            magnetometerRate: magnetometerRate)
         self.init(
             parameters: parameters, startSigma: sigma,
             saver: canSave ? store.map {
