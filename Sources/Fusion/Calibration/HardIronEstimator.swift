@@ -215,7 +215,7 @@ public struct HardIronEstimator: Sendable {
     private var softIronSensitivity = Double.infinity
     private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
-    /// Σ (I − Φ)ᵀ(I − Φ)/r of the stretches the second filter explained since it started or its
+    /// Σ (I − Φ)ᵀ(I − Φ)/r of the stretches the second filter learned from since it started or its
     /// step was last refuted (µT⁻²): how well rotation alone determines it.
     private var candidateInformation = Matrix3.zero
     /// Whether the second filter's field strength has been started (from the reference).
@@ -603,6 +603,7 @@ public struct HardIronEstimator: Sendable {
             // The second filter learns from every stretch, ungated (it is adopted only once its
             // stretches fit it, so what it learned from a passing disturbance is never adopted).
             let known = Self.isKnown(c)
+            candidateInformation = candidateInformation + (1 / r) * (h.transposed * h)
             let (_, candidateNIS) = c.update(h, y, r, gate: .infinity, apply: true)
             candidate = c
             // Consistent while its stretches fit, with the Earth's field as it was (test 2); an
@@ -611,7 +612,6 @@ public struct HardIronEstimator: Sendable {
             if known && candidateNIS <= parameters.gate {
                 if isReferenceField(later - c.offset, acceleration) {
                     candidateConsistentTime += duration
-                    candidateInformation = candidateInformation + (1 / r) * (h.transposed * h)
                 }
             } else {
                 candidateConsistentTime = max(0, candidateConsistentTime - duration)
