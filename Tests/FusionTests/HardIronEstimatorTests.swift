@@ -183,9 +183,9 @@ import Glibc
 
     /// From the product's start for a calibrated board, a magnet attached while the board is
     /// handled is relearned (the tests of a change pass for a real one), also where the field
-    /// varies from place to place by up to 1 µT as the board is carried: 13–14 s after the magnet
-    /// (the same as without the tests). Where it varies by 2 µT or more, the stretches fit no
-    /// constant offset before the magnet either and nothing is relearned, with or without them.
+    /// varies from place to place by up to 1 µT as the board is carried. Where it varies by 2 µT
+    /// or more, the stretches fit no constant offset before the magnet either and nothing is
+    /// relearned, with or without the tests of a change (measured).
     @Test(arguments: [0.0, 1.0])
     func anAttachedMagnetIsRelearnedFromAStoredCalibration(scale: Double) {
         let magnet = SIMD3<Double>(14, -6, 8)

@@ -13,10 +13,12 @@ import Locking
 /// matrix (the figure-eight's ellipsoid) leaves 1 % of it.
 ///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
-/// so the estimator learns what is left, from zero, with an uncertainty from the record: a
-/// background record's own σ, else the stored accuracy's (high 0.2 µT, medium 0.8 µT, low
-/// 2.5 µT per axis: the middle of each ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band);
-/// without a record, ``HardIronEstimator/Parameters/initialSigma``.
+/// so the estimator learns what is left, from zero, with an uncertainty from the record
+/// (``HardIronEstimator/start(from:magnetometerRate:)``, the one mapping `motionctl evaluate
+/// --background-calibration` uses too): a background record's own σ, else the stored accuracy's
+/// (high 0.2 µT, medium 0.8 µT, low 2.5 µT per axis: the middle of each
+/// ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band); without a record,
+/// ``HardIronEstimator/Parameters/initialSigma``.
 ///
 /// Saving: when the estimate is better than what was saved (σ down by a third, or the offset
 /// moved by more than 2 σ and 0.5 µT, at accuracy medium or better), at most once every
