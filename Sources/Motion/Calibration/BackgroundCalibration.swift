@@ -15,10 +15,12 @@ import Locking
 /// (``BackgroundSoftIron``) finds the ellipsoid, and the save stores its matrix too.
 ///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
-/// so the estimator learns what is left, from zero, with an uncertainty from the record: a
-/// background record's own σ, else the stored accuracy's (high 0.2 µT, medium 0.8 µT, low
-/// 2.5 µT per axis: the middle of each ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band);
-/// without a record, ``HardIronEstimator/Parameters/initialSigma``.
+/// so the estimator learns what is left, from zero, with an uncertainty from the record
+/// (``HardIronEstimator/start(from:magnetometerRate:)``, the one mapping `motionctl evaluate
+/// --background-calibration` uses too): a background record's own σ, else the stored accuracy's
+/// (high 0.2 µT, medium 0.8 µT, low 2.5 µT per axis: the middle of each
+/// ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band); without a record,
+/// ``HardIronEstimator/Parameters/initialSigma``.
 ///
 /// Saving: when the estimate is better than what was saved (σ down by a third, or the offset
 /// moved by more than 2 σ and 0.5 µT, at accuracy medium or better), at most once every
@@ -74,26 +76,15 @@ final class BackgroundCalibration: Sendable {
         magnetometerRate: Double? = nil
     ) {
         let stored = record?.magnetometer
-        let sigma: Double? = stored.map { stored in
-            if stored.isBackground, let sigma = stored.offsetSigma { return sigma }
-            return switch MagneticFieldCalibrationAccuracy(name: stored.accuracy) {
-            case .high?: 0.2
-            case .medium?: 0.8
-            case .low?: 2.5
-            case .uncalibrated?, nil: HardIronEstimator.Parameters().initialSigma
-            }
-        }
         let canSave = stored.map(\.isBackground) ?? true
-        var parameters = HardIronEstimator.Parameters()
-        // A stored calibration that fitted soft iron (an ellipsoid: its matrix is not the
-        // identity) has removed it: what is left is what such a fit leaves, taken as 1 %.
-        if let matrix = stored.flatMap({ Matrix3(rowMajor: $0.softIronMatrix) }), (matrix - .identity).frobeniusNorm > 1e-6 {
-            parameters.softIronAllowance = 0.01
-        }
-        if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
-            parameters.magnetometerLag = 0.5 / rate
-            parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))
-        }
+        let (parameters, sigma) = HardIronEstimator.start(
+            from: stored.map { stored in
+                HardIronEstimator.StoredCalibration(
+                    accuracy: MagneticFieldCalibrationAccuracy(name: stored.accuracy),
+                    backgroundSigma: stored.isBackground ? stored.offsetSigma : nil,
+                    fittedSoftIron: Matrix3(rowMajor: stored.softIronMatrix).map { ($0 - .identity).frobeniusNorm > 1e-6 } ?? false)
+            },
+            magnetometerRate: magnetometerRate)
         self.init(
             parameters: parameters, startSigma: sigma,
             saver: canSave ? store.map {

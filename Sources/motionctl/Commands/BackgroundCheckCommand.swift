@@ -73,6 +73,7 @@ extension CalibrationCommand {
             var offsetErrors: [Double] = []
             var headingRMS: [Double] = []
             var softIronFits: [Double] = []
+            var changes: [Int] = []
             for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
                 let trial: BackgroundCalibrationTrial
                 do {
@@ -93,13 +94,14 @@ extension CalibrationCommand {
                 let rms = trial.headingRMS(after: judgeFrom)
                 let worst = tail.map { abs($0.headingError) }.max() ?? .nan
                 if let fitted = trial.timeToSoftIronFit { softIronFits.append(fitted) }
+                changes.append(trial.points.last?.changes ?? 0)
                 offsetErrors.append(offsetError)
                 headingRMS.append(rms)
                 let hard = "(" + [trial.trueOffset.x, trial.trueOffset.y, trial.trueOffset.z].map { decimals($0, 1) }.joined(separator: ", ") + ")"
                 print("| \(seed) | \(hard) | \(decimals(offsetError)) | \(decimals(rms)) | \(decimals(worst)) | \(trial.points.last?.accuracy.storedName ?? "—") | \(trial.timeToHigh.map { decimals($0, 1) } ?? "never") | \(trial.highButWrong) |")
             }
             print("")
-            print("worst offset error \(decimals(offsetErrors.max() ?? .nan)) µT, worst heading RMS \(decimals(headingRMS.max() ?? .nan))° over \(seeds) seeds (\(scenario), judged from \(decimals(judgeFrom, 1)) s to \(decimals(duration, 0)) s)")
+            print("worst offset error \(decimals(offsetErrors.max() ?? .nan)) µT, worst heading RMS \(decimals(headingRMS.max() ?? .nan))° over \(seeds) seeds (\(scenario), judged from \(decimals(judgeFrom, 1)) s to \(decimals(duration, 0)) s); hard-iron changes adopted: \(changes.reduce(0, +)) in \(changes.filter { $0 > 0 }.count) of \(seeds) runs")
             if let first = softIronFits.min(), let last = softIronFits.max() {
                 print("soft iron fitted in the background in \(softIronFits.count) of \(seeds) seeds, after \(decimals(first, 1))–\(decimals(last, 1)) s")
             } else {

@@ -95,13 +95,13 @@ struct CrossValidation {
     /// The parameters this run tunes (a subset of ``tuned``, in its order).
     let tuning: [Tuned]
     /// With `--background-calibration`: the estimator the 9D runs' field goes through (never tuned).
-    let background: HardIronEstimator.Parameters?
+    let background: EvaluateCommand.BackgroundStart?
     /// Per parameter vector (the tuned values in ``tuned``'s order): the score on every trial.
     private var cache: [[Double]: [Score]] = [:]
     /// Filter runs made (parameter sets × trials), for the report.
     private(set) var runs = 0
 
-    init(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], tuning: [Tuned] = CrossValidation.tuned, background: HardIronEstimator.Parameters? = nil) {
+    init(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], tuning: [Tuned] = CrossValidation.tuned, background: EvaluateCommand.BackgroundStart? = nil) {
         self.loaded = loaded
         self.tuning = tuning
         self.background = background
@@ -156,9 +156,9 @@ struct CrossValidation {
 
     /// One run with the magnetometer: its 9D total and its 6D inclination RMSE, degrees (the 6D
     /// attitude does not depend on the magnetometer, so this run gives both scores).
-    static func score(_ trial: BroadTrial, _ parameters: Parameters, background: HardIronEstimator.Parameters?) -> (total: Double, inclination: Double) {
+    static func score(_ trial: BroadTrial, _ parameters: Parameters, background: EvaluateCommand.BackgroundStart?) -> (total: Double, inclination: Double) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
-        var correction = background.map { BackgroundFieldCorrection(HardIronEstimator(parameters: $0)) }
+        var correction = background?.makeCorrection()
         var total = 0.0, inclination = 0.0, counted = 0
         for i in 0..<trial.count {
             let field = EvaluateCommand.field(trial, i, through: &correction, filter: &filter)
@@ -275,7 +275,7 @@ struct CrossValidation {
     /// Runs the folds and the in-sample descent and prints the figures side by side.
     static func run(
         _ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)], start: Parameters, tuning: [Tuned], rules: [MoveRule] = CrossValidation.rules,
-        backgroundCalibration: HardIronEstimator.Parameters? = nil
+        backgroundCalibration: EvaluateCommand.BackgroundStart? = nil
     ) {
         let clock = ContinuousClock()
         let began = clock.now

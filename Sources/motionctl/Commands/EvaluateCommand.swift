@@ -50,11 +50,14 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
 
-    @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, its defaults, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed.")
+    @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed. BROAD's magnetometer comes calibrated, so the estimator starts as the product starts it from a stored figure-eight calibration at high (offset 0, σ 0.2 µT, 1 % soft iron left).")
     var backgroundCalibration = false
 
     @Option(parsing: .unconditional, help: "With --background-calibration: how long the magnetometer lags the gyroscope, ms (a property of the sensor; default the estimator's, half an 80 Hz period).")
     var magnetometerLag: Double?
+
+    @Flag(help: "With --background-calibration: print the background calibration's course once a second for each trial (offset, σ, accuracy, reason, changes adopted).")
+    var traceCalibration = false
 
     func validate() throws {
         try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
@@ -103,14 +106,12 @@ struct EvaluateCommand: ParsableCommand {
 
         var parameters = AttitudeFilter.Parameters()
         parameters.sensorLatency = sensorLatency / 1000
-        var background: HardIronEstimator.Parameters?
-        if backgroundCalibration {
-            var estimator = HardIronEstimator.Parameters()
-            if let magnetometerLag { estimator.magnetometerLag = magnetometerLag / 1000 }
-            background = estimator
-        }
+        let background = backgroundCalibration ? BackgroundStart.calibratedSensor(magnetometerLag: magnetometerLag.map { $0 / 1000 }) : nil
         print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal"
-            + (background.map { "; 9D behind the background magnetometer calibration (HardIronEstimator defaults, magnetometer lag \($0.magnetometerLag * 1000) ms)" } ?? ""))
+            + (background.map { "; 9D behind the background magnetometer calibration (\($0.description))" } ?? ""))
+        if traceCalibration, let background {
+            for (entry, trial) in loaded { Self.traceCalibration(entry.trial, trial, parameters: parameters, background: background) }
+        }
         print("trial                                          9D total   6D incl.  ns/sample 9D  6D")
         var results: [Score] = []
         var cost9D: [Double] = [], cost6D: [Double] = []   // ns per sample, per trial
@@ -139,6 +140,33 @@ struct EvaluateCommand: ParsableCommand {
         if referenceLag { ReferenceLag.report(loaded) }
         if crossValidate {
             CrossValidation.run(loaded, start: parameters, tuning: tuning, rules: try CrossValidation.rules(named: moveRule), backgroundCalibration: background)
+        }
+    }
+
+    /// How `--background-calibration` starts the estimator. BROAD's magnetometer comes calibrated
+    /// (its offset ≈ 0): the honest equivalent is the product's start from a stored figure-eight
+    /// calibration at `high` (``HardIronEstimator/start(from:magnetometerRate:)``, the same
+    /// mapping `BackgroundCalibration` uses), not the from-scratch start of a board with nothing stored.
+    struct BackgroundStart: Sendable {
+        var parameters: HardIronEstimator.Parameters
+        /// The starting σ per axis, µT (nil: the estimator's initial σ).
+        var sigma: Double?
+
+        /// A figure-eight record at `high`; `magnetometerLag` (s) overrides the estimator's default.
+        static func calibratedSensor(magnetometerLag: Double?) -> BackgroundStart {
+            var (parameters, sigma) = HardIronEstimator.start(from: .figureEightHigh)
+            if let magnetometerLag { parameters.magnetometerLag = magnetometerLag }
+            return BackgroundStart(parameters: parameters, sigma: sigma)
+        }
+
+        func makeCorrection() -> BackgroundFieldCorrection {
+            BackgroundFieldCorrection(HardIronEstimator(parameters: parameters, sigma: sigma))
+        }
+
+        var description: String {
+            "started as from a stored figure-eight calibration at high, BROAD's sensor being calibrated: offset 0, σ "
+                + (sigma.map { "\($0) µT" } ?? "initial") + ", soft-iron allowance \(parameters.softIronAllowance * 100) %, "
+                + "magnetometer lag \(parameters.magnetometerLag * 1000) ms"
         }
     }
 
@@ -188,10 +216,10 @@ struct EvaluateCommand: ParsableCommand {
     /// measured too.
     static func runFilter(
         _ trial: BroadTrial, magnetometer: Bool, parameters: AttitudeFilter.Parameters,
-        backgroundCalibration: HardIronEstimator.Parameters? = nil
+        backgroundCalibration: BackgroundStart? = nil
     ) -> (estimates: [SIMD4<Double>], nanoseconds: Double) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
-        var correction = magnetometer ? backgroundCalibration.map { BackgroundFieldCorrection(HardIronEstimator(parameters: $0)) } : nil
+        var correction = magnetometer ? backgroundCalibration?.makeCorrection() : nil
         var estimates = [SIMD4<Double>](repeating: .zero, count: trial.count)
         let clock = ContinuousClock()
         let start = clock.now
@@ -206,6 +234,22 @@ struct EvaluateCommand: ParsableCommand {
         let elapsed = clock.now - start
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) * 1e-9
         return (estimates, nanoseconds)
+    }
+
+    /// `--trace-calibration`: the background calibration's status once a second of one trial's run.
+    static func traceCalibration(_ name: String, _ trial: BroadTrial, parameters: AttitudeFilter.Parameters, background: BackgroundStart) {
+        var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
+        var correction: BackgroundFieldCorrection? = background.makeCorrection()
+        let every = max(1, Int((1 / trial.sampleInterval).rounded()))
+        print("trace \(name)")
+        for i in 0..<trial.count {
+            let field = Self.field(trial, i, through: &correction, filter: &filter)
+            filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: field)
+            guard i % every == every - 1, let status = correction?.status else { continue }
+            let o = status.offset
+            print(String(format: "  t %6.1f s  offset (%6.2f, %6.2f, %6.2f) µT  σ %5.2f  ", Double(i + 1) * trial.sampleInterval, o.x, o.y, o.z, status.sigma)
+                + "\(status.accuracy.storedName)  \(status.reason.rawValue)  changes \(status.changes)")
+        }
     }
 
     /// Sample `i`'s field for the 9D filter: as measured, or through the background magnetometer
