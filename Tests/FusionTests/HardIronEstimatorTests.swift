@@ -75,7 +75,10 @@ import Glibc
         Self.run(&estimator, duration: 30, offset: { _ in offset }, rate: Self.handling)
         let status = estimator.status
         #expect(Self.distance(status.offset, offset) < 0.5, "\(status)")
-        #expect(status.accuracy >= .medium, "\(status)")
+        #expect(status.offsetAccuracy >= .medium, "\(status)")
+        // The soft iron it may not know (8 % by default) keeps the heading's accuracy at `low`
+        // in a pose away from the readings its offset was learned from.
+        #expect(status.accuracy >= .low, "\(status)")
         #expect(Self.distance(status.offset, offset) < 3 * status.sigma, "the σ covers the error: \(status)")
         #expect(abs(status.fieldStrength - 49.8) < 1, "\(status)")
     }
@@ -263,11 +266,20 @@ import Glibc
     /// claims `high` while it is more than 1 µT off.
     @Test func highNeedsDirectionsThatRuleOutSoftIron() {
         let offset = SIMD3<Double>(30, -20, 45)
-        var full = HardIronEstimator()
+        // With the 1 % of soft iron a figure-eight leaves: `high`. With the 8 % of a board whose
+        // soft iron is not known, the offset is as good, but the heading is not known to 1°.
+        var afterFigureEight = HardIronEstimator.Parameters()
+        afterFigureEight.softIronAllowance = 0.01
+        var full = HardIronEstimator(parameters: afterFigureEight)
         Self.run(&full, duration: 240, offset: { _ in offset }, rate: Self.handling)
         #expect(full.status.softIronBias < 0.5, "\(full.status)")
         #expect(full.status.accuracy == .high, "\(full.status)")
         #expect(Self.distance(full.estimate, offset) < 1)
+        var unknown = HardIronEstimator()
+        Self.run(&unknown, duration: 240, offset: { _ in offset }, rate: Self.handling)
+        #expect(unknown.status.offsetAccuracy == .high, "\(unknown.status)")
+        #expect(unknown.status.accuracy < .high, "\(unknown.status)")
+        #expect(Self.distance(unknown.estimate, offset) < 1)
 
         for softIron in [Matrix3.identity, Self.softIron] {
             var cap = HardIronEstimator()
@@ -276,7 +288,8 @@ import Glibc
                 if estimator.status.accuracy == .high, Self.distance(estimator.estimate, offset) > 1 { wrongWhileHigh += 1 }
             }
             #expect(cap.status.softIronBias > 2, "\(cap.status)")
-            #expect(cap.status.accuracy == .medium, "\(cap.status)")
+            #expect(cap.status.offsetAccuracy >= .medium, "\(cap.status)")
+            #expect(cap.status.accuracy == .low, "the soft iron not known, away from the cap's mean: \(cap.status)")
             #expect(wrongWhileHigh == 0)
             if softIron != .identity {
                 // Measured: the soft iron moves this cap's centre by µT, within the bound.

@@ -181,9 +181,11 @@ public struct HardIronEstimator: Sendable {
         public var offset: SIMD3<Double>
         /// Standard deviation of the offset along its worst direction, µT (floor included).
         public var sigma: Double
-        /// Standard deviation of the heading this offset's error gives in the current pose,
-        /// degrees: its σ along magnetic east over the horizontal field strength (reference or
-        /// expected; 20 µT while not yet known).
+        /// Standard deviation of the heading in the current pose, degrees: the offset's σ along
+        /// magnetic east and the soft iron not yet known (its allowance acting on how far this
+        /// reading lies from those the offset was learned from: inside the directions seen the
+        /// offset absorbed it, away from them it turns the field), over the horizontal field
+        /// strength (reference or expected; 20 µT while not yet known).
         public var headingSigma: Double
         public var accuracy: MagneticFieldCalibrationAccuracy
         public var reason: Reason
@@ -202,6 +204,10 @@ public struct HardIronEstimator: Sendable {
         /// could cause in the offset, given the directions the readings covered (see
         /// ``DirectionMoments``); infinity while too few.
         public var softIronBias: Double
+        /// The accuracy the offset's own uncertainty gives (``headingSigma`` without the soft iron
+        /// not yet known): whether removing the offset from the field helps, and whether it is
+        /// worth saving. ``accuracy`` is what the heading can be trusted to.
+        public var offsetAccuracy: MagneticFieldCalibrationAccuracy
     }
 
     public let parameters: Parameters
@@ -323,9 +329,28 @@ public struct HardIronEstimator: Sendable {
         referenceStrength > 0 ? max(referenceStrength * cos(referenceDip), 1) : 20
     }
 
+    /// The σ (µT) of the field's component along magnetic east (the one that turns the heading)
+    /// that soft iron not yet known leaves at the latest reading: the offset learned from the
+    /// field's strength absorbed E ū (E the soft iron, of Frobenius norm ``Parameters/softIronAllowance``
+    /// at most; ū the mean of the readings used), so the reading u keeps E w, w = u − ū. For a
+    /// symmetric E with no preferred direction (independent entries, the diagonal's variance twice
+    /// the off-diagonal's, a² in all) the component eᵀE w has variance a² |w|² (1 + (e·ŵ)²) / 12.
+    /// Zero before the strength is used (a starting point's own claim stands).
+    private var softIronEastSigma: Double {
+        guard sphere.known, moments.count > 0 else { return 0 }
+        let w = (lastField - offset) - moments.first / moments.count
+        let east = Self.cross(lastAcceleration, lastField - offset)
+        let spread = (w * w).sum(), eastSize = (east * east).sum()
+        guard spread > 0 else { return 0 }
+        let along = eastSize > 0 ? (east * w).sum() * (east * w).sum() / (eastSize * spread) : 1
+        return parameters.softIronAllowance * (spread * (1 + along) / 12).squareRoot()
+    }
+
     public var status: Status {
         let sigma = self.sigma
-        let headingSigma = atan(eastSigma / horizontalField) * 180 / .pi
+        let east = eastSigma, soft = softIronEastSigma
+        let offsetHeadingSigma = atan(east / horizontalField) * 180 / .pi
+        let headingSigma = atan((east * east + soft * soft).squareRoot() / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
         if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
         let softIronBias = parameters.softIronAllowance * softIronSensitivity
@@ -346,7 +371,8 @@ public struct HardIronEstimator: Sendable {
         }
         return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed ? min(accuracy, .low) : accuracy,
                       reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: sphere.scatter.squareRoot(),
-                      consistency: consistency, softIronBias: softIronBias)
+                      consistency: consistency, softIronBias: softIronBias,
+                      offsetAccuracy: Self.accuracy(sigma: sigma, headingSigma: offsetHeadingSigma))
     }
 
     /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees it
@@ -944,7 +970,8 @@ public struct BackgroundFieldCorrection: Sendable {
     private var lastCheck = -Double.infinity
     /// Since when (sample time, s) the estimator has said `high`; −∞ for a start that was high.
     private var highSince: Double?
-    /// The estimate has been `medium` or better for ``highHoldTime``: from then on it is removed
+    /// The offset's own accuracy (``HardIronEstimator/Status/offsetAccuracy``, soft iron aside) has
+    /// been `medium` or better for ``highHoldTime``: from then on it is removed
     /// from the field. Before, the field is used as read: a first estimate from little turning
     /// can be far off while it says `low` (BROAD's calibrated sensor, trial 11: 20 µT at σ 6 µT),
     /// or say `medium` for one check and not the next (trial 09: 9.6 µT off), and an offset
@@ -985,7 +1012,7 @@ public struct BackgroundFieldCorrection: Sendable {
     public init(_ estimator: HardIronEstimator) {
         self.estimator = estimator
         status = estimator.status
-        trusted = status.accuracy >= .medium
+        trusted = status.offsetAccuracy >= .medium
         announcedOffset = trusted ? estimator.estimate : .zero
         if status.accuracy == .high { highSince = -.infinity }
         fitsSoftIron = estimator.parameters.softIronAllowance > BackgroundSoftIron.residualSoftIronAllowance
@@ -1022,7 +1049,7 @@ public struct BackgroundFieldCorrection: Sendable {
         collecting = fitsSoftIron && status.sigma <= BackgroundSoftIron.collectingSigma && status.fieldStrength > 0
             && status.reason != .disturbed
         if fitted { status.offset = fitOffset + inverseSoftIron * status.offset }
-        if !trusted, Self.held(status.accuracy >= .medium, since: &mediumSince, at: timestamp) {
+        if !trusted, Self.held(status.offsetAccuracy >= .medium, since: &mediumSince, at: timestamp) {
             trusted = true
             offset = estimate
         }

@@ -136,7 +136,7 @@ final class BackgroundCalibration: Sendable {
         guard let saver else { return }
         let due: Estimate? = saveState.withLock { state in
             // Saved once the field strength is known too (the record keeps it).
-            if status.accuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed {
+            if status.offsetAccuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed {
                 let better = state.saved.map { saved in
                     let moved = ((status.offset - saved.status.offset) * (status.offset - saved.status.offset)).sum().squareRoot()
                     return status.sigma < saved.status.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5) || softIron != saved.softIron
