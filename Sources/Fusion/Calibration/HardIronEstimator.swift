@@ -375,9 +375,10 @@ public struct HardIronEstimator: Sendable {
                       offsetAccuracy: Self.accuracy(sigma: sigma, headingSigma: offsetHeadingSigma))
     }
 
-    /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees it
-    /// gives with the horizontal field): `high` needs σ ≤ 0.33 µT and heading σ ≤ 1° (three σ stay
-    /// within 1 µT); `medium` heading σ ≤ 3°; `low` heading σ ≤ 10°; `uncalibrated` beyond.
+    /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees,
+    /// ``Status/headingSigma``: the offset's and the soft iron not yet known): `high` needs σ ≤ 0.33 µT
+    /// and heading σ ≤ 1° (three σ stay within 1 µT); `medium` heading σ ≤ 3°; `low` heading σ ≤ 10°;
+    /// `uncalibrated` beyond.
     public static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
         if sigma <= 0.33 && headingSigma <= 1 { return .high }
         if headingSigma <= 3 { return .medium }
