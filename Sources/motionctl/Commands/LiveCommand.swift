@@ -96,7 +96,7 @@ struct LiveView: Sendable {
         case .learning: "learning — keep turning the board now and then"
         case .needsRotation: "turn the board a few times (at rest the magnetometer's offset cannot be learned)"
         case .disturbed: "field disturbed (a magnet or steel nearby?): not learning"
-        case .relearning: "the offset changed (something magnetic attached?): relearning"
+        case .relearning: "the field no longer fits the offset (a magnet attached?): checking before relearning"
         }
         return String(format: "offset σ %.2f µT, heading σ %.1f°: ", status.sigma, status.headingSigma) + what
             + (status.changes > 0 ? " (\(status.changes) change\(status.changes == 1 ? "" : "s") relearned)" : "")
