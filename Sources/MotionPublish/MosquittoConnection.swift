@@ -243,6 +243,8 @@ package final class MosquittoConnection: Sendable {
 
     // MARK: The network thread
 
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
     /// The loop in 50 ms steps. A failed step (the connection broke, or a reconnection did not
     /// get through) waits the backoff delay in short naps, doubling it up to the configuration's
     /// maximum, and reconnects without blocking; a CONNACK resets the delay. After ``disconnect()``
@@ -263,8 +265,8 @@ package final class MosquittoConnection: Sendable {
                 }
                 guard code != MOSQ_ERR_SUCCESS.rawValue else { continue }
                 let wakeAt = SystemClock.monotonicSeconds() + delay
-                while SystemClock.monotonicSeconds() < wakeAt, !state.withLock({ $0.stopping }) { usleep(50_000) }
-                if state.withLock({ $0.stopping }) { break }
+                while SystemClock.monotonicSeconds() < wakeAt, !isStopping { usleep(50_000) }
+                if isStopping { break }
                 state.withLock { $0.retryDelay = min(delay * 2, reconnectDelay.upperBound) }
                 _ = mosquitto_reconnect_async(handle)
             }

@@ -310,13 +310,18 @@ public struct HardIronEstimator: Sendable {
         return value
     }
 
-    /// Standard deviation of the offset along magnetic east in device axes (the direction in
-    /// which an offset error turns the heading), µT; the worst direction while unknown.
-    private var eastSigma: Double {
+    /// Magnetic east in device axes at the latest reading (the direction in which a field error
+    /// turns the heading), a unit vector; nil while unknown (no field or no gravity).
+    private var east: SIMD3<Double>? {
         let east = Self.cross(lastAcceleration, lastField - offset)   // down × field points east
         let size = (east * east).sum().squareRoot()
-        guard size > 0 else { return sigma }
-        let u = east / size
+        return size > 0 ? east / size : nil
+    }
+
+    /// Standard deviation of the offset along magnetic east `east` (nil: unknown), µT; the worst
+    /// direction while unknown.
+    private func eastSigma(_ east: SIMD3<Double>?) -> Double {
+        guard let u = east else { return sigma }
         return Self.withFloor((u * (covariance * u)).sum(), parameters.modelErrorFloor)
     }
 
@@ -336,21 +341,21 @@ public struct HardIronEstimator: Sendable {
     /// symmetric E with no preferred direction (independent entries, the diagonal's variance twice
     /// the off-diagonal's, a² in all) the component eᵀE w has variance a² |w|² (1 + (e·ŵ)²) / 12.
     /// Zero before the strength is used (a starting point's own claim stands).
-    private var softIronEastSigma: Double {
+    private func softIronEastSigma(_ east: SIMD3<Double>?) -> Double {
         guard sphere.known, moments.count > 0 else { return 0 }
         let w = (lastField - offset) - moments.first / moments.count
-        let east = Self.cross(lastAcceleration, lastField - offset)
-        let spread = (w * w).sum(), eastSize = (east * east).sum()
+        let spread = (w * w).sum()
         guard spread > 0 else { return 0 }
-        let along = eastSize > 0 ? (east * w).sum() * (east * w).sum() / (eastSize * spread) : 1
+        let along = east.map { ($0 * w).sum() * ($0 * w).sum() / spread } ?? 1
         return parameters.softIronAllowance * (spread * (1 + along) / 12).squareRoot()
     }
 
     public var status: Status {
         let sigma = self.sigma
-        let east = eastSigma, soft = softIronEastSigma
-        let offsetHeadingSigma = atan(east / horizontalField) * 180 / .pi
-        let headingSigma = atan((east * east + soft * soft).squareRoot() / horizontalField) * 180 / .pi
+        let direction = east
+        let offsetEast = eastSigma(direction), soft = softIronEastSigma(direction)
+        let offsetHeadingSigma = atan(offsetEast / horizontalField) * 180 / .pi
+        let headingSigma = atan((offsetEast * offsetEast + soft * soft).squareRoot() / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
         if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
         let softIronBias = parameters.softIronAllowance * softIronSensitivity
@@ -574,13 +579,7 @@ public struct HardIronEstimator: Sendable {
             disturbed = false
             return
         }
-        let corrected = field - offset
-        let strength = (corrected * corrected).sum().squareRoot()
-        var isDisturbed = abs(strength - referenceStrength) > parameters.normThreshold * referenceStrength
-        if !isDisturbed, referenceDipKnown, let dip = Self.dip(corrected, acceleration, tolerance: 0.1) {
-            isDisturbed = abs(dip - referenceDip) > parameters.dipThreshold
-        }
-        disturbed = isDisturbed
+        disturbed = !isReferenceField(field - offset, acceleration)
     }
 
     /// One stretch: `later` should equal Φ·`earlier` + (I − Φ)·b, Φ the rotation that takes a
@@ -698,6 +697,7 @@ public struct HardIronEstimator: Sendable {
     /// Test 2: whether `corrected` (µT, an offset removed) has the reference strength and, with a
     /// quiet accelerometer, the reference dip, within the disturbance guard's bounds; true while
     /// no reference is known.
+    @inline(__always)
     private func isReferenceField(_ corrected: SIMD3<Double>, _ acceleration: SIMD3<Double>) -> Bool {
         guard referenceStrength > 0 else { return true }
         let strength = (corrected * corrected).sum().squareRoot()
