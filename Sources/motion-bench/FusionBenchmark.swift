@@ -98,7 +98,7 @@ func runFusionBenchmark(samples: Int = 200_000, runs: Int = 7) {
         let ns = timePerSample(samples) {
             for i in 0..<samples {
                 let result = correction.correct(
-                    data.mag[i] + hardIronOffset, rotationRate: data.gyr[i], acceleration: -data.acc[i], interval: interval,
+                    data.mag[i] + hardIronOffset, rotationRate: data.gyr[i] - filter.gyroBias, gyroBias: filter.gyroBias, acceleration: -data.acc[i], interval: interval,
                     timestamp: Double(i) * interval)
                 filter.update(gyroscope: data.gyr[i], accelerometer: data.acc[i], magnetometer: result.field)
             }

@@ -244,6 +244,8 @@ public struct HardIronEstimator: Sendable {
     /// Seconds of stretches the first filter explained since it last could not.
     private var acceptedTime: Double = 0
 
+    /// The rotation rate of the latest sample, rad/s (infinity at a chain's first sample).
+    public private(set) var rotationSpeed = Double.infinity
     /// The stretch under way: the body rotation since its first reading, its first reading, time.
     private var rotation = Quaternion.identity
     private var firstReading: SIMD3<Double>?
@@ -284,6 +286,9 @@ public struct HardIronEstimator: Sendable {
 
     /// The offset to subtract, µT.
     public var estimate: SIMD3<Double> { offset }
+
+    /// Whether the latest reading's field departed from the reference (the disturbance guard).
+    public var isDisturbed: Bool { disturbed }
 
     /// Standard deviation of the offset along its worst direction (the covariance's largest
     /// eigenvalue), µT, with the model error floor.
@@ -428,6 +433,7 @@ public struct HardIronEstimator: Sendable {
     ) {
         guard field * 0 == .zero, rotationRate * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
             firstReading = nil
+            rotationSpeed = .infinity
             return
         }
         checkDisturbance(field, acceleration)
@@ -444,6 +450,7 @@ public struct HardIronEstimator: Sendable {
         lastField = field
         lastAcceleration = acceleration
         guard let first = firstReading else {
+            rotationSpeed = .infinity
             startStretch(field, rate: rotationRate)
             return
         }
@@ -459,6 +466,7 @@ public struct HardIronEstimator: Sendable {
         // and the gyroscope, which turns the field by rate × lag, matters least), once it has
         // turned far enough; or when it has turned three times as far; or after the longest time.
         let rate = halfSquared.squareRoot() * 2 / interval
+        rotationSpeed = rate
         let slow = rate <= parameters.slowRate
         // Seconds without turning (below a quarter of the slow rate) since the last stretch.
         if rate < parameters.slowRate / 4 { stillTime += interval }
@@ -986,6 +994,13 @@ public struct BackgroundFieldCorrection: Sendable {
     private let fitsSoftIron: Bool
     /// Seconds of sample time since a reading was last offered to ``softIron``.
     private var sinceOffer = 0.0
+    /// Soft iron from the holds between turns (``HoldSoftIron``), in the field's own frame.
+    public private(set) var holds = HoldSoftIron()
+    /// The soft iron's σ (``RotationPairFit/Solution/softIronSigma``) of the hold fit applied;
+    /// nil while none is.
+    private var appliedHoldSigma: Double?
+    /// The estimator's hard-iron changes at the last check (a change restarts ``holds``).
+    private var changesSeen = 0
     /// The ellipsoid applied to the field before the estimator; nil before a good fit.
     public private(set) var softIronFit: MagnetometerCalibration?
     /// The fit as applied per sample (no optional copied there): its matrix, its inverse (the
@@ -1002,6 +1017,7 @@ public struct BackgroundFieldCorrection: Sendable {
     /// See ``HardIronEstimator/restartStretch()``.
     public mutating func restartStretch() {
         estimator.restartStretch()
+        holds.restartAttitude()
     }
 
     /// See ``HardIronEstimator/expect(field:)``.
@@ -1023,10 +1039,19 @@ public struct BackgroundFieldCorrection: Sendable {
     /// at `timestamp` (s): the field with the offset removed, whether the status was refreshed,
     /// and whether the attitude filter should be told.
     public mutating func correct(
-        _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double
+        _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, gyroBias: SIMD3<Double> = .zero, acceleration: SIMD3<Double>,
+        interval: Double, timestamp: Double
     ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
         var input = fitted ? fitMatrix * (field - fitOffset) : field
-        estimator.update(field: input, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
+        // The gyroscope's bias as the holds measured it, once they have: the sampler's running
+        // estimate moves by tenths of a degree per second while the board turns, and a stretch's
+        // rotation with it (0.4 °/s over 1.5 s turns a 50 µT field by 0.5 µT).
+        let rate = holds.measuredBias.map { rotationRate + gyroBias - $0 } ?? rotationRate
+        estimator.update(field: input, rotationRate: rate, acceleration: acceleration, interval: interval)
+        if fitsSoftIron {
+            holds.add(field, rotationRate: rotationRate + gyroBias, gyroBias: gyroBias, interval: interval,
+                      disturbed: appliedHoldSigma != nil && estimator.isDisturbed, fieldStrength: status.fieldStrength)
+        }
         let estimate = estimator.estimate
         sinceOffer += interval
         if sinceOffer >= BackgroundSoftIron.offerInterval {
@@ -1040,13 +1065,26 @@ public struct BackgroundFieldCorrection: Sendable {
         guard timestamp - lastCheck >= 0.1 || timestamp < lastCheck else { return (input - offset, false, false) }
         lastCheck = timestamp
         var adopted = false
-        if fitsSoftIron, softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
-            adopt(fit, inverse: inverse)
+        if fitsSoftIron, appliedHoldSigma.map({ $0 > BackgroundSoftIron.residualSoftIronAllowance / 2 }) ?? true,
+           softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
+            adopt(fit, inverse: inverse, allowance: BackgroundSoftIron.residualSoftIronAllowance, sigma: BackgroundSoftIron.fittedOffsetSigma)
+            appliedHoldSigma = 0
             adopted = true
-            input = fit.apply(field)
+        } else if fitsSoftIron, let solution = holds.solution, Self.improves(solution, on: appliedHoldSigma),
+                  let fit = Self.calibration(solution, fieldStrength: status.fieldStrength), let inverse = fit.softIron.inverse {
+            adopt(fit, inverse: inverse, allowance: 2 * solution.softIronSigma, sigma: BackgroundSoftIron.fittedOffsetSigma)
+            appliedHoldSigma = solution.softIronSigma
+            adopted = true
+        }
+        if adopted {
+            input = fitMatrix * (field - fitOffset)
             offset = estimator.estimate
         }
         status = estimator.status
+        if status.changes != changesSeen {
+            changesSeen = status.changes
+            holds.reset()
+        }
         collecting = fitsSoftIron && status.sigma <= BackgroundSoftIron.collectingSigma && status.fieldStrength > 0
             && status.reason != .disturbed
         if fitted { status.offset = fitOffset + inverseSoftIron * status.offset }
@@ -1069,10 +1107,11 @@ public struct BackgroundFieldCorrection: Sendable {
     /// ``BackgroundSoftIron/fittedOffsetSigma`` (`high` after the estimator's evidence and the
     /// hold); the field is used corrected at once (a figure-eight's calibration), and the attitude
     /// filter is told (the field changes by the soft iron and the offset at once).
-    private mutating func adopt(_ fit: MagnetometerCalibration, inverse: Matrix3) {
+    private mutating func adopt(_ fit: MagnetometerCalibration, inverse: Matrix3, allowance: Double, sigma: Double) {
         var parameters = estimator.parameters
-        parameters.softIronAllowance = min(parameters.softIronAllowance, BackgroundSoftIron.residualSoftIronAllowance)
-        estimator = HardIronEstimator(parameters: parameters, sigma: BackgroundSoftIron.fittedOffsetSigma)
+        parameters.softIronAllowance = max(min(parameters.softIronAllowance, allowance), BackgroundSoftIron.residualSoftIronAllowance)
+        estimator = HardIronEstimator(parameters: parameters, sigma: sigma)
+        changesSeen = 0
         if let expectedField { estimator.expect(field: expectedField) }
         softIronFit = fit
         fitMatrix = fit.softIron
@@ -1083,6 +1122,26 @@ public struct BackgroundFieldCorrection: Sendable {
         mediumSince = nil
         highSince = nil
         announcedOffset = estimator.estimate
+    }
+
+    /// Soft iron's σ a hold fit must reach before it is applied: 2 % for its worst combination
+    /// (the allowance it leaves is twice that; the 8 % allowance without a fit).
+    public static let holdFitSigma = 0.02
+
+    /// Whether a hold fit is worth applying: known to ``holdFitSigma``, its soft iron plausible
+    /// (``BackgroundSoftIron/maximumSoftIron``), and a third better than the one applied.
+    private static func improves(_ solution: RotationPairFit.Solution, on applied: Double?) -> Bool {
+        guard solution.softIronSigma <= holdFitSigma, (solution.correction - .identity).frobeniusNorm <= BackgroundSoftIron.maximumSoftIron
+        else { return false }
+        return applied.map { solution.softIronSigma <= $0 * 0.9 } ?? true
+    }
+
+    /// A hold fit as a calibration (its matrix scaled to determinant 1, as a figure-eight's).
+    private static func calibration(_ solution: RotationPairFit.Solution, fieldStrength: Double) -> MagnetometerCalibration? {
+        let determinant = solution.correction.determinant
+        guard determinant > 0 else { return nil }
+        return MagnetometerCalibration(
+            hardIronOffset: solution.offset, softIron: (1 / cbrt(determinant)) * solution.correction, fieldStrength: fieldStrength)
     }
 
     /// Whether `condition` has held for ``highHoldTime`` of sample time at `timestamp`; `since`

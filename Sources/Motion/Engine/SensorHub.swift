@@ -148,7 +148,7 @@ final class SensorHub: Sendable {
             var field = sample.calibratedMagneticField ?? sample.magneticField
             if let measured = field, magnetic != nil {
                 field = magnetic?.update(
-                    measured, rotationRate: sample.rotationRate - estimator.gyroBias, acceleration: sample.acceleration,
+                    measured, rotationRate: sample.rotationRate - estimator.gyroBias, gyroBias: estimator.gyroBias, acceleration: sample.acceleration,
                     interval: interval, timestamp: sample.timestamp, filter: &estimator)
             }
             estimator.update(AttitudeEstimatorInput(
@@ -178,10 +178,11 @@ final class SensorHub: Sendable {
         /// The status is published (a lock) ten times a second of sample time, and the attitude
         /// filter told when the calibration moved under it.
         mutating func update(
-            _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double, timestamp: Double,
-            filter: inout any AttitudeEstimator
+            _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, gyroBias: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double,
+            timestamp: Double, filter: inout any AttitudeEstimator
         ) -> SIMD3<Double> {
-            let result = correction.correct(field, rotationRate: rotationRate, acceleration: acceleration, interval: interval, timestamp: timestamp)
+            let result = correction.correct(
+                field, rotationRate: rotationRate, gyroBias: gyroBias, acceleration: acceleration, interval: interval, timestamp: timestamp)
             if result.checked {
                 link.publish(correction.status, softIron: correction.softIronFit, at: timestamp)
                 let field = link.expectedField   // a manager's location, set or changed since

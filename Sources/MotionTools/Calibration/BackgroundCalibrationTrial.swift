@@ -52,8 +52,18 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var softIronBias: Double
         /// The estimator's reference field strength, µT (expected or learned; 0 while unknown).
         package var fieldStrength: Double
-        /// Whether a background soft-iron fit is applied (``BackgroundSoftIron``).
+        /// Whether a background soft-iron fit is applied (``BackgroundSoftIron``, ``HoldSoftIron``).
         package var softIronFitted: Bool
+        /// The soft iron left (``softIronLeft(_:correction:)``) with the fit applied, or with none.
+        package var softIronLeft: Double
+    }
+
+    /// The soft iron `correction` leaves of the board's `softIron`: ‖C·S/λ − I‖ (Frobenius), λ the
+    /// mean of C·S's diagonal (a scale common to all axes turns no direction).
+    package static func softIronLeft(_ softIron: Matrix3, correction: Matrix3) -> Double {
+        let product = correction * softIron
+        let scale = (product.m11 + product.m22 + product.m33) / 3
+        return scale > 0 ? ((1 / scale) * product - .identity).frobeniusNorm : .infinity
     }
 
     package var seed: UInt64
@@ -77,6 +87,8 @@ package struct BackgroundCalibrationTrial: Sendable {
     ) throws(MotionError) -> BackgroundCalibrationTrial {
         let clock = VirtualClock()
         let offset = hardIron ?? Self.hardIron(seed: seed)
+        // The default board's magnetometer is the LIS3MDL.
+        let boardSoftIron = softIron ?? MagnetometerErrorModel.lis3mdl.softIron
         let manager = try MotionManager(
             source: .simulated(Simulation(scenario: scenario, seed: seed, hardIron: offset, softIron: softIron)), clock: clock, calibrationStore: store)
         guard let world = manager.simulatedHardware?.world else { throw .sensor("the simulated board has no world") }
@@ -106,7 +118,8 @@ package struct BackgroundCalibrationTrial: Sendable {
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
                 scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
-                fieldStrength: status?.fieldStrength ?? 0, softIronFitted: manager.backgroundSoftIronFit != nil))
+                fieldStrength: status?.fieldStrength ?? 0, softIronFitted: manager.backgroundSoftIronFit != nil,
+                softIronLeft: Self.softIronLeft(boardSoftIron, correction: manager.backgroundSoftIronFit?.softIron ?? .identity)))
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()

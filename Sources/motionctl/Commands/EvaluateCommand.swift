@@ -260,7 +260,7 @@ struct EvaluateCommand: ParsableCommand {
         // BROAD's accelerometer is specific force in m/s²; the estimator takes g with Core
         // Motion's sign (for the dip angle only).
         let result = correction?.correct(
-            measured, rotationRate: trial.gyroscope[i] - filter.gyroBias,
+            measured, rotationRate: trial.gyroscope[i] - filter.gyroBias, gyroBias: filter.gyroBias,
             acceleration: -trial.accelerometer[i] / 9.80665, interval: trial.sampleInterval,
             timestamp: Double(i) * trial.sampleInterval)
         if result?.changed == true { filter.magneticCalibrationChanged() }
