@@ -268,7 +268,7 @@ public struct HardIronEstimator: Sendable {
     /// each stretch learned): the disturbance guards compare the corrected field from then on.
     private var offsetSettled = false
     /// ``Parameters/expectedField``, or what ``expect(field:)`` set since.
-    private var expectedField: SIMD2<Double>?
+    public private(set) var expectedField: SIMD2<Double>?
     private var disturbed = false
     private var changes = 0
     private var consistency: Double = 0
@@ -1011,8 +1011,6 @@ public struct BackgroundFieldCorrection: Sendable {
     private var fitted = false
     /// Whether the last status lets readings be kept for the fit (offset known, field undisturbed).
     private var collecting = false
-    /// The expected field last given (``expect(field:)``), for an estimator started afresh.
-    private var expectedField: SIMD2<Double>?
 
     /// See ``HardIronEstimator/restartStretch()``.
     public mutating func restartStretch() {
@@ -1022,7 +1020,6 @@ public struct BackgroundFieldCorrection: Sendable {
 
     /// See ``HardIronEstimator/expect(field:)``.
     public mutating func expect(field: SIMD2<Double>?) {
-        expectedField = field
         estimator.expect(field: field)
     }
 
@@ -1043,11 +1040,7 @@ public struct BackgroundFieldCorrection: Sendable {
         interval: Double, timestamp: Double
     ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
         var input = fitted ? fitMatrix * (field - fitOffset) : field
-        // The gyroscope's bias as the holds measured it, once they have: the sampler's running
-        // estimate moves by tenths of a degree per second while the board turns, and a stretch's
-        // rotation with it (0.4 °/s over 1.5 s turns a 50 µT field by 0.5 µT).
-        let rate = holds.measuredBias.map { rotationRate + gyroBias - $0 } ?? rotationRate
-        estimator.update(field: input, rotationRate: rate, acceleration: acceleration, interval: interval)
+        estimator.update(field: input, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
         if fitsSoftIron {
             holds.add(field, rotationRate: rotationRate + gyroBias, gyroBias: gyroBias, interval: interval,
                       disturbed: appliedHoldSigma != nil && estimator.isDisturbed, fieldStrength: status.fieldStrength)
@@ -1064,6 +1057,7 @@ public struct BackgroundFieldCorrection: Sendable {
         var offset = trusted ? estimate : SIMD3<Double>.zero
         guard timestamp - lastCheck >= 0.1 || timestamp < lastCheck else { return (input - offset, false, false) }
         lastCheck = timestamp
+        let before = input - offset
         var adopted = false
         if fitsSoftIron, appliedHoldSigma.map({ $0 > BackgroundSoftIron.residualSoftIronAllowance / 2 }) ?? true,
            softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
@@ -1096,23 +1090,28 @@ public struct BackgroundFieldCorrection: Sendable {
             status.accuracy = .medium
             if status.reason == .calibrated { status.reason = .learning }
         }
-        let moved = offset - announcedOffset
-        let changed = adopted || (moved * moved).sum() > Self.announcedMove * Self.announcedMove
+        // A fit applied tells the filter when it moves the field as much as an offset must.
+        let moved = offset - announcedOffset, jump = input - offset - before
+        let changed = (adopted && (jump * jump).sum() > Self.announcedMove * Self.announcedMove)
+            || (moved * moved).sum() > Self.announcedMove * Self.announcedMove
         if changed { announcedOffset = offset }
         return (input - offset, true, changed)
     }
 
-    /// A good soft-iron fit (``BackgroundSoftIron/fit()``, once a run): applied to the field from
-    /// now on, the estimator started afresh behind it with the allowance a figure-eight leaves and
-    /// ``BackgroundSoftIron/fittedOffsetSigma`` (`high` after the estimator's evidence and the
-    /// hold); the field is used corrected at once (a figure-eight's calibration), and the attitude
-    /// filter is told (the field changes by the soft iron and the offset at once).
+    /// A good soft-iron fit (the ellipsoid, ``BackgroundSoftIron/fit()``, or the holds',
+    /// ``HoldSoftIron``): applied to the field from now on, the estimator started afresh behind it
+    /// with the soft iron the fit leaves (`allowance`, at least the 1 % a figure-eight leaves) and
+    /// the offset's `sigma` (`high` after the estimator's evidence and the hold), and the expected
+    /// field it was last given (a manager's location); the field is used corrected at once (a
+    /// figure-eight's calibration), and the attitude filter is told when that moves the field by
+    /// ``announcedMove``.
     private mutating func adopt(_ fit: MagnetometerCalibration, inverse: Matrix3, allowance: Double, sigma: Double) {
         var parameters = estimator.parameters
         parameters.softIronAllowance = max(min(parameters.softIronAllowance, allowance), BackgroundSoftIron.residualSoftIronAllowance)
+        let expected = estimator.expectedField
         estimator = HardIronEstimator(parameters: parameters, sigma: sigma)
+        estimator.expect(field: expected)
         changesSeen = 0
-        if let expectedField { estimator.expect(field: expectedField) }
         softIronFit = fit
         fitMatrix = fit.softIron
         fitOffset = fit.hardIronOffset

@@ -43,6 +43,10 @@ public struct HoldSoftIron: Sendable {
     /// Longest hold averaged, s: a hold is paired once it has lasted this long (a board put down
     /// is not picked up again to close it), and the rest of it is not used.
     public static let longestHold = 1.0
+    /// Largest spread of the rate over a hold for it to measure the bias, rad/s (the RMS over the
+    /// three axes, 0.15 °/s): a still board's rate is its bias and noise (LSM6DSOX 3.8 mdps/√Hz,
+    /// 0.07 dps quantization at ±2000 dps), a board turning slowly through a reversal sweeps it.
+    public static let stillSpread = 0.15 * Double.pi / 180
     /// Largest turn over a hold, radians (2°): beyond, the mean reading is not one direction.
     public static let largestHoldTurn = 2 * Double.pi / 180
     /// Longest time between the two holds of a pair, s: what is left of the gyroscope's bias
@@ -88,6 +92,7 @@ public struct HoldSoftIron: Sendable {
     /// disturbed or has been paired already (it lasted ``longestHold``).
     private var sum = SIMD3<Double>.zero
     private var rateSum = SIMD3<Double>.zero
+    private var rateSquares = SIMD3<Double>.zero
     private var samples = 0.0
     private var start = (attitude: Quaternion.identity, time: 0.0)
     private var disturbedDuringHold = false
@@ -151,9 +156,11 @@ public struct HoldSoftIron: Sendable {
                 disturbedDuringHold = false
                 sum = .zero
                 rateSum = .zero
+                rateSquares = .zero
             }
             sum += field
             rateSum += rotationRate
+            rateSquares += rotationRate * rotationRate
             samples += 1
             if disturbed { disturbedDuringHold = true }
             if time - start.time >= Self.longestHold {
@@ -170,9 +177,11 @@ public struct HoldSoftIron: Sendable {
     private mutating func close(fieldStrength: Double) {
         guard time - start.time >= Self.shortestHold, !disturbedDuringHold,
               (attitude.conjugate * start.attitude).angle <= Self.largestHoldTurn else { return }
-        // A full hold: the rate while still is the bias (the hand's tremor averages out).
-        if time - start.time >= Self.longestHold {
-            bias = rateSum / samples
+        // A full hold whose rate stayed put: that rate is the bias.
+        let meanRate = rateSum / samples
+        let spread = (rateSquares / samples - meanRate * meanRate).sum()
+        if time - start.time >= Self.longestHold, spread <= Self.stillSpread * Self.stillSpread {
+            bias = meanRate
             biasMeasured = true
         }
         let hold = Hold(reading: sum / samples, samples: samples, attitude: start.attitude, time: start.time, chain: chain)
