@@ -1042,7 +1042,7 @@ public struct BackgroundFieldCorrection: Sendable {
         var input = fitted ? fitMatrix * (field - fitOffset) : field
         estimator.update(field: input, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
         if fitsSoftIron {
-            holds.add(field, rotationRate: rotationRate + gyroBias, gyroBias: gyroBias, interval: interval,
+            holds.add(field, rotationRate: rotationRate, gyroBias: gyroBias, interval: interval,
                       disturbed: appliedHoldSigma != nil && estimator.isDisturbed, fieldStrength: status.fieldStrength)
         }
         let estimate = estimator.estimate

@@ -129,26 +129,26 @@ public struct HoldSoftIron: Sendable {
         holdClosed = false
     }
 
-    /// One sample: `field` (µT, the frame the fit is in), `rotationRate` (rad/s, as measured:
-    /// no bias removed) and the sampler's `gyroBias` estimate (rad/s, used until a hold has
-    /// measured the bias), `interval` (s), whether the field is `disturbed` (the estimator's
-    /// guard), and the field strength to scale the rotation's error with (µT; 0: unknown, 50 taken).
+    /// One sample: `field` (µT, the frame the fit is in), `rotationRate` (rad/s) with the sampler's `gyroBias`
+    /// estimate removed (rad/s; the holds' own measurement replaces it once they have one),
+    /// `interval` (s), whether the field is `disturbed` (the estimator's guard), and the field
+    /// strength to scale the rotation's error with (µT; 0: unknown, 50 taken).
     public mutating func add(
         _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, gyroBias: SIMD3<Double>, interval: Double, disturbed: Bool,
         fieldStrength: Double
     ) {
-        guard field * 0 == .zero, rotationRate * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
+        guard field * 0 == .zero, rotationRate * 0 == .zero, gyroBias * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
             restartAttitude()
             return
         }
         time += interval
+        let rate = biasMeasured ? rotationRate + (gyroBias - bias) : rotationRate
         // One small-angle quaternion step (series to the θ³ term), as the estimator's.
-        let rate = rotationRate - (biasMeasured ? bias : gyroBias)
         let half = rate * (0.5 * interval)
         let halfSquared = (half * half).sum()
         let v = half * (1 - halfSquared / 6)
         attitude = attitude * Quaternion(w: 1 - halfSquared / 2, x: v.x, y: v.y, z: v.z)
-        if (rate * rate).sum() < Self.quietRate * Self.quietRate {
+        if halfSquared < Self.quietRate * Self.quietRate * (0.25 * interval * interval) {
             guard !holdClosed else { return }
             if samples == 0 {
                 attitude = attitude.normalized
@@ -158,17 +158,18 @@ public struct HoldSoftIron: Sendable {
                 rateSum = .zero
                 rateSquares = .zero
             }
+            let measured = rotationRate + gyroBias
             sum += field
-            rateSum += rotationRate
-            rateSquares += rotationRate * rotationRate
+            rateSum += measured
+            rateSquares += measured * measured
             samples += 1
             if disturbed { disturbedDuringHold = true }
             if time - start.time >= Self.longestHold {
                 close(fieldStrength: fieldStrength)
                 holdClosed = true
             }
-        } else {
-            if samples > 0, !holdClosed { close(fieldStrength: fieldStrength) }
+        } else if samples > 0 {
+            if !holdClosed { close(fieldStrength: fieldStrength) }
             samples = 0
             holdClosed = false
         }
