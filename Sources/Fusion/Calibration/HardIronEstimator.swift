@@ -1128,9 +1128,12 @@ public struct BackgroundFieldCorrection: Sendable {
     public static let holdFitSigma = 0.02
 
     /// Whether a hold fit is worth applying: known to ``holdFitSigma``, its soft iron plausible
-    /// (``BackgroundSoftIron/maximumSoftIron``), and a third better than the one applied.
+    /// (``BackgroundSoftIron/maximumSoftIron``) and there (three times its σ: a magnetometer
+    /// without soft iron would otherwise be given the fit's own error, about 1 %), and a tenth
+    /// better than the one applied.
     private static func improves(_ solution: RotationPairFit.Solution, on applied: Double?) -> Bool {
-        guard solution.softIronSigma <= holdFitSigma, (solution.correction - .identity).frobeniusNorm <= BackgroundSoftIron.maximumSoftIron
+        let size = (solution.correction - .identity).frobeniusNorm
+        guard solution.softIronSigma <= holdFitSigma, size <= BackgroundSoftIron.maximumSoftIron, size >= 3 * solution.softIronSigma
         else { return false }
         return applied.map { solution.softIronSigma <= $0 * 0.9 } ?? true
     }

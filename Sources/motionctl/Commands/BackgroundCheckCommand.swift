@@ -17,7 +17,8 @@ extension CalibrationCommand {
                 the offset error after the handling, the heading error's RMS and worst for the rest \
                 of the run, when the accuracy first said high, and how often it said high while \
                 the offset was more than 1 µT off; and in how many seeds, when, the soft iron was \
-                fitted (once the board has been turned through the directions a figure-eight covers).
+                fitted (from the holds between turns, or once the board has been turned through \
+                the directions a figure-eight covers), and how much of it was left at the end.
                 """)
 
         @Option(help: "The first seed.")
@@ -73,6 +74,7 @@ extension CalibrationCommand {
             var offsetErrors: [Double] = []
             var headingRMS: [Double] = []
             var softIronFits: [Double] = []
+            var softIronLeft: [Double] = []
             var changes: [Int] = []
             for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
                 let trial: BackgroundCalibrationTrial
@@ -94,6 +96,7 @@ extension CalibrationCommand {
                 let rms = trial.headingRMS(after: judgeFrom)
                 let worst = tail.map { abs($0.headingError) }.max() ?? .nan
                 if let fitted = trial.timeToSoftIronFit { softIronFits.append(fitted) }
+                if let last = trial.points.last { softIronLeft.append(last.softIronLeft) }
                 changes.append(trial.points.last?.changes ?? 0)
                 offsetErrors.append(offsetError)
                 headingRMS.append(rms)
@@ -103,9 +106,14 @@ extension CalibrationCommand {
             print("")
             print("worst offset error \(decimals(offsetErrors.max() ?? .nan)) µT, worst heading RMS \(decimals(headingRMS.max() ?? .nan))° over \(seeds) seeds (\(scenario), judged from \(decimals(judgeFrom, 1)) s to \(decimals(duration, 0)) s); hard-iron changes adopted: \(changes.reduce(0, +)) in \(changes.filter { $0 > 0 }.count) of \(seeds) runs")
             if let first = softIronFits.min(), let last = softIronFits.max() {
-                print("soft iron fitted in the background in \(softIronFits.count) of \(seeds) seeds, after \(decimals(first, 1))–\(decimals(last, 1)) s")
+                print("soft iron fitted in the background in \(softIronFits.count) of \(seeds) seeds, after \(decimals(first, 1))–\(decimals(last, 1)) s", terminator: "")
             } else {
-                print("soft iron fitted in the background in none of the \(seeds) seeds (the directions a figure-eight covers were not reached)")
+                print("soft iron fitted in the background in none of the \(seeds) seeds", terminator: "")
+            }
+            if let least = softIronLeft.min(), let most = softIronLeft.max() {
+                print("; soft iron left at the end \(decimals(least * 100, 1))–\(decimals(most * 100, 1)) %")
+            } else {
+                print("")
             }
         }
     }

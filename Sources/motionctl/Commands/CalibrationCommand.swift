@@ -39,7 +39,7 @@ struct CalibrationCommand: ParsableCommand {
                     print("  magnetometer:  background estimate (learned during use, not a figure-eight), accuracy \(mag.accuracy), σ \(decimals(mag.offsetSigma ?? .nan)) µT, field \(decimals(mag.fieldStrength, 1)) µT")
                     print("                 hard-iron offset (\(mag.hardIronOffset.map { decimals($0) }.joined(separator: ", "))) µT")
                     if mag.model == "ellipsoid" {
-                        print("                 soft iron fitted in the background (the board was turned through the directions a figure-eight covers)")
+                        print("                 soft iron fitted in the background (from the holds between turns, or the directions a figure-eight covers)")
                     }
                 } else if let mag = record.magnetometer {
                     print("  magnetometer:  \(mag.model) (figure-eight), accuracy \(mag.accuracy), field \(decimals(mag.fieldStrength, 1)) µT, fit error \(decimals(mag.fitErrorPercent)) %, coverage \(decimals(mag.coveragePercent, 0)) %")
