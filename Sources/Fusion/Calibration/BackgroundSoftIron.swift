@@ -16,9 +16,9 @@ import Darwin
 /// residual allowance of a fitted ellipsoid (``residualSoftIronAllowance``).
 ///
 /// Why the whole sphere: a cap of directions (ordinary handling: tilted, never upside down) does
-/// not determine the shape of the ellipsoid — soft iron and an offset along the cap's axis explain
-/// the same readings (see ``DirectionMoments``) — so over a cap nothing is fitted and soft iron stays
-/// the estimator's allowance.
+/// not determine the shape of the ellipsoid from the readings' lengths — soft iron and an offset
+/// along the cap's axis explain the same readings (see ``DirectionMoments``) — so over a cap
+/// nothing is fitted here; the gyroscope's rotation between holds can (``HoldSoftIron``).
 ///
 /// Readings: one slot set per ``SphereCoverage`` cell (``readingsPerCell`` slots each, the oldest
 /// replaced: a good recent reading per direction), offered at most every ``offerInterval`` of

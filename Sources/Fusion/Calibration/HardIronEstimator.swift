@@ -56,8 +56,9 @@ import Glibc
 ///    field that varies with place gives stretches the old offset fits (where the board turns
 ///    without moving far) between those it does not (where it moves through the variation).
 ///
-/// Soft iron is not estimated (a stored figure-eight calibration removes it); the filter's
-/// uncertainty has a floor, ``Parameters/modelErrorFloor``, for what soft iron leaves.
+/// Soft iron is not in this filter: ``BackgroundFieldCorrection`` removes it before the filter
+/// sees the field (``HoldSoftIron``, ``BackgroundSoftIron``, or a stored calibration), and the
+/// filter's uncertainty has a floor, ``Parameters/modelErrorFloor``, for what is left.
 ///
 /// Cost: per sample one quaternion step of the gyroscope and a few comparisons; per stretch
 /// (every ``Parameters/stretchAngle`` of turning) one 3×3 Kalman update. No allocation.
@@ -957,12 +958,14 @@ struct DirectionMoments: Sendable, Equatable {
 /// saying how little is known. `high` is reported only once the estimator has said it for ``highHoldTime`` of sample time
 /// (a σ that has just crossed its bound is one stretch away from the next, which may move the
 /// offset by its σ); a starting point that is `high` already (a stored calibration) needs no hold.
-/// Soft iron: once the board has been turned through the directions a figure-eight covers,
-/// ``BackgroundSoftIron`` fits the ellipsoid; a good fit is applied to the field before the
-/// estimator (``softIronFit``), which continues from it (the status's offset is then the fit's
-/// plus what the estimator adds, in the field's own frame). Not with a starting point that
-/// removed soft iron already (an estimator whose ``HardIronEstimator/Parameters/softIronAllowance``
-/// is at most the 1 % a fit leaves).
+/// Soft iron: from the holds between turns (``HoldSoftIron``, once it knows the soft iron to
+/// ``holdFitSigma`` and finds some; again each time it knows it a tenth better), or once the
+/// board has been turned through the directions a figure-eight covers, the ellipsoid
+/// (``BackgroundSoftIron``); a fit is applied to the field before the estimator
+/// (``softIronFit``), which continues from it (the status's offset is then the fit's plus what the
+/// estimator adds, in the field's own frame). Not with a starting point that removed soft iron
+/// already (an estimator whose ``HardIronEstimator/Parameters/softIronAllowance`` is at most the
+/// 1 % a fit leaves).
 /// The sampler and `motionctl evaluate --background-calibration` run the same.
 public struct BackgroundFieldCorrection: Sendable {
     /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
