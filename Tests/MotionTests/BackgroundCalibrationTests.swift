@@ -78,9 +78,9 @@ import TestSupport
 
     /// A magnet on the table passed close by (≈ 100 µT at 6 cm), the board turned there: the
     /// estimate learned before moves by less than 0.5 µT.
-    @Test(arguments: [1, 2, 3] as [UInt64])
-    func aPassingMagnetMovesTheEstimateLittle(seed: UInt64) throws {
-        let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: "magnet-passing", duration: 50, softIron: .identity)
+    @Test(arguments: [1, 2, 3] as [UInt64], [false, true])
+    func aPassingMagnetMovesTheEstimateLittle(seed: UInt64, softIron: Bool) throws {
+        let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: "magnet-passing", duration: 50, softIron: softIron ? nil : .identity)
         let before = try #require(trial.after(Scenario.handlingDuration).first).offset
         let near = trial.points.filter { $0.time > Scenario.handlingDuration && $0.time < Scenario.handlingDuration + 22 }
         let moved = near.map { Self.distance($0.offset, before) }.max() ?? .infinity
@@ -91,10 +91,11 @@ import TestSupport
 
     /// A magnet stuck to the board (a new, lasting hard iron of ≈ 15.5 µT): detected and relearned
     /// while the board is handled again (within 1.5 µT by the end of that handling), the heading
-    /// back within 2°.
-    @Test(arguments: [1, 2, 3] as [UInt64])
-    func anAttachedMagnetIsRelearned(seed: UInt64) throws {
-        let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: "magnet-attached", duration: 90, softIron: .identity)
+    /// back within 2°; on the board without soft iron and as it comes (its soft iron fitted from
+    /// the holds first). Over 20 seeds with soft iron (README): relearned in 18, after 15.2–19.8 s.
+    @Test(arguments: [1, 2, 3] as [UInt64], [false, true])
+    func anAttachedMagnetIsRelearned(seed: UInt64, softIron: Bool) throws {
+        let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: "magnet-attached", duration: 90, softIron: softIron ? nil : .identity)
         let attached = Scenario.magnetAttachedTime
         let world = trial.world
         let added = world.magneticField(attitude: .identity, position: .zero, scriptTime: attached)
