@@ -245,8 +245,6 @@ public struct HardIronEstimator: Sendable {
     /// Seconds of stretches the first filter explained since it last could not.
     private var acceptedTime: Double = 0
 
-    /// The rotation rate of the latest sample, rad/s (infinity at a chain's first sample).
-    public private(set) var rotationSpeed = Double.infinity
     /// The stretch under way: the body rotation since its first reading, its first reading, time.
     private var rotation = Quaternion.identity
     private var firstReading: SIMD3<Double>?
@@ -434,7 +432,6 @@ public struct HardIronEstimator: Sendable {
     ) {
         guard field * 0 == .zero, rotationRate * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
             firstReading = nil
-            rotationSpeed = .infinity
             return
         }
         checkDisturbance(field, acceleration)
@@ -451,7 +448,6 @@ public struct HardIronEstimator: Sendable {
         lastField = field
         lastAcceleration = acceleration
         guard let first = firstReading else {
-            rotationSpeed = .infinity
             startStretch(field, rate: rotationRate)
             return
         }
@@ -467,7 +463,6 @@ public struct HardIronEstimator: Sendable {
         // and the gyroscope, which turns the field by rate × lag, matters least), once it has
         // turned far enough; or when it has turned three times as far; or after the longest time.
         let rate = halfSquared.squareRoot() * 2 / interval
-        rotationSpeed = rate
         let slow = rate <= parameters.slowRate
         // Seconds without turning (below a quarter of the slow rate) since the last stretch.
         if rate < parameters.slowRate / 4 { stillTime += interval }
@@ -999,9 +994,9 @@ public struct BackgroundFieldCorrection: Sendable {
     private var sinceOffer = 0.0
     /// Soft iron from the holds between turns (``HoldSoftIron``), in the field's own frame.
     public private(set) var holds = HoldSoftIron()
-    /// The soft iron's σ (``RotationPairFit/Solution/softIronSigma``) of the hold fit applied;
-    /// nil while none is.
-    private var appliedHoldSigma: Double?
+    /// The σ of the soft-iron fit applied (``RotationPairFit/Solution/softIronSigma`` for the
+    /// holds'; 0 for an ellipsoid, which no holds' fit replaces); nil while none is.
+    private var appliedSoftIronSigma: Double?
     /// The estimator's hard-iron changes at the last check (a change restarts ``holds``).
     private var changesSeen = 0
     /// The ellipsoid applied to the field before the estimator; nil before a good fit.
@@ -1046,7 +1041,7 @@ public struct BackgroundFieldCorrection: Sendable {
         estimator.update(field: input, rotationRate: rotationRate, acceleration: acceleration, interval: interval)
         if fitsSoftIron {
             holds.add(field, rotationRate: rotationRate, gyroBias: gyroBias, interval: interval,
-                      disturbed: appliedHoldSigma != nil && estimator.isDisturbed, fieldStrength: status.fieldStrength)
+                      disturbed: appliedSoftIronSigma != nil && estimator.isDisturbed, fieldStrength: status.fieldStrength)
         }
         let estimate = estimator.estimate
         sinceOffer += interval
@@ -1062,15 +1057,15 @@ public struct BackgroundFieldCorrection: Sendable {
         lastCheck = timestamp
         let before = input - offset
         var adopted = false
-        if fitsSoftIron, appliedHoldSigma.map({ $0 > BackgroundSoftIron.residualSoftIronAllowance / 2 }) ?? true,
+        if fitsSoftIron, appliedSoftIronSigma.map({ $0 > BackgroundSoftIron.residualSoftIronAllowance / 2 }) ?? true,
            softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
             adopt(fit, inverse: inverse, allowance: BackgroundSoftIron.residualSoftIronAllowance, sigma: BackgroundSoftIron.fittedOffsetSigma)
-            appliedHoldSigma = 0
+            appliedSoftIronSigma = 0
             adopted = true
-        } else if fitsSoftIron, let solution = holds.solution, Self.improves(solution, on: appliedHoldSigma),
+        } else if fitsSoftIron, let solution = holds.solution, Self.improves(solution, on: appliedSoftIronSigma),
                   let fit = Self.calibration(solution, fieldStrength: status.fieldStrength), let inverse = fit.softIron.inverse {
             adopt(fit, inverse: inverse, allowance: 2 * solution.softIronSigma, sigma: BackgroundSoftIron.fittedOffsetSigma)
-            appliedHoldSigma = solution.softIronSigma
+            appliedSoftIronSigma = solution.softIronSigma
             adopted = true
         }
         if adopted {

@@ -18,20 +18,28 @@ import Darwin
 /// soft iron known to about 3 % per element, no better than the 8 % allowance. A person who picks
 /// a board up and turns it holds it still between turns for a moment; there the magnetometer's
 /// lag costs nothing, its noise averages away over the hold, and any two holds a few seconds
-/// apart make a pair, rotated by up to 180°. On the simulated board's ordinary handling (six
-/// holds, 15 pairs) this determines soft iron to about 1 % and the offset to well within 1 µT,
-/// where the readings' strength alone leaves 3–6 µT (`motionctl calibration background-check`).
+/// apart make a pair, rotated by up to 180°. On the simulated board's ordinary handling (a
+/// second's hold after each of six turns) this leaves about 1 % of the soft iron and the offset
+/// well within 1 µT, where the readings' strength alone leaves 3–6 µT (`motionctl calibration
+/// background-check`).
+///
+/// The gyroscope's bias matters here as nowhere else (0.4 °/s over the 10 s between two holds turns
+/// a 50 µT field by 3.5 µT), and the sampler's running estimate of it moves by tenths of a degree
+/// per second while the board turns; so the rotation is integrated from the rate as measured less
+/// the bias the last full hold measured (its mean rate while still).
 ///
 /// A hold: the rotation rate below ``quietRate`` for at least ``shortestHold``, turning less
-/// than ``largestHoldTurn`` over it, with the field undisturbed (the estimator's guard). Each
+/// than ``largestHoldTurn`` over it, with the field undisturbed (the estimator's guard, once a
+/// fit is applied: before, soft iron makes the guard itself unreliable). Each
 /// closed hold is paired with the earlier ones of the same gyroscope chain from the last
 /// ``pairWindow`` seconds (the gyroscope's bias left after its own calibration drifts the
 /// rotation between them); ``holdsKept`` are kept. A pair that the solution so far cannot explain
 /// (χ²₃ beyond ``gate``, once soft iron is known to ``gatingSigma``) is left out: a magnet nearby
 /// at one of its holds.
 ///
-/// Cost: per sample one comparison and a sum while still; per hold closed its pairs (≤ 7) and one
-/// 8×8 solve; no allocation (the holds' slots are allocated once, at the start).
+/// Cost: per sample one quaternion step of the gyroscope and a comparison, and sums while still;
+/// per hold closed its pairs (≤ 7) and one 8×8 solve; no allocation (the holds' slots are
+/// allocated once, at the start).
 public struct HoldSoftIron: Sendable {
     /// Rotation rate (the bias removed) below which the board counts as held still, rad/s
     /// (1 °/s). A turn eased in and out spends a moment below any threshold at each end; below
@@ -54,8 +62,9 @@ public struct HoldSoftIron: Sendable {
     public static let pairWindow = 15.0
     /// Holds kept for pairing.
     public static let holdsKept = 8
-    /// How much the gyroscope's bias left in the rates given may wander around the constant the fit
-    /// estimates, rad/s (0.03 °/s: the sampler's estimate of it moving), for the pairs' noise.
+    /// How far the gyroscope's bias may be from what the last full hold measured, rad/s (0.03 °/s:
+    /// its drift between holds and what a turn's ease leaves in the hold's mean), for the pairs'
+    /// noise.
     public static let biasUncertainty = 0.03 * Double.pi / 180
     /// Relative error of the gyroscope's rotation angle (scale and cross-axis: 0.5 %, as the estimator's).
     public static let rotationScaleError = 0.005
@@ -129,8 +138,9 @@ public struct HoldSoftIron: Sendable {
         holdClosed = false
     }
 
-    /// One sample: `field` (µT, the frame the fit is in), `rotationRate` (rad/s) with the sampler's `gyroBias`
-    /// estimate removed (rad/s; the holds' own measurement replaces it once they have one),
+    /// One sample: `field` (µT, the frame the fit is in), `rotationRate` (rad/s) with the
+    /// sampler's `gyroBias` estimate removed (rad/s; the holds' own measurement replaces it once
+    /// they have one),
     /// `interval` (s), whether the field is `disturbed` (the estimator's guard), and the field
     /// strength to scale the rotation's error with (µT; 0: unknown, 50 taken).
     public mutating func add(
