@@ -118,6 +118,21 @@ import Glibc
         #expect(HardIronEstimatorTests.distance(solution.offset, Self.offset) < 1, "\(solution.offset)")
     }
 
+    /// A gap in the samples (or a bad one: NaN, a zero interval) breaks the gyroscope's chain:
+    /// holds before it are never paired with holds after it (the rotation between them is unknown).
+    @Test func aGapSeparatesTheHolds() {
+        var whole = HoldSoftIron(), split = HoldSoftIron()
+        // Two turns with a hold after each: one pair; a NaN reading in the second turn, at 3 s.
+        HardIronEstimatorTests.forEachSample(duration: 5.5, offset: { _ in Self.offset }, softIron: Self.softIron, rate: Self.turnsWithHolds) {
+            t, field, omega, _, dt in
+            whole.add(field, rotationRate: omega, gyroBias: .zero, interval: dt, disturbed: false, fieldStrength: 49.8)
+            let bad = abs(t - 3) < 0.005
+            split.add(bad ? SIMD3(.nan, 0, 0) : field, rotationRate: omega, gyroBias: .zero, interval: dt, disturbed: false, fieldStrength: 49.8)
+        }
+        #expect(whole.pairsUsed == 1)
+        #expect(split.pairsUsed == 0)
+    }
+
     /// Through the correction the sampler runs: the holds' fit is applied before the estimator, and
     /// the offset it reports (in the field's frame) is the hard iron's to within 1 µT.
     @Test func theCorrectionAppliesTheHoldFit() throws {
