@@ -228,6 +228,9 @@ public struct HardIronEstimator: Sendable {
     private var softIronSensitivity = Double.infinity
     private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
+    /// Pairs of held readings (``checkChange(earlier:later:rotation:variance:acceleration:)``)
+    /// that fit the second filter and not the first since it started or was last refuted.
+    private var heldConfirmations = 0
     /// Σ (I − Φ)ᵀ(I − Φ)/r of the stretches the second filter learned from since it started or its
     /// step was last refuted (µT⁻²): how well rotation alone determines it.
     private var candidateInformation = Matrix3.zero
@@ -612,12 +615,14 @@ public struct HardIronEstimator: Sendable {
             if acceptedTime >= parameters.changeConfirmationTime {
                 rejectedTime = 0
                 candidateConsistentTime = 0
+                heldConfirmations = 0
                 candidateInformation = .zero
                 strengthMisfit = .zero
                 candidate = nil
             } else if let c = candidate, Self.isKnown(c), refutesStep(to: c, h, r) {
                 // Test 3: a step would have shown in this stretch and did not.
                 candidateConsistentTime = 0
+                heldConfirmations = 0
                 candidateInformation = .zero
                 strengthMisfit = .zero
             }
@@ -627,6 +632,7 @@ public struct HardIronEstimator: Sendable {
             if candidate == nil {
                 candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength)
                 candidateConsistentTime = 0
+                heldConfirmations = 0
                 candidateInformation = .zero
                 strengthMisfit = .zero
                 candidateStrengthKnown = false
@@ -664,13 +670,44 @@ public struct HardIronEstimator: Sendable {
             } else {
                 candidateConsistentTime = max(0, candidateConsistentTime - duration)
             }
-            if rejectedTime >= parameters.changeConfirmationTime && candidateConsistentTime >= parameters.changeConfirmationTime
+            if rejectedTime >= parameters.changeConfirmationTime && isConfirmed
                 && isDeterminedByRotation(candidateInformation) && restoresTheReferenceStrength {
                 // The Earth's field is what it was: the reference stays.
                 adopt(c, strength: referenceStrength, dip: referenceDip, dipKnown: referenceDipKnown, strengthKnown: candidateStrengthKnown)
             }
         }
         learnReference(later, acceleration)
+    }
+
+    /// Whether the second filter's stretches have fitted it for ``Parameters/changeConfirmationTime``,
+    /// or two pairs of held readings did (``checkChange(earlier:later:rotation:variance:acceleration:)``).
+    private var isConfirmed: Bool {
+        candidateConsistentTime >= parameters.changeConfirmationTime || heldConfirmations >= 2
+    }
+
+    /// A pair of readings taken while the board was held still, both after a change of hard iron
+    /// came to be suspected, and the gyroscope's rotation Φ between them (`variance` the noise of
+    /// `later − Φ·earlier` per axis, µT²): better evidence than a stretch (the readings averaged,
+    /// no lag between the magnetometer and the gyroscope, a long turn). One that fits the second
+    /// filter and not the first confirms the change as ``Parameters/changeConfirmationTime`` of
+    /// stretches do (two such pairs); the tests of rotation and of the field's strength still
+    /// apply, and so does the step test's refutation by stretches. The first filter learns nothing
+    /// from it (the readings are the stretches' too).
+    public mutating func checkChange(
+        earlier: SIMD3<Double>, later: SIMD3<Double>, rotation phi: Matrix3, variance r: Double, acceleration: SIMD3<Double>
+    ) {
+        guard var c = candidate, Self.isKnown(c), r > 0, r.isFinite else { return }
+        let h = Matrix3.identity - phi
+        let y = later - phi * earlier
+        let (_, firstNIS) = state.update(h, y, r, gate: .infinity, apply: false)
+        let (_, candidateNIS) = c.update(h, y, r, gate: .infinity, apply: false)
+        guard firstNIS > parameters.gate, candidateNIS <= parameters.gate, isReferenceField(later - c.offset, acceleration) else { return }
+        candidateInformation = candidateInformation + (1 / r) * (h.transposed * h)
+        heldConfirmations += 1
+        if rejectedTime >= parameters.changeConfirmationTime && isConfirmed
+            && isDeterminedByRotation(candidateInformation) && restoresTheReferenceStrength {
+            adopt(c, strength: referenceStrength, dip: referenceDip, dipKnown: referenceDipKnown, strengthKnown: candidateStrengthKnown)
+        }
     }
 
     /// Whether a second filter's offset is known to 2 µT (variance 4 µT²) along its worst
@@ -732,6 +769,7 @@ public struct HardIronEstimator: Sendable {
         offsetSettled = p.m11 <= bound && p.m22 <= bound && p.m33 <= bound
         candidate = nil
         candidateConsistentTime = 0
+        heldConfirmations = 0
         candidateInformation = .zero
         strengthMisfit = .zero
         sphere.known = strengthKnown
@@ -997,8 +1035,15 @@ public struct BackgroundFieldCorrection: Sendable {
     /// The σ of the soft-iron fit applied (``RotationPairFit/Solution/softIronSigma`` for the
     /// holds'; 0 for an ellipsoid, which no holds' fit replaces); nil while none is.
     private var appliedSoftIronSigma: Double?
-    /// The estimator's hard-iron changes at the last check (a change restarts ``holds``).
+    /// The hard-iron changes at the last check (a change restarts ``holds``), and those of the
+    /// estimators a fit replaced (the status counts them all).
     private var changesSeen = 0
+    private var earlierChanges = 0
+    /// Since when (``HoldSoftIron/time``) a hard-iron change has been suspected (`relearning` at
+    /// the check), and how many holds ``holds`` had kept at the last look: the holds from then on
+    /// are shown to the estimator (``HardIronEstimator/checkChange(earlier:later:rotation:variance:acceleration:)``).
+    private var suspectedSince: Double?
+    private var holdsSeen = 0
     /// The ellipsoid applied to the field before the estimator; nil before a good fit.
     public private(set) var softIronFit: MagnetometerCalibration?
     /// The fit as applied per sample (no optional copied there): its matrix, its inverse (the
@@ -1042,6 +1087,10 @@ public struct BackgroundFieldCorrection: Sendable {
         if fitsSoftIron {
             holds.add(field, rotationRate: rotationRate, gyroBias: gyroBias, interval: interval,
                       disturbed: appliedSoftIronSigma != nil && estimator.isDisturbed, fieldStrength: status.fieldStrength)
+            if holds.holdsClosed != holdsSeen {
+                holdsSeen = holds.holdsClosed
+                if let since = suspectedSince { showHolds(since: since, acceleration: acceleration) }
+            }
         }
         let estimate = estimator.estimate
         sinceOffer += interval
@@ -1073,6 +1122,12 @@ public struct BackgroundFieldCorrection: Sendable {
             offset = estimator.estimate
         }
         status = estimator.status
+        status.changes += earlierChanges
+        if status.reason == .relearning {
+            if suspectedSince == nil { suspectedSince = holds.time }
+        } else {
+            suspectedSince = nil
+        }
         if status.changes != changesSeen {
             changesSeen = status.changes
             holds.reset()
@@ -1096,6 +1151,16 @@ public struct BackgroundFieldCorrection: Sendable {
         return (input - offset, true, changed)
     }
 
+    /// The latest hold's pairs with the holds since a change came to be suspected, in the
+    /// estimator's frame (the fit applied).
+    private mutating func showHolds(since: Double, acceleration: SIMD3<Double>) {
+        let kept = holds
+        kept.forEachPairOfLatest(startedAfter: since) { earlier, later, phi, variance in
+            let (m0, m1) = fitted ? (fitMatrix * (earlier - fitOffset), fitMatrix * (later - fitOffset)) : (earlier, later)
+            estimator.checkChange(earlier: m0, later: m1, rotation: phi, variance: variance, acceleration: acceleration)
+        }
+    }
+
     /// A good soft-iron fit (the ellipsoid, ``BackgroundSoftIron/fit()``, or the holds',
     /// ``HoldSoftIron``): applied to the field from now on, the estimator started afresh behind it
     /// with the soft iron the fit leaves (`allowance`, at least the 1 % a figure-eight leaves) and
@@ -1107,9 +1172,9 @@ public struct BackgroundFieldCorrection: Sendable {
         var parameters = estimator.parameters
         parameters.softIronAllowance = max(min(parameters.softIronAllowance, allowance), BackgroundSoftIron.residualSoftIronAllowance)
         let expected = estimator.expectedField
+        earlierChanges += estimator.status.changes
         estimator = HardIronEstimator(parameters: parameters, sigma: sigma)
         estimator.expect(field: expected)
-        changesSeen = 0
         softIronFit = fit
         fitMatrix = fit.softIron
         fitOffset = fit.hardIronOffset

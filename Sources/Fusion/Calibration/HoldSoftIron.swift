@@ -81,6 +81,9 @@ public struct HoldSoftIron: Sendable {
         var attitude: Quaternion
         var time: Double
         var chain: Int
+        /// Whether the estimator's guard called the field disturbed during it: kept (a change of
+        /// hard iron looks like that until it is confirmed) but not used for soft iron.
+        var disturbed: Bool
     }
 
     /// The holds kept (a ring of ``holdsKept``) and where the next goes.
@@ -106,8 +109,12 @@ public struct HoldSoftIron: Sendable {
     private var start = (attitude: Quaternion.identity, time: 0.0)
     private var disturbedDuringHold = false
     private var holdClosed = false
-    /// Sample time, s.
-    private var time = 0.0
+    /// Sample time, s (the sum of the intervals given).
+    public private(set) var time = 0.0
+    /// Holds kept so far.
+    public private(set) var holdsClosed = 0
+    /// The field strength the last hold's pairs were weighted with, µT.
+    private var lastStrength = 50.0
     private var pairs = RotationPairFit()
     /// The current solution (recomputed at each hold paired).
     public private(set) var solution: RotationPairFit.Solution?
@@ -116,7 +123,7 @@ public struct HoldSoftIron: Sendable {
     public private(set) var pairsRejected = 0
 
     public init() {
-        holds = [Hold](repeating: Hold(reading: .zero, samples: 0, attitude: .identity, time: -.infinity, chain: -1),
+        holds = [Hold](repeating: Hold(reading: .zero, samples: 0, attitude: .identity, time: -.infinity, chain: -1, disturbed: false),
                        count: Self.holdsKept)
     }
 
@@ -185,9 +192,32 @@ public struct HoldSoftIron: Sendable {
         }
     }
 
+    /// Φ (from the earlier hold's device axes to the later's) and the noise of
+    /// `later − Φ·earlier` per axis (µT²): the readings' noise averaged over the holds, the
+    /// rotation's error (scale, and the bias left over the time between) on a field of `strength`.
+    private static func pair(_ earlier: Hold, _ later: Hold, strength: Double) -> (phi: Matrix3, variance: Double) {
+        let turn = earlier.attitude.conjugate * later.attitude   // device at the later hold → at the earlier
+        let angleError = rotationScaleError * turn.angle + biasUncertainty * (later.time - earlier.time)
+        let noise = fieldNoise * fieldNoise
+        return (turn.conjugate.rotationMatrix,
+                noise / later.samples + noise / earlier.samples + (angleError * strength) * (angleError * strength))
+    }
+
+    /// The pairs of the latest hold kept with the earlier ones of its chain that started at or
+    /// after `time` (s, ``time``'s clock) and lie within ``pairWindow``: `body(earlier, later, Φ,
+    /// variance)`, the readings as given to ``add(_:rotationRate:gyroBias:interval:disturbed:fieldStrength:)``.
+    public func forEachPairOfLatest(startedAfter time: Double, _ body: (SIMD3<Double>, SIMD3<Double>, Matrix3, Double) -> Void) {
+        guard holdsClosed > 0 else { return }
+        let latest = holds[(next + Self.holdsKept - 1) % Self.holdsKept]
+        for earlier in holds where earlier.chain == latest.chain && earlier.time >= time && earlier.time < latest.time
+            && latest.time - earlier.time <= Self.pairWindow {
+            let (phi, r) = Self.pair(earlier, latest, strength: lastStrength)
+            body(earlier.reading, latest.reading, phi, r)
+        }
+    }
+
     private mutating func close(fieldStrength: Double) {
-        guard time - start.time >= Self.shortestHold, !disturbedDuringHold,
-              (attitude.conjugate * start.attitude).angle <= Self.largestHoldTurn else { return }
+        guard time - start.time >= Self.shortestHold, (attitude.conjugate * start.attitude).angle <= Self.largestHoldTurn else { return }
         // A full hold whose rate stayed put: that rate is the bias.
         let meanRate = rateSum / samples
         let spread = (rateSquares / samples - meanRate * meanRate).sum()
@@ -195,15 +225,13 @@ public struct HoldSoftIron: Sendable {
             bias = meanRate
             biasMeasured = true
         }
-        let hold = Hold(reading: sum / samples, samples: samples, attitude: start.attitude, time: start.time, chain: chain)
-        let strength = fieldStrength > 0 ? fieldStrength : 50
+        let hold = Hold(
+            reading: sum / samples, samples: samples, attitude: start.attitude, time: start.time, chain: chain, disturbed: disturbedDuringHold)
+        lastStrength = fieldStrength > 0 ? fieldStrength : 50
         var added = false
-        for earlier in holds where earlier.chain == hold.chain && hold.time - earlier.time <= Self.pairWindow {
-            let turn = earlier.attitude.conjugate * hold.attitude   // device at the later hold → at the earlier
-            let phi = turn.conjugate.rotationMatrix
-            let angleError = Self.rotationScaleError * turn.angle + Self.biasUncertainty * (hold.time - earlier.time)
-            let noise = Self.fieldNoise * Self.fieldNoise
-            let r = noise / hold.samples + noise / earlier.samples + (angleError * strength) * (angleError * strength)
+        for earlier in holds where !hold.disturbed && !earlier.disturbed && earlier.chain == hold.chain
+            && hold.time - earlier.time <= Self.pairWindow {
+            let (phi, r) = Self.pair(earlier, hold, strength: lastStrength)
             if let s = solution, s.softIronSigma <= Self.gatingSigma {
                 let residual = (s.correction * (hold.reading - s.offset)) - phi * (s.correction * (earlier.reading - s.offset))
                 if (residual * residual).sum() / r > Self.gate {
@@ -217,6 +245,7 @@ public struct HoldSoftIron: Sendable {
         }
         holds[next] = hold
         next = (next + 1) % Self.holdsKept
+        holdsClosed += 1
         if added { solution = pairs.solve() }
     }
 }
