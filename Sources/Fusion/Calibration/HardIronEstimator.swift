@@ -56,6 +56,12 @@ import Glibc
 ///    field that varies with place gives stretches the old offset fits (where the board turns
 ///    without moving far) between those it does not (where it moves through the variation).
 ///
+/// Test 2's time of fitting stretches may also be two pairs of held readings
+/// (``checkChange(earlier:later:rotation:variance:acceleration:)``, from ``HoldSoftIron``): taken
+/// after the change came to be suspected, each fitting the second filter and not the first. A
+/// board handled a little after a magnet was attached gives few stretches, and one that does not
+/// fit resets their count; a few holds between its turns then still confirm the change.
+///
 /// Soft iron is not in this filter: ``BackgroundFieldCorrection`` removes it before the filter
 /// sees the field (``HoldSoftIron``, ``BackgroundSoftIron``, or a stored calibration), and the
 /// filter's uncertainty has a floor, ``Parameters/modelErrorFloor``, for what is left.

@@ -29,8 +29,11 @@ import Darwin
 /// the bias the last full hold measured (its mean rate while still).
 ///
 /// A hold: the rotation rate below ``quietRate`` for at least ``shortestHold``, turning less
-/// than ``largestHoldTurn`` over it, with the field undisturbed (the estimator's guard, once a
-/// fit is applied: before, soft iron makes the guard itself unreliable). Each
+/// than ``largestHoldTurn`` over it. One during which the estimator's guard called the field
+/// disturbed (once a fit is applied: before, soft iron makes the guard itself unreliable) is kept
+/// but not used for soft iron: a change of hard iron looks disturbed until it is confirmed, and
+/// the holds after it are what ``BackgroundFieldCorrection`` shows the estimator to confirm it
+/// (``forEachPairOfLatest(startedAfter:_:)``). Each
 /// closed hold is paired with the earlier ones of the same gyroscope chain from the last
 /// ``pairWindow`` seconds (the gyroscope's bias left after its own calibration drifts the
 /// rotation between them); ``holdsKept`` are kept. A pair that the solution so far cannot explain
