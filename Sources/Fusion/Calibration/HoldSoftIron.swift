@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Soft iron and the offset from the moments a person holds the board still between turns: the
 /// field averaged over each hold, and the gyroscope's rotation from one hold to the next few
 /// (``RotationPairFit``).
