@@ -276,9 +276,10 @@ public struct HardIronEstimator: Sendable {
     /// each stretch learned): the disturbance guards compare the corrected field from then on.
     private var offsetSettled = false
     /// ``Parameters/expectedField``, or what ``expect(field:)`` set since.
-    public private(set) var expectedField: SIMD2<Double>?
+    private(set) var expectedField: SIMD2<Double>?
     private var disturbed = false
-    private var changes = 0
+    /// Hard-iron changes adopted (``Status/changes``).
+    private(set) var changes = 0
     private var consistency: Double = 0
 
     /// - Parameters:
@@ -296,7 +297,7 @@ public struct HardIronEstimator: Sendable {
     public var estimate: SIMD3<Double> { offset }
 
     /// Whether the latest reading's field departed from the reference (the disturbance guard).
-    public var isDisturbed: Bool { disturbed }
+    var isDisturbed: Bool { disturbed }
 
     /// Standard deviation of the offset along its worst direction (the covariance's largest
     /// eigenvalue), µT, with the model error floor.
@@ -1178,7 +1179,7 @@ public struct BackgroundFieldCorrection: Sendable {
         var parameters = estimator.parameters
         parameters.softIronAllowance = max(min(parameters.softIronAllowance, allowance), BackgroundSoftIron.residualSoftIronAllowance)
         let expected = estimator.expectedField
-        earlierChanges += estimator.status.changes
+        earlierChanges += estimator.changes
         estimator = HardIronEstimator(parameters: parameters, sigma: sigma)
         estimator.expect(field: expected)
         softIronFit = fit
