@@ -71,4 +71,34 @@ import Testing
         let last = rows.last?.split(separator: ",").compactMap { Double($0) } ?? []
         #expect(last.count == 4 && abs(abs(last[0]) - 1) < 1e-6)
     }
+
+    /// `--reference-heading` on a synthetic trial whose reference north is magnetic north and
+    /// whose magnetometer has an offset: the offset comes back, the corrected field at the opening
+    /// rest points north, the raw one by as much as the offset turns it there.
+    @Test func referenceHeadingFindsTheOffsetAndNorth() throws {
+        let folder = NSTemporaryDirectory() + "broad-heading-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let world = SIMD3<Double>(0, 17, -42), offset = SIMD3<Double>(2, -1, 0.5)
+        let rest = Quaternion(axis: SIMD3(0, 0, 1), angle: 0.5)
+        var attitude = rest
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,opt_w,opt_x,opt_y,opt_z,movement\n"
+        let interval = 0.01
+        for i in 0..<6000 {
+            let t = Double(i) * interval
+            let moving = t >= 5
+            let rate = moving ? SIMD3(sin(0.9 * t), cos(0.7 * t + 1), sin(0.5 * t + 2)) : .zero
+            if moving { attitude = (attitude * Quaternion(axis: rate, angle: (rate * rate).sum().squareRoot() * interval)).normalized }
+            let m = attitude.inverseRotate(world) + offset
+            text += "\(t),0,0,0,0,0,9.81,\(m.x),\(m.y),\(m.z),\(attitude.w),\(attitude.x),\(attitude.y),\(attitude.z),\(moving ? 1 : 0)\n"
+        }
+        let path = folder + "/01_undisturbed_test.csv"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let measured = try #require(ReferenceHeading(try BroadTrial.load(path: path)))
+        #expect(((measured.offset - offset) * (measured.offset - offset)).sum().squareRoot() < 0.01, "\(measured.offset)")
+        #expect(abs(measured.corrected) < 0.05, "\(measured.corrected)")
+        let raw = world + rest.rotate(offset)
+        #expect(abs(measured.raw - atan2(raw.x, raw.y) * 180 / .pi) < 0.05, "\(measured.raw)")
+        #expect(measured.residual < 0.01)
+    }
 }

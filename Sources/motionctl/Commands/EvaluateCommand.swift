@@ -50,6 +50,9 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
 
+    @Flag(help: "Also show where each trial's reference puts north: the heading of the magnetometer's field at the opening rest in the reference's frame, raw and with the offset the reference implies removed (what a background calibration that finds that offset is charged on the trial).")
+    var referenceHeading = false
+
     @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed. BROAD's magnetometer comes calibrated, so the estimator starts as the product starts it from a stored figure-eight calibration at high (offset 0, σ 0.2 µT, 1 % soft iron left).")
     var backgroundCalibration = false
 
@@ -138,6 +141,7 @@ struct EvaluateCommand: ParsableCommand {
         print("filter cost per sample (update + reading the quaternion, median over trials, this build): "
             + "9D \(Self.format(Self.median(cost9D), digits: 0)) ns, 6D \(Self.format(Self.median(cost6D), digits: 0)) ns")
         if referenceLag { ReferenceLag.report(loaded) }
+        if referenceHeading { ReferenceHeading.report(loaded) }
         if crossValidate {
             CrossValidation.run(loaded, start: parameters, tuning: tuning, rules: try CrossValidation.rules(named: moveRule), backgroundCalibration: background)
         }

@@ -1,0 +1,88 @@
+import BroadData
+import Foundation
+import Fusion
+
+/// Where a trial's reference puts north, against the magnetometer (`motionctl evaluate
+/// --reference-heading`).
+///
+/// Two headings of the field, both in the reference's East-North-Up frame over the trial's
+/// opening rest (valid reference, no movement yet): the raw reading's, and the reading's with
+/// the offset `b` that the reference itself implies removed. That offset comes from the moving
+/// part: the readings are m = Rᵀh + b with R the reference attitude (sensor → ENU), h the
+/// world's field and b the sensor's offset, both unknown and constant; linear least squares in
+/// (h, b), solved by alternating the two means (h = mean R(m − b), b = mean(m − Rᵀh)), which
+/// converges when the trial turns about more than one axis.
+///
+/// A reference whose north is magnetic north gives the corrected field a heading near 0; one
+/// whose north was taken from the raw magnetometer at rest gives the raw field a heading near 0.
+/// In the second case an estimator that removes `b` (a background calibration) is charged the
+/// corrected heading on that trial, however right `b` is.
+struct ReferenceHeading {
+    /// Degrees east of the reference's north: the raw field at rest, and the field with `offset` removed.
+    var raw: Double
+    var corrected: Double
+    /// µT, sensor axes: the offset the reference implies over the moving samples.
+    var offset: SIMD3<Double>
+    /// µT: the RMS of what m = Rᵀh + b leaves (noise, soft iron, fields that vary from place to place).
+    var residual: Double
+
+    init?(_ trial: BroadTrial) {
+        var rest: [(SIMD3<Double>, Quaternion)] = [], moving: [(SIMD3<Double>, Quaternion)] = []
+        var started = false
+        // Every third sample: BROAD's magnetometer repeats its readings over about three.
+        for k in stride(from: 0, to: trial.count, by: 3) {
+            started = started || trial.movement[k]
+            guard let attitude = Self.quaternion(trial.reference[k]) else { continue }
+            let reading = trial.magnetometer[k]
+            guard reading * 0 == .zero else { continue }
+            if trial.movement[k] { moving.append((reading, attitude)) } else if !started { rest.append((reading, attitude)) }
+        }
+        guard rest.count >= 10, moving.count >= 100 else { return nil }
+        var offset = SIMD3<Double>.zero, world = SIMD3<Double>.zero
+        let n = Double(moving.count)
+        for _ in 0..<400 {
+            world = moving.reduce(.zero) { $0 + $1.1.rotate($1.0 - offset) } / n
+            offset = moving.reduce(.zero) { $0 + ($1.0 - $1.1.inverseRotate(world)) } / n
+        }
+        let squares = moving.reduce(0.0) { sum, sample in
+            let miss = sample.0 - sample.1.inverseRotate(world) - offset
+            return sum + (miss * miss).sum()
+        }
+        guard squares.isFinite else { return nil }
+        residual = (squares / (3 * n)).squareRoot()
+        self.offset = offset
+        raw = Self.heading(rest.reduce(.zero) { $0 + $1.1.rotate($1.0) })
+        corrected = Self.heading(rest.reduce(.zero) { $0 + $1.1.rotate($1.0 - offset) })
+    }
+
+    /// Degrees east of north of an ENU vector's horizontal part.
+    private static func heading(_ v: SIMD3<Double>) -> Double {
+        atan2(v.x, v.y) * 180 / .pi
+    }
+
+    private static func quaternion(_ value: SIMD4<Double>) -> Quaternion? {
+        guard !any(value .!= value) else { return nil }
+        let norm = (value * value).sum().squareRoot()
+        guard norm > 0 else { return nil }
+        return Quaternion(w: value[0] / norm, x: value[1] / norm, y: value[2] / norm, z: value[3] / norm)
+    }
+
+    /// Prints each trial's two headings, the offset and the fit's residual.
+    static func report(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
+        print("")
+        print("north in the reference (--reference-heading): the heading of the field at the opening rest, in the")
+        print("reference's frame, raw and with the offset the reference implies (fitted over the moving samples) removed")
+        print("trial                                          raw °  corrected °  offset µT (x, y, z)        residual µT")
+        for (entry, trial) in loaded {
+            guard let measured = ReferenceHeading(trial) else {
+                print(EvaluateCommand.pad(entry.trial, 46) + "no opening rest or too little motion with a reference")
+                continue
+            }
+            let b = measured.offset
+            print(EvaluateCommand.pad(entry.trial, 46) + EvaluateCommand.number(measured.raw, 6)
+                + EvaluateCommand.number(measured.corrected, 13)
+                + "  (" + [b.x, b.y, b.z].map { String(format: "%6.2f", $0) }.joined(separator: ", ") + ")"
+                + EvaluateCommand.number(measured.residual, 13))
+        }
+    }
+}
