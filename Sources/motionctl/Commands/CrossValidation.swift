@@ -127,6 +127,25 @@ struct CrossValidation {
         return tuned.filter { names.contains($0.name) }
     }
 
+    /// `--set`: NAME=VALUE pairs, comma-separated, each value in the unit the descent prints it in
+    /// (``Tuned/unit``, ``Tuned/scale``). Returns the pairs as applied, for the report.
+    static func apply(settings: String?, to parameters: inout Parameters) throws -> String {
+        guard let settings else { return "" }
+        var applied: [String] = []
+        for item in settings.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let parameter = tuned.first(where: { $0.name == parts[0] }) else {
+                throw ValidationError("--set takes NAME=VALUE with NAME one of: \(tuned.map(\.name).joined(separator: ", ")) (got '\(item)')")
+            }
+            guard let value = Double(parts[1]), value.isFinite, value >= 0 || parameter.name == "magnetometerLag" else {
+                throw ValidationError("--set \(parameter.name) needs a finite number\(parameter.name == "magnetometerLag" ? "" : " ≥ 0") in \(parameter.unit.isEmpty ? "its own unit" : parameter.unit) (got '\(parts[1])')")
+            }
+            parameters[keyPath: parameter.keyPath] = value / parameter.scale
+            applied.append("\(parameter.name) \(parts[1])\(parameter.unit.isEmpty ? "" : " " + parameter.unit)")
+        }
+        return applied.joined(separator: ", ")
+    }
+
     static func key(_ parameters: Parameters) -> [Double] { tuned.map { parameters[keyPath: $0.keyPath] } }
 
     /// Scores every parameter set not yet scored, on every trial, in parallel.

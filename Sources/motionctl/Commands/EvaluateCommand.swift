@@ -44,6 +44,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "With --cross-validate: tune only these parameters (comma-separated names of AttitudeFilter.Parameters, e.g. sensorLatency,accelerometerTimeConstant; default: every one chosen by looking at data).")
     var tune: String?
 
+    @Option(name: .customLong("set"), help: "Run with these filter parameters instead of the library's defaults: comma-separated NAME=VALUE, the names --tune takes, each value in the unit --cross-validate prints it in (ms for the latencies, °/s, °, s), e.g. magneticCurrentTimeConstant=0.025,restGyroscopeThreshold=1. --cross-validate starts from them too.")
+    var settings: String?
+
     @Option(help: "With --cross-validate: fix the descent's move rule instead of choosing it in each fold: a percentage the objective must fall by (0.2, 1) or 'majority' (a move must help more training kinds than it hurts).")
     var moveRule: String?
 
@@ -109,8 +112,10 @@ struct EvaluateCommand: ParsableCommand {
 
         var parameters = AttitudeFilter.Parameters()
         parameters.sensorLatency = sensorLatency / 1000
+        let changed = try CrossValidation.apply(settings: settings, to: &parameters)
         let background = backgroundCalibration ? BackgroundStart.calibratedSensor(magnetometerLag: magnetometerLag.map { $0 / 1000 }) : nil
         print("filter: AttitudeFilter defaults, sensorLatency \(sensorLatency) ms, causal"
+            + (changed.isEmpty ? "" : "; set: " + changed)
             + (background.map { "; 9D behind the background magnetometer calibration (\($0.description))" } ?? ""))
         if traceCalibration, let background {
             for (entry, trial) in loaded { Self.traceCalibration(entry.trial, trial, parameters: parameters, background: background) }
