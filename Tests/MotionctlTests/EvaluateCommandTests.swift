@@ -101,4 +101,31 @@ import Testing
         #expect(abs(measured.raw - atan2(raw.x, raw.y) * 180 / .pi) < 0.05, "\(measured.raw)")
         #expect(measured.residual < 0.01)
     }
+
+    /// `--reference-lag`'s held drift: a gyroscope that reads 1 % high while the body turns about
+    /// the vertical at 0.5 rad/s is 0.01 · 0.5 · 30 rad (8.59°) off in heading after 30 s, in
+    /// every window. Its lag: half a sample (each rate here is the step's that ends at its sample,
+    /// the reference's rate is taken centred on it).
+    @Test func referenceLagMeasuresWhatTheGyroscopeAloneDrifts() throws {
+        let folder = NSTemporaryDirectory() + "broad-held-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,opt_w,opt_x,opt_y,opt_z,movement\n"
+        let interval = 0.01, rate = 0.5
+        for i in 0..<6000 {
+            let t = Double(i) * interval
+            let moving = t >= 5
+            let yaw = moving ? rate * (t - 5) : 0
+            let turned = i > 500   // the rate of the step that ends at this sample
+            text += "\(t),0,0,\(turned ? rate * 1.01 : 0),0,0,9.81,0,20,-44,\(cos(yaw / 2)),0,0,\(sin(yaw / 2)),\(moving ? 1 : 0)\n"
+        }
+        let path = folder + "/01_undisturbed_test.csv"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let measured = try #require(ReferenceLag(try BroadTrial.load(path: path)))
+        #expect(abs(measured.lag - interval / 2) < 0.001, "\(measured.lag)")
+        let held = try #require(measured.held)
+        let expected = 0.01 * rate * ReferenceLag.heldTime * 180 / .pi
+        #expect(abs(held.rms - expected) < 0.1, "\(held)")
+        #expect(abs(held.worst - expected) < 0.1, "\(held)")
+    }
 }

@@ -11,12 +11,24 @@ import MotionSimulator
 /// squared difference over the moving samples, refined by a parabola through it and its
 /// neighbours. The cost: the reference itself, delayed by that lag (interpolated between
 /// samples), scored with the BROAD metric against the reference: the error of a perfect estimator
-/// that sees the motion as late as the sensor does.
+/// that sees the motion as late as the sensor does. And what holding the heading by the gyroscope
+/// alone costs (``held``): how far the integrated rate, started from the reference, turns away
+/// from it in heading within ``heldTime`` — the sensor's own errors under the trial's motion (scale,
+/// axis misalignment, the bias moving), which no filter that rejects the magnetometer escapes.
 struct ReferenceLag {
     /// Seconds the gyroscope lags the reference.
     var lag: Double
     /// The BROAD metric of the perfect but late estimator.
     var floor: BroadMetric
+    /// What a heading held by the gyroscope alone costs on this trial: the heading error, degrees,
+    /// of the gyroscope integrated for ``heldTime`` from the reference attitude (its bias the mean
+    /// over the opening rest, its samples aligned by the lag in whole samples), RMS over windows
+    /// starting every ``heldStep`` while the trial moves, and the worst window; nil when the trial
+    /// has no opening rest or no whole window of movement with a reference.
+    var held: (rms: Double, worst: Double)?
+
+    static let heldTime = 30.0
+    static let heldStep = 10.0
 
     static let searchedShifts = -4...8
 
@@ -65,6 +77,41 @@ struct ReferenceLag {
         // Samples whose late reference is unknown do not count: give them the reference itself.
         for k in 0..<n where late[k][0].isNaN { late[k] = trial.reference[k] }
         floor = BroadMetric(estimates: late, trial: trial)
+        held = Self.heldDrift(trial, shift: Int(shift.rounded()))
+    }
+
+    /// The gyroscope alone over windows of ``heldTime`` (see ``held``).
+    private static func heldDrift(_ trial: BroadTrial, shift: Int) -> (rms: Double, worst: Double)? {
+        let n = trial.count, interval = trial.sampleInterval
+        var bias = SIMD3<Double>.zero, restCount = 0
+        for k in 0..<n {
+            if trial.movement[k] { break }
+            bias += trial.gyroscope[k]
+            restCount += 1
+        }
+        guard restCount > 0, interval > 0 else { return nil }
+        bias /= Double(restCount)
+        let length = Int((heldTime / interval).rounded()), step = max(1, Int((heldStep / interval).rounded()))
+        var squares = 0.0, worst = 0.0, windows = 0
+        var start = 0
+        while start + length < n {
+            defer { start += step }
+            let end = start + length
+            guard trial.movement[start], trial.movement[end], start + shift >= 0, end + shift < n,
+                  var attitude = quaternion(trial.reference[start]), let reference = quaternion(trial.reference[end]) else { continue }
+            for k in (start + 1)...end {
+                let rate = trial.gyroscope[k + shift] - bias
+                let angle = (rate * rate).sum().squareRoot() * interval
+                if angle > 0 { attitude = attitude * Quaternion(axis: rate, angle: angle) }
+            }
+            let error = BroadMetric.error(SIMD4(attitude.w, attitude.x, attitude.y, attitude.z), SIMD4(reference.w, reference.x, reference.y, reference.z))
+            let degrees = error.heading * 180 / .pi
+            squares += degrees * degrees
+            worst = max(worst, degrees)
+            windows += 1
+        }
+        guard windows > 0 else { return nil }
+        return ((squares / Double(windows)).squareRoot(), worst)
     }
 
     private static func quaternion(_ value: SIMD4<Double>) -> Quaternion? {
@@ -78,8 +125,9 @@ struct ReferenceLag {
     static func report(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
         print("")
         print("the sensor against its reference (--reference-lag): the gyroscope's lag, and the score of the")
-        print("reference itself that late (a perfect estimator that sees the motion when the sensor does)")
-        print("trial                                          lag ms   9D total   6D incl.")
+        print("reference itself that late (a perfect estimator that sees the motion when the sensor does); and what a")
+        print("heading held by the gyroscope alone drifts to, started from the reference (bias from the opening rest)")
+        print("trial                                          lag ms   9D total   6D incl.   gyroscope alone for \(Int(heldTime)) s: heading RMS, worst °")
         var scores: [EvaluateCommand.Score] = []
         for (entry, trial) in loaded {
             guard let measured = ReferenceLag(trial) else {
@@ -88,7 +136,8 @@ struct ReferenceLag {
             }
             scores.append(EvaluateCommand.Score(group: entry.group, total: measured.floor.total, inclination: measured.floor.inclination))
             print(EvaluateCommand.pad(entry.trial, 46) + EvaluateCommand.number(measured.lag * 1000, 7)
-                + EvaluateCommand.number(measured.floor.total, 11) + EvaluateCommand.number(measured.floor.inclination, 11))
+                + EvaluateCommand.number(measured.floor.total, 11) + EvaluateCommand.number(measured.floor.inclination, 11)
+                + (measured.held.map { EvaluateCommand.number($0.rms, 14) + EvaluateCommand.number($0.worst, 8) } ?? "   no opening rest or no whole window"))
         }
         print("")
         print("group          9D total  6D incl.  trials   (the late reference)")
