@@ -100,6 +100,7 @@ import Testing
         let raw = world + rest.rotate(offset)
         #expect(abs(measured.raw - atan2(raw.x, raw.y) * 180 / .pi) < 0.05, "\(measured.raw)")
         #expect(measured.residual < 0.01)
+        #expect(measured.rawResidual > 1, "the offset (2.3 µT) is in the raw readings' residual: \(measured.rawResidual)")
     }
 
     /// `--reference-lag`'s held drift: a gyroscope that reads 1 % high while the body turns about
@@ -127,5 +128,25 @@ import Testing
         let expected = 0.01 * rate * ReferenceLag.heldTime * 180 / .pi
         #expect(abs(held.rms - expected) < 0.1, "\(held)")
         #expect(abs(held.worst - expected) < 0.1, "\(held)")
+    }
+
+    /// `--set`: values in the units the descent prints (ms for the latencies), each error naming
+    /// what was wrong and what is accepted.
+    @Test func setAppliesValuesInTheirPrintedUnits() throws {
+        var parameters = AttitudeFilter.Parameters()
+        let applied = try CrossValidation.apply(settings: "magneticNormThreshold=0.2, sensorLatency=4,magnetometerLag=-2", to: &parameters)
+        #expect(parameters.magneticNormThreshold == 0.2)
+        #expect(parameters.sensorLatency == 0.004)
+        #expect(parameters.magnetometerLag == -0.002)
+        #expect(applied == "magneticNormThreshold 0.2, sensorLatency 4 ms, magnetometerLag -2 ms")
+        for (bad, named) in [("noSuchThing=1", "noSuchThing"), ("magneticNormThreshold", "magneticNormThreshold"),
+                             ("restMinTime=soon", "soon"), ("biasClip=-1", "biasClip"), ("biasClip=nan", "biasClip")] {
+            var untouched = AttitudeFilter.Parameters()
+            #expect {
+                _ = try CrossValidation.apply(settings: bad, to: &untouched)
+            } throws: { error in
+                "\(error)".contains(named) && "\(error)".contains("--set")
+            }
+        }
     }
 }

@@ -25,6 +25,9 @@ struct ReferenceHeading {
     var offset: SIMD3<Double>
     /// µT: the RMS of what m = Rᵀh + b leaves (noise, soft iron, fields that vary from place to place).
     var residual: Double
+    /// µT: the same with b = 0 (the raw readings against the reference): little more than
+    /// ``residual`` where the reference is met as well without an offset.
+    var rawResidual: Double
 
     init?(_ trial: BroadTrial) {
         var rest: [(SIMD3<Double>, Quaternion)] = [], moving: [(SIMD3<Double>, Quaternion)] = []
@@ -44,15 +47,22 @@ struct ReferenceHeading {
             world = moving.reduce(.zero) { $0 + $1.1.rotate($1.0 - offset) } / n
             offset = moving.reduce(.zero) { $0 + ($1.0 - $1.1.inverseRotate(world)) } / n
         }
-        let squares = moving.reduce(0.0) { sum, sample in
-            let miss = sample.0 - sample.1.inverseRotate(world) - offset
-            return sum + (miss * miss).sum()
-        }
-        guard squares.isFinite else { return nil }
-        residual = (squares / (3 * n)).squareRoot()
+        residual = Self.residual(moving, world: world, offset: offset)
+        let rawWorld = moving.reduce(.zero) { $0 + $1.1.rotate($1.0) } / n
+        rawResidual = Self.residual(moving, world: rawWorld, offset: .zero)
+        guard residual.isFinite, rawResidual.isFinite else { return nil }
         self.offset = offset
         raw = Self.heading(rest.reduce(.zero) { $0 + $1.1.rotate($1.0) })
         corrected = Self.heading(rest.reduce(.zero) { $0 + $1.1.rotate($1.0 - offset) })
+    }
+
+    /// RMS per axis, µT, of m − Rᵀh − b over `samples`.
+    private static func residual(_ samples: [(SIMD3<Double>, Quaternion)], world: SIMD3<Double>, offset: SIMD3<Double>) -> Double {
+        let squares = samples.reduce(0.0) { sum, sample in
+            let miss = sample.0 - sample.1.inverseRotate(world) - offset
+            return sum + (miss * miss).sum()
+        }
+        return (squares / (3 * Double(samples.count))).squareRoot()
     }
 
     /// Degrees east of north of an ENU vector's horizontal part.
@@ -72,7 +82,7 @@ struct ReferenceHeading {
         print("")
         print("north in the reference (--reference-heading): the heading of the field at the opening rest, in the")
         print("reference's frame, raw and with the offset the reference implies (fitted over the moving samples) removed")
-        print("trial                                          raw °  corrected °  offset µT (x, y, z)        residual µT")
+        print("trial                                          raw °  corrected °  offset µT (x, y, z)        residual µT  without it")
         for (entry, trial) in loaded {
             guard let measured = ReferenceHeading(trial) else {
                 print(EvaluateCommand.pad(entry.trial, 46) + "no opening rest or too little motion with a reference")
@@ -82,7 +92,7 @@ struct ReferenceHeading {
             print(EvaluateCommand.pad(entry.trial, 46) + EvaluateCommand.number(measured.raw, 6)
                 + EvaluateCommand.number(measured.corrected, 13)
                 + "  (" + [b.x, b.y, b.z].map { String(format: "%6.2f", $0) }.joined(separator: ", ") + ")"
-                + EvaluateCommand.number(measured.residual, 13))
+                + EvaluateCommand.number(measured.residual, 13) + EvaluateCommand.number(measured.rawResidual, 12))
         }
     }
 }
