@@ -35,7 +35,7 @@ struct ReferenceHeading {
         // Every third sample: BROAD's magnetometer repeats its readings over about three.
         for k in stride(from: 0, to: trial.count, by: 3) {
             started = started || trial.movement[k]
-            guard let attitude = Self.quaternion(trial.reference[k]) else { continue }
+            guard let attitude = ReferenceLag.quaternion(trial.reference[k]) else { continue }
             let reading = trial.magnetometer[k]
             guard reading * 0 == .zero else { continue }
             if trial.movement[k] { moving.append((reading, attitude)) } else if !started { rest.append((reading, attitude)) }
@@ -68,13 +68,6 @@ struct ReferenceHeading {
     /// Degrees east of north of an ENU vector's horizontal part.
     private static func heading(_ v: SIMD3<Double>) -> Double {
         atan2(v.x, v.y) * 180 / .pi
-    }
-
-    private static func quaternion(_ value: SIMD4<Double>) -> Quaternion? {
-        guard !any(value .!= value) else { return nil }
-        let norm = (value * value).sum().squareRoot()
-        guard norm > 0 else { return nil }
-        return Quaternion(w: value[0] / norm, x: value[1] / norm, y: value[2] / norm, z: value[3] / norm)
     }
 
     /// Prints each trial's two headings, the offset and the fit's residual.

@@ -114,7 +114,9 @@ struct ReferenceLag {
         return ((squares / Double(windows)).squareRoot(), worst)
     }
 
-    private static func quaternion(_ value: SIMD4<Double>) -> Quaternion? {
+    /// A reference quaternion (w, x, y, z) as a unit quaternion; nil where the reference is missing
+    /// (NaN, as where BROAD's cameras lost the markers) or zero.
+    static func quaternion(_ value: SIMD4<Double>) -> Quaternion? {
         guard !any(value .!= value) else { return nil }
         let norm = (value * value).sum().squareRoot()
         guard norm > 0 else { return nil }
