@@ -149,4 +149,24 @@ import Testing
             }
         }
     }
+
+    /// A trial of one sample, and one whose times do not advance or barely do, through `--rate`,
+    /// `--reference-lag`, `--reference-heading` and `--trace-calibration`: figures or "too short",
+    /// never a trap. A trial
+    /// whose times do not advance is kept whole; one at 1e-300 s intervals is decimated to its first
+    /// sample (every sample it has is closer than 1/100 s).
+    @Test(arguments: [(["0"], 1), (["0", "0", "0"], 3), (["0", "1e-300", "2e-300"], 1)])
+    func degenerateTimesAreNoTrap(times: [String], kept: Int) throws {
+        let folder = NSTemporaryDirectory() + "broad-times-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,opt_w,opt_x,opt_y,opt_z,movement\n"
+        for t in times { text += "\(t),0,0,0,0,0,9.81,0,20,-44,1,0,0,0,1\n" }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/01_undisturbed_test.csv"))
+        let command = try EvaluateCommand.parse(["--data", folder, "--out", folder + "/out", "--rate", "100", "--reference-lag", "--reference-heading",
+                                                 "--background-calibration", "--trace-calibration"])
+        try command.run()
+        let rows = try String(contentsOfFile: folder + "/out/9d/01_undisturbed_test.csv", encoding: .utf8).split(separator: "\n")
+        #expect(rows.count == kept + 1)
+    }
 }

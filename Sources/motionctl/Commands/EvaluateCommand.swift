@@ -100,8 +100,10 @@ struct EvaluateCommand: ParsableCommand {
             let path = (data as NSString).appendingPathComponent(entry.trial + ".csv")
             var trial = try BroadTrial.load(path: path)
             if let rate {
-                let factor = max(1, Int((1 / trial.sampleInterval / rate).rounded()))
-                trial = trial.decimated(by: factor)
+                // Range-checked before it becomes an Int: a trial of one sample, or whose times do
+                // not advance, has no interval to divide by (it is kept as it is).
+                let ratio = (1 / trial.sampleInterval / rate).rounded()
+                if ratio.isFinite, ratio > 1 { trial = trial.decimated(by: Int(min(ratio, Double(trial.count)))) }
             }
             loaded.append((entry, trial))
         }
@@ -249,7 +251,9 @@ struct EvaluateCommand: ParsableCommand {
     static func traceCalibration(_ name: String, _ trial: BroadTrial, parameters: AttitudeFilter.Parameters, background: BackgroundStart) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
         var correction: BackgroundFieldCorrection? = background.makeCorrection()
-        let every = max(1, Int((1 / trial.sampleInterval).rounded()))
+        // Once a second of samples; every sample where a second is not a count (times that do not advance).
+        let perSecond = (1 / trial.sampleInterval).rounded()
+        let every = perSecond.isFinite && perSecond > 1 ? Int(min(perSecond, Double(max(trial.count, 1)))) : 1
         print("trace \(name)")
         for i in 0..<trial.count {
             let field = Self.field(trial, i, through: &correction, filter: &filter)

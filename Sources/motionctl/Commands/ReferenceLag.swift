@@ -89,7 +89,8 @@ struct ReferenceLag {
             bias += trial.gyroscope[k]
             restCount += 1
         }
-        guard restCount > 0, interval > 0 else { return nil }
+        // Range-checked before the sample counts become Ints: a window must fit in the trial.
+        guard restCount > 0, interval > 0, heldTime / interval < Double(n) else { return nil }
         bias /= Double(restCount)
         let length = Int((heldTime / interval).rounded()), step = max(1, Int((heldStep / interval).rounded()))
         var squares = 0.0, worst = 0.0, windows = 0
