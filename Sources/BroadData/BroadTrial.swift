@@ -29,6 +29,14 @@ public struct BroadTrial: Sendable {
         count > 1 ? (time[count - 1] - time[0]) / Double(count - 1) : 0
     }
 
+    /// How many samples `seconds` spans at the mean interval, rounded, within 1…``count`` (1 where
+    /// the times do not advance): range-checked before it becomes an Int.
+    public func samples(spanning seconds: Double) -> Int {
+        let ratio = (seconds / sampleInterval).rounded()
+        guard ratio.isFinite, ratio > 1 else { return 1 }
+        return Int(min(ratio, Double(max(count, 1))))
+    }
+
     /// Every `factor`-th sample from the first: the same recording at 1/`factor` of its rate (the
     /// sensor's own samples, not filtered: what a slower sampler of the same chip would have read).
     public func decimated(by factor: Int) -> BroadTrial {

@@ -99,12 +99,8 @@ struct EvaluateCommand: ParsableCommand {
         for entry in entries {
             let path = (data as NSString).appendingPathComponent(entry.trial + ".csv")
             var trial = try BroadTrial.load(path: path)
-            if let rate {
-                // Range-checked before it becomes an Int: a trial of one sample, or whose times do
-                // not advance, has no interval to divide by (it is kept as it is).
-                let ratio = (1 / trial.sampleInterval / rate).rounded()
-                if ratio.isFinite, ratio > 1 { trial = trial.decimated(by: Int(min(ratio, Double(trial.count)))) }
-            }
+            // A trial of one sample, or whose times do not advance, is kept as it is.
+            if let rate { trial = trial.decimated(by: trial.samples(spanning: 1 / rate)) }
             loaded.append((entry, trial))
         }
         if let rate, let first = loaded.first {
@@ -251,9 +247,7 @@ struct EvaluateCommand: ParsableCommand {
     static func traceCalibration(_ name: String, _ trial: BroadTrial, parameters: AttitudeFilter.Parameters, background: BackgroundStart) {
         var filter = AttitudeFilter(sampleInterval: trial.sampleInterval, parameters: parameters)
         var correction: BackgroundFieldCorrection? = background.makeCorrection()
-        // Once a second of samples; every sample where a second is not a count (times that do not advance).
-        let perSecond = (1 / trial.sampleInterval).rounded()
-        let every = perSecond.isFinite && perSecond > 1 ? Int(min(perSecond, Double(max(trial.count, 1)))) : 1
+        let every = trial.samples(spanning: 1)   // every sample where the times do not advance
         print("trace \(name)")
         for i in 0..<trial.count {
             let field = Self.field(trial, i, through: &correction, filter: &filter)

@@ -89,10 +89,9 @@ struct ReferenceLag {
             bias += trial.gyroscope[k]
             restCount += 1
         }
-        // Range-checked before the sample counts become Ints: a window must fit in the trial.
-        guard restCount > 0, interval > 0, heldTime / interval < Double(n) else { return nil }
+        let length = trial.samples(spanning: heldTime), step = trial.samples(spanning: heldStep)
+        guard restCount > 0, interval > 0, length < n else { return nil }   // a window must fit in the trial
         bias /= Double(restCount)
-        let length = Int((heldTime / interval).rounded()), step = max(1, Int((heldStep / interval).rounded()))
         var squares = 0.0, worst = 0.0, windows = 0
         var start = 0
         while start + length < n {
