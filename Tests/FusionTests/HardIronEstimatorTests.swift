@@ -162,9 +162,11 @@ import Glibc
     /// offset; a from-scratch second filter absorbs them, but it is never determined by rotation
     /// in every direction, never keeps the reference field and never looks like a step: no
     /// hard-iron change is adopted. (Without the three tests, measured: 1, 3 and 1 false changes
-    /// at 1 µT, the estimate up to 7.3 µT off; 1 at 4 µT.) What the first filter itself takes
-    /// from the place's field through its gate is another matter (up to 3.7 µT here at 1 µT,
-    /// once ``carriedRate``); it is bounded loosely.
+    /// at 1 µT, the estimate up to 7.3 µT off; 1 at 4 µT. With them, one at 4 µT once
+    /// ``carriedRate`` until the second filter was started again whenever its own stretches
+    /// stopped fitting it.) What the first filter itself takes from the place's field through its
+    /// gate is another matter (up to 2.9 µT here, at 1 µT once ``carriedRate``; 3.7 µT before it
+    /// estimated the soft iron); it is bounded loosely.
     @Test(arguments: [(1.0, 0.5), (1.0, 1.0), (1.0, 2.0), (4.0, 0.5), (4.0, 1.0), (4.0, 2.0)])
     func aPlaceIsNotAChange(scale: Double, turning: Double) {
         var estimator = Self.calibratedStart()
@@ -173,14 +175,7 @@ import Glibc
             &estimator, duration: 300, offset: { _ in .zero }, rate: { Self.carriedRate($0) * turning },
             extra: { t, attitude in attitude.inverseRotate(Self.placeField(Self.carriedPosition(t), scale: scale)) },
             every: 0.5, observe: { _, estimator in worst = max(worst, Self.distance(estimator.estimate, .zero)) })
-        if scale == 4, turning == 1 {
-            // Known: here one change is still adopted (as without the tests).
-            withKnownIssue("a 4 µT place field at the carried rate still gives one false change") {
-                #expect(estimator.status.changes == 0, "\(estimator.status)")
-            }
-        } else {
-            #expect(estimator.status.changes == 0, "\(estimator.status)")
-        }
+        #expect(estimator.status.changes == 0, "\(estimator.status)")
         #expect(worst < 4, "the offset moved \(worst) µT")
     }
 
@@ -309,7 +304,10 @@ import Glibc
         Self.run(&wide, duration: 40, offset: { _ in offset }, rate: Self.cap)
         Self.run(&narrow, duration: 40, offset: { _ in offset }, rate: Self.cap)
         let ratio = wide.status.softIronBias / narrow.status.softIronBias
-        #expect(abs(ratio - 8) < 1e-9, "\(ratio)")
+        // Not exactly 8: the allowance is also E's prior in the field-strength constraint, so the
+        // two offsets, and with them the directions the bound is computed over, differ a little
+        // (measured: 7.995).
+        #expect(abs(ratio - 8) < 0.05, "\(ratio)")
     }
 
     /// `high` is reported only once the estimator has said it for a second of sample time; a

@@ -62,12 +62,21 @@ import Glibc
 /// board handled a little after a magnet was attached gives few stretches, and one that does not
 /// fit resets their count; a few holds between its turns then still confirm the change.
 ///
-/// Soft iron is not in this filter: ``BackgroundFieldCorrection`` removes it before the filter
-/// sees the field (``HoldSoftIron``, ``BackgroundSoftIron``, or a stored calibration), and the
-/// filter's uncertainty has a floor, ``Parameters/modelErrorFloor``, for what is left.
+/// Soft iron: ``BackgroundFieldCorrection`` removes what it can fit before the filter sees the
+/// field (``HoldSoftIron``, ``BackgroundSoftIron``, or a stored calibration). What is left, E
+/// (m − b = (I + E)·h, E symmetric, trace zero, at most ``Parameters/softIronAllowance``), is
+/// estimated with the offset by the field-strength constraint (a recursive ellipsoid fit: 10
+/// states, b, k and E's six entries, held to zero trace; E's prior the allowance, a holds' fit too
+/// small to apply a measurement of it, ``boundSoftIron(_:)``), and not applied to the field: over
+/// the cap of directions that ordinary handling covers, E is not determined, and neither is the
+/// part of b it could stand for, which is then left to the stretches; over the whole sphere both
+/// are. Taking E as zero instead (as this filter once did) made every reading of a cap
+/// count as independent evidence for b, so a few per cent of soft iron pulled b by a µT or two
+/// while its σ said 0.2. The filter's uncertainty has a floor, ``Parameters/modelErrorFloor``.
 ///
 /// Cost: per sample one quaternion step of the gyroscope and a few comparisons; per stretch
-/// (every ``Parameters/stretchAngle`` of turning) one 3×3 Kalman update. No allocation.
+/// (every ``Parameters/stretchAngle`` of turning) one 3×3 Kalman update of the 10 states; per
+/// field-strength reading (at most 100 a second) one scalar update of them. No allocation.
 public struct HardIronEstimator: Sendable {
     public struct Parameters: Sendable, Equatable {
         /// Standard deviation of the offset before anything was learned, µT per axis: about the
@@ -130,8 +139,8 @@ public struct HardIronEstimator: Sendable {
 
         // The field-strength constraint.
 
-        /// What the field-strength constraint's model leaves out, µT (soft iron bends the sphere of
-        /// readings into an ellipsoid by a few per cent of the field).
+        /// What the field-strength constraint's model leaves out, µT: the second-order terms of
+        /// the soft iron it estimates, a field that is not quite the same from place to place.
         public var strengthModelError: Double = 1.0
         /// Largest RMS scatter of the readings about the sphere (µT) with which the accuracy may be
         /// `high`: beyond it hard iron alone does not explain the readings (soft iron, an
@@ -148,10 +157,11 @@ public struct HardIronEstimator: Sendable {
         /// The Earth's field strength (µT) and dip (radians, positive down) where the board is,
         /// e.g. from ``WorldMagneticModel``; nil: learned from the readings once the offset is known.
         public var expectedField: SIMD2<Double>?
-        /// The soft iron the offset must be safe against before it is called `high`: the size
-        /// (Frobenius norm) of S − I, m = S·h + b, that this estimator does not model. A board's
+        /// The soft iron left after any fit: the size (Frobenius norm) of S − I, m = S·h + b,
+        /// trace removed. It is the prior of the soft iron the field-strength constraint estimates,
+        /// and the size against which the offset must be safe before it is called `high`. A board's
         /// soft iron and the magnetometer's sensitivity mismatch are a few per cent per element
-        /// (the simulated board's representative matrix: 7.4 %); 8 %.
+        /// (the simulated board's representative matrix: 7.4 %, its trace's part negligible); 8 %.
         public var softIronAllowance: Double = 0.08
         /// Largest bias (µT) that ``softIronAllowance`` may cause in the offset, given the
         /// directions the readings covered, with which the accuracy may be `high`.
@@ -217,7 +227,7 @@ public struct HardIronEstimator: Sendable {
         public var offsetAccuracy: MagneticFieldCalibrationAccuracy
     }
 
-    public let parameters: Parameters
+    public private(set) var parameters: Parameters
 
     private var state: OffsetState
     /// The second filter (hard-iron change), while one is suspected.
@@ -234,6 +244,8 @@ public struct HardIronEstimator: Sendable {
     private var softIronSensitivity = Double.infinity
     private var sensitivityCountdown = 50
     private var candidateConsistentTime: Double = 0
+    /// Time of the second filter's own stretches that it did not fit, in a row, once known.
+    private var candidateRefutedTime: Double = 0
     /// Pairs of held readings (``checkChange(earlier:later:rotation:variance:acceleration:)``)
     /// that fit the second filter and not the first since it started or was last refuted.
     private var heldConfirmations = 0
@@ -288,7 +300,8 @@ public struct HardIronEstimator: Sendable {
     public init(parameters: Parameters = Parameters(), offset: SIMD3<Double> = .zero, sigma: Double? = nil) {
         self.parameters = parameters
         let s = max(sigma ?? parameters.initialSigma, 0)
-        state = OffsetState(offset: offset, sigma: s, fieldStrength: parameters.expectedField?.x ?? 50)
+        state = OffsetState(offset: offset, sigma: s, fieldStrength: parameters.expectedField?.x ?? 50,
+                            softIronAllowance: parameters.softIronAllowance)
         expect(field: parameters.expectedField)
         offsetSettled = s <= parameters.strengthStartSigma
     }
@@ -431,6 +444,22 @@ public struct HardIronEstimator: Sendable {
         firstReading = nil
     }
 
+    /// Soft iron shown to be at most `allowance` (Frobenius norm of S − I; e.g. by a holds' fit too
+    /// small to apply). Told to the filter as a measurement of E (each entry zero, with the
+    /// variance that takes E's prior from the old allowance to this one: what the bound adds to
+    /// what was assumed), so that what the field-strength constraint could not tell apart from
+    /// soft iron before now counts for the offset too. Never raises it.
+    public mutating func boundSoftIron(_ allowance: Double) {
+        guard allowance > 0, allowance < parameters.softIronAllowance else { return }
+        let before = parameters.softIronAllowance * parameters.softIronAllowance / 10
+        let after = allowance * allowance / 10
+        let variance = 1 / (1 / after - 1 / before)
+        parameters.softIronAllowance = allowance
+        state.observeNoSoftIron(variance)
+        candidate?.observeNoSoftIron(variance)
+        previous?.state.observeNoSoftIron(variance)
+    }
+
     /// One sample.
     /// - Parameters:
     ///   - field: the magnetometer's reading, µT, device axes (any stored calibration applied).
@@ -561,7 +590,7 @@ public struct HardIronEstimator: Sendable {
             softIronSensitivity = moments.softIronSensitivity
         }
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
-        _ = state.update(h, (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
+        _ = state.constrainStrength(field, 4 * strength * strength * variance, gate: 10.8)
     }
 
     /// The field-strength constraint on the second filter (a hard-iron change being relearned):
@@ -581,7 +610,7 @@ public struct HardIronEstimator: Sendable {
             return
         }
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
-        _ = c.update(SIMD4(2 * field, 1), (field * field).sum(), 4 * strength * strength * variance, gate: 10.8)
+        _ = c.constrainStrength(field, 4 * strength * strength * variance, gate: 10.8)
         candidate = c
     }
 
@@ -636,14 +665,7 @@ public struct HardIronEstimator: Sendable {
         } else {
             acceptedTime = 0
             rejectedTime += duration
-            if candidate == nil {
-                candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength)
-                candidateConsistentTime = 0
-                heldConfirmations = 0
-                candidateInformation = .zero
-                strengthMisfit = .zero
-                candidateStrengthKnown = false
-            }
+            if candidate == nil { startCandidate() }
         }
         if candidate != nil, var before = previous {
             let (_, previousNIS) = before.state.update(h, y, r, gate: .infinity, apply: false)
@@ -674,16 +696,36 @@ public struct HardIronEstimator: Sendable {
                 if isReferenceField(later - c.offset, acceleration) {
                     candidateConsistentTime += duration
                 }
+                candidateRefutedTime = 0
             } else {
                 candidateConsistentTime = max(0, candidateConsistentTime - duration)
+                if known { candidateRefutedTime += duration }
             }
-            if rejectedTime >= parameters.changeConfirmationTime && isConfirmed
+            if candidateRefutedTime >= parameters.changeConfirmationTime {
+                // Its own stretches have not fitted it for as long as a change needs to be
+                // confirmed: it learned from before a change as well as after (or from a place).
+                // It starts again from here, the change still suspected.
+                startCandidate()
+            } else if rejectedTime >= parameters.changeConfirmationTime && isConfirmed
                 && isDeterminedByRotation(candidateInformation) && restoresTheReferenceStrength {
                 // The Earth's field is what it was: the reference stays.
                 adopt(c, strength: referenceStrength, dip: referenceDip, dipKnown: referenceDipKnown, strengthKnown: candidateStrengthKnown)
             }
         }
         learnReference(later, acceleration)
+    }
+
+    /// A second filter started from scratch (a hard-iron change suspected), the evidence for the
+    /// last one dropped.
+    private mutating func startCandidate() {
+        candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength,
+                                softIronAllowance: parameters.softIronAllowance)
+        candidateConsistentTime = 0
+        heldConfirmations = 0
+        candidateInformation = .zero
+        strengthMisfit = .zero
+        candidateStrengthKnown = false
+        candidateRefutedTime = 0
     }
 
     /// Whether the second filter's stretches have fitted it for ``Parameters/changeConfirmationTime``,
@@ -827,16 +869,45 @@ private struct OffsetState: Sendable {
     var x: SIMD4<Double>
     /// Symmetric 4×4 covariance by columns.
     var p0, p1, p2, p3: SIMD4<Double>
+    /// The soft iron E the background fits left (``HardIronEstimator/Parameters/softIronAllowance``
+    /// bounds it), estimated with b and k: E's six entries (xx, yy, zz, xy, xz, yz in lanes 0–5),
+    /// their covariance by columns (`q0`…`q5`, lanes 0–5) and x's covariance with each (`e0`…`e5`).
+    /// The field-strength constraint sees E in every reading it takes (|m − b|² = F² + 2 hᵀE h to
+    /// first order, h = m − b): the constraint is a recursive ellipsoid fit whose prior on E is the
+    /// allowance. Over a cap of directions (a board tilted, never turned over) E is not determined
+    /// and readings near one another share its error: b's information from the constraint stops
+    /// growing where E's would dominate, instead of adding up as if each reading's error were new,
+    /// and b along the cap is left to the stretches. Over the whole sphere (a figure-eight) E is
+    /// learned and the constraint pins b as a sphere fit would.
+    var softIron = SIMD8<Double>.zero
+    var q0, q1, q2, q3, q4, q5: SIMD8<Double>
+    var e0 = SIMD4<Double>.zero, e1 = SIMD4<Double>.zero, e2 = SIMD4<Double>.zero
+    var e3 = SIMD4<Double>.zero, e4 = SIMD4<Double>.zero, e5 = SIMD4<Double>.zero
 
-    init(offset: SIMD3<Double>, sigma: Double, fieldStrength: Double) {
+    /// `softIronAllowance`: the Frobenius norm of the soft iron feared (see
+    /// ``HardIronEstimator/Parameters/softIronAllowance``). E's trace is left out (held at zero):
+    /// a soft iron that scales every direction alike only scales the field's strength, which k
+    /// already carries, so the two could not be told apart (and, linearized at a moving estimate,
+    /// would drift apart without limit); a fitted soft iron is normalized the same way (determinant
+    /// 1). The rest independent, the off-diagonal entries of variance v, the diagonal's 2v less
+    /// their mean: E's expected squared norm 4v + 6v = a², so v = a²/10.
+    init(offset: SIMD3<Double>, sigma: Double, fieldStrength: Double, softIronAllowance: Double) {
+        let v = softIronAllowance * softIronAllowance / 10
+        let same = 2 * v * 2 / 3, other = -2 * v / 3
+        q0 = SIMD8(same, other, other, 0, 0, 0, 0, 0)
+        q1 = SIMD8(other, same, other, 0, 0, 0, 0, 0)
+        q2 = SIMD8(other, other, same, 0, 0, 0, 0, 0)
+        q3 = SIMD8(0, 0, 0, v, 0, 0, 0, 0)
+        q4 = SIMD8(0, 0, 0, 0, v, 0, 0, 0)
+        q5 = SIMD8(0, 0, 0, 0, 0, v, 0, 0)
         x = SIMD4(offset, fieldStrength * fieldStrength - (offset * offset).sum())
-        let v = sigma * sigma
+        let variance = sigma * sigma
         // k is F² − |b|²: F within 20–70 µT and |b| up to the prior's size make it uncertain by
         // several thousand µT².
         let vk = 5000.0 * 5000.0
-        p0 = SIMD4(v, 0, 0, 0)
-        p1 = SIMD4(0, v, 0, 0)
-        p2 = SIMD4(0, 0, v, 0)
+        p0 = SIMD4(variance, 0, 0, 0)
+        p1 = SIMD4(0, variance, 0, 0)
+        p2 = SIMD4(0, 0, variance, 0)
         p3 = SIMD4(0, 0, 0, vk)
     }
 
@@ -858,6 +929,20 @@ private struct OffsetState: Sendable {
         p1.w = -2 * pb.y
         p2.w = -2 * pb.z
         p3 = SIMD4(-2 * pb.x, -2 * pb.y, -2 * pb.z, variance)
+        // cov(k, E) = −2 bᵀ cov(b, E).
+        func restarted(_ e: SIMD4<Double>) -> SIMD4<Double> { SIMD4(e.x, e.y, e.z, -2 * (SIMD3(e.x, e.y, e.z) * b).sum()) }
+        e0 = restarted(e0); e1 = restarted(e1); e2 = restarted(e2)
+        e3 = restarted(e3); e4 = restarted(e4); e5 = restarted(e5)
+    }
+
+    /// A measurement that E is zero: each off-diagonal entry to `variance` (the diagonal's,
+    /// held to zero trace, to twice that, as E's prior).
+    mutating func observeNoSoftIron(_ variance: Double) {
+        for entry in 0..<6 {
+            var g = SIMD8<Double>.zero
+            g[entry] = 1
+            _ = update(.zero, 0, entry < 3 ? 2 * variance : variance, gate: .infinity, softIron: g)
+        }
     }
 
     mutating func addProcessNoise(_ q: Double) {
@@ -867,22 +952,58 @@ private struct OffsetState: Sendable {
     }
 
     /// One scalar measurement y = hᵀx + noise (variance r): applied when its normalized innovation
-    /// squared is within `gate`; returns that NIS.
+    /// squared is within `gate`; returns that NIS. The soft iron E is in none of them (the
+    /// stretches'), but what is known of it still changes as x does.
     @inline(__always)
     mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, gate: Double) -> Double {
-        let ph = p0 * h.x + p1 * h.y + p2 * h.z + p3 * h.w
-        let s = (h * ph).sum() + r
+        update(h, y, r, gate: gate, softIron: .zero)
+    }
+
+    /// The same for y = hᵀx + gᵀE + noise, `g` E's coefficients (lanes as ``softIron``): one
+    /// Kalman update of the whole state (b, k, E).
+    @inline(__always)
+    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, gate: Double, softIron g: SIMD8<Double>) -> Double {
+        // P·H for H = (h, g): its x part (P_xx h + P_xE g) and its E part (P_Ex h + P_EE g).
+        var towardX: SIMD4<Double> = p0 * h.x + p1 * h.y + p2 * h.z + p3 * h.w
+        towardX += e0 * g[0] + e1 * g[1] + e2 * g[2]
+        towardX += e3 * g[3] + e4 * g[4] + e5 * g[5]
+        var towardE = SIMD8<Double>((h * e0).sum(), (h * e1).sum(), (h * e2).sum(), (h * e3).sum(), (h * e4).sum(), (h * e5).sum(), 0, 0)
+        towardE += q0 * g[0] + q1 * g[1] + q2 * g[2]
+        towardE += q3 * g[3] + q4 * g[4] + q5 * g[5]
+        let s = (h * towardX).sum() + (g * towardE).sum() + r
         guard s > 0 else { return .infinity }
-        let innovation = y - (h * x).sum()
+        let innovation = y - (h * x).sum() - (g * softIron).sum()
         let nis = innovation * innovation / s
         guard nis <= gate else { return nis }
-        let gain = ph / s
-        x += gain * innovation
-        p0 -= gain * ph.x
-        p1 -= gain * ph.y
-        p2 -= gain * ph.z
-        p3 -= gain * ph.w
+        let gainX = towardX / s, gainE = towardE / s
+        x += gainX * innovation
+        softIron += gainE * innovation
+        // P −= P H Hᵀ P / s, block by block.
+        p0 -= gainX * towardX.x
+        p1 -= gainX * towardX.y
+        p2 -= gainX * towardX.z
+        p3 -= gainX * towardX.w
+        e0 -= gainX * towardE[0]
+        e1 -= gainX * towardE[1]
+        e2 -= gainX * towardE[2]
+        e3 -= gainX * towardE[3]
+        e4 -= gainX * towardE[4]
+        e5 -= gainX * towardE[5]
+        q0 -= gainE * towardE[0]
+        q1 -= gainE * towardE[1]
+        q2 -= gainE * towardE[2]
+        q3 -= gainE * towardE[3]
+        q4 -= gainE * towardE[4]
+        q5 -= gainE * towardE[5]
         return nis
+    }
+
+    /// The field-strength constraint |m|² = 2 mᵀb + k + 2 hᵀE h at reading `field` (h = m − b).
+    @inline(__always)
+    mutating func constrainStrength(_ field: SIMD3<Double>, _ r: Double, gate: Double) -> Double {
+        let h = field - offset
+        let g = SIMD8(2 * h.x * h.x, 2 * h.y * h.y, 2 * h.z * h.z, 4 * h.x * h.y, 4 * h.x * h.z, 4 * h.y * h.z, 0, 0)
+        return update(SIMD4(2 * field, 1), (field * field).sum(), r, gate: gate, softIron: g)
     }
 
     /// A stretch: y = H b + noise (variance r per axis, H 3×3, k not involved), as three scalar
@@ -1127,6 +1248,11 @@ public struct BackgroundFieldCorrection: Sendable {
         if adopted {
             input = fitMatrix * (field - fitOffset)
             offset = estimator.estimate
+        } else if fitsSoftIron, let solution = holds.solution, solution.softIronSigma <= Self.holdFitSigma {
+            // A fit too small to apply still bounds the soft iron there is.
+            let size = (solution.correction - .identity).frobeniusNorm
+            let bound = max(size + 2 * solution.softIronSigma, BackgroundSoftIron.residualSoftIronAllowance)
+            if bound < 0.9 * estimator.parameters.softIronAllowance { estimator.boundSoftIron(bound) }
         }
         status = estimator.status
         status.changes += earlierChanges
