@@ -983,18 +983,13 @@ private struct OffsetState: Sendable {
         p1 -= gainX * towardX.y
         p2 -= gainX * towardX.z
         p3 -= gainX * towardX.w
-        e0 -= gainX * towardE[0]
-        e1 -= gainX * towardE[1]
-        e2 -= gainX * towardE[2]
-        e3 -= gainX * towardE[3]
-        e4 -= gainX * towardE[4]
-        e5 -= gainX * towardE[5]
-        q0 -= gainE * towardE[0]
-        q1 -= gainE * towardE[1]
-        q2 -= gainE * towardE[2]
-        q3 -= gainE * towardE[3]
-        q4 -= gainE * towardE[4]
-        q5 -= gainE * towardE[5]
+        // Column j of P_xE and of P_EE, each less its gain times (P H)'s E part's entry j.
+        e0 -= gainX * towardE[0]; q0 -= gainE * towardE[0]
+        e1 -= gainX * towardE[1]; q1 -= gainE * towardE[1]
+        e2 -= gainX * towardE[2]; q2 -= gainE * towardE[2]
+        e3 -= gainX * towardE[3]; q3 -= gainE * towardE[3]
+        e4 -= gainX * towardE[4]; q4 -= gainE * towardE[4]
+        e5 -= gainX * towardE[5]; q5 -= gainE * towardE[5]
         return nis
     }
 
