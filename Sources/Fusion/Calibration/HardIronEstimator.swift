@@ -650,17 +650,11 @@ public struct HardIronEstimator: Sendable {
             acceptedTime += duration
             if acceptedTime >= parameters.changeConfirmationTime {
                 rejectedTime = 0
-                candidateConsistentTime = 0
-                heldConfirmations = 0
-                candidateInformation = .zero
-                strengthMisfit = .zero
+                dropEvidence()
                 candidate = nil
             } else if let c = candidate, Self.isKnown(c), refutesStep(to: c, h, r) {
                 // Test 3: a step would have shown in this stretch and did not.
-                candidateConsistentTime = 0
-                heldConfirmations = 0
-                candidateInformation = .zero
-                strengthMisfit = .zero
+                dropEvidence()
             }
         } else {
             acceptedTime = 0
@@ -720,12 +714,18 @@ public struct HardIronEstimator: Sendable {
     private mutating func startCandidate() {
         candidate = OffsetState(offset: offset, sigma: parameters.initialSigma, fieldStrength: state.fieldStrength,
                                 softIronAllowance: parameters.softIronAllowance)
+        dropEvidence()
+        candidateStrengthKnown = false
+        candidateRefutedTime = 0
+    }
+
+    /// Forgets the evidence gathered for the second filter: its confirmation (time of fitting
+    /// stretches, held pairs) and tests 1 and 2's sums.
+    private mutating func dropEvidence() {
         candidateConsistentTime = 0
         heldConfirmations = 0
         candidateInformation = .zero
         strengthMisfit = .zero
-        candidateStrengthKnown = false
-        candidateRefutedTime = 0
     }
 
     /// Whether the second filter's stretches have fitted it for ``Parameters/changeConfirmationTime``,
@@ -817,10 +817,7 @@ public struct HardIronEstimator: Sendable {
         let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
         offsetSettled = p.m11 <= bound && p.m22 <= bound && p.m33 <= bound
         candidate = nil
-        candidateConsistentTime = 0
-        heldConfirmations = 0
-        candidateInformation = .zero
-        strengthMisfit = .zero
+        dropEvidence()
         sphere.known = strengthKnown
         moments = DirectionMoments()
         softIronSensitivity = .infinity
