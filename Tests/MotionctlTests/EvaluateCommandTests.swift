@@ -72,6 +72,23 @@ import Testing
         #expect(last.count == 4 && abs(abs(last[0]) - 1) < 1e-6)
     }
 
+    /// The 9D figures are device motion's: the background calibration runs unless turned off, and
+    /// what only it uses is refused without it, naming both options.
+    @Test func theBackgroundCalibrationRunsByDefault() throws {
+        let folder = NSTemporaryDirectory()
+        #expect(try EvaluateCommand.parse(["--data", folder, "--out", folder]).backgroundCalibration)
+        #expect(try EvaluateCommand.parse(["--data", folder, "--out", folder, "--background-calibration"]).backgroundCalibration)
+        #expect(try !EvaluateCommand.parse(["--data", folder, "--out", folder, "--no-background-calibration"]).backgroundCalibration)
+        for option in [["--trace-calibration"], ["--magnetometer-lag", "4"]] {
+            #expect {
+                _ = try EvaluateCommand.parse(["--data", folder, "--out", folder, "--no-background-calibration"] + option)
+            } throws: { error in
+                EvaluateCommand.message(for: error)
+                    == "\(option[0]) is about the background calibration, which --no-background-calibration turns off: drop one of them"
+            }
+        }
+    }
+
     /// `--reference-heading` on a synthetic trial whose reference north is magnetic north and
     /// whose magnetometer has an offset: the offset comes back, the corrected field at the opening
     /// rest points north, the raw one by as much as the offset turns it there.

@@ -12,7 +12,8 @@ struct EvaluateCommand: ParsableCommand {
         abstract: "Run the attitude filter over BROAD trials and print the error metric.",
         discussion: """
             Reads every trial listed in DIR/index.json (or every DIR/*.csv), runs the filter online \
-            (6D without and 9D with the magnetometer), writes OUT/6d/<trial>.csv and \
+            (6D without and 9D with the magnetometer, the 9D behind the background magnetometer \
+            calibration as in device motion unless --no-background-calibration), writes OUT/6d/<trial>.csv and \
             OUT/9d/<trial>.csv (qw,qx,qy,qz per input sample, sensor → East-North-Up) and prints \
             the 9D total and 6D inclination RMSE per trial and group. It prints no other filter's \
             figures: to compare, run ../shared/tools/broad_peers.py (or BROAD's own tools) on the same \
@@ -56,18 +57,21 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also show where each trial's reference puts north: the heading of the magnetometer's field at the opening rest in the reference's frame, raw and with the offset the reference implies removed (what a background calibration that finds that offset is charged on the trial).")
     var referenceHeading = false
 
-    @Flag(help: "Run the background magnetometer calibration (HardIronEstimator, never tuned on BROAD) ahead of the 9D filter, as the sampler does: the filter gets the field with the learned hard-iron offset removed. BROAD's magnetometer comes calibrated, so the estimator starts as the product starts it from a stored figure-eight calibration at high (offset 0, σ 0.2 µT, 1 % soft iron left).")
-    var backgroundCalibration = false
+    @Flag(inversion: .prefixedNo, help: "Run the background magnetometer calibration (HardIronEstimator, never tuned on BROAD) ahead of the 9D filter, as the sampler always does: the filter gets the field with the learned hard-iron offset removed (the default: the figures are those of device motion). BROAD's magnetometer comes calibrated, so the estimator starts as the product starts it from a stored figure-eight calibration at high (offset 0, σ 0.2 µT, 1 % soft iron left). --no-background-calibration: the 9D filter alone, on the field as measured.")
+    var backgroundCalibration = true
 
-    @Option(parsing: .unconditional, help: "With --background-calibration: how long the magnetometer lags the gyroscope, ms (a property of the sensor; default the estimator's, half an 80 Hz period).")
+    @Option(parsing: .unconditional, help: "How long the magnetometer lags the gyroscope, ms (a property of the sensor; default the estimator's, half an 80 Hz period); for the background calibration.")
     var magnetometerLag: Double?
 
-    @Flag(help: "With --background-calibration: print the background calibration's course once a second for each trial (offset, σ, accuracy, reason, changes adopted).")
+    @Flag(help: "Print the background calibration's course once a second for each trial (offset, σ, the reference field strength, the readings' scatter about the sphere, accuracy, reason, changes adopted).")
     var traceCalibration = false
 
     func validate() throws {
         try OptionRange.check(sensorLatency, "--sensor-latency", in: 0...100, unit: "ms")
         try OptionRange.check(rate, "--rate", in: 1...10_000, unit: "Hz")
+        if !backgroundCalibration, traceCalibration || magnetometerLag != nil {
+            throw ValidationError("\(traceCalibration ? "--trace-calibration" : "--magnetometer-lag") is about the background calibration, which --no-background-calibration turns off: drop one of them")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("no BROAD data at \(data): pass --data ../shared/data/broad")
@@ -254,7 +258,8 @@ struct EvaluateCommand: ParsableCommand {
             filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: field)
             guard i % every == every - 1, let status = correction?.status else { continue }
             let o = status.offset
-            print(String(format: "  t %6.1f s  offset (%6.2f, %6.2f, %6.2f) µT  σ %5.2f  ", Double(i + 1) * trial.sampleInterval, o.x, o.y, o.z, status.sigma)
+            print(String(format: "  t %6.1f s  offset (%6.2f, %6.2f, %6.2f) µT  σ %5.2f  field %5.2f µT  scatter %4.2f µT  ",
+                         Double(i + 1) * trial.sampleInterval, o.x, o.y, o.z, status.sigma, status.fieldStrength, status.fieldScatter)
                 + "\(status.accuracy.storedName)  \(status.reason.rawValue)  changes \(status.changes)")
         }
     }
