@@ -118,6 +118,11 @@ import Testing
         #expect(abs(measured.raw - atan2(raw.x, raw.y) * 180 / .pi) < 0.05, "\(measured.raw)")
         #expect(measured.residual < 0.01)
         #expect(measured.rawResidual > 1, "the offset (2.3 µT) is in the raw readings' residual: \(measured.rawResidual)")
+        // The raw field's strength: at rest one reading's, moving within the offset of the world's.
+        let atRest = rest.inverseRotate(world) + offset
+        #expect(abs(measured.restStrength - (atRest * atRest).sum().squareRoot()) < 1e-9, "\(measured.restStrength)")
+        let strength = (world * world).sum().squareRoot(), offsetSize = (offset * offset).sum().squareRoot()
+        #expect(abs(measured.movingStrength - strength) < offsetSize, "\(measured.movingStrength)")
     }
 
     /// `--reference-lag`'s held drift: a gyroscope that reads 1 % high while the body turns about

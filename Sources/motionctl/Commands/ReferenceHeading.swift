@@ -28,6 +28,11 @@ struct ReferenceHeading {
     /// µT: the same with b = 0 (the raw readings against the reference): little more than
     /// ``residual`` where the reference is met as well without an offset.
     var rawResidual: Double
+    /// µT: the mean strength of the raw field at the opening rest and over the moving samples. Where
+    /// they differ, the board moved to where the field is not what it was at rest (a place, not an
+    /// offset: the field-strength constraint of a background calibration sees it as either).
+    var restStrength: Double
+    var movingStrength: Double
 
     init?(_ trial: BroadTrial) {
         var rest: [(SIMD3<Double>, Quaternion)] = [], moving: [(SIMD3<Double>, Quaternion)] = []
@@ -52,6 +57,11 @@ struct ReferenceHeading {
         rawResidual = Self.residual(moving, world: rawWorld, offset: .zero)
         guard residual.isFinite, rawResidual.isFinite else { return nil }
         self.offset = offset
+        func meanStrength(_ samples: [(SIMD3<Double>, Quaternion)]) -> Double {
+            samples.reduce(0.0) { $0 + ($1.0 * $1.0).sum().squareRoot() } / Double(samples.count)
+        }
+        restStrength = meanStrength(rest)
+        movingStrength = meanStrength(moving)
         raw = Self.heading(rest.reduce(.zero) { $0 + $1.1.rotate($1.0) })
         corrected = Self.heading(rest.reduce(.zero) { $0 + $1.1.rotate($1.0 - offset) })
     }
@@ -70,12 +80,13 @@ struct ReferenceHeading {
         atan2(v.x, v.y) * 180 / .pi
     }
 
-    /// Prints each trial's two headings, the offset and the fit's residual.
+    /// Prints each trial's two headings, the offset, the fit's residual and the field's strength.
     static func report(_ loaded: [(entry: BroadIndexEntry, trial: BroadTrial)]) {
         print("")
         print("north in the reference (--reference-heading): the heading of the field at the opening rest, in the")
         print("reference's frame, raw and with the offset the reference implies (fitted over the moving samples) removed")
-        print("trial                                          raw °  corrected °  offset µT (x, y, z)        residual µT  without it")
+        print("trial                                          raw °  corrected °  offset µT (x, y, z)        residual µT  without it"
+            + "  |m| µT at rest  moving")
         for (entry, trial) in loaded {
             guard let measured = ReferenceHeading(trial) else {
                 print(EvaluateCommand.pad(entry.trial, 46) + "no opening rest or too little motion with a reference")
@@ -85,7 +96,8 @@ struct ReferenceHeading {
             print(EvaluateCommand.pad(entry.trial, 46) + EvaluateCommand.number(measured.raw, 6)
                 + EvaluateCommand.number(measured.corrected, 13)
                 + "  (" + [b.x, b.y, b.z].map { String(format: "%6.2f", $0) }.joined(separator: ", ") + ")"
-                + EvaluateCommand.number(measured.residual, 13) + EvaluateCommand.number(measured.rawResidual, 12))
+                + EvaluateCommand.number(measured.residual, 13) + EvaluateCommand.number(measured.rawResidual, 12)
+                + EvaluateCommand.number(measured.restStrength, 16) + EvaluateCommand.number(measured.movingStrength, 8))
         }
     }
 }
