@@ -54,7 +54,7 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Also measure how far the gyroscope lags the optical reference in each trial, and score the reference itself that late (what no filter without the latency can beat).")
     var referenceLag = false
 
-    @Flag(help: "Also show where each trial's reference puts north: the heading of the magnetometer's field at the opening rest in the reference's frame, raw and with the offset the reference implies removed (what a background calibration that finds that offset is charged on the trial).")
+    @Flag(help: "Also show where each trial's reference puts north: the heading of the magnetometer's field at the opening rest in the reference's frame, raw and with the offset the reference implies removed (what a background calibration that finds that offset is charged on the trial); and the raw field's mean strength at that rest and while moving (a place whose field differs from the rest's spot).")
     var referenceHeading = false
 
     @Flag(inversion: .prefixedNo, help: "Run the background magnetometer calibration (HardIronEstimator, never tuned on BROAD) ahead of the 9D filter, as the sampler always does: the filter gets the field with the learned hard-iron offset removed (the default: the figures are those of device motion). BROAD's magnetometer comes calibrated, so the estimator starts as the product starts it from a stored figure-eight calibration at high (offset 0, σ 0.2 µT, 1 % soft iron left). --no-background-calibration: the 9D filter alone, on the field as measured.")
