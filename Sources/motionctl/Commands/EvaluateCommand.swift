@@ -63,7 +63,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "How long the magnetometer lags the gyroscope, ms (a property of the sensor; default the estimator's, half an 80 Hz period); for the background calibration.")
     var magnetometerLag: Double?
 
-    @Flag(help: "Print the background calibration's course once a second for each trial (offset, σ, the reference field strength, the readings' scatter about the sphere, accuracy, reason, changes adopted).")
+    @Flag(help: "Print the background calibration's course once a second for each trial (offset, σ, the reference field strength, the readings' scatter about the sphere, the stretches' consistency, accuracy, reason, changes adopted).")
     var traceCalibration = false
 
     func validate() throws {
@@ -258,8 +258,8 @@ struct EvaluateCommand: ParsableCommand {
             filter.update(gyroscope: trial.gyroscope[i], accelerometer: trial.accelerometer[i], magnetometer: field)
             guard i % every == every - 1, let status = correction?.status else { continue }
             let o = status.offset
-            print(String(format: "  t %6.1f s  offset (%6.2f, %6.2f, %6.2f) µT  σ %5.2f  field %5.2f µT  scatter %4.2f µT  ",
-                         Double(i + 1) * trial.sampleInterval, o.x, o.y, o.z, status.sigma, status.fieldStrength, status.fieldScatter)
+            print(String(format: "  t %6.1f s  offset (%6.2f, %6.2f, %6.2f) µT  σ %5.2f  field %5.2f µT  scatter %4.2f µT  consistency %4.2f  ",
+                         Double(i + 1) * trial.sampleInterval, o.x, o.y, o.z, status.sigma, status.fieldStrength, status.fieldScatter, status.consistency)
                 + "\(status.accuracy.storedName)  \(status.reason.rawValue)  changes \(status.changes)")
         }
     }
