@@ -24,6 +24,8 @@ def main():
     parser.add_argument('--window', type=float, default=5.0, help='seconds per window (default 5)')
     parser.add_argument('outs', nargs='+', help='evaluate --out folders')
     args = parser.parse_args()
+    if not (args.window > 0 and np.isfinite(args.window)):
+        sys.exit(f'error: --window must be a positive number of seconds (e.g. 5); got {args.window}')
     if not os.path.isfile(args.peers):
         sys.exit(f'error: no broad_peers.py at {args.peers}: pass --peers ../shared/tools/broad_peers.py')
     spec = importlib.util.spec_from_file_location('broad_peers', args.peers)
