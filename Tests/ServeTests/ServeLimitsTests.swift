@@ -228,6 +228,8 @@ struct ServeLimitsTests {
             let process: Process
             private let output = Shared("")
             private let error = Shared("")
+            /// How many of the two pipes were read to their end (the process closed them).
+            private let drained = Shared(0)
 
             init(_ arguments: [String]) throws {
                 let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
@@ -242,11 +244,15 @@ struct ServeLimitsTests {
                 process.standardOutput = out
                 process.standardError = err
                 try process.run()
+                let drained = drained
                 for (pipe, text) in [(out, output), (err, error)] {
                     Thread {
                         while true {
                             let data = pipe.fileHandleForReading.availableData
-                            if data.isEmpty { return }
+                            if data.isEmpty {
+                                drained.withLock { $0 += 1 }
+                                return
+                            }
                             text.withLock { $0 += String(decoding: data, as: UTF8.self) }
                         }
                     }.start()
@@ -271,17 +277,19 @@ struct ServeLimitsTests {
                 throw RawHTTP.Failure(description: "no URL: \(standardOutput) \(standardError)")
             }
 
-            /// Waits up to `seconds` for it to exit; kills it (and says so) if it did not.
+            /// Waits up to `seconds` for it to exit; kills it (and says so) if it did not. Either way,
+            /// then waits (up to 10 s) until both pipes are read to their end, so that what it wrote
+            /// last (its "interrupted: " line) is in ``standardError`` (the readers run on their own
+            /// threads and may still be behind when the process is gone).
             func exited(within seconds: Double) -> Bool {
                 let end = Date().addingTimeInterval(seconds)
                 while process.isRunning, Date() < end { usleep(20_000) }
-                if process.isRunning {
-                    kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
-                    return false
-                }
+                let exited = !process.isRunning
+                if !exited { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
-                return true
+                let drainEnd = Date().addingTimeInterval(10)
+                while drained.withLock({ $0 }) < 2, Date() < drainEnd { usleep(10_000) }
+                return exited
             }
         }
 
