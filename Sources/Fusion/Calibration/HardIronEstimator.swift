@@ -589,9 +589,19 @@ public struct HardIronEstimator: Sendable {
             sensitivityCountdown = 50
             softIronSensitivity = moments.softIronSensitivity
         }
-        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
-        _ = state.constrainStrength(field, 4 * strength * strength * variance, gate: 10.8)
+        _ = state.constrainStrength(field, strengthReadingVariance(strength), gate: Self.strengthGate)
     }
+
+    /// A field-strength reading's variance in |m|² (µT⁴) at field strength `strength` (µT): the
+    /// reading's noise and what the constraint's model leaves out, each in µT of strength, times
+    /// (2F)² (d|m|² = 2|m| d|m|).
+    private func strengthReadingVariance(_ strength: Double) -> Double {
+        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
+        return 4 * strength * strength * variance
+    }
+
+    /// A field-strength reading the constraint cannot explain is skipped: χ²₁ beyond 10.8 (99.9 %).
+    private static let strengthGate = 10.8
 
     /// The field-strength constraint on the second filter (a hard-iron change being relearned):
     /// a magnet attached to the board changes the offset, not the Earth's field, so the reference
@@ -609,8 +619,7 @@ public struct HardIronEstimator: Sendable {
             candidateStrengthKnown = true
             return
         }
-        let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
-        _ = c.constrainStrength(field, 4 * strength * strength * variance, gate: 10.8)
+        _ = c.constrainStrength(field, strengthReadingVariance(strength), gate: Self.strengthGate)
         candidate = c
     }
 
