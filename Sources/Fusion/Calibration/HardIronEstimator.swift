@@ -62,6 +62,17 @@ import Glibc
 /// board handled a little after a magnet was attached gives few stretches, and one that does not
 /// fit resets their count; a few holds between its turns then still confirm the change.
 ///
+/// A board moved about: a place's field is also in the readings of a board shaken or carried
+/// through it, and over the few directions of a hand's motion it looks like an offset. How far
+/// the board is from where it has recently been (``Excursion``, from the accelerometer) times
+/// ``Parameters/fieldGradient`` is the field's change the stretches and the field-strength
+/// constraint may meet; it widens their variance, so that what was read away from where the
+/// board was counts for less (the second filter's stretches excepted). The gates and the tests of
+/// a change leave it out: a reading the model of a board in one place cannot explain is still
+/// skipped, and a change of hard iron is still told by the same stretches. It lowers the weights; it does not make errors that follow
+/// the motion independent, so the offset still moves where they do (``Excursion``'s tests and
+/// `aShakenBoardsReadingsCountForLess`).
+///
 /// Soft iron: ``BackgroundFieldCorrection`` removes what it can fit before the filter sees the
 /// field (``HoldSoftIron``, ``BackgroundSoftIron``, or a stored calibration). What is left, E
 /// (m − b = (I + E)·h, E symmetric, trace zero, at most ``Parameters/softIronAllowance``), is
@@ -142,6 +153,13 @@ public struct HardIronEstimator: Sendable {
         /// What the field-strength constraint's model leaves out, µT: the second-order terms of
         /// the soft iron it estimates, a field that is not quite the same from place to place.
         public var strengthModelError: Double = 1.0
+        /// How much the field changes per metre the board is carried, µT/m: a reading taken
+        /// d metres from where the board has recently been (``Excursion``) may differ from one taken
+        /// there by this times d, an error no offset explains, added to the variance of the
+        /// stretches and of the field-strength constraint. A room's field varies by a few µT over a
+        /// metre (the simulator's indoor scenarios: steel furniture and a radiator bend it by
+        /// 2–6 µT within 0.3–0.8 m of them); 5 µT/m.
+        public var fieldGradient: Double = 5
         /// Largest RMS scatter of the readings about the sphere (µT) with which the accuracy may be
         /// `high`: beyond it hard iron alone does not explain the readings (soft iron, an
         /// uneven field), and the offset is no better than `medium`.
@@ -279,6 +297,9 @@ public struct HardIronEstimator: Sendable {
     private var lastField = SIMD3<Double>.zero
     private var lastAcceleration = SIMD3<Double>(0, 0, -1)
     private var stillTime: Double = 0
+    /// How far the board is from where it has recently been, and where it was at the stretch's start.
+    private var excursion = Excursion()
+    private var stretchStartPosition = SIMD3<Double>.zero
 
     /// Reference strength and dip (learned or expected); strength 0 while unknown.
     private var referenceStrength: Double = 0
@@ -442,6 +463,7 @@ public struct HardIronEstimator: Sendable {
     /// dropped, since the board may have turned unseen; what was learned stays.
     public mutating func restartStretch() {
         firstReading = nil
+        excursion.restart()
     }
 
     /// Soft iron shown to be at most `allowance` (Frobenius norm of S − I; e.g. by a holds' fit too
@@ -471,8 +493,10 @@ public struct HardIronEstimator: Sendable {
     ) {
         guard field * 0 == .zero, rotationRate * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
             firstReading = nil
+            excursion.restart()
             return
         }
+        excursion.update(acceleration: acceleration, rotationRate: rotationRate, interval: interval)
         checkDisturbance(field, acceleration)
         // Only while turning: at rest every reading repeats the same direction, which adds
         // nothing but its errors.
@@ -528,6 +552,7 @@ public struct HardIronEstimator: Sendable {
 
     private mutating func startStretch(_ field: SIMD3<Double>, rate: SIMD3<Double>) {
         firstReading = field
+        stretchStartPosition = excursion.position
         firstRateVector = rate
         firstRate = (rate * rate).sum().squareRoot()
         rotation = .identity
@@ -589,7 +614,8 @@ public struct HardIronEstimator: Sendable {
             sensitivityCountdown = 50
             softIronSensitivity = moments.softIronSensitivity
         }
-        _ = state.constrainStrength(field, strengthReadingVariance(strength), gate: Self.strengthGate)
+        _ = state.constrainStrength(field, strengthReadingVariance(strength), unchecked: strengthPlaceVariance(strength),
+                                    gate: Self.strengthGate)
     }
 
     /// A field-strength reading's variance in |m|² (µT⁴) at field strength `strength` (µT): the
@@ -598,6 +624,13 @@ public struct HardIronEstimator: Sendable {
     private func strengthReadingVariance(_ strength: Double) -> Double {
         let variance = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
         return 4 * strength * strength * variance
+    }
+
+    /// The same for the field's change over the board's excursion (``Parameters/fieldGradient``):
+    /// it lowers the reading's weight, and the gate does not test it (see ``OffsetState/update(_:_:_:unchecked:gate:)``).
+    private func strengthPlaceVariance(_ strength: Double) -> Double {
+        let placeError = parameters.fieldGradient * excursion.distance
+        return 4 * strength * strength * placeError * placeError
     }
 
     /// A field-strength reading the constraint cannot explain is skipped: χ²₁ beyond 10.8 (99.9 %).
@@ -619,7 +652,8 @@ public struct HardIronEstimator: Sendable {
             candidateStrengthKnown = true
             return
         }
-        _ = c.constrainStrength(field, strengthReadingVariance(strength), gate: Self.strengthGate)
+        _ = c.constrainStrength(field, strengthReadingVariance(strength), unchecked: strengthPlaceVariance(strength),
+                                gate: Self.strengthGate)
         candidate = c
     }
 
@@ -646,8 +680,13 @@ public struct HardIronEstimator: Sendable {
         let strength = max(referenceStrength, ((earlier - offset) * (earlier - offset)).sum().squareRoot())
         let angleError = endRates * parameters.timingUncertainty + parameters.rotationScaleError * rotation.angle
         let r = 2 * parameters.fieldNoise * parameters.fieldNoise + (angleError * strength) * (angleError * strength)
+        // The field where the board ended the stretch may differ from where it began it: the
+        // stretch counts for less (the gate and the tests of a change use r alone).
+        let moved = excursion.position - phi * stretchStartPosition
+        let placeError = parameters.fieldGradient * (moved * moved).sum().squareRoot()
+        let placeVariance = placeError * placeError
 
-        let (accepted, nis) = state.update(h, y, r, gate: parameters.gate, apply: !disturbed)
+        let (accepted, nis) = state.update(h, y, r, unchecked: placeVariance, gate: parameters.gate, apply: !disturbed)
         if accepted {
             consistency += 0.05 * (nis / 3 - consistency)
             let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
@@ -690,6 +729,10 @@ public struct HardIronEstimator: Sendable {
                 let departures = SIMD2((first * first).sum().squareRoot(), (second * second).sum().squareRoot()) - referenceStrength
                 strengthMisfit += departures * departures
             }
+            // Its stretches keep their full weight: it must learn a change within seconds of
+            // turning, and is adopted only once they fit it (weighted by the board's excursion it
+            // learned more slowly, and on the simulated carrying about indoors took one false
+            // change; session 15).
             let (_, candidateNIS) = c.update(h, y, r, gate: .infinity, apply: true)
             candidate = c
             // Consistent while its stretches fit, with the Earth's field as it was (test 2); an
@@ -959,16 +1002,19 @@ private struct OffsetState: Sendable {
 
     /// One scalar measurement y = hᵀx + noise (variance r): applied when its normalized innovation
     /// squared is within `gate`; returns that NIS. The soft iron E is in none of them (the
-    /// stretches'), but what is known of it still changes as x does.
+    /// stretches'), but what is known of it still changes as x does. `unchecked`: the variance of
+    /// an error the gate does not test (the field's change over the board's excursion): it lowers
+    /// the measurement's weight, and a measurement the model without it cannot explain is still
+    /// skipped.
     @inline(__always)
-    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, gate: Double) -> Double {
-        update(h, y, r, gate: gate, softIron: .zero)
+    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, unchecked: Double = 0, gate: Double) -> Double {
+        update(h, y, r, unchecked: unchecked, gate: gate, softIron: .zero)
     }
 
     /// The same for y = hᵀx + gᵀE + noise, `g` E's coefficients (lanes as ``softIron``): one
     /// Kalman update of the whole state (b, k, E).
     @inline(__always)
-    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, gate: Double, softIron g: SIMD8<Double>) -> Double {
+    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, unchecked: Double = 0, gate: Double, softIron g: SIMD8<Double>) -> Double {
         // P·H for H = (h, g): its x part (P_xx h + P_xE g) and its E part (P_Ex h + P_EE g).
         var towardX: SIMD4<Double> = p0 * h.x + p1 * h.y + p2 * h.z + p3 * h.w
         towardX += e0 * g[0] + e1 * g[1] + e2 * g[2]
@@ -976,10 +1022,11 @@ private struct OffsetState: Sendable {
         var towardE = SIMD8<Double>((h * e0).sum(), (h * e1).sum(), (h * e2).sum(), (h * e3).sum(), (h * e4).sum(), (h * e5).sum(), 0, 0)
         towardE += q0 * g[0] + q1 * g[1] + q2 * g[2]
         towardE += q3 * g[3] + q4 * g[4] + q5 * g[5]
-        let s = (h * towardX).sum() + (g * towardE).sum() + r
-        guard s > 0 else { return .infinity }
+        let checked = (h * towardX).sum() + (g * towardE).sum() + r
+        let s = checked + unchecked
+        guard checked > 0 else { return .infinity }
         let innovation = y - (h * x).sum() - (g * softIron).sum()
-        let nis = innovation * innovation / s
+        let nis = innovation * innovation / checked
         guard nis <= gate else { return nis }
         let gainX = towardX / s, gainE = towardE / s
         x += gainX * innovation
@@ -1001,20 +1048,21 @@ private struct OffsetState: Sendable {
 
     /// The field-strength constraint |m|² = 2 mᵀb + k + 2 hᵀE h at reading `field` (h = m − b).
     @inline(__always)
-    mutating func constrainStrength(_ field: SIMD3<Double>, _ r: Double, gate: Double) -> Double {
+    mutating func constrainStrength(_ field: SIMD3<Double>, _ r: Double, unchecked: Double, gate: Double) -> Double {
         let h = field - offset
         let g = SIMD8(2 * h.x * h.x, 2 * h.y * h.y, 2 * h.z * h.z, 4 * h.x * h.y, 4 * h.x * h.z, 4 * h.y * h.z, 0, 0)
-        return update(SIMD4(2 * field, 1), (field * field).sum(), r, gate: gate, softIron: g)
+        return update(SIMD4(2 * field, 1), (field * field).sum(), r, unchecked: unchecked, gate: gate, softIron: g)
     }
 
-    /// A stretch: y = H b + noise (variance r per axis, H 3×3, k not involved), as three scalar
-    /// updates in turn; applied as a whole when `apply` and the summed NIS (the vector's, since
-    /// the axes' noise is independent) is within `gate`. Returns whether applied, and the NIS.
-    mutating func update(_ h: Matrix3, _ y: SIMD3<Double>, _ r: Double, gate: Double, apply: Bool) -> (Bool, Double) {
+    /// A stretch: y = H b + noise (variance r per axis, H 3×3, k not involved; `unchecked` as in
+    /// the scalar update), as three scalar updates in turn; applied as a whole when `apply` and the
+    /// summed NIS (the vector's, since the axes' noise is independent) is within `gate`. Returns
+    /// whether applied, and the NIS.
+    mutating func update(_ h: Matrix3, _ y: SIMD3<Double>, _ r: Double, unchecked: Double = 0, gate: Double, apply: Bool) -> (Bool, Double) {
         var trial = self
-        var nis = trial.update(SIMD4(h.rows.0, 0), y.x, r, gate: .infinity)
-        nis += trial.update(SIMD4(h.rows.1, 0), y.y, r, gate: .infinity)
-        nis += trial.update(SIMD4(h.rows.2, 0), y.z, r, gate: .infinity)
+        var nis = trial.update(SIMD4(h.rows.0, 0), y.x, r, unchecked: unchecked, gate: .infinity)
+        nis += trial.update(SIMD4(h.rows.1, 0), y.y, r, unchecked: unchecked, gate: .infinity)
+        nis += trial.update(SIMD4(h.rows.2, 0), y.z, r, unchecked: unchecked, gate: .infinity)
         guard apply, nis <= gate else { return (false, nis) }
         self = trial
         return (true, nis)

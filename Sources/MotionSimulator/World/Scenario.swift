@@ -35,7 +35,7 @@ public struct Scenario: Sendable {
     public static let all: [Scenario] = [
         rest, sixFaces, flip, portraitTilt, shakePortrait, landscapeSweep, figureEight, tumble, walk, translation,
         taps, vibration, magnetDisturbance, steelDesk, ordinaryHandling, magnetPassing, magnetAttached, indoorHandling,
-        indoorCarrying,
+        indoorCarrying, fastTranslation,
     ]
 
     private static let degree = Double.pi / 180
@@ -220,5 +220,33 @@ public struct Scenario: Sendable {
             .magnetInWorld(position: SIMD3(1.6, 0, 0.3), moment: SIMD3(0.3, 0, 0.8)),
             .magnetInWorld(position: SIMD3(3.0, 0.85, 0.2), moment: SIMD3(0, -0.8, 0.8)),
             .magnetInWorld(position: SIMD3(0.8, 0.55, 0.25), moment: SIMD3(0.6, 0.8, 0)),
+        ])
+
+    /// The attitudes the board is held at in ``fastTranslation``'s moves (yaw, pitch, roll in
+    /// degrees): within ±15° of the handling's last attitude (yaw −20°, flat), in an order that
+    /// turns it about all three axes.
+    static let fastTranslationAttitudes: [(yaw: Double, pitch: Double, roll: Double)] = [
+        (-5, 6, 0), (-32, 0, -8), (-12, -9, 5), (-35, 7, 4), (-20, -4, -10), (-8, 10, 6), (-30, -8, 0), (-15, 3, 9),
+    ]
+
+    /// A hand moving the board back and forth fast, as BROAD's translation trials do: ordinary
+    /// handling (the offset is learned), lifted, then moved 0.4 m one way and back, 0.6 s each way
+    /// (up to 0.7 g), turned a little on the way (±15°), for 60 s, 0.35 m from a steel cabinet
+    /// whose field changes by a few µT along the way; then carried 3 m away from it (where its
+    /// field is under 0.01 µT: the heading there shows the offset learned) and put down. The field each reading
+    /// meets depends on where the board is, and where it is goes with how it is held: over the
+    /// few directions of such a motion, a place's field looks like an offset.
+    public static let fastTranslation = Scenario(
+        name: "fast-translation",
+        summary: "ordinary handling, then moved back and forth fast (0.4 m, 0.6 s each way) for 60 s, turned a little (±15°), 0.35 m from a steel cabinet (the field changes by a few µT along the way), then put down 3 m away",
+        script: MotionScript(handling + [.translate(by: SIMD3(0, 0, 0.15), over: 1)]
+            + (0..<100).map { index in
+                let held = fastTranslationAttitudes[index % fastTranslationAttitudes.count]
+                return .move(to: SIMD3(index % 2 == 0 ? 0.2 : -0.2, 0, 0.15),
+                             attitude: Quaternion(roll: held.roll * degree, pitch: held.pitch * degree, yaw: held.yaw * degree), over: 0.6)
+            } + [.move(to: SIMD3(0, -3, 0), attitude: Quaternion(roll: 0, pitch: 0, yaw: -20 * degree), over: 4), .rest(10)]),
+        disturbances: [
+            // A steel cabinet 0.35 m beside the middle of the path: 4.2 µT there, 2.2 µT at its ends.
+            .magnetInWorld(position: SIMD3(0, 0.35, 0.15), moment: SIMD3(0, -0.8, 0.8)),
         ])
 }
