@@ -12,9 +12,8 @@ import Glibc
 @Suite struct ExcursionTests {
     static let g = Excursion.standardGravity
 
-    /// Samples of a board at `attitude(t)` (device → world) turning at `rate(t)` (rad/s, device
-    /// axes; the two must agree), its position `position(t)` in metres (world axes); `body(t,
-    /// excursion)` after each.
+    /// Samples of a board turning at `rate(t)` (rad/s, device axes) from level, its position
+    /// `position(t)` in metres (world axes); `body(t, excursion)` after each.
     static func run(
         duration: Double, seed: UInt64 = 1, accelerometerNoise: Double = 0,
         rate: (Double) -> SIMD3<Double>, position: (Double) -> SIMD3<Double>,
@@ -22,14 +21,8 @@ import Glibc
     ) {
         var noise = FixedSeedNoise(seed: seed)
         var excursion = Excursion()
-        var attitude = Quaternion.identity
-        let dt = 0.01, h = 1e-3
-        var t = 0.0
-        while t < duration {
-            let omega = rate(t)
-            let angle = (omega * omega).sum().squareRoot() * dt
-            if angle > 0 { attitude = (attitude * Quaternion(axis: omega, angle: angle)).normalized }
-            t += dt
+        let h = 1e-3
+        HardIronEstimatorTests.forEachAttitude(duration: duration, rate: rate) { t, attitude, omega, dt in
             // The second derivative of the position, by central differences (exact for the
             // quadratic and near enough for a sine at this step).
             let accelerationInWorld = (position(t + h) - 2 * position(t) + position(t - h)) / (h * h)

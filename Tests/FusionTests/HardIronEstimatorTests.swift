@@ -21,16 +21,26 @@ import Glibc
         body: (Double, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>, Double) -> Void
     ) {
         var noise = FixedSeedNoise(seed: seed)
+        forEachAttitude(duration: duration, rate: rate) { t, attitude, omega, dt in
+            let field = softIron * attitude.inverseRotate(earth) + offset(t) + extra(t, attitude) + noise.gaussianVector(0.4)
+            body(t, field, omega, attitude.inverseRotate(SIMD3(0, 0, -1)), dt)
+        }
+    }
+
+    /// A body turning at `rate(t)` (rad/s, device axes) from the identity, every 10 ms:
+    /// `body(t, attitude (device → world), rate, dt)`.
+    static func forEachAttitude(
+        duration: Double, rate: (Double) -> SIMD3<Double>, body: (Double, Quaternion, SIMD3<Double>, Double) -> Void
+    ) {
         let dt = 0.01
-        var attitude = Quaternion.identity   // device → world
+        var attitude = Quaternion.identity
         var t = 0.0
         while t < duration {
             let omega = rate(t)
             let angle = (omega * omega).sum().squareRoot() * dt
             if angle > 0 { attitude = (attitude * Quaternion(axis: omega, angle: angle)).normalized }
             t += dt
-            let field = softIron * attitude.inverseRotate(earth) + offset(t) + extra(t, attitude) + noise.gaussianVector(0.4)
-            body(t, field, omega, attitude.inverseRotate(SIMD3(0, 0, -1)), dt)
+            body(t, attitude, omega, dt)
         }
     }
 
@@ -220,20 +230,16 @@ import Glibc
         let gradient = SIMD3<Double>(6, -4, 8)   // µT per metre along East
         let omega = 2 * Double.pi * 0.8, amplitude = 0.2, tilt = 15 * Double.pi / 180
         var noise = FixedSeedNoise(seed: 7)
-        var attitude = Quaternion.identity
-        let dt = 0.01
-        var t = 0.0
-        while t < 120 {
-            // A slow wander, and a tilt that goes with the position (15° about the device's y axis
-            // at the ends of the line): the hand tilts the board as it moves it.
-            let rate = SIMD3(0.3 * cos(1.3 * t), 0.25 * cos(0.9 * t + 1) + tilt * omega * cos(omega * t), 0.2 * cos(0.7 * t + 2))
-            let angle = (rate * rate).sum().squareRoot() * dt
-            if angle > 0 { attitude = (attitude * Quaternion(axis: rate, angle: angle)).normalized }
-            t += dt
+        // A slow wander, and a tilt that goes with the position (15° about the device's y axis at
+        // the ends of the line): the hand tilts the board as it moves it.
+        let rate = { (t: Double) in
+            SIMD3(0.3 * cos(1.3 * t), 0.25 * cos(0.9 * t + 1) + tilt * omega * cos(omega * t), 0.2 * cos(0.7 * t + 2))
+        }
+        Self.forEachAttitude(duration: 120, rate: rate) { t, attitude, turning, dt in
             let east = amplitude * sin(omega * t), acceleration = -omega * omega * east
             let field = attitude.inverseRotate(Self.earth + gradient * east) + noise.gaussianVector(0.4)
             let reading = attitude.inverseRotate(SIMD3(acceleration / 9.80665, 0, -1))
-            estimator.update(field: field, rotationRate: rate, acceleration: reading, interval: dt)
+            estimator.update(field: field, rotationRate: turning, acceleration: reading, interval: dt)
         }
         return Self.distance(estimator.estimate, .zero)
     }
