@@ -233,9 +233,9 @@ public struct Scenario: Sendable {
     /// handling (the offset is learned), lifted, then moved 0.4 m one way and back, 0.6 s each way
     /// (up to 0.7 g), turned a little on the way (±15°), for 60 s, 0.35 m from a steel cabinet
     /// whose field changes by a few µT along the way; then carried 3 m away from it (where its
-    /// field is under 0.01 µT: the heading there shows the offset learned) and put down. The field each reading
-    /// meets depends on where the board is, and where it is goes with how it is held: over the
-    /// few directions of such a motion, a place's field looks like an offset.
+    /// field is under 0.01 µT) and put down. The field each reading meets depends on where the
+    /// board is, and where it is goes with how it is held: over the few directions of such a
+    /// motion, a place's field looks like an offset.
     public static let fastTranslation = Scenario(
         name: "fast-translation",
         summary: "ordinary handling, then moved back and forth fast (0.4 m, 0.6 s each way) for 60 s, turned a little (±15°), 0.35 m from a steel cabinet (the field changes by a few µT along the way), then put down 3 m away",
@@ -246,7 +246,7 @@ public struct Scenario: Sendable {
                              attitude: Quaternion(roll: held.roll * degree, pitch: held.pitch * degree, yaw: held.yaw * degree), over: 0.6)
             } + [.move(to: SIMD3(0, -3, 0), attitude: Quaternion(roll: 0, pitch: 0, yaw: -20 * degree), over: 4), .rest(10)]),
         disturbances: [
-            // A steel cabinet 0.35 m beside the middle of the path: 4.2 µT there, 2.2 µT at its ends.
+            // A steel cabinet 0.35 m beside the middle of the path: 4.2 µT there, 2.5 µT at its ends.
             .magnetInWorld(position: SIMD3(0, 0.35, 0.15), moment: SIMD3(0, -0.8, 0.8)),
         ])
 }
