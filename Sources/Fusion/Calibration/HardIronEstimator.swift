@@ -156,7 +156,9 @@ public struct HardIronEstimator: Sendable {
         /// How much the field changes per metre the board is carried, µT/m: a reading taken
         /// d metres from where the board has recently been (``Excursion``) may differ from one taken
         /// there by this times d, an error no offset explains, added to the variance of the
-        /// stretches and of the field-strength constraint. A room's field varies by a few µT over a
+        /// stretches and of the field-strength constraint where it sets their weight (not where
+        /// their gates and the tests of a change read it). 0: every reading is taken as if the
+        /// board stayed in one place. A room's field varies by a few µT over a
         /// metre (the simulator's indoor scenarios: steel furniture and a radiator bend it by
         /// 2–6 µT within 0.3–0.8 m of them); 5 µT/m.
         public var fieldGradient: Double = 5
