@@ -41,8 +41,8 @@ struct Excursion: Sendable, Equatable {
         // keeps.
         let turn = rotationRate * -interval
         g = Self.turned(g, by: turn)
-        velocity += Self.cross(turn, velocity)
-        position += Self.cross(turn, position)
+        velocity += cross(turn, velocity)
+        position += cross(turn, position)
         let forget = min(interval / timeConstant, 1)
         g += forget * (acceleration - g)
         let user = (acceleration - g) * Self.standardGravity
@@ -71,9 +71,5 @@ struct Excursion: Sendable, Equatable {
         let sine = 1 - t / 6 + t * t / 120
         let versine = 0.5 - t / 24 + t * t / 720
         return cosine * v + sine * cross(a, v) + (versine * (a * v).sum()) * a
-    }
-
-    private static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
     }
 }

@@ -69,9 +69,9 @@ import Glibc
 /// constraint may meet; it widens their variance, so that what was read away from where the
 /// board was counts for less (the second filter's stretches excepted). The gates and the tests of
 /// a change leave it out: a reading the model of a board in one place cannot explain is still
-/// skipped, and a change of hard iron is still told by the same stretches. It lowers the weights; it does not make errors that follow
-/// the motion independent, so the offset still moves where they do (``Excursion``'s tests and
-/// `aShakenBoardsReadingsCountForLess`).
+/// skipped, and a change of hard iron is still told by the same stretches. It lowers the weights;
+/// it does not make errors that follow the motion independent, so the offset still moves where
+/// they do (``Excursion``'s tests and `aShakenBoardsReadingsCountForLess`).
 ///
 /// Soft iron: ``BackgroundFieldCorrection`` removes what it can fit before the filter sees the
 /// field (``HoldSoftIron``, ``BackgroundSoftIron``, or a stored calibration). What is left, E
@@ -363,7 +363,7 @@ public struct HardIronEstimator: Sendable {
     /// Magnetic east in device axes at the latest reading (the direction in which a field error
     /// turns the heading), a unit vector; nil while unknown (no field or no gravity).
     private var east: SIMD3<Double>? {
-        let east = Self.cross(lastAcceleration, lastField - offset)   // down × field points east
+        let east = cross(lastAcceleration, lastField - offset)   // down × field points east
         let size = (east * east).sum().squareRoot()
         return size > 0 ? east / size : nil
     }
@@ -373,10 +373,6 @@ public struct HardIronEstimator: Sendable {
     private func eastSigma(_ east: SIMD3<Double>?) -> Double {
         guard let u = east else { return sigma }
         return Self.withFloor((u * (covariance * u)).sum(), parameters.modelErrorFloor)
-    }
-
-    private static func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
     }
 
     /// The horizontal field strength the heading error is computed with, µT.
