@@ -9,6 +9,9 @@ let package = Package(
         .executable(name: "motionctl", targets: ["motionctl"]),
         // Device motion to an MQTT broker through libmosquitto: a product of its own, so that `Motion` needs no libmosquitto.
         .library(name: "MotionPublish", targets: ["MotionPublish"]),
+        // The simulated board for tests, replays and hardware-in-the-loop rigs: scenarios, recordings,
+        // faults, the virtual clock. A product of its own, so that `Motion` is what a Core Motion user needs.
+        .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -45,18 +48,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The `MotionSimulation` product: the simulator's public face (Simulation's settings, a manager
+        // on a virtual clock, the scenarios, recordings and faults), reaching Motion through `package` access.
+        .target(name: "MotionSimulation", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion"]),
         // motionctl's toolbox: diagnostics (doctor, hardware checks, probe) and workflows (calibration
         // sessions). Not a product: it uses the package-level parts of `Motion`.
         .target(
             name: "MotionTools",
-            dependencies: ["Motion", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator", "FileAccess"]
+            dependencies: ["Motion", "MotionSimulation", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator", "FileAccess"]
         ),
         // BROAD recordings (the benchmark's data set) as trials and replays: motionctl evaluate, motion-bench, tests.
         .target(name: "BroadData", dependencies: ["MotionSimulator", "FileAccess"]),
         // `motionctl serve`: the live browser view over HTTP (its own bounded HTTP/1.1 on FlyingSocks' sockets; docs/serve-notes.md).
         .target(
             name: "MotionServe",
-            dependencies: ["Motion", "MotionTools", "Fusion", "Locking", .product(name: "FlyingSocks", package: "FlyingFox")]
+            dependencies: ["Motion", "MotionSimulation", "MotionTools", "Fusion", "Locking", .product(name: "FlyingSocks", package: "FlyingFox")]
         ),
         // `motionctl publish` and its library: device motion, orientation and state to an MQTT broker through
         // Eclipse Mosquitto's client library (libmosquitto-dev), bound like libi2c.
@@ -67,18 +73,18 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
+                "Motion", "MotionSimulation", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
-        .executableTarget(name: "motion-bench", dependencies: ["Motion", "BroadData", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking", "MotionPublish"]),
+        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulation", "BroadData", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking", "MotionPublish"]),
         // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
         // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
         .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),
-        .executableTarget(name: "alloc-check", dependencies: ["Motion", "MotionSimulator", "Timing", "CMallocCounter"]),
+        .executableTarget(name: "alloc-check", dependencies: ["Motion", "MotionSimulation", "MotionSimulator", "Timing", "CMallocCounter"]),
 
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),
@@ -91,21 +97,21 @@ let package = Package(
         .testTarget(name: "MotionSimulatorTests", dependencies: ["BroadData", "MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
-        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking", "FileAccess"], exclude: ["FuzzCorpus"]),
+        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionSimulation", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking", "FileAccess"], exclude: ["FuzzCorpus"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
-        .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "CPseudoTerminal", "IIOFake"]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionTools", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
+        .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "MotionSimulation", "CPseudoTerminal", "IIOFake"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionSimulation", "MotionTools", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         // Against a real broker (`mosquitto`, started by the tests; they skip without it).
-        .testTarget(name: "PublishTests", dependencies: ["TestSupport", "MotionPublish", "Motion", "MotionTools", "CMosquitto", "Locking", "motionctl"]),
+        .testTarget(name: "PublishTests", dependencies: ["TestSupport", "MotionPublish", "Motion", "MotionSimulation", "MotionTools", "CMosquitto", "Locking", "motionctl"]),
         // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
         .testTarget(name: "AllocationTests"),
-        .testTarget(name: "HardwareTests", dependencies: ["Motion", "MotionTools", "Sensors", "LinuxI2C", "I2C"]),
+        .testTarget(name: "HardwareTests", dependencies: ["Motion", "MotionSimulation", "MotionTools", "Sensors", "LinuxI2C", "I2C"]),
         // Core Motion programs ported with renames only, built in both language modes from one
         // folder (Swift5/Programs links to Swift6), run and checked by PortingTests.
-        .executableTarget(name: "porting-programs", dependencies: ["Motion"], path: "Tests/PortingPrograms/Swift6"),
+        .executableTarget(name: "porting-programs", dependencies: ["Motion", "MotionSimulation"], path: "Tests/PortingPrograms/Swift6"),
         .executableTarget(
-            name: "porting-programs-swift5", dependencies: ["Motion"], path: "Tests/PortingPrograms/Swift5",
+            name: "porting-programs-swift5", dependencies: ["Motion", "MotionSimulation"], path: "Tests/PortingPrograms/Swift5",
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "PortingTests", dependencies: ["TestSupport", "porting-programs", "porting-programs-swift5"]),
     ],

@@ -5,33 +5,33 @@ import Foundation
 /// Orientation Estimation", Data 6(7), 2021, CC BY 4.0) in the project's CSV form: a header and one
 /// row per sample with `t, gyr_x…z (rad/s), acc_x…z (m/s², +9.81 on z when flat), mag_x…z (µT),
 /// opt_w…z (reference quaternion sensor → ENU, nan when missing), movement (0/1)`.
-public struct BroadTrial: Sendable {
+package struct BroadTrial: Sendable {
     /// Trial name (file name without `.csv`).
-    public var name: String
+    package var name: String
     /// Time from the start of the trial, s.
-    public var time: [Double]
+    package var time: [Double]
     /// Rotation rate, rad/s, sensor frame.
-    public var gyroscope: [SIMD3<Double>]
+    package var gyroscope: [SIMD3<Double>]
     /// Specific force, m/s² (+9.81 on z lying flat; the opposite of Core Motion's sign).
-    public var accelerometer: [SIMD3<Double>]
+    package var accelerometer: [SIMD3<Double>]
     /// Magnetic field, µT, sensor frame.
-    public var magnetometer: [SIMD3<Double>]
+    package var magnetometer: [SIMD3<Double>]
     /// Optical reference orientation sensor → ENU as (w, x, y, z); NaN where markers were lost.
-    public var reference: [SIMD4<Double>]
+    package var reference: [SIMD4<Double>]
     /// True where the sample counts for the error metric.
-    public var movement: [Bool]
+    package var movement: [Bool]
 
     /// Number of samples.
-    public var count: Int { time.count }
+    package var count: Int { time.count }
 
     /// Mean sample interval, s.
-    public var sampleInterval: Double {
+    package var sampleInterval: Double {
         count > 1 ? (time[count - 1] - time[0]) / Double(count - 1) : 0
     }
 
     /// How many samples `seconds` spans at the mean interval, rounded, within 1…``count`` (1 where
     /// the times do not advance): range-checked before it becomes an Int.
-    public func samples(spanning seconds: Double) -> Int {
+    package func samples(spanning seconds: Double) -> Int {
         let ratio = (seconds / sampleInterval).rounded()
         guard ratio.isFinite, ratio > 1 else { return 1 }
         return Int(min(ratio, Double(max(count, 1))))
@@ -39,7 +39,7 @@ public struct BroadTrial: Sendable {
 
     /// Every `factor`-th sample from the first: the same recording at 1/`factor` of its rate (the
     /// sensor's own samples, not filtered: what a slower sampler of the same chip would have read).
-    public func decimated(by factor: Int) -> BroadTrial {
+    package func decimated(by factor: Int) -> BroadTrial {
         guard factor > 1 else { return self }
         func every<T>(_ values: [T]) -> [T] { stride(from: 0, to: values.count, by: factor).map { values[$0] } }
         return BroadTrial(
@@ -49,7 +49,7 @@ public struct BroadTrial: Sendable {
 
     /// The trial as BROAD's CSV (the columns ``load(path:)`` reads), e.g. to score a decimated copy
     /// with other tools.
-    public func csv() -> String {
+    package func csv() -> String {
         var text = Self.columns.joined(separator: ",") + "\n"
         text.reserveCapacity(count * 200)
         for i in 0..<count {
@@ -66,7 +66,7 @@ public struct BroadTrial: Sendable {
     ]
 
     /// Reads a trial CSV. Throws `BroadError` naming the file, line and column of a malformed value.
-    public static func load(path: String) throws(BroadError) -> BroadTrial {
+    package static func load(path: String) throws(BroadError) -> BroadTrial {
         let data: Data
         do throws(FileContents.Failure) {
             data = try FileContents.read(path, what: "a BROAD trial (a CSV file)", limit: FileContents.Limit.broadTrial)
@@ -233,17 +233,17 @@ public struct BroadTrial: Sendable {
 }
 
 /// A BROAD file that cannot be used, with where and why.
-public struct BroadError: Error, Sendable, CustomStringConvertible {
+package struct BroadError: Error, Sendable, CustomStringConvertible {
     /// Path of the file.
-    public var file: String
+    package var file: String
     /// 1-based line number; 0 when the whole file is concerned.
-    public var line: Int
+    package var line: Int
     /// Column name, when one value is concerned.
-    public var column: String?
+    package var column: String?
     /// What is wrong.
-    public var problem: String
+    package var problem: String
 
-    public var description: String {
+    package var description: String {
         var place = file
         if line > 0 { place += ":\(line)" }
         if let column { place += " column \(column)" }
@@ -252,12 +252,12 @@ public struct BroadError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The BROAD trial list (`index.json`): name, group, samples and rate of each trial.
-public struct BroadIndexEntry: Sendable, Decodable {
-    public var trial: String
+package struct BroadIndexEntry: Sendable, Decodable {
+    package var trial: String
     /// `undisturbed` or `disturbed`.
-    public var group: String
-    public var samples: Int?
-    public var samplingRateHz: Double?
+    package var group: String
+    package var samples: Int?
+    package var samplingRateHz: Double?
 
     enum CodingKeys: String, CodingKey {
         case trial, group, samples
@@ -267,7 +267,7 @@ public struct BroadIndexEntry: Sendable, Decodable {
     /// The kind of motion or disturbance the trial shows, from its name (BROAD names every trial
     /// after it, e.g. `28_disturbed_stationary_magnet_A`): what a leave-one-kind-out
     /// cross-validation holds out together. A name that matches no known kind is a kind of its own.
-    public var kind: String {
+    package var kind: String {
         let name = trial.lowercased()
         // Most specific first: `fast_rotation_with_breaks` is a fast rotation.
         let kinds: [(pattern: String, kind: String)] = [
@@ -280,7 +280,7 @@ public struct BroadIndexEntry: Sendable, Decodable {
 
     /// The trials of a BROAD folder: from `index.json` when present, else every `*.csv` (group
     /// from the name). Throws when the folder is missing, empty or the index is malformed.
-    public static func load(directory: String) throws(BroadError) -> [BroadIndexEntry] {
+    package static func load(directory: String) throws(BroadError) -> [BroadIndexEntry] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw BroadError(file: directory, line: 0, column: nil, problem: "no such folder")
@@ -319,21 +319,21 @@ public struct BroadIndexEntry: Sendable, Decodable {
 /// `e = q_est ⊗ conj(q_ref)`: total = 2 acos|e.w|, heading = 2 atan|e.z / e.w|,
 /// inclination = 2 acos √(e.w² + e.z²). Per trial: RMSE over samples with `movement` whose
 /// reference is known.
-public struct BroadMetric: Sendable, Equatable {
+package struct BroadMetric: Sendable, Equatable {
     /// RMSE of the total orientation error, degrees (the 9D score).
-    public var total: Double
+    package var total: Double
     /// RMSE of the heading error, degrees.
-    public var heading: Double
+    package var heading: Double
     /// RMSE of the inclination error, degrees (the 6D score).
-    public var inclination: Double
+    package var inclination: Double
     /// Samples that counted.
-    public var samples: Int
+    package var samples: Int
 }
 
 // In an extension, so that Swift still writes the memberwise initialiser.
 extension BroadMetric {
     /// Scores estimates (w, x, y, z; sensor → ENU; one per sample of `trial`).
-    public init(estimates: [SIMD4<Double>], trial: BroadTrial) {
+    package init(estimates: [SIMD4<Double>], trial: BroadTrial) {
         precondition(estimates.count == trial.count, "one estimate per sample")
         var total = 0.0, heading = 0.0, inclination = 0.0
         var counted = 0
@@ -353,7 +353,7 @@ extension BroadMetric {
     }
 
     /// Total, heading and inclination error of one estimate against one reference, radians.
-    public static func error(_ estimate: SIMD4<Double>, _ reference: SIMD4<Double>)
+    package static func error(_ estimate: SIMD4<Double>, _ reference: SIMD4<Double>)
         -> (total: Double, heading: Double, inclination: Double) {
         let a = estimate / (estimate * estimate).sum().squareRoot()
         let b = reference / (reference * reference).sum().squareRoot()

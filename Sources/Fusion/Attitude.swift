@@ -18,7 +18,7 @@ public enum AttitudeReferenceFrame: Sendable, CaseIterable, Equatable {
     ///     north) of the frame's x axis in `enu`, fixed when updates start; ignored otherwise.
     ///   - declination: for `xTrueNorthZVertical`, magnetic declination in radians, positive when
     ///     magnetic north lies east of true north (see `WorldMagneticModel`); ignored otherwise.
-    public func attitude(fromENU enu: Quaternion, startYaw: Double = 0, declination: Double = 0) -> Attitude {
+    package func attitude(fromENU enu: Quaternion, startYaw: Double = 0, declination: Double = 0) -> Attitude {
         // A frame whose x axis lies at yaw ψ (from east toward north) in ENU: q = Rz(−ψ) ⊗ q_enu.
         let yaw: Double
         switch self {

@@ -68,61 +68,61 @@ public struct AttitudeFilter: Sendable {
     /// `sensorLatency` describes the sensor and should come from its configuration. Every value
     /// chosen by looking at data is cross-validated by `motionctl evaluate --cross-validate`
     /// (leave one kind of motion or disturbance out), which prints what it would choose instead.
-    public struct Parameters: Sendable, Equatable {
+    package struct Parameters: Sendable, Equatable {
         /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger
         /// rejects more acceleration, smaller follows gyro drift faster.
-        public var accelerometerTimeConstant: Double = 3.0
+        package var accelerometerTimeConstant: Double = 3.0
         /// Time constant of the magnetometer heading correction, s.
-        public var magnetometerTimeConstant: Double = 15.0
+        package var magnetometerTimeConstant: Double = 15.0
         /// Estimate the gyro bias while moving (from tilt corrections).
-        public var motionBiasEstimation = true
+        package var motionBiasEstimation = true
         /// Estimate the gyro bias at rest.
-        public var restBiasEstimation = true
+        package var restBiasEstimation = true
         /// Detect magnetic disturbances (norm and dip checks) and stop the heading correction.
-        public var magneticDisturbanceRejection = true
+        package var magneticDisturbanceRejection = true
         /// Initial standard deviation of the gyro bias, °/s.
-        public var biasSigmaInitial: Double = 0.5
+        package var biasSigmaInitial: Double = 0.5
         /// Time in which the bias variance grows by (0.1 °/s)² without information, s.
-        public var biasForgettingTime: Double = 100
+        package var biasForgettingTime: Double = 100
         /// Largest bias considered, °/s (also the largest low-passed rate at rest): 2 °/s as in
         /// VQF; the sampler raises it to the chip's zero-rate tolerance while the gyroscope is not
         /// calibrated (20 °/s for an MPU-6050).
-        public var biasClip: Double = 2.0
+        package var biasClip: Double = 2.0
         /// Largest bias error one update acts on, °/s (at most `biasClip`). Kept at 2 °/s when
         /// `biasClip` is raised: a wider bound let the estimate chase an uncalibrated chip's
         /// scale errors while it tumbled.
-        public var biasCorrectionClip: Double = 2.0
+        package var biasCorrectionClip: Double = 2.0
         /// Standard deviation of a bias measurement while moving, °/s.
-        public var biasSigmaMotion: Double = 0.05
+        package var biasSigmaMotion: Double = 0.05
         /// Weight of the vertical bias component while moving: this much slower than horizontal.
-        public var biasVerticalForgettingFactor: Double = 0.0001
+        package var biasVerticalForgettingFactor: Double = 0.0001
         /// Standard deviation of a bias measurement at rest, °/s.
-        public var biasSigmaRest: Double = 0.03
+        package var biasSigmaRest: Double = 0.03
         /// Time the rest conditions must hold before rest is declared, s.
-        public var restMinTime: Double = 1.5
+        package var restMinTime: Double = 1.5
         /// Time constant of the low-pass filters of the rest detector, s.
-        public var restFilterTimeConstant: Double = 0.5
+        package var restFilterTimeConstant: Double = 0.5
         /// Largest gyroscope deviation from its low-pass at rest, °/s.
-        public var restGyroscopeThreshold: Double = 2.0
+        package var restGyroscopeThreshold: Double = 2.0
         /// Largest accelerometer deviation from its low-pass at rest, as a fraction of the
         /// accelerometer norm (0.051 ≈ 0.5 m/s²), so any accelerometer unit works.
-        public var restAccelerometerThreshold: Double = 0.051
+        package var restAccelerometerThreshold: Double = 0.051
         /// Time constant of the low-pass on the magnetic field norm and dip, s.
-        public var magneticCurrentTimeConstant: Double = 0.05
+        package var magneticCurrentTimeConstant: Double = 0.05
         /// Time constant with which the reference norm and dip follow the field, s.
-        public var magneticReferenceTimeConstant: Double = 20
+        package var magneticReferenceTimeConstant: Double = 20
         /// Largest relative deviation of the field norm from the reference.
-        public var magneticNormThreshold: Double = 0.1
+        package var magneticNormThreshold: Double = 0.1
         /// Largest deviation of the dip angle from the reference, degrees.
-        public var magneticDipThreshold: Double = 10
+        package var magneticDipThreshold: Double = 10
         /// Time a new field must be stable (while turning) before it becomes the reference, s.
-        public var magneticNewFieldTime: Double = 20
+        package var magneticNewFieldTime: Double = 20
         /// Same, for the very first reference field, s.
-        public var magneticNewFieldFirstTime: Double = 5
+        package var magneticNewFieldFirstTime: Double = 5
         /// Smallest rotation rate for the time above to count, °/s.
-        public var magneticNewFieldMinimumRate: Double = 20
+        package var magneticNewFieldMinimumRate: Double = 20
         /// Time the field must agree with the reference to end a disturbance, s.
-        public var magneticMinimumUndisturbedTime: Double = 0.5
+        package var magneticMinimumUndisturbedTime: Double = 0.5
         /// Longest time the heading correction stays off during a disturbance, s. A disturbance
         /// that lasts longer may be the reference's own error (a field that differs across the
         /// room, a calibration off by a few per cent): the heading is then corrected again at a
@@ -131,16 +131,16 @@ public struct AttitudeFilter: Sendable {
         /// ``magneticNewFieldFirstTime`` of turning; a field that turns with the sensor (a magnet
         /// carried with it), keeps changing, or has only been seen at rest (a magnet beside it)
         /// is never followed: the heading stays held by the gyroscope, accuracy low.
-        public var magneticMaximumRejectionTime: Double = 60
+        package var magneticMaximumRejectionTime: Double = 60
         /// Gain divisor after the longest rejection time, and how much faster the rejection
         /// timer runs down than up.
-        public var magneticRejectionFactor: Double = 2
+        package var magneticRejectionFactor: Double = 2
         /// How long the sensors' readings lag the true motion, s: the group delay of the chip's
         /// output low-pass filter (from its datasheet, e.g. the MPU-6050's DLPF table), the same
         /// for the gyroscope and the accelerometer. The filter runs on the samples as they are and
         /// its outputs (attitude, gravity) are extrapolated this far ahead with the current
         /// rotation rate: the attitude now, not the one the sensors last saw. 0 disables.
-        public var sensorLatency: Double = 0
+        package var sensorLatency: Double = 0
         /// How much longer than the gyroscope the magnetometer's reading lags the motion, s: a
         /// magnetometer read between two of its own updates (or held between them, as BROAD's
         /// is: its field repeats over three samples at 285.7 Hz) is on average half its period
@@ -148,14 +148,14 @@ public struct AttitudeFilter: Sendable {
         /// by the current rotation rate for this long before it is used (to first order,
         /// m − lag · ω × m), so that it meets the attitude of the gyroscope's instant. 0 (the
         /// default, for a sensor whose timing is not known) uses the field as it is read.
-        public var magnetometerLag: Double = 0
+        package var magnetometerLag: Double = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// Sample interval, s.
-    public let sampleInterval: Double
-    public let parameters: Parameters
+    package let sampleInterval: Double
+    package let parameters: Parameters
 
     // Coefficients.
     private let accLowPass: LowPassCoefficients
@@ -232,7 +232,7 @@ public struct AttitudeFilter: Sendable {
     /// - Parameters:
     ///   - sampleInterval: time between samples, s (> 0).
     ///   - parameters: tuning; the defaults suit 50–1000 Hz MEMS IMUs.
-    public init(sampleInterval: Double, parameters: Parameters = Parameters()) {
+    package init(sampleInterval: Double, parameters: Parameters = Parameters()) {
         self.sampleInterval = sampleInterval
         self.parameters = parameters
         let ts = sampleInterval
@@ -285,16 +285,16 @@ public struct AttitudeFilter: Sendable {
     public var gyroBias: SIMD3<Double> { bias }
 
     /// Standard deviation of the gyroscope bias estimate (largest axis), rad/s.
-    public var gyroBiasUncertainty: Double {
+    package var gyroBiasUncertainty: Double {
         let p = max(biasCovariance.0.x, biasCovariance.1.y, biasCovariance.2.z)
         return p.squareRoot() / 100 * Double.pi / 180
     }
 
     /// True while the sensor is detected to be at rest.
-    public var isAtRest: Bool { restDetected }
+    package var isAtRest: Bool { restDetected }
 
     /// True while the magnetic field deviates from the learned reference (heading not corrected).
-    public var isMagneticallyDisturbed: Bool { magneticDisturbed }
+    package var isMagneticallyDisturbed: Bool { magneticDisturbed }
 
     /// How far the 9D heading can be trusted.
     public var magneticAccuracy: MagneticAccuracy {
@@ -341,7 +341,7 @@ public struct AttitudeFilter: Sendable {
     ///     as much, far below what the time constants need.
     /// A sample whose gyroscope or accelerometer holds NaN or infinity is skipped; such a
     /// magnetometer reading is ignored.
-    public mutating func update(
+    package mutating func update(
         gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?, interval: Double? = nil
     ) {
         // x · 0 is zero exactly for finite x: a sample with NaN or infinity is skipped.
@@ -647,7 +647,12 @@ func clamp(_ v: SIMD3<Double>, _ limit: Double) -> SIMD3<Double> {
 extension AttitudeFilter: AttitudeEstimator {
     /// For the sampler (``AttitudeEstimatorFactory``): `parameters` with the sensor's
     /// ``Parameters/sensorLatency`` and ``Parameters/biasClip`` taken from `configuration`.
-    public init(_ configuration: AttitudeEstimatorConfiguration, parameters: Parameters = Parameters()) {
+    public init(_ configuration: AttitudeEstimatorConfiguration) {
+        self.init(configuration, parameters: Parameters())
+    }
+
+    /// The same with tuning `parameters` of your own (benchmarks and research).
+    package init(_ configuration: AttitudeEstimatorConfiguration, parameters: Parameters) {
         var parameters = parameters
         parameters.sensorLatency = configuration.sensorLatency
         parameters.biasClip = configuration.gyroscopeBiasRange

@@ -13,7 +13,7 @@ public struct ChipAttitudeEstimator: AttitudeEstimator {
     /// Device → magnetic East-North-Up: the chip's latest orientation.
     public private(set) var quaternion9D = Quaternion.identity
 
-    public init() {}
+    package init() {}
 
     /// For the sampler (``AttitudeEstimatorFactory``): nothing in `configuration` applies.
     public init(_ configuration: AttitudeEstimatorConfiguration) {}

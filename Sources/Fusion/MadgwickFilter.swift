@@ -16,14 +16,14 @@
 /// No allocation per update.
 public struct MadgwickFilter: Sendable {
     /// Sensor → North-West-Up (magnetic north), Madgwick's own frame.
-    public private(set) var quaternion = Quaternion.identity
+    package private(set) var quaternion = Quaternion.identity
     /// Nominal seconds between samples.
-    public let sampleInterval: Double
+    package let sampleInterval: Double
     /// The gradient step, rad/s (0.1 as in the benchmark; Madgwick suggests √(3/4) × the
     /// gyroscope's mean error).
-    public let beta: Double
+    package let beta: Double
 
-    public init(sampleInterval: Double, beta: Double = 0.1) {
+    package init(sampleInterval: Double, beta: Double = 0.1) {
         self.sampleInterval = sampleInterval
         self.beta = beta
     }
@@ -40,7 +40,7 @@ public struct MadgwickFilter: Sendable {
     ///   - accelerometer: specific force in any unit (+z when lying face up: the opposite of
     ///     Core Motion's sign).
     ///   - magnetometer: magnetic field in any unit, sensor frame; nil for the IMU (6D) form.
-    public mutating func update(gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?) {
+    package mutating func update(gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?) {
         update(gyroscope: gyroscope, accelerometer: accelerometer, magnetometer: magnetometer, interval: sampleInterval)
     }
 

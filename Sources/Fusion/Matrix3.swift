@@ -1,14 +1,14 @@
 /// A 3×3 matrix of `Double`, stored by rows. Used for rotation matrices, mount matrices and the
 /// magnetometer's soft-iron correction.
 public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var rows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
+    @usableFromInline package var rows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
 
-    public init(rows r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) {
+    @usableFromInline package init(rows r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) {
         rows = (r0, r1, r2)
     }
 
     /// From nine values in row-major order; `nil` unless exactly nine are given.
-    public init?(rowMajor values: [Double]) {
+    package init?(rowMajor values: [Double]) {
         guard values.count == 9 else { return nil }
         self.init(rows: SIMD3(values[0], values[1], values[2]), SIMD3(values[3], values[4], values[5]), SIMD3(values[6], values[7], values[8]))
     }
@@ -24,18 +24,18 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     public static let identity = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
-    public static let zero = Matrix3(rows: .zero, .zero, .zero)
+    package static let zero = Matrix3(rows: .zero, .zero, .zero)
 
     /// A diagonal matrix.
-    public init(diagonal d: SIMD3<Double>) {
+    package init(diagonal d: SIMD3<Double>) {
         self.init(rows: SIMD3(d.x, 0, 0), SIMD3(0, d.y, 0), SIMD3(0, 0, d.z))
     }
 
-    public var rowMajor: [Double] {
+    package var rowMajor: [Double] {
         [rows.0.x, rows.0.y, rows.0.z, rows.1.x, rows.1.y, rows.1.z, rows.2.x, rows.2.y, rows.2.z]
     }
 
-    public subscript(row: Int, column: Int) -> Double {
+    package subscript(row: Int, column: Int) -> Double {
         switch row {
         case 0: rows.0[column]
         case 1: rows.1[column]
@@ -54,22 +54,22 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var m32: Double { get { rows.2.y } set { rows.2.y = newValue } }
     public var m33: Double { get { rows.2.z } set { rows.2.z = newValue } }
 
-    public var columns: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+    package var columns: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
         (SIMD3(rows.0.x, rows.1.x, rows.2.x), SIMD3(rows.0.y, rows.1.y, rows.2.y), SIMD3(rows.0.z, rows.1.z, rows.2.z))
     }
 
-    public var transposed: Matrix3 {
+    package var transposed: Matrix3 {
         let c = columns
         return Matrix3(rows: c.0, c.1, c.2)
     }
 
-    public var determinant: Double {
+    package var determinant: Double {
         let (a, b, c) = rows
         return a.x * (b.y * c.z - b.z * c.y) - a.y * (b.x * c.z - b.z * c.x) + a.z * (b.x * c.y - b.y * c.x)
     }
 
     /// The inverse, or `nil` when the matrix is singular (|det| < 1e-15).
-    public var inverse: Matrix3? {
+    package var inverse: Matrix3? {
         let det = determinant
         guard abs(det) > 1e-15 else { return nil }
         let (a, b, c) = rows
@@ -82,19 +82,19 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// The same matrix with its diagonal set to zero (e.g. the cross-axis part of a sensitivity
     /// matrix).
-    public var offDiagonal: Matrix3 {
+    package var offDiagonal: Matrix3 {
         let (a, b, c) = rows
         return Matrix3(rows: SIMD3(0, a.y, a.z), SIMD3(b.x, 0, b.z), SIMD3(c.x, c.y, 0))
     }
 
     /// Frobenius norm.
-    public var frobeniusNorm: Double {
+    package var frobeniusNorm: Double {
         let (a, b, c) = rows
         return ((a * a).sum() + (b * b).sum() + (c * c).sum()).squareRoot()
     }
 
     /// True when the matrix is orthonormal with determinant +1 (a proper rotation), to `tolerance`.
-    public func isProperRotation(tolerance: Double = 1e-6) -> Bool {
+    package func isProperRotation(tolerance: Double = 1e-6) -> Bool {
         let product = self * transposed
         for i in 0..<3 {
             for j in 0..<3 where abs(product[i, j] - (i == j ? 1 : 0)) > tolerance { return false }
@@ -103,23 +103,23 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     @inlinable
-    public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
+    package static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3((m.rows.0 * v).sum(), (m.rows.1 * v).sum(), (m.rows.2 * v).sum())
     }
 
-    public static func * (lhs: Matrix3, rhs: Matrix3) -> Matrix3 {
+    package static func * (lhs: Matrix3, rhs: Matrix3) -> Matrix3 {
         Matrix3(rows: rhs.transposed * lhs.rows.0, rhs.transposed * lhs.rows.1, rhs.transposed * lhs.rows.2)
     }
 
-    public static func + (lhs: Matrix3, rhs: Matrix3) -> Matrix3 {
+    package static func + (lhs: Matrix3, rhs: Matrix3) -> Matrix3 {
         Matrix3(rows: lhs.rows.0 + rhs.rows.0, lhs.rows.1 + rhs.rows.1, lhs.rows.2 + rhs.rows.2)
     }
 
-    public static func - (lhs: Matrix3, rhs: Matrix3) -> Matrix3 {
+    package static func - (lhs: Matrix3, rhs: Matrix3) -> Matrix3 {
         Matrix3(rows: lhs.rows.0 - rhs.rows.0, lhs.rows.1 - rhs.rows.1, lhs.rows.2 - rhs.rows.2)
     }
 
-    public static func * (s: Double, m: Matrix3) -> Matrix3 {
+    package static func * (s: Double, m: Matrix3) -> Matrix3 {
         Matrix3(rows: s * m.rows.0, s * m.rows.1, s * m.rows.2)
     }
 

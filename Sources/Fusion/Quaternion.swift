@@ -34,7 +34,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// The rotation by `angle` radians about `axis` (right-hand rule). A zero axis gives the identity.
     @inlinable
-    public init(axis: SIMD3<Double>, angle: Double) {
+    package init(axis: SIMD3<Double>, angle: Double) {
         let length = (axis * axis).sum().squareRoot()
         guard length > 0 else {
             self = .identity
@@ -46,35 +46,35 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// The rotation about the z axis by `angle` radians.
     @inlinable
-    public static func aboutZ(_ angle: Double) -> Quaternion {
+    package static func aboutZ(_ angle: Double) -> Quaternion {
         Quaternion(w: cos(angle / 2), x: 0, y: 0, z: sin(angle / 2))
     }
 
     /// The rotation about the x axis by `angle` radians.
     @inlinable
-    public static func aboutX(_ angle: Double) -> Quaternion {
+    package static func aboutX(_ angle: Double) -> Quaternion {
         Quaternion(w: cos(angle / 2), x: sin(angle / 2), y: 0, z: 0)
     }
 
     /// The rotation about the y axis by `angle` radians.
     @inlinable
-    public static func aboutY(_ angle: Double) -> Quaternion {
+    package static func aboutY(_ angle: Double) -> Quaternion {
         Quaternion(w: cos(angle / 2), x: 0, y: sin(angle / 2), z: 0)
     }
 
     /// The vector part (x, y, z).
     @inlinable
-    public var vector: SIMD3<Double> { SIMD3(x, y, z) }
+    package var vector: SIMD3<Double> { SIMD3(x, y, z) }
 
     @inlinable
-    public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
+    package var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
 
     @inlinable
-    public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
+    package var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
 
     /// The unit quaternion in the same direction; the identity if the norm is zero or not finite.
     @inlinable @inline(__always)
-    public var normalized: Quaternion {
+    package var normalized: Quaternion {
         let n = norm
         guard n > 0, n.isFinite else { return .identity }
         let inverse = 1 / n
@@ -83,7 +83,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// Hamilton product `lhs ⊗ rhs` (`rhs` is applied first when rotating vectors).
     @inlinable @inline(__always)
-    public static func * (lhs: Quaternion, rhs: Quaternion) -> Quaternion {
+    package static func * (lhs: Quaternion, rhs: Quaternion) -> Quaternion {
         Quaternion(
             w: lhs.w * rhs.w - lhs.x * rhs.x - lhs.y * rhs.y - lhs.z * rhs.z,
             x: lhs.w * rhs.x + lhs.x * rhs.w + lhs.y * rhs.z - lhs.z * rhs.y,
@@ -93,7 +93,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// `q ⊗ (0, v) ⊗ q*` for a unit quaternion: `v` (body frame) expressed in the reference frame.
     @inlinable @inline(__always)
-    public func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
+    package func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
         // v + 2w (u × v) + 2 u × (u × v), u = vector part.
         let u = vector
         let t = 2 * cross(u, v)
@@ -102,11 +102,11 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// `q* ⊗ (0, v) ⊗ q` for a unit quaternion: `v` (reference frame) expressed in the body frame.
     @inlinable @inline(__always)
-    public func inverseRotate(_ v: SIMD3<Double>) -> SIMD3<Double> { conjugate.rotate(v) }
+    package func inverseRotate(_ v: SIMD3<Double>) -> SIMD3<Double> { conjugate.rotate(v) }
 
     /// The rotation matrix `R` with `R * v == rotate(v)` (body → reference) for a unit quaternion.
     @inlinable @inline(__always)
-    public var rotationMatrix: Matrix3 {
+    package var rotationMatrix: Matrix3 {
         let xx = x * x, yy = y * y, zz = z * z
         let xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z
         return Matrix3(
@@ -117,12 +117,12 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// The rotation angle in radians, 0…π.
     @inlinable
-    public var angle: Double { 2 * acos(Swift.min(abs(w) / norm, 1)) }
+    package var angle: Double { 2 * acos(Swift.min(abs(w) / norm, 1)) }
 
     /// The rotation as a unit axis and an angle in 0…π (q and −q give the same); the identity
     /// gives ((0, 0, 1), 0).
     @inlinable
-    public var axisAngle: (axis: SIMD3<Double>, angle: Double) {
+    package var axisAngle: (axis: SIMD3<Double>, angle: Double) {
         let q = w < 0 ? Quaternion(w: -w, x: -x, y: -y, z: -z) : self
         let s = (q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
         guard s > 1e-15 else { return (SIMD3(0, 0, 1), 0) }
@@ -132,7 +132,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     /// The angle in radians, 0…π, of the rotation between two unit quaternions (q and −q are the
     /// same rotation).
     @inlinable
-    public func angle(to other: Quaternion) -> Double {
+    package func angle(to other: Quaternion) -> Double {
         let dot = abs(w * other.w + x * other.x + y * other.y + z * other.z)
         return 2 * acos(Swift.min(1, dot))
     }
@@ -142,19 +142,19 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// Rotation about the body y axis, radians (Core Motion's roll).
     @inlinable
-    public var roll: Double { atan2(-2 * (x * z - w * y), 1 - 2 * (x * x + y * y)) }
+    package var roll: Double { atan2(-2 * (x * z - w * y), 1 - 2 * (x * x + y * y)) }
 
     /// Rotation about the body x axis, radians, −π/2…π/2 (Core Motion's pitch).
     @inlinable
-    public var pitch: Double { asin(Swift.max(-1, Swift.min(1, 2 * (y * z + w * x)))) }
+    package var pitch: Double { asin(Swift.max(-1, Swift.min(1, 2 * (y * z + w * x)))) }
 
     /// Rotation about the vertical z axis, radians (Core Motion's yaw).
     @inlinable
-    public var yaw: Double { atan2(-2 * (x * y - w * z), 1 - 2 * (x * x + z * z)) }
+    package var yaw: Double { atan2(-2 * (x * y - w * z), 1 - 2 * (x * x + z * z)) }
 
     /// The attitude with the given Core Motion Euler angles (radians): `Rz(yaw) · Rx(pitch) · Ry(roll)`.
     @inlinable
-    public init(roll: Double, pitch: Double, yaw: Double) {
+    package init(roll: Double, pitch: Double, yaw: Double) {
         self = Quaternion.aboutZ(yaw) * Quaternion(axis: SIMD3(1, 0, 0), angle: pitch)
             * Quaternion(axis: SIMD3(0, 1, 0), angle: roll)
     }
@@ -170,7 +170,7 @@ func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
 extension Quaternion {
     /// The unit quaternion of a rotation matrix (`m * v == rotate(v)`), by Shepperd's method: the
     /// largest of w, x, y, z is found first, so every rotation converts without loss of precision.
-    public init(rotationMatrix m: Matrix3) {
+    package init(rotationMatrix m: Matrix3) {
         let trace = m[0, 0] + m[1, 1] + m[2, 2]
         if trace > 0 {
             let s = (trace + 1).squareRoot() * 2
@@ -191,7 +191,7 @@ extension Quaternion {
     /// Sensor → magnetic East-North-Up from one accelerometer reading (specific force, m/s² or any
     /// unit: up is its direction at rest) and one magnetometer reading, both in sensor axes; nil
     /// when either is zero or they are parallel.
-    public static func magneticENU(specificForce: SIMD3<Double>, magneticField: SIMD3<Double>) -> Quaternion? {
+    package static func magneticENU(specificForce: SIMD3<Double>, magneticField: SIMD3<Double>) -> Quaternion? {
         func unit(_ v: SIMD3<Double>) -> SIMD3<Double>? {
             let length = (v * v).sum().squareRoot()
             return length > 1e-12 && length.isFinite ? v / length : nil

@@ -11,11 +11,11 @@ import Darwin
 /// variation, evaluated by spherical-harmonic synthesis as described in the WMM2025 technical
 /// report (geodetic → geocentric, Schmidt semi-normalised associated Legendre functions, field
 /// rotated back to the geodetic vertical). Used for `xTrueNorthZVertical`.
-public enum WorldMagneticModel {
+package enum WorldMagneticModel {
     /// Epoch of the coefficients (decimal year).
-    public static let epoch = 2025.0
+    package static let epoch = 2025.0
     /// Last date the model is valid for (decimal year).
-    public static let validUntil = 2030.0
+    package static let validUntil = 2030.0
 
     /// Magnetic declination (angle from true north to magnetic north, positive east), radians.
     /// - Parameters:
@@ -23,7 +23,7 @@ public enum WorldMagneticModel {
     ///   - longitude: degrees, east positive.
     ///   - altitudeKm: height above the WGS84 ellipsoid, km.
     ///   - date: decimal year (e.g. 2026.5); outside 2025–2030 the model extrapolates (less accurate).
-    public static func declination(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> Double {
+    package static func declination(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> Double {
         let field = self.field(latitude: latitude, longitude: longitude, altitudeKm: altitudeKm, date: date)
         return atan2(field.y, field.x)
     }
@@ -31,14 +31,14 @@ public enum WorldMagneticModel {
     /// The field's strength (µT) and dip (radians below the horizontal, positive down: the
     /// inclination), what the background magnetometer calibration checks the field against
     /// (``HardIronEstimator/Parameters/expectedField``).
-    public static func strengthAndDip(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> SIMD2<Double> {
+    package static func strengthAndDip(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> SIMD2<Double> {
         let field = self.field(latitude: latitude, longitude: longitude, altitudeKm: altitudeKm, date: date) / 1000
         let horizontal = (field.x * field.x + field.y * field.y).squareRoot()
         return SIMD2((field * field).sum().squareRoot(), atan2(field.z, horizontal))
     }
 
     /// Main field in nT: x north, y east, z down (geodetic frame).
-    public static func field(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> SIMD3<Double> {
+    package static func field(latitude: Double, longitude: Double, altitudeKm: Double = 0, date: Double) -> SIMD3<Double> {
         let degree = Double.pi / 180
         let phi = latitude * degree
         let lambda = longitude * degree

@@ -3,7 +3,7 @@
 /// A bus implements one method, ``transaction(_:_:)``; every other access (`write`, `read`,
 /// `writeRead`, register helpers) is built on it. Implementations run one transaction at a time
 /// and may be called from any thread.
-public protocol I2CBus: AnyObject, Sendable {
+package protocol I2CBus: AnyObject, Sendable {
     /// How a person names this bus: `/dev/i2c-1`, `simulated`, …
     var name: String { get }
 
@@ -33,46 +33,46 @@ public protocol I2CBus: AnyObject, Sendable {
 }
 
 extension I2CBus {
-    public var maximumReadLength: Int? { nil }
+    package var maximumReadLength: Int? { nil }
 
     /// Sends `bytes` to `address`.
-    public func write(_ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+    package func write(_ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         _ = try transaction(address, [.write(bytes)])
     }
 
     /// Receives `count` bytes from `address`.
-    public func read(_ address: I2CAddress, count: Int) throws(I2CError) -> [UInt8] {
+    package func read(_ address: I2CAddress, count: Int) throws(I2CError) -> [UInt8] {
         try checkedRead(transaction(address, [.read(count: count)]), count: count, address: address)
     }
 
     /// Sends `bytes`, then (repeated START) receives `count` bytes: the usual register read.
-    public func writeRead(_ address: I2CAddress, _ bytes: [UInt8], readCount count: Int) throws(I2CError) -> [UInt8] {
+    package func writeRead(_ address: I2CAddress, _ bytes: [UInt8], readCount count: Int) throws(I2CError) -> [UInt8] {
         try checkedRead(transaction(address, [.write(bytes), .read(count: count)]), count: count, address: address)
     }
 
     /// Reads one register.
-    public func readRegister(_ address: I2CAddress, _ register: UInt8) throws(I2CError) -> UInt8 {
+    package func readRegister(_ address: I2CAddress, _ register: UInt8) throws(I2CError) -> UInt8 {
         try writeRead(address, [register], readCount: 1)[0]
     }
 
     /// Reads `count` consecutive registers starting at `register` in one transaction
     /// (the device must auto-increment its register pointer).
-    public func readRegisters(_ address: I2CAddress, _ register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
+    package func readRegisters(_ address: I2CAddress, _ register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
         try writeRead(address, [register], readCount: count)
     }
 
-    public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+    package func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
         let bytes = try readRegisters(address, register, count: buffer.count)
         buffer.copyBytes(from: bytes)
     }
 
     /// Writes one register.
-    public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+    package func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
         try write(address, [register, value])
     }
 
     /// Writes consecutive registers starting at `register` in one transaction.
-    public func writeRegisters(_ address: I2CAddress, _ register: UInt8, _ values: [UInt8]) throws(I2CError) {
+    package func writeRegisters(_ address: I2CAddress, _ register: UInt8, _ values: [UInt8]) throws(I2CError) {
         try write(address, [register] + values)
     }
 
@@ -84,7 +84,7 @@ extension I2CBus {
     }
 
     /// The error of a read that returned fewer (or more) bytes than asked for.
-    public func shortRead(_ address: I2CAddress, asked count: Int, got received: Int) -> I2CError {
+    package func shortRead(_ address: I2CAddress, asked count: Int, got received: Int) -> I2CError {
         I2CError(
             .busError, bus: name, address: address,
             detail: "asked for \(count) bytes, got \(received)",

@@ -24,7 +24,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bus, e.g. `/dev/i2c-1`.
     public var bus: String
     /// The target, when the failure concerns one.
-    public var address: I2CAddress?
+    package var address: I2CAddress?
     /// The operating system's error number, when there was one.
     public var errno: Int32?
     /// What was attempted and what came back.
@@ -32,7 +32,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What a person can do about it.
     public var hint: String?
 
-    public init(
+    package init(
         _ kind: Kind, bus: String, address: I2CAddress? = nil, errno: Int32? = nil,
         detail: String, hint: String? = nil
     ) {

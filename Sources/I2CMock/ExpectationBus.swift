@@ -5,41 +5,41 @@ import I2C
 ///
 /// Reads like the datasheet: `.writeRead(0x6A, [0x0F], reply: [0x6C])`, `.write(0x6A, [0x10, 0x40])`,
 /// `.read(0x1E, reply: [0x48]).failing(.noAcknowledge)`.
-public struct I2CExpectation: Sendable, Equatable, CustomStringConvertible {
-    public var address: I2CAddress
-    public var operations: [I2COperation]
+package struct I2CExpectation: Sendable, Equatable, CustomStringConvertible {
+    package var address: I2CAddress
+    package var operations: [I2COperation]
     /// One array per `.read` step.
-    public var replies: [[UInt8]]
+    package var replies: [[UInt8]]
     /// When set, the transaction throws an error of this kind instead of replying.
-    public var failure: I2CError.Kind?
+    package var failure: I2CError.Kind?
 
-    public init(address: I2CAddress, operations: [I2COperation], replies: [[UInt8]] = [], failure: I2CError.Kind? = nil) {
+    package init(address: I2CAddress, operations: [I2COperation], replies: [[UInt8]] = [], failure: I2CError.Kind? = nil) {
         self.address = address
         self.operations = operations
         self.replies = replies
         self.failure = failure
     }
 
-    public static func write(_ address: UInt8, _ bytes: [UInt8]) -> Self {
+    package static func write(_ address: UInt8, _ bytes: [UInt8]) -> Self {
         Self(address: I2CAddress(address), operations: [.write(bytes)])
     }
 
-    public static func read(_ address: UInt8, reply: [UInt8]) -> Self {
+    package static func read(_ address: UInt8, reply: [UInt8]) -> Self {
         Self(address: I2CAddress(address), operations: [.read(count: reply.count)], replies: [reply])
     }
 
-    public static func writeRead(_ address: UInt8, _ bytes: [UInt8], reply: [UInt8]) -> Self {
+    package static func writeRead(_ address: UInt8, _ bytes: [UInt8], reply: [UInt8]) -> Self {
         Self(address: I2CAddress(address), operations: [.write(bytes), .read(count: reply.count)], replies: [reply])
     }
 
     /// The same transaction, answered by an error of `kind`.
-    public func failing(_ kind: I2CError.Kind) -> Self {
+    package func failing(_ kind: I2CError.Kind) -> Self {
         var copy = self
         copy.failure = kind
         return copy
     }
 
-    public var description: String {
+    package var description: String {
         var text = "\(address): " + operations.map(\.description).joined(separator: ", ")
         if let failure { text += " failing with \(failure.rawValue)" }
         else if !replies.isEmpty { text += " → " + replies.map { "[\($0.hexList)]" }.joined(separator: " ") }
@@ -52,8 +52,8 @@ public struct I2CExpectation: Sendable, Equatable, CustomStringConvertible {
 /// The test keeps its reference after handing the bus to a driver, then calls ``verify()``:
 /// a mismatch names the transaction and the expectation it was compared with, and expectations
 /// left unused are a failure too.
-public final class ExpectationBus: I2CBus {
-    public let name: String
+package final class ExpectationBus: I2CBus {
+    package let name: String
     private struct State {
         var pending: [I2CExpectation]
         var used = 0
@@ -61,22 +61,22 @@ public final class ExpectationBus: I2CBus {
     }
     private let state: Locked<State>
 
-    public let maximumReadLength: Int?
+    package let maximumReadLength: Int?
 
     /// - Parameter maximumReadLength: what the bus says one read can carry (32 plays an
     ///   SMBus-only adapter); nil for no limit.
-    public init(_ expectations: [I2CExpectation], name: String = "expectation-bus", maximumReadLength: Int? = nil) {
+    package init(_ expectations: [I2CExpectation], name: String = "expectation-bus", maximumReadLength: Int? = nil) {
         self.name = name
         self.maximumReadLength = maximumReadLength
         self.state = Locked(State(pending: expectations))
     }
 
     /// Appends more expected transactions.
-    public func expect(_ more: [I2CExpectation]) {
+    package func expect(_ more: [I2CExpectation]) {
         state.withLock { $0.pending += more }
     }
 
-    public func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
+    package func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
         let actual = I2CExpectation(address: address, operations: operations)
         let outcome: Result<[[UInt8]], I2CError> = state.withLock { state in
             let number = state.used + 1
@@ -102,21 +102,21 @@ public final class ExpectationBus: I2CBus {
 
     /// Everything that went wrong so far, plus every expectation not used yet; empty when the
     /// driver did exactly what the list says.
-    public var problems: [String] {
+    package var problems: [String] {
         state.withLock { state in
             state.problems + state.pending.map { "expected transaction not performed: \($0)" }
         }
     }
 
     /// Throws when ``problems`` is not empty.
-    public func verify() throws(ExpectationFailure) {
+    package func verify() throws(ExpectationFailure) {
         let problems = self.problems
         if !problems.isEmpty { throw ExpectationFailure(problems: problems) }
     }
 }
 
 /// What ``ExpectationBus/verify()`` throws: one line per mismatch or unused expectation.
-public struct ExpectationFailure: Error, CustomStringConvertible {
-    public var problems: [String]
-    public var description: String { problems.joined(separator: "\n") }
+package struct ExpectationFailure: Error, CustomStringConvertible {
+    package var problems: [String]
+    package var description: String { problems.joined(separator: "\n") }
 }

@@ -6,26 +6,26 @@ import Musl
 
 /// One record read from an IIO buffer: the enabled channels' values in `ScanLayout` order and
 /// the kernel's timestamp.
-public struct IIORecord: Sendable, Equatable {
+package struct IIORecord: Sendable, Equatable {
     /// Decoded values, one per layout element (repeats beyond the first are not decoded).
-    public var values: [Int64]
+    package var values: [Int64]
     /// Nanoseconds on the device's `current_timestamp_clock`; nil when `in_timestamp` is not enabled.
-    public var timestamp: Int64?
+    package var timestamp: Int64?
 }
 
 /// A running IIO buffer: the scan elements enabled, the buffer enabled, its character device
 /// (`/dev/iio:deviceN`) open for non-blocking reads. The setup is the one
 /// Documentation/driver-api/iio/buffers.rst and tools/iio/iio_generic_buffer.c describe:
 /// `scan_elements/*_en`, then `buffer/length`, then `buffer/enable`, then read the device node.
-public struct IIOBuffer: Sendable {
-    public let layout: ScanLayout
+package struct IIOBuffer: Sendable {
+    package let layout: ScanLayout
     /// The device node read.
-    public let node: String
+    package let node: String
     /// The sysfs directory of the device.
-    public let directory: String
+    package let directory: String
     /// The clock named by `current_timestamp_clock` while the buffer runs ("monotonic" when the
     /// driver let us choose it; "realtime" is the kernel's default).
-    public let timestampClock: String
+    package let timestampClock: String
     private var descriptor: Int32
     private var pending: [UInt8] = []
 
@@ -34,7 +34,7 @@ public struct IIOBuffer: Sendable {
     ///   - device: the IIO device (with `hasBuffer`).
     ///   - deviceDirectory: where its node lives (`/dev`; a test's temporary directory).
     ///   - length: the buffer's capacity in records (`buffer/length`).
-    public static func start(
+    package static func start(
         device: IIODevice, channels: [String], deviceDirectory: String = IIODiscovery.defaultDeviceDirectory, length: Int
     ) throws(IIOError) -> IIOBuffer {
         let directory = device.directory
@@ -105,7 +105,7 @@ public struct IIOBuffer: Sendable {
     }
 
     /// Every whole record available now, oldest first; none when the buffer is empty.
-    public mutating func read() throws(IIOError) -> [IIORecord] {
+    package mutating func read() throws(IIOError) -> [IIORecord] {
         var chunk = [UInt8](repeating: 0, count: max(layout.recordSize, 1) * 64)
         while true {
             let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
@@ -135,7 +135,7 @@ public struct IIOBuffer: Sendable {
     }
 
     /// Closes the node and disables the buffer (best effort: the device may be gone).
-    public mutating func stop() {
+    package mutating func stop() {
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         pending = []
@@ -144,7 +144,7 @@ public struct IIOBuffer: Sendable {
 
     /// Seconds to add to a timestamp of `clock` (a `current_timestamp_clock` name) to get
     /// CLOCK_MONOTONIC seconds. Names from drivers/iio/industrialio-core.c (`clock_names`).
-    public static func monotonicOffset(clock: String) -> Double {
+    package static func monotonicOffset(clock: String) -> Double {
         let id: clockid_t
         switch clock {
         case "monotonic": return 0

@@ -1,13 +1,13 @@
 /// The three kinds of IIO channels a motion source reads, with the sysfs spelling of their type
 /// and the unit of `(raw + offset) × scale` (Documentation/ABI/testing/sysfs-bus-iio:
 /// `in_accel_x_raw` m/s², `in_anglvel_x_raw` rad/s, `in_magn_x_raw` gauss).
-public enum IIOSensorKind: String, Sendable, Equatable, CaseIterable {
+package enum IIOSensorKind: String, Sendable, Equatable, CaseIterable {
     case accelerometer = "accel"
     case gyroscope = "anglvel"
     case magnetometer = "magn"
 
     /// The unit the kernel reports in after scale and offset.
-    public var unit: String {
+    package var unit: String {
         switch self {
         case .accelerometer: "m/s²"
         case .gyroscope: "rad/s"
@@ -15,7 +15,7 @@ public enum IIOSensorKind: String, Sendable, Equatable, CaseIterable {
         }
     }
 
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .accelerometer: "accelerometer"
         case .gyroscope: "gyroscope"
@@ -26,32 +26,32 @@ public enum IIOSensorKind: String, Sendable, Equatable, CaseIterable {
 
 /// One sensor's x, y, z channels in one IIO device, with what turns their raw counts into
 /// kernel units in the mounting hardware's axes.
-public struct IIOChannelGroup: Sendable, Equatable {
-    public var kind: IIOSensorKind
+package struct IIOChannelGroup: Sendable, Equatable {
+    package var kind: IIOSensorKind
     /// The `iio:deviceN` directory holding the channels.
-    public var directory: String
+    package var directory: String
     /// `in_accel_x_raw` … (or `…_input` when the driver reports processed values).
-    public var valuePaths: [String]
+    package var valuePaths: [String]
     /// True for `_input` attributes: already in kernel units, no scale or offset.
-    public var processed: Bool
+    package var processed: Bool
     /// Per axis: `in_accel_x_scale`, else `in_accel_scale`, else 1 (the ABI's default).
-    public var scale: SIMD3<Double>
+    package var scale: SIMD3<Double>
     /// Per axis: `in_accel_x_offset`, else `in_accel_offset`, else 0; added before the scale.
-    public var offset: SIMD3<Double>
+    package var offset: SIMD3<Double>
     /// `in_accel_mount_matrix`, else `in_mount_matrix`, else `mount_matrix`, else identity.
-    public var mount: MountMatrix
+    package var mount: MountMatrix
     /// Where the sampling frequency is read: `in_accel_sampling_frequency`, else `sampling_frequency`.
-    public var samplingFrequencyPath: String?
+    package var samplingFrequencyPath: String?
 
     static let axes = ["x", "y", "z"]
 
     /// Converts raw counts to kernel units in the mounting hardware's axes.
-    public func value(raw: SIMD3<Double>) -> SIMD3<Double> {
+    package func value(raw: SIMD3<Double>) -> SIMD3<Double> {
         mount.apply(processed ? raw : (raw + offset) * scale)
     }
 
     /// Reads the three channels through sysfs (direct mode) and converts them.
-    public func read() throws(IIOError) -> SIMD3<Double> {
+    package func read() throws(IIOError) -> SIMD3<Double> {
         var raw = SIMD3<Double>.zero
         for axis in 0..<3 {
             let path = valuePaths[axis]
@@ -67,7 +67,7 @@ public struct IIOChannelGroup: Sendable, Equatable {
 
     /// The current sampling frequency in Hz, nil when the driver has none (or reports 0). A
     /// negative one or one above ``IIOPlausibility/maximumSamplingFrequency`` is `badValue`.
-    public func samplingFrequency() throws(IIOError) -> Double? {
+    package func samplingFrequency() throws(IIOError) -> Double? {
         guard let samplingFrequencyPath else { return nil }
         let value = try SysfsFiles.number(samplingFrequencyPath)
         try IIOPlausibility.checkSamplingFrequency(value, path: samplingFrequencyPath)
@@ -75,7 +75,7 @@ public struct IIOChannelGroup: Sendable, Equatable {
     }
 
     /// The scan element names of the three axes in the buffer (`in_accel_x` …).
-    public var scanElementNames: [String] { Self.axes.map { "in_\(kind.rawValue)_\($0)" } }
+    package var scanElementNames: [String] { Self.axes.map { "in_\(kind.rawValue)_\($0)" } }
 
     /// Reads the group from `directory`; nil when the device has no such channels.
     static func read(kind: IIOSensorKind, directory: String) throws(IIOError) -> IIOChannelGroup? {
@@ -118,31 +118,31 @@ public struct IIOChannelGroup: Sendable, Equatable {
 }
 
 /// One `iio:deviceN` directory that has accelerometer, gyroscope or magnetometer channels.
-public struct IIODevice: Sendable, Equatable {
+package struct IIODevice: Sendable, Equatable {
     /// The directory, e.g. `/sys/bus/iio/devices/iio:device0`.
-    public var directory: String
+    package var directory: String
     /// `iio:device0`: also the name of its buffer's character device in `/dev`.
-    public var id: String
+    package var id: String
     /// The driver's `name` (a part number: `mpu6050`, `lsm6dsox_accel`, `accel_3d`, `bmi160`).
-    public var name: String
+    package var name: String
     /// The optional `label` (`accel-display`, `accel-base` on 2-in-1s).
-    public var label: String?
-    public var groups: [IIOChannelGroup]
+    package var label: String?
+    package var groups: [IIOChannelGroup]
     /// Whether it has a buffer: `scan_elements/` and `buffer/enable`.
-    public var hasBuffer: Bool
+    package var hasBuffer: Bool
 
-    public func group(_ kind: IIOSensorKind) -> IIOChannelGroup? {
+    package func group(_ kind: IIOSensorKind) -> IIOChannelGroup? {
         groups.first { $0.kind == kind }
     }
 
     /// "mpu6050 (iio:device0): accelerometer, gyroscope".
-    public var summary: String {
+    package var summary: String {
         "\(name) (\(id)\(label.map { ", \($0)" } ?? "")): " + groups.map(\.kind.displayName).joined(separator: ", ")
             + (hasBuffer ? "; buffered" : "")
     }
 
     /// Reads `directory`; nil when it has no motion channels (a light sensor, an ADC, a trigger).
-    public static func read(directory: String) throws(IIOError) -> IIODevice? {
+    package static func read(directory: String) throws(IIOError) -> IIODevice? {
         var groups: [IIOChannelGroup] = []
         for kind in IIOSensorKind.allCases {
             if let group = try IIOChannelGroup.read(kind: kind, directory: directory) { groups.append(group) }
@@ -157,15 +157,15 @@ public struct IIODevice: Sendable, Equatable {
 }
 
 /// Finds motion sensors among the IIO devices under a sysfs root.
-public enum IIODiscovery {
+package enum IIODiscovery {
     /// Where the kernel lists IIO devices (Documentation/ABI/testing/sysfs-bus-iio).
-    public static let defaultRoot = "/sys/bus/iio/devices"
+    package static let defaultRoot = "/sys/bus/iio/devices"
     /// Where their buffers' character devices appear (`/dev/iio:deviceN`).
-    public static let defaultDeviceDirectory = "/dev"
+    package static let defaultDeviceDirectory = "/dev"
 
     /// Every `iio:deviceN` under `root` with motion channels, in index order; a device whose
     /// attributes cannot be read is left out and its error returned in `problems`.
-    public static func devices(root: String = defaultRoot) -> (devices: [IIODevice], problems: [IIOError]) {
+    package static func devices(root: String = defaultRoot) -> (devices: [IIODevice], problems: [IIOError]) {
         var devices: [IIODevice] = []
         var problems: [IIOError] = []
         for entry in SysfsFiles.entries(root) where entry.hasPrefix("iio:device") {

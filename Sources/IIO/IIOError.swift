@@ -34,7 +34,7 @@ public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What a person can do about it.
     public var hint: String?
 
-    public init(_ kind: Kind, path: String, errno: Int32? = nil, detail: String, hint: String? = nil) {
+    package init(_ kind: Kind, path: String, errno: Int32? = nil, detail: String, hint: String? = nil) {
         self.kind = kind
         self.path = path
         self.errno = errno
@@ -50,7 +50,7 @@ public struct IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The error for `errno` after `attempted` failed on `path`.
-    public static func from(errno code: Int32, path: String, attempted: String) -> IIOError {
+    package static func from(errno code: Int32, path: String, attempted: String) -> IIOError {
         let reason = "\(attempted) failed: \(String(cString: strerror(code)))"
         switch code {
         case ENOENT, ENODEV, ENXIO:

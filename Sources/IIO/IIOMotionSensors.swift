@@ -1,12 +1,12 @@
 /// The IIO devices one motion source reads: an accelerometer, and a gyroscope and a
 /// magnetometer when there are any, chosen among everything under a sysfs root.
-public struct IIOMotionSensors: Sendable, Equatable {
-    public var accelerometer: IIODevice
-    public var gyroscope: IIODevice?
-    public var magnetometer: IIODevice?
+package struct IIOMotionSensors: Sendable, Equatable {
+    package var accelerometer: IIODevice
+    package var gyroscope: IIODevice?
+    package var magnetometer: IIODevice?
 
     /// The devices behind the three sensors, each once.
-    public var devices: [IIODevice] {
+    package var devices: [IIODevice] {
         var seen: [IIODevice] = []
         for device in [accelerometer, gyroscope, magnetometer].compactMap({ $0 }) where !seen.contains(where: { $0.id == device.id }) {
             seen.append(device)
@@ -15,7 +15,7 @@ public struct IIOMotionSensors: Sendable, Equatable {
     }
 
     /// "mpu6050 (iio:device0): accelerometer, gyroscope + ak8975 (iio:device1): magnetometer".
-    public var summary: String {
+    package var summary: String {
         devices.map(\.summary).joined(separator: " + ")
     }
 
@@ -26,7 +26,7 @@ public struct IIOMotionSensors: Sendable, Equatable {
     /// registers `lsm6dsox_accel` and `lsm6dsox_gyro`), else of the same HID sensor hub
     /// (`accel_3d`, `gyro_3d`); never another chip's, whose axes and clock differ. Its
     /// magnetometer: the same way, else any (magnetometers are separate chips).
-    public static func choose(from devices: [IIODevice], name: String? = nil) -> IIOMotionSensors? {
+    package static func choose(from devices: [IIODevice], name: String? = nil) -> IIOMotionSensors? {
         let candidates = devices.filter { device in
             device.group(.accelerometer) != nil && (name.map { device.name == $0 || device.name.hasPrefix($0 + "_") } ?? true)
         }

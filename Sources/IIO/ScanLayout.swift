@@ -3,23 +3,23 @@
 /// The rule is the kernel's (drivers/iio/industrialio-buffer.c, `iio_compute_scan_bytes`): the
 /// enabled elements in ascending `_index` order, each aligned to its own size (storage bytes ×
 /// repeat), the timestamp last; the record is padded to a multiple of its largest element.
-public struct ScanLayout: Sendable, Equatable {
-    public struct Element: Sendable, Equatable {
+package struct ScanLayout: Sendable, Equatable {
+    package struct Element: Sendable, Equatable {
         /// The element's name without `_en`/`_index`/`_type`, e.g. `in_accel_x`, `in_timestamp`.
-        public var name: String
-        public var index: Int
-        public var type: ScanType
+        package var name: String
+        package var index: Int
+        package var type: ScanType
         /// Byte offset in the record.
-        public var offset: Int
+        package var offset: Int
     }
 
     /// Elements in record order.
-    public let elements: [Element]
+    package let elements: [Element]
     /// Bytes per record.
-    public let recordSize: Int
+    package let recordSize: Int
 
     /// Lays out `enabled` (name, index, type) in the kernel's order.
-    public init(_ enabled: [(name: String, index: Int, type: ScanType)]) {
+    package init(_ enabled: [(name: String, index: Int, type: ScanType)]) {
         var offset = 0
         var largest = 1
         var placed: [Element] = []
@@ -34,7 +34,7 @@ public struct ScanLayout: Sendable, Equatable {
         recordSize = (offset + largest - 1) / largest * largest
     }
 
-    public func element(_ name: String) -> Element? {
+    package func element(_ name: String) -> Element? {
         elements.first { $0.name == name }
     }
 }

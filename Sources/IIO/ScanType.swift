@@ -3,19 +3,19 @@
 /// Format (Documentation/ABI/testing/sysfs-bus-iio, `in_voltageY_type`, and
 /// Documentation/driver-api/iio/buffers.rst): `[be|le]:[s|u]bits/storagebits[Xrepeat][>>shift]`,
 /// e.g. `le:s16/16>>0`, `be:s12/16>>4`, `le:s64/64>>0` (the timestamp).
-public struct ScanType: Sendable, Equatable, CustomStringConvertible {
-    public var bigEndian: Bool
-    public var signed: Bool
+package struct ScanType: Sendable, Equatable, CustomStringConvertible {
+    package var bigEndian: Bool
+    package var signed: Bool
     /// Valid data bits, 1…storageBits.
-    public var bits: Int
+    package var bits: Int
     /// Bits the value occupies in the record: 8, 16, 32 or 64.
-    public var storageBits: Int
+    package var storageBits: Int
     /// How many values of this storage follow one another (1 unless `X` is given).
-    public var repeatCount: Int
+    package var repeatCount: Int
     /// Right shift applied before masking out the unused bits.
-    public var shift: Int
+    package var shift: Int
 
-    public init(bigEndian: Bool, signed: Bool, bits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0) {
+    package init(bigEndian: Bool, signed: Bool, bits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0) {
         self.bigEndian = bigEndian
         self.signed = signed
         self.bits = bits
@@ -25,7 +25,7 @@ public struct ScanType: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses the attribute text; a malformed one is `IIOError.badValue` naming `path`.
-    public init(parsing text: String, path: String = "scan type") throws(IIOError) {
+    package init(parsing text: String, path: String = "scan type") throws(IIOError) {
         func bad(_ why: String) -> IIOError {
             IIOError(.badValue, path: path, detail: "\"\(text.prefix(40))\" is not an IIO scan type ([be|le]:[s|u]bits/storagebits[Xrepeat]>>shift): \(why)")
         }
@@ -55,15 +55,15 @@ public struct ScanType: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Bytes in the record (storage × repeat).
-    public var byteCount: Int { storageBits / 8 * repeatCount }
+    package var byteCount: Int { storageBits / 8 * repeatCount }
 
-    public var description: String {
+    package var description: String {
         "\(bigEndian ? "be" : "le"):\(signed ? "s" : "u")\(bits)/\(storageBits)\(repeatCount > 1 ? "X\(repeatCount)" : "")>>\(shift)"
     }
 
     /// The first value stored at `offset` in `record`: endianness applied, shifted, masked to
     /// `bits` and sign-extended. The caller checks `offset + byteCount <= record.count`.
-    public func decode(_ record: UnsafeRawBufferPointer, at offset: Int) -> Int64 {
+    package func decode(_ record: UnsafeRawBufferPointer, at offset: Int) -> Int64 {
         let count = storageBits / 8
         var word: UInt64 = 0
         for index in 0..<count {

@@ -6,7 +6,7 @@ import Musl
 
 /// Small-file access for sysfs attributes, with errno kept (`IIOError`). Every path is absolute;
 /// tests point the IIO code at a fake tree in a temporary directory instead of `/sys`.
-public enum SysfsFiles {
+package enum SysfsFiles {
     /// The largest attribute read: sysfs hands out at most one page per attribute
     /// (Documentation/filesystems/sysfs.rst: "attributes should be ASCII text files … up to PAGE_SIZE").
     static let maximumAttributeBytes = 4096
@@ -14,7 +14,7 @@ public enum SysfsFiles {
     /// The attribute's text with surrounding white space removed. At most one byte more than
     /// ``maximumAttributeBytes`` is read: a longer "attribute" (a fake tree's regular file, a
     /// path pointing at something that is not sysfs) is `badValue`, never read whole.
-    public static func read(_ path: String) throws(IIOError) -> String {
+    package static func read(_ path: String) throws(IIOError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .from(errno: errno, path: path, attempted: "open") }
         defer { close(descriptor) }
@@ -33,7 +33,7 @@ public enum SysfsFiles {
     }
 
     /// Writes `text` (a newline is not needed: sysfs takes the value as written).
-    public static func write(_ text: String, to path: String) throws(IIOError) {
+    package static func write(_ text: String, to path: String) throws(IIOError) {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC)
         guard descriptor >= 0 else { throw .from(errno: errno, path: path, attempted: "open for writing") }
         defer { close(descriptor) }
@@ -70,12 +70,12 @@ public enum SysfsFiles {
     }
 
     /// Whether `path` exists (a file, a directory or a symbolic link to one).
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }
 
     /// The names in a directory, sorted; empty when it cannot be listed.
-    public static func entries(_ directory: String) -> [String] {
+    package static func entries(_ directory: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []
@@ -87,7 +87,7 @@ public enum SysfsFiles {
     }
 
     /// The attribute as a finite number ("0.000598", "-2048", "1e-3").
-    public static func number(_ path: String) throws(IIOError) -> Double {
+    package static func number(_ path: String) throws(IIOError) -> Double {
         let text = try read(path)
         guard let value = Double(text), value.isFinite else {
             throw IIOError(.badValue, path: path, detail: "\"\(text.prefix(40))\" is not a number", hint: "the driver broke the IIO ABI: report it")

@@ -3,15 +3,15 @@ import Foundation
 /// A fake `/sys/bus/iio/devices` and `/dev` in a temporary directory (the umockdev idea): tests
 /// and `motionctl probe --iio-root` read it exactly as they would read the kernel's. The buffer
 /// device is a regular file the test appends scan records to.
-public final class FakeIIOTree: @unchecked Sendable {
+package final class FakeIIOTree: @unchecked Sendable {
     /// The temporary directory holding everything (removed on deinit).
-    public let base: URL
+    package let base: URL
     /// Stands for `/sys/bus/iio/devices`.
-    public var sysfs: String { base.appendingPathComponent("sys/bus/iio/devices").path }
+    package var sysfs: String { base.appendingPathComponent("sys/bus/iio/devices").path }
     /// Stands for `/dev`.
-    public var dev: String { base.appendingPathComponent("dev").path }
+    package var dev: String { base.appendingPathComponent("dev").path }
 
-    public init() throws {
+    package init() throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("fake-iio-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: base.appendingPathComponent("sys/bus/iio/devices").path, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: base.appendingPathComponent("dev").path, withIntermediateDirectories: true)
@@ -24,7 +24,7 @@ public final class FakeIIOTree: @unchecked Sendable {
     /// Writes `device` as `iio:deviceN` (attributes are paths relative to it) and, for a
     /// buffered one, an empty `/dev/iio:deviceN`. Returns the directory.
     @discardableResult
-    public func add(_ device: FakeIIODevice, as id: String) throws -> String {
+    package func add(_ device: FakeIIODevice, as id: String) throws -> String {
         let directory = "\(sysfs)/\(id)"
         for (path, value) in device.attributes {
             try write(value, to: "\(directory)/\(path)")
@@ -37,27 +37,27 @@ public final class FakeIIOTree: @unchecked Sendable {
     }
 
     /// Sets one attribute of a device (`"in_accel_x_raw"`, `"scan_elements/in_accel_x_en"`).
-    public func set(_ attribute: String, of id: String, to value: String) throws {
+    package func set(_ attribute: String, of id: String, to value: String) throws {
         try write(value, to: "\(sysfs)/\(id)/\(attribute)")
     }
 
     /// Reads one attribute back (what our code wrote: `buffer/enable`, `current_trigger`).
-    public func value(_ attribute: String, of id: String) throws -> String {
+    package func value(_ attribute: String, of id: String) throws -> String {
         try String(contentsOfFile: "\(sysfs)/\(id)/\(attribute)", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The device disappears (driver unbound): its directory moves out of the tree.
-    public func remove(_ id: String) throws {
+    package func remove(_ id: String) throws {
         try FileManager.default.moveItem(atPath: "\(sysfs)/\(id)", toPath: base.appendingPathComponent("removed-\(id)").path)
     }
 
     /// A removed device comes back, possibly under another index (as the kernel numbers it).
-    public func restore(_ id: String, as newID: String? = nil) throws {
+    package func restore(_ id: String, as newID: String? = nil) throws {
         try FileManager.default.moveItem(atPath: base.appendingPathComponent("removed-\(id)").path, toPath: "\(sysfs)/\(newID ?? id)")
     }
 
     /// Appends scan records to `/dev/<id>`.
-    public func append(_ bytes: [UInt8], toBufferOf id: String) throws {
+    package func append(_ bytes: [UInt8], toBufferOf id: String) throws {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dev)/\(id)"))
         defer { try? handle.close() }
         try handle.seekToEnd()
@@ -71,23 +71,23 @@ public final class FakeIIOTree: @unchecked Sendable {
 }
 
 /// One fake IIO device: its `name` and attribute files.
-public struct FakeIIODevice: Sendable {
-    public var name: String
+package struct FakeIIODevice: Sendable {
+    package var name: String
     /// Path relative to the device directory → content (a newline is added).
-    public var attributes: [String: String]
+    package var attributes: [String: String]
 
-    public init(name: String, attributes: [String: String]) {
+    package init(name: String, attributes: [String: String]) {
         self.name = name
         self.attributes = attributes
     }
 
     /// x, y, z `_raw` attributes of a channel type (`accel`, `anglvel`, `magn`).
-    public static func raw(_ type: String, _ values: (Int, Int, Int)) -> [String: String] {
+    package static func raw(_ type: String, _ values: (Int, Int, Int)) -> [String: String] {
         ["in_\(type)_x_raw": "\(values.0)", "in_\(type)_y_raw": "\(values.1)", "in_\(type)_z_raw": "\(values.2)"]
     }
 
     /// Scan elements of x, y, z of a channel type at `firstIndex`…, all disabled, of `type`.
-    public static func scan(_ channel: String, firstIndex: Int, type: String) -> [String: String] {
+    package static func scan(_ channel: String, firstIndex: Int, type: String) -> [String: String] {
         var attributes: [String: String] = [:]
         for (offset, axis) in ["x", "y", "z"].enumerated() {
             attributes["scan_elements/in_\(channel)_\(axis)_en"] = "0"
@@ -98,7 +98,7 @@ public struct FakeIIODevice: Sendable {
     }
 
     /// The kernel timestamp scan element (`le:s64/64>>0`) and the buffer attributes.
-    public static func bufferAttributes(timestampIndex: Int) -> [String: String] {
+    package static func bufferAttributes(timestampIndex: Int) -> [String: String] {
         [
             "scan_elements/in_timestamp_en": "0", "scan_elements/in_timestamp_index": "\(timestampIndex)",
             "scan_elements/in_timestamp_type": "le:s64/64>>0", "buffer/enable": "0", "buffer/length": "0",
@@ -110,7 +110,7 @@ public struct FakeIIODevice: Sendable {
     /// one device "mpu6050", accel and anglvel with shared scales, `in_mount_matrix`
     /// (IIO_SHARED_BY_DIR), `sampling_frequency`; buffer indices accel 0–2, temp 3, gyro 4–6,
     /// timestamp 7, big-endian s16; its own trigger "mpu6050-dev0" chosen through `trigger/`.
-    public static func mpu6050(accel: (Int, Int, Int), gyro: (Int, Int, Int), mount: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> FakeIIODevice {
+    package static func mpu6050(accel: (Int, Int, Int), gyro: (Int, Int, Int), mount: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> FakeIIODevice {
         var attributes = raw("accel", accel).merging(raw("anglvel", gyro)) { $1 }
         attributes["in_accel_scale"] = "0.000598"
         attributes["in_anglvel_scale"] = "0.001064724"
@@ -131,7 +131,7 @@ public struct FakeIIODevice: Sendable {
     /// st_lsm6dsx (drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c): one device per sensor,
     /// "lsm6dsox_accel" and "lsm6dsox_gyro", each with `<type>_scale`, `mount_matrix`
     /// (IIO_SHARED_BY_ALL), `sampling_frequency` and its `_available` list.
-    public static func lsm6dsox(accel: (Int, Int, Int), mount: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> FakeIIODevice {
+    package static func lsm6dsox(accel: (Int, Int, Int), mount: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> FakeIIODevice {
         var attributes = raw("accel", accel)
         attributes["in_accel_scale"] = "0.000598"
         attributes["in_accel_scale_available"] = "0.000598 0.001196 0.002392 0.004785"
@@ -141,7 +141,7 @@ public struct FakeIIODevice: Sendable {
         return FakeIIODevice(name: "lsm6dsox_accel", attributes: attributes)
     }
 
-    public static func lsm6dsoxGyro(_ gyro: (Int, Int, Int), mount: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> FakeIIODevice {
+    package static func lsm6dsoxGyro(_ gyro: (Int, Int, Int), mount: String = "1, 0, 0; 0, 1, 0; 0, 0, 1") -> FakeIIODevice {
         var attributes = raw("anglvel", gyro)
         attributes["in_anglvel_scale"] = "0.000153"
         attributes["mount_matrix"] = mount
@@ -152,7 +152,7 @@ public struct FakeIIODevice: Sendable {
     /// bmi160 (drivers/iio/imu/bmi160/bmi160_core.c): one device "bmi160", per-type
     /// `in_accel_sampling_frequency`, `in_mount_matrix`; buffer indices gyro 4–6 before accel
     /// 7–9 (enum bmi160_scan_axis), timestamp 10, little-endian s16.
-    public static func bmi160(accel: (Int, Int, Int), gyro: (Int, Int, Int)) -> FakeIIODevice {
+    package static func bmi160(accel: (Int, Int, Int), gyro: (Int, Int, Int)) -> FakeIIODevice {
         var attributes = raw("accel", accel).merging(raw("anglvel", gyro)) { $1 }
         attributes["in_accel_scale"] = "0.000598"
         attributes["in_anglvel_scale"] = "0.001065"
@@ -169,7 +169,7 @@ public struct FakeIIODevice: Sendable {
     /// hid-sensor-accel-3d (drivers/iio/accel/hid-sensor-accel-3d.c): "accel_3d", shared
     /// `in_accel_scale` and `in_accel_offset` (from the HID unit exponent), `in_accel_hysteresis`,
     /// `in_accel_sampling_frequency`; no gyroscope.
-    public static func hidAccel3D(accel: (Int, Int, Int), scale: String = "0.009806650", offset: String = "0") -> FakeIIODevice {
+    package static func hidAccel3D(accel: (Int, Int, Int), scale: String = "0.009806650", offset: String = "0") -> FakeIIODevice {
         var attributes = raw("accel", accel)
         attributes["in_accel_scale"] = scale
         attributes["in_accel_offset"] = offset
@@ -179,7 +179,7 @@ public struct FakeIIODevice: Sendable {
     }
 
     /// A magnetometer (ak8975 style: "ak8975", per-axis `in_magn_x_scale` in gauss).
-    public static func ak8975(field: (Int, Int, Int), scale: String = "0.003000") -> FakeIIODevice {
+    package static func ak8975(field: (Int, Int, Int), scale: String = "0.003000") -> FakeIIODevice {
         var attributes = raw("magn", field)
         for axis in ["x", "y", "z"] { attributes["in_magn_\(axis)_scale"] = scale }
         attributes["in_mount_matrix"] = "1, 0, 0; 0, 1, 0; 0, 0, 1"
@@ -188,22 +188,22 @@ public struct FakeIIODevice: Sendable {
 }
 
 /// Scan-record bytes for tests.
-public enum FakeScanRecord {
-    public static func bigEndian16(_ values: [Int]) -> [UInt8] {
+package enum FakeScanRecord {
+    package static func bigEndian16(_ values: [Int]) -> [UInt8] {
         values.flatMap { value -> [UInt8] in
             let word = UInt16(bitPattern: Int16(truncatingIfNeeded: value))
             return [UInt8(word >> 8), UInt8(word & 0xFF)]
         }
     }
 
-    public static func littleEndian16(_ values: [Int]) -> [UInt8] {
+    package static func littleEndian16(_ values: [Int]) -> [UInt8] {
         values.flatMap { value -> [UInt8] in
             let word = UInt16(bitPattern: Int16(truncatingIfNeeded: value))
             return [UInt8(word & 0xFF), UInt8(word >> 8)]
         }
     }
 
-    public static func littleEndian64(_ value: Int64) -> [UInt8] {
+    package static func littleEndian64(_ value: Int64) -> [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (8 * UInt64($0))) }
     }
 }

@@ -1,21 +1,21 @@
 import Glibc
 
 /// A `/dev/i2c-N` device node and the adapter behind it.
-public struct LinuxI2CBusInfo: Sendable, Equatable, CustomStringConvertible {
+package struct LinuxI2CBusInfo: Sendable, Equatable, CustomStringConvertible {
     /// The device node, e.g. `/dev/i2c-1`.
-    public var path: String
+    package var path: String
     /// N in `/dev/i2c-N`.
-    public var number: Int
+    package var number: Int
     /// The adapter's name from sysfs, e.g. `bcm2835 (i2c@7e804000)`; nil when sysfs does not say.
-    public var adapterName: String?
+    package var adapterName: String?
 
-    public init(path: String, number: Int, adapterName: String?) {
+    package init(path: String, number: Int, adapterName: String?) {
         self.path = path
         self.number = number
         self.adapterName = adapterName
     }
 
-    public var description: String {
+    package var description: String {
         adapterName.map { "\(path) (\($0))" } ?? path
     }
 }
@@ -25,7 +25,7 @@ extension LinuxI2CBus {
     /// `<sysfs>/class/i2c-dev/i2c-N/name` or `<sysfs>/bus/i2c/devices/i2c-N/name`.
     ///
     /// Empty when the directory has none (I2C not enabled, or `i2c-dev` not loaded).
-    public static func availableBuses(deviceDirectory: String = "/dev", sysfs: String = "/sys") -> [LinuxI2CBusInfo] {
+    package static func availableBuses(deviceDirectory: String = "/dev", sysfs: String = "/sys") -> [LinuxI2CBusInfo] {
         guard let directory = opendir(deviceDirectory) else { return [] }
         defer { closedir(directory) }
         var buses: [LinuxI2CBusInfo] = []

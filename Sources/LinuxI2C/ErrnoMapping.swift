@@ -3,7 +3,7 @@ import I2C
 
 extension LinuxI2CBus {
     /// When an errno came back: opening the device node, or using an open bus.
-    public enum Stage: Sendable {
+    package enum Stage: Sendable {
         /// `open("/dev/i2c-N")`.
         case open
         /// Any ioctl or SMBus transfer on an open bus (selecting a target, `I2C_FUNCS`, `I2C_RDWR`, …).
@@ -11,7 +11,7 @@ extension LinuxI2CBus {
     }
 
     /// How to get an I2C bus, shared by the "no such bus" error and `motionctl probe`.
-    public static let enableI2CHint =
+    package static let enableI2CHint =
         "List the buses with `ls /dev/i2c-*`. On a Raspberry Pi enable I2C with "
         + "`sudo raspi-config nonint do_i2c 0` (or add `dtparam=i2c_arm=on` to /boot/firmware/config.txt), "
         + "then reboot; elsewhere load the character devices with `sudo modprobe i2c-dev`"
@@ -54,7 +54,7 @@ extension LinuxI2CBus {
     ///   - bus: the device node, e.g. `/dev/i2c-1`.
     ///   - address: the target, for transfers.
     ///   - attempted: what was being done, e.g. `SMBus receive byte`.
-    public static func error(
+    package static func error(
         errno code: Int32, stage: Stage, bus: String, address: I2CAddress? = nil, attempted: String
     ) -> I2CError {
         let reason = "\(attempted) failed: \(describe(errno: code))"

@@ -1,10 +1,10 @@
 import CI2C
 
 /// What an adapter can do, as reported by the kernel's `I2C_FUNCS` ioctl (`linux/i2c.h`).
-public struct I2CFunctionality: OptionSet, Sendable, CustomStringConvertible {
-    public let rawValue: UInt
+package struct I2CFunctionality: OptionSet, Sendable, CustomStringConvertible {
+    package let rawValue: UInt
 
-    public init(rawValue: UInt) {
+    package init(rawValue: UInt) {
         self.rawValue = rawValue
     }
 
@@ -13,21 +13,21 @@ public struct I2CFunctionality: OptionSet, Sendable, CustomStringConvertible {
     }
 
     /// Plain I2C messages (`I2C_RDWR`), including combined write-then-read transfers.
-    public static let i2c = Self(I2C_FUNC_I2C)
+    package static let i2c = Self(I2C_FUNC_I2C)
     /// SMBus quick command: the address and R/W bit, no data.
-    public static let smbusQuick = Self(I2C_FUNC_SMBUS_QUICK)
+    package static let smbusQuick = Self(I2C_FUNC_SMBUS_QUICK)
     /// SMBus receive byte (no register).
-    public static let smbusReadByte = Self(I2C_FUNC_SMBUS_READ_BYTE)
+    package static let smbusReadByte = Self(I2C_FUNC_SMBUS_READ_BYTE)
     /// SMBus send byte (no register).
-    public static let smbusWriteByte = Self(I2C_FUNC_SMBUS_WRITE_BYTE)
+    package static let smbusWriteByte = Self(I2C_FUNC_SMBUS_WRITE_BYTE)
     /// SMBus read byte data: register, then one byte.
-    public static let smbusReadByteData = Self(I2C_FUNC_SMBUS_READ_BYTE_DATA)
+    package static let smbusReadByteData = Self(I2C_FUNC_SMBUS_READ_BYTE_DATA)
     /// SMBus write byte data: register and one byte.
-    public static let smbusWriteByteData = Self(I2C_FUNC_SMBUS_WRITE_BYTE_DATA)
+    package static let smbusWriteByteData = Self(I2C_FUNC_SMBUS_WRITE_BYTE_DATA)
     /// I2C-style block read through SMBus: register, then up to 32 bytes.
-    public static let smbusReadI2CBlock = Self(I2C_FUNC_SMBUS_READ_I2C_BLOCK)
+    package static let smbusReadI2CBlock = Self(I2C_FUNC_SMBUS_READ_I2C_BLOCK)
     /// I2C-style block write through SMBus: register and up to 32 bytes.
-    public static let smbusWriteI2CBlock = Self(I2C_FUNC_SMBUS_WRITE_I2C_BLOCK)
+    package static let smbusWriteI2CBlock = Self(I2C_FUNC_SMBUS_WRITE_I2C_BLOCK)
 
     private static let names: [(Self, String)] = [
         (.i2c, "I2C"), (.smbusQuick, "SMBus quick"),
@@ -37,7 +37,7 @@ public struct I2CFunctionality: OptionSet, Sendable, CustomStringConvertible {
     ]
 
     /// The capabilities swift-motion uses, by name: `I2C, SMBus quick, …`.
-    public var description: String {
+    package var description: String {
         let present = Self.names.filter { contains($0.0) }.map(\.1)
         return present.isEmpty ? "none of the transfers swift-motion uses" : present.joined(separator: ", ")
     }

@@ -8,9 +8,9 @@ import I2C
 /// Uses combined `I2C_RDWR` transfers (repeated START between steps) when the adapter speaks
 /// plain I2C, and SMBus transfers through libi2c otherwise (see ``SMBusPlan``). Runs one
 /// transaction at a time; safe to share between threads.
-public final class LinuxI2CBus: I2CBus {
+package final class LinuxI2CBus: I2CBus {
     /// How this bus carries transactions.
-    public enum TransferMode: Sendable, Equatable {
+    package enum TransferMode: Sendable, Equatable {
         /// One `I2C_RDWR` ioctl per transaction: any sequence of writes and reads.
         case combined
         /// SMBus transfers through libi2c: the transactions ``SMBusPlan`` can express.
@@ -18,9 +18,9 @@ public final class LinuxI2CBus: I2CBus {
     }
 
     /// The device node, e.g. `/dev/i2c-1`.
-    public let name: String
+    package let name: String
     /// What the adapter reported through `I2C_FUNCS` when the bus was opened.
-    public let functionality: I2CFunctionality
+    package let functionality: I2CFunctionality
     private let descriptor: Int32
     /// The target last selected with `I2C_SLAVE` (SMBus transfers go to it); held during a transaction.
     private let selectedAddress = Locked<I2CAddress?>(nil)
@@ -28,7 +28,7 @@ public final class LinuxI2CBus: I2CBus {
     /// Opens `path` for reading and writing and asks the adapter what it can do.
     ///
     /// - Throws: ``I2CError`` with kind `.noSuchBus`, `.permissionDenied`, … and a hint.
-    public init(path: String) throws(I2CError) {
+    package init(path: String) throws(I2CError) {
         try Self.checkIsBusNode(path)
         let descriptor = retryingInterrupted { Glibc.open(path, O_RDWR | O_CLOEXEC) }
         guard descriptor >= 0 else {
@@ -46,7 +46,7 @@ public final class LinuxI2CBus: I2CBus {
     }
 
     /// Opens `/dev/i2c-<number>`.
-    public convenience init(number: Int) throws(I2CError) {
+    package convenience init(number: Int) throws(I2CError) {
         try self.init(path: "/dev/i2c-\(number)")
     }
 
@@ -55,16 +55,16 @@ public final class LinuxI2CBus: I2CBus {
     }
 
     /// Combined transfers when the adapter has plain I2C, SMBus otherwise.
-    public var transferMode: TransferMode {
+    package var transferMode: TransferMode {
         functionality.contains(.i2c) ? .combined : .smbus
     }
 
     /// 32 bytes on an SMBus-only adapter (one I2C-block read); no limit with plain I2C.
-    public var maximumReadLength: Int? {
+    package var maximumReadLength: Int? {
         transferMode == .smbus ? 32 : nil
     }
 
-    public func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
+    package func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
         try validate(address, operations)
         return try selectedAddress.withLock { (selected: inout I2CAddress?) throws(I2CError) -> [[UInt8]] in
             switch transferMode {
@@ -81,7 +81,7 @@ public final class LinuxI2CBus: I2CBus {
     /// advancing registers, each copied into its place in `buffer`. Allocates nothing; errors are
     /// those of the same read through ``transaction(_:_:)`` (which serves every unusual case:
     /// an empty or oversized read, an adapter without the needed SMBus reads).
-    public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+    package func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
         let count = buffer.count
         let usual = count >= 1 && count <= Int(UInt16.max)
         guard usual, let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -102,7 +102,7 @@ public final class LinuxI2CBus: I2CBus {
     /// The register write without an array: one `I2C_RDWR` message of the two bytes on the
     /// stack, or SMBus write-byte-data; errors as through ``transaction(_:_:)``, which serves an
     /// adapter with neither.
-    public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+    package func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
         guard transferMode == .combined || functionality.contains(.smbusWriteByteData) else {
             _ = try transaction(address, [.write([register, value])])
             return

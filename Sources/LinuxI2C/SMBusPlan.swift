@@ -2,7 +2,7 @@ import CI2C
 import I2C
 
 /// One SMBus transfer, issued through libi2c when an adapter cannot send plain I2C messages.
-public enum SMBusStep: Sendable, Equatable, CustomStringConvertible {
+package enum SMBusStep: Sendable, Equatable, CustomStringConvertible {
     /// The address with the write bit and no data (`i2c_smbus_write_quick`).
     case quickWrite
     /// One byte with no register (`i2c_smbus_write_byte`).
@@ -19,7 +19,7 @@ public enum SMBusStep: Sendable, Equatable, CustomStringConvertible {
     case readBlock(register: UInt8, count: Int)
 
     /// The adapter capability this step needs.
-    public var requiredFunctionality: I2CFunctionality {
+    package var requiredFunctionality: I2CFunctionality {
         switch self {
         case .quickWrite: .smbusQuick
         case .sendByte: .smbusWriteByte
@@ -31,7 +31,7 @@ public enum SMBusStep: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .quickWrite: "SMBus quick write"
         case .sendByte(let value): "SMBus send byte [\([value].hexList)]"
@@ -48,9 +48,9 @@ public enum SMBusStep: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// How a transaction is expressed as SMBus transfers; pure, so the chunking can be tested.
-public enum SMBusPlan {
+package enum SMBusPlan {
     /// The longest SMBus block (`I2C_SMBUS_BLOCK_MAX`, SMBus 2.0 §5.5.7): 32 bytes.
-    public static let maxBlockLength = Int(I2C_SMBUS_BLOCK_MAX)
+    package static let maxBlockLength = Int(I2C_SMBUS_BLOCK_MAX)
 
     /// The SMBus steps that perform `operations`, or nil when SMBus cannot express them.
     ///
@@ -64,7 +64,7 @@ public enum SMBusPlan {
     /// A chunk after the first addresses `register + offset` (wrapping at 0xFF): this matches a device
     /// that auto-increments its register pointer, not one that streams a FIFO from a fixed register.
     /// Read counts must be positive (the bus checks this first).
-    public static func steps(for operations: [I2COperation]) -> [SMBusStep]? {
+    package static func steps(for operations: [I2COperation]) -> [SMBusStep]? {
         switch (operations.first, operations.dropFirst().first, operations.count) {
         case (.write(let bytes), nil, 1) where bytes.isEmpty:
             return [.quickWrite]
@@ -94,7 +94,7 @@ public enum SMBusPlan {
     /// Splits `count` bytes starting at `register` into blocks of at most ``maxBlockLength``.
     ///
     /// A 70-byte transfer from 0x10 is 0x10 (32), 0x30 (32), 0x50 (6).
-    public static func chunks(count: Int, from register: UInt8) -> [(register: UInt8, offset: Int, count: Int)] {
+    package static func chunks(count: Int, from register: UInt8) -> [(register: UInt8, offset: Int, count: Int)] {
         stride(from: 0, to: count, by: maxBlockLength).map { offset in
             (register: register &+ UInt8(truncatingIfNeeded: offset), offset: offset,
              count: min(maxBlockLength, count - offset))

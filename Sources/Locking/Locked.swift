@@ -12,14 +12,14 @@ import Darwin
 /// futex the thread sanitizer cannot see, so every access it protects is reported as a race, and
 /// CI runs the sampler under the thread sanitizer. A reference type, so it can be captured and
 /// shared freely.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Unchecked: the mutex already makes every access exclusive, and the runtime's dynamic
     /// check (`swift_beginAccess`) cost more than the lock itself on the sampler's hot path.
     /// Internal only so that the inlined `withLock` reaches it directly (no accessor coroutine).
     @usableFromInline @exclusivity(unchecked) var value: Value
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -35,7 +35,7 @@ public final class Locked<Value>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the value. Not reentrant: do not call `withLock` on
     /// the same lock from inside `body`.
     @inlinable
-    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock()
         defer { unlock() }
         return try body(&value)

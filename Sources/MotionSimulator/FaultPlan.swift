@@ -15,9 +15,9 @@ import I2C
 /// Example: `imu:nack*12@2,mag:vanish+3@5,imu:eio*1@1/0.5` — a burst of 12 NACKs from the IMU at
 /// 2 s, the magnetometer gone from 5 s to 8 s, one IMU bus error every half second from 1 s.
 public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
-    public enum Sensor: String, Sendable, CaseIterable { case imu, mag }
+    package enum Sensor: String, Sendable, CaseIterable { case imu, mag }
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The next `count` transactions to the chip fail with `kind`.
         case failures(I2CError.Kind, count: Int)
         /// A power-on reset of the chip.
@@ -26,15 +26,15 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
         case vanish(seconds: Double)
     }
 
-    public struct Fault: Sendable, Equatable {
-        public var sensor: Sensor
-        public var kind: Kind
+    package struct Fault: Sendable, Equatable {
+        package var sensor: Sensor
+        package var kind: Kind
         /// Seconds after the start of the run.
-        public var at: Double
+        package var at: Double
         /// Repeats every this many seconds; nil: once.
-        public var every: Double?
+        package var every: Double?
 
-        public init(sensor: Sensor, kind: Kind, at: Double, every: Double? = nil) {
+        package init(sensor: Sensor, kind: Kind, at: Double, every: Double? = nil) {
             self.sensor = sensor
             self.kind = kind
             self.at = at
@@ -42,9 +42,9 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var faults: [Fault]
+    package var faults: [Fault]
 
-    public init(_ faults: [Fault]) {
+    package init(_ faults: [Fault]) {
         self.faults = faults
     }
 

@@ -5,24 +5,24 @@ import Fusion
 /// This is the boundary between the simulated world (motion scripts, error models, replays) and
 /// the register-level chip emulators: the world says what the chip's sensing elements see, the
 /// emulator encodes it into registers the way the datasheet says (range, resolution, saturation).
-public struct PhysicalState: Sendable, Equatable {
+package struct PhysicalState: Sendable, Equatable {
     /// Seconds since boot (the clock the simulation runs on).
-    public var time: Double
+    package var time: Double
     /// Specific force in m/s², chip axes: what an accelerometer measures.
     /// A chip lying flat, face up, at rest reads `(0, 0, +9.80665)`.
-    public var specificForce: SIMD3<Double>
+    package var specificForce: SIMD3<Double>
     /// Angular rate in rad/s, chip axes, right-hand rule.
-    public var angularRate: SIMD3<Double>
+    package var angularRate: SIMD3<Double>
     /// Magnetic flux density in µT, chip axes (Earth field plus any disturbance).
-    public var magneticField: SIMD3<Double>
+    package var magneticField: SIMD3<Double>
     /// Die temperature in °C.
-    public var temperature: Double
+    package var temperature: Double
     /// The true orientation, chip axes → magnetic East-North-Up (x magnetic east, y magnetic north, z up), when the source knows it (a
     /// ``World`` does; a replay or a constant does not). Only chips with on-chip fusion use it;
     /// they fall back to the orientation the specific force and field give when it is nil.
-    public var orientation: Quaternion?
+    package var orientation: Quaternion?
 
-    public init(
+    package init(
         time: Double, specificForce: SIMD3<Double>, angularRate: SIMD3<Double>,
         magneticField: SIMD3<Double>, temperature: Double = 25, orientation: Quaternion? = nil
     ) {
@@ -35,10 +35,10 @@ public struct PhysicalState: Sendable, Equatable {
     }
 
     /// Standard gravity, m/s².
-    public static let standardGravity = 9.80665
+    package static let standardGravity = 9.80665
 
     /// A chip lying flat and face up at rest, in a mid-latitude Earth field (49 µT, 65° down, x north).
-    public static func flatAtRest(time: Double = 0) -> PhysicalState {
+    package static func flatAtRest(time: Double = 0) -> PhysicalState {
         PhysicalState(
             time: time,
             specificForce: SIMD3(0, 0, standardGravity),
@@ -50,15 +50,15 @@ public struct PhysicalState: Sendable, Equatable {
 
 /// Anything that can say what the chip experiences at a time: a motion script, a replayed
 /// recording, a constant for tests. Must be cheap: emulators call it on every data-register read.
-public protocol PhysicalSource: Sendable {
+package protocol PhysicalSource: Sendable {
     func state(at time: Double) -> PhysicalState
 }
 
 /// A source that never changes (tests, `probe`).
-public struct ConstantSource: PhysicalSource {
-    public var value: PhysicalState
-    public init(_ value: PhysicalState = .flatAtRest()) { self.value = value }
-    public func state(at time: Double) -> PhysicalState {
+package struct ConstantSource: PhysicalSource {
+    package var value: PhysicalState
+    package init(_ value: PhysicalState = .flatAtRest()) { self.value = value }
+    package func state(at time: Double) -> PhysicalState {
         var state = value
         state.time = time
         return state

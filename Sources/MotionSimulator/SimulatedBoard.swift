@@ -36,7 +36,7 @@ public struct SimulatedBoard: Sendable {
         /// or `lsm9ds1` — the LSM9DS1's own magnetometer die, which has the LIS3MDL's register map;
         /// next to the LSM9DS1 as IMU, the board reverses its x axis as the die does), `none`,
         /// `usual`; nil otherwise.
-        public init?(name: String) {
+        package init?(name: String) {
             switch name.lowercased() {
             case "usual": self = .usual
             case "none": self = .none
@@ -48,36 +48,36 @@ public struct SimulatedBoard: Sendable {
     }
 
     /// One chip on the board.
-    public struct Chip: Sendable {
-        public var address: I2CAddress
-        public var device: any SimulatedDevice
+    package struct Chip: Sendable {
+        package var address: I2CAddress
+        package var device: any SimulatedDevice
         /// True for the MPU-9150's AK8975, the MPU-9250's AK8963 and the ICM-20948's AK09916: they answer only with the
         /// I2C bypass enabled.
-        public var behindBypass: Bool
+        package var behindBypass: Bool
     }
 
     /// The names `--imu` lists, from ``EmulatorRegistry/imus``.
-    public static var imuChoices: [String] { EmulatorRegistry.imus.map(\.chip.rawValue) }
+    package static var imuChoices: [String] { EmulatorRegistry.imus.map(\.chip.rawValue) }
     /// The other names `--imu` accepts, each with the chip it names: `ism330dhcx = lsm6dsr`.
-    public static var imuAliases: [String] {
+    package static var imuAliases: [String] {
         EmulatorRegistry.imus.flatMap { entry in entry.aliases.map { "\($0) = \(entry.chip.rawValue)" } }
     }
     /// The names `--magnetometer` accepts: the separate magnetometers of
     /// ``EmulatorRegistry/magnetometers``, the IMUs whose magnetometer die answers apart
     /// (`lsm9ds1`), `none` and `usual`.
-    public static var magnetometerChoices: [String] {
+    package static var magnetometerChoices: [String] {
         EmulatorRegistry.magnetometers.map(\.chip.rawValue)
             + EmulatorRegistry.imus.filter { $0.magnetometerDie != nil }.map(\.chip.rawValue) + ["none", "usual"]
     }
 
-    public let bus: SimulatedBus
-    public let imu: any SimulatedDevice
-    public let imuAddress: I2CAddress
+    package let bus: SimulatedBus
+    package let imu: any SimulatedDevice
+    package let imuAddress: I2CAddress
     /// The separate magnetometer, or the built-in one (MPU-9250, ICM-20948) when there is none.
-    public let magnetometer: (any SimulatedDevice)?
-    public let magnetometerAddress: I2CAddress?
+    package let magnetometer: (any SimulatedDevice)?
+    package let magnetometerAddress: I2CAddress?
     /// Every chip attached, in address order.
-    public let chips: [Chip]
+    package let chips: [Chip]
 
     /// - Parameters:
     ///   - imu: which IMU emulator; at `imuAddress` or its usual address.
@@ -85,7 +85,7 @@ public struct SimulatedBoard: Sendable {
     ///   - source: what the chips experience (each reads it as its own axes).
     ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
     ///   - imuOptions, magnetometerOptions: clock drift and dead axes of each chip.
-    public init(
+    package init(
         imu: IMU = .lsm6dsox, imuAddress: I2CAddress? = nil,
         magnetometer: MagnetometerChoice = .usual, magnetometerAddress: I2CAddress? = nil,
         source: any PhysicalSource, now: @escaping @Sendable () -> Double,

@@ -7,24 +7,24 @@ import Timing
 /// answers an absent address with `.noAcknowledge` the way a real bus does, keeps a log of
 /// transactions, and injects faults on request (error bursts, a device that vanishes, a power-on
 /// reset in the middle of a stream). Runs one transaction at a time; safe to call from any thread.
-public final class SimulatedBus: I2CBus {
-    public let name: String
+package final class SimulatedBus: I2CBus {
+    package let name: String
     private let now: @Sendable () -> Double
 
     /// One transaction as the bus saw it.
-    public struct LoggedTransaction: Sendable, Equatable, CustomStringConvertible {
+    package struct LoggedTransaction: Sendable, Equatable, CustomStringConvertible {
         /// 1 for the first transaction on this bus, counting those dropped from the log.
-        public var number: Int
+        package var number: Int
         /// Simulation time (seconds) when it ran.
-        public var time: Double
-        public var address: I2CAddress
-        public var operations: [I2COperation]
+        package var time: Double
+        package var address: I2CAddress
+        package var operations: [I2COperation]
         /// The bytes of each read step (empty when it failed).
-        public var replies: [[UInt8]]
+        package var replies: [[UInt8]]
         /// The kind of error the transaction ended with, nil when it succeeded.
-        public var failure: I2CError.Kind?
+        package var failure: I2CError.Kind?
 
-        public var description: String {
+        package var description: String {
             var text = "#\(number) \(address): " + operations.map(\.description).joined(separator: ", ")
             if let failure { text += " failed: \(failure.rawValue)" }
             else if !replies.isEmpty { text += " → " + replies.map { "[\($0.hexList)]" }.joined(separator: " ") }
@@ -166,7 +166,7 @@ public final class SimulatedBus: I2CBus {
     ///   - logCapacity: the log keeps the most recent transactions up to this many.
     ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests); used for the log
     ///     and for devices that vanish until a time.
-    public init(
+    package init(
         name: String = "simulated", logCapacity: Int = 10_000,
         now: @escaping @Sendable () -> Double = { SystemClock.monotonicSeconds() }
     ) {
@@ -180,7 +180,7 @@ public final class SimulatedBus: I2CBus {
     /// Attaches `device` at `address`, replacing whatever was there and ending an absence.
     /// With `isReachable`, the device acknowledges only while it returns true (e.g. the MPU-9250's
     /// AK8963, reachable only with the I2C bypass enabled).
-    public func attach(
+    package func attach(
         _ device: any SimulatedDevice, at address: I2CAddress, reachableWhen isReachable: (@Sendable () -> Bool)? = nil
     ) {
         state.withLock { state in
@@ -190,17 +190,17 @@ public final class SimulatedBus: I2CBus {
     }
 
     /// Removes the device at `address`; it no longer acknowledges.
-    public func detach(_ address: I2CAddress) {
+    package func detach(_ address: I2CAddress) {
         _ = state.withLock { $0.devices.removeValue(forKey: address) }
     }
 
     /// The device attached at `address`, whether it currently answers or not.
-    public func device(at address: I2CAddress) -> (any SimulatedDevice)? {
+    package func device(at address: I2CAddress) -> (any SimulatedDevice)? {
         state.withLock { $0.devices[address]?.device }
     }
 
     /// The addresses that acknowledge right now, in ascending order.
-    public var respondingAddresses: [I2CAddress] {
+    package var respondingAddresses: [I2CAddress] {
         let time = now()
         return state.withLock { state in
             state.devices.keys.sorted().filter { Self.isPresent($0, in: &state, at: time) }
@@ -211,7 +211,7 @@ public final class SimulatedBus: I2CBus {
 
     /// The next `count` transactions to `address` fail with an error of `kind` (no-acknowledge
     /// burst, bus error, timeout, …) without reaching the device; later ones succeed again.
-    public func failNext(_ count: Int, transactionsTo address: I2CAddress, with kind: I2CError.Kind) {
+    package func failNext(_ count: Int, transactionsTo address: I2CAddress, with kind: I2CError.Kind) {
         state.withLock { state in
             state.failures[address] = count > 0 ? InjectedFailure(remaining: count, kind: kind) : nil
         }
@@ -220,12 +220,12 @@ public final class SimulatedBus: I2CBus {
     /// The device at `address` stops acknowledging, as if unplugged, until simulation time
     /// `time` (nil: until ``reappear(_:)`` or ``attach(_:at:reachableWhen:)``). When
     /// `powerCycled` it comes back with its registers at power-on values.
-    public func vanish(_ address: I2CAddress, until time: Double? = nil, powerCycled: Bool = true) {
+    package func vanish(_ address: I2CAddress, until time: Double? = nil, powerCycled: Bool = true) {
         state.withLock { $0.absences[address] = Absence(until: time, powerCycled: powerCycled) }
     }
 
     /// Ends an absence started by ``vanish(_:until:powerCycled:)`` now.
-    public func reappear(_ address: I2CAddress) {
+    package func reappear(_ address: I2CAddress) {
         state.withLock { state in
             if let absence = state.absences.removeValue(forKey: address), absence.powerCycled {
                 state.devices[address]?.device.powerOnReset()
@@ -235,13 +235,13 @@ public final class SimulatedBus: I2CBus {
 
     /// The device at `address` goes through a power-on reset now (a brown-out in mid-stream):
     /// registers back to power-on values, FIFO emptied, sensors off.
-    public func triggerPowerOnReset(_ address: I2CAddress) {
+    package func triggerPowerOnReset(_ address: I2CAddress) {
         state.withLock { $0.devices[address]?.device.powerOnReset() }
     }
 
     /// Follows `plan` from simulation time `start` on: each fault happens at its time, checked at
     /// every transaction (so in step with the sampler, in virtual or real time).
-    public func follow(_ plan: FaultPlan, imu: I2CAddress, magnetometer: I2CAddress?, start: Double) {
+    package func follow(_ plan: FaultPlan, imu: I2CAddress, magnetometer: I2CAddress?, start: Double) {
         let planned = plan.faults.compactMap { fault -> PlannedFault? in
             guard let address = fault.sensor == .imu ? imu : magnetometer else { return nil }
             return PlannedFault(fault: fault, address: address, due: start + fault.at)
@@ -269,19 +269,19 @@ public final class SimulatedBus: I2CBus {
     // MARK: Log
 
     /// The most recent transactions, oldest first (at most `logCapacity`).
-    public var log: [LoggedTransaction] { state.withLock { $0.log.transactions } }
+    package var log: [LoggedTransaction] { state.withLock { $0.log.transactions } }
 
     /// Transactions run since the bus was made, failed ones included.
-    public var transactionCount: Int { state.withLock { $0.transactionCount } }
+    package var transactionCount: Int { state.withLock { $0.transactionCount } }
 
     /// Empties the log (the transaction count keeps counting).
-    public func clearLog() {
+    package func clearLog() {
         state.withLock { $0.log.removeAll() }
     }
 
     // MARK: I2CBus
 
-    public func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
+    package func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
         let time = now()
         let result: Result<[[UInt8]], I2CError> = state.withLock { state in
             state.transactionCount += 1
@@ -312,7 +312,7 @@ public final class SimulatedBus: I2CBus {
     /// The register read into `buffer` with the same faults, presence rules and log entry as the
     /// transaction `[.write([register]), .read(count: buffer.count)]`, allocating nothing once
     /// the log has reached its size.
-    public func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+    package func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
         let received = try registerTransaction(address) { device in
             device.readRegisters(register, into: buffer)
         } log: { log, received in
@@ -325,7 +325,7 @@ public final class SimulatedBus: I2CBus {
 
     /// ``write(_:_:)`` of `[register, value]` as one transaction, faults and log included,
     /// without an array.
-    public func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
+    package func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
         try registerTransaction(address) { device in
             device.writeRegister(register, value)
         } log: { log, _ in

@@ -7,7 +7,7 @@ import Synchronization
 /// register pointer, the following bytes are written from the pointer on, and a read step returns
 /// bytes from the pointer on; how the pointer moves after each byte (auto-increment, wrap-around,
 /// FIFO registers that do not advance) is the chip's own rule, taken from its datasheet.
-public protocol SimulatedDevice: AnyObject, Sendable {
+package protocol SimulatedDevice: AnyObject, Sendable {
     /// The chip as its datasheet names it: `LSM6DSOX`, `MPU-6050`, …
     var chipName: String { get }
     /// One write step of a transaction addressed to this chip (may be empty: a probe's quick write).
@@ -30,9 +30,9 @@ public protocol SimulatedDevice: AnyObject, Sendable {
 }
 
 extension SimulatedDevice {
-    public func writeRegister(_ register: UInt8, _ value: UInt8) { handleWrite([register, value]) }
+    package func writeRegister(_ register: UInt8, _ value: UInt8) { handleWrite([register, value]) }
 
-    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         handleWrite([register])
         let reply = handleRead(count: buffer.count)
         buffer.copyBytes(from: reply.prefix(buffer.count))
@@ -41,20 +41,20 @@ extension SimulatedDevice {
 
     /// The registers in `range` as ``peek(_:)`` gives them: a register image, e.g. to preload
     /// the kernel's `i2c-stub` with a chip's power-on state.
-    public func registerImage(_ range: ClosedRange<UInt8> = 0x00...0x7F) -> [UInt8] {
+    package func registerImage(_ range: ClosedRange<UInt8> = 0x00...0x7F) -> [UInt8] {
         range.map { peek($0) }
     }
 }
 
 /// A chip emulator: made from what the chip senses (in its own axes), the simulation time and how
 /// the emulated part deviates from an ideal one. Every emulator of this module is one.
-public protocol ChipEmulator: SimulatedDevice {
+package protocol ChipEmulator: SimulatedDevice {
     init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions)
 }
 
 extension ChipEmulator {
     /// An emulator of an ideal part (default ``EmulatorOptions``).
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double) {
+    package init(source: any PhysicalSource, now: @escaping @Sendable () -> Double) {
         self.init(source: source, now: now, options: .init())
     }
 }
@@ -62,37 +62,37 @@ extension ChipEmulator {
 /// A caseless enum naming one chip of a family that one generic emulator serves: its `model` is
 /// the family's chip model (`LSM6EmulatorModel.DSOX.model` is `.dsox`, and ``LSM6DSOXEmulator`` is
 /// `LSM6Emulator<LSM6EmulatorModel.DSOX>`).
-public protocol ChipModelTag: Sendable {
+package protocol ChipModelTag: Sendable {
     associatedtype Model: Sendable
     static var model: Model { get }
 }
 
 /// One sensing axis of one sensor inside a chip, e.g. to declare it dead.
-public enum SensorAxis: Hashable, Sendable {
-    public enum Axis: Int, Hashable, Sendable, CaseIterable { case x = 0, y = 1, z = 2 }
+package enum SensorAxis: Hashable, Sendable {
+    package enum Axis: Int, Hashable, Sendable, CaseIterable { case x = 0, y = 1, z = 2 }
     case accelerometer(Axis)
     case gyroscope(Axis)
     case magnetometer(Axis)
 }
 
 /// How an emulated chip deviates from an ideal one.
-public struct EmulatorOptions: Sendable, Equatable {
+package struct EmulatorOptions: Sendable, Equatable {
     /// Error of the chip's own oscillator in parts per million; positive means the chip's output
     /// data rate runs fast (more FIFO frames per second of simulated time than nominal).
-    public var clockDriftPPM: Double
+    package var clockDriftPPM: Double
     /// Axes whose sensing element is broken: they read 0 whatever the input, self-test included,
     /// so a self-test reports a failure on them.
-    public var deadAxes: Set<SensorAxis>
+    package var deadAxes: Set<SensorAxis>
     /// The outputs lag the motion by the delay the datasheet gives for the configured digital
     /// low-pass filter (the chips whose datasheets give one: the MPU-6050/6500/9250). Off: the
     /// outputs show the motion at the instant of the read, as every other emulated chip does.
-    public var filterDelay: Bool
+    package var filterDelay: Bool
     /// Every N-th read transaction returns 0xFF bytes: what a bus controller that does not honour
     /// clock stretching (the Raspberry Pi's) reads from a chip that stretches (the BNO055). nil:
     /// never. Only the BNO055 emulator uses it.
-    public var stretchedReadEvery: Int?
+    package var stretchedReadEvery: Int?
 
-    public init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = [], filterDelay: Bool = true, stretchedReadEvery: Int? = nil) {
+    package init(clockDriftPPM: Double = 0, deadAxes: Set<SensorAxis> = [], filterDelay: Bool = true, stretchedReadEvery: Int? = nil) {
         self.clockDriftPPM = clockDriftPPM
         self.deadAxes = deadAxes
         self.filterDelay = filterDelay
@@ -234,15 +234,15 @@ protocol EngineBackedDevice: SimulatedDevice {
 }
 
 extension EngineBackedDevice {
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
-    public func writeRegister(_ register: UInt8, _ value: UInt8) { engine.writeRegister(register, value) }
-    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    package func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
+    package func writeRegister(_ register: UInt8, _ value: UInt8) { engine.writeRegister(register, value) }
+    package func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         engine.readRegisters(register, into: buffer)
     }
-    public func powerOnReset() { engine.powerOnReset() }
+    package func powerOnReset() { engine.powerOnReset() }
     /// The register as a bus read would return it, without its side effects.
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+    package func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
 
 /// An engine-backed emulator made the one way every chip emulator is made: the chip model
@@ -260,11 +260,11 @@ extension ModelEmulator {
     ///   - source: what the chip experiences, in the chip's axes.
     ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
     ///   - options: how the emulated part deviates from an ideal one.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions) {
+    package init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions) {
         self.init(engine: EmulatorEngine(Self.makeChip(source: source, options: options), now: now))
     }
 
-    public var chipName: String { Self.chipName }
+    package var chipName: String { Self.chipName }
 }
 
 /// A register model that knows the name of the chip it models.

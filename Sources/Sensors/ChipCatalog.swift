@@ -3,12 +3,12 @@ import I2C
 /// Identifies supported chips on a bus and builds their drivers, from ``ChipRegistry``: which
 /// chips sit at an address, which identity registers to read there and in what order, and each
 /// chip's driver.
-public enum ChipCatalog {
+package enum ChipCatalog {
     /// Where the supported chips live: every address a descriptor in ``ChipRegistry`` lists
     /// (AK8963/AK09916/AK8975 0x0C, QMC5883L 0x0D, LIS3MDL (and the LSM9DS1's magnetometer, which
     /// answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, BNO055 0x28/0x29, InvenSense MPU,
     /// ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B), ascending.
-    public static let usualAddresses: [I2CAddress] = ChipRegistry.usualAddresses
+    package static let usualAddresses: [I2CAddress] = ChipRegistry.usualAddresses
 
     /// One identity read at an address: the register, and the chips listed there that keep their
     /// identity in it, in registry order. Reads as many bytes as the longest identity; the first
@@ -33,7 +33,7 @@ public enum ChipCatalog {
     /// register, in the order ``ChipRegistry`` gives. An MPU-6050-looking chip (WHO_AM_I 0x68) is
     /// told from an MPU-9150 by its AK8975 (see ``mpu9150OrMPU6050(bus:chip:twin:)``): the only
     /// identification that writes, and only to a chip already known to be an MPU.
-    public static func identify(
+    package static func identify(
         bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false, insidePackageOf package: String? = nil
     ) throws(SensorError) -> ChipInfo? {
         let named: Set<String> = lsm6dso32 ? [ChipDescriptor.lsm6dso32.name] : []
@@ -155,7 +155,7 @@ public enum ChipCatalog {
     }
 
     /// Identifies every usual address; addresses with no device or an unknown device are left out.
-    public static func probe(bus: any I2CBus, lsm6dso32: Bool = false) throws(SensorError) -> [ChipInfo] {
+    package static func probe(bus: any I2CBus, lsm6dso32: Bool = false) throws(SensorError) -> [ChipInfo] {
         var chips: [ChipInfo] = []
         for address in usualAddresses {
             if let chip = try identify(bus: bus, address: address, lsm6dso32: lsm6dso32) { chips.append(chip) }
@@ -166,7 +166,7 @@ public enum ChipCatalog {
     /// The magnetometer inside the package of the IMU named `imu` (the MPU-9150's AK8975, the
     /// MPU-9250's AK8963, the ICM-20948's AK09916), at the address it answers once the IMU's I2C
     /// bypass is on; nil for chips without one.
-    public static func builtInMagnetometer(inside imu: String) -> ChipInfo? {
+    package static func builtInMagnetometer(inside imu: String) -> ChipInfo? {
         guard let magnetometer = ChipRegistry.descriptor(named: imu)?.builtInMagnetometer.flatMap(ChipRegistry.descriptor(named:)),
               let address = magnetometer.identity.addresses.first else { return nil }
         return magnetometer.chip(at: address)
@@ -174,7 +174,7 @@ public enum ChipCatalog {
 
     /// The accelerometer + gyroscope driver for an identified chip; `nil` for a magnetometer.
     /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
-    public static func makeIMU(
+    package static func makeIMU(
         for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit
     ) -> (any IMUDriver)? {
         chip.descriptor?.makeIMU(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
@@ -183,7 +183,7 @@ public enum ChipCatalog {
     /// The magnetometer driver for an identified chip; `nil` for an IMU (the BNO055's magnetometer
     /// comes from its IMU driver, ``IMUDriver/companionMagnetometer``).
     /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
-    public static func makeMagnetometer(
+    package static func makeMagnetometer(
         for chip: ChipInfo, bus: any I2CBus, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit
     ) -> (any MagnetometerDriver)? {
         chip.descriptor?.makeMagnetometer(bus: bus, address: chip.address, pause: pause, resetCompletion: resetCompletion)
@@ -193,25 +193,25 @@ public enum ChipCatalog {
 /// How a chip's identity read held up when repeated: a healthy bus gives the same answer every
 /// time; a bus that corrupts transfers now and then (a controller that mishandles clock
 /// stretching, weak pull-ups, long wires) gives a mix.
-public struct IdentityReadStability: Sendable, Equatable {
+package struct IdentityReadStability: Sendable, Equatable {
     /// The chip the reads named (the first one identified); nil when none did.
-    public var chip: ChipInfo?
+    package var chip: ChipInfo?
     /// Reads that named `chip`.
-    public var good: Int
+    package var good: Int
     /// Reads that returned bytes naming no chip, or another one.
-    public var wrong: Int
+    package var wrong: Int
     /// Reads that failed on the bus (no acknowledge, bus error, timeout).
-    public var failed: Int
+    package var failed: Int
 
-    public var attempts: Int { good + wrong + failed }
+    package var attempts: Int { good + wrong + failed }
     /// Some reads named the chip and some did not: the chip is there, the bus is unreliable.
-    public var isIntermittent: Bool { good > 0 && wrong + failed > 0 }
+    package var isIntermittent: Bool { good > 0 && wrong + failed > 0 }
 }
 
 extension ChipCatalog {
     /// Identifies the chip at `address` `attempts` times in a row (reads only, as
     /// ``identify(bus:address:lsm6dso32:)``) and counts how the answers agree.
-    public static func identityStability(bus: any I2CBus, address: I2CAddress, attempts: Int) -> IdentityReadStability {
+    package static func identityStability(bus: any I2CBus, address: I2CAddress, attempts: Int) -> IdentityReadStability {
         var result = IdentityReadStability(chip: nil, good: 0, wrong: 0, failed: 0)
         for _ in 0..<max(0, attempts) {
             do {
@@ -234,7 +234,7 @@ extension ChipCatalog {
     /// descriptor's ``ChipDescriptor/stretchesClock``), which a controller that does not honour
     /// stretching (the Raspberry Pi's) reads wrongly now and then. The chip's family decides, so
     /// the BNO055's magnetometer, named apart, counts too.
-    public static func stretchesClock(_ chip: ChipInfo) -> Bool {
+    package static func stretchesClock(_ chip: ChipInfo) -> Bool {
         ChipRegistry.all.contains { $0.family == chip.family && $0.stretchesClock }
     }
 }

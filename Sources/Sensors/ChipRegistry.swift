@@ -12,8 +12,8 @@ import I2C
 /// WHO_AM_I at 0x75 has shown the device is no MPU (on the BMI160 and the ICM-20948, 0x75 is a
 /// reserved register, never an MPU identity). Chips sharing a register are tried in this order,
 /// so a longer identity goes before one it starts with (the AK09916 before the AK8963).
-public enum ChipRegistry {
-    public static let all: [ChipDescriptor] = [
+package enum ChipRegistry {
+    package static let all: [ChipDescriptor] = [
         .mpu6050,
         .mpu9150,
         .mpu6500,
@@ -38,32 +38,32 @@ public enum ChipRegistry {
     ]
 
     /// The accelerometer + gyroscope chips.
-    public static var imus: [ChipDescriptor] { all.filter(\.isIMU) }
+    package static var imus: [ChipDescriptor] { all.filter(\.isIMU) }
     /// The magnetometers on their own addresses.
-    public static var magnetometers: [ChipDescriptor] { all.filter { !$0.isIMU } }
+    package static var magnetometers: [ChipDescriptor] { all.filter { !$0.isIMU } }
 
     /// Every driver family, in registry order.
-    public static var families: [ChipInfo.Family] {
+    package static var families: [ChipInfo.Family] {
         all.reduce(into: []) { families, chip in if !families.contains(chip.family) { families.append(chip.family) } }
     }
 
     /// Every address a known chip can answer at, ascending.
-    public static var usualAddresses: [I2CAddress] {
+    package static var usualAddresses: [I2CAddress] {
         Set(all.flatMap(\.identity.addresses)).sorted()
     }
 
     /// The chip named `name` as ``ChipInfo/name`` gives it (`MPU-6050`, `LSM6DSR/ISM330DHCX`).
-    public static func descriptor(named name: String) -> ChipDescriptor? {
+    package static func descriptor(named name: String) -> ChipDescriptor? {
         all.first { $0.name == name }
     }
 
     /// The chip a person or a board file names: any of its ``ChipDescriptor/cliNames`` or its
     /// ``ChipDescriptor/name``, case, dashes and slashes ignored (`ism330dhcx`, `ICM-42688-P`).
-    public static func descriptor(cliName: String) -> ChipDescriptor? {
+    package static func descriptor(cliName: String) -> ChipDescriptor? {
         let key = Self.key(cliName)
         return all.first { $0.cliNames.contains(key) || Self.key($0.name) == key }
     }
 
     /// A name as ``ChipDescriptor/cliNames`` writes it: lower case, letters and digits.
-    public static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
+    package static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
 }

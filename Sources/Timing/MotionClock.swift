@@ -10,7 +10,7 @@ import Darwin
 
 /// Where the sampler gets its time and its ticks: the system's monotonic clock in a running
 /// program, a ``VirtualClock`` in tests (a day of 100 Hz samples in seconds, deterministic).
-public protocol MotionClock: Sendable {
+package protocol MotionClock: Sendable {
     /// Seconds since boot on the monotonic clock (`CLOCK_MONOTONIC`; does not advance in suspend).
     var now: Double { get }
 
@@ -23,7 +23,7 @@ public protocol MotionClock: Sendable {
 }
 
 /// A repeating timer made by a ``MotionClock``.
-public protocol MotionTimer: Sendable {
+package protocol MotionTimer: Sendable {
     /// Stops further ticks. Idempotent.
     func cancel()
 }
@@ -38,19 +38,19 @@ public protocol MotionTimer: Sendable {
 /// jitter at the 99th percentile of a plain `clock_nanosleep` loop run beside it (`motion-bench
 /// timer` prints all three). A tick that runs so late that the next deadlines have passed skips
 /// them: the handler sees the gap in the due times.
-public struct SystemClock: MotionClock {
-    public init() {}
+package struct SystemClock: MotionClock {
+    package init() {}
 
-    public var now: Double { Self.monotonicSeconds() }
+    package var now: Double { Self.monotonicSeconds() }
 
     /// Seconds since boot on `CLOCK_MONOTONIC`.
-    public static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
     }
 
-    public func scheduleRepeating(
+    package func scheduleRepeating(
         every interval: Double, on queue: DispatchQueue, _ handler: @escaping @Sendable (Double) -> Void
     ) -> any MotionTimer {
         // Between a microsecond and a day: deadlines stay representable as `timespec`.

@@ -27,9 +27,9 @@ public final class VirtualClock: MotionClock {
     public var now: Double { state.withLock { $0.now } }
 
     /// Number of timers still scheduled.
-    public var activeTimers: Int { state.withLock { $0.timers.count } }
+    package var activeTimers: Int { state.withLock { $0.timers.count } }
 
-    public func scheduleRepeating(
+    package func scheduleRepeating(
         every interval: Double, on queue: DispatchQueue, _ handler: @escaping @Sendable (Double) -> Void
     ) -> any MotionTimer {
         let id = state.withLock { state in

@@ -12,6 +12,7 @@ import CMallocCounter
 import Dispatch
 import Glibc
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Synchronization
 import Timing

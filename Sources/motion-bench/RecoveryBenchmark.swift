@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Locking
 import Motion
+import MotionSimulation
 
 /// How a fault plan (the same `FaultPlan` text `motionctl --faults` and the tests take) plays out
 /// on the simulated board in virtual time, timer and FIFO sampling side by side, next to the same

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Locking
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Synchronization
 import Timing

@@ -56,7 +56,7 @@ private func largestComponent(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(
     @Test func mountMapsDeviceAxesToChipAxes() {
         // A chip mounted with x and y swapped and z flipped.
         let mount = Matrix3(rows: SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
-        let state = Scenario.rest.world(mount: mount, temperature: 31).state(at: 1)
+        let state = Scenario.rest.world(earthField: .berlin, mount: mount, temperature: 31).state(at: 1)
         #expect(state.specificForce == SIMD3(0, 0, -g))
         #expect(state.temperature == 31)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Motion   // alone: what a user of the product sees (the estimator types are re-exported)
+import MotionSimulation
 import Testing
 
 /// A fixed orientation whatever the sensors say, gravity as the acceleration it was last given

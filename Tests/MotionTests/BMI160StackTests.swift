@@ -1,4 +1,5 @@
 @testable import Motion
+import MotionSimulation
 import MotionSimulator
 import Sensors
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Motion
 
+import MotionSimulation
 @Suite("Board detection from the device-tree model")
 struct BoardDetectionTests {
     /// Model strings as the boards report them (vendor images and mainline kernels).

@@ -2,6 +2,7 @@ import Foundation
 import I2C
 import Testing
 @testable import Motion
+import MotionSimulation
 @testable import MotionTools
 
 /// A fake filesystem root for `Doctor`, removed when the test ends.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Motion
 
+import MotionSimulation
 @Suite("Built-in board embedding")
 struct BoardEmbeddingTests {
     @Test("the embedded board files equal boards/*.json")

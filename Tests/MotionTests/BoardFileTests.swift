@@ -6,6 +6,7 @@ import Testing
 @testable import Motion
 
 /// Board files for the tests, built from a valid one by breaking one key at a time.
+import MotionSimulation
 enum BoardFixtures {
     /// The repository's `boards/` folder, found from this file's path.
     static let boardsDirectory = URL(fileURLWithPath: #filePath)

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Motion
+import MotionSimulation
 import TestSupport
 import Testing
 

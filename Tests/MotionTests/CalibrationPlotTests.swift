@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 @testable import Motion
+import MotionSimulation
 @testable import MotionTools
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import I2C
 @testable import Motion
+import MotionSimulation
 @testable import MotionTools
 import MotionSimulator
 import Testing

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Locking
 @testable import Motion
+import MotionSimulation
 import Testing
 
 /// The hop from the sampler to a consumer's queue: every event in order, no handler starting after

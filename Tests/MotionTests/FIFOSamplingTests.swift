@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import I2C
 @testable import Motion
+import MotionSimulation
 import MotionSimulator
 import Sensors
 import Testing

@@ -1,6 +1,7 @@
 import Dispatch
 import I2C
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Testing
 import Timing

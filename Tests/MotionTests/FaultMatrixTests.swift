@@ -1,5 +1,6 @@
 import Dispatch
 @testable import Motion
+import MotionSimulation
 import Testing
 import Timing
 

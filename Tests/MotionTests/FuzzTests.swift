@@ -3,6 +3,7 @@ import Foundation
 import IIO
 import IIOFake
 @testable import Motion
+import MotionSimulation
 import MotionSimulator
 import TestSupport
 import Testing

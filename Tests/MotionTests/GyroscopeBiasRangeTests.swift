@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 @testable import Motion
+import MotionSimulation
 import MotionSimulator
 import Testing
 import Timing

@@ -2,6 +2,7 @@ import Foundation
 import IIOFake
 import Testing
 @testable import Motion
+import MotionSimulation
 @testable import MotionTools
 
 /// Doctor and the automatic choice on a Raspberry Pi whose IMU a kernel overlay owns

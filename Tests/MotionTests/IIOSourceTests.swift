@@ -2,6 +2,7 @@ import Dispatch
 import IIO
 import IIOFake
 @testable import Motion
+import MotionSimulation
 import Testing
 import Timing
 

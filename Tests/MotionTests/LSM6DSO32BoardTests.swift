@@ -6,6 +6,7 @@ import Testing
 @testable import Motion
 
 /// An LSM6DSO32 answers as an LSM6DSO (WHO_AM_I 0x6C): a board file that names it makes the
+import MotionSimulation
 /// opener read it at its own scales (±32 g: twice the LSM6DSO's counts per g at each code).
 @Suite struct LSM6DSO32BoardTests {
     static func open(imuChip: String?) throws -> DriverDevice {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Fusion
 @testable import Motion
+import MotionSimulation
 import Testing
 import Timing
 

@@ -2,6 +2,7 @@ import Locking
 import I2C
 import I2CMock
 import Motion
+import MotionSimulation
 import MotionTools
 import MotionSimulator
 import Testing

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 import Motion
 
+import MotionSimulation
 @Suite struct SampleTimeEstimatorTests {
     /// A chip at 416 Hz whose clock runs 300 ppm fast, read at 100 Hz by a reader that is sometimes
     /// late by several periods: after 10 s every timestamp is within 50 µs of the truth.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import I2C
 @testable import Motion
+import MotionSimulation
 import Synchronization
 import Testing
 import Timing

@@ -1,5 +1,6 @@
 import Dispatch
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Testing
 import Timing

@@ -3,6 +3,7 @@ import Foundation
 import Fusion
 import I2C
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Testing
 import Timing

@@ -1,4 +1,5 @@
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Testing
 import Timing

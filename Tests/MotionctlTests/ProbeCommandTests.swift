@@ -1,6 +1,7 @@
 import ArgumentParser
 import I2C
 import Motion
+import MotionSimulation
 import MotionTools
 import Testing
 @testable import motionctl

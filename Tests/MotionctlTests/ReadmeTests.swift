@@ -4,7 +4,7 @@ import Testing
 /// The README as a new user meets it: in a clean copy of the repository (the files git tracks or
 /// would track, nothing built), its first two commands' equivalents work as printed — no sudo,
 /// `scripts/setup.sh` then `swift run motionctl` — and every Swift snippet in it builds against the
-/// `Motion` product and runs, printing samples. One build, about a minute on a 2-core machine.
+/// `Motion` and `MotionSimulation` products and runs, printing samples. One build, about a minute on a 2-core machine.
 @Suite("README as a new user meets it")
 struct ReadmeTests {
     /// The repository this test file belongs to.
@@ -81,7 +81,7 @@ struct ReadmeTests {
             let folder = copy.appendingPathComponent("Sources/readme-snippet-\(index + 1)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try snippet.write(to: folder.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
-            manifest += "\npackage.targets.append(.executableTarget(name: \"readme-snippet-\(index + 1)\", dependencies: [\"Motion\"]))\n"
+            manifest += "\npackage.targets.append(.executableTarget(name: \"readme-snippet-\(index + 1)\", dependencies: [\"Motion\", \"MotionSimulation\"]))\n"
         }
         try manifest.write(to: copy.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
 

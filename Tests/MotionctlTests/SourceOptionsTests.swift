@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import I2C
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Testing
 import Timing

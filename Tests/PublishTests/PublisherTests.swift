@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Motion
+import MotionSimulation
 import Testing
 @testable import MotionPublish
 

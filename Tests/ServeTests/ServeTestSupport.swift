@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 import MotionServe
 import MotionSimulator
 import Testing

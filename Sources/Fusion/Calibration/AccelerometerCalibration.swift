@@ -5,36 +5,36 @@
 /// face gravity is ±1 g along one axis (`DeviceOrientation.gravity`), so each axis is seen at
 /// +1 g and −1 g: offset = mean of the two, scale = 2 / their difference. Cross-axis terms are
 /// not modelled (≤ 2 % by MPU-6000/6050 product specification rev. 3.4 §6.2).
-public struct AccelerometerCalibration: Sendable, Equatable {
+package struct AccelerometerCalibration: Sendable, Equatable {
     /// Zero-g offset per axis (g).
-    public var offset: SIMD3<Double>
+    package var offset: SIMD3<Double>
     /// Scale per axis (dimensionless), 1 for a perfect sensor.
-    public var scale: SIMD3<Double>
+    package var scale: SIMD3<Double>
 
-    public init(offset: SIMD3<Double> = .zero, scale: SIMD3<Double> = SIMD3(1, 1, 1)) {
+    package init(offset: SIMD3<Double> = .zero, scale: SIMD3<Double> = SIMD3(1, 1, 1)) {
         self.offset = offset
         self.scale = scale
     }
 
-    public static let identity = AccelerometerCalibration()
+    package static let identity = AccelerometerCalibration()
 
     /// The calibrated acceleration (g, Core Motion sign, device frame) for a raw reading.
-    public func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> {
+    package func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> {
         (raw - offset) * scale
     }
 
     /// Limits a six-face result must satisfy. Defaults are several times the datasheet
     /// tolerances (MPU-6000/6050 rev. 3.4 §6.2: zero-g ±50 mg on x/y, ±80 mg on z, sensitivity
     /// ±3 %), so a healthy chip always passes and a face placed wrongly does not.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// Largest component (g) across the face's axis: the board must lie flat on the face.
-        public var maximumOffAxis: Double
+        package var maximumOffAxis: Double
         /// Largest accepted offset magnitude per axis (g).
-        public var maximumOffset: Double
+        package var maximumOffset: Double
         /// Largest accepted deviation of a scale from 1.
-        public var maximumScaleError: Double
+        package var maximumScaleError: Double
 
-        public init(maximumOffAxis: Double = 0.25, maximumOffset: Double = 0.3, maximumScaleError: Double = 0.15) {
+        package init(maximumOffAxis: Double = 0.25, maximumOffset: Double = 0.3, maximumScaleError: Double = 0.15) {
             self.maximumOffAxis = maximumOffAxis
             self.maximumOffset = maximumOffset
             self.maximumScaleError = maximumScaleError
@@ -44,7 +44,7 @@ public struct AccelerometerCalibration: Sendable, Equatable {
     /// The calibration from the averaged raw reading (g) on each of the six faces, keyed by the
     /// orientation the board rested in: `faceUp`, `faceDown`, `portrait`, `portraitUpsideDown`,
     /// `landscapeLeft`, `landscapeRight`.
-    public static func fromSixFaces(_ readings: [DeviceOrientation: SIMD3<Double>], limits: Limits = Limits()) throws(AccelerometerCalibrationError) -> AccelerometerCalibration {
+    package static func fromSixFaces(_ readings: [DeviceOrientation: SIMD3<Double>], limits: Limits = Limits()) throws(AccelerometerCalibrationError) -> AccelerometerCalibration {
         let faces = DeviceOrientation.allCases.filter { $0 != .unknown }
         let missing = faces.filter { readings[$0] == nil }
         guard missing.isEmpty else { throw .missingFaces(missing) }
@@ -73,7 +73,7 @@ public struct AccelerometerCalibration: Sendable, Equatable {
 }
 
 /// Why a six-face accelerometer calibration failed.
-public enum AccelerometerCalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum AccelerometerCalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No reading for these faces yet.
     case missingFaces([DeviceOrientation])
     /// The reading (g) for this face does not point along the face's axis: the board was not
@@ -83,7 +83,7 @@ public enum AccelerometerCalibrationError: Error, Sendable, Equatable, CustomStr
     /// limits: a face was measured while moving or tilted.
     case inconsistent(axis: Int, offset: Double, scale: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .missingFaces(faces):
             return "accelerometer calibration: no reading yet for " + faces.map(\.name).joined(separator: ", ") + "; rest the board on each of them"

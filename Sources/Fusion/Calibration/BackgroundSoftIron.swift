@@ -32,35 +32,35 @@ import Darwin
 /// hundred readings, allocating its own arrays) runs only when the covered cells have grown by
 /// ``refitStep`` since the last try, and not again once one was taken: a few times in a run at
 /// most, at the correction's ten-a-second status check.
-public struct BackgroundSoftIron: Sendable {
+package struct BackgroundSoftIron: Sendable {
     /// Slots per cell: ``EllipsoidFit/Configuration/minimumSamplesPerCell`` (3) must still hold
     /// after the fit has moved the centre and reshaped the directions a little (the cells here are
     /// the estimator's, whose offset is µT off before the fit); with 4 the fit's coverage fell
     /// short of the slots' by up to 10 cells on the figure-eight, with 6 less often.
-    public static let readingsPerCell = 6
+    package static let readingsPerCell = 6
     /// Seconds of sample time between two readings offered (20 a second: a turn at 90 °/s crosses
     /// a cell of about 20° in a fifth of a second).
-    public static let offerInterval = 0.05
+    package static let offerInterval = 0.05
     /// Cells more covered than at the last try before the fit is tried again.
-    public static let refitStep = 4
+    package static let refitStep = 4
     /// The offset's σ (µT, per axis) below which readings are kept: the cells are the directions
     /// of the reading minus the offset, which must be known to a fraction of the field.
-    public static let collectingSigma = 3.0
+    package static let collectingSigma = 3.0
     /// Largest soft iron accepted from a background fit: ‖S − I‖ (Frobenius) of the fitted matrix.
     /// A board's soft iron and its magnetometer's sensitivity mismatch are a few per cent per
     /// element (the simulated board's: 7.4 %); a fit far beyond has fitted something else (an
     /// uneven field, a magnet nearby the whole time).
-    public static let maximumSoftIron = 0.25
+    package static let maximumSoftIron = 0.25
     /// The offset's σ (µT per axis) the estimator continues from after a first fit: on the
     /// figure-eight's tuning seeds 101–160 the fits taken were 0.01–0.46 µT from the hard iron
     /// (median 0.19 µT; 57 of 60 seeds fitted), i.e. at most 0.27 µT per axis. Above `high`'s
     /// 0.33 µT, so `high` waits for the estimator's own evidence. (Started at a stored `medium`'s
     /// 0.8 µT instead, the estimator's first stretches pulled the offset up to 1.84 µT away
     /// before it settled again; at 0.4 µT at most 0.8 µT.)
-    public static let fittedOffsetSigma = 0.4
+    package static let fittedOffsetSigma = 0.4
     /// What a fitted ellipsoid leaves of soft iron: the allowance a stored figure-eight calibration
     /// gives the estimator too (`BackgroundCalibration`), 1 %.
-    public static let residualSoftIronAllowance = 0.01
+    package static let residualSoftIronAllowance = 0.01
 
     private static let cellCount = SphereCoverage.cells.count
 
@@ -70,23 +70,23 @@ public struct BackgroundSoftIron: Sendable {
     private var held: [UInt8]
     private var nextSlot: [UInt8]
     /// Cells holding `minimumSamplesPerCell` readings.
-    public private(set) var coveredCells = 0
+    package private(set) var coveredCells = 0
     /// ``coveredCells`` at the last fit tried.
     private var triedAt = 0
     private let configuration: EllipsoidFit.Configuration
 
     /// The fit in use; nil before one was good.
-    public private(set) var calibration: MagnetometerCalibration?
+    package private(set) var calibration: MagnetometerCalibration?
     /// Its coverage (percent) and fit error (percent of the field), for a person.
-    public private(set) var coveragePercent = 0.0
-    public private(set) var fitErrorPercent = 0.0
+    package private(set) var coveragePercent = 0.0
+    package private(set) var fitErrorPercent = 0.0
     /// Fits tried and fits taken.
-    public private(set) var fitsTried = 0
-    public private(set) var fitsTaken = 0
+    package private(set) var fitsTried = 0
+    package private(set) var fitsTaken = 0
     /// Why the last fit tried was not taken (for a person); nil when it was, or before any.
-    public private(set) var lastRejection: String?
+    package private(set) var lastRejection: String?
 
-    public init(configuration: EllipsoidFit.Configuration = EllipsoidFit.Configuration()) {
+    package init(configuration: EllipsoidFit.Configuration = EllipsoidFit.Configuration()) {
         self.configuration = configuration
         slots = [SIMD3<Double>](repeating: .zero, count: Self.cellCount * Self.readingsPerCell)
         held = [UInt8](repeating: 0, count: Self.cellCount)
@@ -98,7 +98,7 @@ public struct BackgroundSoftIron: Sendable {
     /// `raw` is the field as given to the correction (µT), `direction` the field the estimator
     /// sees with its offset removed (µT, its length compared with `strength`, the reference field
     /// strength, within `tolerance` of it).
-    public mutating func offer(raw: SIMD3<Double>, direction: SIMD3<Double>, strength: Double, tolerance: Double) {
+    package mutating func offer(raw: SIMD3<Double>, direction: SIMD3<Double>, strength: Double, tolerance: Double) {
         let length = (direction * direction).sum().squareRoot()
         guard length > 0, abs(length - strength) <= tolerance * strength else { return }
         let cell = Self.cell(of: direction / length)
@@ -115,14 +115,14 @@ public struct BackgroundSoftIron: Sendable {
     /// criterion needs, and ``refitStep`` more than at the last try; never once a fit was taken
     /// (the figure-eight stops there too; refits at more coverage, tried, changed the soft iron by
     /// less than the 1 % the estimator allows for, and each cost a solve).
-    public var isFitDue: Bool {
+    package var isFitDue: Bool {
         calibration == nil && Double(coveredCells) >= EllipsoidFit.Report.goodEnoughCoveragePercent / 100 * Double(Self.cellCount)
             && coveredCells >= triedAt + Self.refitStep
     }
 
     /// Tries the fit (see ``isFitDue``): the calibration when it is good (the figure-eight's
     /// criterion, soft iron within ``maximumSoftIron``); nil otherwise.
-    public mutating func fit() -> MagnetometerCalibration? {
+    package mutating func fit() -> MagnetometerCalibration? {
         triedAt = coveredCells
         fitsTried += 1
         var readings: [SIMD3<Double>] = []

@@ -31,8 +31,8 @@ import Darwin
 /// then each model is fitted, readings whose residual (|corrected| − radius) is more than
 /// `outlierMADMultiple` median absolute deviations from the median residual are dropped, and
 /// the model is refitted, until the set of inliers no longer changes.
-public enum EllipsoidFit {
-    public enum Model: String, Sendable, CaseIterable {
+package enum EllipsoidFit {
+    package enum Model: String, Sendable, CaseIterable {
         case fullEllipsoid, diagonalEllipsoid, offsetOnly, planarOffset
 
         var parameterCount: Int {
@@ -45,30 +45,30 @@ public enum EllipsoidFit {
         }
     }
 
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Fewest readings (after outlier rejection) a fit accepts.
-        public var minimumSamples: Int
+        package var minimumSamples: Int
         /// Coverage (fraction of `SphereCoverage` cells, 0…1) the full ellipsoid needs.
-        public var fullEllipsoidMinimumCoverage: Double
+        package var fullEllipsoidMinimumCoverage: Double
         /// Coverage the diagonal ellipsoid needs.
-        public var diagonalMinimumCoverage: Double
+        package var diagonalMinimumCoverage: Double
         /// Smallest accepted ratio of the smallest to the largest eigenvalue of the full and the
         /// diagonal ellipsoid's normal matrix (0 when some parameter is not determined at all).
         /// Measured on the synthetic data of `CalibrationEllipsoidFitTests` (0.4 µT noise):
         /// full model on 60 s figure-eights 3.8e-3…8.6e-3; full model on a quarter-sphere cap
         /// 4.3e-4; diagonal model on one plane of rotation 1.1e-4.
-        public var minimumEllipsoidConditionRatio: Double
+        package var minimumEllipsoidConditionRatio: Double
         /// The same for the offset-only sphere (and the circle of `planarOffset`). Measured: a
         /// quarter-sphere cap 1.3e-1; one plane of rotation 3.4e-4.
-        public var minimumSphereConditionRatio: Double
+        package var minimumSphereConditionRatio: Double
         /// Residuals beyond this many median absolute deviations from the median are outliers.
-        public var outlierMADMultiple: Double
+        package var outlierMADMultiple: Double
         /// Samples a coverage cell needs to count as covered.
-        public var minimumSamplesPerCell: Int
+        package var minimumSamplesPerCell: Int
         /// Field strengths (µT) plausible for the Earth's field at the surface.
-        public var plausibleFieldStrength: ClosedRange<Double>
+        package var plausibleFieldStrength: ClosedRange<Double>
 
-        public init(
+        package init(
             minimumSamples: Int = 50,
             fullEllipsoidMinimumCoverage: Double = 0.5,
             diagonalMinimumCoverage: Double = 0.3,
@@ -90,41 +90,41 @@ public enum EllipsoidFit {
     }
 
     /// The fit and how good it is.
-    public struct Report: Sendable {
-        public var calibration: MagnetometerCalibration
-        public var model: Model
+    package struct Report: Sendable {
+        package var calibration: MagnetometerCalibration
+        package var model: Model
         /// Why this model was used (and why larger ones were not), for a person.
-        public var reason: String
+        package var reason: String
         /// Field strength (µT) = `calibration.fieldStrength`.
-        public var fieldStrength: Double
+        package var fieldStrength: Double
         /// Whether `fieldStrength` lies in the Earth's range (22–67 µT by default).
-        public var isFieldStrengthPlausible: Bool
+        package var isFieldStrengthPlausible: Bool
         /// RMS of (|corrected| − field strength) / field strength over the inliers, in percent.
-        public var fitErrorPercent: Double
+        package var fitErrorPercent: Double
         /// Directions of the corrected inliers over the sphere.
-        public var coverage: SphereCoverage
+        package var coverage: SphereCoverage
         /// Percentage (0…100) of the sphere of directions covered.
-        public var coveragePercent: Double { coverage.coverage * 100 }
+        package var coveragePercent: Double { coverage.coverage * 100 }
         /// Regions of directions with no (or too few) readings.
-        public var missingRegions: [SphereCoverage.Cell] { coverage.missingCells }
+        package var missingRegions: [SphereCoverage.Cell] { coverage.missingCells }
         /// For `planarOffset`: the unit axis along which the offset could not be determined.
-        public var unobservedAxis: SIMD3<Double>?
-        public var inlierCount: Int
-        public var outlierCount: Int
+        package var unobservedAxis: SIMD3<Double>?
+        package var inlierCount: Int
+        package var outlierCount: Int
         /// Core Motion-style accuracy: high needs a full or diagonal ellipsoid, coverage ≥ 80 %,
         /// fit error ≤ 2 % and a plausible field; medium needs a 3-D model, coverage ≥ 50 % and
         /// fit error ≤ 5 %; low needs fit error ≤ 10 %; otherwise uncalibrated.
-        public var accuracy: MagneticFieldCalibrationAccuracy
+        package var accuracy: MagneticFieldCalibrationAccuracy
 
         /// The least coverage (percent of the sphere of directions) ``isGoodEnough`` needs: a 60 s
         /// simulated figure-eight covers 73 %.
-        public static let goodEnoughCoveragePercent = 70.0
+        package static let goodEnoughCoveragePercent = 70.0
 
         /// Coverage and fit are good enough to stop turning: a full ellipsoid over at least
         /// ``goodEnoughCoveragePercent`` of the directions, fit error at most 2 %, an Earth-like
         /// field. The figure-eight (`motionctl calibrate magnetometer`) stops on it, and the
         /// background calibration (``BackgroundSoftIron``) takes its soft iron on it.
-        public var isGoodEnough: Bool {
+        package var isGoodEnough: Bool {
             model == .fullEllipsoid && coveragePercent >= Self.goodEnoughCoveragePercent
                 && fitErrorPercent <= MagneticFieldCalibrationAccuracy.high.maximumFitErrorPercent && isFieldStrengthPlausible
         }
@@ -132,7 +132,7 @@ public enum EllipsoidFit {
 
     /// Fits `samples` (raw magnetometer readings, µT, device frame). Non-finite readings are
     /// ignored.
-    public static func fit(_ samples: [SIMD3<Double>], configuration: Configuration = Configuration()) throws(EllipsoidFitError) -> Report {
+    package static func fit(_ samples: [SIMD3<Double>], configuration: Configuration = Configuration()) throws(EllipsoidFitError) -> Report {
         let points = samples.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
         guard points.count >= configuration.minimumSamples else {
             throw .tooFewSamples(count: points.count, required: configuration.minimumSamples)
@@ -390,13 +390,13 @@ extension EllipsoidFit.Model {
 }
 
 /// Why a magnetometer fit could not be made.
-public enum EllipsoidFitError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum EllipsoidFitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Fewer finite readings than the fit needs.
     case tooFewSamples(count: Int, required: Int)
     /// The readings do not determine even an offset in a plane.
     case degenerate(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .tooFewSamples(count, required):
             "magnetometer fit: \(count) readings, at least \(required) needed; keep turning the board in slow figure-eights"

@@ -10,16 +10,16 @@
 ///   zero-rate level ±1 °/s.
 /// So: standard deviation per axis at most 0.5 °/s (ten times the noise: a hand-held board or
 /// a tap on the table exceeds it), mean rate at most 25 °/s.
-public struct GyroBiasCalibration: Sendable {
-    public struct Configuration: Sendable, Equatable {
+package struct GyroBiasCalibration: Sendable {
+    package struct Configuration: Sendable, Equatable {
         /// Fewest readings (e.g. 200 = 2 s at 100 Hz).
-        public var minimumSamples: Int
+        package var minimumSamples: Int
         /// Largest standard deviation (rad/s) on any axis accepted as "at rest".
-        public var maximumStandardDeviation: Double
+        package var maximumStandardDeviation: Double
         /// Largest mean rate magnitude (rad/s) accepted as a bias rather than a turn.
-        public var maximumBias: Double
+        package var maximumBias: Double
 
-        public init(minimumSamples: Int = 200, maximumStandardDeviation: Double = 0.5 * .pi / 180, maximumBias: Double = 25 * .pi / 180) {
+        package init(minimumSamples: Int = 200, maximumStandardDeviation: Double = 0.5 * .pi / 180, maximumBias: Double = 25 * .pi / 180) {
             self.minimumSamples = minimumSamples
             self.maximumStandardDeviation = maximumStandardDeviation
             self.maximumBias = maximumBias
@@ -27,26 +27,26 @@ public struct GyroBiasCalibration: Sendable {
     }
 
     /// The bias found at rest.
-    public struct Estimate: Sendable, Equatable {
+    package struct Estimate: Sendable, Equatable {
         /// Mean rate (rad/s, device frame): subtract it from every reading.
-        public var bias: SIMD3<Double>
+        package var bias: SIMD3<Double>
         /// Standard deviation per axis (rad/s) of the readings: the noise at rest.
-        public var standardDeviation: SIMD3<Double>
-        public var sampleCount: Int
+        package var standardDeviation: SIMD3<Double>
+        package var sampleCount: Int
     }
 
-    public let configuration: Configuration
-    public private(set) var sampleCount = 0
+    package let configuration: Configuration
+    package private(set) var sampleCount = 0
     // Welford's running mean and sum of squared deviations, per axis.
     private var mean = SIMD3<Double>.zero
     private var squaredDeviations = SIMD3<Double>.zero
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Adds one reading (rad/s, device frame, right-hand rule). Non-finite readings are ignored.
-    public mutating func add(_ rate: SIMD3<Double>) {
+    package mutating func add(_ rate: SIMD3<Double>) {
         guard rate.x.isFinite, rate.y.isFinite, rate.z.isFinite else { return }
         sampleCount += 1
         let delta = rate - mean
@@ -55,19 +55,19 @@ public struct GyroBiasCalibration: Sendable {
     }
 
     /// Starts a new window (e.g. after the board moved).
-    public mutating func reset() {
+    package mutating func reset() {
         sampleCount = 0
         mean = .zero
         squaredDeviations = .zero
     }
 
     /// The standard deviation per axis (rad/s) so far; zero before two readings.
-    public var standardDeviation: SIMD3<Double> {
+    package var standardDeviation: SIMD3<Double> {
         sampleCount > 1 ? (squaredDeviations / Double(sampleCount - 1)).squareRoot() : .zero
     }
 
     /// The bias, or why the window cannot give one.
-    public func result() throws(GyroBiasCalibrationError) -> Estimate {
+    package func result() throws(GyroBiasCalibrationError) -> Estimate {
         guard sampleCount >= configuration.minimumSamples else {
             throw .tooFewSamples(count: sampleCount, required: configuration.minimumSamples)
         }
@@ -84,7 +84,7 @@ public struct GyroBiasCalibration: Sendable {
 }
 
 /// Why a gyroscope bias could not be measured.
-public enum GyroBiasCalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum GyroBiasCalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not enough readings yet.
     case tooFewSamples(count: Int, required: Int)
     /// The readings spread more than noise at rest does (rad/s per axis): the board moved.
@@ -92,7 +92,7 @@ public enum GyroBiasCalibrationError: Error, Sendable, Equatable, CustomStringCo
     /// The mean rate (rad/s) is beyond any plausible bias: the board is turning steadily.
     case rateTooHigh(mean: SIMD3<Double>, limit: Double)
 
-    public var description: String {
+    package var description: String {
         let degrees = 180 / Double.pi
         switch self {
         case let .tooFewSamples(count, required):

@@ -88,14 +88,14 @@ import Glibc
 /// Cost: per sample one quaternion step of the gyroscope and a few comparisons; per stretch
 /// (every ``Parameters/stretchAngle`` of turning) one 3×3 Kalman update of the 10 states; per
 /// field-strength reading (at most 100 a second) one scalar update of them. No allocation.
-public struct HardIronEstimator: Sendable {
-    public struct Parameters: Sendable, Equatable {
+package struct HardIronEstimator: Sendable {
+    package struct Parameters: Sendable, Equatable {
         /// Standard deviation of the offset before anything was learned, µT per axis: about the
         /// largest board offset met in practice (the simulator's presets: up to 31 µT per axis).
-        public var initialSigma: Double = 60
+        package var initialSigma: Double = 60
         /// White noise of one reading, µT per axis, quantization included (LIS3MDL: 0.32–0.41 µT
         /// RMS at 80 Hz, datasheet DocID024204 Table 2; QMC5883L: 0.2 µT).
-        public var fieldNoise: Double = 0.4
+        package var fieldNoise: Double = 0.4
 
         // The sensors' errors.
 
@@ -103,39 +103,39 @@ public struct HardIronEstimator: Sendable {
         /// ``magnetometerLag``, s: a magnetometer read between two of its own output-data-rate
         /// updates is 0 to one period old (12.5 ms at 80 Hz), σ = period/√12 = 3.6 ms, taken as
         /// 4 ms. The rotation is wrong by the rates at the stretch's two ends times this.
-        public var timingUncertainty: Double = 0.004
+        package var timingUncertainty: Double = 0.004
         /// Relative error of the gyroscope's rotation angle: 0.5 % (the simulated LSM6DSOX's
         /// scale errors are 0.2–0.5 %; a calibrated gyroscope's are of that order).
-        public var rotationScaleError: Double = 0.005
+        package var rotationScaleError: Double = 0.005
 
         // The stretches.
 
         /// Rotation after which a stretch may close, radians (20°).
-        public var stretchAngle: Double = 20 * .pi / 180
+        package var stretchAngle: Double = 20 * .pi / 180
         /// How long the magnetometer's reading lags the gyroscope's on average, s: half its output
         /// data rate's period for a chip read between its updates (12.5 ms at 80 Hz → 6.25 ms).
         /// Each stretch's rotation is shifted by it at both ends.
-        public var magnetometerLag: Double = 0.00625
+        package var magnetometerLag: Double = 0.00625
         /// Rotation rate below which a stretch may end, rad/s (20 °/s).
-        public var slowRate: Double = 20 * .pi / 180
+        package var slowRate: Double = 20 * .pi / 180
         /// Longest stretch, s: one that turned less than ``stretchAngle`` by then is dropped.
-        public var maximumStretchTime: Double = 2.0
+        package var maximumStretchTime: Double = 2.0
 
         // Guards.
 
         /// How fast a constant offset may drift (temperature), µT/√s per axis.
-        public var drift: Double = 0.003
+        package var drift: Double = 0.003
         /// Innovation gate: a stretch whose normalized innovation squared (3 degrees of freedom)
         /// exceeds this is not learned from. 16.3 is the χ²₃ 99.9 % quantile.
-        public var gate: Double = 16.3
+        package var gate: Double = 16.3
         /// Largest relative departure of |m − b| from the reference field strength before the
         /// field counts as disturbed.
-        public var normThreshold: Double = 0.08
+        package var normThreshold: Double = 0.08
         /// Largest departure of the dip angle from the reference, radians (6°).
-        public var dipThreshold: Double = 6 * .pi / 180
+        package var dipThreshold: Double = 6 * .pi / 180
         /// Seconds of stretches the first filter must keep rejecting, while the second explains
         /// them, before the second one's offset replaces it (a hard-iron change).
-        public var changeConfirmationTime: Double = 3
+        package var changeConfirmationTime: Double = 3
         /// The worst-direction σ (µT) to which the stretches' rotation alone must determine a
         /// second filter's offset before it may replace the first (see ``HardIronEstimator``'s
         /// "Telling a change from a place"). The field-strength constraint is left out of this
@@ -146,13 +146,13 @@ public struct HardIronEstimator: Sendable {
         /// 20° with r ≈ 0.4 µT², nothing along u, so a few stretches about two axes suffice. (1 µT
         /// was tried on the simulation: an attached magnet was then relearned up to 3 s later, in
         /// 12 of 20 runs of `magnet-attached` with soft iron instead of 13.)
-        public var changeRotationSigma: Double = 2.0
+        package var changeRotationSigma: Double = 2.0
 
         // The field-strength constraint.
 
         /// What the field-strength constraint's model leaves out, µT: the second-order terms of
         /// the soft iron it estimates, a field that is not quite the same from place to place.
-        public var strengthModelError: Double = 1.0
+        package var strengthModelError: Double = 1.0
         /// How much the field changes per metre the board is carried, µT/m: a reading taken
         /// d metres from where the board has recently been (``Excursion``) may differ from one taken
         /// there by this times d, an error no offset explains, added to the variance of the
@@ -161,42 +161,42 @@ public struct HardIronEstimator: Sendable {
         /// board stayed in one place. A room's field varies by a few µT over a
         /// metre (the simulator's indoor scenarios: steel furniture and a radiator bend it by
         /// 2–6 µT within 0.3–0.8 m of them); 5 µT/m.
-        public var fieldGradient: Double = 5
+        package var fieldGradient: Double = 5
         /// Largest RMS scatter of the readings about the sphere (µT) with which the accuracy may be
         /// `high`: beyond it hard iron alone does not explain the readings (soft iron, an
         /// uneven field), and the offset is no better than `medium`.
-        public var highScatter: Double = 0.8
+        package var highScatter: Double = 0.8
         /// Shortest time between two field-strength constraints, s (at most 100 per second).
-        public var strengthInterval: Double = 0.0099
+        package var strengthInterval: Double = 0.0099
         /// The offset's σ (µT) below which the field-strength constraint starts, and the σ of the
         /// strength it starts from.
-        public var strengthStartSigma: Double = 3
+        package var strengthStartSigma: Double = 3
         /// Floor of the offset's uncertainty, µT per axis: what the model leaves out (soft iron of
         /// a few per cent, gyroscope scale errors).
-        public var modelErrorFloor: Double = 0.15
+        package var modelErrorFloor: Double = 0.15
         /// The Earth's field strength (µT) and dip (radians, positive down) where the board is,
         /// e.g. from ``WorldMagneticModel``; nil: learned from the readings once the offset is known.
-        public var expectedField: SIMD2<Double>?
+        package var expectedField: SIMD2<Double>?
         /// The soft iron left after any fit: the size (Frobenius norm) of S − I, m = S·h + b,
         /// trace removed. It is the prior of the soft iron the field-strength constraint estimates,
         /// and the size against which the offset must be safe before it is called `high`. A board's
         /// soft iron and the magnetometer's sensitivity mismatch are a few per cent per element
         /// (the simulated board's representative matrix: 7.4 %, its trace's part negligible); 8 %.
-        public var softIronAllowance: Double = 0.08
+        package var softIronAllowance: Double = 0.08
         /// Largest bias (µT) that ``softIronAllowance`` may cause in the offset, given the
         /// directions the readings covered, with which the accuracy may be `high`.
-        public var highSoftIronBias: Double = 0.5
+        package var highSoftIronBias: Double = 0.5
         /// Largest running mean of the stretches' normalized innovation squared over its
         /// expectation (``Status/consistency``) with which the accuracy may be `high`: above it the
         /// stretches scatter more than the noise model says, and the σ is not to be trusted (the
         /// mean of 20-odd stretches of a fitting model stays within 1 ± 0.3).
-        public var highConsistency: Double = 2
+        package var highConsistency: Double = 2
 
-        public init() {}
+        package init() {}
     }
 
     /// Why the accuracy is what it is.
-    public enum Reason: String, Sendable, Equatable {
+    package enum Reason: String, Sendable, Equatable {
         /// The offset is known to the accuracy ``MagneticFieldCalibrationAccuracy/high`` needs.
         case calibrated
         /// Learning: the board turns, the uncertainty falls.
@@ -213,41 +213,41 @@ public struct HardIronEstimator: Sendable {
     }
 
     /// The estimate, its confidence and the accuracy it gives.
-    public struct Status: Sendable, Equatable {
+    package struct Status: Sendable, Equatable {
         /// µT, the frame of the readings: subtract it from the field.
-        public var offset: SIMD3<Double>
+        package var offset: SIMD3<Double>
         /// Standard deviation of the offset along its worst direction, µT (floor included).
-        public var sigma: Double
+        package var sigma: Double
         /// Standard deviation of the heading in the current pose, degrees: the offset's σ along
         /// magnetic east and the soft iron not yet known (its allowance acting on how far this
         /// reading lies from those the offset was learned from: inside the directions seen the
         /// offset absorbed it, away from them it turns the field), over the horizontal field
         /// strength (reference or expected; 20 µT while not yet known).
-        public var headingSigma: Double
-        public var accuracy: MagneticFieldCalibrationAccuracy
-        public var reason: Reason
+        package var headingSigma: Double
+        package var accuracy: MagneticFieldCalibrationAccuracy
+        package var reason: Reason
         /// Hard-iron changes detected and relearned so far.
-        public var changes: Int
+        package var changes: Int
         /// The reference field strength, µT (expected or learned); 0 while unknown.
-        public var fieldStrength: Double
+        package var fieldStrength: Double
         /// RMS distance of recent readings (while turning) from the sphere the offset and field
         /// strength describe, µT; 0 until the strength is known.
-        public var fieldScatter: Double
+        package var fieldScatter: Double
         /// Running mean of the normalized innovation squared of the stretches learned from,
         /// divided by its expectation (3): near 1 when the noise model fits, below when it is
         /// pessimistic, above when the offset explains the readings badly. 0 before any.
-        public var consistency: Double
+        package var consistency: Double
         /// The largest bias (µT) that unmodelled soft iron of ``Parameters/softIronAllowance``
         /// could cause in the offset, given the directions the readings covered (see
         /// ``DirectionMoments``); infinity while too few.
-        public var softIronBias: Double
+        package var softIronBias: Double
         /// The accuracy the offset's own uncertainty gives (``headingSigma`` without the soft iron
         /// not yet known): whether removing the offset from the field helps, and whether it is
         /// worth saving. ``accuracy`` is what the heading can be trusted to.
-        public var offsetAccuracy: MagneticFieldCalibrationAccuracy
+        package var offsetAccuracy: MagneticFieldCalibrationAccuracy
     }
 
-    public private(set) var parameters: Parameters
+    package private(set) var parameters: Parameters
 
     private var state: OffsetState
     /// The second filter (hard-iron change), while one is suspected.
@@ -320,7 +320,7 @@ public struct HardIronEstimator: Sendable {
     /// - Parameters:
     ///   - offset: the starting estimate, µT (a stored calibration's residual; zero for none).
     ///   - sigma: its standard deviation per axis, µT; nil for ``Parameters/initialSigma``.
-    public init(parameters: Parameters = Parameters(), offset: SIMD3<Double> = .zero, sigma: Double? = nil) {
+    package init(parameters: Parameters = Parameters(), offset: SIMD3<Double> = .zero, sigma: Double? = nil) {
         self.parameters = parameters
         let s = max(sigma ?? parameters.initialSigma, 0)
         state = OffsetState(offset: offset, sigma: s, fieldStrength: parameters.expectedField?.x ?? 50,
@@ -330,14 +330,14 @@ public struct HardIronEstimator: Sendable {
     }
 
     /// The offset to subtract, µT.
-    public var estimate: SIMD3<Double> { offset }
+    package var estimate: SIMD3<Double> { offset }
 
     /// Whether the latest reading's field departed from the reference (the disturbance guard).
     var isDisturbed: Bool { disturbed }
 
     /// Standard deviation of the offset along its worst direction (the covariance's largest
     /// eigenvalue), µT, with the model error floor.
-    public var sigma: Double {
+    package var sigma: Double {
         Self.withFloor(Self.largestEigenvalue(covariance), parameters.modelErrorFloor)
     }
 
@@ -396,7 +396,7 @@ public struct HardIronEstimator: Sendable {
         return parameters.softIronAllowance * (spread * (1 + along) / 12).squareRoot()
     }
 
-    public var status: Status {
+    package var status: Status {
         let sigma = self.sigma
         let direction = east
         let offsetEast = eastSigma(direction), soft = softIronEastSigma(direction)
@@ -430,7 +430,7 @@ public struct HardIronEstimator: Sendable {
     /// ``Status/headingSigma``: the offset's and the soft iron not yet known): `high` needs σ ≤ 0.33 µT
     /// and heading σ ≤ 1° (three σ stay within 1 µT); `medium` heading σ ≤ 3°; `low` heading σ ≤ 10°;
     /// `uncalibrated` beyond.
-    public static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
+    package static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
         if sigma <= 0.33 && headingSigma <= 1 { return .high }
         if headingSigma <= 3 { return .medium }
         if headingSigma <= 10 { return .low }
@@ -442,7 +442,7 @@ public struct HardIronEstimator: Sendable {
     /// the reference the disturbance guards compare the corrected field with, and the horizontal
     /// strength the heading uncertainty is computed with. Ignored unless plausible (20–70 µT, dip
     /// within ±90°).
-    public mutating func expect(field: SIMD2<Double>?) {
+    package mutating func expect(field: SIMD2<Double>?) {
         guard let field, field.x >= 20, field.x <= 70, abs(field.y) <= .pi / 2 else {
             if expectedField != nil {   // back to learning it
                 referenceStrength = 0
@@ -459,7 +459,7 @@ public struct HardIronEstimator: Sendable {
 
     /// The samples stop following one another (fusion paused, a gap): the stretch under way is
     /// dropped, since the board may have turned unseen; what was learned stays.
-    public mutating func restartStretch() {
+    package mutating func restartStretch() {
         firstReading = nil
         excursion.restart()
     }
@@ -469,7 +469,7 @@ public struct HardIronEstimator: Sendable {
     /// variance that takes E's prior from the old allowance to this one: what the bound adds to
     /// what was assumed), so that what the field-strength constraint could not tell apart from
     /// soft iron before now counts for the offset too. Never raises it.
-    public mutating func boundSoftIron(_ allowance: Double) {
+    package mutating func boundSoftIron(_ allowance: Double) {
         guard allowance > 0, allowance < parameters.softIronAllowance else { return }
         let before = parameters.softIronAllowance * parameters.softIronAllowance / 10
         let after = allowance * allowance / 10
@@ -486,7 +486,7 @@ public struct HardIronEstimator: Sendable {
     ///   - rotationRate: rad/s, device axes, gyroscope bias removed.
     ///   - acceleration: g, Core Motion sign (face up at rest `(0, 0, −1)`), for the dip angle.
     ///   - interval: seconds since the previous sample.
-    public mutating func update(
+    package mutating func update(
         field: SIMD3<Double>, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double
     ) {
         guard field * 0 == .zero, rotationRate * 0 == .zero, interval.isFinite, interval > 0, interval < 1 else {
@@ -792,7 +792,7 @@ public struct HardIronEstimator: Sendable {
     /// stretches do (two such pairs); the tests of rotation and of the field's strength still
     /// apply, and so does the step test's refutation by stretches. The first filter learns nothing
     /// from it (the readings are the stretches' too).
-    public mutating func checkChange(
+    package mutating func checkChange(
         earlier: SIMD3<Double>, later: SIMD3<Double>, rotation phi: Matrix3, variance r: Double, acceleration: SIMD3<Double>
     ) {
         guard var c = candidate, Self.isKnown(c), r > 0, r.isFinite else { return }
@@ -1175,16 +1175,16 @@ struct DirectionMoments: Sendable, Equatable {
 /// already (an estimator whose ``HardIronEstimator/Parameters/softIronAllowance`` is at most the
 /// 1 % a fit leaves).
 /// The sampler and `motionctl evaluate --background-calibration` run the same.
-public struct BackgroundFieldCorrection: Sendable {
+package struct BackgroundFieldCorrection: Sendable {
     /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
-    public static let announcedMove = 2.0
+    package static let announcedMove = 2.0
     /// Seconds of sample time the estimator's `high` must last before it is reported, and its
     /// first `medium` before its offset is used.
-    public static let highHoldTime = 1.0
+    package static let highHoldTime = 1.0
 
-    public private(set) var estimator: HardIronEstimator
+    package private(set) var estimator: HardIronEstimator
     /// The status at the last check.
-    public private(set) var status: HardIronEstimator.Status
+    package private(set) var status: HardIronEstimator.Status
     private var announcedOffset: SIMD3<Double>
     /// Sample time of the last status check (−∞ before the first).
     private var lastCheck = -Double.infinity
@@ -1200,13 +1200,13 @@ public struct BackgroundFieldCorrection: Sendable {
     /// Since when (sample time, s) the estimator has said `medium` or better, before it was trusted.
     private var mediumSince: Double?
     /// The background soft-iron fit's readings and result; nil where soft iron was removed already.
-    public var softIron: BackgroundSoftIron? { fitsSoftIron ? softIronReadings : nil }
+    package var softIron: BackgroundSoftIron? { fitsSoftIron ? softIronReadings : nil }
     private var softIronReadings = BackgroundSoftIron()
     private let fitsSoftIron: Bool
     /// Seconds of sample time since a reading was last offered to ``softIron``.
     private var sinceOffer = 0.0
     /// Soft iron from the holds between turns (``HoldSoftIron``), in the field's own frame.
-    public private(set) var holds = HoldSoftIron()
+    package private(set) var holds = HoldSoftIron()
     /// The σ of the soft-iron fit applied (``RotationPairFit/Solution/softIronSigma`` for the
     /// holds'; 0 for an ellipsoid, which no holds' fit replaces); nil while none is.
     private var appliedSoftIronSigma: Double?
@@ -1220,7 +1220,7 @@ public struct BackgroundFieldCorrection: Sendable {
     private var suspectedSince: Double?
     private var holdsSeen = 0
     /// The ellipsoid applied to the field before the estimator; nil before a good fit.
-    public private(set) var softIronFit: MagnetometerCalibration?
+    package private(set) var softIronFit: MagnetometerCalibration?
     /// The fit as applied per sample (no optional copied there): its matrix, its inverse (the
     /// estimator's offset back in the field's frame) and its offset; identity and zero before.
     private var fitMatrix = Matrix3.identity
@@ -1231,17 +1231,17 @@ public struct BackgroundFieldCorrection: Sendable {
     private var collecting = false
 
     /// See ``HardIronEstimator/restartStretch()``.
-    public mutating func restartStretch() {
+    package mutating func restartStretch() {
         estimator.restartStretch()
         holds.restartAttitude()
     }
 
     /// See ``HardIronEstimator/expect(field:)``.
-    public mutating func expect(field: SIMD2<Double>?) {
+    package mutating func expect(field: SIMD2<Double>?) {
         estimator.expect(field: field)
     }
 
-    public init(_ estimator: HardIronEstimator) {
+    package init(_ estimator: HardIronEstimator) {
         self.estimator = estimator
         status = estimator.status
         trusted = status.offsetAccuracy >= .medium
@@ -1253,7 +1253,7 @@ public struct BackgroundFieldCorrection: Sendable {
     /// One reading through the estimator (see ``HardIronEstimator/update(field:rotationRate:acceleration:interval:)``)
     /// at `timestamp` (s): the field with the offset removed, whether the status was refreshed,
     /// and whether the attitude filter should be told.
-    public mutating func correct(
+    package mutating func correct(
         _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, gyroBias: SIMD3<Double> = .zero, acceleration: SIMD3<Double>,
         interval: Double, timestamp: Double
     ) -> (field: SIMD3<Double>, checked: Bool, changed: Bool) {
@@ -1368,7 +1368,7 @@ public struct BackgroundFieldCorrection: Sendable {
 
     /// Soft iron's σ a hold fit must reach before it is applied: 2 % for its worst combination
     /// (the allowance it leaves is twice that; the 8 % allowance without a fit).
-    public static let holdFitSigma = 0.02
+    package static let holdFitSigma = 0.02
 
     /// Whether a hold fit is worth applying: known to ``holdFitSigma``, its soft iron plausible
     /// (``BackgroundSoftIron/maximumSoftIron``) and there (three times its σ: a magnetometer

@@ -35,40 +35,40 @@
 /// Cost: per sample one quaternion step of the gyroscope and a comparison, and sums while still;
 /// per hold closed its pairs (≤ 7) and one 8×8 solve; no allocation (the holds' slots are
 /// allocated once, at the start).
-public struct HoldSoftIron: Sendable {
+package struct HoldSoftIron: Sendable {
     /// Rotation rate (the bias removed) below which the board counts as held still, rad/s
     /// (1 °/s). A turn eased in and out spends a moment below any threshold at each end; below
     /// 5 °/s that moment carried up to 0.45 °/s of mean rate into a hold's measured bias on the
     /// simulated handling.
-    public static let quietRate = 1 * Double.pi / 180
+    package static let quietRate = 1 * Double.pi / 180
     /// Shortest hold, s: averages the magnetometer's noise over 20-odd readings at 80 Hz.
-    public static let shortestHold = 0.3
+    package static let shortestHold = 0.3
     /// Longest hold averaged, s: a hold is paired once it has lasted this long (a board put down
     /// is not picked up again to close it), and the rest of it is not used.
-    public static let longestHold = 1.0
+    package static let longestHold = 1.0
     /// Largest spread of the rate over a hold for it to measure the bias, rad/s (the RMS over the
     /// three axes, 0.15 °/s): a still board's rate is its bias and noise (LSM6DSOX 3.8 mdps/√Hz,
     /// 0.07 dps quantization at ±2000 dps), a board turning slowly through a reversal sweeps it.
-    public static let stillSpread = 0.15 * Double.pi / 180
+    package static let stillSpread = 0.15 * Double.pi / 180
     /// Largest turn over a hold, radians (2°): beyond, the mean reading is not one direction.
-    public static let largestHoldTurn = 2 * Double.pi / 180
+    package static let largestHoldTurn = 2 * Double.pi / 180
     /// Longest time between the two holds of a pair, s: what is left of the gyroscope's bias
     /// (``biasUncertainty``) turns the rotation between them by up to 0.45° in 15 s.
-    public static let pairWindow = 15.0
+    package static let pairWindow = 15.0
     /// Holds kept for pairing.
-    public static let holdsKept = 8
+    package static let holdsKept = 8
     /// How far the gyroscope's bias may be from what the last full hold measured, rad/s (0.03 °/s:
     /// its drift between holds and what a turn's ease leaves in the hold's mean), for the pairs'
     /// noise.
-    public static let biasUncertainty = 0.03 * Double.pi / 180
+    package static let biasUncertainty = 0.03 * Double.pi / 180
     /// Relative error of the gyroscope's rotation angle (scale and cross-axis: 0.5 %, as the estimator's).
-    public static let rotationScaleError = 0.005
+    package static let rotationScaleError = 0.005
     /// Noise of one reading, µT per axis (the estimator's ``HardIronEstimator/Parameters/fieldNoise``).
-    public static let fieldNoise = 0.4
+    package static let fieldNoise = 0.4
     /// Soft iron's σ (worst combination) below which pairs are checked against the solution.
-    public static let gatingSigma = 0.03
+    package static let gatingSigma = 0.03
     /// χ²₃ 99.9 % quantile.
-    public static let gate = 16.3
+    package static let gate = 16.3
 
     private struct Hold {
         var reading: SIMD3<Double>
@@ -94,7 +94,7 @@ public struct HoldSoftIron: Sendable {
     private var bias = SIMD3<Double>.zero
     private var biasMeasured = false
     /// The gyroscope's bias as the last full hold measured it (rad/s); nil before one.
-    public var measuredBias: SIMD3<Double>? { biasMeasured ? bias : nil }
+    package var measuredBias: SIMD3<Double>? { biasMeasured ? bias : nil }
     /// The hold under way: its readings' and rates' sums and count, its start, and whether it was
     /// disturbed or has been paired already (it lasted ``longestHold``).
     private var sum = SIMD3<Double>.zero
@@ -105,25 +105,25 @@ public struct HoldSoftIron: Sendable {
     private var disturbedDuringHold = false
     private var holdClosed = false
     /// Sample time, s (the sum of the intervals given).
-    public private(set) var time = 0.0
+    package private(set) var time = 0.0
     /// Holds kept so far.
-    public private(set) var holdsClosed = 0
+    package private(set) var holdsClosed = 0
     /// The field strength the last hold's pairs were weighted with, µT.
     private var lastStrength = 50.0
     private var pairs = RotationPairFit()
     /// The current solution (recomputed at each hold paired).
-    public private(set) var solution: RotationPairFit.Solution?
+    package private(set) var solution: RotationPairFit.Solution?
     /// Pairs used and left out.
-    public private(set) var pairsUsed = 0
-    public private(set) var pairsRejected = 0
+    package private(set) var pairsUsed = 0
+    package private(set) var pairsRejected = 0
 
-    public init() {
+    package init() {
         holds = [Hold](repeating: Hold(reading: .zero, samples: 0, attitude: .identity, time: -.infinity, chain: -1, disturbed: false),
                        count: Self.holdsKept)
     }
 
     /// Starts again (the readings' offset changed: a magnet attached).
-    public mutating func reset() {
+    package mutating func reset() {
         for i in holds.indices { holds[i].chain = -1 }
         pairs = RotationPairFit()
         solution = nil
@@ -133,7 +133,7 @@ public struct HoldSoftIron: Sendable {
     }
 
     /// The samples stop following one another (a gap): the rotation since the holds kept is unknown.
-    public mutating func restartAttitude() {
+    package mutating func restartAttitude() {
         chain &+= 1
         attitude = .identity
         samples = 0
@@ -145,7 +145,7 @@ public struct HoldSoftIron: Sendable {
     /// they have one),
     /// `interval` (s), whether the field is `disturbed` (the estimator's guard), and the field
     /// strength to scale the rotation's error with (µT; 0: unknown, 50 taken).
-    public mutating func add(
+    package mutating func add(
         _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, gyroBias: SIMD3<Double>, interval: Double, disturbed: Bool,
         fieldStrength: Double
     ) {
@@ -201,7 +201,7 @@ public struct HoldSoftIron: Sendable {
     /// The pairs of the latest hold kept with the earlier ones of its chain that started at or
     /// after `time` (s, ``time``'s clock) and lie within ``pairWindow``: `body(earlier, later, Φ,
     /// variance)`, the readings as given to ``add(_:rotationRate:gyroBias:interval:disturbed:fieldStrength:)``.
-    public func forEachPairOfLatest(startedAfter time: Double, _ body: (SIMD3<Double>, SIMD3<Double>, Matrix3, Double) -> Void) {
+    package func forEachPairOfLatest(startedAfter time: Double, _ body: (SIMD3<Double>, SIMD3<Double>, Matrix3, Double) -> Void) {
         guard holdsClosed > 0 else { return }
         let latest = holds[(next + Self.holdsKept - 1) % Self.holdsKept]
         for earlier in holds where earlier.chain == latest.chain && earlier.time >= time && earlier.time < latest.time
@@ -269,33 +269,33 @@ public struct HoldSoftIron: Sendable {
 ///
 /// Cost: per pair the eight columns of its equations and their products; no allocation (the
 /// normal equations are one `SIMD64`); ``solve()`` is an 8×8 elimination.
-public struct RotationPairFit: Sendable, Equatable {
+package struct RotationPairFit: Sendable, Equatable {
     /// Σ JᵀJ / r (8×8, row-major; J the 3×8 matrix of a pair's equations, r its noise variance
     /// per axis) and Σ Jᵀ y / r, y = m₁ − Φ m₀.
     private var normal = SIMD64<Double>.zero
     private var right = SIMD8<Double>.zero
     /// Pairs added.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init() {}
+    package init() {}
 
     /// The soft-iron correction, the offset and how well they are known.
-    public struct Solution: Sendable, Equatable {
+    package struct Solution: Sendable, Equatable {
         /// C: the field is C·(m − offset). Symmetric, trace 3.
-        public var correction: Matrix3
+        package var correction: Matrix3
         /// µT, the frame of the readings.
-        public var offset: SIMD3<Double>
+        package var offset: SIMD3<Double>
         /// Standard deviation of D's worst combination (the largest eigenvalue of its 5×5
         /// covariance, square-rooted): relative, per unit of field.
-        public var softIronSigma: Double
+        package var softIronSigma: Double
         /// Standard deviation of c along its worst direction, µT.
-        public var offsetSigma: Double
+        package var offsetSigma: Double
     }
 
     /// One pair: `earlier` and `later` readings (µT); `rotation` Φ, which takes a world-fixed
     /// vector from the earlier device axes to the later ones; `variance` the noise of
     /// `later − Φ·earlier` per axis (µT²).
-    public mutating func add(earlier m0: SIMD3<Double>, later m1: SIMD3<Double>, rotation phi: Matrix3, variance r: Double) {
+    package mutating func add(earlier m0: SIMD3<Double>, later m1: SIMD3<Double>, rotation phi: Matrix3, variance r: Double) {
         guard r > 0, r.isFinite else { return }
         // D m for the five parameters of D = [[d1, d3, d4], [d3, d2, d5], [d4, d5, −d1 − d2]].
         @inline(__always) func column(_ k: Int, _ m: SIMD3<Double>) -> SIMD3<Double> {
@@ -327,7 +327,7 @@ public struct RotationPairFit: Sendable, Equatable {
 
     /// The least-squares solution and its uncertainty; nil while the pairs leave some
     /// combination undetermined (a pivot below 10⁻¹² of the largest diagonal element).
-    public func solve() -> Solution? {
+    package func solve() -> Solution? {
         guard let inverse = Self.inverse(normal) else { return nil }
         var theta = SIMD8<Double>.zero
         for a in 0..<8 {

@@ -4,25 +4,25 @@
 /// `softIron` is symmetric with determinant 1 (it reshapes, it does not scale on average), so a
 /// perfect calibration maps every raw reading of the local field to a vector of length
 /// `fieldStrength`.
-public struct MagnetometerCalibration: Sendable, Equatable {
+package struct MagnetometerCalibration: Sendable, Equatable {
     /// Hard-iron offset (µT): the field the board itself adds in every orientation.
-    public var hardIronOffset: SIMD3<Double>
+    package var hardIronOffset: SIMD3<Double>
     /// Soft-iron correction: symmetric, determinant 1, maps raw − offset onto a sphere.
-    public var softIron: Matrix3
+    package var softIron: Matrix3
     /// Strength of the local field (µT) the fit found: the radius of that sphere.
-    public var fieldStrength: Double
+    package var fieldStrength: Double
 
-    public init(hardIronOffset: SIMD3<Double>, softIron: Matrix3, fieldStrength: Double) {
+    package init(hardIronOffset: SIMD3<Double>, softIron: Matrix3, fieldStrength: Double) {
         self.hardIronOffset = hardIronOffset
         self.softIron = softIron
         self.fieldStrength = fieldStrength
     }
 
     /// No correction.
-    public static let identity = MagnetometerCalibration(hardIronOffset: .zero, softIron: .identity, fieldStrength: 0)
+    package static let identity = MagnetometerCalibration(hardIronOffset: .zero, softIron: .identity, fieldStrength: 0)
 
     /// The calibrated field (µT, device frame) for a raw reading (µT, device frame).
-    public func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> {
+    package func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> {
         softIron * (raw - hardIronOffset)
     }
 }

@@ -14,27 +14,27 @@ import Darwin
 /// the screen normal), each split in longitude (measured from +x toward +y) into a number of
 /// cells proportional to the band's area (cos-weighted): 2, 7, 11, 14, 15, 15, 14, 11, 7, 2 from
 /// −z to +z. Every cell covers 1/98 of the sphere to within 20% (the two polar caps are the largest).
-public struct SphereCoverage: Sendable, Equatable {
+package struct SphereCoverage: Sendable, Equatable {
     /// One region of directions.
-    public struct Cell: Sendable, Equatable, CustomStringConvertible {
+    package struct Cell: Sendable, Equatable, CustomStringConvertible {
         /// Latitude band, 0 (around −z) … 9 (around +z).
-        public var band: Int
+        package var band: Int
         /// Index within the band, counted in longitude from −180°.
-        public var index: Int
+        package var index: Int
         /// Latitude range (radians) from the x–y plane toward +z.
-        public var latitude: ClosedRange<Double>
+        package var latitude: ClosedRange<Double>
         /// Longitude range (radians) from +x toward +y, within −π…π.
-        public var longitude: ClosedRange<Double>
+        package var longitude: ClosedRange<Double>
 
         /// Unit direction (device frame) of the cell's centre.
-        public var center: SIMD3<Double> {
+        package var center: SIMD3<Double> {
             let lat = (latitude.lowerBound + latitude.upperBound) / 2
             let lon = (longitude.lowerBound + longitude.upperBound) / 2
             return SIMD3(cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat))
         }
 
         /// E.g. "latitude +54°…+72°, longitude +90°…+135°".
-        public var description: String {
+        package var description: String {
             func degrees(_ r: Double) -> String {
                 let d = Int((r * 180 / .pi).rounded())
                 return d > 0 ? "+\(d)°" : "\(d)°"
@@ -45,12 +45,12 @@ public struct SphereCoverage: Sendable, Equatable {
     }
 
     /// Cells per latitude band, from −z to +z.
-    public static let cellsPerBand = [2, 7, 11, 14, 15, 15, 14, 11, 7, 2]
+    package static let cellsPerBand = [2, 7, 11, 14, 15, 15, 14, 11, 7, 2]
     static let bandHeight = Double.pi / Double(cellsPerBand.count)
     static let bandStart = cellsPerBand.indices.map { cellsPerBand[..<$0].reduce(0, +) }
 
     /// All cells, band by band from −z to +z.
-    public static let cells: [Cell] = cellsPerBand.indices.flatMap { band in
+    package static let cells: [Cell] = cellsPerBand.indices.flatMap { band in
         let n = cellsPerBand[band]
         let low = -Double.pi / 2 + Double(band) * bandHeight
         return (0..<n).map { index in
@@ -62,25 +62,25 @@ public struct SphereCoverage: Sendable, Equatable {
     }
 
     /// Samples a cell needs before it counts as covered.
-    public let minimumSamplesPerCell: Int
+    package let minimumSamplesPerCell: Int
     /// Samples seen per cell, in the order of `cells`.
-    public private(set) var counts: [Int]
+    package private(set) var counts: [Int]
 
-    public init(minimumSamplesPerCell: Int = 3) {
+    package init(minimumSamplesPerCell: Int = 3) {
         self.minimumSamplesPerCell = max(1, minimumSamplesPerCell)
         counts = [Int](repeating: 0, count: Self.cells.count)
     }
 
     /// Counts the direction of `vector` (any length but zero; device frame). Zero or non-finite
     /// vectors are ignored.
-    public mutating func insert(_ vector: SIMD3<Double>) {
+    package mutating func insert(_ vector: SIMD3<Double>) {
         guard let cell = Self.cellIndex(of: vector) else { return }
         counts[cell] += 1
     }
 
     /// Index in `cells` of the cell containing the direction of `vector`, `nil` for a zero or
     /// non-finite vector.
-    public static func cellIndex(of vector: SIMD3<Double>) -> Int? {
+    package static func cellIndex(of vector: SIMD3<Double>) -> Int? {
         let length = (vector * vector).sum().squareRoot()
         guard length > 0, length.isFinite else { return nil }
         let latitude = asin(min(1, max(-1, vector.z / length)))
@@ -91,24 +91,24 @@ public struct SphereCoverage: Sendable, Equatable {
         return bandStart[band] + index
     }
 
-    public var coveredCellCount: Int { counts.count { $0 >= minimumSamplesPerCell } }
+    package var coveredCellCount: Int { counts.count { $0 >= minimumSamplesPerCell } }
 
     /// Fraction (0…1) of cells covered.
-    public var coverage: Double { Double(coveredCellCount) / Double(counts.count) }
+    package var coverage: Double { Double(coveredCellCount) / Double(counts.count) }
 
     /// The cells not yet covered.
-    public var missingCells: [Cell] {
+    package var missingCells: [Cell] {
         zip(Self.cells, counts).filter { $0.1 < minimumSamplesPerCell }.map(\.0)
     }
 
     /// Which of the six axis directions (+x, −x, +y, −y, +z, −z) lie in missing cells, e.g.
     /// ["+z", "−x"]: a short hint of where to turn the board.
-    public var missingAxes: [String] {
+    package var missingAxes: [String] {
         zip(Self.axisNames, Self.axisDirections).filter { isMissing($0.1) }.map(\.0)
     }
 
     /// The six axis directions that lie in missing cells, as unit vectors (order of ``missingAxes``).
-    public var missingAxisDirections: [SIMD3<Double>] { Self.axisDirections.filter(isMissing) }
+    package var missingAxisDirections: [SIMD3<Double>] { Self.axisDirections.filter(isMissing) }
 
     private static let axisNames = ["+x", "-x", "+y", "-y", "+z", "-z"]
     private static let axisDirections: [SIMD3<Double>] = [
@@ -122,7 +122,7 @@ public struct SphereCoverage: Sendable, Equatable {
     /// A compact text map, one row per latitude band from +z (top) to −z (bottom), one character
     /// per cell in longitude order from −180° to +180°: `#` covered, `.` missing. Rows are
     /// centred, so the map reads like a flattened globe.
-    public var map: String {
+    package var map: String {
         let width = Self.cellsPerBand.max() ?? 0
         return Self.cellsPerBand.indices.reversed().map { band in
             let start = Self.bandStart[band]

@@ -54,7 +54,7 @@ struct SymmetricEigen {
 extension Matrix3 {
     /// Eigen-decomposition of a symmetric matrix: eigenvalues in descending order and the
     /// matching unit eigenvectors as the columns of `vectors` (a rotation or reflection).
-    public var symmetricEigen: (values: SIMD3<Double>, vectors: Matrix3) {
+    package var symmetricEigen: (values: SIMD3<Double>, vectors: Matrix3) {
         let eigen = SymmetricEigen(symmetric: rowMajor, size: 3)
         let columns = eigen.vectors.map { SIMD3($0[0], $0[1], $0[2]) }
         let vectors = Matrix3(rows: columns[0], columns[1], columns[2]).transposed
@@ -63,7 +63,7 @@ extension Matrix3 {
 
     /// The symmetric positive square root of a symmetric positive-definite matrix, or `nil` when
     /// an eigenvalue is not positive.
-    public var symmetricSquareRoot: Matrix3? {
+    package var symmetricSquareRoot: Matrix3? {
         let (values, vectors) = symmetricEigen
         guard values.min() > 0 else { return nil }
         return vectors * Matrix3(diagonal: values.squareRoot()) * vectors.transposed

@@ -21,10 +21,10 @@ public enum DeviceOrientation: Int, Sendable, CaseIterable {
 
     /// The case's name: "unknown", "portrait", "portraitUpsideDown", "landscapeLeft",
     /// "landscapeRight", "faceUp", "faceDown" (`OrientationClassifierTests` pins each one).
-    public var name: String { String(describing: self) }
+    package var name: String { String(describing: self) }
 
     /// The orientation with this ``name``; nil for any other text.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = match
     }
@@ -41,7 +41,7 @@ public enum DeviceOrientation: Int, Sendable, CaseIterable {
 
     /// Gravity (g, Core Motion sign, device frame) of a device at rest exactly in this
     /// orientation; `nil` for `unknown`.
-    public var gravity: SIMD3<Double>? {
+    package var gravity: SIMD3<Double>? {
         switch self {
         case .unknown: nil
         case .portrait: SIMD3(0, -1, 0)

@@ -25,7 +25,7 @@ import Darwin
 /// Within the margins around each boundary (the dead zones) the current orientation is held.
 /// `unknown` is never posted: the classifier starts at `unknown` and posts its first known
 /// orientation once the device has settled.
-public struct OrientationClassifier: Sendable {
+package struct OrientationClassifier: Sendable {
     /// Thresholds. The defaults come from the synthetic 100 Hz scenarios in
     /// `Tests/FusionTests/OrientationClassifierTests.swift` (0.01 g gravity noise):
     /// - `settleTime` 0.3 s with `stillnessAngle` 10°: a face-up → face-down flip about x, y or
@@ -56,26 +56,26 @@ public struct OrientationClassifier: Sendable {
     ///   at once. Only a 5° cone at 0.3 s also handles 12 s flips (peak 28 °/s, which post the
     ///   edge they pass with the defaults), but it delays a hand-held device that wobbles a few
     ///   degrees by up to 0.9 s after it arrives (synthetic 1–5° wobble): the cone stays 10°.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Seconds a new orientation must hold (still, in its region, no strong user
         /// acceleration) before it is posted.
-        public var settleTime: Double
+        package var settleTime: Double
         /// Tilt of gravity from the screen normal (radians) where face up/down end and the edge
         /// orientations begin. Must be below π/2 − `hysteresisMargin`.
-        public var flatAngle: Double
+        package var flatAngle: Double
         /// How far (radians) gravity must go beyond a region's boundary before the new region
         /// counts. Must be below `flatAngle` and below π/4.
-        public var hysteresisMargin: Double
+        package var hysteresisMargin: Double
         /// Largest change of gravity direction (radians) within a still period; a larger change
         /// restarts the settle time.
-        public var stillnessAngle: Double
+        package var stillnessAngle: Double
         /// User acceleration magnitude (g) above which decisions are suspended.
-        public var userAccelerationLimit: Double
+        package var userAccelerationLimit: Double
         /// Gravity magnitude (g) below which its direction is not trusted (free fall, a filter
         /// that has not converged) and decisions are suspended.
-        public var minimumGravity: Double
+        package var minimumGravity: Double
 
-        public init(
+        package init(
             settleTime: Double = 0.3,
             flatAngle: Double = 25 * .pi / 180,
             hysteresisMargin: Double = 10 * .pi / 180,
@@ -92,9 +92,9 @@ public struct OrientationClassifier: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The last posted orientation; `unknown` until the first one is posted.
-    public private(set) var orientation: DeviceOrientation = .unknown
+    package private(set) var orientation: DeviceOrientation = .unknown
 
     /// The orientation waiting for its settle time, when its still period began, and the
     /// gravity direction (unit) at that moment.
@@ -102,13 +102,13 @@ public struct OrientationClassifier: Sendable {
     private var pendingSince = 0.0
     private var anchor = SIMD3<Double>(0, 0, 0)
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Feeds one sample: gravity and user acceleration in g (Core Motion sign, device frame) at
     /// `timestamp` (seconds, monotonic). Returns the new orientation when a change is posted.
-    public mutating func update(gravity: SIMD3<Double>, userAcceleration: SIMD3<Double>, timestamp: Double) -> DeviceOrientation? {
+    package mutating func update(gravity: SIMD3<Double>, userAcceleration: SIMD3<Double>, timestamp: Double) -> DeviceOrientation? {
         let magnitude = (gravity * gravity).sum().squareRoot()
         let acceleration = (userAcceleration * userAcceleration).sum().squareRoot()
         guard magnitude >= configuration.minimumGravity, acceleration <= configuration.userAccelerationLimit else {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Fusion
 import Logging
+import MotionSimulator
 
 /// The entry point, modelled on Core Motion's `CMMotionManager`: availability, update intervals,
 /// push updates to a handler on your queue, pull updates through the latest-value properties,
@@ -55,7 +56,9 @@ public final class MotionManager: Sendable {
     /// The accuracy of the stored magnetometer calibration; nil when there is none.
     let magnetometerCalibrationAccuracy: MagneticFieldCalibrationAccuracy?
 
-    let resolvedSimulation: SimulatedHardware?
+    /// The simulated hardware behind this manager, nil on a real board (`MotionSimulation`'s
+    /// `simulatedHardware`).
+    package let resolvedSimulation: SimulatedHardware?
 
     convenience init(resolved: ResolvedSource) {
         self.init(hub: resolved.hub, magnetometerCalibrationAccuracy: resolved.magnetometerAccuracy, simulated: resolved.simulated)
@@ -330,7 +333,7 @@ extension MotionManager {
     /// manager and ask it (``availableAttitudeReferenceFrames()``) for that. A manager made with
     /// an explicit source: ask the manager.
     public static func availableAttitudeReferenceFrames() -> Set<AttitudeReferenceFrame> {
-        frames(magnetometer: MotionManager().isMagnetometerAvailable, location: false)
+        frames(magnetometer: defaultDeviceHasMagnetometer(), location: false)
     }
 
     private static func frames(magnetometer: Bool, location: Bool) -> Set<AttitudeReferenceFrame> {

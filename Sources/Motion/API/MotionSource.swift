@@ -17,17 +17,12 @@ public enum MotionSource: Sendable {
     case automatic
     /// A board (built-in, `BoardCatalog`, or your own file) on its default bus, or on `bus`.
     case board(Board, bus: String? = nil)
-    /// The built-in simulated board: register-level chip emulators in a simulated world.
-    case simulated(Simulation = Simulation())
+    /// The built-in simulated board: register-level chip emulators in a simulated world. The
+    /// `MotionSimulation` product makes a ``Simulation`` (its scenario, chips, replay and faults).
+    case simulated(Simulation)
     /// Linux's own sensor drivers through IIO (sysfs and the buffer device): for a chip a kernel
     /// driver owns (a Raspberry Pi overlay) and for laptops, tablets and phones.
     case iio(IIOSelection = IIOSelection())
-}
-
-/// The simulated board behind a manager: the bus (for fault injection) and the world (ground truth).
-public struct SimulatedHardware: Sendable {
-    public let board: SimulatedBoard
-    public let world: World
 }
 
 /// What a source resolves to: a shared sampler and what the manager needs to know about it.
@@ -40,6 +35,10 @@ struct ResolvedSource: Sendable {
 /// One sampler per device for the whole process, so managers of the same device share it (the
 /// timer stops while nobody listens). Only for the system clock: a virtual clock gets its own.
 private let liveSources = Locked<[String: ResolvedSource]>([:])
+
+/// Whether the default device (``MotionSource/automatic``) has a magnetometer, once known: from
+/// the first default manager of the process, else from opening the device once for the question.
+private let defaultMagnetometer = Locked<Bool?>(nil)
 
 /// Stands in when even the simulated board cannot start (a bug): every start reports the error.
 private final class UnavailableDevice: MotionDevice {
@@ -61,7 +60,6 @@ extension MotionManager {
 
     /// A manager on `source`.
     /// - Parameters:
-    ///   - clock: the system clock, or a `VirtualClock` to run in virtual time (tests, replays).
     ///   - calibrationStore: where stored calibrations are read from, and where the magnetometer's
     ///     background calibration is saved when it has improved (nil: none applied, nothing saved).
     ///   - attitudeEstimator: your own sensor fusion (see ``AttitudeEstimator``) behind device
@@ -72,7 +70,15 @@ extension MotionManager {
     ///     ``AttitudeFilter``. A manager with its own estimator has a sampler of its own.
     /// - Throws: ``MotionError`` when the board's bus cannot be opened or no supported IMU answers.
     public convenience init(
-        source: MotionSource, clock: any MotionClock = SystemClock(), calibrationStore: CalibrationStore? = .userDefault(),
+        source: MotionSource, calibrationStore: CalibrationStore? = .userDefault(), attitudeEstimator: AttitudeEstimatorFactory? = nil
+    ) throws(MotionError) {
+        try self.init(source: source, clock: SystemClock(), calibrationStore: calibrationStore, attitudeEstimator: attitudeEstimator)
+    }
+
+    /// A manager on `source` whose sampler runs on `clock` (`MotionSimulation` makes one on a
+    /// `VirtualClock`: the whole stack in virtual time).
+    package convenience init(
+        source: MotionSource, clock: any MotionClock, calibrationStore: CalibrationStore? = .userDefault(),
         attitudeEstimator: AttitudeEstimatorFactory? = nil
     ) throws(MotionError) {
         let resolved: ResolvedSource
@@ -85,11 +91,26 @@ extension MotionManager {
         self.init(resolved: resolved)
     }
 
-    /// The simulated hardware behind this manager, nil on a real board.
-    public var simulatedHardware: SimulatedHardware? { resolvedSimulation }
+    /// Whether the default device has a magnetometer. Asked before any default manager exists,
+    /// the device is opened on a clock of its own (so not kept as the process's shared sampler
+    /// of it), asked and let go; the answer is kept, so it is never opened again for this.
+    static func defaultDeviceHasMagnetometer() -> Bool {
+        if let known = defaultMagnetometer.withLock({ $0 }) { return known }
+        let answer = resolveAutomatic(clock: VirtualClock(), store: nil).hub.device.hasMagnetometer
+        defaultMagnetometer.withLock { $0 = $0 ?? answer }
+        return answer
+    }
 
     private static func resolveAutomatic(
         clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
+    ) -> ResolvedSource {
+        let resolved = resolveAutomaticDevice(clock: clock, estimator: estimator, store: store)
+        if clock is SystemClock { defaultMagnetometer.withLock { $0 = resolved.hub.device.hasMagnetometer } }
+        return resolved
+    }
+
+    private static func resolveAutomaticDevice(
+        clock: any MotionClock, estimator: AttitudeEstimatorFactory?, store: CalibrationStore?
     ) -> ResolvedSource {
         let model = BoardCatalog.readDeviceTreeModel()
         let board = BoardCatalog.builtIn.detect(model: model)
@@ -139,14 +160,14 @@ extension MotionManager {
         simulation: Simulation, clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
     ) throws(MotionError) -> ResolvedSource {
         // A replay is never shared (its key would be the whole recording).
-        let key = simulation.replay == nil ? "simulated|\(simulation)" : "replay|\(UUID())"
+        let key = simulation.settings.replay == nil ? "simulated|\(simulation)" : "replay|\(UUID())"
         return try shared(key: "\(key)|\(store?.directory.path ?? "no calibration")", clock: clock, estimator: estimator) { () throws(MotionError) in
             let (board, world) = try simulation.makeBoard(clock: clock)
             guard let boardFile = simulation.layout ?? BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID) else {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
             }
             let device = try DeviceOpener.open(
-                bus: board.bus, board: boardFile, store: store, pause: .none, lsm6dso32: simulation.imu == .lsm6dso32)
+                bus: board.bus, board: boardFile, store: store, pause: .none, lsm6dso32: simulation.settings.imu == .lsm6dso32)
             return ResolvedSource(
                 hub: SensorHub(device: device, clock: clock, makeEstimator: estimator), simulated: SimulatedHardware(board: board, world: world),
                 magnetometerAccuracy: device.correction.magnetometerAccuracy)

@@ -5,47 +5,18 @@ import Sensors
 import Timing
 
 /// What the built-in simulated board plays: which chips, which motion, which sensor errors.
+/// Made and read through the `MotionSimulation` product (`Simulation(scenario:imu:…)`); `Motion`
+/// itself only carries it to ``MotionSource/simulated(_:)``.
 public struct Simulation: Sendable, Equatable {
-    /// A name from `Scenario.all` (`motionctl stream --scenario list` lists them).
-    public var scenario: String
-    public var imu: SimulatedBoard.IMU
-    public var magnetometer: SimulatedBoard.MagnetometerChoice
-    /// Seed of the sensor noise and bias walks: the same seed gives the same readings.
-    public var seed: UInt64
-    /// Datasheet noise and bias for the chosen chips (`false`: ideal sensors, only quantization).
-    public var sensorErrors: Bool
-    /// The board's hard iron (µT) and soft iron, as nearby steel and currents would make them, in
-    /// the IMU's axes (a magnetometer die with axes of its own, as in an MPU-9250, sees them in
-    /// its axes); nil: the chip preset's representative board (with `sensorErrors`) or none.
-    public var hardIron: SIMD3<Double>?
-    public var softIron: Matrix3?
-    /// A recording to play instead of the scenario (the CSV `motionctl record` writes, or any
-    /// ``Recording``): its specific force, rotation rate and field (chip axes) go through the
-    /// emulated chips from the start of the run, recorded time 0 at the clock's start; after its
-    /// last sample the last one holds. The recording carries its sensor's own errors, so no
-    /// simulated ones are added. `SimulatedHardware.world` is then the scenario's, not the truth.
-    public var replay: Recording?
-    /// Faults the simulated bus injects, timed from the start of the run (``FaultPlan``).
-    public var faults: FaultPlan?
+    /// The chips, scenario, seed, sensor errors, replay and faults (`MotionSimulation` names each).
+    package var settings: SimulationSettings
     /// The board file the simulated board is laid out like (its first IMU and magnetometer
     /// addresses, its mount matrix); nil: the built-in `simulated` board. Set it with
     /// ``laidOut(like:)``, which also takes the chips the board names.
     package private(set) var layout: Board?
 
-    public init(
-        scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,
-        magnetometer: SimulatedBoard.MagnetometerChoice = .usual, seed: UInt64 = 1, sensorErrors: Bool = true,
-        hardIron: SIMD3<Double>? = nil, softIron: Matrix3? = nil, replay: Recording? = nil, faults: FaultPlan? = nil
-    ) {
-        self.replay = replay
-        self.faults = faults
-        self.scenario = scenario
-        self.imu = imu
-        self.magnetometer = magnetometer
-        self.seed = seed
-        self.sensorErrors = sensorErrors
-        self.hardIron = hardIron
-        self.softIron = softIron
+    package init(_ settings: SimulationSettings = SimulationSettings()) {
+        self.settings = settings
     }
 
     /// This simulation on a board laid out like `board`: the IMU and magnetometer the board file
@@ -62,21 +33,21 @@ public struct Simulation: Sendable, Equatable {
                 throw .deviceNotFound("\(place) carries the IMU \(name), which the simulator cannot place; "
                     + "it emulates: \(SimulatedBoard.imuChoices.joined(separator: ", "))")
             }
-            laidOut.imu = imu
+            laidOut.settings.imu = imu
         }
-        guard board.imuAddresses.contains(where: laidOut.imu.possibleAddresses.contains) else {
+        guard board.imuAddresses.contains(where: laidOut.settings.imu.possibleAddresses.contains) else {
             throw .deviceNotFound("\(place) expects its IMU at \(Self.list(board.imuAddresses)); the simulated "
-                + "\(laidOut.imu.rawValue) answers only at \(Self.list(laidOut.imu.possibleAddresses))")
+                + "\(laidOut.settings.imu.rawValue) answers only at \(Self.list(laidOut.settings.imu.possibleAddresses))")
         }
         if let name = board.magnetometerChip {
             let key = Self.key(name)
-            if key == laidOut.imu.entry.builtInMagnetometer {
-                laidOut.magnetometer = .none
+            if key == laidOut.settings.imu.entry.builtInMagnetometer {
+                laidOut.settings.magnetometer = .none
             } else if let chip = Self.simulatedMagnetometer(named: key) {
-                laidOut.magnetometer = .chip(chip)
+                laidOut.settings.magnetometer = .chip(chip)
             } else {
                 throw .deviceNotFound("\(place) carries the magnetometer \(name), which the simulator cannot place"
-                    + (laidOut.imu.entry.builtInMagnetometer == nil ? "" : " next to the \(laidOut.imu.rawValue)")
+                    + (laidOut.settings.imu.entry.builtInMagnetometer == nil ? "" : " next to the \(laidOut.settings.imu.rawValue)")
                     + "; it emulates: \(SimulatedBoard.Magnetometer.allCases.map(\.rawValue).joined(separator: ", "))"
                     + ", the AK8975/AK8963/AK09916 inside the MPU-9150/MPU-9250/ICM-20948, and the BNO055's own")
             }
@@ -91,8 +62,8 @@ public struct Simulation: Sendable, Equatable {
 
     /// The separate magnetometer chip this simulation attaches, if any.
     var separateMagnetometer: SimulatedBoard.Magnetometer? {
-        switch magnetometer {
-        case .usual: imu.usualMagnetometer
+        switch settings.magnetometer {
+        case .usual: settings.imu.usualMagnetometer
         case .none: nil
         case .chip(let chip): chip
         }
@@ -130,15 +101,15 @@ public struct Simulation: Sendable, Equatable {
     package func makeBoard(
         startTime: Double, now: @escaping @Sendable () -> Double
     ) throws(MotionError) -> (board: SimulatedBoard, world: World) {
-        guard let scenario = Scenario.named(scenario) else {
+        guard let scenario = Scenario.named(settings.scenario) else {
             let names = Scenario.all.map(\.name).joined(separator: ", ")
-            throw .sensor("no simulation scenario named \"\(self.scenario)\"; choose one of: \(names)")
+            throw .sensor("no simulation scenario named \"\(settings.scenario)\"; choose one of: \(names)")
         }
         return makeBoard(playing: scenario, startTime: startTime, now: now)
     }
 
     /// The simulated board and the world behind it, started at `clock.now`, playing `scenario`
-    /// (your own script) instead of the one named by ``scenario``; chips, seed and sensor errors
+    /// (your own script) instead of the one named by the settings; chips, seed and sensor errors
     /// as configured here.
     package func makeBoard(playing scenario: Scenario, clock: any MotionClock) -> (board: SimulatedBoard, world: World) {
         makeBoard(playing: scenario, startTime: clock.now, now: { clock.now })
@@ -150,15 +121,15 @@ public struct Simulation: Sendable, Equatable {
         let world = scenario.world(startTime: startTime)
         var imuErrors = IMUErrorModel.ideal
         var magnetometerErrors = MagnetometerErrorModel.ideal
-        if sensorErrors, replay == nil {
-            imuErrors = IMUErrorModel.preset(named: imu.rawValue) ?? .lsm6dsox
-            let magnetometerName: String? = switch magnetometer {
+        if settings.sensorErrors, settings.replay == nil {
+            imuErrors = IMUErrorModel.preset(named: settings.imu.rawValue) ?? .lsm6dsox
+            let magnetometerName: String? = switch settings.magnetometer {
             case .chip(let chip): chip.rawValue
-            case .usual: imu.usualMagnetometer?.rawValue
+            case .usual: settings.imu.usualMagnetometer?.rawValue
             case .none: nil
             }
             magnetometerErrors = magnetometerName.flatMap(MagnetometerErrorModel.preset(named:)) ?? .lis3mdl
-            if imu.entry.calibratesMagnetometer {
+            if settings.imu.entry.calibratesMagnetometer {
                 // The BNO055 calibrates its magnetometer itself (CALIB_STAT) and its fusion output is
                 // modelled converged: its magnetometer is modelled calibrated too (noise only), so
                 // that the chip's attitude and this library's can be compared without a figure-eight.
@@ -166,23 +137,23 @@ public struct Simulation: Sendable, Equatable {
                 magnetometerErrors.softIron = .identity
             }
         }
-        if let hardIron { magnetometerErrors.hardIron = hardIron }
-        if let softIron { magnetometerErrors.softIron = softIron }
+        if let hardIron = settings.hardIron { magnetometerErrors.hardIron = hardIron }
+        if let softIron = settings.softIron { magnetometerErrors.softIron = softIron }
         // Fresh noise for every sample the IMU takes at the output data rate its driver sets by
         // default (the emulator registry's noiseSampleRate); held in between. The chips were
         // powered on `poweredBefore` seconds before the world starts, whatever the clock says:
         // on the system clock `startTime` is the machine's uptime, and bias walks integrated from
         // there made the first sample cost a step per 10 ms of uptime (2.3 s after 5 h in a
         // debug build; minutes after a month).
-        let noiseRate = imu.entry.noiseSampleRate
-        let played: any PhysicalSource = replay.map { ReplaySource($0, timeShift: startTime) } ?? world
+        let noiseRate = settings.imu.entry.noiseSampleRate
+        let played: any PhysicalSource = settings.replay.map { ReplaySource($0, timeShift: startTime) } ?? world
         let source = ErrorModelSource(
-            base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: seed, sampleRate: noiseRate,
+            base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: settings.seed, sampleRate: noiseRate,
             origin: startTime - Self.poweredBefore)
         let board = SimulatedBoard(
-            imu: imu, imuAddress: layout.flatMap { $0.imuAddresses.first(where: imu.possibleAddresses.contains) },
-            magnetometer: magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)), source: source, now: now)
-        if let faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
+            imu: settings.imu, imuAddress: layout.flatMap { $0.imuAddresses.first(where: settings.imu.possibleAddresses.contains) },
+            magnetometer: settings.magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)), source: source, now: now)
+        if let faults = settings.faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
     }
 }

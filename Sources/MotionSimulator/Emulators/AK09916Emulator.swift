@@ -98,7 +98,7 @@ struct AK09916Chip: AKMagnetometerChip, NamedChip {
 /// Single, continuous (10/20/50/100 Hz) and self-test modes, DRDY/DOR in ST1 cleared by reading
 /// ST2 (which also ends the data read that protects the output registers), HOFL on overflow,
 /// soft reset (CNTL3).
-public final class AK09916Emulator: ModelEmulator {
+package final class AK09916Emulator: ModelEmulator {
     let engine: EmulatorEngine<AK09916Chip>
     init(engine: EmulatorEngine<AK09916Chip>) { self.engine = engine }
 }

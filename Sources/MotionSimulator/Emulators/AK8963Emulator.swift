@@ -146,7 +146,7 @@ struct AK8963Chip: AKMagnetometerChip, NamedChip {
 /// Single, continuous (8/100 Hz) and self-test modes, 14/16-bit output, DRDY/DOR in ST1 cleared
 /// by reading ST2, HOFL on overflow, fuse-ROM sensitivity adjustment (ASAX–Z = 0xB0, 0xB1,
 /// 0xA5; the output is the raw value a driver must scale by the adjustment), soft reset (CNTL2).
-public final class AK8963Emulator: ModelEmulator {
+package final class AK8963Emulator: ModelEmulator {
     let engine: EmulatorEngine<AK8963Chip>
     init(engine: EmulatorEngine<AK8963Chip>) { self.engine = engine }
 }
@@ -170,7 +170,7 @@ extension AK8963Chip {
 /// adjustment (ASAX–Z = 0xA8, 0xB4, 0x9C; the output is the raw value a driver must scale by the
 /// adjustment), no soft reset. A measurement completes at its command: the conversion time (typ.
 /// 7.3 ms, max. 9 ms) and DERR (a data read during a conversion) are not emulated.
-public final class AK8975Emulator: ModelEmulator {
+package final class AK8975Emulator: ModelEmulator {
     static let chipName = "AK8975"
     let engine: EmulatorEngine<AK8963Chip>
     init(engine: EmulatorEngine<AK8963Chip>) { self.engine = engine }

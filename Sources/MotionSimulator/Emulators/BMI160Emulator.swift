@@ -9,14 +9,14 @@
 /// full (FIFO_LENGTH, FIFO_DATA, CMD 0xB0 flush). SENSORTIME counts the simulation time at
 /// 39.0625 µs. Self-test: SELF_TEST's accelerometer bits deflect every axis by ±1.6 g (high
 /// amplitude); its gyroscope bit sets STATUS gyr_self_test_ok unless a gyroscope axis is dead.
-public final class BMI160Emulator: EngineBackedDevice, ChipEmulator {
-    public let chipName = "BMI160"
+package final class BMI160Emulator: EngineBackedDevice, ChipEmulator {
+    package let chipName = "BMI160"
     let engine: EmulatorEngine<BMI160Chip>
 
     /// - Parameters:
     ///   - source: what the chip experiences, in the chip's axes.
     ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+    package init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(BMI160Chip(source: source, options: options), now: now)
     }
 }

@@ -243,25 +243,25 @@ private extension Double {
 ///
 /// ``EmulatorOptions/stretchedReadEvery`` reproduces what a Raspberry Pi sees of the chip's clock
 /// stretching: every N-th read transaction returns 0xFF bytes.
-public final class BNO055Emulator: ChipEmulator {
-    public let chipName = "BNO055"
+package final class BNO055Emulator: ChipEmulator {
+    package let chipName = "BNO055"
     let engine: EmulatorEngine<BNO055Chip>
 
     /// - Parameters:
     ///   - source: what the chip experiences, in the chip's axes.
     ///   - now: simulation time in seconds.
-    public init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
+    package init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, options: EmulatorOptions = .init()) {
         engine = EmulatorEngine(BNO055Chip(source: source, options: options), now: now)
     }
 
-    public func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
-    public func handleRead(count: Int) -> [UInt8] {
+    package func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
+    package func handleRead(count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
             serveRead(into: UnsafeMutableRawBufferPointer(buffer))
             initialized = buffer.count
         }
     }
-    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let time = engine.now()
         engine.withChip { chip in
             chip.setPointer(fromSubAddress: register)
@@ -273,6 +273,6 @@ public final class BNO055Emulator: ChipEmulator {
         let time = engine.now()
         engine.withChip { $0.serveRead(into: buffer, at: time) }
     }
-    public func powerOnReset() { engine.powerOnReset() }
-    public func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
+    package func powerOnReset() { engine.powerOnReset() }
+    package func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }

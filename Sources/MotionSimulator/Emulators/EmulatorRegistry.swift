@@ -7,9 +7,9 @@ import I2C
 ///
 /// Adding a chip: its emulator file, its case in ``SimulatedBoard/IMU`` (or
 /// ``SimulatedBoard/Magnetometer``) below, and its line here.
-public enum EmulatorRegistry {
+package enum EmulatorRegistry {
     /// The IMUs, in ``SimulatedBoard/IMU`` order (the order `--imu` lists them in).
-    public static let imus: [IMUEmulatorEntry] = [
+    package static let imus: [IMUEmulatorEntry] = [
         IMUEmulatorEntry(.lsm6dsox, LSM6DSOXEmulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208, errors: .lsm6dsox, aliases: ["lsm6dso"]),
         IMUEmulatorEntry(.lsm6dso32, LSM6DSO32Emulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208),
         IMUEmulatorEntry(.lsm6dsl, LSM6DSLEmulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 208),
@@ -28,7 +28,7 @@ public enum EmulatorRegistry {
     ]
 
     /// The separate magnetometers, in ``SimulatedBoard/Magnetometer`` order.
-    public static let magnetometers: [MagnetometerEmulatorEntry] = [
+    package static let magnetometers: [MagnetometerEmulatorEntry] = [
         // SA1 picks 0x1C or 0x1E.
         MagnetometerEmulatorEntry(.lis3mdl, LIS3MDLEmulator.self, at: [0x1C, 0x1E], errors: .lis3mdl),
         MagnetometerEmulatorEntry(.lis2mdl, LIS2MDLEmulator.self, at: [0x1E]),
@@ -69,34 +69,34 @@ extension SimulatedBoard {
 }
 
 /// One IMU the simulator emulates.
-public struct IMUEmulatorEntry: Sendable {
-    public let chip: SimulatedBoard.IMU
+package struct IMUEmulatorEntry: Sendable {
+    package let chip: SimulatedBoard.IMU
     /// The emulator ``SimulatedBoard`` builds.
-    public let emulator: any ChipEmulator.Type
+    package let emulator: any ChipEmulator.Type
     /// Where the chip usually sits (its address pin low); it answers at the next address too.
-    public let usualAddress: I2CAddress
+    package let usualAddress: I2CAddress
     /// The separate magnetometer it usually comes with on hobby boards; nil for a chip with its
     /// own (inside its package, or its magnetometer die).
-    public let usualMagnetometer: SimulatedBoard.Magnetometer?
+    package let usualMagnetometer: SimulatedBoard.Magnetometer?
     /// The rate fresh sensor noise is drawn at, Hz (held in between): the output data rate the
     /// library's driver sets by default (ST LSM6 208 Hz, LSM9DS1 119 Hz, InvenSense MPU,
     /// ICM-42688-P and Bosch 200 Hz, ICM-20948 220 Hz, BNO055 100 Hz, the rate its fusion mode fixes).
-    public let noiseSampleRate: Double
+    package let noiseSampleRate: Double
     /// The chip's datasheet error model (``IMUErrorModel``); nil where none was written (the
     /// simulation then takes the LSM6DSOX's).
-    public let errorModel: IMUErrorModel?
+    package let errorModel: IMUErrorModel?
     /// Other names board files and the CLI give the chip: lower case, letters and digits.
-    public let aliases: [String]
+    package let aliases: [String]
     /// The name (lower case) of the magnetometer inside the chip's package, reachable once the
     /// driver opens the I2C bypass (`ak8975`, `ak8963`, `ak09916`), or of its own magnetometer at
     /// the same address (`bno055`); nil for a chip without one.
-    public let builtInMagnetometer: String?
+    package let builtInMagnetometer: String?
     /// The chip's magnetometer die at an address of its own, with another chip's register map.
-    public let magnetometerDie: MagnetometerDie?
+    package let magnetometerDie: MagnetometerDie?
     /// True for a chip that calibrates its magnetometer itself and whose fusion output is modelled
     /// converged (the BNO055, CALIB_STAT): its magnetometer is simulated calibrated (noise only), so
     /// the chip's attitude and this library's can be compared without a figure-eight.
-    public let calibratesMagnetometer: Bool
+    package let calibratesMagnetometer: Bool
 
     init(
         _ chip: SimulatedBoard.IMU, _ emulator: any ChipEmulator.Type, at usualAddress: UInt8,
@@ -116,7 +116,7 @@ public struct IMUEmulatorEntry: Sendable {
     }
 
     /// The addresses the chip can answer at (its address pin low, high).
-    public var possibleAddresses: [I2CAddress] { [usualAddress, I2CAddress(usualAddress.rawValue + 1)] }
+    package var possibleAddresses: [I2CAddress] { [usualAddress, I2CAddress(usualAddress.rawValue + 1)] }
 
     /// Whether `name` (lower case) names this chip.
     func isNamed(_ name: String) -> Bool { name == chip.rawValue || aliases.contains(name) }
@@ -124,9 +124,9 @@ public struct IMUEmulatorEntry: Sendable {
 
 /// A magnetometer die that answers at its own address with another chip's register map and
 /// identity, in axes of its own: the LSM9DS1's (the LIS3MDL's map, its x axis reversed).
-public struct MagnetometerDie: Sendable {
+package struct MagnetometerDie: Sendable {
     /// The magnetometer whose register map it has.
-    public let registers: SimulatedBoard.Magnetometer
+    package let registers: SimulatedBoard.Magnetometer
     /// What the die senses, from what the package senses.
     let source: @Sendable (any PhysicalSource) -> any PhysicalSource
 
@@ -135,14 +135,14 @@ public struct MagnetometerDie: Sendable {
 }
 
 /// One separate magnetometer the simulator emulates.
-public struct MagnetometerEmulatorEntry: Sendable {
-    public let chip: SimulatedBoard.Magnetometer
-    public let emulator: any ChipEmulator.Type
+package struct MagnetometerEmulatorEntry: Sendable {
+    package let chip: SimulatedBoard.Magnetometer
+    package let emulator: any ChipEmulator.Type
     /// The addresses the chip can answer at, the usual one first.
-    public let possibleAddresses: [I2CAddress]
+    package let possibleAddresses: [I2CAddress]
     /// The chip's datasheet error model; nil where none was written (the simulation then takes
     /// the LIS3MDL's).
-    public let errorModel: MagnetometerErrorModel?
+    package let errorModel: MagnetometerErrorModel?
 
     init(_ chip: SimulatedBoard.Magnetometer, _ emulator: any ChipEmulator.Type, at addresses: [UInt8], errors: MagnetometerErrorModel? = nil) {
         self.chip = chip
@@ -151,38 +151,38 @@ public struct MagnetometerEmulatorEntry: Sendable {
         self.errorModel = errors
     }
 
-    public var usualAddress: I2CAddress { possibleAddresses[0] }
+    package var usualAddress: I2CAddress { possibleAddresses[0] }
 }
 
 extension SimulatedBoard.IMU {
     /// The chip's line in ``EmulatorRegistry/imus``.
-    public var entry: IMUEmulatorEntry { EmulatorRegistry.entry(self) }
+    package var entry: IMUEmulatorEntry { EmulatorRegistry.entry(self) }
 
     /// The chip a CLI or board-file name gives (its raw value or an alias, case ignored); nil otherwise.
-    public init?(name: String) {
+    package init?(name: String) {
         let key = name.lowercased()
         guard let entry = EmulatorRegistry.imus.first(where: { $0.isNamed(key) }) else { return nil }
         self = entry.chip
     }
 
     /// Where the chip usually sits (SA0/AD0 low).
-    public var usualAddress: I2CAddress { entry.usualAddress }
+    package var usualAddress: I2CAddress { entry.usualAddress }
     /// The addresses the chip can answer at (its address pin low, high).
-    public var possibleAddresses: [I2CAddress] { entry.possibleAddresses }
+    package var possibleAddresses: [I2CAddress] { entry.possibleAddresses }
     /// The magnetometer this IMU usually comes with on hobby boards; nil for the MPU-9150,
     /// MPU-9250 and ICM-20948, whose AK8975, AK8963 or AK09916 is inside the package, and the
     /// BNO055, whose magnetometer is part of the chip. The LSM9DS1's is its own die, with the
     /// LIS3MDL's registers and identity.
-    public var usualMagnetometer: SimulatedBoard.Magnetometer? { entry.usualMagnetometer }
+    package var usualMagnetometer: SimulatedBoard.Magnetometer? { entry.usualMagnetometer }
 }
 
 extension SimulatedBoard.Magnetometer {
     /// The chip's line in ``EmulatorRegistry/magnetometers``.
-    public var entry: MagnetometerEmulatorEntry { EmulatorRegistry.entry(self) }
+    package var entry: MagnetometerEmulatorEntry { EmulatorRegistry.entry(self) }
 
     /// The magnetometer a CLI or board-file name gives: its raw value, or the name of an IMU whose
     /// magnetometer die has its register map (`lsm9ds1` → LIS3MDL), case ignored; nil otherwise.
-    public init?(name: String) {
+    package init?(name: String) {
         let key = name.lowercased()
         if let chip = Self(rawValue: key) {
             self = chip
@@ -193,7 +193,7 @@ extension SimulatedBoard.Magnetometer {
         }
     }
 
-    public var usualAddress: I2CAddress { entry.usualAddress }
+    package var usualAddress: I2CAddress { entry.usualAddress }
     /// The addresses the chip can answer at: the LIS3MDL's SA1 picks 0x1C or 0x1E, the others have one.
-    public var possibleAddresses: [I2CAddress] { entry.possibleAddresses }
+    package var possibleAddresses: [I2CAddress] { entry.possibleAddresses }
 }

@@ -101,7 +101,7 @@ struct HMC5883LChip: MagnetometerChip, NamedChip {
 /// −2048…2047 with −4096 on overflow; continuous and single modes; positive and negative bias
 /// self-test (configuration A MS); RDY and LOCK; the pointer rolls from 0x08 to 0x03. The chip
 /// has no software reset.
-public final class HMC5883LEmulator: ModelEmulator {
+package final class HMC5883LEmulator: ModelEmulator {
     let engine: EmulatorEngine<HMC5883LChip>
     init(engine: EmulatorEngine<HMC5883LChip>) { self.engine = engine }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// An InvenSense chip the emulator models, by the name it reports (``MPU6x00Emulator``,
 /// ``MPU9x50Emulator``).
-public enum InvenSenseEmulatorModel: String, Sendable {
+package enum InvenSenseEmulatorModel: String, Sendable {
     case mpu6050 = "MPU-6050", mpu6500 = "MPU-6500", mpu9250 = "MPU-9250"
     /// The MPU-6050 die of an MPU-9150 (PS-MPU-9150A: the MPU-6050's accelerometer and
     /// gyroscope; WHO_AM_I 0x68).

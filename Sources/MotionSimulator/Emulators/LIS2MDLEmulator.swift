@@ -66,7 +66,7 @@ struct LIS2MDLChip: STMagnetometerChip, NamedChip {
 /// Fixed ±50 gauss range at 1.5 mgauss/LSB; continuous (10/20/50/100 Hz), single and idle
 /// modes (CFG_REG_A MD); hard-iron offset registers subtracted from the output; self-test
 /// (CFG_REG_C); BLE; soft reset (CFG_REG_A SOFT_RST); the address always auto-increments.
-public final class LIS2MDLEmulator: ModelEmulator {
+package final class LIS2MDLEmulator: ModelEmulator {
     let engine: EmulatorEngine<LIS2MDLChip>
     init(engine: EmulatorEngine<LIS2MDLChip>) { self.engine = engine }
 }

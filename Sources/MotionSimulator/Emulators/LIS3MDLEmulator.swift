@@ -86,7 +86,7 @@ struct LIS3MDLChip: STMagnetometerChip, NamedChip {
 /// the sub-address MSB is set (DocID024204 §5.1.1). Full scale ±4/8/12/16 gauss, self-test
 /// (CTRL_REG1 ST), software reset (CTRL_REG2 SOFT_RST), big-endian option (CTRL_REG4 BLE),
 /// FAST_READ, data-ready and overrun flags in STATUS_REG at the output data rate.
-public final class LIS3MDLEmulator: ModelEmulator {
+package final class LIS3MDLEmulator: ModelEmulator {
     let engine: EmulatorEngine<LIS3MDLChip>
     init(engine: EmulatorEngine<LIS3MDLChip>) { self.engine = engine }
 }

@@ -1,5 +1,5 @@
 /// A chip of the LSM6 family the emulator models, by the name it reports (``LSM6Emulator``).
-public enum LSM6EmulatorModel: String, Sendable {
+package enum LSM6EmulatorModel: String, Sendable {
     case dsox = "LSM6DSOX", dso32 = "LSM6DSO32", dsl = "LSM6DSL", ds3 = "LSM6DS3"
     /// LSM6DSR (DS12412) and ISM330DHCX (DS13012): the LSM6DSOX's map with WHO_AM_I 0x6B and a
     /// ±4000 dps gyroscope range (CTRL2_G FS_4000, bit 0: 140 mdps/LSB).

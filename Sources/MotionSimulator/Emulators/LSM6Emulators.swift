@@ -1,22 +1,22 @@
 /// An ST LSM6 family emulator: the LSM6 register model of the chip `Tag` names. Each chip has its
 /// own name for it: ``LSM6DSOXEmulator``, ``LSM6DSO32Emulator``, ``LSM6DSLEmulator``,
 /// ``LSM6DS3Emulator``, ``LSM6DSREmulator``.
-public final class LSM6Emulator<Tag: ChipModelTag>: TaggedEmulator where Tag.Model == LSM6EmulatorModel {
+package final class LSM6Emulator<Tag: ChipModelTag>: TaggedEmulator where Tag.Model == LSM6EmulatorModel {
     let engine: EmulatorEngine<LSM6Chip>
     init(engine: EmulatorEngine<LSM6Chip>) { self.engine = engine }
     /// The register read, here and not only in ``EngineBackedDevice``: that extension's witness
     /// for a generic class stays generic (unspecialized chip model: 0.7 k instructions a sample).
-    public func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         engine.readRegisters(register, into: buffer)
     }
 }
 
 extension LSM6EmulatorModel {
-    public enum DSOX: ChipModelTag { public static var model: LSM6EmulatorModel { .dsox } }
-    public enum DSO32: ChipModelTag { public static var model: LSM6EmulatorModel { .dso32 } }
-    public enum DSL: ChipModelTag { public static var model: LSM6EmulatorModel { .dsl } }
-    public enum DS3: ChipModelTag { public static var model: LSM6EmulatorModel { .ds3 } }
-    public enum DSR: ChipModelTag { public static var model: LSM6EmulatorModel { .dsr } }
+    package enum DSOX: ChipModelTag { public static var model: LSM6EmulatorModel { .dsox } }
+    package enum DSO32: ChipModelTag { public static var model: LSM6EmulatorModel { .dso32 } }
+    package enum DSL: ChipModelTag { public static var model: LSM6EmulatorModel { .dsl } }
+    package enum DS3: ChipModelTag { public static var model: LSM6EmulatorModel { .ds3 } }
+    package enum DSR: ChipModelTag { public static var model: LSM6EmulatorModel { .dsr } }
 }
 
 /// ST LSM6DSOX emulator (WHO_AM_I 0x0F = 0x6C), usually at 0x6A or 0x6B.
@@ -27,25 +27,25 @@ extension LSM6EmulatorModel {
 /// (tag + 6 bytes) batched at BDR_XL / BDR_GY from the chip's clock; FIFO_STATUS1/2 give the
 /// level, watermark and overrun. Self-test (CTRL5_C) and software reset (CTRL3_C) work as in
 /// DS12814; IF_INC governs auto-increment.
-public typealias LSM6DSOXEmulator = LSM6Emulator<LSM6EmulatorModel.DSOX>
+package typealias LSM6DSOXEmulator = LSM6Emulator<LSM6EmulatorModel.DSOX>
 
 /// ST LSM6DSO32 emulator (WHO_AM_I 0x0F = 0x6C, like the LSM6DSOX: only the board or the
 /// caller can tell them apart). As ``LSM6DSOXEmulator`` with the accelerometer full scales
 /// doubled: FS_XL 00/01/10/11 = ±4/±32/±8/±16 g at 0.122/0.976/0.244/0.488 mg/LSB (DS13238).
-public typealias LSM6DSO32Emulator = LSM6Emulator<LSM6EmulatorModel.DSO32>
+package typealias LSM6DSO32Emulator = LSM6Emulator<LSM6EmulatorModel.DSO32>
 
 /// ST LSM6DSL emulator (WHO_AM_I 0x0F = 0x6A; the LSM6DS3TR-C and LSM6DSM answer the same),
 /// usually at 0x6A or 0x6B. As ``LSM6DSOXEmulator`` but with the untagged FIFO of DS11889:
 /// 16-bit words at ODR_FIFO, gyroscope set then accelerometer set, decimation per sensor,
 /// FIFO_STATUS1–4 (level, watermark, overrun, empty, pattern), output at FIFO_DATA_OUT_L/H.
-public typealias LSM6DSLEmulator = LSM6Emulator<LSM6EmulatorModel.DSL>
+package typealias LSM6DSLEmulator = LSM6Emulator<LSM6EmulatorModel.DSL>
 
 /// ST LSM6DS3 emulator (WHO_AM_I 0x0F = 0x69), usually at 0x6A or 0x6B. As
 /// ``LSM6DSLEmulator``, with the LSM6DS3's power-on axis enables (CTRL9_XL, CTRL10_C = 0x38),
 /// 12-bit FIFO level and threshold, and a 16 LSB/°C temperature sensor.
-public typealias LSM6DS3Emulator = LSM6Emulator<LSM6EmulatorModel.DS3>
+package typealias LSM6DS3Emulator = LSM6Emulator<LSM6EmulatorModel.DS3>
 
 /// ST LSM6DSR / ISM330DHCX emulator (WHO_AM_I 0x0F = 0x6B), usually at 0x6A or 0x6B. As
 /// ``LSM6DSOXEmulator`` (the same register map and tagged FIFO) with a ±4000 dps gyroscope range
 /// (CTRL2_G FS_4000, bit 0, 140 mdps/LSB: LSM6DSR DS12412 Table 2, ISM330DHCX DS13012 Table 3).
-public typealias LSM6DSREmulator = LSM6Emulator<LSM6EmulatorModel.DSR>
+package typealias LSM6DSREmulator = LSM6Emulator<LSM6EmulatorModel.DSR>

@@ -209,7 +209,7 @@ struct LSM9DS1Chip: SingleModelChip, NamedChip {
 /// output registers and leaves after OUT_Z_H_XL is read; FIFO_SRC gives the level count,
 /// threshold and overrun. Self-test (CTRL_REG10) and software reset (CTRL_REG8) as in the
 /// datasheet; IF_ADD_INC governs auto-increment.
-public final class LSM9DS1Emulator: ModelEmulator {
+package final class LSM9DS1Emulator: ModelEmulator {
     let engine: EmulatorEngine<LSM9DS1Chip>
     init(engine: EmulatorEngine<LSM9DS1Chip>) { self.engine = engine }
 }

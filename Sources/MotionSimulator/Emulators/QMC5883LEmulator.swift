@@ -73,7 +73,7 @@ struct QMC5883LChip: MagnetometerChip, NamedChip {
 /// Standby at power-on; continuous mode at 10/50/100/200 Hz; ±2/±8 gauss (12000/3000 LSB/gauss);
 /// DRDY, OVL and DOR in the status register; pointer roll-over (CONTROL2 ROL_PNT); soft reset
 /// (CONTROL2 SOFT_RST). The chip has no self-test and no FIFO.
-public final class QMC5883LEmulator: ModelEmulator {
+package final class QMC5883LEmulator: ModelEmulator {
     let engine: EmulatorEngine<QMC5883LChip>
     init(engine: EmulatorEngine<QMC5883LChip>) { self.engine = engine }
 }

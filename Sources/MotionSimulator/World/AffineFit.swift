@@ -5,14 +5,14 @@ import Fusion
 /// the matrix is its sensitivity (scale factor and cross-axis) or soft iron, the offset its bias
 /// or hard iron; a test fits readings taken through an emulator and a driver to check that the
 /// configured errors come out again.
-public struct AffineFit: Sendable {
-    public var matrix: Matrix3
-    public var offset: SIMD3<Double>
+package struct AffineFit: Sendable {
+    package var matrix: Matrix3
+    package var offset: SIMD3<Double>
 
     /// Fits one row of the matrix (and one offset component) at a time through the normal
     /// equations, solved by Gauss–Jordan elimination with partial pivoting. Pairs beyond the
     /// shorter array are ignored; too few or degenerate pairs give non-finite values.
-    public init(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) {
+    package init(truth: [SIMD3<Double>], measured: [SIMD3<Double>]) {
         var rows: [SIMD3<Double>] = []
         var offset = SIMD3<Double>.zero
         for axis in 0..<3 {

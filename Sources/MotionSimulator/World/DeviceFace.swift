@@ -2,7 +2,7 @@ import Fusion
 
 /// The six resting faces of a device, in Core Motion's device frame (x right, y toward the top
 /// edge, z out of the screen). Standing faces have the screen toward the south, the user's side.
-public enum DeviceFace: String, Sendable, CaseIterable {
+package enum DeviceFace: String, Sendable, CaseIterable {
     /// Flat, screen up (z up). Attitude: identity (top edge north).
     case faceUp
     /// Flat, screen down (−z up).
@@ -17,7 +17,7 @@ public enum DeviceFace: String, Sendable, CaseIterable {
     case landscapeRight
 
     /// The attitude (device → East-North-Up) of the device resting on this face.
-    public var attitude: Quaternion {
+    package var attitude: Quaternion {
         let standing = Quaternion.aboutX(.pi / 2)
         switch self {
         case .faceUp: return .identity
@@ -30,7 +30,7 @@ public enum DeviceFace: String, Sendable, CaseIterable {
     }
 
     /// The device axis that points up (unit, device frame): what the accelerometer sees at rest.
-    public var upAxis: SIMD3<Double> {
+    package var upAxis: SIMD3<Double> {
         switch self {
         case .faceUp: SIMD3(0, 0, 1)
         case .faceDown: SIMD3(0, 0, -1)
@@ -42,10 +42,10 @@ public enum DeviceFace: String, Sendable, CaseIterable {
     }
 
     /// The face whose up axis is closest to `specificForce` (device frame).
-    public static func closest(to specificForce: SIMD3<Double>) -> DeviceFace {
+    package static func closest(to specificForce: SIMD3<Double>) -> DeviceFace {
         allCases.max { dot($0.upAxis, specificForce) < dot($1.upAxis, specificForce) } ?? .faceUp
     }
 
     /// Portrait tilted back by `angle` radians from lying face up (0 = face up, π/2 = portrait).
-    public static func portraitTilt(_ angle: Double) -> Quaternion { .aboutX(angle) }
+    package static func portraitTilt(_ angle: Double) -> Quaternion { .aboutX(angle) }
 }

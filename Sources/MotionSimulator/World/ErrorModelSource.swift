@@ -15,18 +15,18 @@ import Synchronization
 ///
 /// For an IMU and a magnetometer running at different rates, wrap the world twice: one source
 /// with the IMU model at the IMU's rate, one with the magnetometer model at its rate.
-public final class ErrorModelSource: PhysicalSource {
-    public let base: any PhysicalSource
-    public let imu: IMUErrorModel
-    public let magnetometer: MagnetometerErrorModel
-    public let seed: UInt64
+package final class ErrorModelSource: PhysicalSource {
+    package let base: any PhysicalSource
+    package let imu: IMUErrorModel
+    package let magnetometer: MagnetometerErrorModel
+    package let seed: UInt64
     /// Hz: the rate at which noise is drawn. Set it to the chip's output data rate: the noise
     /// standard deviation per sample is density·√(sampleRate/2).
-    public let sampleRate: Double
+    package let sampleRate: Double
     /// The time of sample 0 (seconds on the clock the base source is asked in): the board's
     /// power-on, where the bias walks start. On the system clock, times count from the machine's
     /// boot: a walk from there would cost a step per sample of its uptime at the first read.
-    public let origin: Double
+    package let origin: Double
 
     private let accelerometerSensitivity: Matrix3
     private let gyroscopeSensitivity: Matrix3
@@ -38,7 +38,7 @@ public final class ErrorModelSource: PhysicalSource {
     private let walk = Locked(BiasWalk())
 
     /// Samples of bias walk kept for looking back.
-    public static let walkHistory = 4096
+    package static let walkHistory = 4096
 
     /// The walk at `index`, and the last `walkHistory` values in a ring (slot index % walkHistory).
     private struct BiasWalk {
@@ -56,7 +56,7 @@ public final class ErrorModelSource: PhysicalSource {
         case accelerometerNoise = 0, gyroscopeNoise = 3, magnetometerNoise = 6, accelerometerWalk = 9, gyroscopeWalk = 12
     }
 
-    public init(
+    package init(
         base: any PhysicalSource, imu: IMUErrorModel = .ideal, magnetometer: MagnetometerErrorModel = .ideal,
         seed: UInt64, sampleRate: Double = 100, origin: Double = 0
     ) {
@@ -77,7 +77,7 @@ public final class ErrorModelSource: PhysicalSource {
         gyroscopeWalkStep = imu.gyroscope.biasRandomWalk * step
     }
 
-    public func state(at time: Double) -> PhysicalState {
+    package func state(at time: Double) -> PhysicalState {
         var state = base.state(at: time)
         let scaled = ((time - origin) * sampleRate).rounded()
         // A time that is not a finite number of samples (NaN, ±∞) reads as sample 0.

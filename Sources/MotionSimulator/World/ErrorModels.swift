@@ -5,21 +5,21 @@ import Fusion
 ///
 /// Measured = (I + diag(scaleFactorError) + crossAxis) · true + bias + bias walk + white noise.
 /// Quantization and range saturation are the emulators' job.
-public struct SensorErrors: Sendable, Equatable {
+package struct SensorErrors: Sendable, Equatable {
     /// One-sided white-noise amplitude spectral density per axis, unit/√Hz (the datasheet's
     /// "noise density"). At sample rate fs the noise has standard deviation density·√(fs/2).
-    public var noiseDensity: SIMD3<Double>
+    package var noiseDensity: SIMD3<Double>
     /// Constant offset per axis (zero-g / zero-rate level), unit.
-    public var bias: SIMD3<Double>
+    package var bias: SIMD3<Double>
     /// Bias random walk, unit/√s: after T seconds the bias has wandered by this·√T (1σ) per axis.
-    public var biasRandomWalk: Double
+    package var biasRandomWalk: Double
     /// Sensitivity error per axis, as a fraction (0.01 = reads 1 % high).
-    public var scaleFactorError: SIMD3<Double>
+    package var scaleFactorError: SIMD3<Double>
     /// Cross-axis sensitivity: how much of each other axis leaks into an axis, as fractions
     /// (only the off-diagonal entries are used).
-    public var crossAxis: Matrix3
+    package var crossAxis: Matrix3
 
-    public init(
+    package init(
         noiseDensity: SIMD3<Double> = .zero, bias: SIMD3<Double> = .zero, biasRandomWalk: Double = 0,
         scaleFactorError: SIMD3<Double> = .zero, crossAxis: Matrix3 = .zero
     ) {
@@ -31,31 +31,31 @@ public struct SensorErrors: Sendable, Equatable {
     }
 
     /// A perfect sensor.
-    public static let ideal = SensorErrors()
+    package static let ideal = SensorErrors()
 
     /// The sensitivity matrix I + diag(scaleFactorError) + offDiagonal(crossAxis).
-    public var sensitivity: Matrix3 {
+    package var sensitivity: Matrix3 {
         Matrix3(diagonal: 1 + scaleFactorError) + crossAxis.offDiagonal
     }
 }
 
 /// The error model of an IMU chip (accelerometer + gyroscope).
-public struct IMUErrorModel: Sendable, Equatable {
+package struct IMUErrorModel: Sendable, Equatable {
     /// m/s² based figures.
-    public var accelerometer: SensorErrors
+    package var accelerometer: SensorErrors
     /// rad/s based figures.
-    public var gyroscope: SensorErrors
+    package var gyroscope: SensorErrors
     /// How fast the chip's own output-data-rate clock runs, in parts per million (positive: fast).
     /// Not applied here: the emulators read it to time their samples.
-    public var clockDriftPPM: Double
+    package var clockDriftPPM: Double
 
-    public init(accelerometer: SensorErrors = .ideal, gyroscope: SensorErrors = .ideal, clockDriftPPM: Double = 0) {
+    package init(accelerometer: SensorErrors = .ideal, gyroscope: SensorErrors = .ideal, clockDriftPPM: Double = 0) {
         self.accelerometer = accelerometer
         self.gyroscope = gyroscope
         self.clockDriftPPM = clockDriftPPM
     }
 
-    public static let ideal = IMUErrorModel()
+    package static let ideal = IMUErrorModel()
 
     private static let g = PhysicalState.standardGravity
     private static let degree = Double.pi / 180
@@ -68,7 +68,7 @@ public struct IMUErrorModel: Sendable, Equatable {
     /// accelerometer noise density 70 µg/√Hz (±2 g), gyroscope rate noise density 3.8 mdps/√Hz;
     /// zero-g offset typ. ±20 mg, zero-rate level typ. ±1 dps (the biases below are a third of
     /// those). Bias walk, scale, cross-axis and clock drift: representative values.
-    public static let lsm6dsox = IMUErrorModel(
+    package static let lsm6dsox = IMUErrorModel(
         accelerometer: SensorErrors(
             noiseDensity: SIMD3(repeating: 70e-6 * g), bias: SIMD3(0.006, -0.004, 0.007) * g,
             biasRandomWalk: 4e-5, scaleFactorError: SIMD3(0.004, -0.003, 0.005), crossAxis: crossAxis(0.005)),
@@ -82,7 +82,7 @@ public struct IMUErrorModel: Sendable, Equatable {
     /// (z), sensitivity tolerance ±3 %, cross-axis ±2 %; §6.1 gyroscope rate noise spectral
     /// density 0.005 °/s/√Hz, zero-rate output tolerance ±20 °/s, sensitivity tolerance ±3 %,
     /// cross-axis ±2 %. Biases, scale and cross-axis below are about a third of those limits.
-    public static let mpu6050 = IMUErrorModel(
+    package static let mpu6050 = IMUErrorModel(
         accelerometer: SensorErrors(
             noiseDensity: SIMD3(repeating: 400e-6 * g), bias: SIMD3(0.015, -0.02, 0.03) * g,
             biasRandomWalk: 1e-4, scaleFactorError: SIMD3(0.01, -0.008, 0.012), crossAxis: crossAxis(0.007)),
@@ -96,7 +96,7 @@ public struct IMUErrorModel: Sendable, Equatable {
     /// §3.1 gyroscope rate noise spectral density 0.01 °/s/√Hz, zero-rate output tolerance
     /// ±5 °/s; sensitivity tolerance ±3 %, cross-axis ±2 % for both. Biases, scale and cross-axis
     /// below are about a third of those limits.
-    public static let mpu9250 = IMUErrorModel(
+    package static let mpu9250 = IMUErrorModel(
         accelerometer: SensorErrors(
             noiseDensity: SIMD3(repeating: 300e-6 * g), bias: SIMD3(-0.02, 0.015, 0.025) * g,
             biasRandomWalk: 8e-5, scaleFactorError: SIMD3(-0.009, 0.011, 0.007), crossAxis: crossAxis(0.007)),
@@ -109,7 +109,7 @@ public struct IMUErrorModel: Sendable, Equatable {
     /// density 0.0028 °/s/√Hz, zero-rate output ±0.5 °/s; Table 2 accelerometer: noise spectral
     /// density 70 µg/√Hz). Accelerometer bias, bias walk, scale, cross-axis and clock drift:
     /// representative values.
-    public static let icm42688 = IMUErrorModel(
+    package static let icm42688 = IMUErrorModel(
         accelerometer: SensorErrors(
             noiseDensity: SIMD3(repeating: 70e-6 * g), bias: SIMD3(0.008, -0.006, 0.01) * g,
             biasRandomWalk: 4e-5, scaleFactorError: SIMD3(0.003, -0.004, 0.002), crossAxis: crossAxis(0.005)),
@@ -121,7 +121,7 @@ public struct IMUErrorModel: Sendable, Equatable {
     /// The preset for a chip name ("lsm6dsox", "mpu6050", "mpu9150", "mpu9250", "icm42688"; case and
     /// dashes ignored): the chip's ``IMUEmulatorEntry/errorModel`` in ``EmulatorRegistry``, found by
     /// its name or an alias ("icm42688p").
-    public static func preset(named name: String) -> IMUErrorModel? {
+    package static func preset(named name: String) -> IMUErrorModel? {
         SimulatedBoard.IMU(name: name.lowercased().filter { $0.isLetter || $0.isNumber })?.entry.errorModel
     }
 }
@@ -129,24 +129,24 @@ public struct IMUErrorModel: Sendable, Equatable {
 /// The error model of a magnetometer chip, µT, chip axes:
 /// measured = softIron · true + hardIron + white noise.
 /// A calibration recovers true = softIron⁻¹ · (measured − hardIron).
-public struct MagnetometerErrorModel: Sendable, Equatable {
+package struct MagnetometerErrorModel: Sendable, Equatable {
     /// One-sided white-noise amplitude spectral density per axis, µT/√Hz.
-    public var noiseDensity: SIMD3<Double>
+    package var noiseDensity: SIMD3<Double>
     /// Hard-iron offset, µT (the chip's own offset plus magnetised parts on the board).
-    public var hardIron: SIMD3<Double>
+    package var hardIron: SIMD3<Double>
     /// Soft-iron distortion including the chip's sensitivity errors (identity when perfect).
-    public var softIron: Matrix3
+    package var softIron: Matrix3
     /// How fast the chip's output-data-rate clock runs, ppm; read by the emulators.
-    public var clockDriftPPM: Double
+    package var clockDriftPPM: Double
 
-    public init(noiseDensity: SIMD3<Double> = .zero, hardIron: SIMD3<Double> = .zero, softIron: Matrix3 = .identity, clockDriftPPM: Double = 0) {
+    package init(noiseDensity: SIMD3<Double> = .zero, hardIron: SIMD3<Double> = .zero, softIron: Matrix3 = .identity, clockDriftPPM: Double = 0) {
         self.noiseDensity = noiseDensity
         self.hardIron = hardIron
         self.softIron = softIron
         self.clockDriftPPM = clockDriftPPM
     }
 
-    public static let ideal = MagnetometerErrorModel()
+    package static let ideal = MagnetometerErrorModel()
 
     /// A board's typical soft iron: a few percent of gain error and coupling (representative).
     private static let boardSoftIron = Matrix3(
@@ -155,20 +155,20 @@ public struct MagnetometerErrorModel: Sendable, Equatable {
     /// ST LIS3MDL, datasheet DocID024204 rev. 4, Table 2: RMS noise in ultra-high-performance mode
     /// 3.2 mgauss (x, y) and 4.1 mgauss (z) at ±4 gauss. Taken as measured at the 80 Hz ODR over
     /// a 40 Hz band: density = RMS/√40. Hard and soft iron: a representative board.
-    public static let lis3mdl = MagnetometerErrorModel(
+    package static let lis3mdl = MagnetometerErrorModel(
         noiseDensity: SIMD3(0.32, 0.32, 0.41) / 40.0.squareRoot(),
         hardIron: SIMD3(12, -7, 18), softIron: boardSoftIron, clockDriftPPM: 300)
 
     /// QST QMC5883L, datasheet rev. 1.0, Table 2: noise 2 mG (±2 G range). Taken as RMS at the
     /// 50 Hz ODR over a 25 Hz band: density = RMS/√25. Hard and soft iron: a representative
     /// breakout board (these modules sit next to regulators and headers).
-    public static let qmc5883l = MagnetometerErrorModel(
+    package static let qmc5883l = MagnetometerErrorModel(
         noiseDensity: SIMD3(repeating: 0.2 / 5),
         hardIron: SIMD3(-25, 16, 31), softIron: boardSoftIron, clockDriftPPM: 500)
 
     /// The preset for a chip name ("lis3mdl", "qmc5883l"; case and dashes ignored): the chip's
     /// ``MagnetometerEmulatorEntry/errorModel`` in ``EmulatorRegistry``.
-    public static func preset(named name: String) -> MagnetometerErrorModel? {
+    package static func preset(named name: String) -> MagnetometerErrorModel? {
         SimulatedBoard.Magnetometer(rawValue: name.lowercased().filter { $0.isLetter || $0.isNumber })?.entry.errorModel
     }
 }

@@ -2,21 +2,21 @@ import Foundation
 import Fusion
 
 /// The geomagnetic field at a place, from a model such as the World Magnetic Model.
-public struct EarthField: Sendable, Equatable {
+package struct EarthField: Sendable, Equatable {
     /// Total intensity in µT.
-    public var magnitude: Double
+    package var magnitude: Double
     /// Inclination (dip) in radians, positive when the field points down (northern hemisphere).
-    public var inclination: Double
+    package var inclination: Double
     /// Declination in radians, positive when magnetic north is east of true north.
-    public var declination: Double
+    package var declination: Double
 
     /// Berlin, Germany (52.5° N, 13.4° E), rounded World Magnetic Model values for the early 2020s:
     /// F ≈ 49.8 µT, I ≈ 68.3° down, D ≈ +4.3° (east; it grows by about 0.15° a year).
-    public static let berlin = EarthField(
+    package static let berlin = EarthField(
         magnitude: 49.8, inclination: 68.3 * .pi / 180, declination: 4.3 * .pi / 180)
 
     /// The field vector in µT in the world frame (East, North, Up).
-    public var vector: SIMD3<Double> {
+    package var vector: SIMD3<Double> {
         let horizontal = magnitude * cos(inclination)
         return SIMD3(horizontal * sin(declination), horizontal * cos(declination), -magnitude * sin(inclination))
     }
@@ -24,18 +24,18 @@ public struct EarthField: Sendable, Equatable {
 
 /// A steel desk (or any large piece of soft iron): near its surface the Earth field is distorted
 /// by a constant amount; the distortion fades out smoothly above it.
-public struct SteelDesk: Sendable, Equatable {
+package struct SteelDesk: Sendable, Equatable {
     /// Height of the desk surface in metres, world frame (z up). Scripts start at height 0.
-    public var surfaceHeight: Double
+    package var surfaceHeight: Double
     /// Up to `surfaceHeight + reach` the full distortion applies; it fades to nothing at
     /// `surfaceHeight + 2·reach`. Metres.
-    public var reach: Double
+    package var reach: Double
     /// Induced part: the desk adds `induced · earthField` (world frame, dimensionless).
-    public var induced: Matrix3
+    package var induced: Matrix3
     /// Remanent part, µT, world frame.
-    public var remanent: SIMD3<Double>
+    package var remanent: SIMD3<Double>
 
-    public init(surfaceHeight: Double = 0, reach: Double = 0.1, induced: Matrix3, remanent: SIMD3<Double>) {
+    package init(surfaceHeight: Double = 0, reach: Double = 0.1, induced: Matrix3, remanent: SIMD3<Double>) {
         self.surfaceHeight = surfaceHeight
         self.reach = reach
         self.induced = induced
@@ -44,7 +44,7 @@ public struct SteelDesk: Sendable, Equatable {
 
     /// A typical office desk: the vertical field is enhanced by 25 %, the horizontal bent by ~10 %,
     /// plus 6 µT of remanence.
-    public static let office = SteelDesk(
+    package static let office = SteelDesk(
         induced: Matrix3(rows: SIMD3(0.08, 0.05, 0), SIMD3(-0.05, 0.1, 0), SIMD3(0, 0, 0.25)),
         remanent: SIMD3(4, -3, 3))
 
@@ -55,7 +55,7 @@ public struct SteelDesk: Sendable, Equatable {
 }
 
 /// A local disturbance of the magnetic field.
-public enum MagneticDisturbance: Sendable, Equatable {
+package enum MagneticDisturbance: Sendable, Equatable {
     /// A permanent magnet fixed in the world: `position` in metres (ENU, relative to the script's
     /// origin), `moment` in A·m² (ENU). A 6 mm neodymium cube is about 0.2 A·m².
     case magnetInWorld(position: SIMD3<Double>, moment: SIMD3<Double>)

@@ -23,9 +23,9 @@ struct Kinematics: Sendable {
 /// position. Attitude, angular rate, velocity and acceleration are continuous across segments;
 /// angular rate is the exact derivative of the attitude, acceleration the exact second derivative
 /// of the position (all analytic, so any time can be evaluated directly and cheaply).
-public struct MotionScript: Sendable {
+package struct MotionScript: Sendable {
     /// What happens after the last segment.
-    public enum EndBehavior: Sendable {
+    package enum EndBehavior: Sendable {
         /// Rest at the final attitude and position forever.
         case hold
         /// Start again. If the script does not end where it began, a smooth return (minimum-jerk,
@@ -33,18 +33,18 @@ public struct MotionScript: Sendable {
         case loop
     }
 
-    public let segments: [MotionSegment]
-    public let endBehavior: EndBehavior
+    package let segments: [MotionSegment]
+    package let endBehavior: EndBehavior
     /// Seconds, including any return appended for looping.
-    public let duration: Double
+    package let duration: Double
     /// Where the script starts.
-    public let initialAttitude: Quaternion
-    public let initialPosition: SIMD3<Double>
+    package let initialAttitude: Quaternion
+    package let initialPosition: SIMD3<Double>
 
     private let starts: [Double]
     private let plans: [Plan]
 
-    public init(
+    package init(
         _ segments: [MotionSegment], initialAttitude: Quaternion = .identity, initialPosition: SIMD3<Double> = .zero,
         endBehavior: EndBehavior = .hold, returnDuration: Double = 3
     ) {
@@ -80,7 +80,7 @@ public struct MotionScript: Sendable {
     }
 
     /// Start time (script seconds) of each played segment, including any appended return.
-    public var segmentStartTimes: [Double] { starts }
+    package var segmentStartTimes: [Double] { starts }
 
     /// The motion at `time` seconds into the script (before 0, or not a finite number: the
     /// starting pose).

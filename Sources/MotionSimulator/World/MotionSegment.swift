@@ -7,9 +7,9 @@ import Fusion
 ///
 /// Frames: "device" axes are Core Motion's (x right, y top edge, z out of the screen); "world" is
 /// East-North-Up in metres, with the script starting at the origin.
-public struct MotionSegment: Sendable {
+package struct MotionSegment: Sendable {
     /// Seconds.
-    public let duration: Double
+    package let duration: Double
     let kind: Kind
 
     enum Kind: Sendable {
@@ -30,7 +30,7 @@ public struct MotionSegment: Sendable {
     }
 
     /// Axis frame for ``rotate(about:in:rate:for:ramp:)``.
-    public enum Frame: Sendable {
+    package enum Frame: Sendable {
         case device
         case world
     }
@@ -41,75 +41,75 @@ public struct MotionSegment: Sendable {
     }
 
     /// Stays still.
-    public static func rest(_ duration: Double) -> MotionSegment {
+    package static func rest(_ duration: Double) -> MotionSegment {
         MotionSegment(duration: duration, kind: .rest)
     }
 
     /// Turns smoothly (shortest way, minimum-jerk profile) to `attitude` in `turnDuration`
     /// seconds, then holds it for `hold` seconds.
-    public static func turn(to attitude: Quaternion, over turnDuration: Double = 1.5, thenHold hold: Double = 0) -> MotionSegment {
+    package static func turn(to attitude: Quaternion, over turnDuration: Double = 1.5, thenHold hold: Double = 0) -> MotionSegment {
         MotionSegment(duration: turnDuration + hold, kind: .reach(attitude: attitude, position: .keep, transition: turnDuration))
     }
 
     /// Turns onto `face` in `turnDuration` seconds and rests on it for `hold` seconds.
-    public static func face(_ face: DeviceFace, over turnDuration: Double = 1.5, thenHold hold: Double) -> MotionSegment {
+    package static func face(_ face: DeviceFace, over turnDuration: Double = 1.5, thenHold hold: Double) -> MotionSegment {
         turn(to: face.attitude, over: turnDuration, thenHold: hold)
     }
 
     /// Rotates about `axis` at `rate` rad/s (right-hand rule), easing in and out over `ramp`
     /// seconds. The angle turned is `rate · (duration − ramp)`.
-    public static func rotate(about axis: SIMD3<Double>, in frame: Frame = .world, rate: Double, for duration: Double, ramp: Double = 0.5) -> MotionSegment {
+    package static func rotate(about axis: SIMD3<Double>, in frame: Frame = .world, rate: Double, for duration: Double, ramp: Double = 0.5) -> MotionSegment {
         let unit = length(axis) > 0 ? axis / length(axis) : SIMD3(0, 0, 1)
         return MotionSegment(duration: duration, kind: .rotate(axis: unit, inWorld: frame == .world, rate: rate, ramp: ramp))
     }
 
     /// Free tumbling: smooth random rotation (sums of slow sinusoids on three Euler angles) that
     /// never exceeds `maximumRate` rad/s; the same `seed` gives the same motion.
-    public static func tumble(for duration: Double, maximumRate: Double = 4, seed: UInt64) -> MotionSegment {
+    package static func tumble(for duration: Double, maximumRate: Double = 4, seed: UInt64) -> MotionSegment {
         MotionSegment(duration: duration, kind: .tumble(TumbleShape(maximumRate: maximumRate, seed: seed)))
     }
 
     /// The magnetometer calibration dance: whole turns about the device x axis combined with whole
     /// turns about the device z axis, so the field direction sweeps the whole sphere of directions
     /// in the device frame. Ends where it began. Start it from a flat attitude.
-    public static func figureEight(for duration: Double, turnsAboutX: Int = 6, turnsAboutZ: Int = 11) -> MotionSegment {
+    package static func figureEight(for duration: Double, turnsAboutX: Int = 6, turnsAboutZ: Int = 11) -> MotionSegment {
         MotionSegment(duration: duration, kind: .figureEight(turnsAboutX: turnsAboutX, turnsAboutZ: turnsAboutZ, ramp: min(2, duration / 4)))
     }
 
     /// Shakes back and forth along `axis` (device frame at the start) with `amplitude` metres of
     /// displacement at `frequency` Hz; peak acceleration is amplitude·(2π·frequency)².
-    public static func shake(along axis: SIMD3<Double>, amplitude: Double, frequency: Double, for duration: Double, ramp: Double = 0.4) -> MotionSegment {
+    package static func shake(along axis: SIMD3<Double>, amplitude: Double, frequency: Double, for duration: Double, ramp: Double = 0.4) -> MotionSegment {
         let unit = length(axis) > 0 ? axis / length(axis) : SIMD3(1, 0, 0)
         return MotionSegment(duration: duration, kind: .oscillate(axis: unit, amplitude: amplitude, frequency: frequency, ramp: ramp))
     }
 
     /// Vibration: a fast, tiny shake (e.g. 50 Hz, 20 µm on a running machine).
-    public static func vibrate(along axis: SIMD3<Double>, amplitude: Double, frequency: Double, for duration: Double) -> MotionSegment {
+    package static func vibrate(along axis: SIMD3<Double>, amplitude: Double, frequency: Double, for duration: Double) -> MotionSegment {
         shake(along: axis, amplitude: amplitude, frequency: frequency, for: duration, ramp: min(0.2, duration / 2))
     }
 
     /// Taps: every `period` seconds the device is pushed `depth` metres along `axis` (device
     /// frame; `(0, 0, −1)` is a finger on the screen) and back within `width` seconds. Peak
     /// acceleration is 4π²·depth/width².
-    public static func taps(along axis: SIMD3<Double> = SIMD3(0, 0, -1), depth: Double = 0.0003, width: Double = 0.04, period: Double = 0.5, for duration: Double) -> MotionSegment {
+    package static func taps(along axis: SIMD3<Double> = SIMD3(0, 0, -1), depth: Double = 0.0003, width: Double = 0.04, period: Double = 0.5, for duration: Double) -> MotionSegment {
         let unit = length(axis) > 0 ? axis / length(axis) : SIMD3(0, 0, -1)
         return MotionSegment(duration: duration, kind: .taps(axis: unit, depth: depth, width: width, period: period))
     }
 
     /// Moves by `displacement` metres (world frame) along a straight minimum-jerk path; peak
     /// acceleration is 5.77·|displacement|/duration².
-    public static func translate(by displacement: SIMD3<Double>, over duration: Double) -> MotionSegment {
+    package static func translate(by displacement: SIMD3<Double>, over duration: Double) -> MotionSegment {
         MotionSegment(duration: duration, kind: .reach(attitude: nil, position: .offset(displacement), transition: duration))
     }
 
     /// Moves to `position` (world frame, metres) and `attitude` together along minimum-jerk paths.
-    public static func move(to position: SIMD3<Double>, attitude: Quaternion? = nil, over duration: Double) -> MotionSegment {
+    package static func move(to position: SIMD3<Double>, attitude: Quaternion? = nil, over duration: Double) -> MotionSegment {
         MotionSegment(duration: duration, kind: .reach(attitude: attitude, position: .absolute(position), transition: duration))
     }
 
     /// Walking with the device in hand: forward at `speed` m/s toward `heading` (radians clockwise
     /// from north), bobbing 1.5 cm up and down per step and swaying 1 cm sideways per stride.
-    public static func walk(heading: Double = 0, speed: Double = 1.4, stepFrequency: Double = 2, for duration: Double) -> MotionSegment {
+    package static func walk(heading: Double = 0, speed: Double = 1.4, stepFrequency: Double = 2, for duration: Double) -> MotionSegment {
         MotionSegment(duration: duration, kind: .walk(heading: heading, speed: speed, stepFrequency: stepFrequency, ramp: min(1.5, duration / 2)))
     }
 }

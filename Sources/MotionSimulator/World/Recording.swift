@@ -22,12 +22,12 @@ public struct RecordedSample: Sendable, Equatable {
         self.temperature = temperature
     }
 
-    public init(_ state: PhysicalState) {
+    package init(_ state: PhysicalState) {
         self.init(time: state.time, specificForce: state.specificForce, angularRate: state.angularRate,
                   magneticField: state.magneticField, temperature: state.temperature)
     }
 
-    public var physicalState: PhysicalState {
+    package var physicalState: PhysicalState {
         PhysicalState(time: time, specificForce: specificForce, angularRate: angularRate,
                       magneticField: magneticField, temperature: temperature)
     }
@@ -80,19 +80,24 @@ public struct Recording: Sendable, Equatable {
         self.samples = samples
     }
 
-    public static let timeColumn = "time_s"
-    public static let specificForceColumns = ["specific_force_x_m_s2", "specific_force_y_m_s2", "specific_force_z_m_s2"]
-    public static let angularRateColumns = ["angular_rate_x_rad_s", "angular_rate_y_rad_s", "angular_rate_z_rad_s"]
-    public static let magneticFieldColumns = ["magnetic_field_x_uT", "magnetic_field_y_uT", "magnetic_field_z_uT"]
-    public static let temperatureColumn = "temperature_C"
+    package static let timeColumn = "time_s"
+    package static let specificForceColumns = ["specific_force_x_m_s2", "specific_force_y_m_s2", "specific_force_z_m_s2"]
+    package static let angularRateColumns = ["angular_rate_x_rad_s", "angular_rate_y_rad_s", "angular_rate_z_rad_s"]
+    package static let magneticFieldColumns = ["magnetic_field_x_uT", "magnetic_field_y_uT", "magnetic_field_z_uT"]
+    package static let temperatureColumn = "temperature_C"
     /// The columns every recording needs.
-    public static let requiredColumns = [timeColumn] + specificForceColumns + angularRateColumns
+    package static let requiredColumns = [timeColumn] + specificForceColumns + angularRateColumns
     /// The header ``csv()`` writes, in order.
-    public static let columns = requiredColumns + magneticFieldColumns + [temperatureColumn]
+    package static let columns = requiredColumns + magneticFieldColumns + [temperatureColumn]
 
-    /// Samples `source` every 1/`rate` seconds for `duration` seconds starting at `start`
-    /// (no samples unless both are positive and finite).
-    public static func record(_ source: any PhysicalSource, from start: Double = 0, duration: Double, rate: Double) -> Recording {
+    /// Samples `world` every 1/`rate` seconds for `duration` seconds starting at `start` (its
+    /// time; no samples unless both are positive and finite).
+    public static func record(_ world: World, from start: Double = 0, duration: Double, rate: Double) -> Recording {
+        record(world as any PhysicalSource, from: start, duration: duration, rate: rate)
+    }
+
+    /// The same for any physical source (a replay, a world with sensor errors).
+    package static func record(_ source: any PhysicalSource, from start: Double = 0, duration: Double, rate: Double) -> Recording {
         let span = (duration * rate).rounded(.down)
         guard span.isFinite, span >= 0, rate > 0 else { return Recording(samples: []) }
         let count = Int(min(span, 1e9)) + 1

@@ -1,29 +1,29 @@
 /// Plays a ``Recording`` back as a ``PhysicalSource``, so recorded data runs through the chip
 /// emulators and the whole pipeline. Before the first sample it holds the first, after the last
 /// it holds the last.
-public struct ReplaySource: PhysicalSource {
-    public enum Interpolation: Sendable {
+package struct ReplaySource: PhysicalSource {
+    package enum Interpolation: Sendable {
         /// The latest sample at or before t (what a chip register would hold).
         case sampleAndHold
         /// Linear between the samples around t.
         case linear
     }
 
-    public let recording: Recording
-    public let interpolation: Interpolation
+    package let recording: Recording
+    package let interpolation: Interpolation
     /// Added to the recorded times: recorded time r plays at source time r + timeShift.
-    public let timeShift: Double
+    package let timeShift: Double
     private let times: [Double]
 
     /// An empty recording replays as a device flat at rest.
-    public init(_ recording: Recording, interpolation: Interpolation = .sampleAndHold, timeShift: Double = 0) {
+    package init(_ recording: Recording, interpolation: Interpolation = .sampleAndHold, timeShift: Double = 0) {
         self.recording = recording.samples.isEmpty ? Recording(samples: [RecordedSample(.flatAtRest())]) : recording
         self.interpolation = interpolation
         self.timeShift = timeShift
         times = self.recording.samples.map(\.time)
     }
 
-    public func state(at time: Double) -> PhysicalState {
+    package func state(at time: Double) -> PhysicalState {
         let samples = recording.samples
         let t = time - timeShift
         // Last sample at or before t.

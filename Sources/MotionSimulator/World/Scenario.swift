@@ -7,19 +7,27 @@ public struct Scenario: Sendable {
     public let name: String
     /// One line saying what the device does.
     public let summary: String
-    public let script: MotionScript
-    public let disturbances: [MagneticDisturbance]
+    package let script: MotionScript
+    package let disturbances: [MagneticDisturbance]
 
-    public init(name: String, summary: String, script: MotionScript, disturbances: [MagneticDisturbance] = []) {
+    package init(name: String, summary: String, script: MotionScript, disturbances: [MagneticDisturbance] = []) {
         self.name = name
         self.summary = summary
         self.script = script
         self.disturbances = disturbances
     }
 
-    /// A world playing this scenario from `startTime` (seconds since boot).
-    public func world(
-        earthField: EarthField = .berlin, mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
+    /// How long the scenario's motion lasts, seconds (after it, the board holds its last pose).
+    public var duration: Double { script.duration }
+
+    /// A world playing this scenario from `startTime` (seconds since boot), in Berlin's field at 25 °C.
+    public func world(startTime: Double = 0) -> World {
+        world(earthField: .berlin, startTime: startTime)
+    }
+
+    /// A world playing this scenario from `startTime` in `earthField`, the board mounted by `mount`.
+    package func world(
+        earthField: EarthField, mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
     ) -> World {
         World(script: script, earthField: earthField, disturbances: disturbances, mount: mount,
               temperature: temperature, startTime: startTime)
@@ -40,22 +48,22 @@ public struct Scenario: Sendable {
 
     private static let degree = Double.pi / 180
 
-    public static let rest = Scenario(
+    package static let rest = Scenario(
         name: "rest", summary: "lies face up on a table, perfectly still",
         script: MotionScript([.rest(60)]))
 
-    public static let sixFaces = Scenario(
+    package static let sixFaces = Scenario(
         name: "six-faces",
         summary: "rests 4 s on each face in turn: face up, face down, portrait, upside down, landscape left, landscape right",
         script: MotionScript(
             [.rest(4)] + [DeviceFace.faceDown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
                 .map { .face($0, over: 2, thenHold: 4) }))
 
-    public static let flip = Scenario(
+    package static let flip = Scenario(
         name: "flip", summary: "face up, flipped over in 1.5 s, face down",
         script: MotionScript([.rest(3), .face(.faceDown, over: 1.5, thenHold: 3)]))
 
-    public static let portraitTilt = Scenario(
+    package static let portraitTilt = Scenario(
         name: "portrait-tilt", summary: "held in portrait, screen tilted back between 30° and 60° from flat",
         script: MotionScript([
             .rest(1),
@@ -65,7 +73,7 @@ public struct Scenario: Sendable {
             .turn(to: DeviceFace.portraitTilt(45 * degree), over: 2, thenHold: 4),
         ]))
 
-    public static let shakePortrait = Scenario(
+    package static let shakePortrait = Scenario(
         name: "shake-portrait", summary: "held upright in portrait, shaken side to side at 3 Hz (±4 cm, 1.5 g peak)",
         script: MotionScript([
             .face(.portrait, over: 2, thenHold: 2),
@@ -73,7 +81,7 @@ public struct Scenario: Sendable {
             .rest(2),
         ]))
 
-    public static let landscapeSweep = Scenario(
+    package static let landscapeSweep = Scenario(
         name: "landscape-sweep",
         summary: "upright, turned slowly from portrait to landscape left and back, then to landscape right and back",
         script: MotionScript([
@@ -84,16 +92,16 @@ public struct Scenario: Sendable {
             .face(.portrait, over: 8, thenHold: 2),
         ]))
 
-    public static let figureEight = Scenario(
+    package static let figureEight = Scenario(
         name: "figure-eight",
         summary: "the magnetometer calibration dance: slow turns about two axes covering every direction (2 min)",
         script: MotionScript([.rest(2), .figureEight(for: 120), .rest(2)]))
 
-    public static let tumble = Scenario(
+    package static let tumble = Scenario(
         name: "tumble", summary: "free, smooth random tumbling, never above 230 °/s (seed 1), looping",
         script: MotionScript([.rest(1), .tumble(for: 120, maximumRate: 4, seed: 1), .rest(1)], endBehavior: .loop))
 
-    public static let walk = Scenario(
+    package static let walk = Scenario(
         name: "walk", summary: "held tilted in portrait while walking north at 1.4 m/s, two steps a second",
         script: MotionScript([
             .turn(to: DeviceFace.portraitTilt(40 * degree), over: 2, thenHold: 1),
@@ -101,7 +109,7 @@ public struct Scenario: Sendable {
             .rest(2),
         ]))
 
-    public static let translation = Scenario(
+    package static let translation = Scenario(
         name: "translation", summary: "face up, carried 1 m east and back, then lifted 0.5 m and lowered, without turning",
         script: MotionScript([
             .rest(2),
@@ -111,15 +119,15 @@ public struct Scenario: Sendable {
             .translate(by: SIMD3(0, 0, -0.5), over: 2), .rest(2),
         ]))
 
-    public static let taps = Scenario(
+    package static let taps = Scenario(
         name: "tap", summary: "held face up while a finger taps the screen twice a second",
         script: MotionScript([.rest(1), .taps(for: 10), .rest(1)]))
 
-    public static let vibration = Scenario(
+    package static let vibration = Scenario(
         name: "vibration", summary: "face up on a running machine: 50 Hz vibration, 20 µm vertical (0.2 g)",
         script: MotionScript([.rest(2), .vibrate(along: SIMD3(0, 0, 1), amplitude: 20e-6, frequency: 50, for: 20), .rest(2)]))
 
-    public static let magnetDisturbance = Scenario(
+    package static let magnetDisturbance = Scenario(
         name: "magnet-disturbance",
         summary: "face up, slid to 6 cm from a magnet (≈ 100 µT extra), turned there, and slid away",
         script: MotionScript([
@@ -131,7 +139,7 @@ public struct Scenario: Sendable {
         ]),
         disturbances: [.magnetInWorld(position: SIMD3(0.30, 0, 0), moment: SIMD3(-0.1, 0, 0))])
 
-    public static let steelDesk = Scenario(
+    package static let steelDesk = Scenario(
         name: "steel-desk", summary: "turned on a steel desk (distorted field), lifted 0.5 m above it, turned again",
         script: MotionScript([
             .rest(2),
@@ -155,14 +163,14 @@ public struct Scenario: Sendable {
     ]
 
     /// Seconds the handling takes, its final rest included.
-    public static let handlingDuration = MotionScript(handling).duration
+    package static let handlingDuration = MotionScript(handling).duration
 
-    public static let ordinaryHandling = Scenario(
+    package static let ordinaryHandling = Scenario(
         name: "ordinary-handling",
         summary: "picked up, turned round a few times in ordinary ways (not a figure-eight), put down (25.5 s), then left lying",
         script: MotionScript(handling + [.rest(60)]))
 
-    public static let magnetPassing = Scenario(
+    package static let magnetPassing = Scenario(
         name: "magnet-passing",
         summary: "ordinary handling, then slid to 6 cm from a magnet on the table, turned there, slid away, handled again",
         script: MotionScript(handling + [
@@ -174,15 +182,15 @@ public struct Scenario: Sendable {
         disturbances: [.magnetInWorld(position: SIMD3(0.30, 0, 0), moment: SIMD3(-0.1, 0, 0))])
 
     /// When the magnet is attached in ``magnetAttached``, seconds into its script.
-    public static let magnetAttachedTime = handlingDuration + 5
+    package static let magnetAttachedTime = handlingDuration + 5
 
-    public static let magnetAttached = Scenario(
+    package static let magnetAttached = Scenario(
         name: "magnet-attached",
         summary: "ordinary handling, then a small magnet is stuck to the board (15.5 µT more hard iron), handled again",
         script: MotionScript(handling + [.rest(10)] + handling.dropFirst() + [.rest(20)]),
         disturbances: [.magnetAttached(position: SIMD3(0.03, 0.01, 0), moment: SIMD3(0.002, 0.0015, -0.001), after: magnetAttachedTime)])
 
-    public static let indoorHandling = Scenario(
+    package static let indoorHandling = Scenario(
         name: "indoor-handling",
         summary: "ordinary handling while carried across a room: a steel desk, a radiator 0.8 m away (field bent by up to 25 %)",
         script: MotionScript([.translate(by: SIMD3(0, 0, 0.15), over: 1)] + handling + [
@@ -207,7 +215,7 @@ public struct Scenario: Sendable {
     /// field by several µT from place to place, twice, then put down. The field is fixed in the
     /// world at each place and changes as the board moves: not a change of hard iron, which the
     /// background calibration must not take it for (BROAD's trial 11 met this in a lab).
-    public static let indoorCarrying = Scenario(
+    package static let indoorCarrying = Scenario(
         name: "indoor-carrying",
         summary: "ordinary handling, then carried across a room and back twice (6.4 m each way), turned little (±20°), past a radiator and a steel cabinet (the field varies by several µT from place to place)",
         script: MotionScript(handling + [.translate(by: SIMD3(0, 0, 0.15), over: 1)]
@@ -236,7 +244,7 @@ public struct Scenario: Sendable {
     /// field is under 0.01 µT) and put down. The field each reading meets depends on where the
     /// board is, and where it is goes with how it is held: over the few directions of such a
     /// motion, a place's field looks like an offset.
-    public static let fastTranslation = Scenario(
+    package static let fastTranslation = Scenario(
         name: "fast-translation",
         summary: "ordinary handling, then moved back and forth fast (0.4 m, 0.6 s each way) for 60 s, turned a little (±15°), 0.35 m from a steel cabinet (the field changes by a few µT along the way), then put down 3 m away",
         script: MotionScript(handling + [.translate(by: SIMD3(0, 0, 0.15), over: 1)]

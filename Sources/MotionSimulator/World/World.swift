@@ -38,17 +38,17 @@ public struct GroundTruth: Sendable, Equatable {
 ///
 /// Cheap and stateless: any time can be asked for, in any order.
 public struct World: PhysicalSource {
-    public var script: MotionScript
-    public var earthField: EarthField
-    public var disturbances: [MagneticDisturbance]
+    package var script: MotionScript
+    package var earthField: EarthField
+    package var disturbances: [MagneticDisturbance]
     /// Chip axes from device axes: `chipVector = mount · deviceVector`.
-    public var mount: Matrix3
+    package var mount: Matrix3
     /// Die temperature, °C.
-    public var temperature: Double
+    package var temperature: Double
     /// Seconds since boot at which the script starts (before it: the starting pose at rest).
-    public var startTime: Double
+    package var startTime: Double
 
-    public init(
+    package init(
         script: MotionScript, earthField: EarthField = .berlin, disturbances: [MagneticDisturbance] = [],
         mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
     ) {
@@ -73,7 +73,7 @@ public struct World: PhysicalSource {
 
     /// The field in µT in the device frame for a device at `position` (world, metres) with
     /// `attitude`, `scriptTime` seconds into the script (for magnets attached during it).
-    public func magneticField(attitude: Quaternion, position: SIMD3<Double>, scriptTime: Double = .infinity) -> SIMD3<Double> {
+    package func magneticField(attitude: Quaternion, position: SIMD3<Double>, scriptTime: Double = .infinity) -> SIMD3<Double> {
         let earth = earthField.vector
         var world = earth
         var device = SIMD3<Double>.zero
@@ -93,7 +93,7 @@ public struct World: PhysicalSource {
         return attitude.inverseRotate(world) + device
     }
 
-    public func state(at time: Double) -> PhysicalState {
+    package func state(at time: Double) -> PhysicalState {
         let truth = truth(at: time)
         return PhysicalState(
             time: time, specificForce: mount * truth.specificForce, angularRate: mount * truth.angularRate,

@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Timing
 

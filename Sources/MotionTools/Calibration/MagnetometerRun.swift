@@ -1,4 +1,5 @@
 import Motion
+import MotionSimulation
 import Foundation
 import Fusion
 import Timing

@@ -1,4 +1,5 @@
 import Motion
+import MotionSimulation
 import Locking
 import Dispatch
 import Foundation

@@ -5,7 +5,7 @@ extension BMI160IMU: BusPlacedDriver {}
 extension ChipDescriptor {
     /// CHIP_ID 0xD1 at 0x00, at 0x68 (SDO low) or 0x69; header-mode FIFO frames (header + 12
     /// bytes) and the 24-bit sensortime.
-    public static let bmi160 = ChipDescriptor(
+    package static let bmi160 = ChipDescriptor(
         imu: BMI160Settings.name, cliNames: ["bmi160"], family: .bmi160,
         identity: ChipIdentity(register: BMI160Register.chipID, value: [BMI160Settings.identity], addresses: [I2CAddress(0x68), I2CAddress(0x69)]),
         tables: BMI160Settings.tables,

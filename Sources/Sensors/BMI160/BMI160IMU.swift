@@ -4,11 +4,11 @@ import I2C
 /// (SDO low) or 0x69 (SDO high), the addresses of the InvenSense MPU family:
 /// ``ChipCatalog/identify(bus:address:lsm6dso32:)`` tells them apart by reading each one's own
 /// identity register.
-public final class BMI160IMU: CoreIMUDriver {
+package final class BMI160IMU: CoreIMUDriver {
     /// The name in ``ChipInfo/name``.
-    public static let chipName = BMI160Settings.name
+    package static let chipName = BMI160Settings.name
     /// 200 Hz, ±4 g, ±500 °/s.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
     let core: DriverCore<BMI160Settings, IMUState<NoFIFOProgress>>
     /// FIFO_CONFIG_1 (0x47): 0x10 after a reset, what the driver wrote otherwise.
@@ -23,7 +23,7 @@ public final class BMI160IMU: CoreIMUDriver {
     /// from suspend to normal (kernel BMI160_GYRO_PMU_MIN_USLEEP).
     static let powerUpPolls = 15
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = DriverCore(bus: bus, address: address, chip: Self.chipName, .bmi160, identity: BMI160Settings.identity, settings: BMI160Settings(),
                           pause: pause, resetCompletion: resetCompletion, configuration: defaultConfiguration,
                           scale: IMUScale(accelerometerLSBPerG: 16384, gyroscopeLSBPerDPS: 16.4))
@@ -54,7 +54,7 @@ public final class BMI160IMU: CoreIMUDriver {
     /// One 12-byte burst from DATA_8 (0x0C) to DATA_19 (0x17): gyroscope, then accelerometer.
     /// Under the driver's lock, so the counts are scaled by the ranges they were read at even
     /// while another thread reconfigures.
-    public func readSample() throws(SensorError) -> IMUSample {
+    package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
             try device.burst(BMI160Register.gyroscopeData, count: 12) { Self.decode($0, 0, scale: state.scale) }
         }
@@ -71,7 +71,7 @@ public final class BMI160IMU: CoreIMUDriver {
     /// Header mode with gyroscope and accelerometer in every frame and the sensortime frame
     /// (FIFO_CONFIG_1 = 0xD2), then a FIFO flush so the first frame read is the first taken in
     /// this format.
-    public func enableFIFO() throws(SensorError) {
+    package func enableFIFO() throws(SensorError) {
         try core.locked { state throws(SensorError) in
             try device.write(BMI160Register.fifoConfig1, BMI160FIFO.configuration)
             state.shadow[BMI160Register.fifoConfig1] = BMI160FIFO.configuration
@@ -114,7 +114,7 @@ public final class BMI160IMU: CoreIMUDriver {
     /// the first frame (someone changed the configuration under the driver) or a header the
     /// driver cannot follow, the FIFO is flushed and the read reported as overflowed without
     /// frames.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         try core.locked { state throws(SensorError) in
             let filled = try device.burst(BMI160Register.fifoLength, count: 2) { length in Int(length[1] & 0x07) << 8 | Int(length[0]) }
@@ -184,7 +184,7 @@ public final class BMI160IMU: CoreIMUDriver {
     /// each axis's |positive − negative| must reach 2 g. Gyroscope (§2.8.2): gyr_self_test_enable
     /// (SELF_TEST 0x10), then after 50 ms STATUS gyr_self_test_ok must be set. Then resets and
     /// restores the configuration (the datasheet asks for a reset after the self-test).
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
             let range = try BMI160Settings.tables.accelerometerRange(8, chip: chip.name)
             let rate = try BMI160Settings.tables.rate(1600, chip: chip.name)
@@ -216,11 +216,11 @@ public final class BMI160IMU: CoreIMUDriver {
 }
 
 /// Self-test decision for the BMI160 (pure: testable alone).
-public enum BMI160SelfTest {
+package enum BMI160SelfTest {
     /// - Parameters:
     ///   - accelerometerResponse: positive minus negative excitation per axis, mg.
     ///   - gyroscopeSelfTestOK: STATUS gyr_self_test_ok after the gyroscope's built-in test.
-    public static func evaluate(chip: String, accelerometerResponse: SIMD3<Double>, gyroscopeSelfTestOK: Bool) -> SelfTestReport {
+    package static func evaluate(chip: String, accelerometerResponse: SIMD3<Double>, gyroscopeSelfTestOK: Bool) -> SelfTestReport {
         let accelerometer = (0..<3).map {
             SelfTestReport.Axis(name: "accelerometer " + axisNames[$0], response: abs(accelerometerResponse[$0]),
                                 limits: BMI160Settings.accelerometerSelfTestLimitMilliG, unit: "mg")

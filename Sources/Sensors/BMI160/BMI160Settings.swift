@@ -1,5 +1,5 @@
 extension ChipInfo.Family {
-    public static let bmi160 = Self(rawValue: "Bosch BMI160")
+    package static let bmi160 = Self(rawValue: "Bosch BMI160")
 }
 
 /// Register map of the Bosch BMI160 (datasheet BST-BMI160-DS000 §2.11, "Register description";

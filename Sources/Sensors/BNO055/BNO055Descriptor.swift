@@ -7,7 +7,7 @@ extension ChipDescriptor {
     /// 0x28 (COM3 low) or 0x29. No FIFO; its magnetometer is the driver's companion (same address).
     /// It stretches the I2C clock (its datasheet's I2C protocol section; Adafruit's guide
     /// "Raspberry Pi I2C Clock Stretching Fixes").
-    public static let bno055 = ChipDescriptor(
+    package static let bno055 = ChipDescriptor(
         imu: BNO055Settings.name, cliNames: ["bno055"], family: .bno055,
         identity: ChipIdentity(register: BNO055Register.chipID, value: [BNO055Settings.identity], addresses: [I2CAddress(0x28), I2CAddress(0x29)]),
         tables: BNO055Settings.tables, fifo: nil, gyroRestLimits: nil,

@@ -22,16 +22,16 @@ import Locking
 ///
 /// On a Raspberry Pi the BNO055 stretches the I2C clock longer than the Pi's controller handles:
 /// reads fail or return garbage now and then. `motionctl doctor` recognises this and names the fix.
-public final class BNO055IMU: CoreIMUDriver {
+package final class BNO055IMU: CoreIMUDriver {
     /// The name in ``ChipInfo/name``.
-    public static let chipName = BNO055Settings.name
+    package static let chipName = BNO055Settings.name
     /// 100 Hz, ±4 g, ±2000 °/s: the settings NDOF fixes.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 100, accelerometerRange: 4, gyroscopeRange: 2000)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 100, accelerometerRange: 4, gyroscopeRange: 2000)
     /// The magnetometer on the same chip.
-    public let magnetometer: BNO055Magnetometer
-    public var companionMagnetometer: (any MagnetometerDriver)? { magnetometer }
-    public var hasFIFO: Bool { false }
-    public var providesChipOrientation: Bool { true }
+    package let magnetometer: BNO055Magnetometer
+    package var companionMagnetometer: (any MagnetometerDriver)? { magnetometer }
+    package var hasFIFO: Bool { false }
+    package var providesChipOrientation: Bool { true }
 
     let core: DriverCore<BNO055Settings, IMUState<NoFIFOProgress>>
     /// OPR_MODE: NDOF while configured, CONFIG (0) after a reset.
@@ -49,7 +49,7 @@ public final class BNO055IMU: CoreIMUDriver {
     /// longer "executing self-test".
     static let selfTestPolls = 20
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x28), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x28), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let scale = IMUScale(accelerometerLSBPerG: BNO055Settings.accelerometerLSBPerG, gyroscopeLSBPerDPS: BNO055Settings.lsb.perDegreePerSecond)
         core = DriverCore(bus: bus, address: address, chip: Self.chipName, .bno055, identity: BNO055Settings.identity, settings: BNO055Settings(),
                           pause: pause, resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: scale)
@@ -91,7 +91,7 @@ public final class BNO055IMU: CoreIMUDriver {
 
     /// One 32-byte burst from ACC_DATA_X_LSB: accelerometer, magnetometer, gyroscope, Euler
     /// angles, quaternion. The magnetometer part is kept for ``magnetometer``.
-    public func readSample() throws(SensorError) -> IMUSample {
+    package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
             try device.burst(BNO055Register.accelerometerData, count: BNO055Register.dataBlockLength) { bytes in
                 let accelerometer = AxisLayout.littleEndian.counts(bytes, from: 0)
@@ -120,11 +120,11 @@ public final class BNO055IMU: CoreIMUDriver {
         return false
     }
 
-    public func enableFIFO() throws(SensorError) {
+    package func enableFIFO() throws(SensorError) {
         throw .notSupported(chip: chip.name, feature: "FIFO")
     }
 
-    public func readFIFO() throws(SensorError) -> FIFORead {
+    package func readFIFO() throws(SensorError) -> FIFORead {
         throw .notSupported(chip: chip.name, feature: "FIFO")
     }
 
@@ -133,7 +133,7 @@ public final class BNO055IMU: CoreIMUDriver {
     /// CONFIG mode, SYS_TRIGGER Self_Test, wait while SYS_STATUS says "executing self-test",
     /// then ST_RESULT: one pass/fail line each for the accelerometer, magnetometer, gyroscope and
     /// microcontroller. Then resets and restores the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
             try device.write(BNO055Register.operationMode, BNO055Mode.config)
             pause.wait(Self.modeSwitch)
@@ -159,9 +159,9 @@ public final class BNO055IMU: CoreIMUDriver {
 }
 
 /// Self-test decision for the BNO055 (pure: testable alone).
-public enum BNO055SelfTest {
+package enum BNO055SelfTest {
     /// - Parameter result: ST_RESULT: bit set = that part passed its built-in test.
-    public static func evaluate(chip: String, result: UInt8) -> SelfTestReport {
+    package static func evaluate(chip: String, result: UInt8) -> SelfTestReport {
         SelfTestReport(chip: chip, axes: BNO055Settings.selfTestBits.map { part in
             SelfTestReport.Axis(name: part.name + " (built-in test)", response: result & part.bit != 0 ? 1 : 0,
                                 limits: 1...1, unit: "ST_RESULT bit")
@@ -172,10 +172,10 @@ public enum BNO055SelfTest {
 /// The BNO055's magnetometer: the same chip and address as ``BNO055IMU``, which configures it
 /// (NDOF runs it at 20 Hz). ``readSample()`` returns the field of the IMU's last burst once,
 /// without a bus access; with none waiting it reads MAG_DATA (0x0E–0x13) in one transaction.
-public final class BNO055Magnetometer: MagnetometerDriver {
-    public let chip: ChipInfo
+package final class BNO055Magnetometer: MagnetometerDriver {
+    package let chip: ChipInfo
     /// 20 Hz, ±1300 µT: what NDOF runs the magnetometer at.
-    public let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 20, range: 1300)
+    package let defaultConfiguration = MagnetometerConfiguration(outputDataRate: 20, range: 1300)
     private let device: RegisterDevice
     private let state = Locked<(configuration: MagnetometerConfiguration, waiting: SIMD3<Int16>?)>(
         (MagnetometerConfiguration(outputDataRate: 20, range: 1300), nil))
@@ -186,11 +186,11 @@ public final class BNO055Magnetometer: MagnetometerDriver {
                         identity: [BNO055Settings.magnetometerIdentity])
     }
 
-    public var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
+    package var configuration: MagnetometerConfiguration { state.withLock { $0.configuration } }
 
     /// Checks the request against what NDOF runs and that the chip answers (CHIP_ID); the IMU's
     /// ``BNO055IMU/configure(_:)`` does the chip's setup.
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
+    package func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
         let name = chip.name
         _ = try lookup(configuration.outputDataRate, in: BNO055Settings.magnetometerRates, setting: "output data rate", unit: "Hz", chip: name)
         _ = try lookup(configuration.range, in: BNO055Settings.magnetometerRanges, setting: "range", unit: "µT", chip: name)
@@ -198,7 +198,7 @@ public final class BNO055Magnetometer: MagnetometerDriver {
         state.withLock { $0 = (configuration, nil) }
     }
 
-    public func readSample() throws(SensorError) -> MagneticSample {
+    package func readSample() throws(SensorError) -> MagneticSample {
         let counts: SIMD3<Int16>
         if let waiting = state.withLock({ state -> SIMD3<Int16>? in defer { state.waiting = nil }; return state.waiting }) {
             counts = waiting
@@ -212,12 +212,12 @@ public final class BNO055Magnetometer: MagnetometerDriver {
     }
 
     /// Reads OPR_MODE: the chip is configured while it runs NDOF.
-    public func isStillConfigured() throws(SensorError) -> Bool {
+    package func isStillConfigured() throws(SensorError) -> Bool {
         try device.read(BNO055Register.operationMode) == BNO055Mode.nineDegreesOfFreedom
     }
 
     /// The chip's built-in test covers the magnetometer: run ``BNO055IMU/selfTest()``.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         throw .notSupported(chip: chip.name, feature: "separate self-test (the BNO055 IMU self-test covers the magnetometer)")
     }
 

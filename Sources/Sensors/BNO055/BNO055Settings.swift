@@ -1,7 +1,7 @@
 /// Accelerometer, gyroscope and magnetometer with on-chip fusion at one address: the IMU and the
 /// magnetometer carry this family, told apart by ``ChipInfo/name``.
 extension ChipInfo.Family {
-    public static let bno055 = Self(rawValue: "Bosch BNO055")
+    package static let bno055 = Self(rawValue: "Bosch BNO055")
 }
 
 /// Register map of the Bosch BNO055 (datasheet BST-BNO055-DS000, §4.2 "Register map", §4.3

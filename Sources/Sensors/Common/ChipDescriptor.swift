@@ -9,18 +9,18 @@ import I2C
 ///
 /// The values are the drivers' own: a descriptor refers to its driver's settings tables rather
 /// than copying them. Limits and delays carry their datasheet citation.
-public struct ChipDescriptor: Sendable {
+package struct ChipDescriptor: Sendable {
     /// Builds an accelerometer + gyroscope driver at an address on a bus.
-    public typealias IMUFactory = @Sendable (
+    package typealias IMUFactory = @Sendable (
         _ bus: any I2CBus, _ address: I2CAddress, _ pause: Pause, _ resetCompletion: ResetCompletion
     ) -> any IMUDriver
     /// Builds a magnetometer driver at an address on a bus.
-    public typealias MagnetometerFactory = @Sendable (
+    package typealias MagnetometerFactory = @Sendable (
         _ bus: any I2CBus, _ address: I2CAddress, _ pause: Pause, _ resetCompletion: ResetCompletion
     ) -> any MagnetometerDriver
 
     /// What the chip is to this library, and its driver's factory.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// An accelerometer + gyroscope (with any magnetometer inside, see ``builtInMagnetometer``).
         case imu(IMUFactory)
         /// A magnetometer on its own address.
@@ -29,33 +29,33 @@ public struct ChipDescriptor: Sendable {
 
     /// The chip's name as ``ChipInfo/name`` carries it: as printed on the package, or the names of
     /// the chips that share one identity and register map (`LSM6DSR/ISM330DHCX`).
-    public let name: String
+    package let name: String
     /// The names `motionctl` (`--imu`, `--magnetometer`) and board files give the chip: lower case,
     /// letters and digits only, the first the usual one. Every register-compatible chip this
     /// descriptor serves has its name here (`lsm6dsr`, `ism330dhcx`).
-    public let cliNames: [String]
-    public let family: ChipInfo.Family
-    public let identity: ChipIdentity
-    public let kind: Kind
+    package let cliNames: [String]
+    package let family: ChipInfo.Family
+    package let identity: ChipIdentity
+    package let kind: Kind
     /// The driver's rate and range tables.
     let tables: SettingsTables
     /// How samples sit in the chip's FIFO; nil for a chip without one (the BNO055).
-    public let fifo: FIFOLayout?
+    package let fifo: FIFOLayout?
     /// Gyroscope bias and noise at rest from the datasheet; nil where none was taken.
-    public let gyroRestLimits: GyroRestLimits?
+    package let gyroRestLimits: GyroRestLimits?
     /// How far the uncalibrated chip lying face up may read from 1 g by its datasheet, where that
     /// allows more than the hardware checks' usual 3 %; nil otherwise.
-    public let gravityRestTolerance: GravityRestTolerance?
+    package let gravityRestTolerance: GravityRestTolerance?
     /// How late the gyroscope's output is (what the attitude filter looks ahead by).
-    public let outputDelay: OutputDelay
+    package let outputDelay: OutputDelay
     /// The name of the magnetometer inside the chip's package that answers at its own address once
     /// the IMU's I2C bypass is on (the MPU-9150's AK8975, the MPU-9250's AK8963, the ICM-20948's
     /// AK09916); nil for a chip without one. A magnetometer read through the IMU's own registers
     /// (the BNO055's) is the driver's ``IMUDriver/companionMagnetometer`` instead.
-    public let builtInMagnetometer: String?
+    package let builtInMagnetometer: String?
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
-    public let stretchesClock: Bool
+    package let stretchesClock: Bool
 
     /// An accelerometer + gyroscope.
     init(
@@ -97,13 +97,13 @@ public struct ChipDescriptor: Sendable {
     }
 
     /// True for an accelerometer + gyroscope.
-    public var isIMU: Bool {
+    package var isIMU: Bool {
         if case .imu = kind { true } else { false }
     }
 
     /// The accelerometer + gyroscope driver at `address`; nil for a magnetometer.
     /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
-    public func makeIMU(
+    package func makeIMU(
         bus: any I2CBus, address: I2CAddress, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit
     ) -> (any IMUDriver)? {
         guard case .imu(let make) = kind else { return nil }
@@ -112,7 +112,7 @@ public struct ChipDescriptor: Sendable {
 
     /// The magnetometer driver at `address`; nil for an IMU.
     /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`).
-    public func makeMagnetometer(
+    package func makeMagnetometer(
         bus: any I2CBus, address: I2CAddress, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit
     ) -> (any MagnetometerDriver)? {
         guard case .magnetometer(let make) = kind else { return nil }
@@ -120,12 +120,12 @@ public struct ChipDescriptor: Sendable {
     }
 
     /// The chip as identification reports it at `address`.
-    public func chip(at address: I2CAddress) -> ChipInfo {
+    package func chip(at address: I2CAddress) -> ChipInfo {
         ChipInfo(name: name, family: family, address: address, identity: identity.value)
     }
 
     /// Output data rates the driver accepts, Hz.
-    public var outputDataRates: [Double] {
+    package var outputDataRates: [Double] {
         switch tables {
         case .imu(let tables): tables.outputDataRates.map(\.value)
         case .magnetometer(let settings): settings.outputDataRates.map(\.value)
@@ -133,17 +133,17 @@ public struct ChipDescriptor: Sendable {
     }
 
     /// Accelerometer full scales the driver accepts, ±g; empty for a magnetometer.
-    public var accelerometerRanges: [Double] {
+    package var accelerometerRanges: [Double] {
         if case .imu(let tables) = tables { tables.accelerometerRanges.map(\.value) } else { [] }
     }
 
     /// Gyroscope full scales the driver accepts, ±°/s; empty for a magnetometer.
-    public var gyroscopeRanges: [Double] {
+    package var gyroscopeRanges: [Double] {
         if case .imu(let tables) = tables { tables.gyroscopeRanges.map(\.value) } else { [] }
     }
 
     /// Magnetometer full scales the driver accepts, ±µT; empty for an IMU.
-    public var magnetometerRanges: [Double] {
+    package var magnetometerRanges: [Double] {
         if case .magnetometer(let settings) = tables { settings.ranges.map(\.value) } else { [] }
     }
 }
@@ -173,21 +173,21 @@ enum SettingsTables: Sendable {
 }
 
 /// How a chip says who it is, and where it answers.
-public struct ChipIdentity: Sendable, Equatable {
+package struct ChipIdentity: Sendable, Equatable {
     /// The register read to identify the chip (WHO_AM_I, CHIP_ID, WIA, …).
-    public var register: UInt8
+    package var register: UInt8
     /// What it reads from there on: one byte for most chips, more where the identity is longer
     /// (the HMC5883L's "H43", the AK09916's WIA1 and WIA2).
-    public var value: [UInt8]
+    package var value: [UInt8]
     /// The addresses the chip can answer at, the usual one (address pin low) first.
-    public var addresses: [I2CAddress]
+    package var addresses: [I2CAddress]
     /// When an identity read that matches names this chip.
-    public var condition: IdentityCondition = .always
+    package var condition: IdentityCondition = .always
 }
 
 /// When a matching identity read names a chip. Most chips: always. A few answer exactly as
 /// another chip does; then something besides the identity register decides.
-public enum IdentityCondition: Sendable, Equatable {
+package enum IdentityCondition: Sendable, Equatable {
     /// The identity alone names the chip.
     case always
     /// Another chip answers the same and only the board can say which: named only when the caller
@@ -206,31 +206,31 @@ public enum IdentityCondition: Sendable, Equatable {
 }
 
 /// The register bit that joins an IMU's auxiliary I2C bus, and the magnetometer on it, to the host bus.
-public struct BypassSwitch: Sendable, Equatable {
-    public var register: UInt8
-    public var mask: UInt8
+package struct BypassSwitch: Sendable, Equatable {
+    package var register: UInt8
+    package var mask: UInt8
 }
 
 /// How samples sit in a chip's FIFO.
-public struct FIFOLayout: Sendable, Equatable {
+package struct FIFOLayout: Sendable, Equatable {
     /// Bytes one accelerometer + gyroscope sample takes in the FIFO, with its header or tag bytes
     /// (a separate timestamp word not counted).
-    public var bytesPerSample: Int
+    package var bytesPerSample: Int
     /// The chip's own clock in the FIFO; nil where the FIFO carries no timestamps.
-    public var timestamp: FIFOTimestampFormat? = nil
+    package var timestamp: FIFOTimestampFormat? = nil
 }
 
 /// A chip's timestamp counter as its FIFO carries it.
-public struct FIFOTimestampFormat: Sendable, Equatable {
+package struct FIFOTimestampFormat: Sendable, Equatable {
     /// Seconds per count.
-    public var lsb: Double
+    package var lsb: Double
     /// Seconds after which the counter wraps.
-    public var wrap: Double
+    package var wrap: Double
 }
 
 /// How long a chip's gyroscope output lags the motion: the group delay of its output low-pass
 /// filter (``IMUDriver/outputDelay``, the attitude filter's `sensorLatency`).
-public enum OutputDelay: Sendable, Equatable {
+package enum OutputDelay: Sendable, Equatable {
     /// Seconds per low-pass filter code the driver writes, from the datasheet's filter table.
     case byLowPassCode([UInt8: Double])
     /// Seconds per output data rate (Hz), for a chip whose filter follows the rate (the
@@ -241,26 +241,26 @@ public enum OutputDelay: Sendable, Equatable {
 }
 
 /// Gyroscope limits at rest for one chip, from its datasheet.
-public struct GyroRestLimits: Sendable, Equatable {
+package struct GyroRestLimits: Sendable, Equatable {
     /// Largest zero-rate output (bias) per axis, °/s.
-    public var biasDPS: Double
+    package var biasDPS: Double
     /// Rate noise spectral density, °/s/√Hz.
-    public var noiseDensityDPS: Double
+    package var noiseDensityDPS: Double
     /// Where the numbers come from.
-    public var source: String
+    package var source: String
 
     /// The RMS noise limit at `bandwidth` Hz, °/s: twice density × √bandwidth. The datasheets give
     /// noise as a typical value, not a guaranteed maximum; the factor 2 leaves room for the spread
     /// between parts while still catching a broken or vibrating sensor.
-    public func noiseLimit(bandwidth: Double) -> Double { 2 * noiseDensityDPS * bandwidth.squareRoot() }
+    package func noiseLimit(bandwidth: Double) -> Double { 2 * noiseDensityDPS * bandwidth.squareRoot() }
 }
 
 /// How far an uncalibrated chip lying face up may read from 1 g, from its datasheet: the z axis
 /// carries gravity, so its zero-g offset tolerance plus the sensitivity tolerance (the x and y
 /// offsets add only in quadrature).
-public struct GravityRestTolerance: Sendable, Equatable {
+package struct GravityRestTolerance: Sendable, Equatable {
     /// Allowed deviation of the gravity magnitude from 1 g, as a fraction.
-    public var tolerance: Double
+    package var tolerance: Double
     /// Where the numbers come from.
-    public var source: String
+    package var source: String
 }

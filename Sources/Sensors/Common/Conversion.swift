@@ -12,7 +12,7 @@ func mean(_ samples: [SIMD3<Int16>]) -> SIMD3<Double> {
 }
 
 /// How a driver learns that its software reset finished.
-public enum ResetCompletion: Sendable, Equatable {
+package enum ResetCompletion: Sendable, Equatable {
     /// Re-read the reset bit until the chip clears it, within a bounded number of polls: what the
     /// datasheets describe, and the default.
     case pollResetBit

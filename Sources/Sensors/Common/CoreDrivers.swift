@@ -22,14 +22,14 @@ extension CoreIMUDriver {
     var device: RegisterDevice { core.device }
     var pause: Pause { core.pause }
 
-    public var chip: ChipInfo { core.chip }
-    public var configuration: IMUConfiguration { core.configuration }
+    package var chip: ChipInfo { core.chip }
+    package var configuration: IMUConfiguration { core.configuration }
 
-    public func configure(_ configuration: IMUConfiguration) throws(SensorError) {
+    package func configure(_ configuration: IMUConfiguration) throws(SensorError) {
         try core.locked { state throws(SensorError) in try apply(configuration, to: &state) }
     }
 
-    public func isStillConfigured() throws(SensorError) -> Bool {
+    package func isStillConfigured() throws(SensorError) -> Bool {
         try core.readsBack(Self.configuredRegister)
     }
 
@@ -179,16 +179,16 @@ protocol CoreMagnetometerDriver: MagnetometerDriver {
 extension CoreMagnetometerDriver {
     var device: RegisterDevice { core.device }
 
-    public var chip: ChipInfo { core.chip }
-    public var configuration: MagnetometerConfiguration { core.configuration }
+    package var chip: ChipInfo { core.chip }
+    package var configuration: MagnetometerConfiguration { core.configuration }
 
-    public func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
+    package func configure(_ configuration: MagnetometerConfiguration) throws(SensorError) {
         try core.locked { state throws(SensorError) in try apply(configuration, &state) }
     }
 
-    public func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
+    package func readSample() throws(SensorError) -> MagneticSample { try core.readSample() }
 
-    public func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
+    package func isStillConfigured() throws(SensorError) -> Bool { try core.isStillConfigured() }
 
     /// The frame of every magnetometer self-test: runs `procedure` under the lock, then resets
     /// the chip and applies again the configuration it had, and returns the procedure's report.

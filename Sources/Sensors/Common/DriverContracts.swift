@@ -3,7 +3,7 @@
 
 /// What every chip driver does, whatever the chip senses: configure it, read a sample, notice a
 /// lost configuration, run its self-test.
-public protocol ChipDriver<Configuration, Sample>: AnyObject, Sendable {
+package protocol ChipDriver<Configuration, Sample>: AnyObject, Sendable {
     /// Rates and ranges (``IMUConfiguration``, ``MagnetometerConfiguration``).
     associatedtype Configuration: Sendable
     /// One reading (``IMUSample``, ``MagneticSample``).
@@ -30,7 +30,7 @@ public protocol ChipDriver<Configuration, Sample>: AnyObject, Sendable {
 }
 
 /// An accelerometer + gyroscope driver.
-public protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, Sample == IMUSample {
+package protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, Sample == IMUSample {
     /// How long the gyroscope's output lags the motion with the configuration applied, s: the
     /// group delay of the chip's output low-pass filter, from its datasheet; 0 where the datasheet
     /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
@@ -56,24 +56,24 @@ public protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, S
 }
 
 extension IMUDriver {
-    public var hasFIFO: Bool { true }
-    public var companionMagnetometer: (any MagnetometerDriver)? { nil }
-    public var providesChipOrientation: Bool { false }
+    package var hasFIFO: Bool { true }
+    package var companionMagnetometer: (any MagnetometerDriver)? { nil }
+    package var providesChipOrientation: Bool { false }
 }
 
 extension IMUDriver {
-    public func readFIFO() throws(SensorError) -> FIFORead {
+    package func readFIFO() throws(SensorError) -> FIFORead {
         var read = FIFORead(frames: [], overflowed: false)
         try readFIFO(into: &read)
         return read
     }
 
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read = try readFIFO()
     }
 
-    public var outputDelay: Double { 0 }
+    package var outputDelay: Double { 0 }
 }
 
 /// A magnetometer driver.
-public protocol MagnetometerDriver: ChipDriver where Configuration == MagnetometerConfiguration, Sample == MagneticSample {}
+package protocol MagnetometerDriver: ChipDriver where Configuration == MagnetometerConfiguration, Sample == MagneticSample {}

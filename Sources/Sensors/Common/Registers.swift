@@ -78,13 +78,13 @@ func formatValue(_ value: Double) -> String {
 }
 
 /// How a driver waits (reset, self-test settling). Tests pass ``none``.
-public struct Pause: Sendable {
-    public let wait: @Sendable (Duration) -> Void
+package struct Pause: Sendable {
+    package let wait: @Sendable (Duration) -> Void
 
-    public init(_ wait: @escaping @Sendable (Duration) -> Void) { self.wait = wait }
+    package init(_ wait: @escaping @Sendable (Duration) -> Void) { self.wait = wait }
 
     /// Sleeps the calling thread.
-    public static let system = Pause { duration in
+    package static let system = Pause { duration in
         let (seconds, attoseconds) = duration.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
@@ -93,7 +93,7 @@ public struct Pause: Sendable {
     }
 
     /// Does not wait: for tests against an expectation bus or a simulator that needs no time.
-    public static let none = Pause { _ in }
+    package static let none = Pause { _ in }
 }
 
 /// The bus calls every driver makes, with the ``I2CError`` wrapped into ``SensorError/bus(_:)``.

@@ -92,7 +92,7 @@ extension STIMUDriver {
     /// One burst from OUT_TEMP_L: temperature, gyroscope, accelerometer. Under the driver's lock,
     /// so the counts are scaled by the ranges they were read at even while another thread
     /// reconfigures.
-    public func readSample() throws(SensorError) -> IMUSample {
+    package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
             let layout = Self.layout
             return try device.burst(layout.sample.register, count: layout.sample.length) { bytes in
@@ -109,7 +109,7 @@ extension STIMUDriver {
     /// the accelerometer and then the gyroscope, ``DriverCore/selfTestResponse(control:value:selfTestRegister:selfTest:settle:interval:read:)``
     /// at its rate and range; the responses (mg, °/s) judged by ``LSM6SelfTest``. Then resets and
     /// restores the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
             let (name, layout, map) = (chip.name, Self.layout, Self.layout.map)
             let plan = settings.selfTest

@@ -1,26 +1,26 @@
 import I2C
 
 /// What a probe found: which chip, where, and the identity bytes it read.
-public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
+package struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
     /// Driver family of a chip: chips of one family share a driver and a register map. Each
     /// family is declared in its chips' folder, beside their settings (`ChipInfo.Family.bmi160`
     /// in `BMI160Settings.swift`); ``ChipRegistry/families`` lists those the registry uses.
-    public struct Family: RawRepresentable, Sendable, Hashable {
+    package struct Family: RawRepresentable, Sendable, Hashable {
         /// The family's name: `InvenSense MPU`, `ST LSM6`, `Bosch BMI160`, …
-        public let rawValue: String
+        package let rawValue: String
 
-        public init(rawValue: String) { self.rawValue = rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
     }
 
     /// Chip name as printed on the package, or the family name when chips share an identity
     /// (e.g. `LSM6DS3TR-C/LSM6DSL/LSM6DSM`).
-    public var name: String
-    public var family: Family
-    public var address: I2CAddress
+    package var name: String
+    package var family: Family
+    package var address: I2CAddress
     /// The identity register value(s) read.
-    public var identity: [UInt8]
+    package var identity: [UInt8]
 
-    public init(name: String, family: Family, address: I2CAddress, identity: [UInt8]) {
+    package init(name: String, family: Family, address: I2CAddress, identity: [UInt8]) {
         self.name = name
         self.family = family
         self.address = address
@@ -29,41 +29,41 @@ public struct ChipInfo: Sendable, Hashable, CustomStringConvertible {
 
     /// True for chips with an accelerometer and gyroscope: those whose descriptor in
     /// ``ChipRegistry`` is an IMU's (the BNO055's magnetometer, named apart, is not).
-    public var isIMU: Bool { descriptor?.isIMU ?? false }
+    package var isIMU: Bool { descriptor?.isIMU ?? false }
 
     /// The chip's descriptor, found by ``name``; nil for a chip the registry does not know.
-    public var descriptor: ChipDescriptor? { ChipRegistry.descriptor(named: name) }
+    package var descriptor: ChipDescriptor? { ChipRegistry.descriptor(named: name) }
 
-    public var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
+    package var description: String { "\(name) at \(address) (id [\(identity.hexList)])" }
 }
 
 /// One accelerometer + gyroscope reading, in chip axes (a board's mount matrix maps them to the
 /// device frame).
-public struct IMUSample: Sendable, Equatable {
+package struct IMUSample: Sendable, Equatable {
     /// Acceleration in g with Core Motion sign: a chip lying face up at rest reads (0, 0, -1).
-    public var acceleration: SIMD3<Double>
+    package var acceleration: SIMD3<Double>
     /// Angular rate in rad/s, right-hand rule about the chip axes.
-    public var rotationRate: SIMD3<Double>
+    package var rotationRate: SIMD3<Double>
     /// Die temperature in °C, when read with the sample.
-    public var temperature: Double?
+    package var temperature: Double?
     /// True when any accelerometer or gyroscope axis read its full-scale limit.
-    public var isSaturated: Bool
+    package var isSaturated: Bool
     /// The chip's output registers behind this sample; nil for a sample not read from a chip.
-    public var raw: RawIMUReading?
+    package var raw: RawIMUReading?
     /// The chip's own sensor-fusion orientation read with this sample, for chips that compute one;
     /// nil otherwise.
-    public var chipOrientation: ChipOrientation?
+    package var chipOrientation: ChipOrientation?
 }
 
 /// An orientation computed by the chip's own fusion, as a unit quaternion (w, x, y, z) that
 /// rotates a vector from the chip's axes into the chip's Earth frame, which drivers deliver as
 /// East-North-Up (x magnetic east, y magnetic north, z up): `v_enu = q · v_chip · q*`. The layer
 /// that applies the board's mount matrix turns it into a device attitude.
-public struct ChipOrientation: Sendable, Equatable {
+package struct ChipOrientation: Sendable, Equatable {
     /// w, x, y, z.
-    public var wxyz: SIMD4<Double>
+    package var wxyz: SIMD4<Double>
 
-    public init(wxyz: SIMD4<Double>) { self.wxyz = wxyz }
+    package init(wxyz: SIMD4<Double>) { self.wxyz = wxyz }
 }
 
 /// An IMU's output registers as read, before any scaling: signed counts in chip axes and the
@@ -83,13 +83,13 @@ public struct RawIMUReading: Sendable, Equatable {
 }
 
 /// One magnetometer reading in chip axes.
-public struct MagneticSample: Sendable, Equatable {
+package struct MagneticSample: Sendable, Equatable {
     /// Magnetic flux density in µT.
-    public var field: SIMD3<Double>
+    package var field: SIMD3<Double>
     /// True when any axis overflowed or read its full-scale limit.
-    public var isSaturated: Bool
+    package var isSaturated: Bool
     /// The chip's output registers behind this sample; nil for a sample not read from a chip.
-    public var raw: RawMagneticReading?
+    package var raw: RawMagneticReading?
 }
 
 /// A magnetometer's output registers as read, before any scaling: signed counts in x, y, z
@@ -103,17 +103,17 @@ public struct RawMagneticReading: Sendable, Equatable {
 }
 
 /// Rate, ranges and filter of an IMU. Every value must be one the chip supports exactly.
-public struct IMUConfiguration: Sendable, Equatable {
+package struct IMUConfiguration: Sendable, Equatable {
     /// Output data rate of both sensors in Hz.
-    public var outputDataRate: Double
+    package var outputDataRate: Double
     /// Accelerometer full scale in g (±).
-    public var accelerometerRange: Double
+    package var accelerometerRange: Double
     /// Gyroscope full scale in °/s (±).
-    public var gyroscopeRange: Double
+    package var gyroscopeRange: Double
     /// Digital low-pass bandwidth in Hz; `nil` keeps the chip's default filtering.
-    public var lowPassBandwidth: Double?
+    package var lowPassBandwidth: Double?
 
-    public init(outputDataRate: Double, accelerometerRange: Double = 4, gyroscopeRange: Double = 500, lowPassBandwidth: Double? = nil) {
+    package init(outputDataRate: Double, accelerometerRange: Double = 4, gyroscopeRange: Double = 500, lowPassBandwidth: Double? = nil) {
         self.outputDataRate = outputDataRate
         self.accelerometerRange = accelerometerRange
         self.gyroscopeRange = gyroscopeRange
@@ -122,33 +122,33 @@ public struct IMUConfiguration: Sendable, Equatable {
 }
 
 /// Rate and range of a magnetometer. Every value must be one the chip supports exactly.
-public struct MagnetometerConfiguration: Sendable, Equatable {
+package struct MagnetometerConfiguration: Sendable, Equatable {
     /// Output data rate in Hz.
-    public var outputDataRate: Double
+    package var outputDataRate: Double
     /// Full scale in µT (±).
-    public var range: Double
+    package var range: Double
 
-    public init(outputDataRate: Double, range: Double) {
+    package init(outputDataRate: Double, range: Double) {
         self.outputDataRate = outputDataRate
         self.range = range
     }
 }
 
 /// One IMU sample taken from the chip's FIFO.
-public struct FIFOFrame: Sendable, Equatable {
+package struct FIFOFrame: Sendable, Equatable {
     /// Samples since the FIFO was (re)started: the sample was taken at start + index / ODR by the
     /// chip's clock.
-    public var sampleIndex: Int
+    package var sampleIndex: Int
     /// The reading, in chip axes and Core Motion units (as ``IMUDriver/readSample()``).
-    public var sample: IMUSample
+    package var sample: IMUSample
     /// When the chip took the sample by its own clock, seconds (its timestamp counter times the
     /// counter's nominal LSB), where the chip's FIFO carries timestamps; nil otherwise. Increasing
     /// from frame to frame while the FIFO runs: the driver unwraps the counter between frames. The
     /// origin is the chip's (arbitrary); the counter wraps every ``FIFORead/chipClockWrap`` seconds,
     /// so after a FIFO restart the value may be off from the earlier ones by whole wraps.
-    public var chipTime: Double?
+    package var chipTime: Double?
 
-    public init(sampleIndex: Int, sample: IMUSample, chipTime: Double? = nil) {
+    package init(sampleIndex: Int, sample: IMUSample, chipTime: Double? = nil) {
         self.sampleIndex = sampleIndex
         self.sample = sample
         self.chipTime = chipTime
@@ -156,21 +156,21 @@ public struct FIFOFrame: Sendable, Equatable {
 }
 
 /// The whole frames read from the FIFO in one call.
-public struct FIFORead: Sendable, Equatable {
-    public var frames: [FIFOFrame]
+package struct FIFORead: Sendable, Equatable {
+    package var frames: [FIFOFrame]
     /// True when the FIFO overflowed since the last read. Samples were lost; the driver emptied and
     /// restarted the FIFO, so later frames count their ``FIFOFrame/sampleIndex`` from 0 again and
     /// the caller re-anchors its clock at this read.
-    public var overflowed: Bool
+    package var overflowed: Bool
     /// Seconds after which the chip's timestamp counter wraps (``FIFOFrame/chipTime``); nil for a
     /// FIFO without timestamps.
-    public var chipClockWrap: Double?
+    package var chipClockWrap: Double?
     /// With ``overflowed``: how many frames the chip itself counted as dropped for want of room
     /// (the BMI160's skip frame); 0 where the chip does not count them. A lower bound of the
     /// samples lost: the driver's restart empties the FIFO too.
-    public var skippedFrames: Int
+    package var skippedFrames: Int
 
-    public init(frames: [FIFOFrame], overflowed: Bool, chipClockWrap: Double? = nil, skippedFrames: Int = 0) {
+    package init(frames: [FIFOFrame], overflowed: Bool, chipClockWrap: Double? = nil, skippedFrames: Int = 0) {
         self.frames = frames
         self.overflowed = overflowed
         self.chipClockWrap = chipClockWrap
@@ -179,17 +179,17 @@ public struct FIFORead: Sendable, Equatable {
 }
 
 /// The result of a chip self-test: each axis's measured response against the datasheet limits.
-public struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
-    public struct Axis: Sendable, Equatable {
+package struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
+    package struct Axis: Sendable, Equatable {
         /// e.g. `accelerometer x`.
-        public var name: String
+        package var name: String
         /// The self-test response (unit in ``unit``, or a ratio to the factory value).
-        public var response: Double
-        public var limits: ClosedRange<Double>
-        public var unit: String
-        public var passed: Bool { limits.contains(response) }
+        package var response: Double
+        package var limits: ClosedRange<Double>
+        package var unit: String
+        package var passed: Bool { limits.contains(response) }
 
-        public init(name: String, response: Double, limits: ClosedRange<Double>, unit: String) {
+        package init(name: String, response: Double, limits: ClosedRange<Double>, unit: String) {
             self.name = name
             self.response = response
             self.limits = limits
@@ -197,16 +197,16 @@ public struct SelfTestReport: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var chip: String
-    public var axes: [Axis]
-    public var passed: Bool { axes.allSatisfy(\.passed) }
+    package var chip: String
+    package var axes: [Axis]
+    package var passed: Bool { axes.allSatisfy(\.passed) }
 
-    public init(chip: String, axes: [Axis]) {
+    package init(chip: String, axes: [Axis]) {
         self.chip = chip
         self.axes = axes
     }
 
-    public var description: String {
+    package var description: String {
         let lines = axes.map { axis in
             "\(axis.name): \(axis.response) \(axis.unit) in [\(axis.limits.lowerBound), \(axis.limits.upperBound)]: "
                 + (axis.passed ? "pass" : "FAIL")

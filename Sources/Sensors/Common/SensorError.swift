@@ -1,7 +1,7 @@
 import I2C
 
 /// Why a driver call failed. Bus failures keep the ``I2CError`` they came from.
-public enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bus transfer failed; the underlying error is kept unchanged.
     case bus(I2CError)
     /// The identity register did not hold the value the driver expects.
@@ -15,7 +15,7 @@ public enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The driver does not offer this feature for this chip (e.g. self-test on a QMC5883L).
     case notSupported(chip: String, feature: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .bus(let error):
             return "\(error)"

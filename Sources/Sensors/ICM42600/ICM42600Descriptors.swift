@@ -3,7 +3,7 @@ import I2C
 extension ChipDescriptor {
     /// WHO_AM_I 0x47 at 0x75, at 0x68 (AP_AD0 low) or 0x69; 16-byte FIFO packets with the chip's
     /// 16-bit µs timestamp.
-    public static let icm42688p = ChipDescriptor(
+    package static let icm42688p = ChipDescriptor(
         imu: ICM42600Model.icm42688p.rawValue, cliNames: ["icm42688", "icm42688p"], family: .icm42600,
         identity: ChipIdentity(
             register: ICM42600Register.whoAmI, value: [ICM42600Settings.settings(for: .icm42688p).identity],

@@ -14,9 +14,9 @@ import Musl
 /// numbered in order (``FIFOFrame/sampleIndex``) like the other drivers' frames and carry the
 /// packets' timestamps as ``FIFOFrame/chipTime`` (1 µs LSB, unwrapped from frame to frame), read
 /// in the same FIFO burst.
-public final class ICM42600IMU: CoreIMUDriver {
+package final class ICM42600IMU: CoreIMUDriver {
     /// 200 Hz, ±4 g, ±500 °/s.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
     typealias State = IMUState<TimestampProgress>
     let core: DriverCore<ICM42600Settings, State>
@@ -36,7 +36,7 @@ public final class ICM42600IMU: CoreIMUDriver {
     /// Most packets per FIFO_DATA read (fewer on a bus with a shorter read limit).
     static let fifoChunkPackets = 8
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: ICM42600Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: ICM42600Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = ICM42600Settings.settings(for: model)
         core = DriverCore(bus: bus, address: address, chip: model.rawValue, .icm42600, identity: settings.identity, settings: settings, pause: pause,
                           resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
@@ -44,7 +44,7 @@ public final class ICM42600IMU: CoreIMUDriver {
 
     /// The gyroscope's delay at the configured output data rate (the default's before
     /// ``configure(_:)``): ``ICM42600Settings/gyroscopeDelay(rate:)``.
-    public var outputDelay: Double {
+    package var outputDelay: Double {
         ICM42600Settings.gyroscopeDelay(rate: core.configuration.outputDataRate)
     }
 
@@ -57,7 +57,7 @@ public final class ICM42600IMU: CoreIMUDriver {
     /// One 14-byte burst from TEMP_DATA1 (0x1D) to GYRO_DATA_Z0 (0x2A): temperature, accel, gyro,
     /// big-endian. Under the driver's lock, so the counts are scaled by the ranges they were
     /// read at even while another thread reconfigures.
-    public func readSample() throws(SensorError) -> IMUSample {
+    package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
             try device.burst(ICM42600Register.temperatureHigh, count: 14) { bytes in
                 state.scale.sample(
@@ -71,7 +71,7 @@ public final class ICM42600IMU: CoreIMUDriver {
 
     /// Bypass (empties the FIFO), flush, accelerometer + gyroscope + temperature in every packet,
     /// then stream mode.
-    public func enableFIFO() throws(SensorError) {
+    package func enableFIFO() throws(SensorError) {
         try core.locked { state throws(SensorError) in try startFIFO(&state) }
     }
 
@@ -89,7 +89,7 @@ public final class ICM42600IMU: CoreIMUDriver {
     /// flag is set after the first one means someone changed the rate under the driver, so the
     /// FIFO is restarted and reported like an overflow (no frames, indices from 0 again); a sensor's −32768 on all axes (not yet valid,
     /// e.g. during the gyroscope's start-up) skips the frame but keeps its index.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         try core.locked { state throws(SensorError) in
             let (full, packets) = try device.burst(ICM42600Register.interruptStatus, count: 3) { status in
@@ -185,7 +185,7 @@ public final class ICM42600IMU: CoreIMUDriver {
     /// (gyroscope EN_GX/GY/GZ after 200 ms, accelerometer EN_AX/AY/AZ + ACCEL_ST_POWER after
     /// 25 ms); the responses compared with the factory values; then the chip is reset and the
     /// configuration restored. The digital filters are left at their reset values.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { state throws(SensorError) in
             let name = chip.name
             let tables = settings.tables
@@ -252,7 +252,7 @@ public final class ICM42600IMU: CoreIMUDriver {
 
 /// Self-test decisions for the ICM-42688-P on averaged counts (pure: testable alone), as TDK's
 /// reference driver (Icm426xxSelfTest.c) makes them.
-public enum ICM42600SelfTest {
+package enum ICM42600SelfTest {
     /// SELF_TEST_CONFIG EN_GX | EN_GY | EN_GZ.
     static let gyroscopeEnable: UInt8 = 0x07
     /// SELF_TEST_CONFIG EN_AX | EN_AY | EN_AZ | ACCEL_ST_POWER.
@@ -270,7 +270,7 @@ public enum ICM42600SelfTest {
     ///     factory value, or (no factory code) at 60 °/s or more.
     ///   - accelerometerResponse: on − off at ±4 g, counts; passes strictly between 0.5 and
     ///     1.5 × the factory value, or (no factory code) within 50 … 1200 mg.
-    public static func evaluate(
+    package static func evaluate(
         chip: String, gyroscopeOffset: SIMD3<Double>, gyroscopeResponse: SIMD3<Double>, gyroscopeCodes: [UInt8],
         accelerometerResponse: SIMD3<Double>, accelerometerCodes: [UInt8]
     ) -> SelfTestReport {

@@ -1,13 +1,13 @@
 /// The TDK InvenSense ICM-426xx chips this driver knows (the family of the Linux kernel's
 /// drivers/iio/imu/inv_icm42600, which shares one bank-0 register map between them).
-public enum ICM42600Model: String, Sendable, CaseIterable {
+package enum ICM42600Model: String, Sendable, CaseIterable {
     /// WHO_AM_I 0x47 (DS-000347 §14; kernel INV_ICM42600_WHOAMI_ICM42688).
     case icm42688p = "ICM-42688-P"
 }
 
 /// The TDK InvenSense ICM-426xx chips (Linux drivers/iio/imu/inv_icm42600).
 extension ChipInfo.Family {
-    public static let icm42600 = Self(rawValue: "InvenSense ICM-426xx")
+    package static let icm42600 = Self(rawValue: "InvenSense ICM-426xx")
 }
 
 /// Bank-0 registers of the family (DS-000347 §14 "Register map"; the kernel's inv_icm42600.h

@@ -5,7 +5,7 @@ extension ICM20948IMU: BusPlacedDriver {}
 extension ChipDescriptor {
     /// Bank-0 WHO_AM_I 0xEA at 0x00, at 0x68 (AD0 low) or 0x69; the MPU family's 12-byte FIFO
     /// frames; an AK09916 behind its I2C bypass.
-    public static let icm20948 = ChipDescriptor(
+    package static let icm20948 = ChipDescriptor(
         imu: ICM20948Settings.name, cliNames: ["icm20948"], family: .invenSense,
         identity: ChipIdentity(register: ICM20948Register.whoAmI, value: [ICM20948Settings.identity], addresses: [I2CAddress(0x68), I2CAddress(0x69)]),
         tables: ICM20948Settings.tables, fifo: FIFOLayout(bytesPerSample: InvenSenseFIFO.frameSize),

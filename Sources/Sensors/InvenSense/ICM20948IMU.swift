@@ -11,11 +11,11 @@ import I2C
 /// The AK09916 magnetometer inside the package appears at 0x0C on the same bus once
 /// ``configure(_:)`` has switched the I2C bypass on; drive it with ``AKMagnetometer`` (`.ak09916`). Its
 /// axes are not the accelerometer's: DS-000189 §11.1, magnetometer y and z point opposite.
-public final class ICM20948IMU: InvenSenseFIFODriver {
+package final class ICM20948IMU: InvenSenseFIFODriver {
     /// The chip's name as ``ChipInfo/name`` gives it.
-    public static let chipName = ICM20948Settings.name
+    package static let chipName = ICM20948Settings.name
     /// ±4 g, ±500 °/s, 220 Hz (gyroscope divider 4), gyroscope bandwidth 51.2 Hz.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 220, accelerometerRange: 4, gyroscopeRange: 500)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 220, accelerometerRange: 4, gyroscopeRange: 500)
 
     let core: DriverCore<ICM20948Settings, IMUState<NoFIFOProgress>>
     /// PWR_MGMT_1 (bank 0): 0x01 after ``configure(_:)``, 0x41 (asleep) after a reset.
@@ -23,7 +23,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
 
     static let resetPolls = 20
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         core = DriverCore(bus: bus, address: address, chip: Self.chipName, .invenSense, identity: ICM20948Settings.identity, settings: ICM20948Settings(),
                           pause: pause, resetCompletion: resetCompletion, configuration: defaultConfiguration,
                           scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
@@ -31,7 +31,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
 
     /// The gyroscope's delay at the GYRO_DLPFCFG the configuration selects (the default's before
     /// ``configure(_:)``): ``ICM20948Settings/gyroscopeDelay(bandwidth:)``.
-    public var outputDelay: Double {
+    package var outputDelay: Double {
         let configuration = core.configuration
         do {
             let rate = try ICM20948Settings.tables.rate(configuration.outputDataRate, chip: chip.name)
@@ -84,7 +84,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
 
     /// One 14-byte burst in bank 0 from ACCEL_XOUT_H (0x2D) to TEMP_OUT_L (0x3A): accelerometer,
     /// gyroscope, then temperature (not the MPU order). Under the driver's lock.
-    public func readSample() throws(SensorError) -> IMUSample {
+    package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
             try device.burst(ICM20948Register.accelXHigh, count: 14) { bytes in
                 let temperature = Double(int16BE(bytes, 12)) / ICM20948Settings.temperatureLSBPerDegree + ICM20948Settings.temperatureOffset
@@ -121,7 +121,7 @@ public final class ICM20948IMU: InvenSenseFIFODriver {
     /// DS-000189 names these registers but not the pass criterion; the MPU-6500/9250 criterion
     /// (AN-MPU-9250A-03: 0.5 ≤ response / (2620 · 1.01^(code − 1)) ≤ 1.5) is applied, as the
     /// codes use the same encoding. Then the chip is reset and the configuration restored.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
             let config = { (selfTest: UInt8) -> [(UInt8, UInt8)] in [
                 (ICM20948Register.gyroSampleRateDivider, 0),

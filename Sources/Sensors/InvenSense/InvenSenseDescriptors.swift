@@ -2,14 +2,14 @@ import I2C
 
 extension ChipDescriptor {
     /// WHO_AM_I 0x68.
-    public static let mpu6050 = mpu(
+    package static let mpu6050 = mpu(
         .mpu6050,
         gyroRestLimits: GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-6000A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz"),
         gravityRestTolerance: GravityRestTolerance(tolerance: 0.11, source: "PS-MPU-6000A §6.2: zero-g z ±80 mg, sensitivity ±3 %"))
 
     /// An MPU-6050 die with an AK8975 behind its I2C bypass: WHO_AM_I 0x68 like the MPU-6050, told
     /// from it by the AK8975 that answers at 0x0C only while INT_PIN_CFG BYPASS_EN is set.
-    public static let mpu9150 = mpu(
+    package static let mpu9150 = mpu(
         .mpu9150,
         gyroRestLimits: GyroRestLimits(biasDPS: 20, noiseDensityDPS: 0.005, source: "PS-MPU-9150A §6.1: ZRO tolerance ±20 °/s, 0.005 °/s/√Hz"),
         // The MPU-9150 carries the MPU-6050's accelerometer die (as ErrorModels.swift takes it);
@@ -21,12 +21,12 @@ extension ChipDescriptor {
             bypass: BypassSwitch(register: InvenSenseRegister.bypassField.address, mask: InvenSenseRegister.bypassField.mask)))
 
     /// WHO_AM_I 0x70, the MPU-9250's register map without its AK8963.
-    public static let mpu6500 = mpu(
+    package static let mpu6500 = mpu(
         .mpu6500,
         gyroRestLimits: GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-6500A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz"))
 
     /// WHO_AM_I 0x71, with an AK8963 behind its I2C bypass.
-    public static let mpu9250 = mpu(
+    package static let mpu9250 = mpu(
         .mpu9250,
         gyroRestLimits: GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-9250A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz"),
         gravityRestTolerance: GravityRestTolerance(tolerance: 0.11, source: "PS-MPU-9250A §3.2: zero-g z ±80 mg, sensitivity ±3 %"),

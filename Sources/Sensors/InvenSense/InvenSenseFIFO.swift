@@ -27,7 +27,7 @@ protocol InvenSenseFIFODriver: CoreIMUDriver where State == IMUState<NoFIFOProgr
 }
 
 extension InvenSenseFIFODriver {
-    public func enableFIFO() throws(SensorError) {
+    package func enableFIFO() throws(SensorError) {
         try core.locked { state throws(SensorError) in
             for (register, value) in Self.fifo.start { try device.write(register, value) }
             state.restartFIFO()
@@ -35,7 +35,7 @@ extension InvenSenseFIFODriver {
     }
 
     /// Reads the overflow flag, then FIFO_COUNT, then whole 12-byte frames in chunks.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         let fifo = Self.fifo
         try core.locked { state throws(SensorError) in

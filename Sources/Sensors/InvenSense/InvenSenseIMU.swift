@@ -10,9 +10,9 @@ import Musl
 ///
 /// The MPU-9250's AK8963 and the MPU-9150's AK8975 magnetometer appear at 0x0C on the same bus
 /// once ``configure(_:)`` has set INT_PIN_CFG BYPASS_EN; drive them with ``AKMagnetometer``.
-public final class InvenSenseIMU: InvenSenseFIFODriver {
+package final class InvenSenseIMU: InvenSenseFIFODriver {
     /// ±4 g, ±500 °/s, 200 Hz, gyro bandwidth 98/92 Hz.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
     let core: DriverCore<InvenSenseSettings, IMUState<NoFIFOProgress>>
     /// CONFIG (0x1A), whose DLPF_CFG is never 0 after ``configure(_:)`` but 0 after a reset.
@@ -27,14 +27,14 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
         count: RegisterField(InvenSenseRegister.fifoCountHigh, mask: 0xFF), data: InvenSenseRegister.fifoData)
     static let resetPolls = 20
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), model: InvenSenseModel, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = InvenSenseSettings.settings(for: model)
         core = DriverCore(bus: bus, address: address, chip: model.rawValue, .invenSense, identity: settings.identity, settings: settings, pause: pause,
                           resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 8192, gyroscopeLSBPerDPS: 65.5))
     }
 
     /// The gyroscope's delay at the DLPF_CFG code last written (0 before ``configure(_:)``).
-    public var outputDelay: Double {
+    package var outputDelay: Double {
         settings.gyroscopeDelay[InvenSenseRegister.lowPassField.code(in: core.shadow(InvenSenseRegister.config))] ?? 0
     }
 
@@ -72,7 +72,7 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
     /// One 14-byte burst from ACCEL_XOUT_H (0x3B) to GYRO_ZOUT_L (0x48): accel, temperature, gyro.
     /// Under the driver's lock, so the counts are scaled by the ranges they were read at even
     /// while another thread reconfigures.
-    public func readSample() throws(SensorError) -> IMUSample {
+    package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
             try device.burst(InvenSenseRegister.accelXHigh, count: 14) { bytes in
                 let temperature = Double(int16BE(bytes, 6)) / settings.temperatureLSBPerDegree + settings.temperatureOffset
@@ -90,7 +90,7 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
 
     /// Runs the datasheet self-test (RM-MPU-6000A §4.1–4.2 for the MPU-6050, AN-MPU-9250A-03 §3
     /// for the MPU-6500/9250), then resets and restores the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { _ throws(SensorError) in
             // 1 kHz, gyro ±250 °/s; accel ±8 g (6050) or ±2 g (6500/9250); DLPF 98/92 Hz.
             let accelRangeCode: UInt8 = settings.selfTest == .factoryTrimChange ? 0x10 : 0x00
@@ -141,11 +141,11 @@ public final class InvenSenseIMU: InvenSenseFIFODriver {
 }
 
 /// Self-test decisions for InvenSense chips, on averaged raw counts (pure: testable alone).
-public enum InvenSenseSelfTest {
+package enum InvenSenseSelfTest {
     /// MPU-6050 (RM-MPU-6000A §4.1): responses in counts at ±8 g / ±250 °/s; `selfTestRegisters`
     /// are SELF_TEST_X, _Y, _Z, _A (0x0D…0x10). Each axis passes when its change from factory
     /// trim, (STR − FT) / FT, is within ±14 % (PS-MPU-6000A §6.1/6.2).
-    public static func evaluateFactoryTrim(
+    package static func evaluateFactoryTrim(
         chip: String, accelerometerResponse: SIMD3<Double>, gyroscopeResponse: SIMD3<Double>,
         selfTestRegisters: [UInt8]
     ) -> SelfTestReport {
@@ -179,7 +179,7 @@ public enum InvenSenseSelfTest {
     /// ST_OTP = 2620 · 1.01^(code − 1). Gyro passes when STR / ST_OTP > 0.5; accel when
     /// 0.5 ≤ STR / ST_OTP ≤ 1.5. Without an OTP value (code 0): gyro |STR| ≥ 60 °/s,
     /// accel 225 mg ≤ |STR| ≤ 675 mg.
-    public static func evaluateOTP(
+    package static func evaluateOTP(
         chip: String, accelerometerResponse: SIMD3<Double>, gyroscopeResponse: SIMD3<Double>,
         gyroscopeCodes: [UInt8], accelerometerCodes: [UInt8]
     ) -> SelfTestReport {

@@ -1,5 +1,5 @@
 /// The InvenSense chips this driver knows.
-public enum InvenSenseModel: String, Sendable, CaseIterable {
+package enum InvenSenseModel: String, Sendable, CaseIterable {
     case mpu6050 = "MPU-6050"
     /// An MPU-6050 die with an AK8975 magnetometer die behind its I2C bypass; WHO_AM_I 0x68 like
     /// the MPU-6050 (drivers/iio/imu/inv_mpu6050/inv_mpu_iio.h: INV_MPU9150_WHOAMI_VALUE 0x68;
@@ -11,7 +11,7 @@ public enum InvenSenseModel: String, Sendable, CaseIterable {
 
 /// The MPU-6050/6500/9150/9250 and the ICM-20948: the MPU register map and FIFO.
 extension ChipInfo.Family {
-    public static let invenSense = Self(rawValue: "InvenSense MPU")
+    package static let invenSense = Self(rawValue: "InvenSense MPU")
 }
 
 /// Register map shared by the family (RM-MPU-6000A §3, RM-MPU-9250A §3: same addresses).

@@ -2,23 +2,23 @@ import I2C
 
 extension ChipDescriptor {
     /// WHO_AM_I 0x69.
-    public static let lsm6ds3 = lsm6(
+    package static let lsm6ds3 = lsm6(
         .lsm6ds3, cliNames: ["lsm6ds3"],
         gyroRestLimits: GyroRestLimits(biasDPS: 10, noiseDensityDPS: 0.007, source: "LSM6DS3 DocID026899 Table 3: G_TyOff ±10 dps, Rn 7 mdps/√Hz"))
 
     /// WHO_AM_I 0x6A: the LSM6DS3TR-C, LSM6DSL and LSM6DSM, told apart by no register.
-    public static let lsm6dsl = lsm6(
+    package static let lsm6dsl = lsm6(
         .lsm6dsl, cliNames: ["lsm6dsl"],
         gyroRestLimits: GyroRestLimits(biasDPS: 2, noiseDensityDPS: 0.004, source: "LSM6DSL DocID028475 Table 3: G_TyOff ±2 dps, Rn 4 mdps/√Hz"))
 
     /// WHO_AM_I 0x6C, shared with the LSM6DSO32: this one unless the caller names the LSM6DSO32.
-    public static let lsm6dso = lsm6(
+    package static let lsm6dso = lsm6(
         .lsm6dso, cliNames: ["lsm6dsox", "lsm6dso"],
         gyroRestLimits: GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz"),
         condition: .unlessNamed(lookalike: LSM6Model.lsm6dso32.rawValue))
 
     /// WHO_AM_I 0x6C as the LSM6DSO, with ±4…32 g: only the caller (board file) can say so.
-    public static let lsm6dso32 = lsm6(
+    package static let lsm6dso32 = lsm6(
         .lsm6dso32, cliNames: ["lsm6dso32"],
         gyroRestLimits: GyroRestLimits(biasDPS: 1, noiseDensityDPS: 0.0038, source: "LSM6DSOX DS12814 Table 2: G_TyOff ±1 dps, Rn 3.8 mdps/√Hz"),
         condition: .onlyWhenNamed)
@@ -28,7 +28,7 @@ extension ChipDescriptor {
     /// LSM6DSR's register map, ±4000 dps included (DS13012 Table 3): one settings entry serves
     /// both, as in Linux drivers/iio/imu/st_lsm6dsx/st_lsm6dsx_core.c (`.wai = 0x6b`:
     /// ST_LSM6DSR_ID, ST_ISM330DHCX_ID). No gyroscope rest limits were taken (none before either).
-    public static let lsm6dsr = lsm6(.lsm6dsr, cliNames: ["lsm6dsr", "ism330dhcx"], gyroRestLimits: nil)
+    package static let lsm6dsr = lsm6(.lsm6dsr, cliNames: ["lsm6dsr", "ism330dhcx"], gyroRestLimits: nil)
 
     /// One LSM6 chip: WHO_AM_I (0x0F) from its settings, at 0x6A (SA0 low) or 0x6B; its FIFO as
     /// its settings say: untagged 12-byte frames (LSM6DS3/DSL) or two tagged 7-byte words per

@@ -1,9 +1,9 @@
 import I2C
 
 /// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
-public final class LSM6IMU: STIMUDriver {
+package final class LSM6IMU: STIMUDriver {
     /// 208 Hz, ±4 g, ±500 °/s.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
 
     let core: DriverCore<LSM6Settings, IMUState<TaggedFIFOProgress>>
     /// CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
@@ -25,7 +25,7 @@ public final class LSM6IMU: STIMUDriver {
 
     static let fifoChunkFrames = 8
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM6Settings.settings(for: model)
         core = DriverCore(bus: bus, address: address, chip: model.rawValue, .lsm6, identity: settings.identity, settings: settings, pause: pause,
                           resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1))
@@ -38,7 +38,7 @@ public final class LSM6IMU: STIMUDriver {
     // MARK: FIFO
 
     /// Continuous mode at the output data rate, accelerometer and gyroscope in every frame.
-    public func enableFIFO() throws(SensorError) {
+    package func enableFIFO() throws(SensorError) {
         try core.locked { state throws(SensorError) in
             try startFIFO(&state)
         }
@@ -63,7 +63,7 @@ public final class LSM6IMU: STIMUDriver {
         state.restartFIFO()
     }
 
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         try core.locked { state throws(SensorError) in
             switch settings.fifo {
@@ -176,9 +176,9 @@ public final class LSM6IMU: STIMUDriver {
 }
 
 /// Self-test decision for the ST IMUs, LSM6 family and LSM9DS1 (pure: testable alone).
-public enum LSM6SelfTest {
+package enum LSM6SelfTest {
     /// Responses: accelerometer in mg, gyroscope in °/s, each |self-test on − off| per axis.
-    public static func evaluate(
+    package static func evaluate(
         chip: String, accelerometerResponse: SIMD3<Double>, gyroscopeResponse: SIMD3<Double>,
         accelerometerLimits: ClosedRange<Double>, gyroscopeLimits: ClosedRange<Double>
     ) -> SelfTestReport {

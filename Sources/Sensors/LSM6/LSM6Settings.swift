@@ -1,5 +1,5 @@
 /// The ST LSM6 chips this driver knows. Chips sharing a WHO_AM_I value are one model.
-public enum LSM6Model: String, Sendable, CaseIterable {
+package enum LSM6Model: String, Sendable, CaseIterable {
     /// WHO_AM_I 0x69.
     case lsm6ds3 = "LSM6DS3"
     /// WHO_AM_I 0x6A: register-compatible, told apart by no register.
@@ -15,7 +15,7 @@ public enum LSM6Model: String, Sendable, CaseIterable {
 
 /// The ST LSM6 chips: one register map (``LSM6Register``), a settings entry per WHO_AM_I.
 extension ChipInfo.Family {
-    public static let lsm6 = Self(rawValue: "ST LSM6")
+    package static let lsm6 = Self(rawValue: "ST LSM6")
 }
 
 /// Register map shared by the family (LSM6DS3 / LSM6DSL / LSM6DSO datasheets §8–9: same addresses

@@ -7,7 +7,7 @@ extension ChipDescriptor {
     /// FIFO level is read as the gyroscope set (OUT_X_L_G, 6 bytes) and the accelerometer set
     /// (OUT_X_L_XL, 6 bytes), no timestamps (§3.5). Its magnetometer is a separate device with the
     /// LIS3MDL's identity (``lis3mdl``).
-    public static let lsm9ds1 = ChipDescriptor(
+    package static let lsm9ds1 = ChipDescriptor(
         imu: LSM9DS1IMU.name, cliNames: ["lsm9ds1"], family: .lsm9ds1,
         identity: ChipIdentity(register: LSM9DS1Register.whoAmI, value: [LSM9DS1Settings().identity], addresses: [I2CAddress(0x6A), I2CAddress(0x6B)]),
         tables: LSM9DS1Settings().tables, fifo: FIFOLayout(bytesPerSample: 12), gyroRestLimits: nil,

@@ -8,9 +8,9 @@ import I2C
 /// 0x10/0x20/0x22, gyroscope output before a gap of control registers, a 32-level FIFO read
 /// through the output registers), so it has its own register table (``STRegisterLayout``) and
 /// FIFO code; configuration, sample read and self-test are the ST ones (``STIMUDriver``).
-public final class LSM9DS1IMU: STIMUDriver {
+package final class LSM9DS1IMU: STIMUDriver {
     /// 119 Hz, ±4 g, ±500 °/s.
-    public let defaultConfiguration = IMUConfiguration(outputDataRate: 119, accelerometerRange: 4, gyroscopeRange: 500)
+    package let defaultConfiguration = IMUConfiguration(outputDataRate: 119, accelerometerRange: 4, gyroscopeRange: 500)
 
     private typealias Register = LSM9DS1Register
     let core: DriverCore<LSM9DS1Settings, IMUState<NoFIFOProgress>>
@@ -18,19 +18,19 @@ public final class LSM9DS1IMU: STIMUDriver {
     static let configuredRegister = LSM9DS1Register.ctrlReg1G
     static let layout = LSM9DS1Register.st
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM9DS1Settings()
         core = DriverCore(bus: bus, address: address, chip: Self.name, .lsm9ds1, identity: settings.identity, settings: settings, pause: pause,
                           resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1))
     }
 
-    public static let name = "LSM9DS1"
+    package static let name = "LSM9DS1"
 
     // MARK: FIFO
 
     /// Continuous mode (§3.5.3): bypass first (empties the FIFO), FIFO_EN in CTRL_REG9, then
     /// FMODE = 110. Each level holds a gyroscope and an accelerometer set taken at the same ODR tick.
-    public func enableFIFO() throws(SensorError) {
+    package func enableFIFO() throws(SensorError) {
         try core.locked { state throws(SensorError) in try startFIFO(&state) }
     }
 
@@ -48,7 +48,7 @@ public final class LSM9DS1IMU: STIMUDriver {
     /// gyroscope set (OUT_X_L_G 0x18, 6 bytes) then the accelerometer set (OUT_X_L_XL 0x28,
     /// 6 bytes), and the FIFO moves on to the next level after the accelerometer set. Two plain
     /// reads per level do not depend on how the address pointer wraps in FIFO mode.
-    public func readFIFO(into read: inout FIFORead) throws(SensorError) {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         read.restart()
         try core.locked { state throws(SensorError) in
             let source = try device.read(Register.fifoSrc)

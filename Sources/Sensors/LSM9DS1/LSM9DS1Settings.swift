@@ -1,6 +1,6 @@
 /// The ST LSM9DS1's accelerometer and gyroscope (its magnetometer answers as a LIS3MDL).
 extension ChipInfo.Family {
-    public static let lsm9ds1 = Self(rawValue: "ST LSM9DS1")
+    package static let lsm9ds1 = Self(rawValue: "ST LSM9DS1")
 }
 
 /// Register map of the LSM9DS1 accelerometer and gyroscope (datasheet DocID025715 Rev 3, §6

@@ -3,13 +3,13 @@ import I2C
 /// Each AKM chip is a family of its own: their WIA registers tell them apart (the AK8975's only
 /// inside its MPU-9150).
 extension ChipInfo.Family {
-    public static let ak8963 = Self(rawValue: "AKM AK8963")
-    public static let ak09916 = Self(rawValue: "AKM AK09916")
-    public static let ak8975 = Self(rawValue: "AKM AK8975")
+    package static let ak8963 = Self(rawValue: "AKM AK8963")
+    package static let ak09916 = Self(rawValue: "AKM AK09916")
+    package static let ak8975 = Self(rawValue: "AKM AK8975")
 }
 
 /// The AKM magnetometers this driver knows; the raw value is the chip's name.
-public enum AKModel: String, Sendable, CaseIterable {
+package enum AKModel: String, Sendable, CaseIterable {
     /// Inside the MPU-9250 (0x0C behind its I2C bypass) or on its own.
     case ak8963 = "AK8963"
     /// Inside the ICM-20948.
@@ -132,16 +132,16 @@ extension AKModel {
 ///   returned was measured right after the previous read (≤ 9 ms conversion), so it is one read
 ///   period old: 10 ms at the 100 Hz sampler. A read that finds no finished measurement (DRDY 0,
 ///   or DERR: read during the conversion) returns the previous sample and triggers nothing.
-public final class AKMagnetometer: CoreMagnetometerDriver {
-    public let model: AKModel
-    public let defaultConfiguration: MagnetometerConfiguration
+package final class AKMagnetometer: CoreMagnetometerDriver {
+    package let model: AKModel
+    package let defaultConfiguration: MagnetometerConfiguration
     /// Polls of ST1 DRDY while waiting for a self-test or first single measurement (2 ms apart).
     static let dataReadyPolls = 10
 
     private let settings: AKSettings
     let core: MagnetometerCore
 
-    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0C), model: AKModel, pause: Pause = .system,
+    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x0C), model: AKModel, pause: Pause = .system,
                 resetCompletion: ResetCompletion = .pollResetBit) {
         settings = model.settings
         self.model = model
@@ -209,7 +209,7 @@ public final class AKMagnetometer: CoreMagnetometerDriver {
     /// ST1 … ST2 in one read, scaled by the factory adjustment; HOFL or a count at the output
     /// limit saturates. On the AK8975 also the trigger of the next measurement (see the type's
     /// notes).
-    public func readSample() throws(SensorError) -> MagneticSample {
+    package func readSample() throws(SensorError) -> MagneticSample {
         guard !settings.continuous else { return try core.readSample() }
         return try core.locked { state throws(SensorError) -> MagneticSample in
             let (sample, ready) = try measurement(adjustment: state.adjustment, lsbPerMicrotesla: state.lsbPerMicrotesla)
@@ -224,7 +224,7 @@ public final class AKMagnetometer: CoreMagnetometerDriver {
     /// after ``configure(_:)``). AK8975: the control register returns to power-down after each
     /// measurement, so the chip is still configured while a measurement runs (MODE = single) or
     /// waits to be read (ST1 DRDY); both clear after a reset.
-    public func isStillConfigured() throws(SensorError) -> Bool {
+    package func isStillConfigured() throws(SensorError) -> Bool {
         guard !settings.continuous else { return try core.isStillConfigured() }
         let single = settings.common.outputDataRates[0].code
         if try device.read(settings.mode.address) & settings.mode.mask == single { return true }
@@ -234,7 +234,7 @@ public final class AKMagnetometer: CoreMagnetometerDriver {
     /// Power-down, ASTC SELF = 1 where there is one, self-test mode, wait for DRDY (bounded
     /// polls), read, ASTC = 0; the chip returns to power-down by itself (AK8963 §6.4.5, AK09916
     /// §9.4.4, the AK8975 datasheet's self-test mode); then reset and restore the configuration.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         try runSelfTest { state throws(SensorError) in
             try powerDown()
             if let astc = settings.selfTestControl { try device.write(astc, 0x40) }
@@ -251,7 +251,7 @@ public final class AKMagnetometer: CoreMagnetometerDriver {
 
     /// The datasheet self-test judgment of `model` on `counts` (after the sensitivity
     /// adjustment where the chip has one): see ``AKSettings/selfTestLimits``.
-    public static func evaluateSelfTest(model: AKModel, counts: SIMD3<Double>) -> SelfTestReport {
+    package static func evaluateSelfTest(model: AKModel, counts: SIMD3<Double>) -> SelfTestReport {
         magneticSelfTestReport(chip: model.rawValue, response: counts, limits: model.settings.selfTestLimits, unit: "LSB")
     }
 }

@@ -1,7 +1,7 @@
 import I2C
 
 extension ChipInfo.Family {
-    public static let hmc5883l = Self(rawValue: "Honeywell HMC5883L")
+    package static let hmc5883l = Self(rawValue: "Honeywell HMC5883L")
 }
 
 /// Driver for the Honeywell HMC5883L magnetometer (0x1E). It has no software reset.
@@ -9,10 +9,10 @@ extension ChipInfo.Family {
 /// Data output X, Z, Y (big-endian, 0x03…0x08) read in one burst and returned in x, y, z
 /// order; ``TableMagnetometer/isStillConfigured()`` reads configuration register A (0x00): 0x10
 /// at power-on, 0x60 (MA = 8 samples) | DO << 2 after ``TableMagnetometer/configure(_:)``.
-public typealias HMC5883LMagnetometer = TableMagnetometer<HMC5883L>
+package typealias HMC5883LMagnetometer = TableMagnetometer<HMC5883L>
 
 /// The HMC5883L's table entry.
-public enum HMC5883L: TableMagnetometerChip {
+package enum HMC5883L: TableMagnetometerChip {
     /// HMC5883L datasheet Table 2 register list.
     enum Register {
         static let configA: UInt8 = 0x00  // MA 6:5, DO 4:2, MS 1:0
@@ -33,7 +33,7 @@ public enum HMC5883L: TableMagnetometerChip {
             setUp: [(Register.configA, 0x71), (Register.configB, 0xA0), (Register.mode, 0x00)], count: 5, interval: .milliseconds(67)),
         limits: Array(repeating: 243...575, count: 3), unit: "LSB")
 
-    public static let entry = MagnetometerTableEntry(
+    package static let entry = MagnetometerTableEntry(
         // Table 5 (DO: 0.75…75 Hz) and Table 9 (GN: ±0.88…8.1 gauss, 1370…230 LSB/gauss). Data
         // output X, Z, Y (big-endian, 0x03…0x08); Table 3: valid output is −2048…2047, and an axis
         // that overflowed (or whose ADC saturated) reads −4096.
@@ -56,5 +56,5 @@ public enum HMC5883L: TableMagnetometerChip {
 
 extension TableMagnetometer where Chip == HMC5883L {
     /// Positive-bias counts at gain 5: each axis within 243…575.
-    public static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport { evaluate(response: counts, HMC5883L.selfTest) }
+    package static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport { evaluate(response: counts, HMC5883L.selfTest) }
 }

@@ -1,17 +1,17 @@
 import I2C
 
 extension ChipInfo.Family {
-    public static let lis2mdl = Self(rawValue: "ST LIS2MDL")
+    package static let lis2mdl = Self(rawValue: "ST LIS2MDL")
 }
 
 /// Driver for the ST LIS2MDL magnetometer (0x1E).
 ///
 /// Samples: OUTX_L … OUTZ_H (0x68…0x6D) in one read. ``TableMagnetometer/isStillConfigured()``
 /// reads CFG_REG_A (0x60): 0x03 (idle) after a reset.
-public typealias LIS2MDLMagnetometer = TableMagnetometer<LIS2MDL>
+package typealias LIS2MDLMagnetometer = TableMagnetometer<LIS2MDL>
 
 /// The LIS2MDL's table entry.
-public enum LIS2MDL: TableMagnetometerChip {
+package enum LIS2MDL: TableMagnetometerChip {
     /// LIS2MDL datasheet §8 register map (auto-increment is always on, §6.1.1).
     enum Register {
         static let whoAmI: UInt8 = 0x4F  // 0x40
@@ -31,7 +31,7 @@ public enum LIS2MDL: TableMagnetometerChip {
             count: 50, interval: .milliseconds(10), toggle: (enable: (Register.cfgC, 0x12), disable: (Register.cfgC, 0x10))),
         limits: Array(repeating: 15...500, count: 3), unit: "LSB")
 
-    public static let entry = MagnetometerTableEntry(
+    package static let entry = MagnetometerTableEntry(
         // CFG_REG_A ODR 00 = 10 Hz … 11 = 100 Hz; sensitivity 1.5 mgauss/LSB = 0.15 µT/LSB (Table 2).
         settings: MagnetometerSettings(
             name: "LIS2MDL", family: .lis2mdl, identityRegister: Register.whoAmI, identity: [0x40],
@@ -52,5 +52,5 @@ public enum LIS2MDL: TableMagnetometerChip {
 
 extension TableMagnetometer where Chip == LIS2MDL {
     /// |self-test on − off| per axis in counts, each within 15…500.
-    public static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport { evaluate(response: counts, LIS2MDL.selfTest) }
+    package static func evaluateSelfTest(counts: SIMD3<Double>) -> SelfTestReport { evaluate(response: counts, LIS2MDL.selfTest) }
 }

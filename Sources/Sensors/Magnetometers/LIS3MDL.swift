@@ -1,7 +1,7 @@
 import I2C
 
 extension ChipInfo.Family {
-    public static let lis3mdl = Self(rawValue: "ST LIS3MDL")
+    package static let lis3mdl = Self(rawValue: "ST LIS3MDL")
 }
 
 /// Driver for the ST LIS3MDL magnetometer (0x1C or 0x1E), and for the magnetometer inside the
@@ -20,10 +20,10 @@ extension ChipInfo.Family {
 /// Samples: OUT_X_L … OUT_Z_H (0x28…0x2D) in one auto-incrementing read.
 /// ``TableMagnetometer/isStillConfigured()`` reads CTRL_REG1 (0x20): 0x10 after a reset, OM | DO
 /// after ``TableMagnetometer/configure(_:)``.
-public typealias LIS3MDLMagnetometer = TableMagnetometer<LIS3MDL>
+package typealias LIS3MDLMagnetometer = TableMagnetometer<LIS3MDL>
 
 /// The LIS3MDL's table entry.
-public enum LIS3MDL: TableMagnetometerChip {
+package enum LIS3MDL: TableMagnetometerChip {
     /// LIS3MDL datasheet §7 register map.
     enum Register {
         static let whoAmI: UInt8 = 0x0F  // 0x3D
@@ -51,7 +51,7 @@ public enum LIS3MDL: TableMagnetometerChip {
             count: 5, interval: .milliseconds(20), toggle: (enable: (Register.ctrl1, 0x1D), disable: (Register.ctrl1, 0x1C))),
         countsPerUnit: 2281, limits: [1...3, 1...3, 0.1...1], unit: "gauss")
 
-    public static let entry = MagnetometerTableEntry(
+    package static let entry = MagnetometerTableEntry(
         // Table 3 (CTRL_REG1 DO) and Table 2 (sensitivity 6842/3421/2281/1711 LSB/gauss; 1 gauss = 100 µT).
         settings: MagnetometerSettings(
             name: "LIS3MDL", family: .lis3mdl, identityRegister: Register.whoAmI, identity: [0x3D],
@@ -75,5 +75,5 @@ public enum LIS3MDL: TableMagnetometerChip {
 
 extension TableMagnetometer where Chip == LIS3MDL {
     /// Pass/fail on the self-test response in gauss (|on − off|, per axis).
-    public static func evaluateSelfTest(responseGauss: SIMD3<Double>) -> SelfTestReport { evaluate(response: responseGauss, LIS3MDL.selfTest) }
+    package static func evaluateSelfTest(responseGauss: SIMD3<Double>) -> SelfTestReport { evaluate(response: responseGauss, LIS3MDL.selfTest) }
 }

@@ -1,7 +1,7 @@
 import I2C
 
 extension ChipInfo.Family {
-    public static let qmc5883l = Self(rawValue: "QST QMC5883L")
+    package static let qmc5883l = Self(rawValue: "QST QMC5883L")
 }
 
 /// Driver for the QST QMC5883L magnetometer (0x0D). It has no self-test.
@@ -9,10 +9,10 @@ extension ChipInfo.Family {
 /// Samples: X, Y, Z and the status byte in one read; OVL marks an overflow.
 /// ``TableMagnetometer/isStillConfigured()`` reads control register 1 (0x09): 0x00 (standby)
 /// after a reset.
-public typealias QMC5883LMagnetometer = TableMagnetometer<QMC5883L>
+package typealias QMC5883LMagnetometer = TableMagnetometer<QMC5883L>
 
 /// The QMC5883L's table entry.
-public enum QMC5883L: TableMagnetometerChip {
+package enum QMC5883L: TableMagnetometerChip {
     /// QMC5883L datasheet §9.2 register map.
     enum Register {
         static let dataXL: UInt8 = 0x00  // X LSB … Z MSB at 0x05, status at 0x06
@@ -25,7 +25,7 @@ public enum QMC5883L: TableMagnetometerChip {
         static let mode = RegisterField(control1, mask: 0b0000_0011)
     }
 
-    public static let entry = MagnetometerTableEntry(
+    package static let entry = MagnetometerTableEntry(
         // §9.2.3 ODR 00 = 10 Hz … 11 = 200 Hz; RNG 00 = ±2 G (12000 LSB/G), 01 = ±8 G (3000 LSB/G).
         // Output: X, Y, Z (little-endian) and the status byte (OVL bit 1) in one 7-byte read from 0x00.
         settings: MagnetometerSettings(

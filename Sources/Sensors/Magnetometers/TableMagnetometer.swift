@@ -38,19 +38,19 @@ struct MagnetometerSelfTestProcedure: Sendable {
 /// One table-driven magnetometer, everything its driver needs: the settings table, the registers
 /// its configuration writes, its default configuration and address, and its self-test (nil for a
 /// chip without one). One chip is one entry; ``TableMagnetometer`` drives any of them.
-public struct MagnetometerTableEntry: Sendable {
+package struct MagnetometerTableEntry: Sendable {
     let settings: MagnetometerSettings
     let registers: MagnetometerRegisterMap
     /// The fastest continuous rate up to 100 Hz and a range covering the Earth's field.
     let defaultConfiguration: MagnetometerConfiguration
     /// Where the chip usually answers (its address pin low): its driver's default address.
-    public let address: I2CAddress
+    package let address: I2CAddress
     let selfTest: MagnetometerSelfTest?
 }
 
 /// A magnetometer chip with an entry in the table: the type parameter of ``TableMagnetometer``,
 /// which gives each chip's driver a type of its own (``LIS3MDLMagnetometer``, …).
-public protocol TableMagnetometerChip: Sendable {
+package protocol TableMagnetometerChip: Sendable {
     static var entry: MagnetometerTableEntry { get }
 }
 
@@ -58,8 +58,8 @@ public protocol TableMagnetometerChip: Sendable {
 /// up, identity checked, reset, then the registers of its entry written; samples are one burst
 /// read of the output registers. (The AKM chips, which read a fuse ROM or measure on command, have
 /// a driver of their own, ``AKMagnetometer``.)
-public final class TableMagnetometer<Chip: TableMagnetometerChip>: CoreMagnetometerDriver, BusPlacedDriver {
-    public let defaultConfiguration: MagnetometerConfiguration
+package final class TableMagnetometer<Chip: TableMagnetometerChip>: CoreMagnetometerDriver, BusPlacedDriver {
+    package let defaultConfiguration: MagnetometerConfiguration
     let core: MagnetometerCore
 
     /// The chip's settings table (identity, rates, ranges, reset bit, output burst).
@@ -67,7 +67,7 @@ public final class TableMagnetometer<Chip: TableMagnetometerChip>: CoreMagnetome
 
     /// - Parameter resetCompletion: `.fixedDelay` only on a plain register file (`i2c-stub`); it
     ///   changes nothing on a chip without a reset bit.
-    public init(bus: any I2CBus, address: I2CAddress = Chip.entry.address, pause: Pause = .system,
+    package init(bus: any I2CBus, address: I2CAddress = Chip.entry.address, pause: Pause = .system,
                 resetCompletion: ResetCompletion = .pollResetBit) {
         let entry = Chip.entry
         defaultConfiguration = entry.defaultConfiguration
@@ -88,7 +88,7 @@ public final class TableMagnetometer<Chip: TableMagnetometerChip>: CoreMagnetome
 
     /// The entry's datasheet self-test, then a reset and the configuration restored. Throws
     /// ``SensorError/notSupported(chip:feature:)`` on a chip without one.
-    public func selfTest() throws(SensorError) -> SelfTestReport {
+    package func selfTest() throws(SensorError) -> SelfTestReport {
         guard let test = Chip.entry.selfTest else { throw .notSupported(chip: chip.name, feature: "self-test") }
         return try runSelfTest { _ throws(SensorError) in
             Self.evaluate(response: try core.selfTestResponse(test.procedure) / test.countsPerUnit, test)

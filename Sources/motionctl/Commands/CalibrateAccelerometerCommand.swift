@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Fusion
 import Motion
+import MotionSimulation
 import MotionTools
 
 /// `motionctl calibrate accelerometer`: offset and scale per axis from the board resting on each

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Fusion
 import Motion
+import MotionSimulation
 import MotionTools
 
 /// `motionctl calibrate gyroscope`: the zero-rate bias, measured with the board at rest.

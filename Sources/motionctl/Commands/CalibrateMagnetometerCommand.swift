@@ -3,6 +3,7 @@ import FileAccess
 import Foundation
 import Fusion
 import Motion
+import MotionSimulation
 import MotionTools
 
 /// `motionctl calibrate magnetometer`: guided figure-eight, ellipsoid fit, saved to the store.

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Fusion
 import Motion
+import MotionSimulation
 import Timing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Motion
+import MotionSimulation
 
 /// `motionctl orientation`: prints each change of device orientation as it is posted.
 struct OrientationCommand: ParsableCommand {

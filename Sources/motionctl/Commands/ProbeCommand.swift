@@ -4,6 +4,7 @@ import I2C
 import LinuxI2C
 import IIO
 import Motion
+import MotionSimulation
 import MotionTools
 import MotionSimulator
 import Sensors

@@ -2,6 +2,7 @@ import ArgumentParser
 import FileAccess
 import Foundation
 import Motion
+import MotionSimulation
 import MotionPublish
 
 /// `motionctl publish`: device motion, orientation and state to an MQTT broker (MotionPublish;

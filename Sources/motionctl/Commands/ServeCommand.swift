@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Locking
 import Motion
+import MotionSimulation
 import MotionTools
 import MotionServe
 

@@ -4,6 +4,7 @@ import Foundation
 import Fusion
 import I2C
 import Motion
+import MotionSimulation
 import MotionSimulator
 import Timing
 

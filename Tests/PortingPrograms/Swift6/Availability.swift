@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// Apple's "Getting raw accelerometer events" opening: check what the device has before
 /// starting. Core Motion's `CMMotionManager.availableAttitudeReferenceFrames()` is a class method

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// Every member the issue found missing or different, used as a Core Motion program uses it,
 /// with the `CM` prefixes dropped and nothing else changed (but `let` → `var` for the mutating

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// UIKit's orientation notifications as a ported program uses them: begin generating, observe
 /// the notification, read the orientation (`UIDevice.current.orientation` → the manager's), act

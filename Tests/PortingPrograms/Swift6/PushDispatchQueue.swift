@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// Push updates to a `DispatchQueue` (this library's extra: Core Motion takes only
 /// `OperationQueue`s): a serial queue of the program's and a global concurrent one, where the

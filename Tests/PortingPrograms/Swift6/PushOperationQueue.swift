@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// Push updates to an `OperationQueue`, Core Motion's own kind of queue: a queue of the
 /// program's, and `.main` — which means `OperationQueue.main` here as in Core Motion (the

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// Each reference frame the way a compass tutorial tries them: ask whether the device offers
 /// it, start, read the heading; a frame it cannot give reports Core Motion's error to the

@@ -1,5 +1,6 @@
 import Foundation
 import Motion
+import MotionSimulation
 
 /// The common "relative attitude" tutorial: keep the first attitude as the reference and show
 /// every later one relative to it with `multiply(byInverseOf:)`. Core Motion's `CMAttitude` is a

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Motion
+import MotionSimulation
 
 // What the ported programs share: a lock for the state their handlers touch (as an application
 // keeps it), the simulated board, and a watchdog.
@@ -27,8 +28,9 @@ final class Shared<Value>: @unchecked Sendable {
 /// A manager on the simulated board (no stored calibrations), in virtual time unless `clock` is nil.
 func simulatedMotion(_ scenario: String = "rest", clock: VirtualClock?) -> MotionManager? {
     do {
-        return try MotionManager(
-            source: .simulated(Simulation(scenario: scenario)), clock: clock ?? SystemClock(), calibrationStore: nil)
+        let source = MotionSource.simulated(Simulation(scenario: scenario))
+        guard let clock else { return try MotionManager(source: source, calibrationStore: nil) }
+        return try MotionManager(source: source, clock: clock, calibrationStore: nil)
     } catch {
         print("error: the simulated board did not start: \(error.localizedDescription)")
         return nil

@@ -15,16 +15,21 @@ public struct IIOSelection: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Where IIO devices are listed (`/sys/bus/iio/devices`; a fake tree in tests).
-    public var root: String
+    package var root: String
     /// Where their buffers' character devices are (`/dev`, holding `iio:deviceN`).
-    public var deviceDirectory: String
+    package var deviceDirectory: String
     /// Only the device whose `name` is this (or starts with it and `_`: `lsm6dsox` picks
     /// `lsm6dsox_accel` and `lsm6dsox_gyro`); nil: the best accelerometer found.
     public var name: String?
     public var reading: Reading
 
-    public init(
-        root: String = IIODiscovery.defaultRoot, deviceDirectory: String = IIODiscovery.defaultDeviceDirectory,
+    public init(name: String? = nil, reading: Reading = .automatic) {
+        self.init(root: IIODiscovery.defaultRoot, name: name, reading: reading)
+    }
+
+    /// The same in another tree (a fake one in tests).
+    package init(
+        root: String, deviceDirectory: String = IIODiscovery.defaultDeviceDirectory,
         name: String? = nil, reading: Reading = .automatic
     ) {
         self.root = root
