@@ -57,6 +57,9 @@ let package = Package(
             name: "MotionTools",
             dependencies: ["Motion", "MotionSimulation", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator", "FileAccess"]
         ),
+        // The machine-readable output that the command line and the library products share (CSV and JSON
+        // rows of `stream`, `record`, `calibrate --non-interactive` and `publish`'s payloads).
+        .target(name: "MotionFormats", dependencies: ["Motion", "Fusion"]),
         // BROAD recordings (the benchmark's data set) as trials and replays: motionctl evaluate, motion-bench, tests.
         .target(name: "BroadData", dependencies: ["MotionSimulator", "FileAccess"]),
         // `motionctl serve`: the live browser view over HTTP (its own bounded HTTP/1.1 on FlyingSocks' sockets; docs/serve-notes.md).
@@ -67,13 +70,13 @@ let package = Package(
         // `motionctl publish` and its library: device motion, orientation and state to an MQTT broker through
         // Eclipse Mosquitto's client library (libmosquitto-dev), bound like libi2c.
         .systemLibrary(name: "CMosquitto", path: "CModules/CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        .target(name: "MotionPublish", dependencies: ["Motion", "MotionTools", "Fusion", "Locking", "CMosquitto"]),
+        .target(name: "MotionPublish", dependencies: ["Motion", "MotionFormats", "Fusion", "Locking", "CMosquitto"]),
         // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
         .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulation", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
+                "Motion", "MotionSimulation", "MotionTools", "MotionFormats", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

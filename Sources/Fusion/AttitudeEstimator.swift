@@ -73,8 +73,34 @@ public struct AttitudeEstimatorInput: Sendable, Equatable {
 }
 
 /// Makes the estimator the sampler runs, for the sensors as configured now (see
-/// ``AttitudeEstimator``): e.g. `{ AttitudeFilter($0) }`, `{ MadgwickFilter($0) }`.
-public typealias AttitudeEstimatorFactory = @Sendable (AttitudeEstimatorConfiguration) -> any AttitudeEstimator
+/// ``AttitudeEstimator``): ``standard`` (this library's filter, the default), ``madgwick(beta:)``,
+/// ``chip`` (the chip's own fusion), or your own: `AttitudeEstimatorFactory { MyFilter($0) }`.
+public struct AttitudeEstimatorFactory: Sendable {
+    private let make: @Sendable (AttitudeEstimatorConfiguration) -> any AttitudeEstimator
+
+    /// Your own estimator: `make` is called with the sample rate and the chip's latency whenever
+    /// the sampler starts or its rate changes.
+    public init(_ make: @escaping @Sendable (AttitudeEstimatorConfiguration) -> any AttitudeEstimator) {
+        self.make = make
+    }
+
+    /// This library's filter (gyroscope bias, magnetic disturbance rejection; the default).
+    public static var standard: AttitudeEstimatorFactory { AttitudeEstimatorFactory { AttitudeFilter($0) } }
+
+    /// Madgwick's gradient-descent filter with gain `beta` (no bias estimate, no disturbance
+    /// rejection): the classic to compare with.
+    public static func madgwick(beta: Double = 0.1) -> AttitudeEstimatorFactory {
+        AttitudeEstimatorFactory { MadgwickFilter($0, beta: beta) }
+    }
+
+    /// The chip's own fusion where it has one (a BNO055's quaternion), through ``AttitudeEstimatorInput/chipOrientation``.
+    public static var chip: AttitudeEstimatorFactory { AttitudeEstimatorFactory { ChipAttitudeEstimator($0) } }
+
+    /// A new estimator for `configuration`.
+    package func callAsFunction(_ configuration: AttitudeEstimatorConfiguration) -> any AttitudeEstimator {
+        make(configuration)
+    }
+}
 
 /// What the sampler knows about the sensors when it makes an estimator (a new one whenever one of
 /// these changes: another sample rate, the chip's output filter set up otherwise).

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// How far the magnetometer heading can be trusted, Core Motion style.
-public enum MagneticAccuracy: Int, Sendable, Comparable {
+public enum MagneticAccuracy: Int, Sendable, RankedByRawValue {
     /// No undisturbed reference field learned yet (or no magnetometer).
     case uncalibrated
     /// The field currently deviates from the reference: heading runs on the gyroscope alone.
@@ -16,8 +16,6 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
     case medium
     /// Undisturbed and converged.
     case high
-
-    public static func < (lhs: MagneticAccuracy, rhs: MagneticAccuracy) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Online attitude filter for a gyroscope, an accelerometer and optionally a magnetometer.
@@ -63,7 +61,7 @@ public enum MagneticAccuracy: Int, Sendable, Comparable {
 /// Frames: the 6D attitude maps sensor → an earth frame with z up and arbitrary heading; the 9D
 /// attitude maps sensor → East-North-Up (magnetic north). No allocation per update. The sampler's
 /// ``AttitudeEstimator`` unless a manager is given another.
-public struct AttitudeFilter: Sendable {
+package struct AttitudeFilter: Sendable {
     /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
     /// `sensorLatency` describes the sensor and should come from its configuration. Every value
     /// chosen by looking at data is cross-validated by `motionctl evaluate --cross-validate`
@@ -266,11 +264,11 @@ public struct AttitudeFilter: Sendable {
     // MARK: Outputs
 
     /// Sensor → earth frame with z up and arbitrary (gyro-only, drifting) heading.
-    public var quaternion6D: Quaternion { extrapolated(attitude6D) }
+    package var quaternion6D: Quaternion { extrapolated(attitude6D) }
 
     /// Sensor → East-North-Up (magnetic north). Equals the 6D attitude until a magnetometer
     /// sample arrives.
-    public var quaternion9D: Quaternion { headingQuaternion * extrapolated(attitude6D) }
+    package var quaternion9D: Quaternion { headingQuaternion * extrapolated(attitude6D) }
 
     /// `q` turned on by the latest rate for ``Parameters/sensorLatency``.
     @inline(__always)
@@ -282,7 +280,7 @@ public struct AttitudeFilter: Sendable {
     }
 
     /// Estimated gyroscope bias, rad/s, sensor frame (already removed from the integration).
-    public var gyroBias: SIMD3<Double> { bias }
+    package var gyroBias: SIMD3<Double> { bias }
 
     /// Standard deviation of the gyroscope bias estimate (largest axis), rad/s.
     package var gyroBiasUncertainty: Double {
@@ -307,7 +305,7 @@ public struct AttitudeFilter: Sendable {
     /// The magnetometer's calibration changed: the reference field is learned again and the
     /// heading is taken afresh from the next readings (as at start-up); the 6D attitude and the
     /// gyroscope bias are kept.
-    public mutating func magneticCalibrationChanged() {
+    package mutating func magneticCalibrationChanged() {
         magneticState = LowPassState()
         referenceNorm = 0
         referenceDip = 0
@@ -323,7 +321,7 @@ public struct AttitudeFilter: Sendable {
     }
 
     /// Gravity in the sensor frame, g, Core Motion sign (face up at rest: (0, 0, −1)).
-    public var gravity: SIMD3<Double> { -quaternion6D.conjugate.rotate(SIMD3(0, 0, 1)) }
+    package var gravity: SIMD3<Double> { -quaternion6D.conjugate.rotate(SIMD3(0, 0, 1)) }
 
     // MARK: Update
 
@@ -647,7 +645,7 @@ func clamp(_ v: SIMD3<Double>, _ limit: Double) -> SIMD3<Double> {
 extension AttitudeFilter: AttitudeEstimator {
     /// For the sampler (``AttitudeEstimatorFactory``): `parameters` with the sensor's
     /// ``Parameters/sensorLatency`` and ``Parameters/biasClip`` taken from `configuration`.
-    public init(_ configuration: AttitudeEstimatorConfiguration) {
+    package init(_ configuration: AttitudeEstimatorConfiguration) {
         self.init(configuration, parameters: Parameters())
     }
 
@@ -661,7 +659,7 @@ extension AttitudeFilter: AttitudeEstimator {
 
     /// One sample: ``update(gyroscope:accelerometer:magnetometer:interval:)`` with the
     /// acceleration turned into specific force.
-    public mutating func update(_ input: AttitudeEstimatorInput) {
+    package mutating func update(_ input: AttitudeEstimatorInput) {
         update(gyroscope: input.rotationRate, accelerometer: -input.acceleration, magnetometer: input.magneticField, interval: input.interval)
     }
 }

@@ -9,19 +9,19 @@
 ///
 /// To keep this library's gravity and heading and take only the chip's attitude, set
 /// `MotionManager.attitudeSource = .chip` instead.
-public struct ChipAttitudeEstimator: AttitudeEstimator {
+package struct ChipAttitudeEstimator: AttitudeEstimator {
     /// Device → magnetic East-North-Up: the chip's latest orientation.
-    public private(set) var quaternion9D = Quaternion.identity
+    package private(set) var quaternion9D = Quaternion.identity
 
     package init() {}
 
     /// For the sampler (``AttitudeEstimatorFactory``): nothing in `configuration` applies.
-    public init(_ configuration: AttitudeEstimatorConfiguration) {}
+    package init(_ configuration: AttitudeEstimatorConfiguration) {}
 
-    public mutating func update(_ input: AttitudeEstimatorInput) {
+    package mutating func update(_ input: AttitudeEstimatorInput) {
         if let orientation = input.chipOrientation { quaternion9D = orientation }
     }
 
     /// The chip's orientation: its heading is magnetic, which serves as an arbitrary one.
-    public var quaternion6D: Quaternion { quaternion9D }
+    package var quaternion6D: Quaternion { quaternion9D }
 }

@@ -14,7 +14,7 @@
 /// gyroscope bias (``gyroBias`` is zero), does not judge the magnetic field (``magneticAccuracy``
 /// is `.uncalibrated`), and runs one quaternion: with a magnetometer its 6D output is its 9D one.
 /// No allocation per update.
-public struct MadgwickFilter: Sendable {
+package struct MadgwickFilter: Sendable {
     /// Sensor → North-West-Up (magnetic north), Madgwick's own frame.
     package private(set) var quaternion = Quaternion.identity
     /// Nominal seconds between samples.
@@ -30,7 +30,7 @@ public struct MadgwickFilter: Sendable {
 
     /// For the sampler (``AttitudeEstimatorFactory``): the nominal interval of `configuration`;
     /// latency and bias range do not apply to this filter.
-    public init(_ configuration: AttitudeEstimatorConfiguration, beta: Double = 0.1) {
+    package init(_ configuration: AttitudeEstimatorConfiguration, beta: Double = 0.1) {
         self.init(sampleInterval: configuration.sampleInterval, beta: beta)
     }
 
@@ -92,7 +92,7 @@ extension MadgwickFilter: AttitudeEstimator {
     /// bridged by one rate sample) and the nominal interval when it is not a number. An
     /// all-zero or non-finite accelerometer or gyroscope sample is skipped; such a magnetometer
     /// sample is ignored.
-    public mutating func update(_ input: AttitudeEstimatorInput) {
+    package mutating func update(_ input: AttitudeEstimatorInput) {
         // x · 0 is zero exactly for finite x.
         guard input.acceleration != .zero, input.rotationRate * 0 + input.acceleration * 0 == .zero else { return }
         let interval = input.interval.isFinite ? min(max(input.interval, 0), 4 * sampleInterval) : sampleInterval
@@ -102,7 +102,7 @@ extension MadgwickFilter: AttitudeEstimator {
     }
 
     /// Sensor → East-North-Up (magnetic north with a magnetometer).
-    public var quaternion9D: Quaternion { Self.northWestUpToENU * quaternion }
+    package var quaternion9D: Quaternion { Self.northWestUpToENU * quaternion }
     /// The same as ``quaternion9D``: one quaternion (its heading is magnetic with a magnetometer).
-    public var quaternion6D: Quaternion { quaternion9D }
+    package var quaternion6D: Quaternion { quaternion9D }
 }

@@ -1,6 +1,6 @@
 /// A 3×3 matrix of `Double`, stored by rows. Used for rotation matrices, mount matrices and the
 /// magnetometer's soft-iron correction.
-public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
+public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
     @usableFromInline package var rows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
 
     @usableFromInline package init(rows r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) {
@@ -23,7 +23,7 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.init(rows: .zero, .zero, .zero)
     }
 
-    public static let identity = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+    package static let identity = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
     package static let zero = Matrix3(rows: .zero, .zero, .zero)
 
     /// A diagonal matrix.
@@ -126,7 +126,6 @@ public struct Matrix3: Sendable, Equatable, Hashable, CustomStringConvertible {
     public static func == (lhs: Matrix3, rhs: Matrix3) -> Bool {
         lhs.rows.0 == rhs.rows.0 && lhs.rows.1 == rhs.rows.1 && lhs.rows.2 == rhs.rows.2
     }
-    public func hash(into hasher: inout Hasher) { hasher.combine(rowMajor) }
 
     public var description: String {
         "[" + [rows.0, rows.1, rows.2].map { "[\($0.x), \($0.y), \($0.z)]" }.joined(separator: ", ") + "]"

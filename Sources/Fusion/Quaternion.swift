@@ -18,7 +18,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     public var z: Double
 
     @inlinable
-    public init(w: Double, x: Double, y: Double, z: Double) {
+    package init(w: Double, x: Double, y: Double, z: Double) {
         self.w = w
         self.x = x
         self.y = y

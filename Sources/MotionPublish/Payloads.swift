@@ -1,7 +1,7 @@
 import Foundation
 import Fusion
 import Motion
-import MotionTools
+import MotionFormats
 
 /// The JSON of every message a ``MotionPublisher`` sends (availability is the plain text
 /// `online`/`offline` Home Assistant and most dashboards expect).

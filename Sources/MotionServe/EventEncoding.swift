@@ -26,7 +26,7 @@ struct EventEncoding: Sendable {
         let q = motion.attitude.quaternion
         let attitude = motion.attitude
         let counters = manager.counters
-        let drops = counters.dropped.sorted { $0.key < $1.key }.map { "\(Self.string($0.key.rawValue)):\($0.value)" }.joined(separator: ",")
+        let drops = counters.dropped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\(Self.string($0.key.rawValue)):\($0.value)" }.joined(separator: ",")
         let hasField = manager.isMagnetometerAvailable
         var json = "{\"t\":\(Self.number(motion.timestamp, 4))"
         json += ",\"q\":[\(Self.number(q.w, 5)),\(Self.number(q.x, 5)),\(Self.number(q.y, 5)),\(Self.number(q.z, 5))]"

@@ -32,7 +32,7 @@ private struct FixedEstimator: AttitudeEstimator {
         let made = Locked<[AttitudeEstimatorConfiguration]>([])
         let motion = try MotionManager(
             source: .simulated(Simulation(scenario: "rest")), clock: clock, calibrationStore: nil,
-            attitudeEstimator: { configuration in
+            attitudeEstimator: AttitudeEstimatorFactory { configuration in
                 made.withLock { $0.append(configuration) }
                 return FixedEstimator(orientation: fixed, seen: seen)
             })
@@ -74,7 +74,7 @@ private struct FixedEstimator: AttitudeEstimator {
     func chipEstimatorGivesTheChipsAttitude(frame: AttitudeReferenceFrame) throws {
         let motion = try MotionManager(
             source: .simulated(Simulation(scenario: "tumble", imu: .bno055)), clock: clock, calibrationStore: nil,
-            attitudeEstimator: { ChipAttitudeEstimator($0) })
+            attitudeEstimator: .chip)
         motion.startDeviceMotionUpdates(using: frame)
         clock.advance(by: 2)
         let sample = try #require(motion.deviceMotion)
@@ -89,7 +89,7 @@ private struct FixedEstimator: AttitudeEstimator {
     @Test func madgwickDrivesDeviceMotion() throws {
         let motion = try MotionManager(
             source: .simulated(Simulation(scenario: "rest", sensorErrors: false)), clock: clock, calibrationStore: nil,
-            attitudeEstimator: { MadgwickFilter($0) })
+            attitudeEstimator: .madgwick())
         let world = try #require(motion.simulatedHardware).world
         motion.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         clock.advance(by: 20)

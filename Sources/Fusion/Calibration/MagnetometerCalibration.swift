@@ -29,13 +29,14 @@ package struct MagnetometerCalibration: Sendable, Equatable {
 
 /// Core Motion-style calibration accuracy of a magnetic field (same raw values as
 /// `CMMagneticFieldCalibrationAccuracy`).
-public enum MagneticFieldCalibrationAccuracy: Int, Sendable, Comparable, CaseIterable {
+public enum MagneticFieldCalibrationAccuracy: Int, Sendable, RankedByRawValue {
     case uncalibrated = -1
     case low = 0
     case medium = 1
     case high = 2
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Every grade, lowest first.
+    package static let allCases: [Self] = [.uncalibrated, .low, .medium, .high]
 
     /// The largest fit error (RMS of the radius' relative error, percent) a fit of this accuracy
     /// may have: high ≤ 2 %, medium ≤ 5 %, low ≤ 10 % (`EllipsoidFit` grades by these, and a

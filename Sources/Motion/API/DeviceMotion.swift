@@ -44,7 +44,7 @@ public enum AttitudeSource: String, Sendable, CaseIterable {
     case library
     /// The IMU chip's own fusion where it has one (``DeviceMotion/chipAttitude``); the manager's
     /// estimator otherwise. Gravity, user acceleration and heading stay the estimator's (for all
-    /// of them from the chip: `attitudeEstimator: { ChipAttitudeEstimator($0) }`).
+    /// of them from the chip: `attitudeEstimator: .chip`).
     case chip
 }
 

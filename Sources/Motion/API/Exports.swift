@@ -1,8 +1,7 @@
 // What a user of the `Motion` product needs by name beyond this module's own types: the errors
-// and raw readings that `MotionError` and `SensorData` carry (from the bus, IIO and driver
-// modules), attitude and its frames, orientation, the calibration accuracies, and the sensor
+// that `MotionError` carries (from the bus and IIO modules), attitude and its frames, orientation, the calibration accuracies, and the sensor
 // fusion a user may bring (`MotionManager(source:attitudeEstimator:)`: the protocol the sampler
-// drives, what it is given, and the estimators this library ships). The simulator, its clock,
+// drives, what it is given, and the factory that picks one of the estimators this library ships). The simulator, its clock,
 // scenarios, recordings and faults are the `MotionSimulation` product's.
 // swift-log's `Logger` is what `MotionManager.logger` takes (the library logs nowhere until the
 // application hands it one).
@@ -10,8 +9,6 @@
 // Motion's own.)
 @_exported import struct I2C.I2CError
 @_exported import struct IIO.IIOError
-@_exported import struct Sensors.RawIMUReading
-@_exported import struct Sensors.RawMagneticReading
 @_exported import struct Fusion.Attitude
 @_exported import enum Fusion.AttitudeReferenceFrame
 @_exported import struct Fusion.Quaternion
@@ -21,9 +18,6 @@
 @_exported import protocol Fusion.AttitudeEstimator
 @_exported import struct Fusion.AttitudeEstimatorInput
 @_exported import struct Fusion.AttitudeEstimatorConfiguration
-@_exported import typealias Fusion.AttitudeEstimatorFactory
-@_exported import struct Fusion.AttitudeFilter
-@_exported import struct Fusion.MadgwickFilter
-@_exported import struct Fusion.ChipAttitudeEstimator
+@_exported import struct Fusion.AttitudeEstimatorFactory
 @_exported import enum Fusion.MagneticAccuracy
 @_exported import struct Logging.Logger

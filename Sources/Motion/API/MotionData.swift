@@ -52,10 +52,10 @@ public struct SensorData: Sendable, Equatable {
     /// The IMU's output registers behind this sample, as read: signed counts in the chip's own
     /// axes and sign (not device axes), with the sensitivities to scale them. Nil for a device
     /// not made of chips. For recordings and diagnostics; the values above are what to use.
-    public var imuRegisters: RawIMUReading? = nil
+    package var imuRegisters: RawIMUReading? = nil
     /// The magnetometer's output registers read with this sample (chip axes, counts per µT);
     /// nil without a magnetometer or for a device not made of chips.
-    public var magnetometerRegisters: RawMagneticReading? = nil
+    package var magnetometerRegisters: RawMagneticReading? = nil
     /// The IMU's die temperature in °C, when the chip reports it with the sample.
     public var temperature: Double? = nil
 }

@@ -62,12 +62,12 @@ extension MotionManager {
     /// - Parameters:
     ///   - calibrationStore: where stored calibrations are read from, and where the magnetometer's
     ///     background calibration is saved when it has improved (nil: none applied, nothing saved).
-    ///   - attitudeEstimator: your own sensor fusion (see ``AttitudeEstimator``) behind device
+    ///   - attitudeEstimator: the sensor fusion (see ``AttitudeEstimatorFactory``) behind device
     ///     motion (attitude, gravity, user acceleration, the bias taken off the rotation rate,
-    ///     heading, magnetic accuracy) and orientation notifications, e.g. `{ MadgwickFilter($0) }`
-    ///     or `{ ChipAttitudeEstimator($0) }`. It is called with the sample rate and the chip's
+    ///     heading, magnetic accuracy) and orientation notifications, e.g. `.madgwick()`
+    ///     or `.chip`. It is called with the sample rate and the chip's
     ///     latency when fusion first runs and again when they change. nil (the default): this library's
-    ///     ``AttitudeFilter``. A manager with its own estimator has a sampler of its own.
+    ///     filter, ``AttitudeEstimatorFactory/standard``. A manager with its own estimator has a sampler of its own.
     /// - Throws: ``MotionError`` when the board's bus cannot be opened or no supported IMU answers.
     public convenience init(
         source: MotionSource, calibrationStore: CalibrationStore? = .userDefault(), attitudeEstimator: AttitudeEstimatorFactory? = nil

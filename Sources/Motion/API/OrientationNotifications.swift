@@ -21,7 +21,7 @@ public struct DeviceOrientationChange: Sendable, Equatable {
     /// Seconds since boot: the sample that completed the settle time.
     public var timestamp: Double
 
-    public init(old: DeviceOrientation, new: DeviceOrientation, timestamp: Double) {
+    package init(old: DeviceOrientation, new: DeviceOrientation, timestamp: Double) {
         self.old = old
         self.new = new
         self.timestamp = timestamp

@@ -3,7 +3,7 @@
 /// Printed as `boards/my-board.json: i2cBuses[0].device: "/dev/i2c1" is not of the form
 /// /dev/i2c-N. Fix: write the bus as /dev/i2c-<number>, e.g. /dev/i2c-1`.
 public struct BoardFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// The file could not be read.
         case unreadable = "unreadable"
         /// The file is not JSON.
@@ -18,7 +18,7 @@ public struct BoardFileError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidValue = "invalid value"
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The file as the caller named it (a path, or the built-in file's name).
     public var file: String
     /// Where in the file, e.g. `i2cBuses[0].maxSpeedHz`; empty for the whole file.

@@ -1,5 +1,5 @@
 /// Why a sample was not delivered.
-public enum DropReason: String, Sendable, CaseIterable, Comparable {
+public enum DropReason: String, Sendable, CaseIterable {
     /// The read failed even after a retry within the sample period.
     case busError = "bus error"
     /// The sampler was backing off from a device that stopped answering.
@@ -15,8 +15,6 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     case late
     /// An `AsyncStream` consumer fell more than its buffer behind; its oldest value was dropped.
     case streamBufferFull = "stream buffer full"
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// What the sampler of one device has done since it started. Readable at any time, and true at
@@ -45,7 +43,7 @@ public struct SamplerCounters: Sendable, Equatable, CustomStringConvertible {
     public var totalDropped: Int { dropped.values.reduce(0, +) }
 
     public var description: String {
-        let drops = dropped.isEmpty ? "0" : dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        let drops = dropped.isEmpty ? "0" : dropped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
         let withoutField = sampledWithoutMagnetometer > 0 ? " (\(sampledWithoutMagnetometer) without magnetometer)" : ""
         return "sampled \(sampled)\(withoutField), retried \(retried), dropped \(drops), incidents \(incidents), recovered \(recovered)"
     }

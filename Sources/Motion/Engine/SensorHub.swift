@@ -260,7 +260,7 @@ final class SensorHub: Sendable {
         self.device = device
         self.clock = clock
         self.policy = policy
-        self.makeEstimator = makeEstimator ?? { AttitudeFilter($0) }
+        self.makeEstimator = makeEstimator ?? .standard
         self.hasMagnetometer = device.hasMagnetometer
         self.background = device.backgroundCalibration ?? BackgroundCalibration()
         self.queue = DispatchQueue(label: "swift-motion.sampler", qos: .userInteractive)

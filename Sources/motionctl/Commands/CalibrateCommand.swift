@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Motion
+import MotionFormats
 import MotionSimulation
 import MotionTools
 import Timing

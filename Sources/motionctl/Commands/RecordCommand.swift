@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Locking
 import Motion
+import MotionFormats
 import MotionSimulation
 import MotionTools
 import MotionSimulator

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Fusion
 import Motion
+import MotionFormats
 import MotionSimulation
 import MotionTools
 import Timing
