@@ -2,29 +2,101 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every type that a public declaration of `Motion` names is one a client of the `Motion` product
-/// can name too: Motion's own, the standard library's, Foundation's and Dispatch's, or one that
-/// `Sources/Motion/API/Exports.swift` re-exports. Read from the symbol graph of the module this
-/// test run was built with (`swift symbolgraph-extract`), so a new public signature that leaks a
-/// type of an internal module (`Sensors`, `I2C`, …) fails here.
+/// What a client of each library product sees, read from the symbol graphs
+/// (`swift symbolgraph-extract -minimum-access-level public`) of the modules this test run was built
+/// with: the product's own public symbols plus every member, at any depth, of each type its
+/// `Exports.swift` re-exports. Every type those signatures name is one the client can name too (the
+/// product's own, a re-exported one, the standard library's, Foundation's, Dispatch's, swift-log's);
+/// the modules that are not products have no public symbol outside the types re-exported from
+/// them; and `Motion` stays small enough that every symbol in it is there on purpose.
 @Suite struct PublicSurfaceTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Modules a client has without us.
-    static let systemModules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "Dispatch", "_Concurrency", "Synchronization"]
+    /// The library products, each with the file that lists what it re-exports and the products a
+    /// client of it imports too (MotionSimulation's and MotionPublish's signatures name Motion's types).
+    static let products: [(module: String, exports: String?, alongside: [String])] = [
+        ("Motion", "Sources/Motion/API/Exports.swift", []),
+        ("MotionSimulation", "Sources/MotionSimulation/Exports.swift", ["Motion"]),
+        ("MotionPublish", nil, ["Motion"]),
+    ]
 
-    /// `Module.Type` for each `@_exported import <kind> Module.Type` line.
-    static func reexported() throws -> Set<String> {
-        let text = try String(contentsOf: repository.appendingPathComponent("Sources/Motion/API/Exports.swift"), encoding: .utf8)
-        return Set(text.split(separator: "\n").compactMap { line -> String? in
+    /// At most this many public symbols reach a client of `Motion` (its own and its re-exported types'
+    /// members; swift-log's `Logger`, a package of its own, not counted).
+    static let motionSurfaceLimit = 400
+
+    /// Modules a client has without us (swift-log's `Logging` is a package a client can depend on).
+    static let importable: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "Dispatch", "_Concurrency", "Synchronization", "Logging"]
+
+    /// One public symbol of a graph.
+    struct Symbol {
+        var module: String
+        var path: [String]
+        /// The USRs of the types its declaration and generic constraints name.
+        var named: Set<String>
+        var usr: String
+    }
+
+    /// `Module.Type` for each `@_exported import <kind> Module.Type` line of `file`.
+    static func reexported(_ file: String?) throws -> [(module: String, type: String)] {
+        guard let file else { return [] }
+        let text = try String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
             let words = line.split(separator: " ")
             guard words.count == 4, words[0] == "@_exported", words[1] == "import" else { return nil }
-            return String(words[3])
-        })
+            let parts = words[3].split(separator: ".")
+            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+        }
+    }
+
+    /// The modules this run was built with (`.build/<triple>/debug/Modules`, beside the test binary).
+    static let build = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+
+    /// Every public symbol of `module`, extensions of other modules' types included.
+    static func symbols(of module: String, into output: URL) throws -> [Symbol] {
+        let modules = build.appendingPathComponent("Modules")
+        try #require(FileManager.default.fileExists(atPath: modules.appendingPathComponent("\(module).swiftmodule").path), "no \(module).swiftmodule in \(modules.path)")
+        // The C modules: the system libraries' module maps, and those SwiftPM writes for C targets.
+        var includes = ["CModules/CI2C", "CModules/CMosquitto"].map { repository.appendingPathComponent($0).path }
+        let built = (try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? []
+        includes += built.filter { $0.hasPrefix("C") && $0.hasSuffix(".build") }.map { build.appendingPathComponent($0).path }
+        // The dependencies' C targets (FlyingFox's CSystemLinux under MotionServe).
+        let checkouts = build.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("checkouts")
+        if let files = FileManager.default.enumerator(atPath: checkouts.path) {
+            for case let file as String in files where file.hasSuffix("include/module.modulemap") {
+                includes.append(checkouts.appendingPathComponent(file).deletingLastPathComponent().path)
+            }
+        }
+        let directory = output.appendingPathComponent(module)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let result = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
+            "swift", "symbolgraph-extract", "-module-name", module, "-I", modules.path,
+        ] + includes.flatMap { ["-I", $0] } + ["-minimum-access-level", "public", "-output-dir", directory.path])
+        try #require(result.status == 0, "symbolgraph-extract \(module): \(result.error)")
+        var symbols: [Symbol] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".symbols.json") {
+            let data = try Data(contentsOf: directory.appendingPathComponent(file))
+            let graph = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            for symbol in graph["symbols"] as? [[String: Any]] ?? [] {
+                var named = Set<String>()
+                for fragment in symbol["declarationFragments"] as? [[String: Any]] ?? [] where fragment["kind"] as? String == "typeIdentifier" {
+                    if let usr = fragment["preciseIdentifier"] as? String { named.insert(usr) }
+                }
+                let generics = symbol["swiftGenerics"] as? [String: Any]
+                for constraint in generics?["constraints"] as? [[String: Any]] ?? [] {
+                    if let usr = constraint["rhsPrecise"] as? String { named.insert(usr) }
+                }
+                let identifier = symbol["identifier"] as? [String: Any]
+                symbols.append(Symbol(
+                    module: module, path: symbol["pathComponents"] as? [String] ?? [], named: named,
+                    usr: identifier?["precise"] as? String ?? "?"))
+            }
+        }
+        return symbols
     }
 
     /// The demangled names of Swift USRs (`s:3I2C0A6CErrorV` → `I2C.I2CError`), by `swift demangle`.
     static func demangled(_ usrs: [String]) throws -> [String: String] {
+        guard !usrs.isEmpty else { return [:] }
         let mangled = usrs.map { "$s" + $0.dropFirst(2) + "D" }
         let result = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "demangle", "--compact"] + mangled)
         try #require(result.status == 0, "swift demangle: \(result.error)")
@@ -33,43 +105,78 @@ import Testing
         return Dictionary(uniqueKeysWithValues: zip(usrs, names))
     }
 
-    @Test func everyTypeAPublicSignatureNamesIsReachableFromTheProduct() throws {
-        // The test binary sits beside the modules it was built with (.build/<triple>/debug/Modules).
-        let modules = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("Modules")
-        try #require(FileManager.default.fileExists(atPath: modules.appendingPathComponent("Motion.swiftmodule").path), "no Motion.swiftmodule in \(modules.path)")
+    /// This package's library modules (`Sources/<Name>` with a module in the build; the executables'
+    /// folders are lower case).
+    static func libraryModules() throws -> [String] {
+        let sources = try FileManager.default.contentsOfDirectory(atPath: repository.appendingPathComponent("Sources").path)
+        return sources.filter { $0.first?.isUppercase == true }.filter {
+            FileManager.default.fileExists(atPath: build.appendingPathComponent("Modules/\($0).swiftmodule").path)
+        }.sorted()
+    }
+
+    @Test func whatEachProductShowsIsNameableAndMotionStaysSmall() throws {
         let output = try makeTemporaryDirectory("public-surface")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
-            "swift", "symbolgraph-extract", "-module-name", "Motion", "-I", modules.path,
-            "-I", Self.repository.appendingPathComponent("CModules/CI2C").path,
-            "-minimum-access-level", "public", "-output-dir", output.path,
-        ])
-        try #require(result.status == 0, "symbolgraph-extract: \(result.error)")
-        let data = try Data(contentsOf: output.appendingPathComponent("Motion.symbols.json"))
-        let graph = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let symbols = try #require(graph["symbols"] as? [[String: Any]])
-        #expect(symbols.count > 100, "the symbol graph looks empty: \(symbols.count) symbols")
+        let modules = try Self.libraryModules()
+        #expect(modules.contains("Motion") && modules.contains("Fusion") && modules.contains("MotionSimulator"), "modules found: \(modules)")
+        var graphs: [String: [Symbol]] = [:]
+        for module in modules { graphs[module] = try Self.symbols(of: module, into: output) }
+        #expect((graphs["Motion"]?.count ?? 0) > 100, "Motion's symbol graph looks empty")
 
-        var namedBy: [String: Set<String>] = [:]   // USR of a type → the public symbols that name it
-        for symbol in symbols {
-            let fragments = symbol["declarationFragments"] as? [[String: Any]] ?? []
-            let title = (symbol["names"] as? [String: Any])?["title"] as? String ?? "?"
-            for fragment in fragments where fragment["kind"] as? String == "typeIdentifier" {
-                if let usr = fragment["preciseIdentifier"] as? String, usr.hasPrefix("s:") { namedBy[usr, default: []].insert(title) }
+        // Where each public type of ours lives: USR → (module, top-level type).
+        var owner: [String: (module: String, type: String)] = [:]
+        for (module, symbols) in graphs {
+            for symbol in symbols { if let top = symbol.path.first { owner[symbol.usr] = (module, top) } }
+        }
+        let products = Set(Self.products.map(\.module))
+        let exports = try Dictionary(uniqueKeysWithValues: Self.products.map { ($0.module, try Self.reexported($0.exports)) })
+
+        // The modules that are not products show nothing public beyond what a product re-exports.
+        let everyExport = Set(exports.values.joined().map { "\($0.module).\($0.type)" })
+        var stray: [String: [String]] = [:]
+        for module in modules where !products.contains(module) {
+            for symbol in graphs[module] ?? [] where !everyExport.contains("\(module).\(symbol.path.first ?? "")") {
+                stray[module, default: []].append(symbol.path.joined(separator: "."))
             }
         }
-        let names = try Self.demangled(Array(namedBy.keys))
-        let allowed = try Self.reexported()
-        var unreachable: [String: Set<String>] = [:]
-        for (usr, titles) in namedBy {
-            // "Module.Type.Nested" → module and top-level type; a nested type is reachable with its parent.
-            let parts = (names[usr] ?? usr).split(separator: ".").map(String.init)
-            guard parts.count >= 2, parts[0] != "Motion", !Self.systemModules.contains(parts[0]) else { continue }
-            let name = parts[0] + "." + parts[1].prefix { $0 != "<" }
-            if !allowed.contains(name) { unreachable[name, default: []].formUnion(titles) }
+        #expect(stray.isEmpty, "public in a module that is not a product, yet re-exported by none (make it package): \(stray.mapValues { $0.sorted() })")
+
+        var unknown = Set<String>()
+        var unreachable: [String: [String: Set<String>]] = [:]   // product → type → the symbols naming it
+        var counts: [String: Int] = [:]
+        for product in Self.products {
+            // What the client sees: the product's own symbols and every member of each re-exported type.
+            let shown = Set(([product.module] + product.alongside).flatMap { module in
+                ([(module, nil as String?)] + (exports[module] ?? []).map { ($0.module, $0.type as String?) }).map { "\($0.0).\($0.1 ?? "*")" }
+            })
+            func isShown(_ module: String, _ type: String) -> Bool { shown.contains("\(module).*") || shown.contains("\(module).\(type)") }
+            let own = graphs[product.module] ?? []
+            let members = (exports[product.module] ?? []).flatMap { export in
+                (graphs[export.module] ?? []).filter { $0.path.first == export.type }
+            }
+            counts[product.module] = own.count + members.count
+            for symbol in own + members {
+                for usr in symbol.named {
+                    guard let (module, type) = owner[usr] else { unknown.insert(usr); continue }
+                    if !isShown(module, type) {
+                        unreachable[product.module, default: [:]][module + "." + type, default: []].insert(symbol.path.joined(separator: "."))
+                    }
+                }
+            }
         }
-        #expect(unreachable.isEmpty, "public declarations of Motion name types a client cannot import: \(unreachable)")
-        #expect(allowed.contains("Fusion.Attitude") && allowed.contains("I2C.I2CError"))
+        #expect(unreachable.isEmpty, "public signatures name types a client of the product cannot import: \(unreachable)")
+
+        // A type that is none of ours comes from a module a client has (the standard library's, …).
+        let names = try Self.demangled(unknown.filter { $0.hasPrefix("s:") }.sorted())
+        let foreign = names.filter { _, name in
+            let module = name.split(separator: ".").first.map(String.init) ?? name
+            return !Self.importable.contains(module)
+        }
+        #expect(foreign.isEmpty, "public signatures name types of modules a client does not have: \(foreign.values.sorted())")
+
+        let motion = try #require(counts["Motion"])
+        #expect(motion <= Self.motionSurfaceLimit, "a client of Motion sees \(motion) public symbols, more than \(Self.motionSurfaceLimit)")
+        #expect(motion > 150, "Motion's surface looks incomplete: \(motion) symbols")
+        print("public symbols a client sees:", counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 }

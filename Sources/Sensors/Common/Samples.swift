@@ -71,15 +71,15 @@ package struct ChipOrientation: Sendable, Equatable {
 ///
 /// acceleration (g, Core Motion sign) = −accelerometer / accelerometerLSBPerG;
 /// rotation rate (°/s) = gyroscope / gyroscopeLSBPerDPS.
-public struct RawIMUReading: Sendable, Equatable {
+package struct RawIMUReading: Sendable, Equatable {
     /// Accelerometer counts (the chip's sign: +1 g on z lying face up).
-    public var accelerometer: SIMD3<Int16>
+    package var accelerometer: SIMD3<Int16>
     /// Gyroscope counts.
-    public var gyroscope: SIMD3<Int16>
+    package var gyroscope: SIMD3<Int16>
     /// Counts per g of the configured accelerometer range.
-    public var accelerometerLSBPerG: Double
+    package var accelerometerLSBPerG: Double
     /// Counts per °/s of the configured gyroscope range.
-    public var gyroscopeLSBPerDPS: Double
+    package var gyroscopeLSBPerDPS: Double
 }
 
 /// One magnetometer reading in chip axes.
@@ -95,11 +95,11 @@ package struct MagneticSample: Sendable, Equatable {
 /// A magnetometer's output registers as read, before any scaling: signed counts in x, y, z
 /// order (whatever order the chip sends them in) and the counts per µT of each axis, which
 /// include any factory adjustment the driver applies (the AK8963's ASA): field = counts / lsbPerMicrotesla.
-public struct RawMagneticReading: Sendable, Equatable {
+package struct RawMagneticReading: Sendable, Equatable {
     /// Signed output counts, chip axes, x, y, z.
-    public var counts: SIMD3<Int16>
+    package var counts: SIMD3<Int16>
     /// Counts per µT of each axis (range sensitivity, factory adjustment included).
-    public var lsbPerMicrotesla: SIMD3<Double>
+    package var lsbPerMicrotesla: SIMD3<Double>
 }
 
 /// Rate, ranges and filter of an IMU. Every value must be one the chip supports exactly.
