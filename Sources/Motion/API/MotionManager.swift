@@ -21,20 +21,19 @@ public final class MotionManager: Sendable {
     /// `MotionManager.logger = Logger(label: "swift-motion")` (after `LoggingSystem.bootstrap(…)`,
     /// or with swift-log's default handler, which prints `.info` and above on standard error).
     public static var logger: Logger {
-        get { configuredLogger.withLock { $0 } }
-        set { configuredLogger.withLock { $0 = newValue } }
+        get { Library.logger }
+        set { Library.logger = newValue }
     }
-    private static let configuredLogger = Locked(Logger(label: "swift-motion", factory: { _ in SwiftLogNoOpLogHandler() }))
 
     /// This library's version (`motionctl --version` prints it).
     public static let version = "0.2.0"
 
     /// The fastest update the timer path delivers: 100 Hz. Shorter intervals (up to the chip's
     /// output data rate) are served from the chip's FIFO, timed by the chip's own clock.
-    public static let minimumUpdateInterval = 0.01
+    public static let minimumUpdateInterval = Library.minimumUpdateInterval
     /// The longest update interval accepted: one day (seconds). Longer ones are refused as
     /// ``MotionError/invalidInterval(_:)`` (the sampler's timer cannot represent them).
-    public static let maximumUpdateInterval = 86_400.0
+    public static let maximumUpdateInterval = Library.maximumUpdateInterval
 
     let accelerometer: SensorUpdates<AccelerometerData>
     let gyro: SensorUpdates<GyroData>

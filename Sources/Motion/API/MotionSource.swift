@@ -152,7 +152,8 @@ extension MotionManager {
                 throw .bus(error)
             }
             let device = try DeviceOpener.open(bus: bus, board: board, store: store)
-            return ResolvedSource(hub: SensorHub(device: device, clock: clock, makeEstimator: estimator), simulated: nil, magnetometerAccuracy: device.correction.magnetometerAccuracy)
+            return ResolvedSource(hub: SensorHub(device: device, clock: clock, makeEstimator: estimator, background: device.backgroundCalibration), simulated: nil,
+                magnetometerAccuracy: device.correction.magnetometerAccuracy)
         }
     }
 
@@ -169,7 +170,8 @@ extension MotionManager {
             let device = try DeviceOpener.open(
                 bus: board.bus, board: boardFile, store: store, pause: .none, lsm6dso32: simulation.settings.imu == .lsm6dso32)
             return ResolvedSource(
-                hub: SensorHub(device: device, clock: clock, makeEstimator: estimator), simulated: SimulatedHardware(board: board, world: world),
+                hub: SensorHub(device: device, clock: clock, makeEstimator: estimator, background: device.backgroundCalibration),
+                simulated: SimulatedHardware(board: board, world: world),
                 magnetometerAccuracy: device.correction.magnetometerAccuracy)
         }
     }

@@ -40,9 +40,6 @@ protocol MotionDevice: AnyObject, Sendable {
     /// tolerance when its gyroscope is not calibrated, else the filter's default
     /// (`AttitudeFilter.Parameters.biasClip`).
     var gyroscopeBiasRange: Double { get }
-    /// The magnetometer's background calibration (its start and where it is saved); nil: the
-    /// sampler starts one from nothing that saves nowhere.
-    var backgroundCalibration: BackgroundCalibration? { get }
     /// Identifies and configures the chips (again, after a reset or a disappearance).
     func initialize() throws(MotionError)
     /// Reads one sample: one bus transaction for the IMU, one for the magnetometer if any.
@@ -104,7 +101,6 @@ extension MotionDevice {
     var hasGyroscope: Bool { true }
     var hasChipAttitude: Bool { false }
     var sensorLatency: Double { 0 }
-    var backgroundCalibration: BackgroundCalibration? { nil }
     var gyroscopeBiasRange: Double { AttitudeFilter.Parameters().biasClip }
     var fifoRate: Double? { nil }
     func startFIFO() throws(MotionError) {

@@ -62,14 +62,14 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     }
 
     /// Seconds between updates; takes effect at the next start. At least the device's shortest
-    /// interval (one FIFO sample period, else `MotionManager.minimumUpdateInterval`); a value that
-    /// is not a positive number of seconds up to `MotionManager.maximumUpdateInterval` is refused
+    /// interval (one FIFO sample period, else `Library.minimumUpdateInterval`); a value that
+    /// is not a positive number of seconds up to `Library.maximumUpdateInterval` is refused
     /// with a log line and the old value kept.
     var interval: Double {
         get { state.withLock { $0.interval } }
         set {
             guard Self.isValid(newValue) else {
-                MotionManager.logger.warning("ignoring update interval \(newValue) s: \(MotionError.invalidInterval(newValue))")
+                Library.logger.warning("ignoring update interval \(newValue) s: \(MotionError.invalidInterval(newValue))")
                 return
             }
             let clamped = max(newValue, hub.minimumInterval)
@@ -78,7 +78,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     }
 
     private static func isValid(_ interval: Double) -> Bool {
-        interval > 0 && interval <= MotionManager.maximumUpdateInterval   // false for NaN too
+        interval > 0 && interval <= Library.maximumUpdateInterval   // false for NaN too
     }
 
     /// `interval` clamped as the setter does, or the error that refuses it.

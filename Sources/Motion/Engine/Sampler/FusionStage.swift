@@ -1,0 +1,123 @@
+import Fusion
+
+/// What the attitude estimator says after one sample (the device-motion path).
+struct FusedMotion: Sendable, Equatable {
+    /// Device → magnetic East-North-Up (heading from the magnetometer when there is one).
+    var orientation: Quaternion
+    /// Device → a z-up frame with an arbitrary heading (from the gyroscope alone, for our filter).
+    var orientation6D: Quaternion
+    /// g, Core Motion sign, device axes.
+    var gravity: SIMD3<Double>
+    /// Running gyro bias estimate, rad/s, device axes.
+    var gyroBias: SIMD3<Double>
+    var magneticAccuracy: MagneticAccuracy
+    /// The background hard-iron estimate behind ``magneticField`` (nil without a magnetometer).
+    var hardIron: HardIronEstimator.Status?
+    /// µT, device axes: the field the estimator was given (the stored calibration and the
+    /// background offset removed); nil without a magnetometer.
+    var magneticField: SIMD3<Double>?
+
+    init(_ estimator: some AttitudeEstimator, hardIron: HardIronEstimator.Status? = nil, magneticField: SIMD3<Double>? = nil) {
+        orientation = estimator.quaternion9D
+        orientation6D = estimator.quaternion6D
+        gravity = estimator.gravity
+        gyroBias = estimator.gyroBias
+        magneticAccuracy = estimator.magneticAccuracy
+        self.hardIron = hardIron
+        self.magneticField = magneticField
+    }
+}
+
+/// The fusion stage of the tick: the attitude estimator (made by the manager's factory for the
+/// sample rate and the chip, made anew when either changes) and, first, the magnetometer's
+/// background calibration (kept across estimators: a new sample rate does not forget the offset;
+/// made when fusion first runs). Lives on the sampler's queue, never under a lock: the estimator may
+/// be the application's own.
+struct FusionStage {
+    private var fusion: FusionState?
+    private var magnetic: MagneticCalibrationState?
+
+    /// One sample through the background calibration and the estimator (one made first when the
+    /// configuration is new); the outputs (always some: the estimator was just made if need be).
+    mutating func fuse(
+        _ sample: MotionSample, configuration: AttitudeEstimatorConfiguration, makeEstimator: AttitudeEstimatorFactory,
+        background: BackgroundCalibration, hasMagnetometer: Bool
+    ) -> FusedMotion? {
+        if fusion?.configuration != configuration {
+            fusion = FusionState(configuration: configuration, estimator: makeEstimator(configuration))
+            magnetic?.correction.restartStretch()   // unseen samples may lie before this one
+        }
+        if magnetic == nil, hasMagnetometer {
+            magnetic = MagneticCalibrationState(background)
+        }
+        return fusion?.update(sample, &magnetic)
+    }
+
+    /// No consumer needs fusion: the estimator goes (the next one starts afresh); the calibration stays.
+    mutating func stop() {
+        fusion = nil
+    }
+}
+
+/// The estimator the tick runs, with what it was made for.
+private struct FusionState {
+    let configuration: AttitudeEstimatorConfiguration
+    var estimator: any AttitudeEstimator
+    /// The time of the last sample it took: the next update covers the real interval.
+    var lastTimestamp: Double?
+
+    /// One sample through the estimator, updated where it lies (a copy out and back would
+    /// cost more than the update's own arithmetic), the magnetometer's background
+    /// calibration first (`magnetic`, nil without a magnetometer); the outputs.
+    mutating func update(_ sample: MotionSample, _ magnetic: inout MagneticCalibrationState?) -> FusedMotion {
+        let interval = lastTimestamp.map { sample.timestamp - $0 } ?? configuration.sampleInterval
+        var field = sample.calibratedMagneticField ?? sample.magneticField
+        if let measured = field, magnetic != nil {
+            field = magnetic?.update(
+                measured, rotationRate: sample.rotationRate - estimator.gyroBias, gyroBias: estimator.gyroBias, acceleration: sample.acceleration,
+                interval: interval, timestamp: sample.timestamp, filter: &estimator)
+        }
+        estimator.update(AttitudeEstimatorInput(
+            acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: field,
+            interval: interval, chipOrientation: sample.chipAttitude))
+        lastTimestamp = sample.timestamp
+        return FusedMotion(estimator, hardIron: field == nil ? nil : magnetic?.status, magneticField: field)
+    }
+}
+
+/// The background hard-iron estimation on the sampler's queue (see `BackgroundCalibration`).
+private struct MagneticCalibrationState {
+    let link: BackgroundCalibration
+    var correction: BackgroundFieldCorrection
+    var status: HardIronEstimator.Status { correction.status }
+
+    /// The expected field the estimator was last given (`BackgroundCalibration.expectedField`).
+    private var expected: SIMD2<Double>?
+
+    init(_ link: BackgroundCalibration) {
+        self.link = link
+        correction = BackgroundFieldCorrection(link.makeEstimator())
+        expected = link.expectedField
+    }
+
+    /// One reading (µT, device axes) through the estimator; the field with its offset removed.
+    /// The status is published (a lock) ten times a second of sample time, and the attitude
+    /// filter told when the calibration moved under it.
+    mutating func update(
+        _ field: SIMD3<Double>, rotationRate: SIMD3<Double>, gyroBias: SIMD3<Double>, acceleration: SIMD3<Double>, interval: Double,
+        timestamp: Double, filter: inout any AttitudeEstimator
+    ) -> SIMD3<Double> {
+        let result = correction.correct(
+            field, rotationRate: rotationRate, gyroBias: gyroBias, acceleration: acceleration, interval: interval, timestamp: timestamp)
+        if result.checked {
+            link.publish(correction.status, softIron: correction.softIronFit, at: timestamp)
+            let field = link.expectedField   // a manager's location, set or changed since
+            if field != expected {
+                expected = field
+                correction.expect(field: field)
+            }
+        }
+        if result.changed { filter.magneticCalibrationChanged() }
+        return result.field
+    }
+}
