@@ -17,7 +17,7 @@ import Testing
         var gyroscope: [(range: Double, lsb: Double)]
     }
 
-    static func ranges(_ imu: SimulatedBoard.IMU) -> IMURanges {
+    static func ranges(_ imu: SimulatedBoard.IMU) -> IMURanges? {
         switch imu {
         case .mpu6050, .mpu6500, .mpu9150, .mpu9250:
             // MPU-6000/6050 product specification §6.1–6.2 (MPU-6500/9150/9250 the same): AFS_SEL, FS_SEL.
@@ -55,12 +55,13 @@ import Testing
         case .bno055:
             // BST-BNO055-DS000 §3.6: NDOF fixes ±4 g and ±2000 °/s; 1 m/s² = 100 LSB, 1 °/s = 16 LSB.
             IMURanges(accelerometer: [(4, 0.01 / g)], gyroscope: [(2000, 1.0 / 16)])
+        default: nil
         }
     }
 
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func imuReadsBackAKnownInputAtEveryRange(imu: SimulatedBoard.IMU) throws {
-        let table = Self.ranges(imu)
+        let table = try #require(Self.ranges(imu), "\(imu): no datasheet ranges written here")
         for (accelerometerRange, accelerometerLSB) in table.accelerometer {
             for (gyroscopeRange, gyroscopeLSB) in table.gyroscope {
                 let force = SIMD3(0.61, -0.37, 0.83) * accelerometerRange * Self.g          // m/s², within range

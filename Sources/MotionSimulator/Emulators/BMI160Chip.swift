@@ -298,3 +298,8 @@ struct BMI160Chip: SingleModelChip {
         if healthy { registers[Int(Self.status)] |= 0x02 } else { registers[Int(Self.status)] &= ~0x02 }
     }
 }
+
+extension SimulatedBoard.IMU {
+    /// the Bosch BMI160.
+    public static let bmi160 = Self("bmi160")
+}

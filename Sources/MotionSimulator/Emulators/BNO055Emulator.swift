@@ -276,3 +276,8 @@ package final class BNO055Emulator: ChipEmulator {
     package func powerOnReset() { engine.powerOnReset() }
     package func peek(_ register: UInt8) -> UInt8 { engine.peek(register) }
 }
+
+extension SimulatedBoard.IMU {
+    /// the Bosch BNO055 (its magnetometer and fusion inside).
+    public static let bno055 = Self("bno055")
+}

@@ -5,8 +5,8 @@ import I2C
 /// it. Written from the datasheets like the emulators themselves: this module does not import the
 /// drivers (`Sensors`), so these entries are the simulator's own, not the driver's tables.
 ///
-/// Adding a chip: its emulator file, its case in ``SimulatedBoard/IMU`` (or
-/// ``SimulatedBoard/Magnetometer``) below, and its line here.
+/// Adding a chip: its emulator file (with its ``SimulatedBoard/IMU`` or
+/// ``SimulatedBoard/Magnetometer`` static member) and its line here.
 package enum EmulatorRegistry {
     /// The IMUs, in ``SimulatedBoard/IMU`` order (the order `--imu` lists them in).
     package static let imus: [IMUEmulatorEntry] = [
@@ -36,8 +36,8 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
     ]
 
-    /// The entry of `chip`. Every case has its line (``EmulatorRegistryTests``); a case without
-    /// one is a programming error caught there.
+    /// The entry of `chip`. Every static member has its line (``EmulatorRegistryTests``); one
+    /// without is a programming error caught there.
     static func entry(_ chip: SimulatedBoard.IMU) -> IMUEmulatorEntry {
         guard let entry = imus.first(where: { $0.chip == chip }) else {
             preconditionFailure("SimulatedBoard.IMU.\(chip) has no line in EmulatorRegistry.imus")
@@ -54,17 +54,45 @@ package enum EmulatorRegistry {
 }
 
 extension SimulatedBoard {
-    /// The IMU chips the simulator can put on the board; the raw value is the CLI name. Each has
-    /// its line in ``EmulatorRegistry/imus``.
-    public enum IMU: String, CaseIterable, Sendable {
-        /// `lsm6dsr` is the LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
-        case lsm6dsox, lsm6dso32, lsm6dsl, lsm6ds3, lsm6dsr, lsm9ds1, mpu6050, mpu6500, mpu9150, mpu9250, icm20948, bmi160, icm42688, bno055
+    /// An IMU chip the simulator can put on the board, by its CLI name (`rawValue`): a struct, not an
+    /// enum, so that a new emulated chip is a new static member (beside its emulator) and no
+    /// client's `switch` stops compiling. Each has its line in ``EmulatorRegistry/imus``.
+    public struct IMU: Hashable, Sendable, CustomStringConvertible {
+        /// The CLI name (`lsm6dsox`, `mpu6050`).
+        public let rawValue: String
+
+        package init(_ name: String) { rawValue = name }
+
+        /// The chip named `rawValue`; nil for a name the simulator does not emulate.
+        public init?(rawValue: String) {
+            guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+            self.rawValue = rawValue
+        }
+
+        /// Every IMU the simulator emulates, in ``EmulatorRegistry/imus`` order (the order `--imu` lists them in).
+        public static var allCases: [IMU] { EmulatorRegistry.imus.map(\.chip) }
+
+        public var description: String { rawValue }
     }
 
-    /// The separate magnetometer chips the simulator can put on the board; the raw value is the
-    /// CLI name. Each has its line in ``EmulatorRegistry/magnetometers``.
-    public enum Magnetometer: String, CaseIterable, Sendable {
-        case lis3mdl, lis2mdl, qmc5883l, hmc5883l
+    /// A separate magnetometer chip the simulator can put on the board, by its CLI name (`rawValue`);
+    /// a struct like ``IMU``. Each has its line in ``EmulatorRegistry/magnetometers``.
+    public struct Magnetometer: Hashable, Sendable, CustomStringConvertible {
+        /// The CLI name (`lis3mdl`, `qmc5883l`).
+        public let rawValue: String
+
+        package init(_ name: String) { rawValue = name }
+
+        /// The chip named `rawValue`; nil for a name the simulator does not emulate.
+        public init?(rawValue: String) {
+            guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+            self.rawValue = rawValue
+        }
+
+        /// Every separate magnetometer the simulator emulates, in ``EmulatorRegistry/magnetometers`` order.
+        public static var allCases: [Magnetometer] { EmulatorRegistry.magnetometers.map(\.chip) }
+
+        public var description: String { rawValue }
     }
 }
 

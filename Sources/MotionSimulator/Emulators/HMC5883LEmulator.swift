@@ -105,3 +105,8 @@ package final class HMC5883LEmulator: ModelEmulator {
     let engine: EmulatorEngine<HMC5883LChip>
     init(engine: EmulatorEngine<HMC5883LChip>) { self.engine = engine }
 }
+
+extension SimulatedBoard.Magnetometer {
+    /// the Honeywell HMC5883L.
+    public static let hmc5883l = Self("hmc5883l")
+}

@@ -209,3 +209,8 @@ struct ICM20948Chip: SingleModelChip, InvenSenseFamilyChip {
         clock.set(rate: isRunning ? sampleRate : nil, at: time)
     }
 }
+
+extension SimulatedBoard.IMU {
+    /// the TDK InvenSense ICM-20948 (an AK09916 inside).
+    public static let icm20948 = Self("icm20948")
+}

@@ -232,3 +232,8 @@ struct ICM42688Chip: SingleModelChip, NamedChip {
         clock.set(rate: sampleRate, at: time)
     }
 }
+
+extension SimulatedBoard.IMU {
+    /// the TDK InvenSense ICM-42688-P.
+    public static let icm42688 = Self("icm42688")
+}

@@ -274,3 +274,14 @@ struct InvenSenseChip: InvenSenseFamilyChip, MultiModelChip {
         clock.set(rate: isRunning ? sampleRate : nil, at: time)
     }
 }
+
+extension SimulatedBoard.IMU {
+    /// the InvenSense MPU-6050.
+    public static let mpu6050 = Self("mpu6050")
+    /// the InvenSense MPU-6500.
+    public static let mpu6500 = Self("mpu6500")
+    /// the InvenSense MPU-9150 (an MPU-6050 with an AK8975 inside).
+    public static let mpu9150 = Self("mpu9150")
+    /// the InvenSense MPU-9250 (an MPU-6500 with an AK8963 inside).
+    public static let mpu9250 = Self("mpu9250")
+}

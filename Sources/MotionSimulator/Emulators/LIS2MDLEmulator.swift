@@ -70,3 +70,8 @@ package final class LIS2MDLEmulator: ModelEmulator {
     let engine: EmulatorEngine<LIS2MDLChip>
     init(engine: EmulatorEngine<LIS2MDLChip>) { self.engine = engine }
 }
+
+extension SimulatedBoard.Magnetometer {
+    /// the ST LIS2MDL.
+    public static let lis2mdl = Self("lis2mdl")
+}

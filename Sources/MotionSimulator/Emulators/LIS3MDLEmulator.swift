@@ -90,3 +90,8 @@ package final class LIS3MDLEmulator: ModelEmulator {
     let engine: EmulatorEngine<LIS3MDLChip>
     init(engine: EmulatorEngine<LIS3MDLChip>) { self.engine = engine }
 }
+
+extension SimulatedBoard.Magnetometer {
+    /// the ST LIS3MDL.
+    public static let lis3mdl = Self("lis3mdl")
+}

@@ -511,3 +511,16 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         reconfigure(at: time)
     }
 }
+
+extension SimulatedBoard.IMU {
+    /// the ST LSM6DSOX.
+    public static let lsm6dsox = Self("lsm6dsox")
+    /// the ST LSM6DSO32 (±32 g).
+    public static let lsm6dso32 = Self("lsm6dso32")
+    /// the ST LSM6DSL.
+    public static let lsm6dsl = Self("lsm6dsl")
+    /// the ST LSM6DS3.
+    public static let lsm6ds3 = Self("lsm6ds3")
+    /// the ST LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
+    public static let lsm6dsr = Self("lsm6dsr")
+}

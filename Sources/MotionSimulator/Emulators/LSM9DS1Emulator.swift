@@ -213,3 +213,8 @@ package final class LSM9DS1Emulator: ModelEmulator {
     let engine: EmulatorEngine<LSM9DS1Chip>
     init(engine: EmulatorEngine<LSM9DS1Chip>) { self.engine = engine }
 }
+
+extension SimulatedBoard.IMU {
+    /// the ST LSM9DS1 (the Raspberry Pi Sense HAT's), with its magnetometer die.
+    public static let lsm9ds1 = Self("lsm9ds1")
+}

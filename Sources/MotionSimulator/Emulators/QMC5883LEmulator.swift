@@ -77,3 +77,8 @@ package final class QMC5883LEmulator: ModelEmulator {
     let engine: EmulatorEngine<QMC5883LChip>
     init(engine: EmulatorEngine<QMC5883LChip>) { self.engine = engine }
 }
+
+extension SimulatedBoard.Magnetometer {
+    /// the QST QMC5883L.
+    public static let qmc5883l = Self("qmc5883l")
+}
