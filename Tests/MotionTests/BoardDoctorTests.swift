@@ -165,8 +165,8 @@ struct BoardDoctorTests {
         #expect(machine.doctor().run().check(.busScan) == nil)
     }
 
-    /// In the calibration store's directory (the doctor used to look one level up, where no
-    /// calibration is ever saved).
+    /// In the calibration store's directory itself (not one level up, where no calibration is
+    /// ever saved).
     @Test("calibration files are found under XDG_CONFIG_HOME, else ~/.config")
     func calibrationPresence() throws {
         let machine = try FakeMachine()

@@ -50,7 +50,7 @@ import Testing
         #expect(svg.contains("a &lt;test&gt; &amp; more"))
     }
 
-    /// Never more than `maximumPoints` per set (2999 points at most 1500 used to draw all 2999).
+    /// Never more than `maximumPoints` per set (2999 points at most 1500 draw at most 1500).
     @Test func atMostMaximumPointsAreDrawn() throws {
         let points = (0..<2999).map { index in
             let angle = Double(index) * 0.01

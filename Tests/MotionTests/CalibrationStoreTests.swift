@@ -53,7 +53,7 @@ extension CalibrationStoreSuite {
 
     @Test func aMissingStoreListsNothingButAnUnlistableOneIsAnError() throws {
         #expect(try store.all().isEmpty)
-        // A file where the directory should be: listing used to report "no calibrations".
+        // A file where the directory should be: an error, not "no calibrations".
         try Data("not a directory".utf8).write(to: directory)
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(throws: CalibrationStoreError.self) { try store.all() }

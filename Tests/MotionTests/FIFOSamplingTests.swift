@@ -177,7 +177,7 @@ struct SawtoothRate: PhysicalSource {
     }
 
     /// A failed magnetometer read in FIFO mode loses no IMU sample: the FIFO is read only once
-    /// the magnetometer has answered (it used to be drained first and its frames thrown away).
+    /// the magnetometer has answered (drained first, its frames would be thrown away).
     @Test func aFailedMagnetometerReadLosesNoFIFOSample() throws {
         let manager = try MotionManager(source: .simulated(Simulation(scenario: "rest", sensorErrors: false)), clock: clock, calibrationStore: nil)
         let bus = try #require(manager.simulatedHardware).board.bus

@@ -119,7 +119,7 @@ import Timing
             ("imu:nack*99999999999999999999@1", "*N must be"), ("imu:vanish*3@1", "vanish takes +S"), ("imu:reset+1@1", "reset takes"),
             ("imu:nack@nan", "the start must be"), ("imu:nack@-1", "the start must be"), ("imu:nack@1/0", "repeats at most"),
             ("imu:melt@1", "the kind must be"), ("imu:vanish+1e300@1", "the duration must be"),
-            // Holes and spellings that used to pass (issue #27 item 11).
+            // Holes and spellings a looser parser would let through.
             ("imu:nack@1/", "the repeat period must be"), ("imu:nack@1,", "needs @SECONDS"), ("imu:nack@0x1", "a decimal number"),
             ("imu:vanish+0x2@1", "the duration must be"), (",imu:nack@1", "needs @SECONDS"),
         ] {

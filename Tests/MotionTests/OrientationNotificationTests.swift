@@ -35,7 +35,7 @@ import Timing
     }
 
     /// After the last end the classifier starts over: `.unknown` while stopped, and a new begin
-    /// posts the orientation again (it used to keep the old one and post nothing).
+    /// posts the orientation again (rather than keeping the old one and posting nothing).
     @Test func generatingAgainStartsFromUnknownAndPostsAgain() async throws {
         let manager = MotionManager(hub: SensorHub(device: ScriptedDevice(clock: clock), clock: clock))
         let log = OrientationNotificationLog()

@@ -304,7 +304,7 @@ extension MotionManager {
         manager.gyroUpdateInterval = 0.5
         manager.gyroUpdateInterval = .nan
         #expect(manager.gyroUpdateInterval == 0.5)
-        // Too long for the sampler's timer (it used to be accepted, and trapped at the start).
+        // Too long for the sampler's timer (accepted, it would trap at the start).
         manager.gyroUpdateInterval = 1e300
         #expect(manager.gyroUpdateInterval == 0.5)
         #expect(throws: MotionError.invalidInterval(1e300)) { _ = try manager.gyroUpdates(interval: 1e300) }

@@ -3,8 +3,8 @@ import Motion
 
 /// The most common iOS pattern: a handler on an `OperationQueue` (or a `DispatchQueue`) hands
 /// each update to the user interface with `DispatchQueue.main.sync`, and the main thread stops
-/// the updates — from a button, here after five updates. It used to hang for ever (the stop
-/// waited for the handler, the handler for the main thread). Every run must return; no handler
+/// the updates — from a button, here after five updates. A stop that waited for the handler would
+/// hang for ever (the handler waits for the main thread). Every run must return; no handler
 /// may start after the stop returned. Afterwards the program waits for the last handler with
 /// `waitUntilHandlersFinish()` from its own thread, never from the main thread (which the
 /// handler may be waiting for). Real time: the simulated board on the system clock.
@@ -58,5 +58,5 @@ import Motion
 }
 
 /// Runs in which a handler waited in `DispatchQueue.main.sync` at the moment of the stop (the
-/// case that used to hang).
+/// case a waiting stop would hang in).
 private let blockedAtStopCount = Shared(0)
