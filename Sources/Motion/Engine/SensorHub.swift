@@ -1,5 +1,6 @@
 import Locking
 import Dispatch
+import FieldCalibration
 import Fusion
 import I2C
 import Timing

@@ -2,6 +2,7 @@ import Locking
 import ArgumentParser
 import Dispatch
 import Foundation
+import FieldCalibration
 import Fusion
 import Motion
 import MotionSimulation

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Fusion
 
 /// Soft iron refined in the background, once the board has been turned through enough of the
 /// sphere of directions: the readings the background calibration saw are kept spread over

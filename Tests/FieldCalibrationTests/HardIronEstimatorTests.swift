@@ -1,3 +1,4 @@
+import FieldCalibration
 import Fusion
 import Testing
 import TestSupport
