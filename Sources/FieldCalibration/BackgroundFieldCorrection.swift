@@ -23,8 +23,8 @@ import Fusion
 /// estimator adds, in the field's own frame). Not with a starting point that removed soft iron
 /// already (an estimator whose ``HardIronEstimator/Parameters/softIronAllowance`` is at most the
 /// 1 % a fit leaves).
-/// The sampler and `motion-lab evaluate --background-calibration` run the same.
-package struct BackgroundFieldCorrection: Sendable {
+/// The sampler (through ``BackgroundFieldCalibrator``) and `motion-lab evaluate --background-calibration` run the same.
+package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
     /// µT: 2 µT turns a 20 µT horizontal field by about 6°.
     package static let announcedMove = 2.0
     /// Seconds of sample time the estimator's `high` must last before it is reported, and its

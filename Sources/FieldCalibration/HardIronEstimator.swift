@@ -150,6 +150,9 @@ package struct HardIronEstimator: Sendable {
         /// The offset seems to have changed (something magnetic attached): a second estimate is
         /// being learned and replaces the first once confirmed.
         case relearning
+        /// No background calibration runs (``PassThroughFieldCalibrator``): the field is used as
+        /// read, with any stored calibration applied.
+        case off
     }
 
     /// The estimate, its confidence and the accuracy it gives.
