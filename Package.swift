@@ -35,6 +35,10 @@ let package = Package(
         .target(name: "MotionSimulator", dependencies: ["I2C", "Timing", "Locking", "Fusion", "FileAccess"]),
         // Pure math: attitude filter, orientation classifier, calibration fits.
         .target(name: "Fusion"),
+        // The background magnetometer calibration (hard iron from ordinary handling, soft iron from the
+        // holds or the whole sphere) behind the seam the sampler drives, `BackgroundFieldCalibrator`;
+        // docs/background-calibration.md.
+        .target(name: "FieldCalibration", dependencies: ["Fusion"]),
         // Linux's own sensor drivers (IIO): sysfs discovery, unit conversion, the buffer device.
         .target(name: "IIO"),
         // Test support: fake IIO sysfs trees and buffer devices in a temporary directory.
@@ -44,7 +48,7 @@ let package = Package(
         .target(
             name: "Motion",
             dependencies: [
-                "I2C", "LinuxI2C", "Sensors", "Fusion", "Timing", "MotionSimulator", "Locking", "IIO", "FileAccess",
+                "I2C", "LinuxI2C", "Sensors", "Fusion", "FieldCalibration", "Timing", "MotionSimulator", "Locking", "IIO", "FileAccess",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -55,7 +59,7 @@ let package = Package(
         // sessions). Not a product: it uses the package-level parts of `Motion`.
         .target(
             name: "MotionTools",
-            dependencies: ["Motion", "MotionSimulation", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "Timing", "Locking", "MotionSimulator", "FileAccess"]
+            dependencies: ["Motion", "MotionSimulation", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "FieldCalibration", "Timing", "Locking", "MotionSimulator", "FileAccess"]
         ),
         // The machine-readable output that the command line and the library products share (CSV and JSON
         // rows of `stream`, `record`, `calibrate --non-interactive` and `publish`'s payloads).
@@ -76,14 +80,14 @@ let package = Package(
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulation", "MotionTools", "MotionFormats", "BroadData", "MotionSimulator", "Fusion", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
+                "Motion", "MotionSimulation", "MotionTools", "MotionFormats", "BroadData", "MotionSimulator", "Fusion", "FieldCalibration", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
-        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulation", "BroadData", "MotionSimulator", "Fusion", "Sensors", "Timing", "Locking", "MotionPublish"]),
+        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulation", "BroadData", "MotionSimulator", "Fusion", "FieldCalibration", "Sensors", "Timing", "Locking", "MotionPublish"]),
         // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
         // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
         .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),
@@ -99,8 +103,10 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["TestSupport", "BroadData", "Sensors", "I2C", "I2CMock", "MotionSimulator", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "MotionSimulatorTests", dependencies: ["BroadData", "MotionSimulator", "I2C", "Timing", "Locking", "Fusion"]),
         .testTarget(name: "FusionTests", dependencies: ["Fusion", "TestSupport"]),
+        // The background calibration's parts on synthetic readings (the sampler's use: MotionTests).
+        .testTarget(name: "FieldCalibrationTests", dependencies: ["FieldCalibration", "Fusion", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "IIOFake"]),
-        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionSimulation", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "Sensors", "I2C", "I2CMock", "Locking", "FileAccess"], exclude: ["FuzzCorpus"]),
+        .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionSimulation", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "FieldCalibration", "Sensors", "I2C", "I2CMock", "Locking", "FileAccess"], exclude: ["FuzzCorpus"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
         .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "MotionSimulation", "CPseudoTerminal", "IIOFake"]),

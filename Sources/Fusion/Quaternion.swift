@@ -163,7 +163,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 }
 
 @inlinable @inline(__always)
-func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+package func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 

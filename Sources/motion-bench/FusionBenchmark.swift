@@ -1,4 +1,5 @@
 import Foundation
+import FieldCalibration
 import Fusion
 
 /// Cost per update of `AttitudeFilter` (6D and 9D) on synthetic motion, next to a plain Madgwick

@@ -1,5 +1,5 @@
 /// `value` with a fixed number of decimals ("12.35"), without Foundation.
-func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
+package func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
     // Beyond what an Int holds at this many decimals: plain Swift text (no trap on huge values).
     guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
     var scale = 1
@@ -13,6 +13,6 @@ func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
 }
 
 /// "(x, y, z)" with a fixed number of decimals.
-func fixedDecimals(_ vector: SIMD3<Double>, _ decimals: Int) -> String {
+package func fixedDecimals(_ vector: SIMD3<Double>, _ decimals: Int) -> String {
     "(\(fixedDecimals(vector.x, decimals)), \(fixedDecimals(vector.y, decimals)), \(fixedDecimals(vector.z, decimals)))"
 }

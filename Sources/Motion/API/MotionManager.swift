@@ -1,6 +1,7 @@
 import Locking
 import Dispatch
 import Foundation
+import FieldCalibration
 import Fusion
 import Logging
 import MotionSimulator

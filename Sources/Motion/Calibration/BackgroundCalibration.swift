@@ -1,11 +1,14 @@
 import Dispatch
 import Foundation
+import FieldCalibration
 import Fusion
 import Locking
 
 /// The background hard-iron estimation of one device's magnetometer (``HardIronEstimator``, run
 /// by the sampler on the device-motion path): where it starts, what it found last, and where an
-/// improvement is saved.
+/// improvement is saved. The sampler runs whichever ``BackgroundFieldCalibrator`` ``calibrator``
+/// makes (``makeCalibrator()``): ``BackgroundFieldCorrection`` by default, or none
+/// (``BackgroundFieldCalibratorFactory/off``), or another.
 ///
 /// Soft iron: the estimator models hard iron only, and claims `high` only when soft iron of
 /// ``HardIronEstimator/Parameters/softIronAllowance`` could not have moved its offset by more than
@@ -16,7 +19,7 @@ import Locking
 ///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
 /// so the estimator learns what is left, from zero, with an uncertainty from the record
-/// (``HardIronEstimator/start(from:magnetometerRate:)``, the one mapping `motionctl evaluate
+/// (``HardIronEstimator/start(from:magnetometerRate:)``, the one mapping `motion-lab evaluate
 /// --background-calibration` uses too): a background record's own σ, else the stored accuracy's
 /// (high 0.2 µT, medium 0.8 µT, low 2.5 µT per axis: the middle of each
 /// ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band); without a record,
@@ -31,6 +34,8 @@ final class BackgroundCalibration: Sendable {
     let parameters: HardIronEstimator.Parameters
     /// Per-axis σ of the starting point, µT; nil for the estimator's initial σ.
     let startSigma: Double?
+    /// What the sampler runs on the field.
+    let calibrator: BackgroundFieldCalibratorFactory
     private let saver: Saver?
     private let latest = Locked<Estimate?>(nil)
     /// The Earth's field strength (µT) and dip (radians) where the device is, from the World
@@ -60,10 +65,14 @@ final class BackgroundCalibration: Sendable {
     private let saveState = Locked(SaveState())
     private let saveQueue = DispatchQueue(label: "swift-motion.background-calibration", qos: .utility)
 
-    init(parameters: HardIronEstimator.Parameters = HardIronEstimator.Parameters(), startSigma: Double? = nil, saver: Saver? = nil) {
+    init(
+        parameters: HardIronEstimator.Parameters = HardIronEstimator.Parameters(), startSigma: Double? = nil, saver: Saver? = nil,
+        calibrator: BackgroundFieldCalibratorFactory = .standard
+    ) {
         self.parameters = parameters
         self.startSigma = startSigma
         self.saver = saver
+        self.calibrator = calibrator
     }
 
     /// For a stored record of the magnetometer (nil: none), saving to `store` unless the record
@@ -93,14 +102,13 @@ final class BackgroundCalibration: Sendable {
             } : nil)
     }
 
-    func makeEstimator() -> HardIronEstimator {
-        var estimator = HardIronEstimator(parameters: parameters, sigma: startSigma)
-        if let field = expectedField { estimator.expect(field: field) }
-        return estimator
+    /// The calibrator the sampler runs, from the starting point and the expected field last set.
+    func makeCalibrator() -> any BackgroundFieldCalibrator {
+        calibrator(BackgroundFieldCalibratorConfiguration(parameters: parameters, startSigma: startSigma, expectedField: expectedField))
     }
 
     /// Sets the expected field (``HardIronEstimator/expect(field:)``); the sampler hands it to
-    /// the estimator at its next status check.
+    /// the calibrator at its next status check.
     func expect(field: SIMD2<Double>?) {
         expected.withLock { $0 = field }
     }
@@ -108,7 +116,7 @@ final class BackgroundCalibration: Sendable {
     /// The expected field last set (nil: none).
     var expectedField: SIMD2<Double>? { expected.withLock { $0 } }
 
-    /// The estimator's latest status; nil before device motion first ran.
+    /// The calibrator's latest status; nil before device motion first ran.
     var status: HardIronEstimator.Status? { latest.withLock { $0?.status } }
 
     /// The background soft-iron fit in use at the latest status (``BackgroundSoftIron``); nil
@@ -116,7 +124,7 @@ final class BackgroundCalibration: Sendable {
     var softIronFit: MagnetometerCalibration? { latest.withLock { $0?.softIron } }
 
     /// The latest status's accuracy, else the starting point's.
-    var accuracy: MagneticFieldCalibrationAccuracy { status?.accuracy ?? makeEstimator().status.accuracy }
+    var accuracy: MagneticFieldCalibrationAccuracy { status?.accuracy ?? makeCalibrator().status.accuracy }
 
     /// The last save that failed, naming the file and the fix; nil when all saves worked.
     var saveError: CalibrationStoreError? { saveState.withLock { $0.error } }
@@ -136,7 +144,8 @@ final class BackgroundCalibration: Sendable {
         guard let saver else { return }
         let due: Estimate? = saveState.withLock { state in
             // Saved once the field strength is known too (the record keeps it).
-            if status.offsetAccuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed {
+            if status.offsetAccuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed,
+               status.reason != .off {
                 let better = state.saved.map { saved in
                     let moved = ((status.offset - saved.status.offset) * (status.offset - saved.status.offset)).sum().squareRoot()
                     return status.sigma < saved.status.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5) || softIron != saved.softIron

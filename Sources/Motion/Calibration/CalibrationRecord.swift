@@ -1,4 +1,5 @@
 import Foundation
+import FieldCalibration
 import Fusion
 
 /// Which physical sensor a calibration belongs to: the same chip type on another board, bus or

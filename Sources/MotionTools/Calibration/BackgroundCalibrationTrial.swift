@@ -1,4 +1,5 @@
 import Foundation
+import FieldCalibration
 import Fusion
 import Motion
 import MotionSimulation

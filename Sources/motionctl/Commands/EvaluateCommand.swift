@@ -2,6 +2,7 @@ import FileAccess
 import BroadData
 import ArgumentParser
 import Foundation
+import FieldCalibration
 import Fusion
 import MotionSimulator
 

@@ -2,6 +2,7 @@ import Locking
 import ArgumentParser
 import Dispatch
 import Foundation
+import FieldCalibration
 import Fusion
 import Motion
 import MotionSimulation
@@ -98,6 +99,7 @@ struct LiveView: Sendable {
         case .needsRotation: "turn the board a few times (at rest the magnetometer's offset cannot be learned)"
         case .disturbed: "field disturbed (a magnet or steel nearby?): not learning"
         case .relearning: "the field no longer fits the offset (a magnet attached?): checking before relearning"
+        case .off: "off: the field is used as read"
         }
         return String(format: "offset σ %.2f µT, heading σ %.1f°: ", status.sigma, status.headingSigma) + what
             + (status.changes > 0 ? " (\(status.changes) change\(status.changes == 1 ? "" : "s") relearned)" : "")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import FieldCalibration
 import Fusion
 import Motion
 import MotionFormats

@@ -1,3 +1,4 @@
+import FieldCalibration
 import Fusion
 
 /// What the attitude estimator says after one sample (the device-motion path).
@@ -85,10 +86,11 @@ private struct FusionState {
     }
 }
 
-/// The background hard-iron estimation on the sampler's queue (see `BackgroundCalibration`).
+/// The background magnetometer calibration on the sampler's queue (see `BackgroundCalibration`):
+/// whichever ``BackgroundFieldCalibrator`` its factory made (this library's by default).
 private struct MagneticCalibrationState {
     let link: BackgroundCalibration
-    var correction: BackgroundFieldCorrection
+    var correction: any BackgroundFieldCalibrator
     var status: HardIronEstimator.Status { correction.status }
 
     /// The expected field the estimator was last given (`BackgroundCalibration.expectedField`).
@@ -96,11 +98,11 @@ private struct MagneticCalibrationState {
 
     init(_ link: BackgroundCalibration) {
         self.link = link
-        correction = BackgroundFieldCorrection(link.makeEstimator())
+        correction = link.makeCalibrator()
         expected = link.expectedField
     }
 
-    /// One reading (µT, device axes) through the estimator; the field with its offset removed.
+    /// One reading (µT, device axes) through the calibrator; the field it gives the attitude filter.
     /// The status is published (a lock) ten times a second of sample time, and the attitude
     /// filter told when the calibration moved under it.
     mutating func update(

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Fusion
+@testable import FieldCalibration
+import Fusion
 import Testing
 import TestSupport
 

@@ -1,5 +1,7 @@
+import Fusion
+
 /// Where the background estimation starts from what the store holds: one mapping for the product
-/// (`BackgroundCalibration`) and for `motionctl evaluate --background-calibration`, so that the
+/// (`BackgroundCalibration`) and for `motion-lab evaluate --background-calibration`, so that the
 /// evaluation starts the estimator exactly as a board with that record would.
 extension HardIronEstimator {
     /// What a stored magnetometer calibration says about the offset that is left once it is applied.

@@ -1,3 +1,4 @@
+import FieldCalibration
 import Fusion
 import Testing
 import TestSupport
@@ -172,11 +173,11 @@ import Glibc
     /// offset; a from-scratch second filter absorbs them, but it is never determined by rotation
     /// in every direction, never keeps the reference field and never looks like a step: no
     /// hard-iron change is adopted. (Without the three tests, measured: 1, 3 and 1 false changes
-    /// at 1 µT, the estimate up to 7.3 µT off; 1 at 4 µT. With them, one at 4 µT once
-    /// ``carriedRate`` until the second filter was started again whenever its own stretches
-    /// stopped fitting it.) What the first filter itself takes from the place's field through its
-    /// gate is another matter (up to 2.9 µT here, at 1 µT once ``carriedRate``; 3.7 µT before it
-    /// estimated the soft iron); it is bounded loosely.
+    /// at 1 µT, the estimate up to 7.3 µT off; 1 at 4 µT. With them but without starting the second
+    /// filter again whenever its own stretches stop fitting it, one at 4 µT once ``carriedRate``.)
+    /// What the first filter itself takes from the place's field through its gate is another
+    /// matter (up to 2.9 µT here, at 1 µT once ``carriedRate``; 3.7 µT with the soft iron taken as
+    /// zero); it is bounded loosely.
     @Test(arguments: [(1.0, 0.5), (1.0, 1.0), (1.0, 2.0), (4.0, 0.5), (4.0, 1.0), (4.0, 2.0)])
     func aPlaceIsNotAChange(scale: Double, turning: Double) {
         var estimator = Self.calibratedStart()

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Fusion
 
 /// Soft iron refined in the background, once the board has been turned through enough of the
 /// sphere of directions: the readings the background calibration saw are kept spread over
@@ -35,7 +36,7 @@ import Darwin
 package struct BackgroundSoftIron: Sendable {
     /// Slots per cell: ``EllipsoidFit/Configuration/minimumSamplesPerCell`` (3) must still hold
     /// after the fit has moved the centre and reshaped the directions a little (the cells here are
-    /// the estimator's, whose offset is µT off before the fit); with 4 the fit's coverage fell
+    /// the estimator's, whose offset is µT off before the fit); with 4 the fit's coverage falls
     /// short of the slots' by up to 10 cells on the figure-eight, with 6 less often.
     package static let readingsPerCell = 6
     /// Seconds of sample time between two readings offered (20 a second: a turn at 90 °/s crosses
@@ -55,8 +56,8 @@ package struct BackgroundSoftIron: Sendable {
     /// figure-eight's tuning seeds 101–160 the fits taken were 0.01–0.46 µT from the hard iron
     /// (median 0.19 µT; 57 of 60 seeds fitted), i.e. at most 0.27 µT per axis. Above `high`'s
     /// 0.33 µT, so `high` waits for the estimator's own evidence. (Started at a stored `medium`'s
-    /// 0.8 µT instead, the estimator's first stretches pulled the offset up to 1.84 µT away
-    /// before it settled again; at 0.4 µT at most 0.8 µT.)
+    /// 0.8 µT instead, the estimator's first stretches pull the offset up to 1.84 µT away
+    /// before it settles again; at 0.4 µT at most 0.8 µT.)
     package static let fittedOffsetSigma = 0.4
     /// What a fitted ellipsoid leaves of soft iron: the allowance a stored figure-eight calibration
     /// gives the estimator too (`BackgroundCalibration`), 1 %.

@@ -1,4 +1,5 @@
-@testable import Fusion
+@testable import FieldCalibration
+import Fusion
 import Testing
 import TestSupport
 

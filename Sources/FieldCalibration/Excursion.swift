@@ -1,3 +1,5 @@
+import Fusion
+
 /// How far the board is from where it was a moment ago, from the accelerometer and the gyroscope:
 /// the acceleration less gravity, integrated twice. Carried through a room, the board meets a
 /// field that is not the same from place to place (steel, radiators, the rebar of a floor), so a
