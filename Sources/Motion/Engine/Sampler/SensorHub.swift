@@ -162,7 +162,7 @@ final class SensorHub: Sendable {
         if state.schedule.mode.isFIFO, schedule.mode == .idle {
             // On the sampler's queue, after any tick in flight: the device lets go of its FIFO and
             // the next FIFO start begins afresh (the idle time is no gap in anyone's stream).
-            queue.async { [weak self] in self?.stopFIFO() }
+            queue.async { self.stopFIFO() }
         }
         state.schedule = schedule
         guard schedule.tick > 0 else { return }
