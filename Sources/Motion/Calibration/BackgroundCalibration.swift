@@ -166,7 +166,7 @@ final class BackgroundCalibration: Sendable {
                 saveState.withLock { $0.error = nil }
             } catch {
                 saveState.withLock { $0.error = error }
-                MotionManager.logger.warning("the background magnetometer calibration was not saved: \(error)")
+                Library.logger.warning("the background magnetometer calibration was not saved: \(error)")
             }
         }
     }
