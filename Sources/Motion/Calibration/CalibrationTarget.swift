@@ -34,14 +34,3 @@ package struct CalibrationTarget: Sendable, Equatable {
         (magnetometerToDevice.inverse ?? magnetometerToDevice.transposed) * device
     }
 }
-
-extension MotionManager {
-    /// The chips this manager reads and how their axes relate to the device's; nil for a device
-    /// not made of chip drivers (tests' scripted devices).
-    package var calibrationTarget: CalibrationTarget? {
-        guard let device = hub.device as? DriverDevice else { return nil }
-        return CalibrationTarget(
-            imu: device.imuIdentity, magnetometer: device.magnetometerIdentity,
-            imuToDevice: device.correction.mount, magnetometerToDevice: device.correction.mount * device.correction.magnetometerAxes)
-    }
-}

@@ -208,14 +208,3 @@ package struct ChipSettings: Sendable, Equatable {
     package let magnetometer: ChipInfo?
     package let magnetometerConfiguration: MagnetometerConfiguration?
 }
-
-extension MotionManager {
-    /// The chips this manager reads and their rates and ranges; nil for a device not made of
-    /// chip drivers (tests' scripted devices).
-    package var chipSettings: ChipSettings? {
-        guard let device = hub.device as? DriverDevice else { return nil }
-        return ChipSettings(
-            imu: device.imu.chip, imuConfiguration: device.imu.configuration,
-            magnetometer: device.magnetometer?.chip, magnetometerConfiguration: device.magnetometer?.configuration)
-    }
-}
