@@ -16,7 +16,7 @@ import Locking
 ///
 /// Start: a stored calibration is applied before the estimator sees the field (`SensorCorrection`),
 /// so the estimator learns what is left, from zero, with an uncertainty from the record
-/// (``HardIronEstimator/start(from:magnetometerRate:)``, the one mapping `motionctl evaluate
+/// (``HardIronEstimator/start(from:magnetometerRate:)``, the one mapping `motion-lab evaluate
 /// --background-calibration` uses too): a background record's own σ, else the stored accuracy's
 /// (high 0.2 µT, medium 0.8 µT, low 2.5 µT per axis: the middle of each
 /// ``HardIronEstimator/accuracy(sigma:headingSigma:)`` band); without a record,
