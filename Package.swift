@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Motion", targets: ["Motion"]),
         .executable(name: "motionctl", targets: ["motionctl"]),
+        // The research commands (`evaluate` on BROAD, `background-check` on the simulated board), kept out of motionctl.
+        .executable(name: "motion-lab", targets: ["motion-lab"]),
         // Device motion to an MQTT broker through libmosquitto: a product of its own, so that `Motion` needs no libmosquitto.
         .library(name: "MotionPublish", targets: ["MotionPublish"]),
         // The simulated board for tests, replays and hardware-in-the-loop rigs: scenarios, recordings,
@@ -55,8 +57,9 @@ let package = Package(
         // The `MotionSimulation` product: the simulator's public face (Simulation's settings, a manager
         // on a virtual clock, the scenarios, recordings and faults), reaching Motion through `package` access.
         .target(name: "MotionSimulation", dependencies: ["Motion", "MotionSimulator", "Timing", "Fusion"]),
-        // motionctl's toolbox: diagnostics (doctor, hardware checks, probe) and workflows (calibration
-        // sessions). Not a product: it uses the package-level parts of `Motion`.
+        // The command-line tools' toolbox: diagnostics (doctor, hardware checks, probe) and workflows
+        // (calibration sessions, the background calibration's trial). Not a product: it uses the
+        // package-level parts of `Motion`.
         .target(
             name: "MotionTools",
             dependencies: ["Motion", "MotionSimulation", "Sensors", "I2C", "LinuxI2C", "IIO", "Fusion", "FieldCalibration", "Timing", "Locking", "MotionSimulator", "FileAccess"]
@@ -64,7 +67,7 @@ let package = Package(
         // The machine-readable output that the command line and the library products share (CSV and JSON
         // rows of `stream`, `record`, `calibrate --non-interactive` and `publish`'s payloads).
         .target(name: "MotionFormats", dependencies: ["Motion", "Fusion"]),
-        // BROAD recordings (the benchmark's data set) as trials and replays: motionctl evaluate, motion-bench, tests.
+        // BROAD recordings (the benchmark's data set) as trials and replays: motion-lab evaluate, motion-bench, tests.
         .target(name: "BroadData", dependencies: ["MotionSimulator", "FileAccess"]),
         // `motionctl serve`: the live browser view over HTTP (its own bounded HTTP/1.1 on FlyingSocks' sockets; docs/serve-notes.md).
         .target(
@@ -77,10 +80,24 @@ let package = Package(
         .target(name: "MotionPublish", dependencies: ["Motion", "MotionFormats", "Fusion", "Locking", "CMosquitto"]),
         // One C function: whether C's standard output got everything (Swift 6 cannot name `stdout`).
         .target(name: "CStandardOutput", path: "CModules/CStandardOutput"),
+        // What motionctl and motion-lab share: checked standard streams, the failure they report, the
+        // option ranges, the checked `main`. Not in MotionTools, so that MotionPublish needs no ArgumentParser.
+        .target(
+            name: "CommandSupport",
+            dependencies: ["CStandardOutput", "FileAccess", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "motionctl",
             dependencies: [
-                "Motion", "MotionSimulation", "MotionTools", "MotionFormats", "BroadData", "MotionSimulator", "Fusion", "FieldCalibration", "Sensors", "I2C", "LinuxI2C", "Locking", "CStandardOutput", "IIO", "MotionServe", "MotionPublish", "FileAccess",
+                "Motion", "MotionSimulation", "MotionTools", "MotionFormats", "MotionSimulator", "Fusion", "FieldCalibration", "Sensors", "I2C", "LinuxI2C", "Locking", "CommandSupport", "IIO", "MotionServe", "MotionPublish", "FileAccess",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `motion-lab evaluate` (the attitude filter scored on BROAD) and `motion-lab background-check`.
+        .executableTarget(
+            name: "motion-lab",
+            dependencies: [
+                "Motion", "MotionTools", "BroadData", "MotionSimulator", "Fusion", "FieldCalibration", "CommandSupport", "FileAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -109,7 +126,9 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["TestSupport", "Motion", "MotionSimulation", "MotionTools", "IIO", "IIOFake", "MotionSimulator", "Timing", "Fusion", "FieldCalibration", "Sensors", "I2C", "I2CMock", "Locking", "FileAccess"], exclude: ["FuzzCorpus"]),
         // Test-only: a pseudo-terminal for driving motionctl as a person would.
         .target(name: "CPseudoTerminal", path: "CModules/CPseudoTerminal"),
-        .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "MotionSimulation", "CPseudoTerminal", "IIOFake"]),
+        .testTarget(name: "MotionctlTests", dependencies: ["TestSupport", "motionctl", "CommandSupport", "MotionSimulation", "CPseudoTerminal", "IIOFake"]),
+        // motion-lab's commands, in process and as the built binary; and the documentation's own checks.
+        .testTarget(name: "MotionLabTests", dependencies: ["TestSupport", "motion-lab", "BroadData", "Fusion"]),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionSimulation", "MotionTools", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         // Against a real broker (`mosquitto`, started by the tests; they skip without it).
         .testTarget(name: "PublishTests", dependencies: ["TestSupport", "MotionPublish", "Motion", "MotionSimulation", "MotionTools", "CMosquitto", "Locking", "motionctl"]),

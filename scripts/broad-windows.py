@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where in a BROAD trial an estimate loses: the 9D total error's RMS and the mean signed heading
-error (degrees) in windows of the trial's moving part, for `motionctl evaluate --out` folders and
+error (degrees) in windows of the trial's moving part, for `motion-lab evaluate --out` folders and
 VQF run on the same data (BROAD's metric, from ../shared/tools/broad_peers.py).
 
   python3 scripts/broad-windows.py --peers ../shared/tools/broad_peers.py --data DIR \
@@ -39,7 +39,7 @@ def main():
     for out in args.outs:
         file = os.path.join(out, '9d', args.trial + '.csv')
         if not os.path.isfile(file):
-            sys.exit(f'error: no 9D estimate of {args.trial} in {out}: run motionctl evaluate --out {out} on {args.data}')
+            sys.exit(f'error: no 9D estimate of {args.trial} in {out}: run motion-lab evaluate --out {out} on {args.data}')
         estimates[out] = np.loadtxt(file, delimiter=',', skiprows=1)
         if len(estimates[out]) != len(trial['t']):
             sys.exit(f'error: {file} has {len(estimates[out])} rows, the trial {len(trial["t"])}: was it run at another --rate?')

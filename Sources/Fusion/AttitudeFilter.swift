@@ -64,7 +64,7 @@ public enum MagneticAccuracy: Int, Sendable, RankedByRawValue {
 package struct AttitudeFilter: Sendable {
     /// Tuning. One set serves every motion; the defaults are the filter's design values. Only
     /// `sensorLatency` describes the sensor and should come from its configuration. Every value
-    /// chosen by looking at data is cross-validated by `motionctl evaluate --cross-validate`
+    /// chosen by looking at data is cross-validated by `motion-lab evaluate --cross-validate`
     /// (leave one kind of motion or disturbance out), which prints what it would choose instead.
     package struct Parameters: Sendable, Equatable {
         /// Time constant of the accelerometer low-pass filter in the inertial frame, s. Larger

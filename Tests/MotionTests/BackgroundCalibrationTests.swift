@@ -9,15 +9,15 @@ import TestSupport
 
 /// The background magnetometer calibration on the simulated board, in virtual time, as issue #25
 /// asks: hard iron drawn per seed within ±50 µT per axis (`BackgroundCalibrationTrial.hardIron`),
-/// nothing stored, the chip presets' noise and biases. Seeds 1…20 are reported (README); the
+/// nothing stored, the chip presets' noise and biases. Seeds 1…20 are reported (docs/background-calibration.md); the
 /// estimator was tuned on seeds 101…160 only.
 @Suite struct BackgroundCalibrationTests {
     static func distance(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
 
     /// After ordinary handling (25.5 s, no figure-eight), on the board as it comes (its magnetometer
     /// with the chip preset's soft iron, a few per cent): the offset is within 1 µT of the hard iron
-    /// and the heading within 2° RMS for the rest of the run (issue #25's acceptance; the README's
-    /// table). Soft iron and offset come from the holds between the turns (``HoldSoftIron``). The
+    /// and the heading within 2° RMS for the rest of the run (issue #25's acceptance; the table in
+    /// docs/background-calibration.md). Soft iron and offset come from the holds between the turns (``HoldSoftIron``). The
     /// accuracy says `high` only while the offset is within 1 µT. Without soft iron the holds find
     /// none to fit, and the estimator cannot know that there is none: it fears the soft iron a
     /// board may have (``HardIronEstimator/Parameters/softIronAllowance``, bounded by the holds to
@@ -100,7 +100,7 @@ import TestSupport
     /// A magnet stuck to the board (a new, lasting hard iron of ≈ 15.5 µT): detected and relearned
     /// while the board is handled again (within 1.5 µT by the end of that handling), the heading
     /// back within 2°; on the board without soft iron and as it comes (its soft iron fitted from
-    /// the holds first). Over 20 seeds with soft iron (README): relearned in 18, after 15.2–19.8 s.
+    /// the holds first). Over 20 seeds with soft iron (docs/background-calibration.md): relearned in 18, after 15.2–19.8 s.
     @Test(arguments: [1, 2, 3] as [UInt64], [false, true])
     func anAttachedMagnetIsRelearned(seed: UInt64, softIron: Bool) throws {
         let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: "magnet-attached", duration: 90, softIron: softIron ? nil : .identity)
@@ -137,7 +137,7 @@ import TestSupport
         #expect(mean < 1, "offset errors \(errors) µT")
     }
 
-    /// Seconds of handling after which an attached magnet is relearned (the README states it).
+    /// Seconds of handling after which an attached magnet is relearned (docs/background-calibration.md states it).
     static let relearnBound = 20.0
 
     /// The second run of a program starts from the estimate the first one saved: its first

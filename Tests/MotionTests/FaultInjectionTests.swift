@@ -89,7 +89,7 @@ import Timing
     }
 
     /// One transient fault on the first transfers of start-up is retried, as the sampler retries
-    /// a failed transfer (the README's promise); the magnetometer's too, so the device keeps its
+    /// a failed transfer (docs/api.md's promise); the magnetometer's too, so the device keeps its
     /// field. Nothing of it reaches the handler.
     @Test(arguments: ["imu:nack*1@0", "imu:eio*1@0", "imu:timeout*2@0", "mag:nack*1@0", "mag:eio*2@0"])
     func aTransientFaultAtStartUpIsRetried(plan: String) throws {

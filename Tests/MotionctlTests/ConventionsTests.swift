@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// The conventions every command keeps (README "motionctl"): Ctrl-C ends any command the same way,
+/// The conventions every command keeps (docs/motionctl.md): Ctrl-C ends any command the same way,
 /// escape sequences only on a terminal (never in a pipe, never with TERM=dumb), colour never with
 /// NO_COLOR, and machine-readable output in ASCII with enums by name.
 @Suite("motionctl conventions", .serialized)

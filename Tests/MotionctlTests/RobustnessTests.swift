@@ -18,7 +18,6 @@ import Glibc
             ["stream", "--rate"], ["stream", "--count"], ["stream", "--duration"], ["live", "--duration"], ["live", "--refresh"],
             ["orientation", "--duration"], ["record", "--rate"], ["record", "--duration"], ["calibrate", "gyroscope", "--duration"],
             ["calibrate", "magnetometer", "--duration"], ["calibrate", "accelerometer", "--duration"], ["stream", "--seed"],
-            ["evaluate", "--data", "/", "--out", "/tmp", "--gyroscope-latency"],
         ]
         var refused = 0
         for option in options {

@@ -35,7 +35,6 @@ import Glibc
         Command(output: ["boards", "show", "raspberry-pi-4b"], error: ["boards", "show"]),
         Command(output: ["boards", "validate", boardFile], error: ["boards", "validate", "/no/such/board.json"]),
         Command(output: ["doctor"], error: ["doctor", "--no-such-option"]),
-        Command(output: ["evaluate", "--data", "/no/such/folder"], error: ["evaluate", "--data", "/no/such/folder"]),
         Command(output: ["calibrate", "gyroscope", "--simulated", "--non-interactive"], error: ["calibrate", "gyroscope", "--duration", "-1"]),
         Command(output: ["calibrate", "accelerometer", "--simulated", "--non-interactive"], error: ["calibrate", "accelerometer", "--duration", "0"]),
         Command(

@@ -8,7 +8,7 @@ import Timing
 
 /// The background magnetometer calibration on the simulated board, in virtual time: one run of a
 /// scenario with a seeded hard iron and no calibration stored (or the one in `store`), measured
-/// against the simulator's truth. What `motionctl calibration background-check` prints and the
+/// against the simulator's truth. What `motion-lab background-check` prints and the
 /// acceptance tests assert.
 package struct BackgroundCalibrationTrial: Sendable {
     /// The hard iron of seed `seed`: uniform within ±50 µT per axis (the simulator's presets are

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Motion
 import MotionFormats
@@ -98,13 +99,3 @@ func printJSON<T: Encodable>(_ value: T) throws {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     print(MachineOutput.asciiJSON(String(decoding: try encoder.encode(value), as: UTF8.self)))
 }
-
-/// "12.35" with a fixed number of decimals.
-func decimals(_ value: Double, _ count: Int = 2) -> String { String(format: "%.\(count)f", value) }
-
-/// "(1.00, -2.00, 3.00)".
-func decimals(_ vector: SIMD3<Double>, _ count: Int = 2) -> String {
-    "(\(decimals(vector.x, count)), \(decimals(vector.y, count)), \(decimals(vector.z, count)))"
-}
-
-

@@ -1,3 +1,4 @@
+import CommandSupport
 import Fusion
 import Motion
 import MotionTools

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Motion
 
@@ -7,7 +8,7 @@ struct CalibrationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibration",
         abstract: "Show or remove the stored calibrations.",
-        subcommands: [Show.self, Clear.self, BackgroundCheck.self, StressSave.self, StressUpdate.self])
+        subcommands: [Show.self, Clear.self, StressSave.self, StressUpdate.self])
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every stored calibration: its file and key figures.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import I2C
 import LinuxI2C

@@ -1,3 +1,4 @@
+import CommandSupport
 import Locking
 import ArgumentParser
 import Dispatch

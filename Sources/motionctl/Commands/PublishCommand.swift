@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileAccess
+import CommandSupport
 import Foundation
 import Motion
 import MotionSimulation

@@ -1,5 +1,6 @@
 import FileAccess
 import ArgumentParser
+import CommandSupport
 import Dispatch
 import Foundation
 import Locking

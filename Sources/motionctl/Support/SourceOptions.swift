@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import FileAccess
 import Foundation
 import Fusion
@@ -298,20 +299,4 @@ struct OpenedSource {
 
     /// Runs until done, `duration` seconds of this run's clock, or Ctrl-C.
     func runner(duration: Double?) -> UpdateRunner { UpdateRunner(virtualClock: virtualClock, duration: duration) }
-}
-
-/// A failure the command reports as `error: message` and exits 1 for.
-struct CommandFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-
-    /// Runs a command's body; a failure prints `error: …` to standard error and exits 1.
-    static func reporting<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let failure as CommandFailure {
-            printError("error: \(failure.message)")
-            throw ExitCode.failure
-        }
-    }
 }

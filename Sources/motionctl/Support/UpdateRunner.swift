@@ -1,3 +1,4 @@
+import CommandSupport
 import Locking
 import Dispatch
 import Foundation

@@ -4,7 +4,7 @@ import Fusion
 import MotionSimulator
 
 /// How far a trial's inertial sensor lags its optical reference, and what that costs any filter
-/// that does not know it (`motionctl evaluate --reference-lag`).
+/// that does not know it (`motion-lab evaluate --reference-lag`).
 ///
 /// The lag: the rotation rate the reference shows (from the quaternions one sample either side)
 /// against the gyroscope's, the gyroscope shifted by whole samples; the shift with the least mean

@@ -11,23 +11,23 @@ import Glibc
 /// `EINTR` retried, and the first error kept (later writes are dropped), so a full disk or a
 /// closed reader is reported instead of passing silently. A closed pipe (`EPIPE`) is not an error
 /// of ours: the process ends quietly, as Unix tools do when their reader goes away.
-final class CheckedOutput: Sendable {
-    let descriptor: Int32
+package final class CheckedOutput: Sendable {
+    package let descriptor: Int32
     /// For messages: "standard output" or the file's path.
-    let name: String
+    package let name: String
     private let failure = Locked<CommandFailure?>(nil)
 
-    init(descriptor: Int32, name: String) {
+    package init(descriptor: Int32, name: String) {
         self.descriptor = descriptor
         self.name = name
     }
 
-    static let standardOutput = CheckedOutput(descriptor: STDOUT_FILENO, name: "standard output")
-    static let standardError = CheckedOutput(descriptor: STDERR_FILENO, name: "standard error")
+    package static let standardOutput = CheckedOutput(descriptor: STDOUT_FILENO, name: "standard output")
+    package static let standardError = CheckedOutput(descriptor: STDERR_FILENO, name: "standard error")
 
     /// Writes `text` and keeps a failure instead of throwing it: for messages and lines written
     /// from handlers, whose failure the command reports when it ends (``StandardStreams/finish(status:)``).
-    func send(_ text: String) {
+    package func send(_ text: String) {
         do {
             try write(text)
         } catch {
@@ -36,10 +36,10 @@ final class CheckedOutput: Sendable {
     }
 
     /// The first write error, once one happened.
-    var error: CommandFailure? { failure.withLock { $0 } }
+    package var error: CommandFailure? { failure.withLock { $0 } }
 
     /// Writes `text`; throws (and keeps) the first error.
-    func write(_ text: String) throws(CommandFailure) {
+    package func write(_ text: String) throws(CommandFailure) {
         if let error { throw error }
         let bytes = Array(text.utf8)
         var offset = 0
@@ -63,11 +63,11 @@ final class CheckedOutput: Sendable {
 
     /// The reader of our output went away (`| head`): stop without a message, with the status a
     /// shell reports for a process ended by SIGPIPE.
-    static func endQuietly() -> Never {
+    package static func endQuietly() -> Never {
         exit(128 + SIGPIPE)
     }
 
-    static func hint(_ code: Int32) -> String {
+    package static func hint(_ code: Int32) -> String {
         switch code {
         case ENOSPC, EDQUOT: " (the disk is full: free some space or write elsewhere)"
         case EBADF: " (it is closed)"
@@ -77,16 +77,16 @@ final class CheckedOutput: Sendable {
 
 }
 
-/// The one way motionctl writes to its standard streams: standard output through C's buffered
+/// The one way the command-line tools write to its standard streams: standard output through C's buffered
 /// stream (`print`) or ``CheckedOutput/standardOutput`` (flushed first, so order is kept),
 /// standard error through ``CheckedOutput/standardError`` (``printError(_:)``). Nothing traps:
 /// every failure is kept, and ``finish(status:)`` turns it into a message on whichever stream
 /// still works and a non-zero exit status.
-enum StandardStreams {
+package enum StandardStreams {
     /// Before anything is opened: a closed standard stream (0, 1, 2) is taken by /dev/null opened
     /// for the other direction, so the first file the command opens does not become its standard
     /// output, and writes to a closed standard output or error fail (`EBADF`) as they should.
-    static func guardClosedDescriptors() {
+    package static func guardClosedDescriptors() {
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
             let placeholder = open("/dev/null", descriptor == STDIN_FILENO ? O_WRONLY : O_RDONLY)
             if placeholder >= 0, placeholder != descriptor {
@@ -97,7 +97,7 @@ enum StandardStreams {
     }
 
     /// Text for standard output in order with what `print` buffered.
-    static func output(_ text: String) {
+    package static func output(_ text: String) {
         fflush(nil)
         CheckedOutput.standardOutput.send(text)
     }
@@ -105,7 +105,7 @@ enum StandardStreams {
     /// Flushes standard output and returns the exit status: `status`, or 1 when it was 0 and a
     /// write to standard output or standard error failed. A failure is said on the other stream
     /// when that one works; a reader that went away (`EPIPE` on standard output) ends quietly.
-    static func finish(status: Int32) -> Int32 {
+    package static func finish(status: Int32) -> Int32 {
         var outputFailure = CheckedOutput.standardOutput.error
         let code = CStandardOutput_flushFailed()
         if code != 0 {
@@ -127,6 +127,6 @@ enum StandardStreams {
 
 /// Prints a line to standard error (the data on standard output stays clean); a failure is kept
 /// and makes the command's exit status non-zero.
-func printError(_ message: String) {
+package func printError(_ message: String) {
     CheckedOutput.standardError.send(message + "\n")
 }

@@ -3,7 +3,7 @@ import BroadData
 import Foundation
 import Fusion
 import Testing
-@testable import motionctl
+@testable import motion_lab
 
 @Suite struct EvaluateCommandTests {
     @Test func missingDataFolderSaysWhereToFindIt() {

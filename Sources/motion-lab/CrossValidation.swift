@@ -4,7 +4,7 @@ import Dispatch
 import Foundation
 import Fusion
 
-/// `motionctl evaluate --cross-validate`: every parameter of ``AttitudeFilter/Parameters`` that
+/// `motion-lab evaluate --cross-validate`: every parameter of ``AttitudeFilter/Parameters`` that
 /// was chosen by looking at data, tuned by coordinate descent with leave-one-kind-out folds.
 ///
 /// A fold holds out every trial of one kind of motion or disturbance (``BroadIndexEntry/kind``:

@@ -2,7 +2,7 @@ import BroadData
 import Foundation
 import Fusion
 
-/// Where a trial's reference puts north, against the magnetometer (`motionctl evaluate
+/// Where a trial's reference puts north, against the magnetometer (`motion-lab evaluate
 /// --reference-heading`).
 ///
 /// Two headings of the field, both in the reference's East-North-Up frame over the trial's

@@ -1,12 +1,13 @@
 import FileAccess
 import BroadData
 import ArgumentParser
+import CommandSupport
 import Foundation
 import FieldCalibration
 import Fusion
 import MotionSimulator
 
-/// `motionctl evaluate`: runs the attitude filter causally over BROAD trials and scores it.
+/// `motion-lab evaluate`: runs the attitude filter causally over BROAD trials and scores it.
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",

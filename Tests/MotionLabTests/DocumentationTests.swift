@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// The README and docs/ as a reader meets them: a README short enough to read, opening with the
+/// two commands; text that says what is, not how it came to be; links that lead somewhere.
+@Suite struct DocumentationTests {
+    /// The repository this test file belongs to.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Phrases of a work log rather than a description.
+    static let workLog = try? NSRegularExpression(
+        pattern: #"\bsession [0-9]|\bround (one|two)\b|\bonce did\b|\bused to\b|#[0-9]+ fixed|\bpreviously\b"#, options: [.caseInsensitive])
+
+    /// The research notes of the background calibration: a record of what was tried, by design.
+    static let researchNotes: Set<String> = ["docs/background-calibration.md"]
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// README.md and every docs/*.md, as paths relative to the repository.
+    static func markdownFiles() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: repository.appendingPathComponent("docs").path)
+        return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    }
+
+    /// Every Swift file under Sources/, relative to the repository.
+    static func swiftSources() -> [String] {
+        let root = repository.appendingPathComponent("Sources")
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/" + $0 }
+    }
+
+    /// The lines of `text` that hold a work-log phrase, as "path:line: text".
+    static func workLogLines(_ text: String, in path: String) -> [String] {
+        guard let workLog else { return ["\(path): the work-log pattern does not compile"] }
+        var found: [String] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let string = String(line)
+            if workLog.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil {
+                found.append("\(path):\(number + 1): \(string.trimmingCharacters(in: .whitespaces).prefix(160))")
+            }
+        }
+        return found
+    }
+
+    /// The targets of the Markdown links and images in `markdown` (`[text](target)`), outside code blocks.
+    static func linkTargets(_ markdown: String) -> [String] {
+        var targets: [String] = []
+        var inCode = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inCode.toggle(); continue }
+            guard !inCode else { continue }
+            var rest = Substring(line)
+            while let open = rest.range(of: "](") {
+                let after = rest[open.upperBound...]
+                guard let close = after.firstIndex(of: ")") else { break }
+                targets.append(String(after[..<close]).trimmingCharacters(in: .whitespaces))
+                rest = after[after.index(after: close)...]
+            }
+        }
+        return targets
+    }
+
+    @Test func theReadmeIsShortAndOpensWithTheTwoCommands() throws {
+        let readme = try Self.text("README.md")
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        let count = readme.hasSuffix("\n") ? lines.count - 1 : lines.count
+        #expect(count <= 300, "README.md has \(count) lines; the rest belongs in docs/")
+        // The first fenced block, within the first 15 lines, is the two commands.
+        let fence = try #require(lines.firstIndex { $0.hasPrefix("```") })
+        #expect(fence < 15, "the README's first block starts on line \(fence + 1)")
+        #expect(lines[fence] == "```sh")
+        let commands = lines.dropFirst(fence + 1).prefix { !$0.hasPrefix("```") }.map {
+            String($0.split(separator: "#").first ?? "").trimmingCharacters(in: .whitespaces)
+        }
+        #expect(commands == ["sh scripts/setup.sh && swift run motionctl", "sh scripts/setup.sh && swift test"])
+    }
+
+    @Test func noWorkLogInTheDocumentationOrTheSources() throws {
+        var found: [String] = []
+        for path in try Self.markdownFiles() + Self.swiftSources() where !Self.researchNotes.contains(path) {
+            found += Self.workLogLines(try Self.text(path), in: path)
+        }
+        #expect(found.isEmpty, "say what is, not how it came to be:\n\(found.joined(separator: "\n"))")
+        #expect(Self.swiftSources().count > 100, "Sources/ not found at \(Self.repository.path)")
+    }
+
+    @Test func everyRelativeLinkResolves() throws {
+        var broken: [String] = []
+        var checked = 0
+        for path in try Self.markdownFiles() {
+            let folder = Self.repository.appendingPathComponent(path).deletingLastPathComponent()
+            for target in Self.linkTargets(try Self.text(path)) {
+                if target.isEmpty || target.hasPrefix("#") || target.contains("://") || target.hasPrefix("mailto:") { continue }
+                let file = String(target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                checked += 1
+                let resolved = folder.appendingPathComponent(file).standardizedFileURL
+                if !FileManager.default.fileExists(atPath: resolved.path) { broken.append("\(path): \(target)") }
+            }
+        }
+        #expect(broken.isEmpty, "links to nothing:\n\(broken.joined(separator: "\n"))")
+        #expect(checked >= 5, "only \(checked) relative links found")
+    }
+
+    /// Every fenced block is closed: an open one swallows the rest of its file (and the README's
+    /// snippets that `ReadmeTests` builds).
+    @Test func everyCodeBlockIsClosed() throws {
+        for path in try Self.markdownFiles() {
+            let fences = try Self.text(path).split(separator: "\n", omittingEmptySubsequences: false).filter { $0.hasPrefix("```") }
+            #expect(fences.count % 2 == 0, "\(path): \(fences.count) fence lines, one block left open")
+        }
+    }
+
+    /// The checks themselves: a work-log line and a broken link are found.
+    @Test func theChecksFindWhatTheyLookFor() {
+        #expect(Self.workLogLines("fine\nas in session 12, this", in: "x.md") == ["x.md:2: as in session 12, this"])
+        #expect(Self.workLogLines("It used to trap.", in: "x.md").count == 1)
+        #expect(Self.workLogLines("what it does, and why; a background one", in: "x.md").isEmpty)
+        #expect(Self.linkTargets("see [a](docs/a.md#x) and ![b](b.png)\n```\n[c](c.md)\n```") == ["docs/a.md#x", "b.png"])
+    }
+}
