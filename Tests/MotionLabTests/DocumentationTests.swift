@@ -11,9 +11,6 @@ import Testing
     static let workLog = try? NSRegularExpression(
         pattern: #"\bsession [0-9]|\bround (one|two)\b|\bonce did\b|\bused to\b|#[0-9]+ fixed|\bpreviously\b"#, options: [.caseInsensitive])
 
-    /// The research notes of the background calibration: a record of what was tried, by design.
-    static let researchNotes: Set<String> = ["docs/background-calibration.md"]
-
     static func text(_ path: String) throws -> String {
         try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
     }
@@ -79,7 +76,7 @@ import Testing
 
     @Test func noWorkLogInTheDocumentationOrTheSources() throws {
         var found: [String] = []
-        for path in try Self.markdownFiles() + Self.swiftSources() where !Self.researchNotes.contains(path) {
+        for path in try Self.markdownFiles() + Self.swiftSources() {
             found += Self.workLogLines(try Self.text(path), in: path)
         }
         #expect(found.isEmpty, "say what is, not how it came to be:\n\(found.joined(separator: "\n"))")
