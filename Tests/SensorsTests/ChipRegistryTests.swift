@@ -30,6 +30,27 @@ import Testing
         ]))
     }
 
+    /// The scan a board without address lists makes: every address an IMU (then a magnetometer)
+    /// here can sit at, each once; within each, the addresses more chips share first, ties in
+    /// registry order, and the magnetometers inside IMU packages last. With today's chips:
+    /// 0x68 0x69 0x6A 0x6B 0x28 0x29, then 0x1E 0x1C 0x0D 0x0C.
+    @Test func theScanOrderComesFromTheRegistry() {
+        let imu = ChipRegistry.imuScanAddresses, magnetometer = ChipRegistry.magnetometerScanAddresses
+        #expect(Set(imu) == Set(ChipRegistry.imus.flatMap(\.identity.addresses)) && Set(imu).count == imu.count)
+        #expect(Set(magnetometer) == Set(ChipRegistry.magnetometers.flatMap(\.identity.addresses)) && Set(magnetometer).count == magnetometer.count)
+        let sharers = { (chips: [ChipDescriptor], address: I2CAddress) in chips.filter { $0.identity.addresses.contains(address) }.count }
+        for (a, b) in zip(imu, imu.dropFirst()) {
+            #expect(sharers(ChipRegistry.imus, a) >= sharers(ChipRegistry.imus, b), "\(a) before \(b)")
+        }
+        let packaged = Set(ChipRegistry.imus.compactMap(\.builtInMagnetometer))
+        let insidePackagesOnly = { (address: I2CAddress) in
+            ChipRegistry.magnetometers.filter { $0.identity.addresses.contains(address) }.allSatisfy { packaged.contains($0.name) }
+        }
+        #expect(magnetometer.drop(while: { !insidePackagesOnly($0) }).allSatisfy(insidePackagesOnly))
+        #expect(imu == [0x68, 0x69, 0x6A, 0x6B, 0x28, 0x29].map { I2CAddress($0) })
+        #expect(magnetometer == [0x1E, 0x1C, 0x0D, 0x0C].map { I2CAddress($0) })
+    }
+
     /// One address and the identity reads made there: register and byte count, in order.
     struct IdentityReads: Sendable, CustomTestStringConvertible {
         var address: UInt8

@@ -76,7 +76,7 @@ struct ProbeCommand: ParsableCommand {
                 let bus = try LinuxI2CBus(path: path)
                 let adapter = LinuxI2CBus.availableBuses().first { $0.path == bus.name }?.adapterName
                 print(Self.report(busName: bus.name + (adapter.map { " (\($0))" } ?? ""), results: probeBus(bus)))
-                for claim in KernelDriverClaim.claims(bus: bus.name, addresses: Doctor.commonIMUAddresses + Doctor.commonMagnetometerAddresses) {
+                for claim in KernelDriverClaim.claims(bus: bus.name, addresses: ChipRegistry.imuScanAddresses + ChipRegistry.magnetometerScanAddresses) {
                     print("  \(claim.address)  busy: \(claim); \(claim.fix)")
                 }
             } catch {
