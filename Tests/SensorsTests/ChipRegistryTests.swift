@@ -96,6 +96,34 @@ import Testing
         #expect(ChipCatalog.builtInMagnetometer(inside: "BMI160") == nil)
     }
 
+    /// A magnetometer die in an IMU's package is a magnetometer of the registry, and its axes
+    /// are a change of axes (one ±1 in every row and column), as the packages' datasheets give them.
+    @Test func packagedMagnetometersAndTheirAxes() throws {
+        for imu in ChipRegistry.imus {
+            guard let packaged = imu.packagedMagnetometer else { continue }
+            let magnetometer = try #require(ChipRegistry.descriptor(named: packaged.chip), "\(imu.name)")
+            #expect(!magnetometer.isIMU, "\(imu.name)")
+            let rows = [packaged.axes.x, packaged.axes.y, packaged.axes.z]
+            let columns = (0..<3).map { column in SIMD3(rows[0][column], rows[1][column], rows[2][column]) }
+            for line in rows + columns {
+                let entries = [line.x, line.y, line.z]
+                #expect(entries.allSatisfy { [0, 1, -1].contains($0) } && entries.filter { $0 != 0 }.count == 1, "\(imu.name): \(rows)")
+            }
+            #expect(packaged.behindBypass == (imu.builtInMagnetometer == packaged.chip), "\(imu.name)")
+        }
+        let akInMPU = AxisMatrix(SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
+        let expected: [(ChipDescriptor, String, Bool, AxisMatrix)] = [
+            (.mpu9250, "AK8963", true, akInMPU), (.mpu9150, "AK8975", true, akInMPU),
+            (.icm20948, "AK09916", true, AxisMatrix(SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))),
+            (.lsm9ds1, "LIS3MDL", false, AxisMatrix(SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))),
+        ]
+        for (imu, chip, behindBypass, axes) in expected {
+            let packaged = try #require(imu.packagedMagnetometer, "\(imu.name)")
+            #expect(packaged.chip == chip && packaged.behindBypass == behindBypass && packaged.axes == axes, "\(imu.name)")
+        }
+        #expect(ChipDescriptor.lsm9ds1.builtInMagnetometer == nil && ChipDescriptor.mpu6500.packagedMagnetometer == nil)
+    }
+
     /// WHO_AM_I 0x6C names the LSM6DSO/DSOX unless the caller names the LSM6DSO32.
     @Test func theLSM6DSO32OnlyWhenNamed() throws {
         for lsm6dso32 in [false, true] {
