@@ -110,7 +110,7 @@ enum DeviceOpener {
     private static func findIMU(bus: any I2CBus, board: Board, pause: Pause, lsm6dso32: Bool) throws(MotionError) -> any IMUDriver {
         for address in board.imuAddresses {
             let chip = try DriverDevice.mapping { () throws(SensorError) in
-                try ChipCatalog.identify(bus: bus, address: address, lsm6dso32: lsm6dso32)
+                try ChipCatalog.identify(bus: bus, address: address, lsm6dso32: lsm6dso32, pause: pause)
             }
             if let chip, chip.isIMU, let driver = ChipCatalog.makeIMU(for: chip, bus: bus, pause: pause) { return driver }
         }
@@ -122,7 +122,7 @@ enum DeviceOpener {
     private static func findMagnetometer(bus: any I2CBus, board: Board, pause: Pause, imu: String) throws(MotionError) -> (any MagnetometerDriver)? {
         for address in board.magnetometerAddresses {
             let chip = try DriverDevice.mapping { () throws(SensorError) in
-                try ChipCatalog.identify(bus: bus, address: address, insidePackageOf: imu)
+                try ChipCatalog.identify(bus: bus, address: address, insidePackageOf: imu, pause: pause)
             }
             if let chip, !chip.isIMU, let driver = ChipCatalog.makeMagnetometer(for: chip, bus: bus, pause: pause) { return driver }
         }

@@ -86,12 +86,13 @@ package struct ChipDescriptor: Sendable {
     /// A magnetometer: name, family and identity come from its driver's settings table.
     init(
         magnetometer settings: MagnetometerSettings, cliNames: [String], addresses: [I2CAddress],
-        condition: IdentityCondition = .always, make: @escaping MagnetometerFactory
+        condition: IdentityCondition = .always, preamble: IdentityPreamble? = nil, make: @escaping MagnetometerFactory
     ) {
         name = settings.name
         self.cliNames = cliNames
         family = settings.family
-        identity = ChipIdentity(register: settings.identityRegister, value: settings.identity, addresses: addresses, condition: condition)
+        identity = ChipIdentity(
+            register: settings.identityRegister, value: settings.identity, addresses: addresses, condition: condition, preamble: preamble)
         kind = .magnetometer(make)
         tables = .magnetometer(settings)
         fifo = nil
@@ -189,6 +190,37 @@ package struct ChipIdentity: Sendable, Equatable {
     package var addresses: [I2CAddress]
     /// When an identity read that matches names this chip.
     package var condition: IdentityCondition = .always
+    /// What must be written before ``register`` reads right; nil for a chip whose identity reads
+    /// right from power-on.
+    package var preamble: IdentityPreamble? = nil
+}
+
+/// Register writes that wake a chip far enough for its identity register to read right, and how
+/// long it needs after them: a chip that powers up asleep with its ID register reading 0 (the
+/// Bosch BMM150, datasheet §5.2/§5.5: the power-control bit, 0x4B = 0x01, then about 3 ms before
+/// CHIP_ID at 0x40 reads 0x32). Identification writes them, in order, at the chip's address just
+/// before reading the identity.
+package struct IdentityPreamble: Sendable, Equatable {
+    /// (register, value), written in order.
+    package var writes: [RegisterWrite]
+    /// How long the chip needs after the last write before its identity reads right.
+    package var settle: Duration
+
+    package init(writes: [RegisterWrite], settle: Duration) {
+        self.writes = writes
+        self.settle = settle
+    }
+}
+
+/// One register write: `value` into `register`.
+package struct RegisterWrite: Sendable, Equatable {
+    package var register: UInt8
+    package var value: UInt8
+
+    package init(register: UInt8, value: UInt8) {
+        self.register = register
+        self.value = value
+    }
 }
 
 /// When a matching identity read names a chip. Most chips: always. A few answer exactly as
