@@ -53,15 +53,14 @@ package enum ChipRegistry {
     }
 
     /// Where to look for an IMU, in order: every address an IMU here can sit at, those more chips
-    /// share first, ties in registry order (0x68 0x69 0x6A 0x6B 0x28 0x29). A board file may
-    /// narrow it (`imuAddresses`).
+    /// share first, ties in registry order (the InvenSense and Bosch 0x68/0x69, then ST's
+    /// 0x6A/0x6B, then the BNO055's 0x28/0x29). A board file may narrow it (`imuAddresses`).
     package static let imuScanAddresses: [I2CAddress] = scanOrder(imus, last: [])
 
     /// Where to look for a magnetometer, in order: every address a magnetometer here can sit at,
     /// those more chips share first, ties in registry order, and last the addresses where only
-    /// magnetometers that sit in an IMU's package (behind its I2C bypass) are listed
-    /// (0x1E 0x1C 0x0D 0x0C).
-    /// A board file may narrow it (`magnetometerAddresses`).
+    /// magnetometers that sit in an IMU's package (behind its I2C bypass) are listed (the AKM
+    /// chips' 0x0C). A board file may narrow it (`magnetometerAddresses`).
     package static let magnetometerScanAddresses: [I2CAddress] = {
         let packaged = Set(imus.compactMap(\.builtInMagnetometer))
         let onTheirOwn = magnetometers.filter { !packaged.contains($0.name) }.flatMap(\.identity.addresses)
