@@ -1,5 +1,6 @@
 import Locking
 import I2C
+import Testing
 
 /// One transaction a test expects, with the reply the bus gives (or the error it throws).
 ///
@@ -49,15 +50,21 @@ package struct I2CExpectation: Sendable, Equatable, CustomStringConvertible {
 
 /// A bus that checks each transaction against a list of expectations, in order.
 ///
-/// The test keeps its reference after handing the bus to a driver, then calls ``verify()``:
-/// a mismatch names the transaction and the expectation it was compared with, and expectations
-/// left unused are a failure too.
+/// The test keeps its reference after handing the bus to a driver, then calls ``verify()`` (or
+/// reads ``problems`` and calls ``done()``): a mismatch names the transaction and the expectation
+/// it was compared with, and expectations left unused are a failure too. A bus that goes away
+/// with expectations unused or mismatches unreported, and neither ``verify()`` nor ``done()``
+/// called, records a test issue (as embedded-hal-mock's `done()`): a test cannot forget to check.
 package final class ExpectationBus: I2CBus {
     package let name: String
+    /// Where the bus was made, for the issue a bus left unchecked records.
+    private let madeAt: SourceLocation
     private struct State {
         var pending: [I2CExpectation]
         var used = 0
         var problems: [String] = []
+        /// ``verify()`` or ``done()`` was called: the test looked at the outcome.
+        var checked = false
     }
     private let state: Locked<State>
 
@@ -65,8 +72,12 @@ package final class ExpectationBus: I2CBus {
 
     /// - Parameter maximumReadLength: what the bus says one read can carry (32 plays an
     ///   SMBus-only adapter); nil for no limit.
-    package init(_ expectations: [I2CExpectation], name: String = "expectation-bus", maximumReadLength: Int? = nil) {
+    package init(
+        _ expectations: [I2CExpectation], name: String = "expectation-bus", maximumReadLength: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         self.name = name
+        self.madeAt = sourceLocation
         self.maximumReadLength = maximumReadLength
         self.state = Locked(State(pending: expectations))
     }
@@ -108,10 +119,24 @@ package final class ExpectationBus: I2CBus {
         }
     }
 
-    /// Throws when ``problems`` is not empty.
+    /// Throws when ``problems`` is not empty; the bus is then checked (see ``done()``).
     package func verify() throws(ExpectationFailure) {
+        done()
         let problems = self.problems
         if !problems.isEmpty { throw ExpectationFailure(problems: problems) }
+    }
+
+    /// Says the test has looked at ``problems`` (or means to leave expectations unused): the bus
+    /// records no issue when it goes away.
+    package func done() {
+        state.withLock { $0.checked = true }
+    }
+
+    deinit {
+        let problems = state.withLock { $0.checked ? [] : $0.problems + $0.pending.map { "expected transaction not performed: \($0)" } }
+        guard !problems.isEmpty else { return }
+        Issue.record(
+            "\(name) went away unchecked (call verify() or done()): \(problems.joined(separator: "; "))", sourceLocation: madeAt)
     }
 }
 

@@ -10,11 +10,13 @@ package enum ChipCatalog {
     /// ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B), ascending.
     package static let usualAddresses: [I2CAddress] = ChipRegistry.usualAddresses
 
-    /// One identity read at an address: the register, and the chips listed there that keep their
+    /// One identity read at an address: the register, the writes that must come first (chips with
+    /// a preamble are read apart from those without), and the chips listed there that keep their
     /// identity in it, in registry order. Reads as many bytes as the longest identity; the first
     /// chip whose identity starts the bytes read wins.
     private struct IdentityRead {
         var register: UInt8
+        var preamble: IdentityPreamble?
         var chips: [ChipDescriptor]
         var count: Int { chips.map(\.identity.value.count).max() ?? 1 }
     }
@@ -28,18 +30,26 @@ package enum ChipCatalog {
     /// - Parameter package: the name of the IMU already identified on this bus, when `address` may
     ///   be the magnetometer inside its package: an AK at 0x0C inside an MPU-9150 is an AK8975,
     ///   whose WIA (0x48) alone would name an AK8963.
+    /// - Parameter pause: how to wait out a chip's ``IdentityPreamble/settle`` time.
+    /// - Parameter chips: the chips to look for (the registry's; a test may pass its own).
     ///
     /// Only registers of chips known at the address are read, each a plain read of an ID
-    /// register, in the order ``ChipRegistry`` gives. An MPU-6050-looking chip (WHO_AM_I 0x68) is
-    /// told from an MPU-9150 by its AK8975 (see ``mpu9150OrMPU6050(bus:chip:twin:)``): the only
-    /// identification that writes, and only to a chip already known to be an MPU.
+    /// register, in the order ``ChipRegistry`` gives; a chip whose identity needs waking
+    /// (``ChipIdentity/preamble``) has its writes made, and its settle time waited, just before its
+    /// read. An MPU-6050-looking chip (WHO_AM_I 0x68) is told from an MPU-9150 by its AK8975 (see
+    /// ``mpu9150OrMPU6050(bus:chip:twin:)``), writing only to a chip already known to be an MPU.
     package static func identify(
-        bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false, insidePackageOf package: String? = nil
+        bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false, insidePackageOf package: String? = nil,
+        pause: Pause = .system, among chips: [ChipDescriptor] = ChipRegistry.all
     ) throws(SensorError) -> ChipInfo? {
         let named: Set<String> = lsm6dso32 ? [ChipDescriptor.lsm6dso32.name] : []
-        for read in identityReads(at: address, named: named, package: package) {
+        for read in identityReads(at: address, among: chips, named: named, package: package) {
             let found: [UInt8]
             do {
+                if let preamble = read.preamble {
+                    for write in preamble.writes { try bus.writeRegister(address, write.register, write.value) }
+                    pause.wait(preamble.settle)
+                }
                 found = try bus.readRegisters(address, read.register, count: read.count)
             } catch {
                 if error.kind == .noAcknowledge { return nil }
@@ -56,18 +66,21 @@ package enum ChipCatalog {
     /// The identity reads at `address`: one per identity register of the chips listed there, in
     /// registry order. Inside the package of an IMU whose built-in magnetometer answers exactly as
     /// another chip (the MPU-9150's AK8975), that magnetometer alone.
-    private static func identityReads(at address: I2CAddress, named: Set<String>, package: String?) -> [IdentityRead] {
-        let here = ChipRegistry.all.filter { $0.identity.addresses.contains(address) }
-        if let inside = package.flatMap({ ChipRegistry.descriptor(named: $0)?.builtInMagnetometer }),
+    private static func identityReads(
+        at address: I2CAddress, among chips: [ChipDescriptor], named: Set<String>, package: String?
+    ) -> [IdentityRead] {
+        let here = chips.filter { $0.identity.addresses.contains(address) }
+        if let inside = package.flatMap({ name in chips.first { $0.name == name }?.builtInMagnetometer }),
            let chip = here.first(where: { $0.name == inside && $0.identity.condition == .insidePackage }) {
-            return [IdentityRead(register: chip.identity.register, chips: [chip])]
+            return [IdentityRead(register: chip.identity.register, preamble: chip.identity.preamble, chips: [chip])]
         }
         var reads: [IdentityRead] = []
         for chip in here where isReadFor(chip, named: named) {
-            if let index = reads.firstIndex(where: { $0.register == chip.identity.register }) {
+            let (register, preamble) = (chip.identity.register, chip.identity.preamble)
+            if let index = reads.firstIndex(where: { $0.register == register && $0.preamble == preamble }) {
                 reads[index].chips.append(chip)
             } else {
-                reads.append(IdentityRead(register: chip.identity.register, chips: [chip]))
+                reads.append(IdentityRead(register: register, preamble: preamble, chips: [chip]))
             }
         }
         return reads
@@ -155,10 +168,10 @@ package enum ChipCatalog {
     }
 
     /// Identifies every usual address; addresses with no device or an unknown device are left out.
-    package static func probe(bus: any I2CBus, lsm6dso32: Bool = false) throws(SensorError) -> [ChipInfo] {
+    package static func probe(bus: any I2CBus, lsm6dso32: Bool = false, pause: Pause = .system) throws(SensorError) -> [ChipInfo] {
         var chips: [ChipInfo] = []
         for address in usualAddresses {
-            if let chip = try identify(bus: bus, address: address, lsm6dso32: lsm6dso32) { chips.append(chip) }
+            if let chip = try identify(bus: bus, address: address, lsm6dso32: lsm6dso32, pause: pause) { chips.append(chip) }
         }
         return chips
     }

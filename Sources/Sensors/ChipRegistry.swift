@@ -52,6 +52,40 @@ package enum ChipRegistry {
         Set(all.flatMap(\.identity.addresses)).sorted()
     }
 
+    /// Where to look for an IMU, in order: every address an IMU here can sit at, those more chips
+    /// share first, ties in registry order (the InvenSense and Bosch 0x68/0x69, then ST's
+    /// 0x6A/0x6B, then the BNO055's 0x28/0x29). A board file may narrow it (`imuAddresses`).
+    package static let imuScanAddresses: [I2CAddress] = scanOrder(imus, last: [])
+
+    /// Where to look for a magnetometer, in order: every address a magnetometer here can sit at,
+    /// those more chips share first, ties in registry order, and last the addresses where only
+    /// magnetometers that sit in an IMU's package (behind its I2C bypass) are listed (the AKM
+    /// chips' 0x0C). A board file may narrow it (`magnetometerAddresses`).
+    package static let magnetometerScanAddresses: [I2CAddress] = {
+        let packaged = Set(imus.compactMap(\.builtInMagnetometer))
+        let onTheirOwn = magnetometers.filter { !packaged.contains($0.name) }.flatMap(\.identity.addresses)
+        let insidePackages = Set(magnetometers.flatMap(\.identity.addresses)).subtracting(onTheirOwn)
+        return scanOrder(magnetometers, last: insidePackages)
+    }()
+
+    /// The addresses of `chips`: by how many of them can sit there, most first; ties in the order
+    /// the chips list them; the addresses in `last` after all the others.
+    private static func scanOrder(_ chips: [ChipDescriptor], last: Set<I2CAddress>) -> [I2CAddress] {
+        var listed: [I2CAddress] = []
+        var sharers: [I2CAddress: Int] = [:]
+        for address in chips.flatMap(\.identity.addresses) {
+            if sharers[address] == nil { listed.append(address) }
+            sharers[address, default: 0] += 1
+        }
+        let position = Dictionary(uniqueKeysWithValues: listed.enumerated().map { ($1, $0) })
+        return listed.sorted { a, b in
+            let (aLast, bLast) = (last.contains(a), last.contains(b))
+            if aLast != bLast { return bLast }
+            if sharers[a] != sharers[b] { return sharers[a, default: 0] > sharers[b, default: 0] }
+            return position[a, default: 0] < position[b, default: 0]
+        }
+    }
+
     /// The chip named `name` as ``ChipInfo/name`` gives it (`MPU-6050`, `LSM6DSR/ISM330DHCX`).
     package static func descriptor(named name: String) -> ChipDescriptor? {
         all.first { $0.name == name }

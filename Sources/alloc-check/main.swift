@@ -8,6 +8,8 @@
 // log of 10 000 transactions fills in about 70 s of virtual time). `AllocationTests`
 // runs it and expects 0 allocations everywhere.
 //   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
+// `alloc-check --list` prints the runs it makes, `<imu> <magnetometer>` a line, and measures
+// nothing: the chips come from the emulator registry, so the test takes its list from here.
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -54,6 +56,10 @@ runs += SimulatedBoard.Magnetometer.allCases.map { Run(imu: .lsm6dsox, magnetome
 if let imu = option("--imu").flatMap(SimulatedBoard.IMU.init(rawValue:)) { runs = runs.filter { $0.imu == imu } }
 if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) {
     runs = runs.filter { $0.magnetometer == magnetometer }
+}
+if arguments.contains("--list") {
+    for run in runs { print(run.name) }
+    exit(0)
 }
 
 /// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.

@@ -20,7 +20,10 @@ import Testing
         #expect(SimulatedBoard.IMU(name: "MPU6050") == .mpu6050 && SimulatedBoard.IMU(name: "bogus") == nil)
         #expect(SimulatedBoard.imuAliases.starts(with: ["lsm6dso = lsm6dsox", "ism330dhcx = lsm6dsr", "icm42688p = icm42688"]))
         #expect(SimulatedBoard.Magnetometer(name: "lsm9ds1") == .lis3mdl && SimulatedBoard.Magnetometer(name: "ak8963") == nil)
-        #expect(SimulatedBoard.magnetometerChoices.starts(with: ["lis3mdl", "lis2mdl", "qmc5883l", "hmc5883l", "lsm9ds1"]))
+        // The separate magnetometers, then the IMUs whose magnetometer die answers apart.
+        let dies = EmulatorRegistry.imus.filter { $0.magnetometerDie != nil }.map(\.chip.rawValue)
+        #expect(SimulatedBoard.magnetometerChoices.starts(with: SimulatedBoard.Magnetometer.allCases.map(\.rawValue) + dies))
+        #expect(dies.contains("lsm9ds1"))
         #expect(SimulatedBoard.magnetometerChoices.suffix(2) == ["none", "usual"])
     }
 

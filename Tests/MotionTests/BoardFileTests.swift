@@ -1,6 +1,7 @@
 import Foundation
 import Fusion
 import I2C
+import Sensors
 import TestSupport
 import Testing
 @testable import Motion
@@ -113,6 +114,30 @@ struct BoardFileTests {
         let board = try BoardFixtures.loadBoard(BoardFixtures.validBoardObject()).get()
         #expect(board.name == "Test Board")
         #expect(board.magnetometerAddresses == [I2CAddress(0x1E)])
+    }
+
+    @Test("the address lists are optional: without them a board scans the registry's addresses; with them it narrows the scan")
+    func addressListsNarrowTheRegistrysScan() throws {
+        var object = BoardFixtures.validBoardObject()
+        object["imuAddresses"] = nil
+        object["magnetometerAddresses"] = nil
+        let open = try BoardFixtures.loadBoard(object).get()
+        #expect(open.narrowedIMUAddresses == nil && open.narrowedMagnetometerAddresses == nil)
+        #expect(open.imuAddresses == ChipRegistry.imuScanAddresses)
+        #expect(open.magnetometerAddresses == ChipRegistry.magnetometerScanAddresses)
+        let narrowed = try BoardFixtures.loadBoard(BoardFixtures.validBoardObject()).get()
+        #expect(narrowed.imuAddresses == [I2CAddress(0x68)] && narrowed.magnetometerAddresses == [I2CAddress(0x1E)])
+        // Every built-in board but the Sense HAT (whose LSM9DS1 sits at fixed addresses) scans the registry's.
+        for board in BoardCatalog.builtIn.boards {
+            let narrows = board.narrowedIMUAddresses != nil || board.narrowedMagnetometerAddresses != nil
+            #expect(narrows == (board.id == "raspberry-pi-4b-sense-hat"), "\(board.id)")
+        }
+        let hat = try #require(BoardCatalog.builtIn.board(id: "raspberry-pi-4b-sense-hat"))
+        #expect(hat.imuAddresses == [I2CAddress(0x6A)] && hat.magnetometerAddresses == [I2CAddress(0x1C)])
+        // Encoded as read: the keys only where the board narrows.
+        let encoded = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(open)) as? [String: Any])
+        #expect(encoded["imuAddresses"] == nil && encoded["magnetometerAddresses"] == nil)
+        #expect(try JSONDecoder().decode(Board.self, from: JSONEncoder().encode(hat)) == hat)
     }
 
     @Test("Codable round trip keeps every value, and decoding applies the same checks")

@@ -91,9 +91,21 @@ struct SelftestCommandTests {
         #expect(!command.source.simulated)
     }
 
+    /// `selftest --simulated`: the simulated board's usual chips (an LSM6DSOX with a LIS3MDL), every
+    /// check run and passed, none skipped, and the exit status 0.
     @Test func passesOnTheSimulatedBoard() throws {
-        let command = try SelftestCommand.parse(["--simulated"])
-        try command.run()
+        let result = try BoardsCommandTests.run(["selftest", "--simulated"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Self-test on simulated board (lsm6dsox, virtual time)", "\(lines)")
+        let checks = lines.dropFirst().dropLast()
+        #expect(checks.count >= 9 && checks.allSatisfy { $0.hasPrefix("PASS  ") }, "\(lines)")
+        for check in ["identity", "IMU self-test", "magnetometer self-test", "FIFO read", "100 Hz delivery", "gravity at rest",
+                      "gyro bias at rest", "gyro noise at rest", "orientation lying flat"] {
+            #expect(checks.contains { $0.hasPrefix("PASS  \(check): ") }, "\(check): \(lines)")
+        }
+        #expect(checks.contains { $0.hasPrefix("PASS  identity: LSM6DSO/LSM6DSOX at 0x6A (id [0x6C]); LIS3MDL at 0x1C (id [0x3D])") }, "\(lines)")
+        #expect(lines.last == "\(checks.count) passed, 0 failed, 0 skipped", "\(lines)")
     }
 
     @Test func aMissingBusFailsTheCommand() throws {

@@ -5,6 +5,7 @@ import I2C
 import Motion
 import MotionSimulation
 import MotionSimulator
+import Sensors
 import Testing
 import Timing
 @testable import motionctl
@@ -61,7 +62,9 @@ struct SourceOptionsTests {
             return
         }
         #expect(board.id == "unknown" && bus == "/dev/i2c-7")
-        #expect(board.imuAddresses.count == 4 && board.magnetometerAddresses.count == 4)
+        // Every address a chip the registry knows can sit at, the BNO055's 0x28/0x29 included.
+        #expect(board.imuAddresses == ChipRegistry.imuScanAddresses && board.magnetometerAddresses == ChipRegistry.magnetometerScanAddresses)
+        #expect(Set(board.imuAddresses + board.magnetometerAddresses) == Set(ChipRegistry.usualAddresses))
         #expect(throws: CommandFailure.self) { try SourceOptions.parse([]).source(fallBackToSimulation: false) }
     }
 

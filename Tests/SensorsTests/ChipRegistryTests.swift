@@ -30,6 +30,30 @@ import Testing
         ]))
     }
 
+    /// The scan a board without address lists makes: every address an IMU (then a magnetometer)
+    /// here can sit at, each once; within each, the addresses more chips share first, ties in
+    /// registry order, and the magnetometers inside IMU packages last. The addresses the board
+    /// files listed keep their order (0x68 0x69 0x6A 0x6B 0x28 0x29, then 0x1E 0x1C 0x0D 0x0C);
+    /// a chip added later adds its own where its sharers put them.
+    @Test func theScanOrderComesFromTheRegistry() {
+        let imu = ChipRegistry.imuScanAddresses, magnetometer = ChipRegistry.magnetometerScanAddresses
+        #expect(Set(imu) == Set(ChipRegistry.imus.flatMap(\.identity.addresses)) && Set(imu).count == imu.count)
+        #expect(Set(magnetometer) == Set(ChipRegistry.magnetometers.flatMap(\.identity.addresses)) && Set(magnetometer).count == magnetometer.count)
+        let sharers = { (chips: [ChipDescriptor], address: I2CAddress) in chips.filter { $0.identity.addresses.contains(address) }.count }
+        for (a, b) in zip(imu, imu.dropFirst()) {
+            #expect(sharers(ChipRegistry.imus, a) >= sharers(ChipRegistry.imus, b), "\(a) before \(b)")
+        }
+        let packaged = Set(ChipRegistry.imus.compactMap(\.builtInMagnetometer))
+        let insidePackagesOnly = { (address: I2CAddress) in
+            ChipRegistry.magnetometers.filter { $0.identity.addresses.contains(address) }.allSatisfy { packaged.contains($0.name) }
+        }
+        #expect(magnetometer.drop(while: { !insidePackagesOnly($0) }).allSatisfy(insidePackagesOnly))
+        let listedIMU = [0x68, 0x69, 0x6A, 0x6B, 0x28, 0x29].map { I2CAddress($0) }
+        let listedMagnetometer = [0x1E, 0x1C, 0x0D, 0x0C].map { I2CAddress($0) }
+        #expect(imu.filter(listedIMU.contains) == listedIMU)
+        #expect(magnetometer.filter(listedMagnetometer.contains) == listedMagnetometer)
+    }
+
     /// One address and the identity reads made there: register and byte count, in order.
     struct IdentityReads: Sendable, CustomTestStringConvertible {
         var address: UInt8
@@ -73,6 +97,34 @@ import Testing
         #expect(ChipCatalog.builtInMagnetometer(inside: "ICM-20948") == ChipInfo(
             name: "AK09916", family: .ak09916, address: I2CAddress(0x0C), identity: [0x48, 0x09]))
         #expect(ChipCatalog.builtInMagnetometer(inside: "BMI160") == nil)
+    }
+
+    /// A magnetometer die in an IMU's package is a magnetometer of the registry, and its axes
+    /// are a change of axes (one ±1 in every row and column), as the packages' datasheets give them.
+    @Test func packagedMagnetometersAndTheirAxes() throws {
+        for imu in ChipRegistry.imus {
+            guard let packaged = imu.packagedMagnetometer else { continue }
+            let magnetometer = try #require(ChipRegistry.descriptor(named: packaged.chip), "\(imu.name)")
+            #expect(!magnetometer.isIMU, "\(imu.name)")
+            let rows = [packaged.axes.x, packaged.axes.y, packaged.axes.z]
+            let columns = (0..<3).map { column in SIMD3(rows[0][column], rows[1][column], rows[2][column]) }
+            for line in rows + columns {
+                let entries = [line.x, line.y, line.z]
+                #expect(entries.allSatisfy { [0, 1, -1].contains($0) } && entries.filter { $0 != 0 }.count == 1, "\(imu.name): \(rows)")
+            }
+            #expect(packaged.behindBypass == (imu.builtInMagnetometer == packaged.chip), "\(imu.name)")
+        }
+        let akInMPU = AxisMatrix(SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
+        let expected: [(ChipDescriptor, String, Bool, AxisMatrix)] = [
+            (.mpu9250, "AK8963", true, akInMPU), (.mpu9150, "AK8975", true, akInMPU),
+            (.icm20948, "AK09916", true, AxisMatrix(SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))),
+            (.lsm9ds1, "LIS3MDL", false, AxisMatrix(SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))),
+        ]
+        for (imu, chip, behindBypass, axes) in expected {
+            let packaged = try #require(imu.packagedMagnetometer, "\(imu.name)")
+            #expect(packaged.chip == chip && packaged.behindBypass == behindBypass && packaged.axes == axes, "\(imu.name)")
+        }
+        #expect(ChipDescriptor.lsm9ds1.builtInMagnetometer == nil && ChipDescriptor.mpu6500.packagedMagnetometer == nil)
     }
 
     /// WHO_AM_I 0x6C names the LSM6DSO/DSOX unless the caller names the LSM6DSO32.

@@ -58,9 +58,10 @@ func stInitSequence(address: UInt8, identity: (UInt8, UInt8), control: UInt8, th
     ] + writes.map { .write(address, [$0.0, $0.1]) }
 }
 
-/// Checks the expectation list was used up exactly.
+/// Checks the expectation list was used up exactly (and marks the bus checked).
 func expectFinished(_ bus: ExpectationBus, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(bus.problems == [], sourceLocation: sourceLocation)
+    bus.done()
 }
 
 /// `configure` fails with a reset timeout after `polls` polls of the reset bit, and uses up the

@@ -1,9 +1,10 @@
 import Fusion
 import I2C
+import Sensors
 
 /// One single-board computer as described by a board file (`boards/<id>.json`; schema in
-/// `boards/README.md`): how to recognise it, its I2C buses, where the motion chips usually answer,
-/// how the chip is mounted, and what a person must do to enable I2C.
+/// `boards/README.md`): how to recognise it, its I2C buses, where its motion chips answer when the
+/// board says (else the registry's scan), how the chip is mounted, and what a person must do to enable I2C.
 public struct Board: Sendable, Equatable {
     /// A pin of the board's expansion header.
     package struct Pin: Sendable, Codable, Equatable {
@@ -42,10 +43,18 @@ public struct Board: Sendable, Equatable {
     package var match: [String]
     /// The I2C buses on the header; never empty, exactly one is the default.
     package var i2cBuses: [I2CBus]
-    /// Where an IMU usually answers, in probe order.
-    package var imuAddresses: [I2CAddress]
-    /// Where a magnetometer usually answers, in probe order.
-    package var magnetometerAddresses: [I2CAddress]
+    /// Where to look for an IMU, in order: the board's narrowing, else every address an IMU
+    /// swift-motion drives can sit at (``ChipRegistry/imuScanAddresses``).
+    package var imuAddresses: [I2CAddress] { narrowedIMUAddresses ?? ChipRegistry.imuScanAddresses }
+    /// Where to look for a magnetometer, in order: the board's narrowing, else every address a
+    /// magnetometer swift-motion drives can sit at (``ChipRegistry/magnetometerScanAddresses``).
+    package var magnetometerAddresses: [I2CAddress] { narrowedMagnetometerAddresses ?? ChipRegistry.magnetometerScanAddresses }
+    /// The IMU addresses the board file lists (`imuAddresses`), for a board whose chips sit at
+    /// known addresses; nil: the registry's scan.
+    package var narrowedIMUAddresses: [I2CAddress]?
+    /// The magnetometer addresses the board file lists (`magnetometerAddresses`; empty: look for
+    /// no separate magnetometer); nil: the registry's scan.
+    package var narrowedMagnetometerAddresses: [I2CAddress]?
     /// Maps chip axes to device axes: `v_device = mountMatrix * v_chip`. Device frame: x to the
     /// right, y toward the top edge, z out of the front face. Always a proper rotation.
     package var mountMatrix: Matrix3
@@ -59,8 +68,8 @@ public struct Board: Sendable, Equatable {
     package var magnetometerChip: String?
 
     package init(
-        name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress],
-        magnetometerAddresses: [I2CAddress], mountMatrix: Matrix3, setup: String,
+        name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress]? = nil,
+        magnetometerAddresses: [I2CAddress]? = nil, mountMatrix: Matrix3, setup: String,
         imuChip: String? = nil, magnetometerChip: String? = nil
     ) {
         self.imuChip = imuChip
@@ -69,8 +78,8 @@ public struct Board: Sendable, Equatable {
         self.id = id
         self.match = match
         self.i2cBuses = i2cBuses
-        self.imuAddresses = imuAddresses
-        self.magnetometerAddresses = magnetometerAddresses
+        narrowedIMUAddresses = imuAddresses
+        narrowedMagnetometerAddresses = magnetometerAddresses
         self.mountMatrix = mountMatrix
         self.setup = setup
     }
@@ -105,7 +114,7 @@ extension Board: Codable {
         case name, id, match, i2cBuses, imuAddresses, magnetometerAddresses, mountMatrix, setup, imuChip, magnetometerChip
 
         /// The keys every board file has; the others are optional.
-        static let required: [CodingKeys] = [.name, .id, .match, .i2cBuses, .imuAddresses, .magnetometerAddresses, .mountMatrix, .setup]
+        static let required: [CodingKeys] = [.name, .id, .match, .i2cBuses, .mountMatrix, .setup]
     }
 
     /// Decodes with the same checks as a board file (unknown keys, ranges, proper rotation);
@@ -127,8 +136,8 @@ extension Board: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(match, forKey: .match)
         try container.encode(i2cBuses, forKey: .i2cBuses)
-        try container.encode(imuAddresses.map(\.description), forKey: .imuAddresses)
-        try container.encode(magnetometerAddresses.map(\.description), forKey: .magnetometerAddresses)
+        try container.encodeIfPresent(narrowedIMUAddresses?.map(\.description), forKey: .imuAddresses)
+        try container.encodeIfPresent(narrowedMagnetometerAddresses?.map(\.description), forKey: .magnetometerAddresses)
         try container.encode(mountMatrix.rowMajor, forKey: .mountMatrix)
         try container.encode(setup, forKey: .setup)
         try container.encodeIfPresent(imuChip, forKey: .imuChip)

@@ -86,8 +86,13 @@ struct BoardFileParser {
             return text
         }
         let buses = try buses(fields["i2cBuses"])
-        let imu = try addresses(fields["imuAddresses"], at: "imuAddresses", allowEmpty: false)
-        let magnetometer = try addresses(fields["magnetometerAddresses"], at: "magnetometerAddresses", allowEmpty: true)
+        // Optional narrowings of the registry's scan, for a board whose chips sit at known addresses.
+        let imu = try fields["imuAddresses"].map { (value) throws(BoardFileError) in
+            try addresses(value, at: "imuAddresses", allowEmpty: false)
+        }
+        let magnetometer = try fields["magnetometerAddresses"].map { (value) throws(BoardFileError) in
+            try addresses(value, at: "magnetometerAddresses", allowEmpty: true)
+        }
         let mountMatrix = try mountMatrix(fields["mountMatrix"])
         let setup = try nonEmptyString(fields["setup"], at: "setup")
         let imuChip = try fields["imuChip"].map { (value) throws(BoardFileError) in

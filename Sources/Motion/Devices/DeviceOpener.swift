@@ -47,14 +47,10 @@ enum DeviceOpener {
         let magnetometerRecord = try magnetometer.flatMap { magnetometer throws(MotionError) in try load(store, board: board, bus: bus, chip: magnetometer.chip) }
         var correction = SensorCorrection(
             mount: board.mountMatrix, imu: try load(store, board: board, bus: bus, chip: imu.chip), magnetometer: magnetometerRecord)
-        // The magnetometer die inside a 9-axis package has its own axes.
-        switch (imu.chip.name, magnetometer?.chip.family) {
-        case (InvenSenseModel.mpu9250.rawValue, .ak8963?), (InvenSenseModel.mpu9150.rawValue, .ak8975?):
-            correction.magnetometerAxes = SensorCorrection.ak8963InMPU9250
-        case (ICM20948IMU.chipName, .ak09916?): correction.magnetometerAxes = SensorCorrection.ak09916InICM20948
-        // The LSM9DS1's magnetometer answers with the LIS3MDL's identity.
-        case (LSM9DS1IMU.name, .lis3mdl?): correction.magnetometerAxes = SensorCorrection.lsm9ds1Magnetometer
-        default: break
+        // The magnetometer die inside a 9-axis package has its own axes (its IMU's descriptor says how).
+        if let packaged = imu.chip.descriptor?.packagedMagnetometer, let magnetometer,
+           ChipRegistry.descriptor(named: packaged.chip)?.family == magnetometer.chip.family {
+            correction.magnetometerAxes = Matrix3(rows: packaged.axes.x, packaged.axes.y, packaged.axes.z)
         }
         let magnetometerIdentity = magnetometer.map { identity(board: board, bus: bus, chip: $0.chip) }
         return DriverDevice(
@@ -114,7 +110,7 @@ enum DeviceOpener {
     private static func findIMU(bus: any I2CBus, board: Board, pause: Pause, lsm6dso32: Bool) throws(MotionError) -> any IMUDriver {
         for address in board.imuAddresses {
             let chip = try DriverDevice.mapping { () throws(SensorError) in
-                try ChipCatalog.identify(bus: bus, address: address, lsm6dso32: lsm6dso32)
+                try ChipCatalog.identify(bus: bus, address: address, lsm6dso32: lsm6dso32, pause: pause)
             }
             if let chip, chip.isIMU, let driver = ChipCatalog.makeIMU(for: chip, bus: bus, pause: pause) { return driver }
         }
@@ -126,7 +122,7 @@ enum DeviceOpener {
     private static func findMagnetometer(bus: any I2CBus, board: Board, pause: Pause, imu: String) throws(MotionError) -> (any MagnetometerDriver)? {
         for address in board.magnetometerAddresses {
             let chip = try DriverDevice.mapping { () throws(SensorError) in
-                try ChipCatalog.identify(bus: bus, address: address, insidePackageOf: imu)
+                try ChipCatalog.identify(bus: bus, address: address, insidePackageOf: imu, pause: pause)
             }
             if let chip, !chip.isIMU, let driver = ChipCatalog.makeMagnetometer(for: chip, bus: bus, pause: pause) { return driver }
         }

@@ -6,7 +6,8 @@ import Sensors
 struct SensorCorrection: Sendable, Equatable {
     var mount = Matrix3.identity
     /// Magnetometer chip axes → IMU chip axes (identity unless the magnetometer sits in the IMU's
-    /// package with other axes, like the AK8963 inside an MPU-9250).
+    /// package with other axes, like the AK8963 inside an MPU-9250: the IMU's
+    /// `ChipDescriptor.packagedMagnetometer`).
     var magnetometerAxes = Matrix3.identity
     /// rad/s, chip axes.
     var gyroBias = SIMD3<Double>.zero
@@ -47,22 +48,6 @@ struct SensorCorrection: Sendable, Equatable {
     func calibratedMagneticField(_ chip: SIMD3<Double>) -> SIMD3<Double>? {
         hardIronOffset.map { mount * (magnetometerAxes * (softIron * (chip - $0))) }
     }
-
-    /// AK8963 inside an MPU-9250 (MPU-9250 product specification §9.1, orientation of axes), and
-    /// likewise the AK8975 inside an MPU-9150 (MPU-9150 product specification, orientation of axes):
-    /// magnetometer x = IMU y, y = IMU x, z = −IMU z. A second reading for the MPU-9150: RTIMULib2
-    /// (RTIMUMPU9150.cpp and RTIMUMPU9250.cpp) turns both chips' magnetometer into its own axes
-    /// with the same exchange (x from y, y from −x, next to gyroscope y and z negated), which holds
-    /// only if the AK8975 sits in the MPU-9150 as the AK8963 sits in the MPU-9250.
-    static let ak8963InMPU9250 = Matrix3(rows: SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
-
-    /// AK09916 inside an ICM-20948 (DS-000189 §11.1, orientation of axes): magnetometer x = IMU x,
-    /// y = −IMU y, z = −IMU z.
-    static let ak09916InICM20948 = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))
-
-    /// The LSM9DS1's magnetometer (LSM9DS1 datasheet DocID025715, figure "Pin indication and axes
-    /// directions", p. 10; PX4 DriverFramework pull request 160): x = −IMU x, y and z along.
-    static let lsm9ds1Magnetometer = Matrix3(rows: SIMD3(-1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
 }
 
 extension MagneticFieldCalibrationAccuracy {

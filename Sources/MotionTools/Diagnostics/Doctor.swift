@@ -207,8 +207,8 @@ package struct Doctor: Sendable {
     }
 
     private func checkBusScan(board: Board?, devices: [String], scan: BusScanner) -> [DoctorCheck] {
-        let imu = board?.imuAddresses ?? Self.commonIMUAddresses
-        let magnetometer = board?.magnetometerAddresses ?? Self.commonMagnetometerAddresses
+        let imu = board?.imuAddresses ?? ChipRegistry.imuScanAddresses
+        let magnetometer = board?.magnetometerAddresses ?? ChipRegistry.magnetometerScanAddresses
         return devices.flatMap { device -> [DoctorCheck] in
             let scanCheck = checkScan(device: device, board: board, imu: imu, magnetometer: magnetometer, scan: scan)
             return [scanCheck.check] + checkIdentityReads(device: device, board: board, addresses: scanCheck.imus)
@@ -285,7 +285,7 @@ package struct Doctor: Sendable {
 
     /// IMU addresses a kernel driver holds (a dtoverlay): I2C access fails busy there.
     private func checkKernelDrivers(board: Board?, nodes: [String]) -> [DoctorCheck] {
-        let addresses = board?.imuAddresses ?? Self.commonIMUAddresses
+        let addresses = board?.imuAddresses ?? ChipRegistry.imuScanAddresses
         return nodes.flatMap { KernelDriverClaim.claims(bus: $0, addresses: addresses, sysfsRoot: onDisk("sys")) }.map { claim in
             DoctorCheck(.i2c, .warning, "\(claim): swift-motion's I2C driver cannot reach it (EBUSY)", fix: claim.fix)
         }
@@ -361,9 +361,6 @@ package struct Doctor: Sendable {
     private func pinText(_ bus: Board.I2CBus) -> String {
         "SDA pin \(bus.sdaPin.header) \(bus.sdaPin.soc), SCL pin \(bus.sclPin.header) \(bus.sclPin.soc)"
     }
-
-    package static let commonIMUAddresses = [0x68, 0x69, 0x6A, 0x6B, 0x28, 0x29].map { I2CAddress(UInt8($0)) }
-    package static let commonMagnetometerAddresses = [0x1E, 0x1C, 0x0D, 0x0C].map { I2CAddress(UInt8($0)) }
 
     static let genericEnableAdvice = """
         enable the I2C controller in the board's device tree (Raspberry Pi: sudo raspi-config nonint do_i2c 0; \

@@ -270,9 +270,9 @@ package enum HardwareChecks {
                 return (HardwareCheckResult("identity", .fail, measured: "no supported IMU answers", limit: limit), nil, nil)
             }
             var named = magnetometer
-            if imu.family == .lsm9ds1, magnetometer?.family == .lis3mdl {
-                // The LSM9DS1's magnetometer answers as a LIS3MDL: named for the chip it is part of, as `probe` does.
-                named?.name = "\(imu.name) magnetometer (LIS3MDL registers)"
+            if let packaged = imu.descriptor?.packagedMagnetometer, !packaged.behindBypass, magnetometer?.name == packaged.chip {
+                // A die that answers as another chip (the LSM9DS1's, as a LIS3MDL): named for the chip it is part of, as `probe` does.
+                named?.name = "\(imu.name) magnetometer (\(packaged.chip) registers)"
             }
             let found = [imu, named].compactMap { $0 }.map(\.description).joined(separator: "; ")
             return (HardwareCheckResult("identity", .pass, measured: found, limit: limit), imu, magnetometer)

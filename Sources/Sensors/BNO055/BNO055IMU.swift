@@ -17,8 +17,8 @@ import Locking
 /// separate die at its own address, so there a separate driver on the bus is the natural model;
 /// here it is not).
 ///
-/// The chip has no FIFO: ``hasFIFO`` is false, ``enableFIFO()`` and ``readFIFO()`` throw
-/// ``SensorError/notSupported(chip:feature:)``.
+/// The chip has no FIFO (its descriptor has no ``ChipDescriptor/fifo``, so ``IMUDriver/hasFIFO``
+/// is false): ``enableFIFO()`` and ``readFIFO(into:)`` throw ``SensorError/notSupported(chip:feature:)``.
 ///
 /// On a Raspberry Pi the BNO055 stretches the I2C clock longer than the Pi's controller handles:
 /// reads fail or return garbage now and then. `motionctl doctor` recognises this and names the fix.
@@ -30,7 +30,6 @@ package final class BNO055IMU: CoreIMUDriver {
     /// The magnetometer on the same chip.
     package let magnetometer: BNO055Magnetometer
     package var companionMagnetometer: (any MagnetometerDriver)? { magnetometer }
-    package var hasFIFO: Bool { false }
     package var providesChipOrientation: Bool { true }
 
     let core: DriverCore<BNO055Settings, IMUState<NoFIFOProgress>>
@@ -124,7 +123,7 @@ package final class BNO055IMU: CoreIMUDriver {
         throw .notSupported(chip: chip.name, feature: "FIFO")
     }
 
-    package func readFIFO() throws(SensorError) -> FIFORead {
+    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
         throw .notSupported(chip: chip.name, feature: "FIFO")
     }
 

@@ -21,7 +21,7 @@ package struct ChipDescriptor: Sendable {
 
     /// What the chip is to this library, and its driver's factory.
     package enum Kind: Sendable {
-        /// An accelerometer + gyroscope (with any magnetometer inside, see ``builtInMagnetometer``).
+        /// An accelerometer + gyroscope (with any magnetometer inside, see ``packagedMagnetometer``).
         case imu(IMUFactory)
         /// A magnetometer on its own address.
         case magnetometer(MagnetometerFactory)
@@ -48,11 +48,16 @@ package struct ChipDescriptor: Sendable {
     package let gravityRestTolerance: GravityRestTolerance?
     /// How late the gyroscope's output is (what the attitude filter looks ahead by).
     package let outputDelay: OutputDelay
+    /// The magnetometer die inside the chip's package that answers at an address of its own, and
+    /// how its axes sit in the IMU's; nil for a chip without one. A magnetometer read through the
+    /// IMU's own registers (the BNO055's) is the driver's ``IMUDriver/companionMagnetometer`` instead.
+    package let packagedMagnetometer: PackagedMagnetometer?
     /// The name of the magnetometer inside the chip's package that answers at its own address once
     /// the IMU's I2C bypass is on (the MPU-9150's AK8975, the MPU-9250's AK8963, the ICM-20948's
-    /// AK09916); nil for a chip without one. A magnetometer read through the IMU's own registers
-    /// (the BNO055's) is the driver's ``IMUDriver/companionMagnetometer`` instead.
-    package let builtInMagnetometer: String?
+    /// AK09916); nil for a chip without one.
+    package var builtInMagnetometer: String? {
+        packagedMagnetometer.flatMap { $0.behindBypass ? $0.chip : nil }
+    }
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
     package let stretchesClock: Bool
@@ -61,7 +66,8 @@ package struct ChipDescriptor: Sendable {
     init(
         imu name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, tables: IMUTables,
         fifo: FIFOLayout?, gyroRestLimits: GyroRestLimits?, gravityRestTolerance: GravityRestTolerance? = nil,
-        outputDelay: OutputDelay, builtInMagnetometer: String? = nil, stretchesClock: Bool = false, make: @escaping IMUFactory
+        outputDelay: OutputDelay, packagedMagnetometer: PackagedMagnetometer? = nil, stretchesClock: Bool = false,
+        make: @escaping IMUFactory
     ) {
         self.name = name
         self.cliNames = cliNames
@@ -73,26 +79,27 @@ package struct ChipDescriptor: Sendable {
         self.gyroRestLimits = gyroRestLimits
         self.gravityRestTolerance = gravityRestTolerance
         self.outputDelay = outputDelay
-        self.builtInMagnetometer = builtInMagnetometer
+        self.packagedMagnetometer = packagedMagnetometer
         self.stretchesClock = stretchesClock
     }
 
     /// A magnetometer: name, family and identity come from its driver's settings table.
     init(
         magnetometer settings: MagnetometerSettings, cliNames: [String], addresses: [I2CAddress],
-        condition: IdentityCondition = .always, make: @escaping MagnetometerFactory
+        condition: IdentityCondition = .always, preamble: IdentityPreamble? = nil, make: @escaping MagnetometerFactory
     ) {
         name = settings.name
         self.cliNames = cliNames
         family = settings.family
-        identity = ChipIdentity(register: settings.identityRegister, value: settings.identity, addresses: addresses, condition: condition)
+        identity = ChipIdentity(
+            register: settings.identityRegister, value: settings.identity, addresses: addresses, condition: condition, preamble: preamble)
         kind = .magnetometer(make)
         tables = .magnetometer(settings)
         fifo = nil
         gyroRestLimits = nil
         gravityRestTolerance = nil
         outputDelay = .none(because: "a magnetometer: the attitude filter's look-ahead follows the gyroscope")
-        builtInMagnetometer = nil
+        packagedMagnetometer = nil
         stretchesClock = false
     }
 
@@ -183,6 +190,37 @@ package struct ChipIdentity: Sendable, Equatable {
     package var addresses: [I2CAddress]
     /// When an identity read that matches names this chip.
     package var condition: IdentityCondition = .always
+    /// What must be written before ``register`` reads right; nil for a chip whose identity reads
+    /// right from power-on.
+    package var preamble: IdentityPreamble? = nil
+}
+
+/// Register writes that wake a chip far enough for its identity register to read right, and how
+/// long it needs after them: a chip that powers up asleep with its ID register reading 0 (the
+/// Bosch BMM150, datasheet §5.2/§5.5: the power-control bit, 0x4B = 0x01, then about 3 ms before
+/// CHIP_ID at 0x40 reads 0x32). Identification writes them, in order, at the chip's address just
+/// before reading the identity.
+package struct IdentityPreamble: Sendable, Equatable {
+    /// (register, value), written in order.
+    package var writes: [RegisterWrite]
+    /// How long the chip needs after the last write before its identity reads right.
+    package var settle: Duration
+
+    package init(writes: [RegisterWrite], settle: Duration) {
+        self.writes = writes
+        self.settle = settle
+    }
+}
+
+/// One register write: `value` into `register`.
+package struct RegisterWrite: Sendable, Equatable {
+    package var register: UInt8
+    package var value: UInt8
+
+    package init(register: UInt8, value: UInt8) {
+        self.register = register
+        self.value = value
+    }
 }
 
 /// When a matching identity read names a chip. Most chips: always. A few answer exactly as
@@ -203,6 +241,30 @@ package enum IdentityCondition: Sendable, Equatable {
     /// directly: once identification finds `lookalike`, it looks for this chip's built-in
     /// magnetometer behind `bypass` (``ChipCatalog``'s only identification that writes).
     case lookalikeWithMagnetometerBehindBypass(of: String, bypass: BypassSwitch)
+}
+
+/// A magnetometer die in an IMU's package, at an I2C address of its own.
+package struct PackagedMagnetometer: Sendable, Equatable {
+    /// The magnetometer's name as identification gives it (the LSM9DS1's die answers as the LIS3MDL).
+    package var chip: String
+    /// True for a die that answers only once the IMU's I2C bypass joins its auxiliary bus to the
+    /// host bus (the MPU-9150's AK8975, the MPU-9250's AK8963, the ICM-20948's AK09916); false for
+    /// one on the host bus all along (the LSM9DS1's).
+    package var behindBypass: Bool
+    /// The magnetometer's axes in the IMU's, from the package's datasheet.
+    package var axes: AxisMatrix
+}
+
+/// A change of axes as a 3×3 matrix by rows: `v_imu = (x · v, y · v, z · v)` for a vector `v` in
+/// the magnetometer's axes. Every entry is 0, 1 or −1.
+package struct AxisMatrix: Sendable, Equatable {
+    package var x: SIMD3<Double>
+    package var y: SIMD3<Double>
+    package var z: SIMD3<Double>
+
+    package init(_ x: SIMD3<Double>, _ y: SIMD3<Double>, _ z: SIMD3<Double>) {
+        (self.x, self.y, self.z) = (x, y, z)
+    }
 }
 
 /// The register bit that joins an IMU's auxiliary I2C bus, and the magnetometer on it, to the host bus.

@@ -36,18 +36,13 @@ package protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, 
     /// gives none. The attitude filter looks this far ahead (``AttitudeFilter``'s `sensorLatency`).
     var outputDelay: Double { get }
     /// Starts the FIFO at the output data rate, with accelerometer and gyroscope in every frame.
+    /// A chip without a FIFO (``hasFIFO`` false) throws ``SensorError/notSupported(chip:feature:)``.
     func enableFIFO() throws(SensorError)
-    /// Reads every whole frame waiting in the FIFO.
-    func readFIFO() throws(SensorError) -> FIFORead
     /// Reads every whole frame waiting in the FIFO into `read`, replacing what it held but keeping
-    /// its frames' storage: a caller that keeps one `FIFORead` allocates nothing per read.
-    ///
-    /// Each of ``readFIFO()`` and this one has a default built on the other: a driver implements
-    /// one of them (this one, to read without allocating).
+    /// its frames' storage: a caller that keeps one `FIFORead` allocates nothing per read
+    /// (``readFIFO()`` is built on it). A chip without a FIFO throws
+    /// ``SensorError/notSupported(chip:feature:)``.
     func readFIFO(into read: inout FIFORead) throws(SensorError)
-    /// False for a chip without a FIFO: ``enableFIFO()`` and ``readFIFO()`` then throw
-    /// ``SensorError/notSupported(chip:feature:)`` and a sampler polls it on a timer.
-    var hasFIFO: Bool { get }
     /// The driver of a magnetometer that is part of this chip and read with its samples (same
     /// address, same registers); nil when the magnetometer, if any, is found on the bus.
     var companionMagnetometer: (any MagnetometerDriver)? { get }
@@ -56,20 +51,22 @@ package protocol IMUDriver: ChipDriver where Configuration == IMUConfiguration, 
 }
 
 extension IMUDriver {
-    package var hasFIFO: Bool { true }
     package var companionMagnetometer: (any MagnetometerDriver)? { nil }
     package var providesChipOrientation: Bool { false }
 }
 
 extension IMUDriver {
+    /// Whether the chip has a FIFO, as its descriptor says (``ChipDescriptor/fifo``): false for a
+    /// chip without one (``enableFIFO()`` and ``readFIFO(into:)`` then throw
+    /// ``SensorError/notSupported(chip:feature:)``; a sampler polls it on a timer) and for a chip
+    /// the registry does not know.
+    package var hasFIFO: Bool { chip.descriptor?.fifo != nil }
+
+    /// Reads every whole frame waiting in the FIFO, into a new ``FIFORead``.
     package func readFIFO() throws(SensorError) -> FIFORead {
         var read = FIFORead(frames: [], overflowed: false)
         try readFIFO(into: &read)
         return read
-    }
-
-    package func readFIFO(into read: inout FIFORead) throws(SensorError) {
-        read = try readFIFO()
     }
 
     package var outputDelay: Double { 0 }

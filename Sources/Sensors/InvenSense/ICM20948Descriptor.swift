@@ -13,5 +13,10 @@ extension ChipDescriptor {
         outputDelay: .byLowPassCode(Dictionary(uniqueKeysWithValues: ICM20948Settings.lowPass.map {
             ($0.code, ICM20948Settings.gyroscopeDelay(bandwidth: $0.value))
         })),
-        builtInMagnetometer: AKModel.ak09916.rawValue, make: factory(ICM20948IMU.self))
+        packagedMagnetometer: PackagedMagnetometer(chip: AKModel.ak09916.rawValue, behindBypass: true, axes: ak09916InICM20948),
+        make: factory(ICM20948IMU.self))
+
+    /// The AK09916 inside an ICM-20948 (DS-000189 §11.1, orientation of axes): magnetometer
+    /// x = IMU x, y = −IMU y, z = −IMU z.
+    static let ak09916InICM20948 = AxisMatrix(SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))
 }

@@ -15,7 +15,7 @@ extension ChipDescriptor {
         // The MPU-9150 carries the MPU-6050's accelerometer die (as ErrorModels.swift takes it);
         // its own product specification's table was not checked here.
         gravityRestTolerance: GravityRestTolerance(tolerance: 0.11, source: "PS-MPU-6000A §6.2: zero-g z ±80 mg, sensitivity ±3 %"),
-        builtInMagnetometer: AKModel.ak8975.rawValue,
+        packagedMagnetometer: PackagedMagnetometer(chip: AKModel.ak8975.rawValue, behindBypass: true, axes: akInMPU),
         condition: .lookalikeWithMagnetometerBehindBypass(
             of: InvenSenseModel.mpu6050.rawValue,
             bypass: BypassSwitch(register: InvenSenseRegister.bypassField.address, mask: InvenSenseRegister.bypassField.mask)))
@@ -30,13 +30,21 @@ extension ChipDescriptor {
         .mpu9250,
         gyroRestLimits: GyroRestLimits(biasDPS: 5, noiseDensityDPS: 0.01, source: "PS-MPU-9250A §3.1: ZRO tolerance ±5 °/s, 0.01 °/s/√Hz"),
         gravityRestTolerance: GravityRestTolerance(tolerance: 0.11, source: "PS-MPU-9250A §3.2: zero-g z ±80 mg, sensitivity ±3 %"),
-        builtInMagnetometer: AKModel.ak8963.rawValue)
+        packagedMagnetometer: PackagedMagnetometer(chip: AKModel.ak8963.rawValue, behindBypass: true, axes: akInMPU))
+
+    /// The AK8963 inside an MPU-9250 (PS-MPU-9250A §9.1, orientation of axes), and likewise the
+    /// AK8975 inside an MPU-9150 (PS-MPU-9150A, orientation of axes): magnetometer x = IMU y,
+    /// y = IMU x, z = −IMU z. A second reading for the MPU-9150: RTIMULib2 (RTIMUMPU9150.cpp and
+    /// RTIMUMPU9250.cpp) turns both chips' magnetometer into its own axes with the same exchange
+    /// (x from y, y from −x, next to gyroscope y and z negated), which holds only if the AK8975
+    /// sits in the MPU-9150 as the AK8963 sits in the MPU-9250.
+    static let akInMPU = AxisMatrix(SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, -1))
 
     /// One MPU chip: WHO_AM_I (0x75) from its settings, at 0x68 (AD0 low) or 0x69; the family's
     /// tables; 12-byte FIFO frames without timestamps; the gyroscope delay of each DLPF_CFG code.
     private static func mpu(
         _ model: InvenSenseModel, gyroRestLimits: GyroRestLimits, gravityRestTolerance: GravityRestTolerance? = nil,
-        builtInMagnetometer: String? = nil, condition: IdentityCondition = .always
+        packagedMagnetometer: PackagedMagnetometer? = nil, condition: IdentityCondition = .always
     ) -> ChipDescriptor {
         let settings = InvenSenseSettings.settings(for: model)
         return ChipDescriptor(
@@ -46,7 +54,7 @@ extension ChipDescriptor {
                 condition: condition),
             tables: InvenSenseSettings.tables, fifo: FIFOLayout(bytesPerSample: InvenSenseFIFO.frameSize),
             gyroRestLimits: gyroRestLimits, gravityRestTolerance: gravityRestTolerance,
-            outputDelay: .byLowPassCode(settings.gyroscopeDelay), builtInMagnetometer: builtInMagnetometer
+            outputDelay: .byLowPassCode(settings.gyroscopeDelay), packagedMagnetometer: packagedMagnetometer
         ) { bus, address, pause, resetCompletion in
             InvenSenseIMU(bus: bus, address: address, model: model, pause: pause, resetCompletion: resetCompletion)
         }

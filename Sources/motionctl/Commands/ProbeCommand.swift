@@ -77,7 +77,7 @@ struct ProbeCommand: ParsableCommand {
                 let bus = try LinuxI2CBus(path: path)
                 let adapter = LinuxI2CBus.availableBuses().first { $0.path == bus.name }?.adapterName
                 print(Self.report(busName: bus.name + (adapter.map { " (\($0))" } ?? ""), results: probeBus(bus)))
-                for claim in KernelDriverClaim.claims(bus: bus.name, addresses: Doctor.commonIMUAddresses + Doctor.commonMagnetometerAddresses) {
+                for claim in KernelDriverClaim.claims(bus: bus.name, addresses: ChipRegistry.imuScanAddresses + ChipRegistry.magnetometerScanAddresses) {
                     print("  \(claim.address)  busy: \(claim); \(claim.fix)")
                 }
             } catch {
@@ -133,14 +133,19 @@ struct ProbeCommand: ParsableCommand {
     /// that one — the AK8975 and the AK8963 have the same WIA.
     static func report(busName: String, results: [ProbeResult]) -> String {
         var lines = ["\(busName): \(results.count) device(s) answered"]
-        let lsm9ds1 = results.first { $0.chipName == LSM9DS1IMU.name }
+        // IMUs whose magnetometer die answers on the bus all along with another chip's identity (the LSM9DS1's, a LIS3MDL's).
+        let dies = results.compactMap { result -> (imu: String, address: I2CAddress, registers: String)? in
+            guard let imu = result.chipName, let packaged = ChipRegistry.descriptor(named: imu)?.packagedMagnetometer,
+                  !packaged.behindBypass else { return nil }
+            return (imu, result.address, packaged.chip)
+        }
         let builtIn = results.compactMap { result in
             result.chipName.flatMap(ChipCatalog.builtInMagnetometer(inside:)).map { (imu: result, magnetometer: $0) }
         }
         for result in results {
             var name = result.chipName ?? "unknown device (not a supported chip)"
-            if let lsm9ds1, result.chipName == "LIS3MDL" {
-                name = "\(LSM9DS1IMU.name) magnetometer (LIS3MDL registers; the LSM9DS1 at \(lsm9ds1.address))"
+            if let die = dies.first(where: { $0.registers == result.chipName }) {
+                name = "\(die.imu) magnetometer (\(die.registers) registers; the \(die.imu) at \(die.address))"
             } else if let inside = builtIn.first(where: { $0.magnetometer.address == result.address }), result.chipName.flatMap(AKModel.init(rawValue:)) != nil,
                       let imu = inside.imu.chipName {
                 name = "\(inside.magnetometer.name) (inside the \(imu) at \(inside.imu.address); its I2C bypass is open)"

@@ -183,12 +183,9 @@ struct SourceOptions: ParsableArguments {
         return IIOSelection(root: root ?? IIOSelection().root, name: iioDevice)
     }
 
-    /// A bus on a machine that is not a known board: every address a supported chip can sit at,
-    /// the chips' axes taken as the device's.
-    static let unknownBoard = Board(
-        name: "unknown board", id: "unknown", match: [], i2cBuses: [],
-        imuAddresses: [0x6A, 0x6B, 0x68, 0x69].map { I2CAddress($0) }, magnetometerAddresses: [0x1C, 0x1E, 0x0D, 0x0C].map { I2CAddress($0) },
-        mountMatrix: .identity, setup: "")
+    /// A bus on a machine that is not a known board: the registry's scan (every address a
+    /// supported chip can sit at), the chips' axes taken as the device's.
+    static let unknownBoard = Board(name: "unknown board", id: "unknown", match: [], i2cBuses: [], mountMatrix: .identity, setup: "")
 
     /// Opens a manager on the chosen source (see ``source(defaultScenario:fallBackToSimulation:)``)
     /// with the clock of the one rule: the simulated board in virtual time unless `--real-time`
