@@ -1,3 +1,4 @@
+import Fusion
 import Sensors
 
 // What the command line's tools read of a manager's chips (package access): in the API layer,
