@@ -86,13 +86,10 @@ import Timing
         let scenario = try #require(Scenario.named("ordinary-handling"))
         let (board, world) = Simulation(seed: 1).makeBoard(playing: scenario, clock: clock)
         let boardFile = try #require(BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID))
-        let opened = try DeviceOpener.open(bus: board.bus, board: boardFile, store: nil, pause: .none)
-        let device = DriverDevice(
-            imu: opened.imu, magnetometer: opened.magnetometer, correction: opened.correction, busName: "the simulated bus",
-            imuIdentity: opened.imuIdentity, magnetometerIdentity: opened.magnetometerIdentity,
-            backgroundCalibration: BackgroundCalibration(calibrator: calibrator))
+        let device = try DeviceOpener.open(bus: board.bus, board: boardFile, store: nil, pause: .none)
         let estimator = AttitudeEstimatorFactory { RecordingEstimator(filter: AttitudeFilter($0), log: log) }
-        return MotionManager(hub: SensorHub(device: device, clock: clock, makeEstimator: estimator), simulated: SimulatedHardware(board: board, world: world))
+        let hub = SensorHub(device: device, clock: clock, makeEstimator: estimator, background: BackgroundCalibration(calibrator: calibrator))
+        return MotionManager(hub: hub, simulated: SimulatedHardware(board: board, world: world))
     }
 
     /// The hub makes the substitute once, hands it every reading, gives the attitude estimator the
