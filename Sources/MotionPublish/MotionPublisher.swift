@@ -199,7 +199,8 @@ public final class MotionPublisher: Sendable {
                 state(.device, Payloads.device(manager, board: boardName, rate: configuration.rate))
                 state(.moving, Payloads.moving(moving.isMoving, timestamp: lastTimestamp))
                 if configuration.homeAssistantDiscovery {
-                    for (topic, payload) in HomeAssistantDiscovery.configurations(configuration, deviceName: manager.deviceName) {
+                    for (topic, payload) in HomeAssistantDiscovery.configurations(
+                        configuration, board: boardName ?? manager.deviceName, model: manager.deviceName) {
                         _ = client.publish(topic: topic, payload: payload, qos: 1, retain: true)
                     }
                 }

@@ -179,20 +179,37 @@ struct PublisherTests {
         try run.advance(1)
         let late = try run.subscribe("homeassistant-ha/#")
         defer { late.close() }
-        try wait("five discovery configurations") { Set(late.received.map(\.topic)).count >= 5 }
+        // "test/ha" is not a node id as it is: "test_ha" and the FNV-1a hash of "test/ha".
+        let node = "test_ha_191c0d79"
+        let expected: Set<String> = Set(
+            ["orientation", "roll", "pitch", "heading", "magnetometer_accuracy", "rate", "samples_sampled", "bus_retries", "bus_incidents",
+             "bus_recoveries", "messages_published"].map { "homeassistant-ha/sensor/\(node)/\($0)/config" }
+                + ["homeassistant-ha/binary_sensor/\(node)/moving/config"])
+        try wait("\(expected.count) discovery configurations") { Set(late.received.map(\.topic)).count >= expected.count }
         let configurations = Dictionary(late.received.map { ($0.topic, $0.payload) }, uniquingKeysWith: { $1 })
-        #expect(Set(configurations.keys) == [
-            "homeassistant-ha/sensor/test_ha/orientation/config", "homeassistant-ha/sensor/test_ha/roll/config",
-            "homeassistant-ha/sensor/test_ha/pitch/config", "homeassistant-ha/sensor/test_ha/heading/config",
-            "homeassistant-ha/binary_sensor/test_ha/moving/config",
-        ])
+        #expect(Set(configurations.keys) == expected)
         for (topic, payload) in configurations {
             let problems = HomeAssistantSchema.problems(topic: topic, payload: try object(payload), discoveryPrefix: "homeassistant-ha")
             #expect(problems.isEmpty, "\(topic): \(problems)")
             let configuration = try object(payload)
             #expect((configuration["state_topic"] as? String)?.hasPrefix("test/ha/") == true)
             #expect(configuration["availability_topic"] as? String == "test/ha/availability")
+            let device = try #require(configuration["device"] as? [String: Any])
+            #expect(device["name"] as? String == "simulated board test/ha")
+            #expect(device["identifiers"] as? [String] == [node])
         }
+        let heading = try object(try #require(configurations["homeassistant-ha/sensor/\(node)/heading/config"]))
+        #expect(heading["state_class"] as? String == "measurement_angle")
+        #expect(heading["default_entity_id"] as? String == "sensor.test_ha_191c0d79_heading")
+        let orientation = try object(try #require(configurations["homeassistant-ha/sensor/\(node)/orientation/config"]))
+        #expect(orientation["device_class"] as? String == "enum")
+        // Every value the orientation message carries, "unknown" included.
+        #expect(orientation["options"] as? [String] == DeviceOrientation.allCases.map(\.name))
+        #expect(orientation["entity_category"] == nil)
+        let diagnostics = configurations.filter { (try? object($0.value))?["entity_category"] as? String == "diagnostic" }.keys
+        #expect(Set(diagnostics.map { $0.split(separator: "/")[3] }) == [
+            "magnetometer_accuracy", "rate", "samples_sampled", "bus_retries", "bus_incidents", "bus_recoveries", "messages_published",
+        ])
     }
 
     @Test("a still board is not moving; a tumbling one is")
