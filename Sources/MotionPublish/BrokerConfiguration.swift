@@ -96,6 +96,13 @@ public struct BrokerConfiguration: Sendable, Equatable {
         return level.isEmpty ? "board" : level
     }
 
+    /// ``clientID``, else `swift-motion-<hostname>-<process id>`; 200 characters at most.
+    var effectiveClientID: String {
+        let id = clientID
+            ?? "swift-motion-\(Self.topicLevel(ProcessInfo.processInfo.hostName))-\(ProcessInfo.processInfo.processIdentifier)"
+        return String(id.prefix(200))
+    }
+
     /// Checks everything that can be checked before connecting; the error names the setting and the fix.
     public func validate() throws(PublishError) {
         try Self.validateTopicPrefix(topicPrefix, option: "topic prefix")

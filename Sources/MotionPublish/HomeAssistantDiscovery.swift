@@ -84,6 +84,13 @@ enum HomeAssistantDiscovery {
         return place.isEmpty || place == board ? board : "\(board) \(place)"
     }
 
+    /// A configuration libmosquitto would not send: the error names the topic and the fix.
+    static func unsendable(topic: String, reason: String) -> PublishError {
+        .invalidSetting(
+            "Home Assistant discovery", problem: "configuration \(topic.prefix(120))\(topic.count > 120 ? "…" : "") cannot be sent (\(reason))",
+            fix: "shorten --discovery-prefix and --topic-prefix (a topic is at most 65535 bytes), or publish without --home-assistant")
+    }
+
     /// Every configuration: (topic, retained JSON payload). `board` names the device (the
     /// board's name, else the motion device's), `model` is the motion device's name.
     static func configurations(_ configuration: BrokerConfiguration, board: String, model: String) -> [(topic: String, payload: String)] {

@@ -82,12 +82,10 @@ public final class MotionPublisher: Sendable {
             defer { state.started = true }
             return !state.started
         }) else { throw .alreadyStarted }
-        let clientID = configuration.clientID
-            ?? "swift-motion-\(BrokerConfiguration.topicLevel(ProcessInfo.processInfo.hostName))-\(ProcessInfo.processInfo.processIdentifier)"
         let client: MosquittoConnection
         do throws(PublishError) {
             client = try MosquittoConnection(
-                configuration: configuration, clientID: String(clientID.prefix(200)),
+                configuration: configuration, clientID: configuration.effectiveClientID,
                 will: (configuration.topic(.availability), "offline")
             ) { [weak self] event in self?.handle(event) }
             try client.connect(keepAlive: configuration.keepAlive, timeout: configuration.connectTimeout)
@@ -118,6 +116,36 @@ public final class MotionPublisher: Sendable {
             guard let self, let motion else { return }
             enqueue(motion)
         }
+    }
+
+    /// Removes a board's Home Assistant discovery: an empty retained message on each of the
+    /// configuration topics this configuration's publisher uses (the broker forgets the retained
+    /// configuration, Home Assistant removes the entity). Connects, waits at most
+    /// ``BrokerConfiguration/connectTimeout`` seconds for the broker to acknowledge them (QoS 1),
+    /// disconnects; returns the topics.
+    package static func removeHomeAssistantDiscovery(_ configuration: BrokerConfiguration) throws(PublishError) -> [String] {
+        try configuration.validate()
+        let topics = HomeAssistantDiscovery.configurations(configuration, board: "", model: "").map(\.topic)
+        let client = try MosquittoConnection(configuration: configuration, clientID: configuration.effectiveClientID, will: nil) { _ in }
+        try client.connect(keepAlive: configuration.keepAlive, timeout: configuration.connectTimeout)
+        defer { client.disconnect() }
+        for topic in topics {
+            switch client.publish(topic: topic, payload: "", qos: 1, retain: true) {
+            case .handed: continue
+            case .notConnected:
+                throw .timeout(host: client.host, port: client.port, seconds: configuration.connectTimeout, detail: "the connection broke")
+            case .failed(let reason):
+                throw HomeAssistantDiscovery.unsendable(topic: topic, reason: reason)
+            }
+        }
+        let deadline = SystemClock.monotonicSeconds() + configuration.connectTimeout
+        while client.unwrittenMessages > 0, SystemClock.monotonicSeconds() < deadline { usleep(5_000) }
+        guard client.unwrittenMessages == 0 else {
+            throw .timeout(
+                host: client.host, port: client.port, seconds: configuration.connectTimeout,
+                detail: "\(client.unwrittenMessages) of \(topics.count) removals not acknowledged")
+        }
+        return topics
     }
 
     /// Stops publishing: the device-motion updates stop, what is queued is published, `offline`

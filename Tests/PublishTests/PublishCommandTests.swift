@@ -64,6 +64,41 @@ struct PublishCommandTests {
         #expect(!seqs.isEmpty && seqs == Array(1...seqs.count), "\(seqs)")
     }
 
+    @Test("--remove-discovery: a retired board's retained discovery configurations are gone, another board's stay")
+    func removeDiscovery() throws {
+        let broker = try Broker()
+        try broker.start()
+        for prefix in ["test/retired", "test/kept"] {
+            let result = try Self.publish(["--broker", broker.url, "--topic-prefix", prefix, "--home-assistant", "--duration", "1"])
+            #expect(result.status == 0, "\(result.error)")
+        }
+        let (retired, kept) = (HomeAssistantDiscovery.nodeID("test/retired"), HomeAssistantDiscovery.nodeID("test/kept"))
+        func configurations() throws -> Set<String> {
+            let late = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "homeassistant/#")
+            defer { late.close() }
+            // Retained messages arrive right after the subscription; a moment for all of them.
+            Thread.sleep(forTimeInterval: 0.5)
+            return Set(late.received.filter { $0.retained && !$0.payload.isEmpty }.map(\.topic))
+        }
+        let before = try configurations()
+        #expect(before.count { $0.contains("/\(retired)/") } == 12, "\(before)")
+        #expect(before.count { $0.contains("/\(kept)/") } == 12, "\(before)")
+
+        let result = try runToEnd(try Self.motionctl(), ["publish", "--broker", broker.url, "--topic-prefix", "test/retired", "--remove-discovery"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("removed 12 Home Assistant discovery configurations of test/retired"), "\(result.output)")
+        let after = try configurations()
+        #expect(after.filter { $0.contains("/\(retired)/") }.isEmpty, "\(after)")
+        #expect(after.count { $0.contains("/\(kept)/") } == 12, "\(after)")
+    }
+
+    @Test("--remove-discovery with no broker: exit 1 naming it")
+    func removeDiscoveryUnreachable() throws {
+        let result = try runToEnd(try Self.motionctl(), ["publish", "--broker", "mqtt://127.0.0.1:1", "--remove-discovery", "--connect-timeout", "2"])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains("error: cannot reach the MQTT broker at 127.0.0.1:1"), "\(result.error)")
+    }
+
     @Test("errors: a clear message naming the thing and the fix, exit 1, no crash", arguments: [
         (["--broker", "http://localhost"], "not mqtt or mqtts"),
         (["--broker", "mqtt://127.0.0.1:1", "--topic-prefix", "a/+/b"], "wildcard"),

@@ -36,6 +36,7 @@ struct PublishCommand: ParsableCommand {
 
     @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading and a binary sensor moving.") var homeAssistant = false
     @Option(help: "Home Assistant's discovery prefix.") var discoveryPrefix = "homeassistant"
+    @Flag(help: "Remove the Home Assistant discovery of --topic-prefix (a retired board's): an empty retained message on each configuration topic, then exit.") var removeDiscovery = false
 
     @Option(parsing: .unconditional, help: "Seconds between two counters messages.", transform: OptionRange.decimal) var countersInterval: Double = 5
     @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.", transform: OptionRange.decimal) var connectTimeout: Double = 10
@@ -52,6 +53,7 @@ struct PublishCommand: ParsableCommand {
         if source.listScenariosIfAsked() { return }
         try CommandFailure.reporting {
             let configuration = try brokerConfiguration()
+            if removeDiscovery { return try Self.removeDiscovery(configuration) }
             // Publishing is real time: the simulated board plays on the system clock.
             let opened = try source.open(virtualTime: false)
             let board: String? = switch opened.source {
@@ -62,6 +64,19 @@ struct PublishCommand: ParsableCommand {
             try PublishSession(manager: opened.manager, configuration: configuration, board: board)
                 .run(runner: opened.runner(duration: duration))
         }
+    }
+
+    /// `--remove-discovery`: the retained configurations cleared, one line saying how many and where.
+    static func removeDiscovery(_ configuration: BrokerConfiguration) throws {
+        let topics: [String]
+        do {
+            topics = try MotionPublisher.removeHomeAssistantDiscovery(configuration)
+        } catch {
+            throw CommandFailure(message: "\(error)")
+        }
+        let url = "\(configuration.scheme.rawValue)://\(configuration.host):\(configuration.port)"
+        print("removed \(topics.count) Home Assistant discovery configurations of \(configuration.topicPrefix) from \(url) "
+            + "(empty retained messages under \(configuration.discoveryPrefix)/)")
     }
 
     /// The options as a broker configuration; a bad URL, prefix or file is a `CommandFailure`.
