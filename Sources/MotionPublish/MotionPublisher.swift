@@ -44,6 +44,8 @@ public final class MotionPublisher: Sendable {
         var connectedAgain = false
         var started = false
         var stopping = false
+        /// The first discovery configuration libmosquitto refused.
+        var discoveryFailure: PublishError?
     }
     private let pending = Locked(Pending())
     private let wake = DispatchSemaphore(value: 0)
@@ -70,6 +72,11 @@ public final class MotionPublisher: Sendable {
         counters.connections = connection.withLock { $0?.connections } ?? 0
         return counters
     }
+
+    /// Why a Home Assistant discovery configuration could not be sent (libmosquitto refused it,
+    /// e.g. a topic over MQTT's 65535 bytes); nil while every one went out or waits for the
+    /// next connection. `motionctl publish` stops with it as its error.
+    package var discoveryFailure: PublishError? { pending.withLock { $0.discoveryFailure } }
 
     /// The timestamp of the newest sample handed to the publisher (tests in virtual time wait for it).
     var latestSampleTimestamp: Double? { pending.withLock { $0.latestTimestamp } }
@@ -229,7 +236,12 @@ public final class MotionPublisher: Sendable {
                 if configuration.homeAssistantDiscovery {
                     for (topic, payload) in HomeAssistantDiscovery.configurations(
                         configuration, board: boardName ?? manager.deviceName, model: manager.deviceName) {
-                        _ = client.publish(topic: topic, payload: payload, qos: 1, retain: true)
+                        // Not connected: it goes out again with the next connection; refused: an error.
+                        if case .failed(let reason) = client.publish(topic: topic, payload: payload, qos: 1, retain: true) {
+                            pending.withLock { state in
+                                if state.discoveryFailure == nil { state.discoveryFailure = HomeAssistantDiscovery.unsendable(topic: topic, reason: reason) }
+                            }
+                        }
                     }
                 }
             }

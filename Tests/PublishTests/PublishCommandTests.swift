@@ -92,6 +92,23 @@ struct PublishCommandTests {
         #expect(after.count { $0.contains("/\(kept)/") } == 12, "\(after)")
     }
 
+    @Test("a discovery configuration libmosquitto cannot send (its topic over 65535 bytes): exit 1 with the fix, not 0")
+    func unsendableDiscovery() throws {
+        let broker = try Broker()
+        try broker.start()
+        let prefix = String(repeating: "p", count: 6_000), discovery = String(repeating: "d", count: 60_000)
+        let result = try Self.publish(
+            ["--broker", broker.url, "--topic-prefix", prefix, "--home-assistant", "--discovery-prefix", discovery, "--duration", "3"])
+        let said = result.error.suffix(600)
+        #expect(result.status == 1, "\(said)")
+        #expect(said.contains("\nerror: the Home Assistant discovery configuration dddd"), "\(said)")
+        #expect(said.contains("cannot be sent"), "\(said)")
+        #expect(said.contains("shorten --discovery-prefix and --topic-prefix"), "\(said)")
+        // Without discovery the same prefix publishes.
+        let plain = try Self.publish(["--broker", broker.url, "--topic-prefix", prefix, "--duration", "1"])
+        #expect(plain.status == 0, "\(plain.error.suffix(600))")
+    }
+
     @Test("--remove-discovery with no broker: exit 1 naming it")
     func removeDiscoveryUnreachable() throws {
         let result = try runToEnd(try Self.motionctl(), ["publish", "--broker", "mqtt://127.0.0.1:1", "--remove-discovery", "--connect-timeout", "2"])

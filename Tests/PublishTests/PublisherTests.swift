@@ -212,6 +212,28 @@ struct PublisherTests {
         ])
     }
 
+    @Test("a discovery configuration libmosquitto refuses is the publisher's discoveryFailure; sent ones are not")
+    func discoveryFailure() throws {
+        let broker = try Broker()
+        try broker.start()
+        for (discoveryPrefix, fails) in [("homeassistant", false), (String(repeating: "d", count: 60_000), true)] {
+            let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces")), clock: VirtualClock(), calibrationStore: nil)
+            var configuration = try BrokerConfiguration(url: broker.url, topicPrefix: String(repeating: "p", count: 6_000))
+            configuration.homeAssistantDiscovery = true
+            configuration.discoveryPrefix = discoveryPrefix
+            let publisher = try MotionPublisher(manager: manager, configuration: configuration)
+            try publisher.start()
+            defer { publisher.stop() }
+            if fails {
+                try wait("the discovery failure") { publisher.discoveryFailure != nil }
+                #expect("\(publisher.discoveryFailure.map { "\($0)" } ?? "")".contains("cannot be sent"))
+            } else {
+                Thread.sleep(forTimeInterval: 1)
+                #expect(publisher.discoveryFailure == nil)
+            }
+        }
+    }
+
     @Test("a still board is not moving; a tumbling one is")
     func moving() throws {
         for (scenario, expected) in [("six-faces", false), ("tumble", true)] {

@@ -135,9 +135,11 @@ struct PublishSession: Sendable {
         }
         let url = "\(configuration.scheme.rawValue)://\(configuration.host):\(configuration.port)"
         printError("publishing \(manager.deviceName) to \(url) under \(configuration.topicPrefix)/… at \(OptionRange.describe(configuration.rate)) Hz (Ctrl-C ends)")
-        let interrupted = runner.run(isDone: { false }, drain: {})
+        // A discovery configuration that cannot be sent ends the run as an error.
+        let interrupted = runner.run(isDone: { publisher.discoveryFailure != nil }, drain: {})
         publisher.stop()
         let summary = "publisher: \(publisher.counters); sampler: \(manager.counters)"
+        if let failure = publisher.discoveryFailure { throw CommandFailure(message: "\(failure) (\(summary))") }
         if interrupted { throw Interruption.exit(summary) }
         print(summary)
     }
