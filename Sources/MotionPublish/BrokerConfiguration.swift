@@ -58,6 +58,9 @@ public struct BrokerConfiguration: Sendable, Equatable {
     public var keepAlive = 10
     /// The MQTT client id; nil: `swift-motion-<hostname>-<process id>`.
     public var clientID: String?
+    /// With mqtts:// and no ``caFile``: the directory of the system's CA certificates under their
+    /// hashed names (`update-ca-certificates` writes Debian's).
+    package var systemCADirectory = "/etc/ssl/certs"
 
     /// A broker from its URL, `mqtt://host[:port]` or `mqtts://host[:port]` (IPv6 in brackets);
     /// user and password are not taken from the URL (they would end up in the process list).

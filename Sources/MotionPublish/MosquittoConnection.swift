@@ -124,15 +124,26 @@ package final class MosquittoConnection: Sendable {
             try check(mosquitto_will_set(handle, will.topic, Int32(will.payload.utf8.count), will.payload, 1, true), "setting the will")
         }
         if configuration.scheme == .mqtts {
-            if configuration.caFile == nil {
+            // mosquitto_tls_set(3): one of cafile and capath must be given. Without --ca-file the
+            // system's CAs: OpenSSL's default store (MOSQ_OPT_TLS_USE_OS_CERTS) and the directory
+            // of hashed certificates (capath; Debian's /etc/ssl/certs).
+            let tls = Self.tlsArguments(configuration)
+            if tls.caFile == nil {
                 try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "using the system's CA certificates")
             }
             try check(
-                mosquitto_tls_set(handle, configuration.caFile, nil, configuration.clientCertificate, configuration.clientKey, nil),
+                mosquitto_tls_set(handle, tls.caFile, tls.caPath, tls.certificate, tls.key, nil),
                 "setting up TLS (--ca-file, --cert, --key)")
         }
         try check(mosquitto_threaded_set(handle, true), "telling libmosquitto that threads share it")
         state.withLock { $0.retryDelay = configuration.reconnectDelay.lowerBound }
+    }
+
+    /// `mosquitto_tls_set`'s cafile, capath, certfile and keyfile: the CA file when given, else the
+    /// system's CA directory.
+    static func tlsArguments(_ configuration: BrokerConfiguration) -> (caFile: String?, caPath: String?, certificate: String?, key: String?) {
+        (configuration.caFile, configuration.caFile == nil ? configuration.systemCADirectory : nil, configuration.clientCertificate,
+         configuration.clientKey)
     }
 
     private func check(_ code: Int32, _ what: String) throws(PublishError) {

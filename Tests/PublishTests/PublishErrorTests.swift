@@ -114,6 +114,29 @@ struct PublishConnectionTests {
         guard case .unreachable = unknown else { Issue.record("\(unknown)"); return }
     }
 
+    @Test("mqtts:// without --ca-file: the system's CA directory (capath) trusts the broker's CA; the arguments of mosquitto_tls_set")
+    func tlsSystemCAs() throws {
+        var configuration = try BrokerConfiguration(url: "mqtts://127.0.0.1:8883", topicPrefix: "test/tls-system")
+        let system = MosquittoConnection.tlsArguments(configuration)
+        #expect(system.caFile == nil && system.caPath == "/etc/ssl/certs" && system.certificate == nil && system.key == nil)
+        configuration.caFile = "/tmp/ca.crt"
+        let given = MosquittoConnection.tlsArguments(configuration)
+        #expect(given.caFile == "/tmp/ca.crt" && given.caPath == nil)
+
+        // A "system" directory holding the test broker's CA under its hashed name, as update-ca-certificates writes it.
+        let broker = try Self.passwordBroker(tls: true)
+        let directory = broker.directory.path
+        try broker.shell("mkdir -p system-cas && cp ca.crt system-cas/test-ca.pem && openssl rehash system-cas")
+        configuration = try BrokerConfiguration(url: "mqtts://127.0.0.1:\(broker.port)", topicPrefix: "test/tls-system")
+        configuration.username = "motion"
+        configuration.password = "right-password"
+        configuration.systemCADirectory = "\(directory)/system-cas"
+        #expect(try Self.start(configuration) == nil, "a CA in the system directory is trusted")
+        configuration.systemCADirectory = "\(directory)/no-such-directory"
+        let error = try #require(try Self.start(configuration))
+        guard case .tls = error else { Issue.record("not a TLS error: \(error)"); return }
+    }
+
     @Test("TLS with a password: the right CA connects and publishes; another CA fails the handshake")
     func tls() throws {
         let broker = try Self.passwordBroker(tls: true)
