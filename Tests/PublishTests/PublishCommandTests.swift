@@ -129,6 +129,26 @@ struct PublishCommandTests {
         #expect(result.error.contains(message), "\(result.error)")
     }
 
+    @Test("--password-file: the first line is the password, with LF, CRLF, a UTF-8 byte order mark or nothing after it")
+    func passwordFile() throws {
+        let broker = try PublishConnectionTests.passwordBroker(tls: false)
+        let files: [[UInt8]] = [
+            Array("right-password".utf8), Array("right-password\n".utf8), Array("right-password\r\n".utf8),
+            [0xEF, 0xBB, 0xBF] + Array("right-password\n".utf8), [0xEF, 0xBB, 0xBF] + Array("right-password\r\nsecond line\r\n".utf8),
+        ]
+        for (index, bytes) in files.enumerated() {
+            let path = broker.directory.appendingPathComponent("password-\(index)").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let result = try Self.publish(["--broker", broker.url, "--username", "motion", "--password-file", path, "--duration", "0.5"])
+            #expect(result.status == 0, "\(bytes): \(result.error)")
+        }
+        // A password that only differs by what a line ending would strip is still wrong.
+        let path = broker.directory.appendingPathComponent("password-wrong").path
+        try Data("right-password \r\n".utf8).write(to: URL(fileURLWithPath: path))
+        let wrong = try Self.publish(["--broker", broker.url, "--username", "motion", "--password-file", path, "--duration", "0.5"])
+        #expect(wrong.status == 1 && wrong.error.contains("refused the connection"), "\(wrong.error)")
+    }
+
     @Test("a wrong password and a port nobody listens on: exit 1 with the reason")
     func refused() throws {
         let broker = try PublishConnectionTests.passwordBroker(tls: false)

@@ -100,14 +100,24 @@ struct PublishCommand: ParsableCommand {
         }
     }
 
+    /// The password in a password file's text: its first line without its "\n" or "\r\n", a
+    /// leading UTF-8 byte order mark left out (what editors on Windows write). By scalars: to
+    /// `Character`, "\r\n" is one character, not "\r" then "\n".
+    static func passwordLine(_ text: String) -> String {
+        var scalars = Substring(text).unicodeScalars
+        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+        if let newline = scalars.firstIndex(of: "\n") { scalars = scalars[..<newline] }
+        if scalars.last == "\r" { scalars.removeLast() }
+        return String(Substring(scalars))
+    }
+
     /// --password-file's first line, else $SWIFT_MOTION_MQTT_PASSWORD, else none.
     func password() throws -> String? {
         if let passwordFile {
             let what = "a file holding the broker password on its first line"
             do {
                 let text = String(decoding: try FileContents.read(passwordFile, what: what, limit: FileContents.Limit.passwordFile), as: UTF8.self)
-                let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
+                let password = Self.passwordLine(text)
                 guard !password.isEmpty else { throw CommandFailure(message: "--password-file \(passwordFile) is empty: write the password on its first line") }
                 return password
             } catch let failure as FileContents.Failure {
