@@ -80,12 +80,33 @@ public struct BrokerConfiguration: Sendable, Equatable {
         if !components.path.isEmpty && components.path != "/" || components.query != nil || components.fragment != nil {
             throw .invalidURL(url, problem: "has a path, query or fragment", fix: fix)
         }
-        let port = components.port ?? (scheme == .mqtt ? 1883 : 8883)
-        guard (1...65_535).contains(port) else { throw .invalidURL(url, problem: "has the port \(port), outside 1...65535", fix: fix) }
+        // A NUL would cut the name libmosquitto resolves; no host name holds a control character.
+        if host.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .invalidURL(url, problem: "has a NUL or control character in its host", fix: fix)
+        }
+        // The port as written: URLComponents reads a port beyond Int's range as none at all.
+        let written = Self.writtenPort(url)
+        if let written, written.isEmpty || !written.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
+            throw .invalidURL(url, problem: "has the port \"\(written)\", not a number", fix: fix)
+        }
+        let port = components.port ?? (written.map { Int($0) ?? Int.max } ?? (scheme == .mqtt ? 1883 : 8883))
+        guard (1...65_535).contains(port) else {
+            throw .invalidURL(url, problem: "has the port \(written ?? String(port)), outside 1...65535", fix: fix)
+        }
         self.scheme = scheme
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.port = port
         self.topicPrefix = topicPrefix
+    }
+
+    /// The text after the host's `:` in `scheme://[user@]host[:port]…`; nil without a `:`.
+    static func writtenPort(_ url: String) -> String? {
+        guard let start = url.range(of: "://")?.upperBound else { return nil }
+        var authority = url[start...].prefix { !"/?#".contains($0) }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { authority = authority[authority.index(after: close)...] }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return String(authority[authority.index(after: colon)...])
     }
 
     /// `swift-motion/<hostname>` (characters MQTT reserves in a topic level replaced by `_`).

@@ -122,6 +122,8 @@ struct PublishCommandTests {
         (["--broker", "mqtt://127.0.0.1:1", "--topic-prefix", "a//b"], "empty level"),
         (["--broker", "mqtt://127.0.0.1:1", "--password-file", "/nonexistent/password"], "--password-file /nonexistent/password"),
         (["--broker", "mqtt://no-such-host.invalid"], "cannot reach the MQTT broker at no-such-host.invalid:1883"),
+        (["--broker", "mqtt://127.0.0.1:99999999999999999999"], "has the port 99999999999999999999, outside 1...65535"),
+        (["--broker", "mqtt://127.0.0.1%00.example"], "NUL or control character in its host"),
     ])
     func errors(arguments: [String], message: String) throws {
         let result = try Self.publish(arguments + ["--duration", "1"])

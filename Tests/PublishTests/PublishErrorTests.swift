@@ -14,7 +14,10 @@ import Glibc
     @Test("bad broker URLs are refused with what is wrong and the form to use", arguments: [
         ("localhost:1883", "scheme"), ("http://localhost", "not mqtt or mqtts"), ("mqtt://", "names no host"),
         ("mqtt://user:secret@localhost", "user or password"), ("mqtt://localhost/topic", "path"), ("mqtt://localhost:70000", "port"),
-        ("", "not a URL"),
+        ("", "not a URL"), ("mqtt://localhost:65536", "port 65536"), ("mqtt://localhost:0", "port 0"),
+        ("mqtt://localhost:99999999999999999999", "port 99999999999999999999"), ("mqtts://localhost:18446744073709551617", "outside 1...65535"),
+        ("mqtt://[::1]:70000", "port 70000"), ("mqtt://localhost:", "not a number"), ("mqtt://localhost%00.evil.example", "NUL"),
+        ("mqtt://local%00host:1883", "NUL"), ("mqtt://local%0Ahost", "control character"),
     ])
     func badURL(url: String, problem: String) {
         #expect {
@@ -31,6 +34,9 @@ import Glibc
         #expect(try BrokerConfiguration(url: "mqtts://pi.local").port == 8883)
         #expect(try BrokerConfiguration(url: "MQTT://pi.local:1884").port == 1884)
         #expect(try BrokerConfiguration(url: "mqtt://[::1]:1884").host == "::1")
+        #expect(try BrokerConfiguration(url: "mqtt://[::1]").port == 1883)
+        #expect(try BrokerConfiguration(url: "mqtt://pi.local:65535").port == 65535)
+        #expect(try BrokerConfiguration(url: "mqtts://pi.local:08883").port == 8883)
     }
 
     @Test("topic prefixes with wildcards, empty levels or a leading $ are refused", arguments: [
