@@ -142,11 +142,11 @@ enum HomeAssistantDiscovery {
         rate.unit_of_measurement = "Hz"
         rate.device_class = "frequency"
         rate.state_class = "measurement"
-        func counter(_ object: String, _ name: String, _ path: String) -> Entity {
+        func counter(_ object: String, _ name: String, _ path: String) -> (String, Entity) {
             var counter = diagnostic(object, name, topic: .counters, template: "{{ value_json.\(path) }}")
             counter.state_class = "total_increasing"
             counter.icon = "mdi:counter"
-            return counter
+            return (object, counter)
         }
         let counters = [
             counter("samples_sampled", "Samples sampled", "sampler.sampled"), counter("bus_retries", "Bus retries", "sampler.retried"),
@@ -155,7 +155,7 @@ enum HomeAssistantDiscovery {
         ]
 
         let sensors = [("orientation", orientation), ("roll", roll), ("pitch", pitch), ("heading", heading), ("magnetometer_accuracy", accuracy),
-                       ("rate", rate)] + counters.map { (String($0.unique_id.dropFirst(node.count + 1)), $0) }
+                       ("rate", rate)] + counters
         return (sensors.map { (component: "sensor", object: $0.0, entity: $0.1) } + [(component: "binary_sensor", object: "moving", entity: moving)])
             .map { item in ("\(configuration.discoveryPrefix)/\(item.component)/\(node)/\(item.object)/config", Payloads.encode(item.entity)) }
     }
