@@ -69,6 +69,7 @@ import Testing
     /// its device-motion handler running on `target` at the shortest interval.
     static func startReleasable(_ target: DeliveryTarget, handler: @escaping DeviceMotionHandler) throws -> Locked<MotionManager?> {
         let motion = try MotionManager(source: .simulated(Simulation(scenario: "tumble")), calibrationStore: nil)
+        motion.usesChipFIFO = true
         motion.deviceMotionUpdateInterval = motion.shortestUpdateInterval
         switch target {
         case .dispatch(let dispatchQueue): motion.startDeviceMotionUpdates(to: dispatchQueue, withHandler: handler)
@@ -121,13 +122,16 @@ import Testing
         }
     }
 
-    /// A manager on the simulated board in real time at its shortest interval: start, let the
+    /// A manager on the simulated board in real time at its shortest interval, from the chip's
+    /// FIFO: start, let the
     /// handler begin a few times, stop. Every third generation stops from two threads at once
     /// (the generation counts as stopped when the first of the two returns).
     @Test("start/stop on a concurrent queue: no handler begins after its stop returned")
     func startStopLoop() throws {
         let iterations = Self.iterations ?? 150
         let motion = try MotionManager(source: .simulated(Simulation(scenario: "tumble")), calibrationStore: nil)
+        // The chip's FIFO: samples come in batches, so a stop often meets a run between two calls.
+        motion.usesChipFIFO = true
         motion.accelerometerUpdateInterval = motion.shortestUpdateInterval
         let dispatchQueue = DispatchQueue(label: "stop-promise.concurrent", attributes: .concurrent)
         let operationQueue = OperationQueue()
