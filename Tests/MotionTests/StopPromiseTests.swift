@@ -99,6 +99,7 @@ import Testing
             }
             producer.start()
             var stalled = 0
+            var decided = 0
             var activities: [Delivery<Int>.Activity] = []
             for generation in 0..<iterations {
                 let calls = Generation(signalAt: 2)
@@ -108,7 +109,7 @@ import Testing
                 }
                 current.withLock { $0 = delivery }
                 if !calls.waitForCalls() { stalled += 1 }
-                delivery.deactivate()
+                decided += delivery.deactivate()
                 tally.stopReturned(generation: generation)
                 activities.append(delivery.activity)
             }
@@ -118,7 +119,14 @@ import Testing
             Self.report("flooded deliveries (queue kind \(queueKind))", run: run, tally, iterations: iterations)
             #expect(stalled == 0)
             #expect(tally.handlers.load(ordering: .relaxed) >= 2 * iterations)
-            #expect(tally.late.load(ordering: .relaxed) == 0, "run \(run): \(tally.late.load(ordering: .relaxed)) of \(tally.handlers.load(ordering: .relaxed)) handlers began after their stop returned")
+            // Exact: every handler that ran was decided before its deactivation returned.
+            #expect(tally.handlers.load(ordering: .relaxed) == decided)
+            // Not asserted: a handler called just before the stop whose thread lost the processor
+            // before its first statement reads the generation stopped (a few in a million
+            // handlers, flooded on a loaded machine). The report line counts them.
+            if tally.late.load(ordering: .relaxed) > 0, Self.runs == 1 {
+                print("stop-stress: flooded deliveries (queue kind \(queueKind)): \(tally.late.load(ordering: .relaxed)) of \(tally.handlers.load(ordering: .relaxed)) handlers, called before the stop, reached their first statement after it returned")
+            }
         }
     }
 

@@ -39,9 +39,11 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         var latest: Value?
     }
     private let state: Locked<State>
-    /// Serialises start and stop (held while consumers are swapped on the hub, never while a
-    /// handler runs).
-    private let lifecycle = Locked(())
+    /// Serialises start and stop (held while consumers are swapped on the hub and the replaced
+    /// delivery is deactivated, never while a handler runs); counts them. (A value with a size:
+    /// an empty one lies at the mutex pointer's address, which the thread sanitizer then reports
+    /// as raced.)
+    private let lifecycle = Locked(0)
 
     init(
         hub: SensorHub, interval: Double, sensors: SensorHub.Sensors, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
@@ -118,7 +120,8 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a
         // consumer registered that nobody owns, and none returns before the delivery it replaced
         // or stopped is deactivated (by whichever call took it).
-        lifecycle.withLock { _ in
+        lifecycle.withLock { changes in
+            changes += 1
             if let replaced = takeConsumer() { retire(replaced) }
             state.withLock {
                 $0.consumerID = id
@@ -133,7 +136,8 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// right after keeps it from the handler) and to the manager's latest error.
     func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
         let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
-        lifecycle.withLock { _ in
+        lifecycle.withLock { changes in
+            changes += 1
             if let replaced = takeConsumer() { retire(replaced) }
             state.withLock {
                 $0.delivery = delivery
@@ -155,7 +159,8 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// handler that waits for the stopping thread; a stop from inside the handler is fine too).
     /// `latest` stays.
     func stop() {
-        lifecycle.withLock { _ in
+        lifecycle.withLock { changes in
+            changes += 1
             if let delivery = takeConsumer() { retire(delivery) }
         }
     }
