@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Locking
+import Synchronization
 
 /// Where a consumer's handler runs.
 enum DeliveryTarget: @unchecked Sendable {
@@ -26,14 +27,24 @@ enum DeliveryTarget: @unchecked Sendable {
 
 /// Carries one consumer's events from the sampler queue to its handler on the consumer's queue.
 ///
-/// **Lifecycle.** ``deactivate()`` never waits for a handler: it marks the delivery inactive and
-/// drops the events still waiting, under a lock that no handler ever runs under. When it returns,
-/// no handler *starts*: the decision to call the handler with an event is taken under that same
-/// lock, event by event, so a handler runs only for an event taken before the deactivation. One
-/// already running (or being called at that instant) may finish — Core Motion's promise, and the
-/// only one that cannot deadlock: a handler may wait for the thread that stops it (a
-/// `DispatchQueue.main.sync` to hand its result to the UI while the main thread stops the updates).
-/// ``Activity/waitUntilIdle()`` is the explicit wait, for a caller that must know the last handler ended.
+/// **Lifecycle.** ``deactivate()`` never waits for a handler. Its first step closes a gate (an
+/// atomic count of the calls decided, swapped for -1); then it drops the events still waiting,
+/// under a lock that no handler ever runs under. The run passes the gate (counts the call unless
+/// the gate is closed, one compare-and-exchange) as its last step before each call, after taking
+/// the event and releasing the lock; nothing between that step and the call can block or yield
+/// the thread. The decision and the deactivation are therefore ordered one way or the other:
+/// every call of the handler was decided before the gate closed (``deactivate()`` returns how
+/// many) or is never made. A handler already called is a running handler: on another thread it
+/// may be anywhere in its body, its first statement included, when `deactivate` returns, and it
+/// may finish — Core Motion's promise, and the only one that cannot deadlock: a handler may wait
+/// for the thread that stops it (a `DispatchQueue.main.sync` to hand its result to the UI while
+/// the main thread stops the updates). ``Activity/waitUntilIdle()`` is the explicit wait, for a
+/// caller that must know the last handler ended.
+///
+/// (The gate is passed after the lock is released, not under it: releasing a lock that the
+/// stopping thread waits for wakes that thread, which may take the processor from the run before
+/// it calls the handler; a call decided under the lock would then often begin up to a scheduling
+/// quantum after `deactivate` returned. StopPromiseTests' flood counts such handlers.)
 ///
 /// **Order.** Events wait in a queue that keeps its capacity. One block, made once, drains it on
 /// the target queue: an event submits the block only when none is submitted and not yet started,
@@ -74,6 +85,7 @@ final class Delivery<Value: Sendable>: Sendable {
     }
     private let inbox: Locked<Inbox>
     private let target: DeliveryTarget
+    private let runner: Runner
     private let drain: @convention(block) @Sendable () -> Void
 
     init(target: DeliveryTarget, handler: @escaping Handler) {
@@ -84,6 +96,7 @@ final class Delivery<Value: Sendable>: Sendable {
         self.inbox = inbox
         // Holds the runner (inbox, target, handler), not `self`: no cycle through the block.
         let runner = Runner(inbox: inbox, target: target, handler: handler)
+        self.runner = runner
         drain = { runner.run() }
     }
 
@@ -92,6 +105,20 @@ final class Delivery<Value: Sendable>: Sendable {
         let inbox: Locked<Inbox>
         let target: DeliveryTarget
         let handler: Handler
+        /// The calls of the handler decided so far, or -1 once ``Delivery/deactivate()`` closed
+        /// it: counted (compare-and-exchange) right before each call.
+        let gate = Atomic(0)
+
+        /// Decides one call of the handler: false once the gate is closed.
+        func admitsCall() -> Bool {
+            var calls = gate.load(ordering: .relaxed)
+            while calls >= 0 {
+                let (exchanged, found) = gate.compareExchange(expected: calls, desired: calls + 1, ordering: .acquiringAndReleasing)
+                if exchanged { return true }
+                calls = found
+            }
+            return false
+        }
 
         init(inbox: Locked<Inbox>, target: DeliveryTarget, handler: @escaping Handler) {
             self.inbox = inbox
@@ -112,6 +139,9 @@ final class Delivery<Value: Sendable>: Sendable {
             for _ in 0..<waiting {
                 // Taken under the lock that `deactivate` takes: no event is taken after it.
                 guard let event = inbox.withLock({ $0.isActive && !$0.events.isEmpty ? $0.events.removeFirst() : nil }) else { break }
+                // The decision, the last step before the call (see Lifecycle): a deactivation
+                // since the event was taken drops it, as it drops the events still waiting.
+                guard admitsCall() else { break }
                 handler(event.value, event.error)
             }
             // Wake the waiters; submit again for events that came while this run kept another
@@ -147,12 +177,16 @@ final class Delivery<Value: Sendable>: Sendable {
     }
 
     /// No handler starts after this returns; events waiting are dropped. Never waits for a
-    /// handler that is running (call it from anywhere, the handler included).
-    func deactivate() {
+    /// handler that is running (call it from anywhere, the handler included). Returns how many
+    /// calls of the handler were decided before it (all there will ever be; 0 on a second call).
+    @discardableResult
+    func deactivate() -> Int {
+        let calls = max(0, runner.gate.exchange(-1, ordering: .acquiringAndReleasing))
         inbox.withLock { inbox in
             inbox.isActive = false
             inbox.events.removeAll(keepingCapacity: true)
         }
+        return calls
     }
 
     /// Whether a handler is running, and the wait for it; holds no handler, so a manager can keep

@@ -39,9 +39,11 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         var latest: Value?
     }
     private let state: Locked<State>
-    /// Serialises start and stop (held while consumers are swapped on the hub, never while a
-    /// handler runs).
-    private let lifecycle = Locked(())
+    /// Serialises start and stop (held while consumers are swapped on the hub and the replaced
+    /// delivery is deactivated, never while a handler runs); counts them. (A value with a size:
+    /// an empty one lies at the mutex pointer's address, which the thread sanitizer then reports
+    /// as raced.)
+    private let lifecycle = Locked(0)
 
     init(
         hub: SensorHub, interval: Double, sensors: SensorHub.Sensors, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
@@ -116,17 +118,17 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
             }
         }
         // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a
-        // consumer registered that nobody owns.
-        let replaced = lifecycle.withLock { _ in
-            let previous = takeConsumer()
+        // consumer registered that nobody owns, and none returns before the delivery it replaced
+        // or stopped is deactivated (by whichever call took it).
+        lifecycle.withLock { changes in
+            changes += 1
+            if let replaced = takeConsumer() { retire(replaced) }
             state.withLock {
                 $0.consumerID = id
                 $0.token = token
                 $0.delivery = delivery
             }
-            return previous
         }
-        if let replaced { retire(replaced) }
     }
 
     /// A start that cannot be honoured: the running consumer stops, ``latest`` is cleared, and
@@ -134,15 +136,14 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// right after keeps it from the handler) and to the manager's latest error.
     func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
         let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
-        let replaced = lifecycle.withLock { _ in
-            let previous = takeConsumer()
+        lifecycle.withLock { changes in
+            changes += 1
+            if let replaced = takeConsumer() { retire(replaced) }
             state.withLock {
                 $0.delivery = delivery
                 $0.latest = nil
             }
-            return previous
         }
-        if let replaced { retire(replaced) }
         report(error)
     }
 
@@ -158,11 +159,16 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// handler that waits for the stopping thread; a stop from inside the handler is fine too).
     /// `latest` stays.
     func stop() {
-        if let delivery = lifecycle.withLock({ _ in takeConsumer() }) { retire(delivery) }
+        lifecycle.withLock { changes in
+            changes += 1
+            if let delivery = takeConsumer() { retire(delivery) }
+        }
     }
 
     /// Deactivates a delivery taken off the hub; remembers it while its handler still runs.
     /// (After the deactivation no run starts, so one not running now never calls the handler.)
+    /// Under `lifecycle`: a stop that finds nothing to stop, because a concurrent call took the
+    /// consumer, returns only after that call has deactivated it. Waits for no handler.
     private func retire(_ delivery: Delivery<Value>) {
         delivery.deactivate()
         let activity = delivery.activity
