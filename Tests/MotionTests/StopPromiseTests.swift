@@ -12,9 +12,10 @@ import Testing
 /// a handler that finds its own generation stopped reached that statement after the stop
 /// returned. The flooded deliveries also check exactly that every handler that ran was admitted
 /// before its stop (the count `deactivate()` returns); a handler admitted just before whose
-/// thread lost the processor at the call can still read its generation stopped, and there it is
-/// counted, not asserted. Handlers run on concurrent queues, the board in real time; the tests
-/// assert counts, never times.
+/// thread lost the processor at the call can still read its generation stopped, so the first
+/// statement's reading is counted and reported, not asserted (the manager's loops, below the
+/// gate's reach, check that every start delivers and no stop hangs). Handlers run on concurrent
+/// queues, the board in real time; the tests assert counts, never times.
 ///
 /// `SWIFT_MOTION_STOP_STRESS_RUNS` repeats each stress (1 in `swift test`); with 100 and
 /// `SWIFT_MOTION_STOP_STRESS_ITERATIONS=1000` it is the benchmark, each run's tally
@@ -182,7 +183,10 @@ import Testing
             motion.waitUntilHandlersFinish()
             Self.report("start/stop loop", run: run, tally, iterations: iterations)
             #expect(stalled == 0)
-            #expect(tally.late.load(ordering: .relaxed) == 0, "run \(run): \(tally.late.load(ordering: .relaxed)) of \(tally.handlers.load(ordering: .relaxed)) handlers began after their stop returned")
+            // Counted and reported, not asserted: a handler admitted before the stop whose thread
+            // lost the processor at the call reads its generation stopped too (the exact check,
+            // admitted before the stop, is the flood's, where the delivery's gate is in reach).
+            #expect(tally.handlers.load(ordering: .relaxed) >= 3 * iterations)
         }
     }
 
@@ -223,7 +227,10 @@ import Testing
             }
             Self.report("release from a timer", run: run, tally, iterations: iterations)
             #expect(stalled == 0)
-            #expect(tally.late.load(ordering: .relaxed) == 0, "run \(run): \(tally.late.load(ordering: .relaxed)) of \(tally.handlers.load(ordering: .relaxed)) handlers began after their release returned")
+            // Counted and reported, not asserted: a handler admitted before the stop whose thread
+            // lost the processor at the call reads its generation stopped too (the exact check,
+            // admitted before the stop, is the flood's, where the delivery's gate is in reach).
+            #expect(tally.handlers.load(ordering: .relaxed) >= 3 * iterations)
         }
     }
 }
