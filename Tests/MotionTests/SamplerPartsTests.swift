@@ -65,11 +65,11 @@ import Testing
     @Test func aBurstOfFailuresIsOneIncidentThenBackoffDoublesToTheLimit() {
         var faults = SensorFaults(.imu)
         faults.initialized()
-        let check1 = faults.failed(nack, policy: policy, maximumBackoff: 8) == nil
-        #expect(check1)
+        let firstFailure = faults.failed(nack, policy: policy, maximumBackoff: 8)
+        #expect(firstFailure == nil)
         #expect(faults.isInitialized)
-        let check2 = faults.failed(nack, policy: policy, maximumBackoff: 8) == nil
-        #expect(check2)
+        let secondFailure = faults.failed(nack, policy: policy, maximumBackoff: 8)
+        #expect(secondFailure == nil)
         // The third in a row: one incident, reported as the device being unavailable; set up again.
         guard case .deviceUnavailable? = faults.failed(nack, policy: policy, maximumBackoff: 8) else {
             Issue.record("the third failure in a row is no incident")
@@ -82,8 +82,8 @@ import Testing
             var count = 0
             while faults.skipsTick() { count += 1 }
             skipped.append(count)
-            let check3 = faults.failed(nack, policy: policy, maximumBackoff: 8) == nil
-            #expect(check3)
+            let duringIncident = faults.failed(nack, policy: policy, maximumBackoff: 8)
+            #expect(duringIncident == nil)
         }
         #expect(skipped == [1, 2, 4, 8, 8])
     }
@@ -120,8 +120,8 @@ import Testing
         var faults = SensorFaults(.imu)
         faults.initialized()
         faults.lostConfiguration()
-        let check9 = faults.inIncident && !faults.isInitialized && !faults.skipsTick()
-        #expect(check9)
+        let skips = faults.skipsTick()
+        #expect(faults.inIncident && !faults.isInitialized && !skips)
     }
 
     @Test func theConfigurationIsReadBackEveryNTicksFromTheSetUp() {
@@ -131,18 +131,19 @@ import Testing
         for _ in 1...25 { due.append(faults.checkIsDue(every: 10)) }
         #expect(due.indices.filter { due[$0] } == [9, 19])
         faults.initialized()
-        let check10 = (1...9).allSatisfy { _ in !faults.checkIsDue(every: 10) }
-        #expect(check10)
+        var dueAgain: [Bool] = []
+        for _ in 1...9 { dueAgain.append(faults.checkIsDue(every: 10)) }
+        #expect(!dueAgain.contains(true))
     }
 
     // MARK: - FIFOAccounting
 
     @Test func aGapIsCountedWithTheReasonTheFIFORestarted() {
         var fifo = FIFOAccounting()
-        let check11 = fifo.gap(before: 1.00, period: 0.01) == nil   // the first sample: nothing before it
-        #expect(check11)
-        let check12 = fifo.gap(before: 1.01, period: 0.01) == nil
-        #expect(check12)
+        let firstGap = fifo.gap(before: 1.00, period: 0.01)   // the first sample: nothing before it
+        #expect(firstGap == nil)
+        let noGap = fifo.gap(before: 1.01, period: 0.01)
+        #expect(noGap == nil)
         fifo.gapReason = .deviceReset
         let gap = fifo.gap(before: 1.05, period: 0.01)
         #expect(gap?.reason == .deviceReset && gap?.count == 3)
@@ -154,12 +155,12 @@ import Testing
     @Test func anOutageIsCountedAsItGoesOnAndTheGapAfterItOnlyForTheRest() {
         var fifo = FIFOAccounting()
         fifo.ticked(at: 2.0)
-        let check13 = fifo.outage(through: 2.035, period: 0.01) == 3   // 2.00, 2.01, 2.02 periods gone
-        #expect(check13)
-        let check14 = fifo.outage(through: 2.039, period: 0.01) == 0
-        #expect(check14)
-        let check15 = fifo.outage(through: 2.06, period: 0.01) == 3
-        #expect(check15)
+        let outageSoFar = fifo.outage(through: 2.035, period: 0.01)   // 2.00, 2.01, 2.02 periods gone
+        #expect(outageSoFar == 3)
+        let outageWithinAPeriod = fifo.outage(through: 2.039, period: 0.01)
+        #expect(outageWithinAPeriod == 0)
+        let outageLater = fifo.outage(through: 2.06, period: 0.01)
+        #expect(outageLater == 3)
         fifo.gapReason = .resetByRecovery
         // The first sample after it, at 2.08: 2.07 is the one period not yet counted.
         let gap = fifo.gap(before: 2.08, period: 0.01)
@@ -173,7 +174,7 @@ import Testing
         fifo.gapReason = .fifoOverflow
         fifo.reset()
         #expect(fifo == FIFOAccounting())
-        let check16 = fifo.outage(through: 10, period: 0.01) == 0   // no FIFO tick yet: nothing to count from
-        #expect(check16)
+        let outageBeforeAnyTick = fifo.outage(through: 10, period: 0.01)   // no FIFO tick yet: nothing to count from
+        #expect(outageBeforeAnyTick == 0)
     }
 }

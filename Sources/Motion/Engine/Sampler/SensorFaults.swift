@@ -58,7 +58,8 @@ struct SensorFaults: Sendable, Equatable {
             return nil
         }
         guard consecutiveFailures >= policy.failuresPerIncident else { return nil }
-        beginIncident(backOff: true, maximumBackoff: maximumBackoff)
+        inIncident = true
+        backOff(maximum: maximumBackoff)
         return switch error {
         case .bus(let busError) where busError.kind == .noAcknowledge: .deviceUnavailable(busError)
         default: error
@@ -69,12 +70,7 @@ struct SensorFaults: Sendable, Equatable {
     /// begun at once (no backoff: the chip answers).
     mutating func lostConfiguration() {
         isInitialized = false
-        beginIncident(backOff: false, maximumBackoff: 1)
-    }
-
-    private mutating func beginIncident(backOff: Bool, maximumBackoff: Int) {
         inIncident = true
-        if backOff { self.backOff(maximum: maximumBackoff) }
     }
 
     private mutating func backOff(maximum: Int) {

@@ -50,7 +50,8 @@ final class SensorHub: Sendable {
         let prefersFIFO: Bool
         let sensors: Sensors
         let sink: @Sendable (HubEvent) -> Void
-        let lastDelivered = Locked<Double?>(nil)
+        /// The timestamp of the last sample it was given: on the hub's queue only, like the tick's state.
+        nonisolated(unsafe) var lastDelivered: Double?
         init(
             id: Int, interval: Double, needsFusion: Bool, prefersFIFO: Bool, sensors: Sensors,
             sink: @escaping @Sendable (HubEvent) -> Void
@@ -356,12 +357,9 @@ final class SensorHub: Sendable {
         }
 
         for consumer in consumers {
-            let due = consumer.lastDelivered.withLock { last in
-                guard SamplingSchedule.isDue(sample.timestamp, last: last, interval: consumer.interval, sampleInterval: sampleInterval) else { return false }
-                last = sample.timestamp
-                return true
-            }
-            if due { consumer.sink(.sample(sample, consumer.needsFusion ? fused : nil)) }
+            guard SamplingSchedule.isDue(sample.timestamp, last: consumer.lastDelivered, interval: consumer.interval, sampleInterval: sampleInterval) else { continue }
+            consumer.lastDelivered = sample.timestamp
+            consumer.sink(.sample(sample, consumer.needsFusion ? fused : nil))
         }
     }
 
