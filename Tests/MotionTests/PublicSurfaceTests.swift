@@ -26,6 +26,12 @@ import Testing
     /// `CMMotionManager`'s half. A new part of Core Motion gets a line here with its own budget.
     static let motionSurfaceBudgets: [(part: String, prefixes: [String], limit: Int)] = [
         ("CMMotionManager and what it shares", [], 400),
+        // `CMAttitudeReferenceFrame`: an option set as in Core Motion, so SetAlgebra's members come with it.
+        ("CMAttitudeReferenceFrame", ["AttitudeReferenceFrame"], 40),
+        // `CMErrorDomain` and the `CMError` constants under their renamed spellings: 15 globals.
+        ("CMError's constants", ["MotionErrorDomain", "MotionErrorNULL", "MotionErrorDeviceRequiresMovement",
+            "MotionErrorTrueNorthNotAvailable", "MotionErrorUnknown", "MotionErrorMotionActivity", "MotionErrorInvalid",
+            "MotionErrorNot", "MotionErrorNilData", "MotionErrorSize"], 15),
     ]
 
     /// Modules a client has without us (swift-log's `Logging` is a package a client can depend on).

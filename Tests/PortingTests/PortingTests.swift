@@ -152,6 +152,13 @@ struct PortingTests {
             "core-motion-members: handlers on .main got 40 updates",
             "core-motion-members: DeviceOrientation(rawValue: 3) landscapeLeft, valid interface orientation true, faceUp 5 valid false, landscape true, portrait false, flat false",
         ]),
+        Program("error-codes", "error codes compared with Core Motion's constants by their renamed names; frames as an option set", expect: [
+            "error-codes: frames rawValue 7, magnetic north true, compass frames true",
+            "error-codes: true north is not offered without a location",
+            "error-codes: the handler's error is CMErrorTrueNorthNotAvailable by domain and code",
+            "error-codes: switch matched MotionErrorTrueNorthNotAvailable",
+            "error-codes: CMError(rawValue: 999) reads as unknown: true",
+        ]),
         Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",
         ]),

@@ -321,9 +321,9 @@ extension MotionManager {
 
     /// The frames this manager can give attitudes in now: `xArbitraryZVertical` always; with a
     /// magnetometer `xArbitraryCorrectedZVertical` and `xMagneticNorthZVertical`, and
-    /// `xTrueNorthZVertical` once ``location`` is set (the declination needs it). A set, so
-    /// Core Motion's `.contains(.xTrueNorthZVertical)` reads the same.
-    public func availableAttitudeReferenceFrames() -> Set<AttitudeReferenceFrame> {
+    /// `xTrueNorthZVertical` once ``location`` is set (the declination needs it). An option set,
+    /// as in Core Motion: `.contains(.xTrueNorthZVertical)` and `rawValue` read the same.
+    public func availableAttitudeReferenceFrames() -> AttitudeReferenceFrame {
         Self.frames(magnetometer: isMagnetometerAvailable, location: location != nil)
     }
 
@@ -332,11 +332,11 @@ extension MotionManager {
     /// manager has a ``location`` here, so true north is never among them: set ``location`` on a
     /// manager and ask it (``availableAttitudeReferenceFrames()``) for that. A manager made with
     /// an explicit source: ask the manager.
-    public static func availableAttitudeReferenceFrames() -> Set<AttitudeReferenceFrame> {
+    public static func availableAttitudeReferenceFrames() -> AttitudeReferenceFrame {
         frames(magnetometer: defaultDeviceHasMagnetometer(), location: false)
     }
 
-    private static func frames(magnetometer: Bool, location: Bool) -> Set<AttitudeReferenceFrame> {
+    private static func frames(magnetometer: Bool, location: Bool) -> AttitudeReferenceFrame {
         guard magnetometer else { return [.xArbitraryZVertical] }
         return location
             ? [.xArbitraryZVertical, .xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical]
@@ -388,6 +388,9 @@ extension MotionManager {
 
     /// Checks that `frame` can be given, and remembers it for the next start.
     private func prepare(_ frame: AttitudeReferenceFrame) throws(MotionError) {
+        guard AttitudeReferenceFrame.allCases.contains(frame) else {
+            throw .sensor("the attitude reference frame \(frame) is not one frame: start device motion in one of \(AttitudeReferenceFrame.allCases.map(\.description).joined(separator: ", "))")
+        }
         if frame != .xArbitraryZVertical, !isMagnetometerAvailable { throw .sensorNotAvailable("magnetometer") }
         if frame == .xTrueNorthZVertical, location == nil { throw .trueNorthNotAvailable }
         settings.withLock { $0.frame = frame }

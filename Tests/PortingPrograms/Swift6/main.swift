@@ -25,6 +25,7 @@ enum Programs {
         ("stop-from-another-queue", stopFromAnotherQueue),
         ("orientation-notifications", orientationNotifications),
         ("errors", errors),
+        ("error-codes", errorCodes),
         ("core-motion-members", coreMotionMembers),
     ]
 }
