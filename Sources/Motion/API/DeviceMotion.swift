@@ -76,6 +76,14 @@ final class DeviceMotionExtractor: Sendable {
     let attitudeSource: AttitudeSource
     private let startYaw = Locked<Double?>(nil)
     private let chipStartYaw = Locked<Double?>(nil)
+    /// The heading less the gyroscope's own (6D) heading, degrees, as last trusted; held while the
+    /// field is uncalibrated, so that the heading turns with the board and does not wander while it is still.
+    private let headingOffset = Locked<Double?>(nil)
+    /// The accuracy reported, and since when a higher level than it has been seen (s, sample time).
+    private let reportedAccuracy = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>(nil)
+    /// How long a higher accuracy must last before it is reported, s; a lower one is reported at
+    /// once (never claim more than the estimate says). So a level rises at most once per interval.
+    static let accuracyRiseDelay = 2.0
 
     init(
         frame: AttitudeReferenceFrame, declination: Double, hasMagnetometer: Bool, calibrationAccuracy: MagneticFieldCalibrationAccuracy?,
@@ -104,15 +112,15 @@ final class DeviceMotionExtractor: Sendable {
         let ours = attitude(source, start: startYaw)
         let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
         let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
+        // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
+        let fieldAccuracy = steady(sample.magneticField == nil ? .uncalibrated : accuracy(fused), at: sample.timestamp)
         return DeviceMotion(
             attitude: attitudeSource == .chip ? chip ?? ours : ours,
             rotationRate: sample.rotationRate - fused.gyroBias,
             gravity: fused.gravity,
             userAcceleration: sample.acceleration - fused.gravity,
-            // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
-            magneticField: CalibratedMagneticField(
-                field: field, accuracy: sample.magneticField == nil ? .uncalibrated : accuracy(fused)),
-            heading: heading(fused.orientation),
+            magneticField: CalibratedMagneticField(field: field, accuracy: fieldAccuracy),
+            heading: heading(fused, accuracy: fieldAccuracy),
             timestamp: sample.timestamp,
             chipAttitude: chip)
     }
@@ -128,14 +136,52 @@ final class DeviceMotionExtractor: Sendable {
         return fused.magneticAccuracy == .low ? min(calibration, .low) : calibration
     }
 
-    /// Compass heading of the device's top edge (or its back when the top edge points up or down).
-    private func heading(_ enu: Quaternion) -> Double {
+    /// `level` as reported at `time`: a fall at once, a rise once the higher level has lasted
+    /// ``accuracyRiseDelay`` (so the level does not flap between two while the estimate hovers).
+    private func steady(_ level: MagneticFieldCalibrationAccuracy, at time: Double) -> MagneticFieldCalibrationAccuracy {
+        reportedAccuracy.withLock { state in
+            guard let current = state, level >= current.level else {
+                state = (level, nil)
+                return level
+            }
+            guard level > current.level else {
+                state = (current.level, nil)
+                return current.level
+            }
+            let since = current.higherSince ?? time
+            if time - since >= Self.accuracyRiseDelay {
+                state = (level, nil)
+                return level
+            }
+            state = (current.level, since)
+            return current.level
+        }
+    }
+
+    /// Compass heading of the device's top edge (or its back when the top edge points up or down),
+    /// degrees. While the field is uncalibrated the heading is the gyroscope's (6D) heading plus the
+    /// offset between the two last trusted (or first seen): it turns with the board, and does not
+    /// move while the board is still, where the fused heading would wander toward an uncorrected field.
+    private func heading(_ fused: FusedMotion, accuracy: MagneticFieldCalibrationAccuracy) -> Double {
         guard frame == .xMagneticNorthZVertical || frame == .xTrueNorthZVertical else { return -1 }
+        let magnetic = Self.compass(fused.orientation) + (frame == .xTrueNorthZVertical ? declination * 180 / .pi : 0)
+        let gyroscope = Self.compass(fused.orientation6D)
+        let offset = headingOffset.withLock { offset in
+            if accuracy != .uncalibrated || offset == nil { offset = magnetic - gyroscope }
+            return offset ?? 0
+        }
+        return Self.normalized(gyroscope + offset)
+    }
+
+    /// The compass direction of the device's top edge (or its back) in `enu`, degrees from north toward east.
+    private static func compass(_ enu: Quaternion) -> Double {
         var direction = enu.rotate(SIMD3(0, 1, 0))
         if direction.x * direction.x + direction.y * direction.y < 0.01 { direction = enu.rotate(SIMD3(0, 0, -1)) }
-        var degrees = atan2(direction.x, direction.y) * 180 / .pi   // from north toward east
-        if frame == .xTrueNorthZVertical { degrees += declination * 180 / .pi }
-        degrees = degrees.truncatingRemainder(dividingBy: 360)
+        return atan2(direction.x, direction.y) * 180 / .pi
+    }
+
+    private static func normalized(_ degrees: Double) -> Double {
+        let degrees = degrees.truncatingRemainder(dividingBy: 360)
         return degrees < 0 ? degrees + 360 : degrees
     }
 }

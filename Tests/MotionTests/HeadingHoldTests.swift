@@ -1,0 +1,70 @@
+import Foundation
+import Motion
+import MotionSimulation
+import Testing
+
+/// The compass before it has learned: with nothing stored, lying still after a flip, the heading
+/// does not move while the field is uncalibrated, and the field's accuracy rises at most once per
+/// 2 s (`DeviceMotionExtractor.accuracyRiseDelay`) (a fall is reported at once).
+@Suite struct HeadingHoldTests {
+    /// Heading and accuracy every 10 ms for 25 s of the `flip` scenario (face up 3 s, flipped in
+    /// 1.5 s, face down after), in the magnetic-north frame, no stored calibration.
+    static func run(
+        _ scenario: String = "flip", seed: UInt64, polls: Int = 2500
+    ) throws -> [(time: Double, heading: Double, accuracy: MagneticFieldCalibrationAccuracy)] {
+        let clock = VirtualClock()
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: scenario, seed: seed)), clock: clock, calibrationStore: nil)
+        manager.deviceMotionUpdateInterval = 0.01
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        defer { manager.stopDeviceMotionUpdates() }
+        var trace: [(Double, Double, MagneticFieldCalibrationAccuracy)] = []
+        for step in 1...polls {
+            clock.advance(by: 0.01)
+            if let motion = manager.deviceMotion { trace.append((Double(step) * 0.01, motion.heading, motion.magneticField.accuracy)) }
+        }
+        return trace
+    }
+
+    /// The angle between two headings, degrees (0…180).
+    static func separation(_ a: Double, _ b: Double) -> Double {
+        let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+        return min(d, 360 - d)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func headingHoldsStillWhileUncalibratedAndAccuracyRisesSlowly(seed: UInt64) throws {
+        let trace = try Self.run(seed: seed)
+        #expect(trace.count > 2400, "device motion delivered \(trace.count) of 2500 polls")
+        // Still from 5 s (the flip ends at 4.5 s): while uncalibrated, every heading within 1° of the first.
+        let still = trace.filter { $0.time >= 5 && $0.accuracy == .uncalibrated }
+        if let first = still.first {
+            let spread = still.map { Self.separation($0.heading, first.heading) }.max() ?? 0
+            #expect(spread < 1, "seed \(seed): the heading moved \(spread)° while still and uncalibrated (\(still.count) samples)")
+        }
+        Self.expectSlowRises(trace, seed: seed)
+    }
+
+    /// Through ordinary handling and the rest after it the background calibration learns the
+    /// offset: the accuracy rises, and no rise comes sooner than 2 s after the previous change.
+    @Test(arguments: [1, 2] as [UInt64])
+    func accuracyRisesAtMostOncePerDelayThroughHandling(seed: UInt64) throws {
+        let trace = try Self.run("ordinary-handling", seed: seed, polls: 6000)
+        let rises = Self.expectSlowRises(trace, seed: seed)
+        #expect(rises >= 1, "seed \(seed): the accuracy never rose (last \(trace.last?.accuracy.rawValue ?? -9))")
+    }
+
+    /// Each rise of the level at least the stated delay after the previous change; the rises counted.
+    @discardableResult
+    static func expectSlowRises(_ trace: [(time: Double, heading: Double, accuracy: MagneticFieldCalibrationAccuracy)], seed: UInt64) -> Int {
+        var changed = trace.first?.time ?? 0
+        var rises = 0
+        for (previous, next) in zip(trace, trace.dropFirst()) where next.accuracy != previous.accuracy {
+            if next.accuracy.rawValue > previous.accuracy.rawValue {
+                rises += 1
+                #expect(next.time - changed >= 2 - 0.011, "seed \(seed): a rise to \(next.accuracy) at \(next.time) s, \(next.time - changed) s after the previous change")
+            }
+            changed = next.time
+        }
+        return rises
+    }
+}
