@@ -159,6 +159,10 @@ struct PortingTests {
             "error-codes: switch matched MotionErrorTrueNorthNotAvailable",
             "error-codes: CMError(rawValue: 999) reads as unknown: true",
         ]),
+        Program("owner-handlers", "handlers that capture their owner: a @MainActor view controller's closure and method on .main, a model that is not Sendable", expect: [
+            "owner-handlers: a @MainActor view controller on .main: 50 device-motion updates at 50 Hz (a closure capturing self), 25 accelerometer updates at 25 Hz (a method), no error: true",
+            "owner-handlers: a model that is not Sendable, on its own queue: 100 gyro updates at 100 Hz",
+        ]),
         Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",
         ]),

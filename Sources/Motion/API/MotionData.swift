@@ -61,8 +61,25 @@ public struct SensorData: Sendable, Equatable {
 }
 
 /// Core Motion's handler types (`CMAccelerometerHandler`, …): what a push update's handler is
-/// given — a value, or nil and the error that stopped it.
-public typealias AccelerometerHandler = @Sendable (AccelerometerData?, MotionError?) -> Void
-public typealias GyroHandler = @Sendable (GyroData?, MotionError?) -> Void
-public typealias MagnetometerHandler = @Sendable (MagnetometerData?, MotionError?) -> Void
-public typealias DeviceMotionHandler = @Sendable (DeviceMotion?, MotionError?) -> Void
+/// given — a value, or nil and the error that stopped it. Plain closures, as Core Motion's are: a
+/// handler may capture its owner (a view controller, a model) and its main-actor state, or be a
+/// method (`withHandler: self.handle`). The manager calls it only on the queue it was given, one
+/// event at a time (``CallerHandler``), so what it captures is touched where the caller said.
+public typealias AccelerometerHandler = (AccelerometerData?, MotionError?) -> Void
+public typealias GyroHandler = (GyroData?, MotionError?) -> Void
+public typealias MagnetometerHandler = (MagnetometerData?, MotionError?) -> Void
+public typealias DeviceMotionHandler = (DeviceMotion?, MotionError?) -> Void
+
+/// A handler as Core Motion takes it (not `@Sendable`), carried to the queue its caller named.
+/// Unchecked: the compiler cannot see that the manager calls it only on that queue and one event
+/// at a time (`Delivery`'s runs), which is what makes handing it there safe — the same contract
+/// Core Motion's blocks have. A handler formed in a `@MainActor` context is the main actor's:
+/// give it `.main` (the main queue), as on iOS.
+struct CallerHandler<Value: Sendable>: @unchecked Sendable {
+    let call: (Value?, MotionError?) -> Void
+
+    init(_ call: @escaping (Value?, MotionError?) -> Void) { self.call = call }
+
+    /// The handler as the sampler's channels take it.
+    var sendable: @Sendable (Value?, MotionError?) -> Void { { [self] value, error in call(value, error) } }
+}

@@ -175,11 +175,11 @@ public final class MotionManager: Sendable {
     /// against the `OperationQueue` form, Core Motion's, so that `to: .main` means `OperationQueue.main`.)
     @_disfavoredOverload
     public func startAccelerometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping AccelerometerHandler) {
-        accelerometer.start(.dispatch(queue), handler)
+        accelerometer.start(.dispatch(queue), CallerHandler(handler).sendable)
     }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping AccelerometerHandler) {
-        accelerometer.start(.operation(queue), handler)
+        accelerometer.start(.operation(queue), CallerHandler(handler).sendable)
     }
     /// Stops accelerometer updates: no handler starts after it returns (one running may finish;
     /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
@@ -205,11 +205,11 @@ public final class MotionManager: Sendable {
     /// against the `OperationQueue` form, Core Motion's, so that `to: .main` means `OperationQueue.main`.)
     @_disfavoredOverload
     public func startGyroUpdates(to queue: DispatchQueue, withHandler handler: @escaping GyroHandler) {
-        gyro.start(.dispatch(queue), handler)
+        gyro.start(.dispatch(queue), CallerHandler(handler).sendable)
     }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping GyroHandler) {
-        gyro.start(.operation(queue), handler)
+        gyro.start(.operation(queue), CallerHandler(handler).sendable)
     }
     /// Stops gyroscope updates: no handler starts after it returns (one running may finish;
     /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
@@ -236,11 +236,11 @@ public final class MotionManager: Sendable {
     /// against the `OperationQueue` form, Core Motion's, so that `to: .main` means `OperationQueue.main`.)
     @_disfavoredOverload
     public func startMagnetometerUpdates(to queue: DispatchQueue, withHandler handler: @escaping MagnetometerHandler) {
-        magnetometer.start(.dispatch(queue), handler)
+        magnetometer.start(.dispatch(queue), CallerHandler(handler).sendable)
     }
     /// Starts push updates: `handler` runs on `queue` with a reading or an error.
     public func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping MagnetometerHandler) {
-        magnetometer.start(.operation(queue), handler)
+        magnetometer.start(.operation(queue), CallerHandler(handler).sendable)
     }
     /// Stops magnetometer updates: no handler starts after it returns (one running may finish;
     /// see ``waitUntilHandlersFinish()``). Never waits, so it is safe from any thread.
@@ -412,7 +412,7 @@ extension MotionManager {
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: DispatchQueue,
         withHandler handler: @escaping DeviceMotionHandler
     ) {
-        startDeviceMotion(frame, .dispatch(queue), handler)
+        startDeviceMotion(frame, .dispatch(queue), CallerHandler(handler).sendable)
     }
 
     /// Starts push updates in `frame`: `handler` runs on `queue` (see the `DispatchQueue` form).
@@ -420,14 +420,14 @@ extension MotionManager {
         using frame: AttitudeReferenceFrame = .xArbitraryZVertical, to queue: OperationQueue,
         withHandler handler: @escaping DeviceMotionHandler
     ) {
-        startDeviceMotion(frame, .operation(queue), handler)
+        startDeviceMotion(frame, .operation(queue), CallerHandler(handler).sendable)
     }
 
     /// A start of device motion (push with a target and handler, else pull): a frame this device
     /// cannot give replaces the running updates with none, the error delivered like a sample's
     /// (so a stop right after still keeps it from the handler) and kept in ``lastError``.
     private func startDeviceMotion(
-        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget?, _ handler: DeviceMotionHandler?
+        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget?, _ handler: SensorUpdates<DeviceMotion>.Handler?
     ) {
         do {
             try prepare(frame)

@@ -26,6 +26,7 @@ enum Programs {
         ("orientation-notifications", orientationNotifications),
         ("errors", errors),
         ("error-codes", errorCodes),
+        ("owner-handlers", ownerHandlers),
         ("core-motion-members", coreMotionMembers),
     ]
 }
