@@ -12,8 +12,8 @@ import Timing
 ///   timestamps tell);
 /// - exactly one error reaches the handler for the one incident if the stream uses the sensor (an
 ///   accelerometer or gyroscope handler never hears of the magnetometer), and the sampler recovers;
-/// - sampling resumes within 1 s after the fault is over (the last failed transaction, or the end
-///   of a disappearance): the longest backoff is 0.64 s in either mode, plus a configuration check;
+/// - sampling resumes within 0.5 s after the fault is over (the last failed transaction, or the end
+///   of a disappearance): the longest backoff is 0.25 s in either mode, plus a configuration check;
 /// - a magnetometer fault leaves the IMU alone: no period dropped, the samples of the outage
 ///   delivered without a field (counted), the magnetometer's updates missing only for them.
 @Suite struct FaultMatrixTests {
@@ -22,7 +22,7 @@ import Timing
 
     static let kinds = ["nack*12", "eio*12", "timeout*12", "reset", "vanish+2"]
     static let start = 2.0, runLength = 8.0
-    static let resumeBound = 1.0
+    static let resumeBound = 0.5
 
     static var cells: [(Stream, Sampling, FaultPlan.Sensor, String)] {
         Stream.allCases.flatMap { stream in
@@ -105,7 +105,35 @@ import Timing
         let resumed = over + Self.resumeBound
         let after = delivered.filter { $0 > resumed }
         let expected = Int(((last - resumed) / interval).rounded(.down))
-        #expect(abs(after.count - expected) <= 1, "\(cell): \(after.count) of \(expected) periods delivered after \(resumed - origin) s")
+        // (Through the FIFO the chip's clock runs off its nominal rate by up to its datasheet
+        // tolerance, so over the 5 s after resuming it may give a period or two more than nominal.)
+        #expect(after.count >= expected - 1 && after.count <= expected + 3, "\(cell): \(after.count) of \(expected) periods delivered after \(resumed - origin) s")
+    }
+
+    /// A bus that stutters (issue 39's plans): a chip gone for a second while single bus errors come
+    /// every half second, a single error every 10 ms, bursts of 12, 50 and 100 NACKs. Each costs
+    /// about its own length, and not a backoff per failed attempt: the 100 Hz timer's periods
+    /// delivered out of 800, at least.
+    static let stutters: [(plan: String, delivered: Int)] = [
+        ("imu:vanish+1@1,imu:eio*1@1.5/0.5", 695),   // the second the chip is gone, and a few periods
+        ("imu:eio*1@0/0.01", 700),                     // every read and set-up retried once within its tick
+        ("imu:nack*12@2", 785), ("imu:nack*50@2", 745), ("imu:nack*100@2", 695),
+        ("mag:nack*100@2", 800),
+    ]
+
+    @Test(arguments: stutters)
+    func aStutteringBusCostsItsOwnLength(plan: String, delivered: Int) throws {
+        let clock = VirtualClock()
+        let manager = try MotionManager(
+            source: .simulated(Simulation(scenario: "rest", faults: try FaultPlan(parsing: plan))), clock: clock, calibrationStore: nil)
+        manager.deviceMotionUpdateInterval = 0.01
+        manager.startDeviceMotionUpdates(using: .xArbitraryZVertical)
+        for _ in 0..<800 { clock.advance(by: 0.01) }
+        manager.stopDeviceMotionUpdates()
+        let counters = manager.counters
+        #expect(counters.sampled + counters.totalDropped == 800, "\(plan): \(counters)")
+        #expect(counters.sampled >= delivered, "\(plan): \(counters)")
+        #expect(counters.recovered == counters.incidents, "\(plan) did not recover: \(counters)")
     }
 
     @Test func aPlanReadsBackAsItWasWrittenAndBadPlansSayWhy() throws {

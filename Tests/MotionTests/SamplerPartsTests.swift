@@ -12,24 +12,23 @@ import Testing
 
     @Test func noConsumerIsIdle() {
         let schedule = SamplingSchedule.plan(intervals: [], prefersFIFO: false, maximumTimerRate: 100, fifoRate: 208, policy: policy)
-        #expect(schedule.mode == .idle && schedule.tick == 0 && schedule.maximumBackoffTicks == policy.maximumBackoffTicks)
+        #expect(schedule.mode == .idle && schedule.tick == 0 && schedule.maximumBackoffTicks == 1)
     }
 
     @Test func theTimerServesTheShortestIntervalItCan() {
         let schedule = SamplingSchedule.plan(intervals: [0.1, 0.02, 0.05], prefersFIFO: false, maximumTimerRate: 100, fifoRate: 208, policy: policy)
         #expect(schedule.mode == .timer(interval: 0.02))
         #expect(schedule.tick == 0.02)
-        #expect(schedule.maximumBackoffTicks == 64)
+        #expect(schedule.maximumBackoffTicks == 13)   // 0.25 s of 20 ms ticks
     }
 
     @Test func belowTheTimersTickTheFIFOServes() {
         let schedule = SamplingSchedule.plan(intervals: [0.005], prefersFIFO: false, maximumTimerRate: 100, fifoRate: 208, policy: policy)
         #expect(schedule.mode == .fifo(rate: 208))
-        // Read about every 20 ms, a whole number of sample periods; the backoff as long in time as
-        // 64 ticks of the 100 Hz timer.
+        // Read about every 20 ms, a whole number of sample periods; the backoff at most 0.25 s.
         let tick = SampleTimeEstimator.readInterval(rate: 208, near: policy.fifoReadInterval)
         #expect(schedule.tick == tick)
-        #expect(schedule.maximumBackoffTicks == Int((0.64 / tick).rounded()))
+        #expect(schedule.maximumBackoffTicks == Int((0.25 / tick).rounded()))
     }
 
     @Test func aConsumerThatPrefersTheFIFOGetsItAtAnyInterval() {

@@ -2,13 +2,18 @@ import Dispatch
 
 /// How the sampler treats faults, of the IMU and of the magnetometer each apart. Defaults: one retry
 /// within the period; three failed periods in a row make an incident (one error to each consumer
-/// that uses the sensor: see `SensorHub.Sensors`); then it backs off 1, 2, 4 … up to 64 ticks
-/// between attempts; a configuration register is read back every 10 ticks to find a chip that reset.
+/// that uses the sensor: see `SensorHub.Sensors`); then it backs off 1, 2, 4 … ticks between
+/// attempts, up to a quarter of a second at any rate, so that sampling resumes within about that
+/// once the bus is healthy again; a configuration register is read back every 10 ticks to find a
+/// chip that reset.
 struct SamplerPolicy: Sendable {
     /// About how often the FIFO is read in FIFO mode, seconds (see `SampleTimeEstimator.readInterval`).
     var fifoReadInterval = 0.02
     var failuresPerIncident = 3
-    var maximumBackoffTicks = 64
+    /// The longest wait between two attempts on a failing sensor, seconds.
+    var maximumBackoff = 0.25
+    /// How long a failing sensor is tried at every tick before it is backed off from, seconds.
+    var fullRateRetry = 1.0
     var ticksPerConfigurationCheck = 10
 }
 
@@ -41,9 +46,11 @@ struct SamplingSchedule: Equatable, Sendable {
     var mode = SamplingMode.idle
     /// Seconds between two ticks of the timer; 0 when idle.
     var tick: Double = 0
-    /// The longest backoff in ticks: as long in FIFO mode (longer ticks) as in timer mode at its
-    /// fastest rate, so sampling resumes as promptly either way.
+    /// The longest backoff in ticks: `SamplerPolicy.maximumBackoff` at this tick, whatever the
+    /// mode and rate, so sampling resumes as promptly at 10 Hz as at 100 Hz or through the FIFO.
     var maximumBackoffTicks = 1
+    /// `SamplerPolicy.fullRateRetry` at this tick.
+    var fullRateRetryTicks = 0
 
     /// The schedule for consumers at `intervals` (seconds; empty: idle). The timer serves an interval
     /// down to `1 / maximumTimerRate`; shorter ones, or a consumer that prefers it, take the FIFO at
@@ -51,7 +58,7 @@ struct SamplingSchedule: Equatable, Sendable {
     static func plan(
         intervals: [Double], prefersFIFO: Bool, maximumTimerRate: Double, fifoRate: Double?, policy: SamplerPolicy
     ) -> SamplingSchedule {
-        guard let shortest = intervals.min() else { return SamplingSchedule(maximumBackoffTicks: policy.maximumBackoffTicks) }
+        guard let shortest = intervals.min() else { return SamplingSchedule() }
         let timerLimit = 1 / maximumTimerRate
         let wantsFIFO = shortest < timerLimit - 1e-12 || prefersFIFO
         let mode: SamplingMode = wantsFIFO
@@ -62,10 +69,9 @@ struct SamplingSchedule: Equatable, Sendable {
         case .timer(let interval): interval
         case .fifo(let rate): SampleTimeEstimator.readInterval(rate: rate, near: policy.fifoReadInterval)
         }
-        let maximumBackoffTicks = mode.isFIFO && tick > 0
-            ? max(1, Int((Double(policy.maximumBackoffTicks) / maximumTimerRate / tick).rounded()))
-            : policy.maximumBackoffTicks
-        return SamplingSchedule(mode: mode, tick: tick, maximumBackoffTicks: maximumBackoffTicks)
+        let maximumBackoffTicks = tick > 0 ? max(1, Int((policy.maximumBackoff / tick).rounded())) : 1
+        let fullRateRetryTicks = tick > 0 ? Int((policy.fullRateRetry / tick).rounded()) : 0
+        return SamplingSchedule(mode: mode, tick: tick, maximumBackoffTicks: maximumBackoffTicks, fullRateRetryTicks: fullRateRetryTicks)
     }
 
     /// The ticks a timer skipped between the tick due at `last` and the one due at `due` (it ran too

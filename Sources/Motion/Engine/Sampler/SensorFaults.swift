@@ -1,8 +1,10 @@
 /// One sensor's faults, the policy's decisions as a value: the IMU and the magnetometer each have
 /// their own, so that either fails, backs off and recovers without stopping the other. A transient
 /// failure is retried at the next tick; a burst of `SamplerPolicy.failuresPerIncident` means the
-/// chip may have lost power (it is set up again) and is one incident, reported once; then the sensor
-/// is backed off from, 1, 2, 4 … ticks up to the schedule's maximum.
+/// chip may have lost power (it is set up again) and is one incident, reported once; then it is
+/// tried at every tick for the schedule's `fullRateRetryTicks` (a second: a burst of failures costs
+/// about its own length), and only then backed off from, 1, 2, 4 … ticks up to the schedule's longest
+/// backoff (a quarter of a second: a bus that heals is sampled again within about that).
 struct SensorFaults: Sendable, Equatable {
     /// Whose faults these are: its incidents reach the consumers that use it.
     let sensor: SensorHub.Sensors
@@ -50,16 +52,16 @@ struct SensorFaults: Sendable, Equatable {
 
     /// A failed attempt: the error to report when it begins an incident (a missing acknowledge
     /// reported as the device being unavailable), nil otherwise.
-    mutating func failed(_ error: MotionError, policy: SamplerPolicy, maximumBackoff: Int) -> MotionError? {
+    mutating func failed(_ error: MotionError, policy: SamplerPolicy, maximumBackoff: Int, fullRateRetries: Int = 0) -> MotionError? {
         consecutiveFailures += 1
         if consecutiveFailures >= policy.failuresPerIncident { isInitialized = false }
         if inIncident {
-            backOff(maximum: maximumBackoff)
+            if consecutiveFailures > policy.failuresPerIncident + fullRateRetries { backOff(maximum: maximumBackoff) }
             return nil
         }
         guard consecutiveFailures >= policy.failuresPerIncident else { return nil }
         inIncident = true
-        backOff(maximum: maximumBackoff)
+        if fullRateRetries == 0 { backOff(maximum: maximumBackoff) }
         return switch error {
         case .bus(let busError) where busError.kind == .noAcknowledge: .deviceUnavailable(busError)
         default: error

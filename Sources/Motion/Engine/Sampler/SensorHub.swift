@@ -192,7 +192,7 @@ final class SensorHub: Sendable {
     private func tick(skipped: Int) {
         let (consumers, schedule) = state.withLock { ($0.consumers, $0.schedule) }
         guard !consumers.isEmpty else { return }
-        let mode = schedule.mode, maximumBackoff = schedule.maximumBackoffTicks
+        let mode = schedule.mode
         // In FIFO mode a late read loses nothing: the chip kept the samples (an overflow or a
         // restart shows up as a gap in its clock, counted when the next sample arrives).
         if skipped > 0, !mode.isFIFO { count(.late, skipped) }
@@ -211,7 +211,9 @@ final class SensorHub: Sendable {
             }
             do throws(MotionError) {
                 if !ticks.imu.isInitialized {
-                    try device.initialize()
+                    // Retried within the tick like a read: one failed transaction of a stuttering
+                    // bus does not cost a set-up the whole tick (and, in an incident, a backoff).
+                    try retryingOnce { () throws(MotionError) in try device.initialize() }
                     ticks.imu.initialized()
                     // A chip the IMU's set-up gates (a magnetometer behind its I2C bypass, or on
                     // the same power) is set up again after it too.
@@ -241,7 +243,7 @@ final class SensorHub: Sendable {
                     // The driver restarted an overflowed FIFO: the gap is counted at the next sample.
                     if lost > 0 { ticks.fifo.gapReason = .fifoOverflow }
                     recovered(&ticks.imu)
-                    if device.readsMagnetometerSeparately, let reading = readMagnetometer(&ticks, consumers, maximumBackoff: maximumBackoff) {
+                    if device.readsMagnetometerSeparately, let reading = readMagnetometer(&ticks, consumers, schedule: schedule) {
                         for index in ticks.fifoSamples.indices { ticks.fifoSamples[index].setMagnetometer(reading) }
                     }
                     for sample in ticks.fifoSamples {
@@ -253,7 +255,7 @@ final class SensorHub: Sendable {
                     ticks.fifo.reset()
                     var sample = try retryingOnce { () throws(MotionError) in try device.read(at: clock.now) }
                     recovered(&ticks.imu)
-                    if device.readsMagnetometerSeparately { sample.setMagnetometer(readMagnetometer(&ticks, consumers, maximumBackoff: maximumBackoff)) }
+                    if device.readsMagnetometerSeparately { sample.setMagnetometer(readMagnetometer(&ticks, consumers, schedule: schedule)) }
                     deliver(sample, &ticks, consumers, sampleInterval: mode.sampleInterval)
                 }
             } catch {
@@ -262,7 +264,7 @@ final class SensorHub: Sendable {
                 // FIFO restarts, so what it held and every period until it answers are lost,
                 // counted from then on as they pass.
                 if !mode.isFIFO { count(.busError) }
-                fail(error, &ticks.imu, consumers, maximumBackoff: maximumBackoff)
+                fail(error, &ticks.imu, consumers, schedule: schedule)
                 if mode.isFIFO, !ticks.imu.isInitialized {
                     let heldSamples = ticks.imu.consecutiveFailures == policy.failuresPerIncident
                     count(heldSamples ? .resetByRecovery : .busError, ticks.fifo.outage(through: now, period: mode.sampleInterval))
@@ -288,7 +290,7 @@ final class SensorHub: Sendable {
     /// The magnetometer's reading for this tick, tried on its own fault state: nil while it is
     /// out (the IMU's samples go on without a field and the fusion runs 6D), set up again and
     /// backed off from like the IMU, one error per incident to the consumers that use its field.
-    private func readMagnetometer(_ ticks: inout TickState, _ consumers: [Consumer], maximumBackoff: Int) -> MagnetometerReading? {
+    private func readMagnetometer(_ ticks: inout TickState, _ consumers: [Consumer], schedule: SamplingSchedule) -> MagnetometerReading? {
         guard !ticks.magnetometer.skipsTick() else { return nil }
         do throws(MotionError) {
             if !ticks.magnetometer.isInitialized {
@@ -304,7 +306,7 @@ final class SensorHub: Sendable {
             recovered(&ticks.magnetometer)
             return reading
         } catch {
-            fail(error, &ticks.magnetometer, consumers, maximumBackoff: maximumBackoff)
+            fail(error, &ticks.magnetometer, consumers, schedule: schedule)
             return nil
         }
     }
@@ -326,8 +328,8 @@ final class SensorHub: Sendable {
     }
 
     /// A failed attempt of one sensor, through its fault policy: an incident it begins is reported.
-    private func fail(_ error: MotionError, _ faults: inout SensorFaults, _ consumers: [Consumer], maximumBackoff: Int) {
-        if let reported = faults.failed(error, policy: policy, maximumBackoff: maximumBackoff) {
+    private func fail(_ error: MotionError, _ faults: inout SensorFaults, _ consumers: [Consumer], schedule: SamplingSchedule) {
+        if let reported = faults.failed(error, policy: policy, maximumBackoff: schedule.maximumBackoffTicks, fullRateRetries: schedule.fullRateRetryTicks) {
             report(reported, of: faults.sensor, consumers)
         }
     }
