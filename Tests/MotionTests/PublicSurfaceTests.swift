@@ -13,11 +13,12 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The library products, each with the file that lists what it re-exports and the products a
-    /// client of it imports too (MotionSimulation's and MotionPublish's signatures name Motion's types).
+    /// client of it imports too (MotionSimulation's, MotionPublish's and MotionROS's signatures name Motion's types).
     static let products: [(module: String, exports: String?, alongside: [String])] = [
         ("Motion", "Sources/Motion/API/Exports.swift", []),
         ("MotionSimulation", "Sources/MotionSimulation/Exports.swift", ["Motion"]),
         ("MotionPublish", nil, ["Motion"]),
+        ("MotionROS", nil, ["Motion"]),
     ]
 
     /// At most this many public symbols reach a client of `Motion` (its own and its re-exported types'
