@@ -33,7 +33,8 @@ public struct ROSConfiguration: Sendable, Equatable {
         guard (0...232).contains(domainID) else {
             throw .invalidSetting("domain id \(domainID)", problem: "is out of range", fix: "use 0…232 (ROS_DOMAIN_ID's range)")
         }
-        for segment in namespace.split(separator: "/", omittingEmptySubsequences: false).dropFirst(namespace.hasPrefix("/") ? 1 : 0) {
+        let relative = namespace.hasPrefix("/") ? namespace.dropFirst() : Substring(namespace)
+        for segment in relative.split(separator: "/", omittingEmptySubsequences: false) where !relative.isEmpty {
             guard Self.isROSName(segment) else {
                 throw .invalidSetting(
                     "namespace \"\(namespace)\"", problem: "is not a ROS name",
