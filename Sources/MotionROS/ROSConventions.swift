@@ -36,11 +36,23 @@ package struct ROSImuValues: Sendable, Equatable {
     }
 
     package init(_ motion: DeviceMotion, clock: ROSStampClock) {
-        orientation = Self.worldFromCoreMotion * motion.attitude.quaternion * Self.deviceFromBody
-        angularVelocity = Self.body(motion.rotationRate)
-        linearAcceleration = Self.body(-(motion.gravity + motion.userAcceleration) * Self.standardGravity)
-        magneticField = Self.body(motion.magneticField.field * 1e-6)
-        stamp = clock.stamp(monotonic: motion.timestamp)
+        self.init(
+            attitude: motion.attitude.quaternion, rotationRate: motion.rotationRate, acceleration: motion.gravity + motion.userAcceleration,
+            magneticField: motion.magneticField.field, timestamp: motion.timestamp, clock: clock)
+    }
+
+    /// From Core Motion's quantities: `attitude` device → its reference frame (x north or
+    /// arbitrary, z up), `rotationRate` rad/s and `acceleration` (total, g, Core Motion's sign)
+    /// and `magneticField` µT in device axes, `timestamp` monotonic seconds.
+    package init(
+        attitude: Quaternion, rotationRate: SIMD3<Double>, acceleration: SIMD3<Double>, magneticField: SIMD3<Double>, timestamp: Double,
+        clock: ROSStampClock
+    ) {
+        orientation = (Self.worldFromCoreMotion * attitude * Self.deviceFromBody).normalized
+        angularVelocity = Self.body(rotationRate)
+        linearAcceleration = Self.body(-acceleration * Self.standardGravity)
+        self.magneticField = Self.body(magneticField * 1e-6)
+        stamp = clock.stamp(monotonic: timestamp)
     }
 
     /// A device-frame vector in the REP-103 body frame.
