@@ -140,6 +140,9 @@ let package = Package(
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "MotionServe", "Motion", "MotionSimulation", "MotionTools", "MotionSimulator", "Timing", "Fusion", "motionctl"]),
         // Against a real broker (`mosquitto`, started by the tests; they skip without it).
         .testTarget(name: "PublishTests", dependencies: ["TestSupport", "MotionPublish", "Motion", "MotionSimulation", "MotionTools", "CMosquitto", "Locking", "motionctl"]),
+        // MotionROS' conventions, and `motionctl ros2` against an independent ROS 2 subscriber (ros2_peer.py:
+        // PyPI's cyclonedds and rosbags, in the virtual environment $SWIFT_MOTION_ROS2_PYTHON names; they skip without it).
+        .testTarget(name: "ROSTests", dependencies: ["TestSupport", "MotionROS", "Fusion", "motionctl"], exclude: ["ros2_peer.py"]),
         // Runs the release build of alloc-check (no dependency: the counting malloc stays out of the test binary).
         .testTarget(name: "AllocationTests"),
         .testTarget(name: "HardwareTests", dependencies: ["Motion", "MotionSimulation", "MotionTools", "Sensors", "LinuxI2C", "I2C"]),
