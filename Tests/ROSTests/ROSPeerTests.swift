@@ -102,7 +102,7 @@ final class ROSPeer {
     /// Everything the peer decoded: after it ended by itself (1.5 s after its last message, 30 s
     /// at most), or `now`, ending it.
     func messages(now: Bool = false) throws -> [[String: Any]] {
-        if now, process.isRunning { process.terminate() }
+        if now, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let text = try String(contentsOf: output, encoding: .utf8)
         return try text.split(separator: "\n").compactMap { line in
@@ -111,8 +111,9 @@ final class ROSPeer {
         }
     }
 
+    /// SIGKILL: the test runner's threads may ignore SIGTERM, and a child inherits that.
     func end() {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: output)
     }
