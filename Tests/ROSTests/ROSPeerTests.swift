@@ -58,6 +58,38 @@ struct ROSPeerTests {
         // Heard by then if at all: the peer on the domain heard its last message 1.5 s before.
         #expect(try elsewhere.messages(now: true).isEmpty)
     }
+
+    @Test("a subscriber that joins late hears the run from then on; one that leaves costs the publisher nothing")
+    func lateAndLeaving() throws {
+        let namespace = "/swift_motion_late"
+        let early = try ROSPeer(domain: Self.domain, namespace: namespace)
+        defer { early.end() }
+        try early.waitUntilReady()
+        let motionctl = Process()
+        motionctl.executableURL = try builtExecutable("motionctl")
+        motionctl.arguments = ["ros2", "--simulated", "--duration", "5", "--rate", "20", "--domain-id", "\(Self.domain)", "--namespace", namespace]
+        let output = Pipe()
+        motionctl.standardOutput = output
+        motionctl.standardError = FileHandle.nullDevice
+        try motionctl.run()
+        defer { if motionctl.isRunning { kill(motionctl.processIdentifier, SIGKILL) } }
+
+        try early.waitForLines(10)
+        let late = try ROSPeer(domain: Self.domain, namespace: namespace)
+        defer { late.end() }
+        try late.waitUntilReady()
+        let beforeLeaving = try early.messages(now: true).filter { $0["topic"] as? String == "imu/data" }
+        let summary = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        motionctl.waitUntilExit()
+        let heardLate = try late.messages().filter { $0["topic"] as? String == "imu/data" }
+
+        #expect(motionctl.terminationStatus == 0, "\(summary)")
+        #expect(summary.contains("100 samples, 100 published, dropped: none"), "\(summary)")
+        #expect(!beforeLeaving.isEmpty)
+        #expect(heardLate.count >= 10, "\(heardLate.count)")
+        let first = { (messages: [[String: Any]]) in (messages.first?["stamp"] as? [Int]).map { $0[0] * 1_000_000_000 + $0[1] } ?? 0 }
+        #expect(first(heardLate) > first(beforeLeaving))
+    }
 }
 
 /// ros2_peer.py running in the background: its standard output in a temporary file.
@@ -78,7 +110,7 @@ final class ROSPeer {
     private let output: URL
 
     init(domain: Int, namespace: String) throws {
-        output = FileManager.default.temporaryDirectory.appendingPathComponent("ros2-peer-\(getpid())-\(domain).jsonl")
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("ros2-peer-\(getpid())-\(domain)-\(UUID().uuidString).jsonl")
         guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
             throw PeerFailure(description: "cannot create \(output.path)")
         }
@@ -97,6 +129,16 @@ final class ROSPeer {
             usleep(10_000)
         }
         throw PeerFailure(description: "ros2_peer.py did not get ready (status \(process.isRunning ? "running" : "\(process.terminationStatus)"))")
+    }
+
+    /// Waits (at most 30 s) until the peer has printed `count` messages.
+    func waitForLines(_ count: Int) throws {
+        for _ in 0..<3000 {
+            let lines = (try? String(contentsOf: output, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if lines > count { return }
+            usleep(10_000)
+        }
+        throw PeerFailure(description: "ros2_peer.py heard fewer than \(count) messages in 30 s")
     }
 
     /// Everything the peer decoded: after it ended by itself (1.5 s after its last message, 30 s
