@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs the system packages swift-motion needs to build, on Debian, Ubuntu or Raspberry Pi OS:
-# libi2c-dev (the I2C library and its header) and libmosquitto-dev (Eclipse Mosquitto's MQTT
-# client library, for `motionctl publish` and the MotionPublish product); as root directly,
-# otherwise through sudo. Does nothing when both are already installed. The broker itself
-# (`mosquitto`) is not needed to build: the tests that need one skip without it.
+# libi2c-dev (the I2C library and its header), libmosquitto-dev (Eclipse Mosquitto's MQTT
+# client library, for `motionctl publish` and the MotionPublish product) and cyclonedds-dev
+# (Eclipse Cyclone DDS, for `motionctl ros2` and the MotionROS product); as root directly,
+# otherwise through sudo. Does nothing when all are already installed. The broker itself
+# (`mosquitto`) and the ROS 2 test peer are not needed to build: the tests that need them skip without them.
 set -eu
-packages="libi2c-dev libmosquitto-dev"
+packages="libi2c-dev libmosquitto-dev cyclonedds-dev"
 missing=""
 for package in $packages; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then

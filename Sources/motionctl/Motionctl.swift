@@ -12,6 +12,7 @@ struct Motionctl: ParsableCommand {
             LiveCommand.self,
             StreamCommand.self,
             PublishCommand.self,
+            ROS2Command.self,
             ProbeCommand.self,
             BoardsCommand.self,
             DoctorCommand.self,

@@ -13,11 +13,12 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The library products, each with the file that lists what it re-exports and the products a
-    /// client of it imports too (MotionSimulation's and MotionPublish's signatures name Motion's types).
+    /// client of it imports too (MotionSimulation's, MotionPublish's and MotionROS's signatures name Motion's types).
     static let products: [(module: String, exports: String?, alongside: [String])] = [
         ("Motion", "Sources/Motion/API/Exports.swift", []),
         ("MotionSimulation", "Sources/MotionSimulation/Exports.swift", ["Motion"]),
         ("MotionPublish", nil, ["Motion"]),
+        ("MotionROS", nil, ["Motion"]),
     ]
 
     /// At most this many public symbols reach a client of `Motion` (its own and its re-exported types'
@@ -66,7 +67,7 @@ import Testing
         let modules = build.appendingPathComponent("Modules")
         try #require(FileManager.default.fileExists(atPath: modules.appendingPathComponent("\(module).swiftmodule").path), "no \(module).swiftmodule in \(modules.path)")
         // The C modules: the system libraries' module maps, and those SwiftPM writes for C targets.
-        var includes = ["CModules/CI2C", "CModules/CMosquitto"].map { repository.appendingPathComponent($0).path }
+        var includes = ["CModules/CI2C", "CModules/CMosquitto", "CModules/CCycloneDDS"].map { repository.appendingPathComponent($0).path }
         let built = (try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? []
         includes += built.filter { $0.hasPrefix("C") && $0.hasSuffix(".build") }.map { build.appendingPathComponent($0).path }
         // The dependencies' C targets (FlyingFox's CSystemLinux under MotionServe).

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import Locking
+import Motion
+
+/// Publishes a ``MotionManager``'s device motion to ROS 2 over DDS (Eclipse Cyclone DDS), as a
+/// ROS 2 node with `rmw_cyclonedds_cpp` would: `sensor_msgs/Imu` on `imu/data` (fused orientation)
+/// and `imu/data_raw` (none), `sensor_msgs/MagneticField` on `imu/mag` where the board has a
+/// magnetometer; frames and units in ``ROSImuValues`` (REP-103, REP-145), docs/ros2.md.
+///
+/// ```swift
+/// let manager = MotionManager()
+/// var ros = ROSConfiguration()
+/// ros.namespace = "/robot1"
+/// let publisher = try ROSPublisher(manager: manager, configuration: ros)
+/// try publisher.start()
+/// …
+/// publisher.stop()
+/// ```
+///
+/// The publisher drives the manager's device-motion updates: give it a manager of its own. The
+/// handler only puts the sample in a bounded queue; a thread of the publisher's own converts and
+/// writes it. A sample that cannot be published is counted with its reason (``ROSCounters``).
+public final class ROSPublisher: Sendable {
+    public let configuration: ROSConfiguration
+    /// The covariances every message carries (default: all zeros, "unknown").
+    public let covariances: ROSCovariances
+    private let manager: MotionManager
+
+    private struct Pending {
+        var samples: [DeviceMotion] = []
+        var counters = ROSCounters()
+        var started = false
+        var stopping = false
+    }
+    private let pending = Locked(Pending())
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let handlerQueue = DispatchQueue(label: "swift-motion.ros2.handler")
+
+    /// A publisher of `manager`'s device motion; checks the configuration (``ROSConfiguration/validate()``).
+    public init(manager: MotionManager, configuration: ROSConfiguration, covariances: ROSCovariances = ROSCovariances()) throws(ROSError) {
+        try configuration.validate()
+        self.manager = manager
+        self.configuration = configuration
+        self.covariances = covariances
+    }
+
+    deinit { stop() }
+
+    /// What has been published and dropped so far.
+    public var counters: ROSCounters { pending.withLock { $0.counters } }
+
+    /// Joins the DDS domain, creates the topics and writers (or throws why Cyclone cannot), then
+    /// starts the device-motion updates at ``ROSConfiguration/rate``.
+    public func start() throws(ROSError) {
+        guard pending.withLock({ state in
+            defer { state.started = true }
+            return !state.started
+        }) else { throw .alreadyStarted }
+        let writers: DDSWriters
+        do throws(ROSError) {
+            writers = try DDSWriters(configuration, magnetometer: manager.isMagnetometerAvailable)
+        } catch {
+            pending.withLock { $0.started = false }
+            throw error
+        }
+        let clock = ROSStampClock.measured()
+        let thread = Thread { [self] in publishLoop(writers, clock: clock) }
+        thread.name = "swift-motion.ros2"
+        thread.start()
+        manager.deviceMotionUpdateInterval = 1 / configuration.rate
+        let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
+        manager.startDeviceMotionUpdates(using: frame, to: handlerQueue) { [weak self] motion, _ in
+            guard let self, let motion else { return }
+            enqueue(motion)
+        }
+    }
+
+    /// Stops: the updates stop, what is queued is written, the participant leaves the domain.
+    /// Waits for the publishing thread (bounded: a write never waits for a reader). Again: nothing.
+    public func stop() {
+        let wasRunning = pending.withLock { state in
+            defer { state.stopping = true }
+            return state.started && !state.stopping
+        }
+        guard wasRunning else { return }
+        manager.stopDeviceMotionUpdates()
+        handlerQueue.sync {}
+        wake.signal()
+        finished.wait()
+    }
+
+    // MARK: The handler (on handlerQueue): enqueue, never wait.
+
+    private func enqueue(_ motion: DeviceMotion) {
+        pending.withLock { state in
+            guard !state.stopping else { return }
+            state.counters.samples += 1
+            if state.samples.count >= configuration.queueCapacity {
+                state.counters.dropped[.queueFull, default: 0] += 1
+            } else {
+                state.samples.append(motion)
+            }
+        }
+        wake.signal()
+    }
+
+    // MARK: The publishing thread
+
+    private func publishLoop(_ writers: DDSWriters, clock: ROSStampClock) {
+        var batch: [DeviceMotion] = []
+        while true {
+            wake.wait()
+            let stopping = pending.withLock { state in
+                swap(&batch, &state.samples)
+                return state.stopping
+            }
+            var published = 0, failed = 0
+            for motion in batch {
+                if writers.write(ROSImuValues(motion, clock: clock), covariances: covariances) { published += 1 } else { failed += 1 }
+            }
+            batch.removeAll(keepingCapacity: true)
+            pending.withLock { state in
+                state.counters.published += published
+                if failed > 0 { state.counters.dropped[.writeFailed, default: 0] += failed }
+            }
+            if stopping {
+                pending.withLock { state in
+                    if !state.samples.isEmpty { state.counters.dropped[.stopped, default: 0] += state.samples.count }
+                    state.samples.removeAll()
+                }
+                finished.signal()
+                return
+            }
+        }
+    }
+}
