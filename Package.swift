@@ -112,7 +112,7 @@ let package = Package(
         // The kernel tier's static test binary (run inside QEMU against i2c-stub).
         .executableTarget(name: "i2c-kernel-check", dependencies: ["I2C", "LinuxI2C", "Sensors", "IIO", "Motion", "Locking"]),
         // Benchmarks: `swift run -c release motion-bench`.
-        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulation", "BroadData", "MotionSimulator", "Fusion", "FieldCalibration", "Sensors", "Timing", "Locking", "MotionPublish"]),
+        .executableTarget(name: "motion-bench", dependencies: ["Motion", "MotionSimulation", "BroadData", "MotionSimulator", "Fusion", "FieldCalibration", "Sensors", "Timing", "Locking", "MotionPublish", "MotionROS"]),
         // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
         // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
         .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),

@@ -14,10 +14,11 @@ import Foundation
 //            time, timer and FIFO, next to the same run without faults (--seconds, default 5).
 //   publish: CPU at 100 Hz sampling with publishing to MQTT at 10 Hz against without (a Mosquitto
 //            started on a free loopback port; skipped without mosquitto), --seconds each.
+//   ros2:    CPU at 100 Hz sampling with sensor_msgs/Imu publishing over DDS at 100 Hz against without, --seconds each.
 let arguments = CommandLine.arguments.dropFirst()
-let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery", "publish"]
+let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery", "publish", "ros2"]
 let usage = """
-    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [publish] [sampler-virtual]
+    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [publish] [ros2] [sampler-virtual]
                         [--seconds S] [--hours H] [--samples N] [--faults SPEC]
     Benchmarks (not tests), each next to a reference measured in the same run; build them with
     `swift run -c release motion-bench …`. With no name, all of them but sampler-virtual.
@@ -30,6 +31,7 @@ let usage = """
                        next to the same run without faults (--seconds, default 5)
       publish          CPU at 100 Hz sampling with publishing to MQTT at 10 Hz against without (a Mosquitto
                        on a free loopback port; skipped without mosquitto), --seconds each
+      ros2             CPU at 100 Hz sampling with sensor_msgs/Imu over DDS at 100 Hz against without, --seconds each
       sampler-virtual  only the virtual-time part of sampler (--samples N, default 20000), for a profiler
       -h, --help       this text
     """
@@ -105,6 +107,10 @@ if selected.contains("sampler-virtual") {
 
 if wants("publish") {
     runPublishBenchmark(seconds: seconds)
+}
+
+if wants("ros2") {
+    runROS2Benchmark(seconds: seconds)
 }
 
 if wants("world") {

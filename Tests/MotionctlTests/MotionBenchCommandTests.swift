@@ -6,7 +6,7 @@ import Testing
 /// minutes), and a mistyped argument is refused the same way.
 @Suite("motion-bench arguments")
 struct MotionBenchCommandTests {
-    static let benchmarks = ["fusion", "timer", "sampler", "world", "driver", "recovery", "publish", "sampler-virtual"]
+    static let benchmarks = ["fusion", "timer", "sampler", "world", "driver", "recovery", "publish", "ros2", "sampler-virtual"]
 
     @Test(arguments: ["--help", "-h"])
     func helpPrintsTheUsageAndRunsNothing(_ flag: String) throws {
