@@ -5,22 +5,22 @@ import Fusion
 /// volunteer's traces counted with it. No parameter is chosen on the traces it is scored on.
 struct StepCrossValidation {
     /// The grid searched in each fold (``StepDetector/Parameters``).
-    static let cutoffs = [2.0, 2.5, 3, 3.5]
-    static let peakThresholds = [0.03, 0.05, 0.07, 0.1, 0.14]
-    static let minimumIntervals = [0.25, 0.3, 0.35]
-    static let gateSteps = [4, 6]
+    static let cutoffs = [2.5, 3, 3.5]
+    static let peakThresholds = [0.02, 0.03, 0.05]
+    static let relativeThresholds = [0.0, 0.3, 0.5]
+    static let minimumIntervals = [0.25, 0.3]
 
     static var grid: [StepDetector.Parameters] {
         var points: [StepDetector.Parameters] = []
         for cutoff in cutoffs {
             for threshold in peakThresholds {
                 for interval in minimumIntervals {
-                    for gate in gateSteps {
+                    for relative in relativeThresholds {
                         var p = StepDetector.Parameters()
                         p.cutoff = cutoff
                         p.peakThreshold = threshold
                         p.minimumInterval = interval
-                        p.gateSteps = gate
+                        p.relativeThreshold = relative
                         points.append(p)
                     }
                 }

@@ -8,7 +8,8 @@
 /// 1. `|a|` (g) less its own slow mean (time constant `Parameters.meanTimeConstant`): gravity and
 ///    any offset gone, the body's bounce left.
 /// 2. Two first-order low passes at `Parameters.cutoff` band-limit it to the gait's band.
-/// 3. Each lobe of that signal above zero that rises over `Parameters.peakThreshold` gives one
+/// 3. Each lobe of that signal above zero that rises over `Parameters.peakThreshold`, and over
+///    `Parameters.relativeThreshold` times the recent candidates' mean height, gives one
 ///    candidate step at its highest sample, taken when the signal falls below zero again; a
 ///    candidate closer than `Parameters.minimumInterval` to the one before is not a step of its own.
 /// 4. **The walking gate** (our rule, so that nothing counts where nobody walks): candidates count
@@ -26,7 +27,10 @@ package struct StepDetector: Sendable {
         /// Cut-off of the two low passes, Hz.
         package var cutoff: Double = 3
         /// Height a lobe must rise to, g.
-        package var peakThreshold: Double = 0.07
+        package var peakThreshold: Double = 0.03
+        /// Height a lobe must rise to as a fraction of the recent candidates' mean height (0: off),
+        /// so that a soft walker's steps count and a hard walker's bounces between them do not.
+        package var relativeThreshold: Double = 0.3
         /// Shortest step, s (3.3 steps a second: a run).
         package var minimumInterval: Double = 0.3
         /// Longest step of a walk, s.
@@ -61,6 +65,8 @@ package struct StepDetector: Sendable {
     private var lastCandidateTime: Double?
     private var lastInterval = 0.0
     private var pending = 0
+    /// Running mean of the candidates' heights, g (0 at the start of a walk).
+    private var peakLevel = 0.0
 
     package init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -101,7 +107,10 @@ package struct StepDetector: Sendable {
             else if s > lobePeak { lobePeak = s; lobePeakTime = t }
         } else if lobeActive {
             lobeActive = false
-            if lobePeak >= parameters.peakThreshold { added = candidate(at: lobePeakTime) }
+            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * peakLevel) {
+                peakLevel = peakLevel == 0 ? lobePeak : peakLevel + (lobePeak - peakLevel) * 0.2
+                added = candidate(at: lobePeakTime)
+            }
         }
         if let last = lastCandidateTime, t - last > parameters.maximumInterval, isWalking || pending > 0 {
             endWalk()
@@ -149,5 +158,6 @@ package struct StepDetector: Sendable {
         pending = 0
         lastInterval = 0
         lastCandidateTime = nil
+        peakLevel = 0
     }
 }
