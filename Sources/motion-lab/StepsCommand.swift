@@ -49,7 +49,7 @@ struct StepsCommand: ParsableCommand {
                 print("parameters: StepDetector's defaults")
             }
             try write(rows)
-            print(Self.table(rows))
+            print(StepCrossValidation.table(rows))
         }
     }
 
@@ -76,23 +76,5 @@ struct StepsCommand: ParsableCommand {
                 throw CommandFailure(message: "\(path): \(failure)")
             }
         }
-    }
-
-    /// Per trace, then per position and overall: truth, our count, error, the app's count.
-    static func table(_ rows: [StepCrossValidation.Row]) -> String {
-        func percent(_ value: Double) -> String { String(format: "%+.1f %%", value) }
-        var lines = ["| trace | position | truth | ours | error | app | app error |", "|---|---|---|---|---|---|---|"]
-        for row in rows {
-            let app = row.trace.appSteps.map { ("\($0)", percent(100 * Double($0 - row.trace.groundTruthSteps) / Double(row.trace.groundTruthSteps))) } ?? ("-", "-")
-            lines.append("| \(row.trace.name) | \(row.trace.position) | \(row.trace.groundTruthSteps) | \(row.steps) | \(percent(row.errorPercent)) | \(app.0) | \(app.1) |")
-        }
-        lines += ["", "| position | traces | mean abs error | worst |", "|---|---|---|---|"]
-        let positions = Array(Set(rows.map(\.trace.position))).sorted()
-        for position in positions + ["all"] {
-            let group = rows.filter { position == "all" || $0.trace.position == position }
-            let errors = group.map { abs($0.errorPercent) }
-            lines.append("| \(position) | \(group.count) | \(String(format: "%.2f %%", errors.reduce(0, +) / Double(max(group.count, 1)))) | \(String(format: "%.1f %%", errors.max() ?? 0)) |")
-        }
-        return lines.joined(separator: "\n")
     }
 }

@@ -15,7 +15,8 @@
 /// 4. **The walking gate** (our rule, so that nothing counts where nobody walks): candidates count
 ///    only once `Parameters.gateSteps` of them follow each other at intervals between
 ///    `minimumInterval` and `maximumInterval`, each interval within `Parameters.intervalTolerance`
-///    (a fraction) of the one before; then all of them count at once (back-filled) and every
+///    (a fraction) of the one before or of the one before that (a phone in a back pocket sees
+///    one leg's steps long and the other's short: 0.41 s, 0.63 s, 0.41 s, …); then all of them count at once (back-filled) and every
 ///    further candidate counts while they keep coming within `maximumInterval`. A gap longer than
 ///    that ends the walk, and the gate closes again. Before the gate opens, a candidate too soon
 ///    after the one before (a shake, a tap's ringing) starts the run again.
@@ -64,6 +65,8 @@ package struct StepDetector: Sendable {
     private var lobePeakTime = 0.0
     private var lastCandidateTime: Double?
     private var lastInterval = 0.0
+    /// The interval before `lastInterval` (0 if none): a walk's steps may alternate long and short.
+    private var earlierInterval = 0.0
     private var pending = 0
     /// Running mean of the candidates' heights, g (0 at the start of a walk).
     private var peakLevel = 0.0
@@ -126,15 +129,16 @@ package struct StepDetector: Sendable {
         }
         let interval = time - last
         if interval < parameters.minimumInterval {
-            if !isWalking { lastCandidateTime = time; pending = 1; lastInterval = 0 }
+            if !isWalking { lastCandidateTime = time; pending = 1; lastInterval = 0; earlierInterval = 0 }
             return 0
         }
         lastCandidateTime = time
         if isWalking {
             return count(time, interval: interval)
         }
-        let consistent = lastInterval == 0 || abs(interval - lastInterval) <= parameters.intervalTolerance * lastInterval
+        let consistent = lastInterval == 0 || close(interval, lastInterval) || close(interval, earlierInterval)
         pending = consistent ? pending + 1 : 2
+        earlierInterval = lastInterval
         lastInterval = interval
         guard pending >= parameters.gateSteps else { return 0 }
         isWalking = true
@@ -144,6 +148,10 @@ package struct StepDetector: Sendable {
         lastStepTime = time
         meanStepInterval = interval
         return backFilled
+    }
+
+    private func close(_ interval: Double, _ reference: Double) -> Bool {
+        reference > 0 && abs(interval - reference) <= parameters.intervalTolerance * reference
     }
 
     private mutating func count(_ time: Double, interval: Double) -> Int {
@@ -157,6 +165,7 @@ package struct StepDetector: Sendable {
         isWalking = false
         pending = 0
         lastInterval = 0
+        earlierInterval = 0
         lastCandidateTime = nil
         peakLevel = 0
     }
