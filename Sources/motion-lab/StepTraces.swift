@@ -4,8 +4,8 @@ import Foundation
 /// Walking traces in the Oxford Step Counter data set's layout (its README, beside the data):
 /// `DIR/index.json` lists the traces; `DIR/<trace>.csv` holds `t_ns,ax_ms2,ay_ms2,az_ms2`,
 /// Android readings (m/s², face up +9.81), which ``samples`` turns into Core Motion's g
-/// (a_g = -a / 9.80665, the README's conversion). Oxford Step Counter data set: Salvi, Robles,
-/// et al., https://github.com/Oxford-step-counter/DataSet, CC BY 4.0.
+/// (a_g = -a / 9.80665, the README's conversion). Oxford Step Counter data set:
+/// https://github.com/Oxford-step-counter/DataSet, CC BY 4.0.
 struct StepTrace: Sendable {
     var name: String
     var subject: String
@@ -25,8 +25,8 @@ struct StepTrace: Sendable {
         var description: String
     }
 
-    /// Every trace `DIR/index.json` lists, read and converted.
-    static func load(folder: String) throws(Failure) -> [StepTrace] {
+    /// Every trace `DIR/index.json` lists whose name `including` accepts, read and converted.
+    static func load(folder: String, including: (String) -> Bool = { _ in true }) throws(Failure) -> [StepTrace] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw Failure(description: "no step traces at \(folder): pass --data with the folder of the Oxford Step Counter traces (e.g. ../shared/data/steps), which holds index.json")
@@ -48,6 +48,7 @@ struct StepTrace: Sendable {
             guard let name = entry["trace"] as? String, let truth = entry["gt_steps"] as? Int else {
                 throw Failure(description: "\(indexPath): an entry lacks \"trace\" or \"gt_steps\"; each trace needs its name and its ground-truth count")
             }
+            guard including(name) else { continue }
             var trace = StepTrace(
                 name: name, subject: entry["subject"] as? String ?? "unknown", position: entry["position"] as? String ?? "unknown",
                 groundTruthSteps: truth, appSteps: entry["app_algo_steps"] as? Int, timestamps: [], accelerations: [])

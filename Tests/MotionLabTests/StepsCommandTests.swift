@@ -67,7 +67,7 @@ import Testing
     /// each within 3 % of the foot switches' count.
     @Test(.enabled(if: dataPresent, "no step traces at ../shared/data/steps (or STEPS_DATA)"))
     func countsTheValidationTraces() throws {
-        let traces = try StepTrace.load(folder: Self.dataFolder).filter { $0.name.hasPrefix("val_") }
+        let traces = try StepTrace.load(folder: Self.dataFolder) { $0.hasPrefix("val_") }
         #expect(traces.count == 6)
         for trace in traces {
             let steps = StepCrossValidation.count(trace, .init())
