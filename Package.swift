@@ -101,7 +101,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // `motion-lab evaluate` (the attitude filter scored on BROAD) and `motion-lab background-check`.
+        // `motion-lab evaluate` (the attitude filter scored on BROAD), `motion-lab background-check` and `motion-lab steps` (the step detector on walking traces).
         .executableTarget(
             name: "motion-lab",
             dependencies: [

@@ -9,11 +9,12 @@ import Motion
 struct MotionLab: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "motion-lab",
-        abstract: "Measure the fusion: the attitude filter on BROAD recordings, the background calibration on the simulated board.",
+        abstract: "Measure the fusion: the attitude filter on BROAD recordings, the background calibration on the simulated board, the step detector on walking traces.",
         version: "swift-motion \(MotionManager.version)",
         subcommands: [
             EvaluateCommand.self,
             BackgroundCheckCommand.self,
+            StepsCommand.self,
         ]
     )
 

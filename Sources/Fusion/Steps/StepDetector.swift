@@ -1,0 +1,172 @@
+/// Counts steps from acceleration alone, causally, in O(1) time and no allocation per sample.
+///
+/// The method is the windowed peak detection with thresholds and a minimum step interval that
+/// Brajdic & Harle compare ("Walk detection and step counting on unconstrained smartphones",
+/// UbiComp 2013, §4.2 "windowed peak detection" and §4.1's smoothing), on the acceleration's
+/// magnitude, which does not depend on how the board is held:
+///
+/// 1. `|a|` (g) less its own slow mean (time constant `Parameters.meanTimeConstant`): gravity and
+///    any offset gone, the body's bounce left.
+/// 2. Two first-order low passes at `Parameters.cutoff` band-limit it to the gait's band.
+/// 3. Each lobe of that signal above zero that rises over `Parameters.peakThreshold`, and over
+///    `Parameters.relativeThreshold` times the recent candidates' mean height, gives one
+///    candidate step at its highest sample, taken when the signal falls below zero again; a
+///    candidate closer than `Parameters.minimumInterval` to the one before is not a step of its own.
+/// 4. **The walking gate** (our rule, so that nothing counts where nobody walks): candidates count
+///    only once `Parameters.gateSteps` of them follow each other at intervals between
+///    `minimumInterval` and `maximumInterval`, each interval within `Parameters.intervalTolerance`
+///    (a fraction) of the one before or of the one before that (a phone in a back pocket sees
+///    one leg's steps long and the other's short: 0.41 s, 0.63 s, 0.41 s, …); then all of them count at once (back-filled) and every
+///    further candidate counts while they keep coming within `maximumInterval`. A gap longer than
+///    that ends the walk, and the gate closes again. Before the gate opens, a candidate too soon
+///    after the one before (a shake, a tap's ringing) starts the run again.
+///
+/// Timestamps drive every time constant, so any rate works (the filters take the interval of
+/// each sample); a sample whose timestamp does not advance is skipped.
+package struct StepDetector: Sendable {
+    package struct Parameters: Sendable, Equatable {
+        /// Cut-off of the two low passes, Hz.
+        package var cutoff: Double = 3
+        /// Height a lobe must rise to, g.
+        package var peakThreshold: Double = 0.03
+        /// Height a lobe must rise to as a fraction of the recent candidates' mean height (0: off),
+        /// so that a soft walker's steps count and a hard walker's bounces between them do not.
+        package var relativeThreshold: Double = 0.3
+        /// Shortest step, s (3.3 steps a second: a run).
+        package var minimumInterval: Double = 0.3
+        /// Longest step of a walk, s.
+        package var maximumInterval: Double = 1.3
+        /// Candidates in a row, at consistent intervals, before any counts.
+        package var gateSteps: Int = 5
+        /// How far one interval may differ from the one before, a fraction of it.
+        package var intervalTolerance: Double = 0.4
+        /// The magnitude's slow mean, s.
+        package var meanTimeConstant: Double = 1
+
+        package init() {}
+    }
+
+    package let parameters: Parameters
+    /// Steps counted so far.
+    package private(set) var steps = 0
+    /// Whether the gate is open: candidates are counting as steps.
+    package private(set) var isWalking = false
+    /// The last counted step's time (the timestamps' clock), or nil before any.
+    package private(set) var lastStepTime: Double?
+    /// A running mean of the intervals between counted steps, s (0 before two steps).
+    package private(set) var meanStepInterval: Double = 0
+
+    private var lastTimestamp: Double?
+    private var mean = 0.0
+    private var low1 = 0.0
+    private var low2 = 0.0
+    private var lobeActive = false
+    private var lobePeak = 0.0
+    private var lobePeakTime = 0.0
+    private var lastCandidateTime: Double?
+    private var lastInterval = 0.0
+    /// The interval before `lastInterval` (0 if none): a walk's steps may alternate long and short.
+    private var earlierInterval = 0.0
+    private var pending = 0
+    /// Running mean of the candidates' heights, g (0 at the start of a walk).
+    private var peakLevel = 0.0
+
+    package init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+    }
+
+    /// Steps per second over the recent walk, or nil while not walking.
+    package var cadence: Double? {
+        isWalking && meanStepInterval > 0 ? 1 / meanStepInterval : nil
+    }
+
+    /// Takes one sample: acceleration in g (any sign convention: only its magnitude is used) and
+    /// its timestamp in seconds. Returns how many steps this sample added (several when the gate
+    /// opens and back-fills, 0 mostly).
+    @discardableResult
+    package mutating func add(acceleration a: SIMD3<Double>, timestamp t: Double) -> Int {
+        let magnitude = (a * a).sum().squareRoot()
+        guard magnitude.isFinite, t.isFinite else { return 0 }
+        guard let previous = lastTimestamp else {
+            lastTimestamp = t
+            mean = magnitude
+            return 0
+        }
+        let dt = t - previous
+        guard dt > 0 else { return 0 }
+        lastTimestamp = t
+        // A gap in the samples counts as one interval of at most a tenth of a second.
+        let step = min(dt, 0.1)
+        mean += (magnitude - mean) * step / (parameters.meanTimeConstant + step)
+        let lowTau = 1 / (2 * Double.pi * parameters.cutoff)
+        let lowGain = step / (lowTau + step)
+        low1 += (magnitude - mean - low1) * lowGain
+        low2 += (low1 - low2) * lowGain
+        let s = low2
+
+        var added = 0
+        if s > 0 {
+            if !lobeActive { lobeActive = true; lobePeak = s; lobePeakTime = t }
+            else if s > lobePeak { lobePeak = s; lobePeakTime = t }
+        } else if lobeActive {
+            lobeActive = false
+            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * peakLevel) {
+                peakLevel = peakLevel == 0 ? lobePeak : peakLevel + (lobePeak - peakLevel) * 0.2
+                added = candidate(at: lobePeakTime)
+            }
+        }
+        if let last = lastCandidateTime, t - last > parameters.maximumInterval, isWalking || pending > 0 {
+            endWalk()
+        }
+        return added
+    }
+
+    private mutating func candidate(at time: Double) -> Int {
+        guard let last = lastCandidateTime else {
+            lastCandidateTime = time
+            pending = 1
+            return 0
+        }
+        let interval = time - last
+        if interval < parameters.minimumInterval {
+            if !isWalking { lastCandidateTime = time; pending = 1; lastInterval = 0; earlierInterval = 0 }
+            return 0
+        }
+        lastCandidateTime = time
+        if isWalking {
+            return count(time, interval: interval)
+        }
+        let consistent = lastInterval == 0 || close(interval, lastInterval) || close(interval, earlierInterval)
+        pending = consistent ? pending + 1 : 2
+        earlierInterval = lastInterval
+        lastInterval = interval
+        guard pending >= parameters.gateSteps else { return 0 }
+        isWalking = true
+        let backFilled = pending
+        pending = 0
+        steps += backFilled
+        lastStepTime = time
+        meanStepInterval = interval
+        return backFilled
+    }
+
+    private func close(_ interval: Double, _ reference: Double) -> Bool {
+        reference > 0 && abs(interval - reference) <= parameters.intervalTolerance * reference
+    }
+
+    private mutating func count(_ time: Double, interval: Double) -> Int {
+        steps += 1
+        lastStepTime = time
+        meanStepInterval += (interval - meanStepInterval) * 0.25
+        return 1
+    }
+
+    private mutating func endWalk() {
+        isWalking = false
+        pending = 0
+        lastInterval = 0
+        earlierInterval = 0
+        lastCandidateTime = nil
+        peakLevel = 0
+    }
+}

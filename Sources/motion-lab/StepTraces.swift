@@ -1,0 +1,89 @@
+import FileAccess
+import Foundation
+
+/// Walking traces in the Oxford Step Counter data set's layout (its README, beside the data):
+/// `DIR/index.json` lists the traces; `DIR/<trace>.csv` holds `t_ns,ax_ms2,ay_ms2,az_ms2`,
+/// Android readings (m/s², face up +9.81), which ``samples`` turns into Core Motion's g
+/// (a_g = -a / 9.80665, the README's conversion). Oxford Step Counter data set:
+/// https://github.com/Oxford-step-counter/DataSet, CC BY 4.0.
+struct StepTrace: Sendable {
+    var name: String
+    var subject: String
+    var position: String
+    var groundTruthSteps: Int
+    /// The recording app's own count, where the index has one.
+    var appSteps: Int?
+    /// Seconds from the first sample.
+    var timestamps: [Double]
+    /// g, Core Motion's sign.
+    var accelerations: [SIMD3<Double>]
+
+    /// Standard gravity, m/s² (the CGPM's 1901 value, as the data's README converts).
+    static let standardGravity = 9.80665
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Every trace `DIR/index.json` lists whose name `including` accepts, read and converted.
+    static func load(folder: String, including: (String) -> Bool = { _ in true }) throws(Failure) -> [StepTrace] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Failure(description: "no step traces at \(folder): pass --data with the folder of the Oxford Step Counter traces (e.g. ../shared/data/steps), which holds index.json")
+        }
+        let indexPath = (folder as NSString).appendingPathComponent("index.json")
+        let index: Data
+        do {
+            index = try FileContents.read(indexPath, what: "the traces' index.json", limit: FileContents.Limit.broadIndex)
+        } catch {
+            throw Failure(description: "\(indexPath) \(error)")
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: index) as? [String: Any],
+              let entries = root["traces"] as? [[String: Any]]
+        else {
+            throw Failure(description: "\(indexPath) is not a step-trace index: it needs a \"traces\" list of entries with \"trace\", \"subject\", \"position\" and \"gt_steps\"")
+        }
+        var traces: [StepTrace] = []
+        for entry in entries {
+            guard let name = entry["trace"] as? String, let truth = entry["gt_steps"] as? Int else {
+                throw Failure(description: "\(indexPath): an entry lacks \"trace\" or \"gt_steps\"; each trace needs its name and its ground-truth count")
+            }
+            guard including(name) else { continue }
+            var trace = StepTrace(
+                name: name, subject: entry["subject"] as? String ?? "unknown", position: entry["position"] as? String ?? "unknown",
+                groundTruthSteps: truth, appSteps: entry["app_algo_steps"] as? Int, timestamps: [], accelerations: [])
+            try trace.readSamples(from: (folder as NSString).appendingPathComponent(name + ".csv"))
+            traces.append(trace)
+        }
+        return traces
+    }
+
+    private mutating func readSamples(from path: String) throws(Failure) {
+        let bytes: Data
+        do {
+            bytes = try FileContents.read(path, what: "the trace's CSV", limit: FileContents.Limit.broadTrial)
+        } catch {
+            throw Failure(description: "\(path) \(error)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        var first: Int64?
+        var row = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            row += 1
+            if row == 1 { continue }
+            let fields = line.split(separator: ",")
+            guard fields.count >= 4, let ns = Int64(fields[0].trimmingCharacters(in: .whitespaces)),
+                  let x = Double(fields[1]), let y = Double(fields[2]), let z = Double(fields[3].trimmingCharacters(in: .whitespacesAndNewlines))
+            else {
+                throw Failure(description: "\(path) row \(row): expected t_ns,ax_ms2,ay_ms2,az_ms2 (integer nanoseconds, three numbers)")
+            }
+            let start = first ?? ns
+            first = start
+            timestamps.append(Double(ns - start) / 1e9)
+            accelerations.append(SIMD3(x, y, z) / -Self.standardGravity)
+        }
+        guard !timestamps.isEmpty else {
+            throw Failure(description: "\(path) holds no samples")
+        }
+    }
+}
