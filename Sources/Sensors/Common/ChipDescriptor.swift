@@ -18,6 +18,8 @@ package struct ChipDescriptor: Sendable {
     package typealias MagnetometerFactory = @Sendable (
         _ bus: any I2CBus, _ address: I2CAddress, _ pause: Pause, _ resetCompletion: ResetCompletion
     ) -> any MagnetometerDriver
+    /// Builds a barometer driver at an address on a bus.
+    package typealias BarometerFactory = @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ pause: Pause) -> any BarometerDriver
 
     /// What the chip is to this library, and its driver's factory.
     package enum Kind: Sendable {
@@ -25,6 +27,8 @@ package struct ChipDescriptor: Sendable {
         case imu(IMUFactory)
         /// A magnetometer on its own address.
         case magnetometer(MagnetometerFactory)
+        /// A pressure sensor (``ChipRegistry/barometers``).
+        case barometer(BarometerFactory)
     }
 
     /// The chip's name as ``ChipInfo/name`` carries it: as printed on the package, or the names of
@@ -103,6 +107,34 @@ package struct ChipDescriptor: Sendable {
         stretchesClock = false
     }
 
+    /// A pressure sensor: its identity and factory; no rate or range tables (its settings are
+    /// oversampling and filter, ``BarometerConfiguration``).
+    init(barometer name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, make: @escaping BarometerFactory) {
+        self.name = name
+        self.cliNames = cliNames
+        self.family = family
+        self.identity = identity
+        kind = .barometer(make)
+        tables = .barometer
+        fifo = nil
+        gyroRestLimits = nil
+        gravityRestTolerance = nil
+        outputDelay = .none(because: "a barometer: the attitude filter's look-ahead follows the gyroscope")
+        packagedMagnetometer = nil
+        stretchesClock = false
+    }
+
+    /// The barometer driver at `address`; nil for any other chip.
+    package func makeBarometer(bus: any I2CBus, address: I2CAddress, pause: Pause = .system) -> (any BarometerDriver)? {
+        guard case .barometer(let make) = kind else { return nil }
+        return make(bus, address, pause)
+    }
+
+    /// True for a magnetometer on its own address.
+    package var isMagnetometer: Bool {
+        if case .magnetometer = kind { true } else { false }
+    }
+
     /// True for an accelerometer + gyroscope.
     package var isIMU: Bool {
         if case .imu = kind { true } else { false }
@@ -136,6 +168,7 @@ package struct ChipDescriptor: Sendable {
         switch tables {
         case .imu(let tables): tables.outputDataRates.map(\.value)
         case .magnetometer(let settings): settings.outputDataRates.map(\.value)
+        case .barometer: []
         }
     }
 
@@ -177,6 +210,7 @@ extension ChipDescriptor {
 enum SettingsTables: Sendable {
     case imu(IMUTables)
     case magnetometer(MagnetometerSettings)
+    case barometer
 }
 
 /// How a chip says who it is, and where it answers.

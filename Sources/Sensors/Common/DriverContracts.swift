@@ -74,3 +74,38 @@ extension IMUDriver {
 
 /// A magnetometer driver.
 package protocol MagnetometerDriver: ChipDriver where Configuration == MagnetometerConfiguration, Sample == MagneticSample {}
+
+/// One barometer reading: the compensated pressure and the die temperature the compensation used.
+package struct PressureSample: Sendable, Equatable {
+    /// Pressure, Pa.
+    package var pressure: Double
+    /// Die temperature, °C.
+    package var temperature: Double
+
+    package init(pressure: Double, temperature: Double) {
+        self.pressure = pressure
+        self.temperature = temperature
+    }
+}
+
+/// How a barometer is run: its oversampling, IIR filter and standby between measurements.
+package struct BarometerConfiguration: Sendable, Equatable {
+    /// Pressure oversampling (×1, ×2, ×4, ×8, ×16).
+    package var pressureOversampling: Int
+    /// Temperature oversampling (×1, ×2, ×4, ×8, ×16).
+    package var temperatureOversampling: Int
+    /// IIR filter coefficient (0 = off, 2, 4, 8, 16).
+    package var filterCoefficient: Int
+    /// Standby between measurements in normal mode, ms.
+    package var standby: Double
+
+    package init(pressureOversampling: Int, temperatureOversampling: Int, filterCoefficient: Int, standby: Double) {
+        self.pressureOversampling = pressureOversampling
+        self.temperatureOversampling = temperatureOversampling
+        self.filterCoefficient = filterCoefficient
+        self.standby = standby
+    }
+}
+
+/// A pressure sensor's driver (``ChipDriver/readSample()`` gives Pa and °C).
+package protocol BarometerDriver: ChipDriver where Configuration == BarometerConfiguration, Sample == PressureSample {}
