@@ -38,10 +38,15 @@ struct StepTrace: Sendable {
         } catch {
             throw Failure(description: "\(indexPath) \(error)")
         }
-        guard let root = try? JSONSerialization.jsonObject(with: index) as? [String: Any],
-              let entries = root["traces"] as? [[String: Any]]
-        else {
-            throw Failure(description: "\(indexPath) is not a step-trace index: it needs a \"traces\" list of entries with \"trace\", \"subject\", \"position\" and \"gt_steps\"")
+        let shape = "it needs a \"traces\" list of entries with \"trace\", \"subject\", \"position\" and \"gt_steps\""
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: index)
+        } catch {
+            throw Failure(description: "\(indexPath) is not a step-trace index (\(error.localizedDescription)): \(shape)")
+        }
+        guard let root = parsed as? [String: Any], let entries = root["traces"] as? [[String: Any]] else {
+            throw Failure(description: "\(indexPath) is not a step-trace index: \(shape)")
         }
         var traces: [StepTrace] = []
         for entry in entries {
