@@ -53,6 +53,33 @@ import Testing
         #expect(rises >= 1, "seed \(seed): the accuracy never rose (last \(trace.last?.accuracy.rawValue ?? -9))")
     }
 
+    /// The attitude is held with the heading (one orientation): in the magnetic-north frame while
+    /// the field is uncalibrated, a quarter turn counterclockwise (`quarter-turn`: at 3–5 s) turns
+    /// the attitude's yaw by +90° and the heading by −90°, where the fused orientation, following the
+    /// field as read (the simulated magnetometer's hard iron), turned by about 54°.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func attitudeTurnsWithTheBoardWhileUncalibrated(seed: UInt64) throws {
+        let clock = VirtualClock()
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "quarter-turn", seed: seed)), clock: clock, calibrationStore: nil)
+        manager.deviceMotionUpdateInterval = 0.01
+        manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+        defer { manager.stopDeviceMotionUpdates() }
+        var trace: [(time: Double, yaw: Double, heading: Double, accuracy: MagneticFieldCalibrationAccuracy)] = []
+        for step in 1...600 {
+            clock.advance(by: 0.01)
+            if let motion = manager.deviceMotion {
+                trace.append((Double(step) * 0.01, motion.attitude.yaw * 180 / .pi, motion.heading, motion.magneticField.accuracy))
+            }
+        }
+        let before = try #require(trace.first { $0.time >= 2.5 })
+        let after = try #require(trace.last { $0.time >= 5.1 && $0.accuracy == .uncalibrated }, "seed \(seed): calibrated before the turn ended")
+        #expect(before.accuracy == .uncalibrated)
+        let yawTurn = (after.yaw - before.yaw + 540).truncatingRemainder(dividingBy: 360) - 180
+        let headingTurn = (after.heading - before.heading + 540).truncatingRemainder(dividingBy: 360) - 180
+        #expect(abs(yawTurn - 90) < 2, "seed \(seed): the attitude turned \(yawTurn)°")
+        #expect(abs(headingTurn + 90) < 2, "seed \(seed): the heading turned \(headingTurn)°")
+    }
+
     /// Each rise of the level at least the stated delay after the previous change; the rises counted.
     @discardableResult
     static func expectSlowRises(_ trace: [(time: Double, heading: Double, accuracy: MagneticFieldCalibrationAccuracy)], seed: UInt64) -> Int {

@@ -76,9 +76,15 @@ final class DeviceMotionExtractor: Sendable {
     let attitudeSource: AttitudeSource
     private let startYaw = Locked<Double?>(nil)
     private let chipStartYaw = Locked<Double?>(nil)
-    /// The heading less the gyroscope's own (6D) heading, degrees, as last trusted; held while the
-    /// field is uncalibrated, so that the heading turns with the board and does not wander while it is still.
-    private let headingOffset = Locked<Double?>(nil)
+    /// The fused (9D) yaw less the gyroscope's own (6D) yaw in ENU, radians, as last trusted, and
+    /// the time of the first sample; held while the field is uncalibrated, so that attitude and
+    /// heading turn with the board and do not follow a field the calibration has not yet corrected
+    /// (``magneticOrientation(_:accuracy:at:)``).
+    private let yawOffset = Locked<(offset: Double, since: Double)?>(nil)
+    /// How long the offset follows the fused orientation after the first sample, s: the filter
+    /// starts its heading as the running mean of its first readings, and a second of them takes
+    /// the first reading's noise out.
+    static let headingSettleTime = 1.0
     /// The accuracy reported, and since when a higher level than it has been seen (s, sample time).
     private let reportedAccuracy = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>(nil)
     /// How long a higher accuracy must last before it is reported, s; a lower one is reported at
@@ -108,19 +114,19 @@ final class DeviceMotionExtractor: Sendable {
 
     func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotion? {
         guard let fused else { return nil }
-        let source = frame == .xArbitraryZVertical ? fused.orientation6D : fused.orientation
-        let ours = attitude(source, start: startYaw)
-        let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
-        let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
         // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
         let fieldAccuracy = steady(sample.magneticField == nil ? .uncalibrated : accuracy(fused), at: sample.timestamp)
+        let magnetic = frame == .xArbitraryZVertical ? nil : magneticOrientation(fused, accuracy: fieldAccuracy, at: sample.timestamp)
+        let ours = attitude(magnetic ?? fused.orientation6D, start: startYaw)
+        let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
+        let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
         return DeviceMotion(
             attitude: attitudeSource == .chip ? chip ?? ours : ours,
             rotationRate: sample.rotationRate - fused.gyroBias,
             gravity: fused.gravity,
             userAcceleration: sample.acceleration - fused.gravity,
             magneticField: CalibratedMagneticField(field: field, accuracy: fieldAccuracy),
-            heading: heading(fused, accuracy: fieldAccuracy),
+            heading: frame == .xMagneticNorthZVertical || frame == .xTrueNorthZVertical ? heading(magnetic ?? fused.orientation) : -1,
             timestamp: sample.timestamp,
             chipAttitude: chip)
     }
@@ -158,19 +164,25 @@ final class DeviceMotionExtractor: Sendable {
         }
     }
 
-    /// Compass heading of the device's top edge (or its back when the top edge points up or down),
-    /// degrees. While the field is uncalibrated the heading is the gyroscope's (6D) heading plus the
-    /// offset between the two last trusted (or first seen): it turns with the board, and does not
-    /// move while the board is still, where the fused heading would wander toward an uncorrected field.
-    private func heading(_ fused: FusedMotion, accuracy: MagneticFieldCalibrationAccuracy) -> Double {
-        guard frame == .xMagneticNorthZVertical || frame == .xTrueNorthZVertical else { return -1 }
-        let magnetic = Self.compass(fused.orientation) + (frame == .xTrueNorthZVertical ? declination * 180 / .pi : 0)
-        let gyroscope = Self.compass(fused.orientation6D)
-        let offset = headingOffset.withLock { offset in
-            if accuracy != .uncalibrated || offset == nil { offset = magnetic - gyroscope }
-            return offset ?? 0
+    /// Device → ENU in a magnetic frame: the fused (9D) orientation; while the field is
+    /// uncalibrated (after the first ``headingSettleTime``), the gyroscope's (6D) orientation turned
+    /// about up by the yaw between the two last trusted, so that it turns with the board and does
+    /// not move while the board is still, where the fused one would follow an uncorrected field (a
+    /// hard-iron offset makes a quarter turn read as a smaller one).
+    private func magneticOrientation(_ fused: FusedMotion, accuracy: MagneticFieldCalibrationAccuracy, at time: Double) -> Quaternion {
+        let held = yawOffset.withLock { state -> Double? in
+            let since = state?.since ?? time
+            if let state, accuracy == .uncalibrated, time - since >= Self.headingSettleTime { return state.offset }
+            state = (Attitude(quaternion: fused.orientation).yaw - Attitude(quaternion: fused.orientation6D).yaw, since)
+            return nil
         }
-        return Self.normalized(gyroscope + offset)
+        return held.map { (Quaternion.aboutZ($0) * fused.orientation6D).normalized } ?? fused.orientation
+    }
+
+    /// Compass heading of the device's top edge (or its back when the top edge points up or down),
+    /// degrees, in the extractor's frame, from `enu` (``magneticOrientation(_:accuracy:at:)``).
+    private func heading(_ enu: Quaternion) -> Double {
+        Self.normalized(Self.compass(enu) + (frame == .xTrueNorthZVertical ? declination * 180 / .pi : 0))
     }
 
     /// The compass direction of the device's top edge (or its back) in `enu`, degrees from north toward east.

@@ -43,7 +43,7 @@ public struct Scenario: Sendable {
     public static let all: [Scenario] = [
         rest, sixFaces, flip, portraitTilt, shakePortrait, landscapeSweep, figureEight, tumble, walk, translation,
         taps, vibration, magnetDisturbance, steelDesk, ordinaryHandling, magnetPassing, magnetAttached, indoorHandling,
-        indoorCarrying, fastTranslation,
+        indoorCarrying, fastTranslation, quarterTurn,
     ]
 
     private static let degree = Double.pi / 180
@@ -58,6 +58,10 @@ public struct Scenario: Sendable {
         script: MotionScript(
             [.rest(4)] + [DeviceFace.faceDown, .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
                 .map { .face($0, over: 2, thenHold: 4) }))
+
+    package static let quarterTurn = Scenario(
+        name: "quarter-turn", summary: "face up, turned 90° counterclockwise (seen from above) in 2 s, then held",
+        script: MotionScript([.rest(3), .turn(to: Quaternion.aboutZ(90 * degree), over: 2, thenHold: 5)]))
 
     package static let flip = Scenario(
         name: "flip", summary: "face up, flipped over in 1.5 s, face down",
