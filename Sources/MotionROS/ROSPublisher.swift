@@ -23,8 +23,11 @@ import Motion
 /// writes it. A sample that cannot be published is counted with its reason (``ROSCounters``).
 public final class ROSPublisher: Sendable {
     public let configuration: ROSConfiguration
-    /// The covariances every message carries (default: all zeros, "unknown").
-    public let covariances: ROSCovariances
+    /// The covariances every message carries, as given; nil (the default): measured — the
+    /// orientation's from the library's accuracy (tilt 1°, the heading's accuracy level), the
+    /// sensors' from their noise while the board lay still (all zeros, "unknown", until it has
+    /// lain still for a second). docs/ros2.md, "Covariances".
+    public let covariances: ROSCovariances?
     private let manager: MotionManager
 
     private struct Pending {
@@ -37,13 +40,25 @@ public final class ROSPublisher: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let handlerQueue = DispatchQueue(label: "swift-motion.ros2.handler")
+    /// Called on the publishing thread with each sample once its messages are written.
+    private let onPublished: (@Sendable (DeviceMotion) -> Void)?
 
     /// A publisher of `manager`'s device motion; checks the configuration (``ROSConfiguration/validate()``).
-    public init(manager: MotionManager, configuration: ROSConfiguration, covariances: ROSCovariances = ROSCovariances()) throws(ROSError) {
+    /// `covariances`: fixed ones for every message; nil measures them (``covariances``).
+    public convenience init(manager: MotionManager, configuration: ROSConfiguration, covariances: ROSCovariances? = nil) throws(ROSError) {
+        try self.init(manager: manager, configuration: configuration, covariances: covariances, published: nil)
+    }
+
+    /// With `published`, called on the publishing thread with each sample after its messages were
+    /// written (`motionctl ros2 --echo`).
+    package init(
+        manager: MotionManager, configuration: ROSConfiguration, covariances: ROSCovariances?, published: (@Sendable (DeviceMotion) -> Void)?
+    ) throws(ROSError) {
         try configuration.validate()
         self.manager = manager
         self.configuration = configuration
         self.covariances = covariances
+        self.onPublished = published
     }
 
     deinit { stop() }
@@ -110,6 +125,8 @@ public final class ROSPublisher: Sendable {
 
     private func publishLoop(_ writers: DDSWriters, clock: ROSStampClock) {
         var batch: [DeviceMotion] = []
+        var current = covariances ?? ROSCovariances()
+        var uncertainty = ROSUncertainty(windowLength: Int(configuration.rate.rounded()))
         while true {
             wake.wait()
             let stopping = pending.withLock { state in
@@ -118,7 +135,16 @@ public final class ROSPublisher: Sendable {
             }
             var published = 0, failed = 0
             for motion in batch {
-                if writers.write(ROSImuValues(motion, clock: clock), covariances: covariances) { published += 1 } else { failed += 1 }
+                let values = ROSImuValues(motion, clock: clock)
+                if covariances == nil {
+                    uncertainty.update(&current, values: values, accuracy: motion.magneticField.accuracy, hasHeading: motion.heading >= 0)
+                }
+                if writers.write(values, covariances: current) {
+                    published += 1
+                    onPublished?(motion)
+                } else {
+                    failed += 1
+                }
             }
             batch.removeAll(keepingCapacity: true)
             pending.withLock { state in

@@ -73,14 +73,19 @@ class MagneticField_(IdlStruct, typename="sensor_msgs::msg::dds_::MagneticField_
 def decoded(topic, data, typestore):
     if topic == "imu/mag":
         msg = typestore.deserialize_cdr(data, "sensor_msgs/msg/MagneticField")
-        fields = {"magnetic_field": [msg.magnetic_field.x, msg.magnetic_field.y, msg.magnetic_field.z]}
+        fields = {
+            "magnetic_field": [msg.magnetic_field.x, msg.magnetic_field.y, msg.magnetic_field.z],
+            "magnetic_field_covariance": [float(v) for v in msg.magnetic_field_covariance],
+        }
     else:
         msg = typestore.deserialize_cdr(data, "sensor_msgs/msg/Imu")
         fields = {
             "orientation": [msg.orientation.x, msg.orientation.y, msg.orientation.z, msg.orientation.w],
             "orientation_covariance": [float(v) for v in msg.orientation_covariance],
             "angular_velocity": [msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z],
+            "angular_velocity_covariance": [float(v) for v in msg.angular_velocity_covariance],
             "linear_acceleration": [msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z],
+            "linear_acceleration_covariance": [float(v) for v in msg.linear_acceleration_covariance],
         }
     return dict(topic=topic, stamp=[msg.header.stamp.sec, msg.header.stamp.nanosec], frame_id=msg.header.frame_id,
                 encapsulation=list(data[:2]), **fields)

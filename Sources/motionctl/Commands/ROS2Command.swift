@@ -3,6 +3,7 @@ import CommandSupport
 import Dispatch
 import Foundation
 import Motion
+import MotionFormats
 import MotionROS
 
 #if canImport(Glibc)
@@ -30,6 +31,8 @@ struct ROS2Command: ParsableCommand {
     @Option(parsing: .unconditional, help: "Messages per second on each topic (up to 1000; the sampler keeps its own rate).", transform: OptionRange.decimal) var rate: Double = 50
     @Flag(help: "Reliable delivery instead of the sensor-data profile's best effort.") var reliable = false
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or SIGTERM).", transform: OptionRange.decimal) var duration: Double?
+    @Flag(help: "Also print each published sample on standard output as `stream --device-motion` prints it (its device-motion columns, CSV).")
+    var echo = false
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...1000, unit: "Hz")
@@ -52,7 +55,7 @@ struct ROS2Command: ParsableCommand {
             }
             // Publishing is real time: the simulated board plays on the system clock.
             let opened = try source.open(virtualTime: false)
-            try ROS2Session(manager: opened.manager, configuration: configuration).run(runner: opened.runner(duration: duration))
+            try ROS2Session(manager: opened.manager, configuration: configuration, echo: echo).run(runner: opened.runner(duration: duration))
         }
     }
 }
@@ -61,11 +64,17 @@ struct ROS2Command: ParsableCommand {
 struct ROS2Session: Sendable {
     let manager: MotionManager
     let configuration: ROSConfiguration
+    let echo: Bool
 
     func run(runner: UpdateRunner) throws {
         let publisher: ROSPublisher
+        let output = OutputLines()
+        if echo { output.write(MachineOutput.deviceMotionColumns.joined(separator: ",")) }
+        let printRow: (@Sendable (DeviceMotion) -> Void)? = echo ? { @Sendable motion in
+            output.write(MachineOutput.csvLine(MachineOutput.deviceMotionRow(motion)))
+        } : nil
         do {
-            publisher = try ROSPublisher(manager: manager, configuration: configuration)
+            publisher = try ROSPublisher(manager: manager, configuration: configuration, covariances: nil, published: printRow)
             try publisher.start()
         } catch {
             throw CommandFailure(message: "\(error)")
@@ -86,10 +95,12 @@ struct ROS2Session: Sendable {
         printError("publishing \(manager.deviceName) to ROS 2 domain \(configuration.domainID): \(topics) at "
             + "\(OptionRange.describe(configuration.rate)) Hz, frame \(configuration.frameID), "
             + "\(configuration.reliable ? "reliable" : "best effort") (Ctrl-C ends)")
-        let interrupted = runner.run(isDone: { false }, drain: {})
+        let interrupted = runner.run(isDone: { output.error != nil }, drain: {})
         publisher.stop()
+        if let error = output.error { throw error }
         let summary = "ros2: \(publisher.counters); sampler: \(manager.counters)"
         if interrupted { throw Interruption.exit(summary) }
-        print(summary)
+        // With --echo standard output holds the rows: the summary goes to standard error.
+        if echo { printError(summary) } else { print(summary) }
     }
 }
