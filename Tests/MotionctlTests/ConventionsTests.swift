@@ -19,8 +19,10 @@ struct ConventionsTests {
         try terminalTests.start(terminal, arguments, environment: extra)
     }
 
-    /// Each command, running in real time in a terminal, gets SIGINT once it has shown `shown`:
-    /// it exits 130, says `interrupted: …`, and leaves the terminal as it found it.
+    /// Each command, running in real time in a terminal, gets SIGINT (Ctrl-C), SIGTERM
+    /// (`systemctl stop`) or SIGHUP (the terminal closed) once it has shown `shown`: it exits 128 +
+    /// the signal, says `interrupted: …` (naming SIGTERM and SIGHUP), and leaves the terminal as it
+    /// found it.
     @Test(arguments: [
         (["live", "--simulated"], "counters"),
         (["stream", "--simulated", "--real-time"], "timestamp_s,"),
@@ -30,16 +32,19 @@ struct ConventionsTests {
         (["calibrate", "accelerometer", "--simulated", "--real-time", "--duration", "600"], "now:"),
         (["calibrate", "magnetometer", "--simulated", "--real-time", "--duration", "600"], "Coverage ["),
         (["serve", "--simulated", "--port", "0"], "Ctrl-C to stop"),
-    ])
-    func controlCEndsEveryCommandTheSameWay(arguments: [String], shown: String) throws {
+        (["ros2", "--simulated", "--domain-id", "231"], "Ctrl-C ends"),
+    ], [SIGINT, SIGTERM, SIGHUP])
+    func signalsEndEveryCommandTheSameWay(command: ([String], String), signal: Int32) throws {
+        let (arguments, shown) = command
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try PseudoTerminal()
         let process = try start(terminal, arguments)
         #expect(terminal.read { $0.contains(shown) }, "\(arguments): \(terminal.screen)")
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         terminal.waitForExit(process)
-        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(arguments): \(terminal.screen)")
-        #expect(terminal.screen.contains("interrupted: "), "\(arguments): \(terminal.screen)")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(arguments) \(signal): \(terminal.screen)")
+        let said = [SIGTERM: "interrupted (SIGTERM): ", SIGHUP: "interrupted (SIGHUP): "][signal] ?? "interrupted: "
+        #expect(terminal.screen.contains(said), "\(arguments) \(signal): \(terminal.screen)")
         #expect(terminal.isCooked, "\(arguments): the terminal was not restored")
         #expect(!terminal.screen.contains("Saved to"))
     }

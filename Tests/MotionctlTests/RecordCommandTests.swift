@@ -1,7 +1,12 @@
 import ArgumentParser
 import Foundation
 import Testing
+import TestSupport
 @testable import motionctl
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct RecordCommandTests {
     private func temporaryPath() -> String {
@@ -55,6 +60,55 @@ struct RecordCommandTests {
             }
             #expect(abs((row["specific_force_z_m_s2"] ?? .nan) - 9.80665) < 0.3)
         }
+    }
+
+    /// A signal mid-recording (Ctrl-C, `systemctl stop`, a closed terminal): the file under its
+    /// name holds every sample the summary counts, whole, and nothing else is left in its folder;
+    /// before the first sample (one every 100 s here), the file already there is left as it was.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func aSignalLeavesTheRecordingSoFarOrTheOldFile(signal: Int32) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("record-signal-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("walk.csv").path
+        try "old\n".write(toFile: path, atomically: true, encoding: .utf8)
+
+        func stopped(_ arguments: [String]) throws -> (status: Int32, error: String) {
+            let process = Process()
+            process.executableURL = try builtExecutable("motionctl")
+            process.arguments = ["record", "--simulated", "--real-time", "--duration", "600", "--output", path] + arguments
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_HOME"] = folder.path
+            process.environment = environment
+            let error = Pipe()
+            process.standardError = error
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // Until the command says it records (it watches for signals by then).
+            var said = Data()
+            while !String(decoding: said, as: UTF8.self).contains("(Ctrl-C stops)"), process.isRunning {
+                said += error.fileHandleForReading.availableData
+            }
+            usleep(1_500_000)
+            kill(process.processIdentifier, signal)
+            said += error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: said, as: UTF8.self))
+        }
+
+        let early = try stopped(["--rate", "0.01"])
+        #expect(early.status == 128 + signal, "\(early.error)")
+        #expect(early.error.contains("no sample recorded, \(path) left as it was"), "\(early.error)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
+
+        let during = try stopped([])
+        #expect(during.status == 128 + signal, "\(during.error)")
+        let (header, rows, comments) = table(try String(contentsOfFile: path, encoding: .utf8))
+        let counted = during.error.split(separator: " ").firstIndex(of: "of").flatMap { Int(during.error.split(separator: " ")[$0 - 1]) }
+        #expect(counted.map { $0 >= 1 && $0 == rows.count } == true, "\(rows.count) rows; \(during.error)")
+        #expect(header.first == "time_s" && !comments.isEmpty)
+        #expect(rows.allSatisfy { $0.count == header.count && !($0["time_s"] ?? .nan).isNaN })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "swift-motion" } == ["walk.csv"])
     }
 
     @Test func anIMUWithoutAMagnetometerHasNoMagnetometerColumns() throws {

@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// `motionctl ros2`: device motion to ROS 2 over DDS (MotionROS; topics, frames and QoS in
-/// `ROSConfiguration`, docs/ros2.md), in real time until `--duration`, Ctrl-C or SIGTERM.
+/// `ROSConfiguration`, docs/ros2.md), in real time until `--duration`, Ctrl-C, SIGTERM or SIGHUP (``Interruption``).
 struct ROS2Command: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ros2",
@@ -79,17 +79,6 @@ struct ROS2Session: Sendable {
         } catch {
             throw CommandFailure(message: "\(error)")
         }
-        // SIGTERM (systemd's stop, `kill`) ends the run like Ctrl-C: the summary is printed.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        signal(SIGTERM, SIG_IGN)
-        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "motionctl.ros2.sigterm"))
-        terminate.setEventHandler { Interruption.request() }
-        terminate.resume()
-        defer { terminate.cancel() }
-
         let topics = [ROSConfiguration.imuTopic, ROSConfiguration.rawTopic, ROSConfiguration.magneticFieldTopic]
             .map { "/" + configuration.ddsTopic($0).dropFirst(3) }.joined(separator: ", ")
         printError("publishing \(manager.deviceName) to ROS 2 domain \(configuration.domainID): \(topics) at "

@@ -88,11 +88,19 @@ struct RecordCommand: ParsableCommand {
             if let data { recorder.add(data) }
             if let error { printError("motionctl: \(error)") }
         }
+        printError("recording \(count) samples at \(OptionRange.describe(rate)) Hz from \(manager.deviceName) to \(output ?? "standard output") (Ctrl-C stops)")
         // A second more than asked for: a sensor that keeps failing does not hold the recording forever.
         let interrupted = opened.runner(duration: duration + 1).run(isDone: { recorder.isDone }, drain: { queue.sync {} })
         manager.stopSensorUpdates()
         queue.sync {}
         try recorder.finish()
+        // A file is never replaced by less than a recording: with no sample, whatever was there stays.
+        guard recorder.written > 0 else {
+            sink.discard()
+            let outcome = "no sample recorded" + (output.map { ", \($0) left as it was" } ?? "")
+            if interrupted { throw Interruption.exit(outcome) }
+            throw CommandFailure(message: outcome)
+        }
         try sink.close()
         let written = "\(recorder.written) of \(count) samples written to \(output ?? "standard output")"
         if interrupted { throw Interruption.exit(written) }
@@ -264,6 +272,9 @@ final class CSVSink: Sendable {
             throw error
         }
     }
+
+    /// Leaves the path as it was (a regular file's temporary copy is removed).
+    func discard() { file?.discard() }
 
     /// Closes the file and, for a regular file, puts it under its name.
     func close() throws(CommandFailure) {

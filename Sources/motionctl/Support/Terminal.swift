@@ -7,16 +7,15 @@ import Glibc
 #endif
 
 /// Standard input in key-at-a-time mode (no line buffering, no echo, Ctrl-C read as a key) for a
-/// live display that stops on a key press. The terminal's settings are restored by `restore()`,
-/// and by a handler if the process gets SIGTERM or SIGHUP meanwhile. SIGINT is ``Interruption``'s:
-/// the command's loop sees it, restores the terminal and ends the usual way.
+/// live display that stops on a key press. The terminal's settings are restored by `restore()`.
+/// SIGINT, SIGTERM and SIGHUP are ``Interruption``'s: the command's loop sees them, restores the
+/// terminal and ends the usual way.
 final class KeyReader {
     /// Ctrl-C as a byte (ISIG is off while reading keys).
     static let interrupt: UInt8 = 3
 
     private var restored = false
-    /// Signals that end the process at once, after the terminal is put back.
-    private static let handledSignals = [SIGTERM, SIGHUP]
+    private var savedTerminal = termios()
 
     /// Nil when standard input is not a terminal (then no key can stop the display).
     init?() {
@@ -24,17 +23,7 @@ final class KeyReader {
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
         savedTerminal = settings
-        hasSavedTerminal = 1
-        // Whoever started us may have blocked these (a test runner's worker thread does): unblock
-        // them, or a SIGINT would wait forever while the terminal stays in key mode.
-        var handled = sigset_t()
-        sigemptyset(&handled)
         Interruption.watch()
-        for signalNumber in Self.handledSignals {
-            signal(signalNumber, restoreTerminalAndExit)
-            sigaddset(&handled, signalNumber)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         settings.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG)
         withUnsafeMutableBytes(of: &settings.c_cc) { cc in
             cc[Int(VMIN)] = 0
@@ -57,28 +46,8 @@ final class KeyReader {
     func restore() {
         guard !restored else { return }
         restored = true
-        if hasSavedTerminal == 1 {
-            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-            hasSavedTerminal = 0
-        }
-        for signalNumber in Self.handledSignals {
-            signal(signalNumber, SIG_DFL)
-        }
-    }
-}
-
-// Read by the signal handler, which can capture nothing: written before the handler is installed.
-nonisolated(unsafe) private var savedTerminal = termios()
-nonisolated(unsafe) private var hasSavedTerminal: sig_atomic_t = 0
-
-/// Async-signal-safe: restores the terminal, ends the line, exits with 128 + signal.
-private func restoreTerminalAndExit(_ signalNumber: Int32) {
-    if hasSavedTerminal == 1 {
         tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
     }
-    let newline: [UInt8] = [13, 10]
-    _ = newline.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, 2) }
-    _exit(128 + signalNumber)
 }
 
 /// What an output stream can show: cursor movement only on a terminal that is not `TERM=dumb`,
