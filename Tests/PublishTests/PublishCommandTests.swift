@@ -48,6 +48,35 @@ struct PublishCommandTests {
         }
     }
 
+    /// While it waits for a broker whose host drops packets (``Blackhole``; --connect-timeout an
+    /// hour), --duration ends the run as a failure and SIGTERM or Ctrl-C as an interruption, each
+    /// saying that nothing was published.
+    @Test("waiting to connect: --duration, SIGTERM and Ctrl-C end it", arguments: [0, SIGTERM, SIGINT])
+    func theWaitForTheBrokerEnds(signal: Int32) throws {
+        let port = 20_000 + Int(getpid() % 5_000) + Int(signal)
+        let hole = try Blackhole(port: port)
+        defer { withExtendedLifetime(hole) {} }
+        let process = Process()
+        process.executableURL = try Self.motionctl()
+        process.arguments = ["publish", "--simulated", "--broker", "mqtt://127.0.0.1:\(port)", "--connect-timeout", "3600"]
+            + (signal == 0 ? ["--duration", "2"] : [])
+        let error = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = error
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var said = Data()
+        while !String(decoding: said, as: UTF8.self).contains("connecting to"), process.isRunning {
+            said += error.fileHandleForReading.availableData
+        }
+        if signal != 0 { kill(process.processIdentifier, signal) }
+        said += error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: said, as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == (signal == 0 ? 1 : 128 + signal), "\(text)")
+        #expect(text.contains("not connected to mqtt://127.0.0.1:\(port): nothing published"), "\(text)")
+    }
+
     @Test("--duration: publishes, says offline, exits 0 with the counters; the password from the environment")
     func duration() throws {
         let broker = try PublishConnectionTests.passwordBroker(tls: false)

@@ -2,6 +2,7 @@ import ArgumentParser
 import FileAccess
 import CommandSupport
 import Foundation
+import Locking
 import Motion
 import MotionSimulation
 import MotionPublish
@@ -139,14 +140,42 @@ struct PublishSession: Sendable {
         let publisher: MotionPublisher
         do {
             publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: board)
-            try publisher.start()
         } catch {
             throw CommandFailure(message: "\(error)")
         }
         let url = "\(configuration.scheme.rawValue)://\(configuration.host):\(configuration.port)"
-        printError("publishing \(manager.deviceName) to \(url) under \(configuration.topicPrefix)/… at \(OptionRange.describe(configuration.rate)) Hz (Ctrl-C ends)")
-        // A discovery configuration that cannot be sent ends the run as an error.
-        let interrupted = runner.run(isDone: { publisher.discoveryFailure != nil }, drain: {})
+        // The connection is made on a thread of its own, so that Ctrl-C, SIGTERM and --duration
+        // end the wait for the broker (up to --connect-timeout) as they end the run.
+        let connected = Locked<Result<Void, PublishError>?>(nil)
+        let connecting = Thread {
+            do throws(PublishError) {
+                try publisher.start()
+                connected.withLock { $0 = .success(()) }
+                printError("publishing \(manager.deviceName) to \(url) under \(configuration.topicPrefix)/… at \(OptionRange.describe(configuration.rate)) Hz (Ctrl-C ends)")
+            } catch {
+                connected.withLock { $0 = .failure(error) }
+            }
+        }
+        connecting.name = "motionctl.publish.connect"
+        printError("connecting to \(url) (at most \(OptionRange.describe(configuration.connectTimeout)) s; Ctrl-C ends)")
+        connecting.start()
+        // A connection that fails, or a discovery configuration that cannot be sent, ends the run as an error.
+        let interrupted = runner.run(isDone: {
+            switch connected.withLock({ $0 }) {
+            case .failure: true
+            case .success: publisher.discoveryFailure != nil
+            case nil: false
+            }
+        }, drain: {})
+        switch connected.withLock({ $0 }) {
+        case .failure(let error): throw CommandFailure(message: "\(error)")
+        case nil:
+            // Still waiting for the broker: nothing was published; the connecting thread ends with the process.
+            let outcome = "not connected to \(url): nothing published"
+            if interrupted { throw Interruption.exit(outcome) }
+            throw CommandFailure(message: "--duration ended before the broker accepted: \(outcome)")
+        case .success: break
+        }
         publisher.stop()
         let summary = "publisher: \(publisher.counters); sampler: \(manager.counters)"
         if let failure = publisher.discoveryFailure { throw CommandFailure(message: "\(failure) (\(summary))") }
