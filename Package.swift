@@ -74,7 +74,7 @@ let package = Package(
         // `motionctl serve`: the live browser view over HTTP (its own bounded HTTP/1.1 on FlyingSocks' sockets; docs/serve-notes.md).
         .target(
             name: "MotionServe",
-            dependencies: ["Motion", "MotionSimulation", "MotionTools", "Fusion", "Locking", .product(name: "FlyingSocks", package: "FlyingFox")]
+            dependencies: ["Motion", "MotionSimulation", "MotionTools", "Fusion", "Locking", "FileAccess", .product(name: "FlyingSocks", package: "FlyingFox")]
         ),
         // `motionctl publish` and its library: device motion, orientation and state to an MQTT broker through
         // Eclipse Mosquitto's client library (libmosquitto-dev), bound like libi2c.

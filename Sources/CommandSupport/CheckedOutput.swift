@@ -105,6 +105,16 @@ package enum StandardStreams {
     /// Flushes standard output and returns the exit status: `status`, or 1 when it was 0 and a
     /// write to standard output or standard error failed. A failure is said on the other stream
     /// when that one works; a reader that went away (`EPIPE` on standard output) ends quietly.
+    /// The messages of failures already printed as `error: …` (``reportFailure(_:)``): a write error
+    /// the command reported is not said again by ``finish(status:)``.
+    private static let reported = Locked<Set<String>>([])
+
+    /// Prints `error: <message>` on standard error, once for this message.
+    package static func reportFailure(_ failure: CommandFailure) {
+        reported.withLock { _ = $0.insert(failure.message) }
+        printError("error: \(failure.message)")
+    }
+
     package static func finish(status: Int32) -> Int32 {
         var outputFailure = CheckedOutput.standardOutput.error
         let code = CStandardOutput_flushFailed()
@@ -114,7 +124,7 @@ package enum StandardStreams {
                 message: "cannot write standard output: \(String(cString: strerror(code)))" + CheckedOutput.hint(code))
         }
         let errorFailure = CheckedOutput.standardError.error
-        if let outputFailure, errorFailure == nil {
+        if let outputFailure, errorFailure == nil, !reported.withLock({ $0.contains(outputFailure.message) }) {
             CheckedOutput.standardError.send("error: \(outputFailure.message)\n")
         }
         if let errorFailure, outputFailure == nil {

@@ -15,7 +15,7 @@ package struct CommandFailure: Error, CustomStringConvertible {
         do {
             return try body()
         } catch let failure as CommandFailure {
-            printError("error: \(failure.message)")
+            StandardStreams.reportFailure(failure)
             throw ExitCode.failure
         }
     }

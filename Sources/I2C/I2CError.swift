@@ -25,7 +25,8 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     public var bus: String
     /// The target, when the failure concerns one.
     package var address: I2CAddress?
-    /// The operating system's error number, when there was one.
+    /// The operating system's error number, when there was one (for programs; ``detail`` names it
+    /// for people, e.g. "No such device or address (ENXIO)").
     public var errno: Int32?
     /// What was attempted and what came back.
     public var detail: String
@@ -48,7 +49,6 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         var text = "\(bus)"
         if let address { text += " at \(address)" }
         text += ": \(kind.rawValue): \(detail)"
-        if let errno { text += " (errno \(errno))" }
         if let hint { text += ". \(hint)" }
         return text
     }

@@ -62,12 +62,12 @@ extension LinuxI2CBus {
         // The kind, what happened and what to do about it; an unopened bus has no target address.
         let (kind, detail, hint): (I2CError.Kind, String, String?) = switch (stage, code) {
         case (.open, ENOENT), (.open, ENODEV), (.open, ENXIO):
-            (.noSuchBus, "\(bus) does not exist (\(reason))", enableI2CHint)
+            (.noSuchBus, "\(bus) does not exist; \(reason)", enableI2CHint)
         case (_, EACCES), (_, EPERM):
-            (.permissionDenied, "not allowed to use \(bus) (\(reason))",
+            (.permissionDenied, "not allowed to use \(bus); \(reason)",
              "add yourself to the i2c group with `sudo usermod -aG i2c $USER`, then log out and in again")
         case (.transfer, ENXIO), (.transfer, EREMOTEIO), (.transfer, ENODEV):
-            (.noAcknowledge, "no device acknowledged \(target)on \(bus) (\(reason))",
+            (.noAcknowledge, "no device acknowledged \(target)on \(bus); \(reason)",
              "check the wiring (SDA, SCL, 3.3 V, GND) and the sensor's power, and its address: "
                 + "an address pin (AD0/SA0/SDO) moves it, e.g. 0x68 to 0x69; "
                 + "`motionctl probe` lists the addresses that answer")

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Motion
 
@@ -122,11 +123,12 @@ extension MotionServer {
         return !name.contains(":") && ServeConfiguration.isLoopback(name)
     }
 
-    /// A query parameter as a number in `range`; missing: `default`; anything else is a 400
-    /// naming the parameter and its range.
+    /// A query parameter as a number in `range`, read as the command line reads numbers (plain
+    /// decimal: ``DecimalNumber``; not `0x10`, `nan`, or `5` followed by a NUL); missing: `default`;
+    /// anything else is a 400 naming the parameter and its range.
     static func number(_ request: RequestHead, _ name: String, in range: ClosedRange<Double>, default value: Double, unit: String) throws(CalibrationRefusal) -> Double {
         guard let text = request.queryValue(name) else { return value }
-        guard text.count <= 32, let number = Double(text), number.isFinite, range.contains(number) else {
+        guard text.count <= 32, let number = DecimalNumber.parse(text), range.contains(number) else {
             throw CalibrationRefusal(
                 status: 400, message: "\(name) must be a number from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound)) \(unit), not \"\(text.prefix(32))\"")
         }

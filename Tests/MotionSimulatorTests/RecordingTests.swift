@@ -51,7 +51,7 @@ import Testing
             Issue.record("expected time going backwards")
             return
         }
-        guard case .shortLine(line: 2, expected: 11, found: 3)? = failure(header + "\n1,2,3\n") else {
+        guard case .fieldCount(line: 2, expected: 11, found: 3)? = failure(header + "\n1,2,3\n") else {
             Issue.record("expected a short line")
             return
         }
@@ -65,6 +65,40 @@ import Testing
             return
         }
         #expect(RecordingError.missingColumn("time_s").description.contains("time_s"))
+    }
+
+    /// Numbers as the command line reads them, and times a replay can play: each bad line refused
+    /// with its line and what is wrong (the header is line 1, the good first sample line 2).
+    @Test(arguments: [
+        ("0.1,nan,0,9.8,0,0,0,0,0,0,25", "badValue"),
+        ("0.1,inf,0,9.8,0,0,0,0,0,0,25", "badValue"),
+        ("0.1,0x10,0,9.8,0,0,0,0,0,0,25", "badValue"),
+        ("0.1,1e999,0,9.8,0,0,0,0,0,0,25", "badValue"),
+        ("0.1, ,0,9.8,0,0,0,0,0,0,25", "badValue"),
+        ("0.1,1,5,0,9.8,0,0,0,0,0,0,25", "fieldCount"),
+        ("0,0,0,9.8,0,0,0,0,0,0,25", "timeNotIncreasing"),
+        ("nan,0,0,9.8,0,0,0,0,0,0,25", "badValue"),
+        ("1e308,0,0,9.8,0,0,0,0,0,0,25", "timeOutOfRange"),
+        ("31536000,0,0,9.8,0,0,0,0,0,0,25", "timeOutOfRange"),
+    ])
+    func refusesWhatTheCommandLineWouldAndTimesNoReplayCouldPlay(line: String, expected: String) {
+        let header = Recording.columns.joined(separator: ",")
+        let error = recordingError { () throws(RecordingError) in try Recording(csv: header + "\n0,0,0,9.8,0,0,0,0,0,0,25\n" + line + "\n") }
+        let kind: String? = switch error {
+        case .badValue?: "badValue"
+        case .fieldCount?: "fieldCount"
+        case .timeNotIncreasing?: "timeNotIncreasing"
+        case .timeOutOfRange?: "timeOutOfRange"
+        case let other?: "\(other)"
+        case nil: nil
+        }
+        #expect(kind == expected, "\(line): \(error?.description ?? "read")")
+        #expect(error?.description.contains("line 3") == true, "\(error?.description ?? "")")
+    }
+
+    @Test func aByteOrderMarkBeforeTheHeaderIsSkipped() throws {
+        let text = "\u{FEFF}" + Recording.columns.joined(separator: ",") + "\n0,0,0,9.8,0,0,0,0,0,0,25\n0.01,0,0,9.8,0,0,0,0,0,0,25\n"
+        #expect(try Recording(csv: text).samples.count == 2)
     }
 
     @Test func replayHoldsOrInterpolatesBetweenSamples() {

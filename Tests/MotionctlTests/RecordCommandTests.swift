@@ -111,6 +111,28 @@ struct RecordCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "swift-motion" } == ["walk.csv"])
     }
 
+    /// `stream --replay` of a recording at the recording's rate gives its samples, each once and
+    /// in order: the accelerometer and gyroscope of every row are the recorded ones (within the
+    /// chip's 16-bit quantisation), for a hardware-in-the-loop test that needs the same sequence.
+    @Test(arguments: [100.0, 50.0])
+    func aReplayIsItsRecordingSampleForSample(rate: Double) throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let motionctl = try builtExecutable("motionctl")
+        let recorded = try runToEnd(motionctl, ["record", "--scenario", "tumble", "--rate", "\(rate)", "--duration", "2", "--output", path])
+        #expect(recorded.status == 0, "\(recorded.error)")
+        let recording = table(try String(contentsOfFile: path, encoding: .utf8)).rows
+        let replayed = try runToEnd(motionctl, ["stream", "--replay", path, "--rate", "\(rate)"])
+        #expect(replayed.status == 0, "\(replayed.error)")
+        let rows = table(replayed.output).rows
+        #expect(rows.count == recording.count && recording.count == Int(2 * rate), "\(rows.count) rows of \(recording.count) samples")
+        for (index, (row, sample)) in zip(rows, recording).enumerated() {
+            let acceleration = (row["acc_x_g"] ?? .nan) + (sample["specific_force_x_m_s2"] ?? .nan) / 9.80665
+            let rotation = (row["rot_z_rad_s"] ?? .nan) - (sample["angular_rate_z_rad_s"] ?? .nan)
+            #expect(abs(acceleration) < 2e-4 && abs(rotation) < 2e-4, "row \(index): \(row) against \(sample)")
+        }
+    }
+
     @Test func anIMUWithoutAMagnetometerHasNoMagnetometerColumns() throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }

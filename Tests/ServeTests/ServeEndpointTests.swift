@@ -93,6 +93,12 @@ struct ServeEndpointTests {
         let duration = try await test.request("POST", "/calibration/magnetometer/start?duration=0")
         #expect(duration.status == 400)
         #expect(duration.body.contains("duration must be a number from 1 to 86400 seconds"))
+        // Numbers as the command line reads them: hexadecimal, a NUL after the digits, nan and a
+        // decimal comma are refused, not read as another number.
+        for text in ["0x10", "5%00", "nan", "1e1%00", "30,5", "%2030"] {
+            let refused = try await test.request("POST", "/calibration/magnetometer/start?duration=\(text)")
+            #expect(refused.status == 400, "duration=\(text): \(refused.status)")
+        }
         let replace = try await test.request("POST", "/calibration/magnetometer/save?replace=maybe")
         #expect(replace.status == 400)
         let nothing = try await test.request("POST", "/calibration/magnetometer/save")

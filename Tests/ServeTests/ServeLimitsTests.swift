@@ -112,7 +112,7 @@ struct ServeLimitsTests {
 
     @Test("a client that sends its head too slowly gets 408 and is closed; one that sends nothing is closed; a kept-alive connection serves several requests")
     func deadlines() async throws {
-        let limits = HTTPLimits(headSeconds: 0.5, idleSeconds: 0.5)
+        let limits = HTTPLimits(headSeconds: 0.5, idleSeconds: 0.5, firstRequestSeconds: 0.5)
         let test = try await TestServer.start(configuration: ServeConfiguration(port: 0, limits: limits))
         defer { Task { await test.stop() } }
         let port = test.port
@@ -154,12 +154,19 @@ struct ServeLimitsTests {
         #expect(reply.closed)
     }
 
-    @Test("connections beyond the limit are answered 503 at once; once others close, new ones are served")
+    @Test("connections beyond the limit, none of them idle, are answered 503 at once; once others close, new ones are served")
     func connectionLimit() async throws {
         let test = try await TestServer.start(configuration: ServeConfiguration(port: 0, limits: HTTPLimits(connections: 3)))
         defer { Task { await test.stop() } }
         let port = test.port
-        let open = try await RawHTTP.onThread { try (0..<3).map { _ in try RawHTTP.openSocket(port: port) } }
+        // Three requests begun and not finished: busy, not waiting for a request.
+        let open = try await RawHTTP.onThread {
+            try (0..<3).map { _ in
+                let fd = try RawHTTP.openSocket(port: port)
+                try RawHTTP.write(fd, "GET /info HTTP/1.1\r\n")
+                return fd
+            }
+        }
         for _ in 0..<100 where test.server.connectionCount < 3 { try await Task.sleep(nanoseconds: 20_000_000) }
         let refused = try await RawHTTP.onThread { try RawHTTP.exchangeBlocking(port: port, Self.info(token: nil)) }
         #expect(refused.response.status == 503 && refused.closed, "\(refused.response.raw.prefix(200))")
@@ -167,6 +174,29 @@ struct ServeLimitsTests {
         for _ in 0..<250 where test.server.connectionCount > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(try await test.request("GET", "/info").status == 200)
         #expect(test.server.httpCounts.overCapacity >= 1)
+    }
+
+    @Test("64 connections that send nothing, from two other machines, keep nobody out: the owner's polls are all answered, the idle ones give way and time out")
+    func idleConnectionsKeepNobodyOut() async throws {
+        let test = try await TestServer.start(configuration: ServeConfiguration(port: 0, accessToken: Self.token))
+        defer { Task { await test.stop() } }
+        let port = test.port
+        // 32 each from 127.0.0.2 and 127.0.0.3 (other machines to the server): past 16 from one
+        // address, each new one takes the place of that address's oldest idle one.
+        let idle = try await RawHTTP.onThread {
+            try (0..<64).map { index in try RawHTTP.openSocket(port: port, source: index % 2 == 0 ? "127.0.0.2" : "127.0.0.3") }
+        }
+        defer { for fd in idle { close(fd) } }
+        for _ in 0..<100 where test.server.httpCounts.connections < 64 { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(test.server.connectionCount <= 32, "\(test.server.connectionCount) open")
+        let replies = try await RawHTTP.onThread {
+            try (0..<20).map { _ in try RawHTTP.exchangeBlocking(port: port, Self.info(token: Self.token), seconds: Self.pollSeconds) }
+        }
+        #expect(replies.allSatisfy { $0.response.status == 200 }, "\(replies.map(\.response.status))")
+        #expect(test.server.httpCounts.evicted >= 32 && test.server.httpCounts.overPeerLimit == 0, "\(test.server.httpCounts)")
+        // Whatever is left of them is closed once its first request is overdue.
+        for _ in 0..<400 where test.server.connectionCount > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(test.server.connectionCount == 0)
     }
 
     @Test("a browser that stops reading its event stream is cut off once a write makes no progress for the write deadline")

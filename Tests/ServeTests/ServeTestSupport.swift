@@ -154,8 +154,9 @@ enum RawHTTP {
     }
 
     /// A connected socket that sends nothing yet (the caller closes it).
-    static func openSocket(port: UInt16, seconds: Double = 10, receiveBuffer: Int32? = nil) throws -> Int32 {
-        try connectSocket(port: port, seconds: seconds, receiveBuffer: receiveBuffer)
+    /// `source`: the local address to connect from (another of the loopback range's, to be another machine to the server).
+    static func openSocket(port: UInt16, seconds: Double = 10, receiveBuffer: Int32? = nil, source: String? = nil) throws -> Int32 {
+        try connectSocket(port: port, seconds: seconds, receiveBuffer: receiveBuffer, source: source)
     }
 
     /// Writes all of `bytes` to a socket from ``openSocket``.
@@ -178,9 +179,21 @@ enum RawHTTP {
         try connectSocket(port: port, seconds: Double(seconds), receiveBuffer: nil)
     }
 
-    private static func connectSocket(port: UInt16, seconds: Double, receiveBuffer: Int32?) throws -> Int32 {
+    private static func connectSocket(port: UInt16, seconds: Double, receiveBuffer: Int32?, source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw Failure(description: "bind to \(source): \(String(cString: strerror(errno)))")
+            }
+        }
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

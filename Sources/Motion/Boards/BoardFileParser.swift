@@ -239,6 +239,11 @@ struct BoardFileParser {
         if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw invalid(path, "is empty", fix: "write a non-empty string")
         }
+        // Printed to terminals as it is: an escape sequence or a bell in it would act there.
+        if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = "U+" + String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)
+            throw invalid(path, "holds a control character (\(code))", fix: "write plain text on one line, without escape sequences, tabs or line breaks")
+        }
         return text
     }
 
@@ -306,4 +311,9 @@ struct BoardFileParser {
             return "line \(line), column \(column): \(detail)"
         }
     }
+}
+
+extension String {
+    /// Zeros in front, up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -10,21 +10,38 @@ final class Connection: Sendable {
         case deadline
         /// The server stops.
         case stopping
+        /// It waited for a request while the server was full: a new connection took its place.
+        case evicted
     }
 
     private struct State {
         var deadline: ContinuousClock.Instant?
         var task: Task<Void, Never>?
         var end: End?
+        var waitingSince: ContinuousClock.Instant?
     }
 
     let id: Int
     let socket: AsyncSocket
+    /// The client's address without its port ("unknown" when the socket cannot say).
+    let peer: String
     private let state = Locked(State())
 
-    init(id: Int, socket: AsyncSocket) {
+    /// A new connection waits for its first request from now.
+    init(id: Int, socket: AsyncSocket, peer: String) {
         self.id = id
         self.socket = socket
+        self.peer = peer
+        state.withLock { $0.waitingSince = ContinuousClock.now }
+    }
+
+    /// Since when it has been waiting for a request to start; nil while a request is read,
+    /// answered or streamed.
+    var waitingSince: ContinuousClock.Instant? { state.withLock { $0.end == nil ? $0.waitingSince : nil } }
+
+    /// `true`: it waits for a request to start (from now); `false`: one started.
+    func setWaiting(_ waiting: Bool) {
+        state.withLock { $0.waitingSince = waiting ? ContinuousClock.now : nil }
     }
 
     /// From now on the connection must get on within `seconds`; nil: no deadline.

@@ -25,11 +25,20 @@ package struct HTTPLimits: Sendable, Equatable {
     /// Seconds a connection may wait for a request to start (a browser's kept-alive connection
     /// between two requests, or one that never sends anything). Then it is closed.
     package var idleSeconds: Double
+    /// Seconds a new connection may wait for its first request to start: a client that opens
+    /// connections and sends nothing holds each only this long.
+    package var firstRequestSeconds: Double
     /// Seconds one write of a response may make no progress (a browser that stopped reading its
     /// event stream while its socket buffer is full). Then the connection is closed.
     package var writeStallSeconds: Double
-    /// Connections open at once. One more is answered 503 and closed at once.
+    /// Connections open at once. One more takes the place of the connection that has waited
+    /// longest for a request to start (idle ones cost the server nothing to drop: a browser opens
+    /// another); when none is idle, it is answered 503 and closed at once.
     package var connections: Int
+    /// Connections open at once from one address, so that one machine cannot hold every
+    /// connection. One more takes the place of that address's connection that has waited longest
+    /// for a request; when none of its connections is idle, it is answered 503 and closed.
+    package var connectionsPerPeer: Int
     /// After a refusal the connection is shut for writing and what the client still sends is
     /// read and dropped for up to this many seconds or ``lingerBytes`` bytes, then closed: closing
     /// with unread bytes would reset the connection and the client could lose the answer.
@@ -41,8 +50,8 @@ package struct HTTPLimits: Sendable, Equatable {
 
     package init(
         requestLine: Int = 8_192, headerLine: Int = 8_192, headerCount: Int = 100, head: Int = 32_768, body: Int = 16_384,
-        headSeconds: Double = 10, idleSeconds: Double = 15, writeStallSeconds: Double = 20, connections: Int = 64,
-        lingerSeconds: Double = 2, lingerBytes: Int = 4_194_304
+        headSeconds: Double = 10, idleSeconds: Double = 15, firstRequestSeconds: Double = 3, writeStallSeconds: Double = 20,
+        connections: Int = 64, connectionsPerPeer: Int = 16, lingerSeconds: Double = 2, lingerBytes: Int = 4_194_304
     ) {
         self.requestLine = max(64, requestLine)
         self.headerLine = max(64, headerLine)
@@ -51,8 +60,10 @@ package struct HTTPLimits: Sendable, Equatable {
         self.body = max(0, body)
         self.headSeconds = max(0.01, headSeconds)
         self.idleSeconds = max(0.01, idleSeconds)
+        self.firstRequestSeconds = max(0.01, firstRequestSeconds)
         self.writeStallSeconds = max(0.01, writeStallSeconds)
         self.connections = max(1, connections)
+        self.connectionsPerPeer = max(1, connectionsPerPeer)
         self.lingerSeconds = max(0, lingerSeconds)
         self.lingerBytes = max(0, lingerBytes)
     }

@@ -145,25 +145,52 @@ final class HTTPServer: Sendable {
     }
 
     private func admit(_ socket: AsyncSocket, handler: @escaping Handler) {
-        let connection: Connection? = state.withLock { state in
-            guard !state.isStopped, state.connections.count < limits.connections else {
-                state.counts.overCapacity += 1
-                return nil
+        let peer = Self.peerAddress(of: socket.socket)
+        let admitted: Result<(Connection, evicted: Connection?), HTTPRefusal> = state.withLock { state in
+            guard !state.isStopped else { return .failure(HTTPRefusal(503, "the server is stopping")) }
+            // Full (for this address, or in all): the connection that has waited longest for a
+            // request to start gives way; none waiting: refused.
+            func oldestWaiting(_ connections: some Sequence<Connection>) -> Connection? {
+                connections.compactMap { connection in connection.waitingSince.map { (connection, $0) } }.min { $0.1 < $1.1 }?.0
             }
-            let connection = Connection(id: state.nextID, socket: socket)
+            var evicted: Connection?
+            let fromPeer = state.connections.values.filter { $0.peer == peer }
+            if fromPeer.count >= limits.connectionsPerPeer {
+                guard let oldest = oldestWaiting(fromPeer) else {
+                    state.counts.overPeerLimit += 1
+                    return .failure(HTTPRefusal(503, "too many connections from \(peer) (\(limits.connectionsPerPeer)): close some, or try again in a moment"))
+                }
+                evicted = oldest
+            } else if state.connections.count >= limits.connections {
+                guard let oldest = oldestWaiting(state.connections.values) else {
+                    state.counts.overCapacity += 1
+                    return .failure(HTTPRefusal(503, "too many connections (\(limits.connections)): try again in a moment"))
+                }
+                evicted = oldest
+            }
+            if let evicted {
+                state.connections.removeValue(forKey: evicted.id)
+                state.counts.evicted += 1
+            }
+            let connection = Connection(id: state.nextID, socket: socket, peer: peer)
             state.nextID += 1
             state.connections[connection.id] = connection
             state.counts.connections += 1
-            return connection
+            return .success((connection, evicted))
         }
-        guard let connection else {
+        let connection: Connection
+        switch admitted {
+        case .failure(let refused):
             // One try at a short answer, never waiting for the client; then closed.
-            let answer = refusal(HTTPRefusal(503, "too many connections (\(limits.connections)): try again in a moment"))
+            let answer = refusal(refused)
             do { _ = try socket.socket.write(Data(answer.head(keepAlive: false) + Self.bytes(answer))) } catch { /* it is closed anyway */ }
             Self.close(socket.socket)
             return
+        case .success(let (admitted, evicted)):
+            evicted?.cancel(.evicted)
+            connection = admitted
         }
-        connection.setDeadline(after: limits.idleSeconds)
+        connection.setDeadline(after: limits.firstRequestSeconds)
         let task = Task(executorPreference: executor) { [self] in
             await serve(connection, handler: handler)
             Self.close(connection.socket.socket)
@@ -195,8 +222,11 @@ final class HTTPServer: Sendable {
 
     private func serve(_ connection: Connection, handler: Handler) async {
         var received: [UInt8] = []
+        var first = true
         while true {
-            connection.setDeadline(after: limits.idleSeconds)
+            connection.setDeadline(after: first ? limits.firstRequestSeconds : limits.idleSeconds)
+            connection.setWaiting(true)
+            first = false
             var parser = RequestHeadParser(limits: limits, received: received)
             let request: RequestHead
             do throws(ReadEnd) {
@@ -239,6 +269,7 @@ final class HTTPServer: Sendable {
             }
             if !started, parser.hasStarted {
                 started = true
+                connection.setWaiting(false)
                 connection.setDeadline(after: limits.headSeconds)
             }
             bytes = try await read(on: connection, started: started)
@@ -333,6 +364,19 @@ final class HTTPServer: Sendable {
         do { try socket.close() } catch { /* EBADF or EINTR: the descriptor is gone either way */ }
     }
 
+    /// The client's address without its port: connections from one machine count together.
+    private static func peerAddress(of socket: Socket) -> String {
+        do {
+            switch try socket.remotePeer() {
+            case .ip4(let address, _), .ip6(let address, _): return address
+            case .unix(let path): return path
+            }
+        } catch {
+            // A peer that is already gone: its connection ends at its first read.
+            return "unknown"
+        }
+    }
+
     private static func socketError(_ error: any Error, _ what: String) -> SocketError {
         if let error = error as? SocketError { return error }
         return .failed(type: what, errno: 0, message: "\(error)")
@@ -343,8 +387,12 @@ final class HTTPServer: Sendable {
 package struct HTTPCounts: Sendable, Equatable {
     /// Connections taken.
     package var connections = 0
-    /// Connections answered 503 because ``HTTPLimits/connections`` were open.
+    /// Connections answered 503 because ``HTTPLimits/connections`` were open and none was idle.
     package var overCapacity = 0
+    /// Connections answered 503 because ``HTTPLimits/connectionsPerPeer`` were open from their address.
+    package var overPeerLimit = 0
+    /// Idle connections closed to make room for a new one.
+    package var evicted = 0
     /// Connections cut off at a deadline (idle, slow head, stalled write, end of lingering).
     package var timedOut = 0
     /// Requests the server answered itself, by status (431, 414, 413, 411, 408, 400, 505).

@@ -41,12 +41,16 @@ public enum RecordingError: Error, CustomStringConvertible {
     case cannotWrite(path: String, cause: any Error)
     /// No header line, or it lacks a required column.
     case missingColumn(String)
-    /// A value that is not a number (line numbers count from 1, the header is line 1).
+    /// A value that is not a plain decimal number (`nan`, `inf`, `0x10` and `1e999` are refused as
+    /// the command line refuses them; line numbers count from 1, the header is line 1).
     case badValue(line: Int, column: String, text: String)
-    /// A line with fewer fields than the header.
-    case shortLine(line: Int, expected: Int, found: Int)
-    /// Time went backwards.
+    /// A line with more or fewer fields than the header (a decimal comma splits a value in two).
+    case fieldCount(line: Int, expected: Int, found: Int)
+    /// Time stood still or went backwards.
     case timeNotIncreasing(line: Int)
+    /// A time a replay could not play: beyond ``Recording/maximumTime``, or a gap or a span longer
+    /// than the slowest rate and the longest duration `motionctl record` takes.
+    case timeOutOfRange(line: Int, problem: String)
     /// No samples.
     case empty
 
@@ -55,9 +59,12 @@ public enum RecordingError: Error, CustomStringConvertible {
         case let .cannotRead(path, cause): "cannot read recording \(path): \(cause) (check the path and permissions)"
         case let .cannotWrite(path, cause): "cannot write recording \(path): \(cause) (check the directory exists and is writable)"
         case let .missingColumn(name): "recording has no column \"\(name)\" (the header must name \(Recording.requiredColumns.joined(separator: ", ")))"
-        case let .badValue(line, column, text): "recording line \(line), column \(column): \"\(text)\" is not a number"
-        case let .shortLine(line, expected, found): "recording line \(line) has \(found) fields, the header has \(expected)"
-        case let .timeNotIncreasing(line): "recording line \(line): time goes backwards (samples must be in time order)"
+        case let .badValue(line, column, text):
+            "recording line \(line), column \(column): \"\(text)\" is not a plain decimal number (write e.g. 9.80665 or -1.5e-3; a decimal point, not a comma)"
+        case let .fieldCount(line, expected, found):
+            "recording line \(line) has \(found) fields, the header has \(expected) (a decimal comma splits a value: write a point)"
+        case let .timeNotIncreasing(line): "recording line \(line): time does not increase (samples must be in time order, each later than the one before)"
+        case let .timeOutOfRange(line, problem): "recording line \(line): \(problem)"
         case .empty: "recording has no samples"
         }
     }
@@ -137,8 +144,18 @@ public struct Recording: Sendable, Equatable {
         try self.init(csv: text)
     }
 
-    /// Parses CSV text (see the type's documentation for the format).
+    /// The largest time a sample may have, s: 31 years of seconds since boot.
+    public static let maximumTime = 1e9
+    /// The longest gap between two samples, s: a day (`motionctl record`'s slowest rate), with a second to spare.
+    public static let maximumGap = 86_401.0
+    /// The longest span from the first sample to the last, s: a year (`motionctl record`'s longest
+    /// duration) and a day.
+    public static let maximumSpan = 31_536_000.0 + 86_400
+
+    /// Parses CSV text (see the type's documentation for the format). Numbers are read as the
+    /// command line reads them (``DecimalNumber``); a byte order mark before the first line is skipped.
     public init(csv text: String) throws(RecordingError) {
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text
         var header: [Substring]?
         var index: [String: Int] = [:]
         var samples: [RecordedSample] = []
@@ -156,13 +173,13 @@ public struct Recording: Sendable, Equatable {
                 for name in Self.requiredColumns where index[name] == nil { throw .missingColumn(name) }
                 continue
             }
-            guard fields.count >= names.count else {
-                throw .shortLine(line: lineNumber, expected: names.count, found: fields.count)
+            guard fields.count == names.count else {
+                throw .fieldCount(line: lineNumber, expected: names.count, found: fields.count)
             }
             func value(_ column: String, default fallback: Double? = nil) throws(RecordingError) -> Double {
                 guard let position = index[column] else { return fallback ?? 0 }
                 let text = fields[position].trimmingCharacters(in: .whitespaces)
-                guard let number = Double(text) else { throw .badValue(line: lineNumber, column: column, text: text) }
+                guard let number = DecimalNumber.parse(text) else { throw .badValue(line: lineNumber, column: column, text: String(text.prefix(40))) }
                 return number
             }
             func vector(_ columns: [String]) throws(RecordingError) -> SIMD3<Double> {
@@ -172,7 +189,18 @@ public struct Recording: Sendable, Equatable {
                 time: try value(Self.timeColumn), specificForce: try vector(Self.specificForceColumns),
                 angularRate: try vector(Self.angularRateColumns), magneticField: try vector(Self.magneticFieldColumns),
                 temperature: try value(Self.temperatureColumn, default: 25))
-            if let last = samples.last, sample.time < last.time { throw .timeNotIncreasing(line: lineNumber) }
+            if abs(sample.time) > Self.maximumTime {
+                throw .timeOutOfRange(line: lineNumber, problem: "time \(sample.time) s is beyond ±\(Self.maximumTime) s")
+            }
+            if let last = samples.last {
+                if sample.time <= last.time { throw .timeNotIncreasing(line: lineNumber) }
+                if sample.time - last.time > Self.maximumGap {
+                    throw .timeOutOfRange(line: lineNumber, problem: "\(sample.time - last.time) s after the sample before it (at most a day)")
+                }
+            }
+            if let first = samples.first, sample.time - first.time > Self.maximumSpan {
+                throw .timeOutOfRange(line: lineNumber, problem: "\(sample.time - first.time) s after the first sample (a recording spans at most a year)")
+            }
             samples.append(sample)
         }
         if header == nil { throw .missingColumn(Self.timeColumn) }

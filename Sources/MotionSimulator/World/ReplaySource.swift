@@ -23,15 +23,20 @@ package struct ReplaySource: PhysicalSource {
         times = self.recording.samples.map(\.time)
     }
 
+    /// How close to a recorded time counts as at it, s: a reader's tick at the recorded time plus
+    /// the shift lands a rounding error (about 1e-13 s at 1000 s) before or after it, and the sample
+    /// is its sample either way. Far below any sampling interval (a 6.6 kHz chip's is 150 µs).
+    static let timeTolerance = 1e-6
+
     package func state(at time: Double) -> PhysicalState {
         let samples = recording.samples
         let t = time - timeShift
-        // Last sample at or before t.
+        // Last sample at or before t (within the tolerance).
         var low = 0, high = times.count - 1
-        if t < times[0] { high = 0 }
+        if t + Self.timeTolerance < times[0] { high = 0 }
         while low < high {
             let mid = (low + high + 1) / 2
-            if times[mid] <= t { low = mid } else { high = mid - 1 }
+            if times[mid] <= t + Self.timeTolerance { low = mid } else { high = mid - 1 }
         }
         var state = samples[low].physicalState
         if interpolation == .linear, low + 1 < samples.count, t > times[low] {

@@ -22,13 +22,14 @@ struct CalibrateCommand: ParsableCommand {
 
 /// Options every `calibrate` subcommand takes.
 struct CalibrationOptions: ParsableArguments {
-    @OptionGroup var source: SourceOptions
 
     @Option(parsing: .unconditional, help: "Longest measurement, in seconds, up to a day (the default depends on the sensor).", transform: OptionRange.decimal)
     var duration: Double?
 
     @Flag(help: "No guidance, no live display: measure for the whole duration and print the result as JSON.")
     var nonInteractive = false
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(duration, "--duration", in: OptionRange.seconds.lowerBound...86_400, unit: "seconds")

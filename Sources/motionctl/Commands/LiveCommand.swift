@@ -20,12 +20,12 @@ struct LiveCommand: ParsableCommand {
         abstract: "Show live device motion: attitude, gravity, user acceleration, rotation, orientation, rate and counters (the default).",
         discussion: "Runs on this machine's board, or on the simulated board when no IMU is found (it says so). Ctrl-C ends it.")
 
-    @OptionGroup var source: SourceOptions
-
     @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: OptionRange.decimal) var duration: Double?
     @Option(parsing: .unconditional, help: "Screen refreshes per second (0.1 to 50).", transform: OptionRange.decimal) var refresh: Double = 10
     @Flag(help: "Read the IMU through its FIFO at the chip's output data rate, each sample timed by the chip's clock.")
     var fifo = false
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(refresh, "--refresh", in: 0.1...50, unit: "per second")
@@ -74,7 +74,7 @@ struct LiveView: Sendable {
         }
         let queue = DispatchQueue(label: "motionctl.live")
         let rate = RateMeter()
-        let interval = inPlace ? refreshInterval : 1
+        let interval = inPlace ? refreshInterval : LiveDisplay.plainBlockInterval
         let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
             let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now))
             if inPlace {
@@ -88,6 +88,11 @@ struct LiveView: Sendable {
         let interrupted = runner.run(isDone: { CheckedOutput.standardOutput.error != nil }, drain: {})
         timer.cancel()
         queue.sync {}
+        if !inPlace {
+            // In a pipe the last state is shown too, however short the run.
+            let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: SystemClock.monotonicSeconds()))
+            output.write(lines.joined(separator: "\n") + "\n")
+        }
         output.write((inPlace ? "\n" : "") + "stopped: \(manager.counters)")
         return interrupted
     }

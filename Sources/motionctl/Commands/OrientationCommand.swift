@@ -18,10 +18,10 @@ struct OrientationCommand: ParsableCommand {
             --board, --bus or --simulated: this machine's board, else the simulated board.
             """)
 
-    @OptionGroup var source: SourceOptions
-
     @Option(parsing: .unconditional, help: "Seconds to run. Default: simulated, the scenario's length plus 1 s; real board, until Ctrl-C.", transform: OptionRange.decimal)
     var duration: Double?
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")

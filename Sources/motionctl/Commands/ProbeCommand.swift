@@ -64,12 +64,13 @@ struct ProbeCommand: ParsableCommand {
         let paths = bus.map { [BoardCatalog.busDevice($0)] }
             ?? LinuxI2CBus.availableBuses().map(\.path)
         guard !paths.isEmpty else {
-            print("No I2C bus found: there is no /dev/i2c-* on this machine.")
-            print(LinuxI2CBus.enableI2CHint + ".")
-            print("")
-            print("Meanwhile, this is what a probe shows on the simulated board:")
+            // What was asked for cannot be had: the simulated board stands in, and the status says
+            // so to a script (sysexits.h's EX_UNAVAILABLE).
+            printError("No I2C bus found: there is no /dev/i2c-* on this machine.")
+            printError(LinuxI2CBus.enableI2CHint + ".")
+            printError("Meanwhile, this is what a probe shows on the simulated board (exit status \(Self.noBusStatus)):")
             printSimulatedBoard()
-            return
+            throw ExitCode(Self.noBusStatus)
         }
         var failed = false
         for path in paths {
@@ -81,7 +82,7 @@ struct ProbeCommand: ParsableCommand {
                     print("  \(claim.address)  busy: \(claim); \(claim.fix)")
                 }
             } catch {
-                print("\(error)")
+                printError("error: \(error)")
                 failed = true
             }
         }
@@ -89,6 +90,10 @@ struct ProbeCommand: ParsableCommand {
         if !IIODiscovery.devices(root: root).devices.isEmpty { print(Self.iioReport(root: root)) }
         if failed { throw ExitCode.failure }
     }
+
+    /// The status of a probe that found no I2C bus and showed the simulated board instead:
+    /// EX_UNAVAILABLE (sysexits.h, 69).
+    static let noBusStatus: Int32 = 69
 
     /// `IIO (Linux's own drivers) at ROOT: N motion device(s)` and one line per device.
     static func iioReport(root: String) -> String {

@@ -22,8 +22,6 @@ struct PublishCommand: ParsableCommand {
 
     static let passwordVariable = "SWIFT_MOTION_MQTT_PASSWORD"
 
-    @OptionGroup var source: SourceOptions
-
     @Option(help: "The broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, default port 8883).") var broker: String
     @Option(help: "Every topic starts with it (default swift-motion/<hostname>); no '+', '#' or empty level.") var topicPrefix: String?
     @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).", transform: OptionRange.decimal) var rate: Double = 10
@@ -42,6 +40,8 @@ struct PublishCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds between two counters messages.", transform: OptionRange.decimal) var countersInterval: Double = 5
     @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.", transform: OptionRange.decimal) var connectTimeout: Double = 10
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: OptionRange.decimal) var duration: Double?
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")

@@ -23,8 +23,6 @@ struct ROS2Command: ParsableCommand {
             keep last 5, volatile), --reliable for reliable. Check with: ros2 topic echo /imu/data.
             """)
 
-    @OptionGroup var source: SourceOptions
-
     @Option(help: "The DDS domain (ROS_DOMAIN_ID), 0…232.") var domainID: Int = 0
     @Option(help: "The ROS namespace of the topics, e.g. /robot1 (default: none).") var namespace: String = ""
     @Option(help: "header.frame_id of every message.") var frameID: String = "imu_link"
@@ -33,6 +31,8 @@ struct ROS2Command: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or SIGTERM).", transform: OptionRange.decimal) var duration: Double?
     @Flag(help: "Also print each published sample on standard output as `stream --device-motion` prints it (its device-motion columns, CSV).")
     var echo = false
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...1000, unit: "Hz")

@@ -35,8 +35,6 @@ struct RecordCommand: ParsableCommand {
             in real time at --rate; above 100 Hz through the IMU's FIFO, at most at its output data rate.
             """)
 
-    @OptionGroup var source: SourceOptions
-
     @Option(parsing: .unconditional, help: "Samples per second (one a day to 1000; at most the IMU's output data rate).", transform: OptionRange.decimal)
     var rate: Double = 100
 
@@ -45,6 +43,8 @@ struct RecordCommand: ParsableCommand {
 
     @Option(help: "The CSV file to write (default: standard output).")
     var output: String?
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...1000, unit: "Hz")

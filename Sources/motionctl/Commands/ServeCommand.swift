@@ -20,12 +20,12 @@ struct ServeCommand: ParsableCommand {
             page are refused. Nothing is written except a calibration you save from the page. Ctrl-C stops it.
             """)
 
-    @OptionGroup var source: SourceOptions
-
     @Option(parsing: .unconditional, help: "The TCP port (0: any free one).") var port: Int = 8080
     @Option(help: "The address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 (every network), ::1, ::.")
     var host: String = ServeConfiguration.loopback
     @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: OptionRange.decimal) var duration: Double?
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(port, "--port", in: 0...65_535)

@@ -17,8 +17,6 @@ struct StreamCommand: ParsableCommand {
         commandName: "stream",
         abstract: "Stream sensor readings or fused device motion to standard output (CSV or JSON lines).")
 
-    @OptionGroup var source: SourceOptions
-
     enum Format: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }
     enum Kind: String, EnumerableFlag { case raw, deviceMotion }
 
@@ -30,6 +28,8 @@ struct StreamCommand: ParsableCommand {
     @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
     @Flag(help: "Read the IMU through its FIFO at the chip's output data rate, each sample timed by the chip's clock (rows still at --rate).")
     var fifo = false
+
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         try OptionRange.check(rate, "--rate", in: OptionRange.slowestRate...100, unit: "Hz")
@@ -133,7 +133,6 @@ struct StreamSession: Sendable {
 
     static func numbers(_ v: SIMD3<Double>) -> [MachineOutput.Value] { MachineOutput.numbers(v) }
 }
-
 
 extension SIMD3 where Scalar == Double {
     var array: [Double] { [x, y, z] }

@@ -89,7 +89,10 @@ struct LiveDisplay {
     private let plainInterval: Double
     private var lastPlainBlock = -Double.infinity
 
-    init(style: TerminalStyle = .standardOutput, plainInterval: Double = 2) {
+    /// Seconds between plain blocks (docs/motionctl.md, "Terminals and pipes").
+    static let plainBlockInterval = 2.0
+
+    init(style: TerminalStyle = .standardOutput, plainInterval: Double = Self.plainBlockInterval) {
         self.style = style
         self.plainInterval = plainInterval
     }
