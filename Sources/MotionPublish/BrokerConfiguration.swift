@@ -3,7 +3,7 @@ import Foundation
 /// Where and how a ``MotionPublisher`` publishes: the broker (`mqtt://host[:port]` or
 /// `mqtts://host[:port]`), its credentials, the topic prefix and the rate.
 ///
-/// The topics under ``topicPrefix`` (default `swift-motion/<hostname>`), with their QoS:
+/// The topics under ``topicPrefix`` (default `swift-motion/<hostname>-<machine>`), with their QoS:
 ///
 /// | topic | QoS | retained | payload |
 /// |---|---|---|---|
@@ -34,7 +34,7 @@ public struct BrokerConfiguration: Sendable, Equatable {
     /// With `mqtts`: a client certificate (PEM) and its key, for brokers that ask for one.
     public var clientCertificate: String?
     public var clientKey: String?
-    /// Every topic starts with it; default `swift-motion/<hostname>`. No `+`, `#` or empty level.
+    /// Every topic starts with it; default ``defaultTopicPrefix``. No `+`, `#` or empty level.
     public var topicPrefix: String
     /// Device-motion messages per second (the sampler keeps its own rate).
     public var rate: Double = 10
@@ -56,7 +56,7 @@ public struct BrokerConfiguration: Sendable, Equatable {
     public var reconnectDelay: ClosedRange<Double> = 1...30
     /// Seconds of silence after which the broker considers the connection dead (and sends the will).
     public var keepAlive = 10
-    /// The MQTT client id; nil: `swift-motion-<hostname>-<process id>`.
+    /// The MQTT client id; nil: `swift-motion-<hostname>-<machine>-<process id>`.
     public var clientID: String?
     /// With mqtts:// and no ``caFile``: the directory of the system's CA certificates under their
     /// hashed names (`update-ca-certificates` writes Debian's).
@@ -109,9 +109,18 @@ public struct BrokerConfiguration: Sendable, Equatable {
         return String(authority[authority.index(after: colon)...])
     }
 
-    /// `swift-motion/<hostname>` (characters MQTT reserves in a topic level replaced by `_`).
+    /// `swift-motion/<hostname>-<machine>`: the hostname (characters MQTT reserves in a topic level
+    /// replaced by `_`) and what tells this machine from another of that name (``MachineIdentity``:
+    /// the device tree's serial number or systemd's machine id), so that two boards both called
+    /// `raspberrypi` do not share topics; the hostname alone where neither exists.
     public static var defaultTopicPrefix: String {
-        "swift-motion/" + topicLevel(ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "board")
+        "swift-motion/" + machineName
+    }
+
+    /// `<hostname>-<machine identity>`, or the hostname alone.
+    static var machineName: String {
+        let host = topicLevel(ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "board")
+        return MachineIdentity.identifier().map { "\(host)-\($0)" } ?? host
     }
 
     /// `name` as one topic level: `/`, `+`, `#` and control characters replaced by `_`.
@@ -120,10 +129,9 @@ public struct BrokerConfiguration: Sendable, Equatable {
         return level.isEmpty ? "board" : level
     }
 
-    /// ``clientID``, else `swift-motion-<hostname>-<process id>`; 200 characters at most.
+    /// ``clientID``, else `swift-motion-<hostname>-<machine>-<process id>`; 200 characters at most.
     var effectiveClientID: String {
-        let id = clientID
-            ?? "swift-motion-\(Self.topicLevel(ProcessInfo.processInfo.hostName))-\(ProcessInfo.processInfo.processIdentifier)"
+        let id = clientID ?? "swift-motion-\(Self.machineName)-\(ProcessInfo.processInfo.processIdentifier)"
         return String(id.prefix(200))
     }
 

@@ -52,11 +52,29 @@ import Glibc
         }
     }
 
-    @Test("the default prefix is swift-motion/<hostname> and valid")
+    @Test("the default prefix is swift-motion/<hostname>-<machine> and valid")
     func defaultPrefix() throws {
         let configuration = try BrokerConfiguration(url: "mqtt://localhost")
         #expect(configuration.topicPrefix.hasPrefix("swift-motion/"))
+        if let machine = MachineIdentity.identifier() { #expect(configuration.topicPrefix.hasSuffix("-" + machine)) }
         try configuration.validate()
+    }
+
+    /// Two boards of one hostname differ by the device tree's serial (its leading zeros and the
+    /// NUL after it dropped), else by systemd's machine id (its first 12 digits); with neither, nil.
+    @Test func machineIdentityFromTheSerialOrTheMachineID() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("identity-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let serial = folder.appendingPathComponent("serial-number").path, machineID = folder.appendingPathComponent("machine-id").path
+        let missing = folder.appendingPathComponent("missing").path
+        try Data("10000000abcd1234\0".utf8).write(to: URL(fileURLWithPath: serial))
+        try "3d1219c7c4c5404aaa1f6d2a48adfda4\n".write(toFile: machineID, atomically: true, encoding: .utf8)
+        #expect(MachineIdentity.identifier(deviceTreeSerial: serial, machineID: machineID) == "10000000abcd1234".drop { $0 == "0" }.description)
+        #expect(MachineIdentity.identifier(deviceTreeSerial: missing, machineID: machineID) == "3d1219c7c4c5")
+        try Data("0000000000000000\0".utf8).write(to: URL(fileURLWithPath: serial))
+        #expect(MachineIdentity.identifier(deviceTreeSerial: serial, machineID: machineID) == "3d1219c7c4c5")
+        #expect(MachineIdentity.identifier(deviceTreeSerial: missing, machineID: missing) == nil)
     }
 }
 

@@ -159,19 +159,24 @@ struct ServeLimitsTests {
         let test = try await TestServer.start(configuration: ServeConfiguration(port: 0, limits: HTTPLimits(connections: 3)))
         defer { Task { await test.stop() } }
         let port = test.port
-        // Three requests begun and not finished: busy, not waiting for a request.
+        // Three event streams: busy, not waiting for a request.
         let open = try await RawHTTP.onThread {
             try (0..<3).map { _ in
                 let fd = try RawHTTP.openSocket(port: port)
-                try RawHTTP.write(fd, "GET /info HTTP/1.1\r\n")
+                try RawHTTP.write(fd, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 return fd
             }
         }
-        for _ in 0..<100 where test.server.connectionCount < 3 { try await Task.sleep(nanoseconds: 20_000_000) }
+        for _ in 0..<500 where test.server.streamCount < 3 { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(test.server.streamCount == 3)
         let refused = try await RawHTTP.onThread { try RawHTTP.exchangeBlocking(port: port, Self.info(token: nil)) }
         #expect(refused.response.status == 503 && refused.closed, "\(refused.response.raw.prefix(200))")
         for fd in open { close(fd) }
-        for _ in 0..<250 where test.server.connectionCount > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
+        // A closed stream is noticed at its next event: the simulated board's clock moves them on.
+        for _ in 0..<250 where test.server.connectionCount > 0 {
+            test.clock.advance(by: 0.1)
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
         #expect(try await test.request("GET", "/info").status == 200)
         #expect(test.server.httpCounts.overCapacity >= 1)
     }

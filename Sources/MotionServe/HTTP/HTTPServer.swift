@@ -241,6 +241,7 @@ final class HTTPServer: Sendable {
                 return
             }
             connection.setDeadline(after: nil)
+            connection.setWaiting(false)
             let response = await handler(request)
             var keepAlive = request.keepAlive
             if case .stream = response.body { keepAlive = false }

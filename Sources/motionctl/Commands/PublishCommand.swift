@@ -14,7 +14,7 @@ struct PublishCommand: ParsableCommand {
         commandName: "publish",
         abstract: "Publish device motion, orientation and state to an MQTT broker (Mosquitto, Home Assistant's, any MQTT 3.1.1 broker).",
         discussion: """
-            Topics under the prefix (default swift-motion/<hostname>): motion (QoS 0, one JSON sample per message, \
+            Topics under the prefix (default swift-motion/<hostname>-<machine id>): motion (QoS 0, one JSON sample per message, \
             the keys of `stream --format jsonl --device-motion` and seq), orientation, moving, availability \
             (online/offline, offline also as the will), counters, device (QoS 1, retained).
             The password comes from $\(PublishCommand.passwordVariable) or --password-file, never from the command line.
@@ -23,7 +23,7 @@ struct PublishCommand: ParsableCommand {
     static let passwordVariable = "SWIFT_MOTION_MQTT_PASSWORD"
 
     @Option(help: "The broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, default port 8883).") var broker: String
-    @Option(help: "Every topic starts with it (default swift-motion/<hostname>); no '+', '#' or empty level.") var topicPrefix: String?
+    @Option(help: "Every topic starts with it (default swift-motion/<hostname>-<machine id>); no '+', '#' or empty level.") var topicPrefix: String?
     @Option(parsing: .unconditional, help: "Device-motion messages per second (one a day to 100; the sampler keeps its own rate).", transform: OptionRange.decimal) var rate: Double = 10
 
     @Option(help: "The user name at the broker; the password comes from $\(PublishCommand.passwordVariable) or --password-file.") var username: String?
