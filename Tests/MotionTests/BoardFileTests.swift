@@ -255,3 +255,34 @@ struct BoardFileTests {
         #expect(catalog.adding(renamed).board(id: "test-board")?.name == "Renamed")
     }
 }
+
+/// What a board file's bytes can hold that no dictionary can: a key twice, a control character.
+@Suite struct BoardFileTextTests {
+    static func text(_ object: [String: Any]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    @Test func aKeyTwiceIsRefused() throws {
+        let valid = try Self.text(BoardFixtures.validBoardObject())
+        let twice = valid.replacingOccurrences(of: "{\"i2cBuses\"", with: "{\"name\":\"Other\",\"i2cBuses\"")
+        #expect(twice != valid)
+        do throws(BoardFileError) {
+            _ = try BoardCatalog.parseBoard(Data(twice.utf8), file: "test-board.json")
+            Issue.record("a file with name twice was read")
+        } catch {
+            #expect(error.kind == .invalidJSON && error.problem.contains("\"name\" appears twice"), "\(error)")
+        }
+    }
+
+    @Test(arguments: ["\u{1B}[31mRed", "Bell\u{07}", "Two\nlines"])
+    func aControlCharacterInAStringIsRefused(name: String) throws {
+        let data = Data(try Self.text(BoardFixtures.setting(BoardFixtures.validBoardObject(), "name", name)).utf8)
+        do throws(BoardFileError) {
+            _ = try BoardCatalog.parseBoard(data, file: "test-board.json")
+            Issue.record("\(name.debugDescription) was read")
+        } catch {
+            #expect(error.keyPath == "name" && error.problem.contains("control character"), "\(error)")
+            #expect(!"\(error)".unicodeScalars.contains { $0.properties.generalCategory == .control })
+        }
+    }
+}

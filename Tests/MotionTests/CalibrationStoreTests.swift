@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Motion
 import MotionSimulation
@@ -43,6 +44,34 @@ extension CalibrationStoreSuite {
         #expect(try store.clear(sensor))
         #expect(try store.load(sensor) == nil)
         #expect(try !store.clear(sensor))
+    }
+
+    /// A key twice in one object is refused, at any depth and however it is spelt (`\u0062ias`
+    /// is `bias`), where JSONDecoder would keep one of the two silently.
+    @Test(arguments: ["\"version\"", "\"bias\"", "\"\\u0062ias\""])
+    func aKeyTwiceIsRefused(key: String) throws {
+        let path = try store.save(sample())
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        if key == "\"version\"" {
+            text = text.replacingOccurrences(of: "{", with: "{\n  \"version\" : 1,", options: [], range: text.range(of: "{"))
+        } else {
+            let bias = try #require(text.range(of: "\"bias\""))
+            text.insert(contentsOf: key + " : [1, 2, 3], ", at: bias.lowerBound)
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try store.load(sensor)
+            Issue.record("\(key) twice was read")
+        } catch {
+            #expect("\(error)".contains("twice"), "\(error)")
+        }
+    }
+
+    @Test func duplicateKeysFoundAtAnyDepthAndOnlyInOneObject() {
+        #expect(JSONDuplicateKeysProbe.first(#"{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}"#) == nil)
+        #expect(JSONDuplicateKeysProbe.first(#"{"a": 1, "b": {"x": 2, "x": 3}}"#) == "x")
+        #expect(JSONDuplicateKeysProbe.first(#"[{"k": "a\"b", "k": 1}]"#) == "k")
+        #expect(JSONDuplicateKeysProbe.first(#"{"v": "a", "w": "a"}"#) == nil)
     }
 
     @Test func anUnknownMagnetometerAccuracyIsRefused() throws {
@@ -110,4 +139,9 @@ extension CalibrationStoreSuite {
             #expect(!error.description.contains("calibrate magnetometer"))
         }
     }
+}
+
+/// FileAccess' duplicate-key scan on a string (the test target reaches it through `Motion`'s users).
+enum JSONDuplicateKeysProbe {
+    static func first(_ text: String) -> String? { JSONDuplicateKeys.first(in: Array(text.utf8)) }
 }

@@ -59,6 +59,19 @@ struct ConventionsTests {
         return try BoardsCommandTests.run(arguments, environment: environment)
     }
 
+    /// A background calibration that cannot be saved (here a file where the store's folder
+    /// should be) is said at the end of the run, with the path and the fix, not passed over.
+    @Test func aFailedBackgroundSaveIsSaid() throws {
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-folder-\(UUID())")
+        try Data("x".utf8).write(to: blocker)
+        defer { try? FileManager.default.removeItem(at: blocker) }
+        let result = try BoardsCommandTests.run(
+            ["stream", "--device-motion", "--scenario", "ordinary-handling", "--duration", "60", "--rate", "10"],
+            environment: ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": blocker.path]) { $1 })
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("warning: the background magnetometer calibration was not saved: \(blocker.path)/swift-motion"), "\(result.error)")
+    }
+
     @Test func pipesGetNoEscapeSequences() throws {
         defer { try? FileManager.default.removeItem(at: home) }
         for arguments in [

@@ -379,6 +379,10 @@ extension MotionManager {
     /// device motion first ran or without a magnetometer.
     package var backgroundCalibrationStatus: HardIronEstimator.Status? { hub.background.status }
 
+    /// The background calibration's last save that failed (a full disk, a store that cannot be
+    /// written), naming the file and the fix; nil while every save worked.
+    package var backgroundCalibrationSaveError: CalibrationStoreError? { hub.background.saveError }
+
     /// The soft iron the background calibration fitted once the board was turned through enough
     /// directions (applied before its estimator); nil before.
     package var backgroundSoftIronFit: MagnetometerCalibration? { hub.background.softIronFit }

@@ -1,3 +1,4 @@
+import FileAccess
 import Sensors
 import Foundation
 import Fusion
@@ -60,6 +61,11 @@ struct BoardFileParser {
             throw BoardFileError(
                 kind: .invalidJSON, file: file, keyPath: "", problem: "not valid JSON (\(Self.syntaxProblem(in: data)))",
                 fix: "correct the JSON syntax; boards/README.md shows a complete example")
+        }
+        if let key = JSONDuplicateKeys.first(in: data) {
+            throw BoardFileError(
+                kind: .invalidJSON, file: file, keyPath: "", problem: "the key \"\(key.prefix(60))\" appears twice in one object",
+                fix: "keep one of them: another reader would take the other")
         }
         return try board(from: value, expectedID: expectedID)
     }

@@ -92,6 +92,9 @@ public struct CalibrationStore: Sendable {
         } catch {
             throw CalibrationStoreError(path: path, detail: "is not a valid calibration file (\(error))", fix: fix)
         }
+        if let key = JSONDuplicateKeys.first(in: data) {
+            throw CalibrationStoreError(path: path, detail: "holds the key \"\(key.prefix(60))\" twice in one object (another reader would take the other)", fix: fix)
+        }
         guard record.version == 1 else {
             throw CalibrationStoreError(path: path, detail: "has format version \(record.version); this swift-motion reads version 1", fix: "Update swift-motion")
         }

@@ -135,6 +135,7 @@ struct LiveView: Sendable {
             lines.append("field        " + vector(motion.magneticField.field, "%+6.1f") + "  µT  (accuracy: \(motion.magneticField.accuracy))")
             if let status = manager.backgroundCalibrationStatus {
                 lines.append("calibration  " + Self.describe(status) + (manager.backgroundSoftIronFit != nil ? "; soft iron fitted" : ""))
+                if let failure = manager.backgroundCalibrationSaveError { lines.append("             not saved: \(failure)") }
             }
         }
         lines.append("orientation  \(manager.orientation.name)")

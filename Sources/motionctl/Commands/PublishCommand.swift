@@ -178,6 +178,7 @@ struct PublishSession: Sendable {
         }
         publisher.stop()
         let summary = "publisher: \(publisher.counters); sampler: \(manager.counters)"
+        manager.reportBackgroundSaveFailure()
         if let failure = publisher.discoveryFailure { throw CommandFailure(message: "\(failure) (\(summary))") }
         if interrupted { throw Interruption.exit(summary) }
         print(summary)

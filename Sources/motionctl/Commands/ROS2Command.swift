@@ -88,6 +88,7 @@ struct ROS2Session: Sendable {
         publisher.stop()
         if let error = output.error { throw error }
         let summary = "ros2: \(publisher.counters); sampler: \(manager.counters)"
+        manager.reportBackgroundSaveFailure()
         if interrupted { throw Interruption.exit(summary) }
         // With --echo standard output holds the rows: the summary goes to standard error.
         if echo { printError(summary) } else { print(summary) }

@@ -101,6 +101,7 @@ struct StreamSession: Sendable {
         if let error = output.error { throw error }
         // Every sample period, delivered or dropped and why (through the FIFO: the chip's).
         printError("motionctl: stream stopped: \(manager.counters)")
+        manager.reportBackgroundSaveFailure()
         if interrupted { throw Interruption.exit("\(output.count - (format == .csv ? 1 : 0)) rows written") }
     }
 

@@ -297,3 +297,11 @@ struct OpenedSource {
     /// Runs until done, `duration` seconds of this run's clock, or Ctrl-C.
     func runner(duration: Double?) -> UpdateRunner { UpdateRunner(virtualClock: virtualClock, duration: duration) }
 }
+
+extension MotionManager {
+    /// Said at the end of a run (on standard error) when the background calibration could not be
+    /// saved, so that a full disk or a read-only store is not silent.
+    func reportBackgroundSaveFailure() {
+        if let failure = backgroundCalibrationSaveError { printError("warning: the background magnetometer calibration was not saved: \(failure)") }
+    }
+}
