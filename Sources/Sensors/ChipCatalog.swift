@@ -40,7 +40,7 @@ package enum ChipCatalog {
     /// ``mpu9150OrMPU6050(bus:chip:twin:)``), writing only to a chip already known to be an MPU.
     package static func identify(
         bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false, insidePackageOf package: String? = nil,
-        pause: Pause = .system, among chips: [ChipDescriptor] = ChipRegistry.all
+        pause: Pause = .system, among chips: [ChipDescriptor] = ChipRegistry.identifiable
     ) throws(SensorError) -> ChipInfo? {
         let named: Set<String> = lsm6dso32 ? [ChipDescriptor.lsm6dso32.name] : []
         for read in identityReads(at: address, among: chips, named: named, package: package) {
