@@ -1,7 +1,9 @@
 import I2C
 
-/// A simulated board: a ``SimulatedBus`` carrying an IMU emulator and a magnetometer emulator at
-/// their usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes).
+/// A simulated board: a ``SimulatedBus`` carrying an IMU emulator, a magnetometer emulator and,
+/// when asked (the built-in simulated board asks for a BMP280 at 0x76), a barometer, at their
+/// usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes; the
+/// barometer its pressure).
 ///
 /// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `--imu lsm9ds1` is the Sense HAT:
 /// an LSM9DS1 at 0x6A with its magnetometer (a LIS3MDL register map) at 0x1C. `motionctl --imu mpu6050` maps to
@@ -76,6 +78,9 @@ public struct SimulatedBoard: Sendable {
     /// The separate magnetometer, or the built-in one (MPU-9250, ICM-20948) when there is none.
     package let magnetometer: (any SimulatedDevice)?
     package let magnetometerAddress: I2CAddress?
+    /// The barometer (the built-in simulated board's BMP280 at 0x76), nil on a board without one.
+    package let barometer: (any SimulatedDevice)?
+    package let barometerAddress: I2CAddress?
     /// Every chip attached, in address order.
     package let chips: [Chip]
 
@@ -85,9 +90,14 @@ public struct SimulatedBoard: Sendable {
     ///   - source: what the chips experience (each reads it as its own axes).
     ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
     ///   - imuOptions, magnetometerOptions: clock drift and dead axes of each chip.
+    ///   - barometer: which barometer, at `barometerAddress` or its usual address; nil for none
+    ///     (the built-in simulated board, ``SimulationSettings``, carries a BMP280).
+    ///     It measures the source's pressure, with its datasheet noise from `barometerNoiseSeed`
+    ///     (nil: quantisation only).
     package init(
         imu: IMU = .lsm6dsox, imuAddress: I2CAddress? = nil,
         magnetometer: MagnetometerChoice = .usual, magnetometerAddress: I2CAddress? = nil,
+        barometer: Barometer? = nil, barometerAddress: I2CAddress? = nil, barometerNoiseSeed: UInt64? = nil,
         source: any PhysicalSource, now: @escaping @Sendable () -> Double,
         imuOptions: EmulatorOptions = .init(), magnetometerOptions: EmulatorOptions = .init(),
         busName: String = "simulated"
@@ -127,6 +137,17 @@ public struct SimulatedBoard: Sendable {
         } else {
             self.magnetometer = builtInMagnetometer
             self.magnetometerAddress = (imuDevice as? any NineAxisPackage).map { type(of: $0).magnetometerAddress }
+        }
+        if let barometer {
+            let device = barometer.entry.make(source, now, barometerNoiseSeed)
+            let address = barometerAddress ?? barometer.entry.usualAddress
+            bus.attach(device, at: address)
+            chips.append(Chip(address: address, device: device, behindBypass: false))
+            self.barometer = device
+            self.barometerAddress = address
+        } else {
+            self.barometer = nil
+            self.barometerAddress = nil
         }
         self.bus = bus
         self.imu = imuDevice
