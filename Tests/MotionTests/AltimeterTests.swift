@@ -37,13 +37,16 @@ import Timing
         let (values, errors, world, altimeter) = try Self.relativeUpdates(scenario: "stairs", seed: seed)
         #expect(errors.isEmpty)
         #expect(values.count >= Int(world.script.duration) - 1)
+        var worst = 0.0
         for landing in Scenario.stairsLandings {
             let update = try Self.update(nearest: world.startTime + landing.time, in: values)
+            worst = max(worst, abs(update.relativeAltitude.doubleValue - landing.height))
             let truth = world.altitude(at: update.timestamp) - world.elevation
             #expect(abs(truth - landing.height) < 1e-6, "the script's landing at \(landing.time) s")
             #expect(abs(update.relativeAltitude.doubleValue - landing.height) < 0.5,
                     "seed \(seed), landing at \(landing.height) m: \(update.relativeAltitude.doubleValue) m")
         }
+        print(String(format: "stairs seed %llu: worst landing error %.3f m", seed, worst))
         var floors = FloorCounter()
         for value in values { floors.update(relativeAltitude: value.relativeAltitude.doubleValue) }
         #expect(floors.ascended == 3 && floors.descended == 3, "seed \(seed): \(floors.ascended) up, \(floors.descended) down")
@@ -53,7 +56,9 @@ import Timing
 
     /// Ten minutes still while the weather's sea-level pressure falls 1.2 hPa an hour: the relative
     /// altitude reported at the end is the apparent climb the weather makes (the standard
-    /// atmosphere's height of the true pressure then, less that at the start), within 5 cm.
+    /// atmosphere's height of the true pressure then, less that at the start), within 10 cm: the
+    /// noise of two one-second means (about 1.7 cm each: the chip's filter correlates a second's
+    /// readings), and the integer compensation's few tenths of a pascal.
     @Test func weatherDriftIsReportedAsTheWeathersApparentClimb() throws {
         let (values, errors, world, _) = try Self.relativeUpdates(scenario: "weather-drift")
         #expect(errors.isEmpty)
@@ -62,7 +67,8 @@ import Timing
         let apparent = BarometricFormula.altitude(pressure: world.pressure(at: last.timestamp))
             - BarometricFormula.altitude(pressure: world.pressure(at: first.timestamp))
         #expect(apparent > 1.5 && apparent < 1.8, "\(apparent) m")
-        #expect(abs(last.relativeAltitude.doubleValue - apparent) < 0.05,
+        print(String(format: "weather drift: reported %.3f m, the weather's %.3f m", last.relativeAltitude.doubleValue, apparent))
+        #expect(abs(last.relativeAltitude.doubleValue - apparent) < 0.1,
                 "reported \(last.relativeAltitude.doubleValue) m, the weather's \(apparent) m")
         #expect(abs(last.pressure.doubleValue * 1000 - world.pressure(at: last.timestamp)) < 1, "kPa")
     }
@@ -98,6 +104,9 @@ import Timing
         // hour at 1σ: this front is a 2.4σ one).
         let known = updates(.knownAltitude(metres: 35), for: 1800)
         let start = try #require(known.first), end = try #require(known.last)
+        print(String(format: "absolute: standard %.2f m ± %.2f m; QNH %.2f m ± %.2f m, precision %.3f m; known altitude %.2f m ± %.2f m, after 30 min %.2f m ± %.2f m",
+                     standard.altitude, standard.accuracy, fromQNH.altitude, fromQNH.accuracy, fromQNH.precision,
+                     start.altitude, start.accuracy, end.altitude, end.accuracy))
         #expect(abs(start.altitude - 35) < 0.05)
         #expect(start.accuracy < 1.1 && end.accuracy > start.accuracy)
         #expect(abs(end.altitude - 35) > 4, "the weather moved it: \(end.altitude) m")

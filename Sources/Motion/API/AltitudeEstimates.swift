@@ -51,7 +51,9 @@ enum AltitudeEstimates {
         let hours = datum.time.map { max(0, summary.timestamp - $0) / 3600 } ?? 0
         let drift = weatherDrift * hours
         let error = (datum.error * datum.error + drift * drift).squareRoot()
-        let precision = summary.pressureDeviation / Double(max(1, summary.count)).squareRoot()
+        // The readings' own scatter, not divided by √n: a chip's IIR filter (a BMP280's at
+        // coefficient 16) correlates them over about a second, so their mean is hardly less noisy.
+        let precision = summary.pressureDeviation
         return (BarometricFormula.altitude(pressure: summary.pressure, seaLevelPressure: datum.seaLevelPressure),
                 error * slope, precision * slope)
     }

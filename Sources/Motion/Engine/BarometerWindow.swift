@@ -1,9 +1,9 @@
 /// Gathers barometer readings into one update per ``interval``: their mean pressure and
 /// temperature, how much the pressure scattered, and the time of the last reading. Updates close
 /// on a grid of `interval` from the first reading (not from each update's last reading), so they
-/// come once per interval on average whatever the chip's rate. Averaging
-/// the 26 readings of a second at a BMP280's indoor-navigation rate divides their noise by about
-/// five (less: the chip's IIR filter has already correlated them).
+/// come once per interval on average whatever the chip's rate. The mean of a second's 26 readings
+/// at a BMP280's indoor-navigation rate is hardly less noisy than one reading: the chip's IIR
+/// filter (coefficient 16) has correlated them over about that long already.
 struct BarometerWindow: Sendable {
     /// One update's worth of readings.
     struct Summary: Sendable, Equatable {
