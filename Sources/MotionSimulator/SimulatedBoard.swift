@@ -17,7 +17,8 @@ import I2C
 /// ``LSM6DS3Emulator``, ``LSM9DS1Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9150Emulator`` and ``MPU9250Emulator`` (use their
 /// `attach(to:at:)`), ``ICM20948Emulator`` (likewise), ``BMI160Emulator``, ``ICM42688Emulator``, ``AK8975Emulator``, ``AK8963Emulator``,
 /// ``AK09916Emulator``, ``BNO055Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
-/// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
+/// ``QMC5883LEmulator``, ``HMC5883LEmulator``; the barometer ``BMP280Emulator`` takes
+/// `(source:now:noiseSeed:)`.
 ///
 /// Time: output registers follow the source at `now()` while a sensor runs; data-ready flags and
 /// FIFO frames come at the output-data-rate ticks of the chip's own clock (with

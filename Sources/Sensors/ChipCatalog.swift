@@ -7,7 +7,8 @@ package enum ChipCatalog {
     /// Where the supported chips live: every address a descriptor in ``ChipRegistry`` lists
     /// (AK8963/AK09916/AK8975 0x0C, QMC5883L 0x0D, LIS3MDL (and the LSM9DS1's magnetometer, which
     /// answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, BNO055 0x28/0x29, InvenSense MPU,
-    /// ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B), ascending.
+    /// ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B, the BMP280
+    /// barometer 0x76/0x77), ascending.
     package static let usualAddresses: [I2CAddress] = ChipRegistry.usualAddresses
 
     /// One identity read at an address: the register, the writes that must come first (chips with

@@ -5,8 +5,8 @@ import I2C
 /// it. Written from the datasheets like the emulators themselves: this module does not import the
 /// drivers (`Sensors`), so these entries are the simulator's own, not the driver's tables.
 ///
-/// Adding a chip: its emulator file (with its ``SimulatedBoard/IMU`` or
-/// ``SimulatedBoard/Magnetometer`` static member) and its line here.
+/// Adding a chip: its emulator file (with its ``SimulatedBoard/IMU``,
+/// ``SimulatedBoard/Magnetometer`` or ``SimulatedBoard/Barometer`` static member) and its line here.
 package enum EmulatorRegistry {
     /// The IMUs, in ``SimulatedBoard/IMU`` order (the order `--imu` lists them in).
     package static let imus: [IMUEmulatorEntry] = [
