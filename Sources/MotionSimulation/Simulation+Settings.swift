@@ -75,3 +75,11 @@ extension Simulation {
         set { settings.faults = newValue }
     }
 }
+
+extension Simulation {
+    /// The barometer on the board (a BMP280 at 0x76 by default); nil for none.
+    public var barometer: SimulatedBoard.Barometer? {
+        get { settings.barometer }
+        set { settings.barometer = newValue }
+    }
+}

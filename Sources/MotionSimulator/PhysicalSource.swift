@@ -21,10 +21,14 @@ package struct PhysicalState: Sendable, Equatable {
     /// ``World`` does; a replay or a constant does not). Only chips with on-chip fusion use it;
     /// they fall back to the orientation the specific force and field give when it is nil.
     package var orientation: Quaternion?
+    /// Air pressure at the chip, Pa: what a barometer measures (the ICAO standard sea-level
+    /// pressure where the source knows no better: a replay, a constant).
+    package var pressure: Double
 
     package init(
         time: Double, specificForce: SIMD3<Double>, angularRate: SIMD3<Double>,
-        magneticField: SIMD3<Double>, temperature: Double = 25, orientation: Quaternion? = nil
+        magneticField: SIMD3<Double>, temperature: Double = 25, orientation: Quaternion? = nil,
+        pressure: Double = StandardAtmosphere.seaLevelPressure
     ) {
         self.time = time
         self.specificForce = specificForce
@@ -32,6 +36,7 @@ package struct PhysicalState: Sendable, Equatable {
         self.magneticField = magneticField
         self.temperature = temperature
         self.orientation = orientation
+        self.pressure = pressure
     }
 
     /// Standard gravity, m/s².

@@ -1,7 +1,9 @@
 import I2C
 
-/// A simulated board: a ``SimulatedBus`` carrying an IMU emulator and a magnetometer emulator at
-/// their usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes).
+/// A simulated board: a ``SimulatedBus`` carrying an IMU emulator, a magnetometer emulator and,
+/// when asked (the built-in simulated board asks for a BMP280 at 0x76), a barometer, at their
+/// usual addresses, all fed from one ``PhysicalSource`` (each chip reads it in its own axes; the
+/// barometer its pressure).
 ///
 /// The default is an LSM6DSOX at 0x6A with a LIS3MDL at 0x1C. `--imu lsm9ds1` is the Sense HAT:
 /// an LSM9DS1 at 0x6A with its magnetometer (a LIS3MDL register map) at 0x1C. `motionctl --imu mpu6050` maps to
@@ -15,7 +17,8 @@ import I2C
 /// ``LSM6DS3Emulator``, ``LSM9DS1Emulator``, ``MPU6050Emulator``, ``MPU6500Emulator``, ``MPU9150Emulator`` and ``MPU9250Emulator`` (use their
 /// `attach(to:at:)`), ``ICM20948Emulator`` (likewise), ``BMI160Emulator``, ``ICM42688Emulator``, ``AK8975Emulator``, ``AK8963Emulator``,
 /// ``AK09916Emulator``, ``BNO055Emulator``, ``LIS3MDLEmulator``, ``LIS2MDLEmulator``,
-/// ``QMC5883LEmulator``, ``HMC5883LEmulator``.
+/// ``QMC5883LEmulator``, ``HMC5883LEmulator``; the barometer ``BMP280Emulator`` takes
+/// `(source:now:noiseSeed:)`.
 ///
 /// Time: output registers follow the source at `now()` while a sensor runs; data-ready flags and
 /// FIFO frames come at the output-data-rate ticks of the chip's own clock (with
@@ -76,6 +79,9 @@ public struct SimulatedBoard: Sendable {
     /// The separate magnetometer, or the built-in one (MPU-9250, ICM-20948) when there is none.
     package let magnetometer: (any SimulatedDevice)?
     package let magnetometerAddress: I2CAddress?
+    /// The barometer (the built-in simulated board's BMP280 at 0x76), nil on a board without one.
+    package let barometer: (any SimulatedDevice)?
+    package let barometerAddress: I2CAddress?
     /// Every chip attached, in address order.
     package let chips: [Chip]
 
@@ -85,9 +91,14 @@ public struct SimulatedBoard: Sendable {
     ///   - source: what the chips experience (each reads it as its own axes).
     ///   - now: simulation time in seconds (a `VirtualClock`'s `now` in tests).
     ///   - imuOptions, magnetometerOptions: clock drift and dead axes of each chip.
+    ///   - barometer: which barometer, at `barometerAddress` or its usual address; nil for none
+    ///     (the built-in simulated board, ``SimulationSettings``, carries a BMP280).
+    ///     It measures the source's pressure, with its datasheet noise from `barometerNoiseSeed`
+    ///     (nil: quantisation only).
     package init(
         imu: IMU = .lsm6dsox, imuAddress: I2CAddress? = nil,
         magnetometer: MagnetometerChoice = .usual, magnetometerAddress: I2CAddress? = nil,
+        barometer: Barometer? = nil, barometerAddress: I2CAddress? = nil, barometerNoiseSeed: UInt64? = nil,
         source: any PhysicalSource, now: @escaping @Sendable () -> Double,
         imuOptions: EmulatorOptions = .init(), magnetometerOptions: EmulatorOptions = .init(),
         busName: String = "simulated"
@@ -127,6 +138,17 @@ public struct SimulatedBoard: Sendable {
         } else {
             self.magnetometer = builtInMagnetometer
             self.magnetometerAddress = (imuDevice as? any NineAxisPackage).map { type(of: $0).magnetometerAddress }
+        }
+        if let barometer {
+            let device = barometer.entry.make(source, now, barometerNoiseSeed)
+            let address = barometerAddress ?? barometer.entry.usualAddress
+            bus.attach(device, at: address)
+            chips.append(Chip(address: address, device: device, behindBypass: false))
+            self.barometer = device
+            self.barometerAddress = address
+        } else {
+            self.barometer = nil
+            self.barometerAddress = nil
         }
         self.bus = bus
         self.imu = imuDevice

@@ -13,6 +13,8 @@ package struct SimulationSettings: Sendable, Equatable {
     package var softIron: Matrix3?
     package var replay: Recording?
     package var faults: FaultPlan?
+    /// The barometer on the board; nil for none.
+    package var barometer: SimulatedBoard.Barometer? = .bmp280
 
     package init(
         scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,

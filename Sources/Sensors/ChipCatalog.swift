@@ -7,7 +7,8 @@ package enum ChipCatalog {
     /// Where the supported chips live: every address a descriptor in ``ChipRegistry`` lists
     /// (AK8963/AK09916/AK8975 0x0C, QMC5883L 0x0D, LIS3MDL (and the LSM9DS1's magnetometer, which
     /// answers as one) 0x1C/0x1E, LIS2MDL/HMC5883L 0x1E, BNO055 0x28/0x29, InvenSense MPU,
-    /// ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B), ascending.
+    /// ICM-20948, ICM-42688-P and BMI160 0x68/0x69, LSM6 and LSM9DS1 0x6A/0x6B, the BMP280
+    /// barometer 0x76/0x77), ascending.
     package static let usualAddresses: [I2CAddress] = ChipRegistry.usualAddresses
 
     /// One identity read at an address: the register, the writes that must come first (chips with
@@ -40,7 +41,7 @@ package enum ChipCatalog {
     /// ``mpu9150OrMPU6050(bus:chip:twin:)``), writing only to a chip already known to be an MPU.
     package static func identify(
         bus: any I2CBus, address: I2CAddress, lsm6dso32: Bool = false, insidePackageOf package: String? = nil,
-        pause: Pause = .system, among chips: [ChipDescriptor] = ChipRegistry.all
+        pause: Pause = .system, among chips: [ChipDescriptor] = ChipRegistry.identifiable
     ) throws(SensorError) -> ChipInfo? {
         let named: Set<String> = lsm6dso32 ? [ChipDescriptor.lsm6dso32.name] : []
         for read in identityReads(at: address, among: chips, named: named, package: package) {

@@ -42,9 +42,13 @@ package enum ChipRegistry {
     /// The magnetometers on their own addresses.
     package static var magnetometers: [ChipDescriptor] { all.filter(\.isMagnetometer) }
 
-    /// The pressure sensors, apart from ``all`` until the sampler, probe and emulators read them
-    /// (Bosch's 0x76/0x77 now; ST's LPS25H/LPS22 add 0x5C/0x5D with their own lines).
+    /// The pressure sensors (Bosch's 0x76/0x77; ST's LPS25H/LPS22 add 0x5C/0x5D with their own
+    /// lines). Apart from ``all``, which the IMU and magnetometer searches read; identification
+    /// and probe read both (``identifiable``).
     package static let barometers: [ChipDescriptor] = [.bmp280]
+
+    /// Every chip identification and probe know: ``all``, then ``barometers``.
+    package static var identifiable: [ChipDescriptor] { all + barometers }
 
     /// Where to look for a barometer, in order (as ``imuScanAddresses``): 0x76, 0x77.
     package static let barometerScanAddresses: [I2CAddress] = scanOrder(barometers, last: [])
@@ -56,7 +60,7 @@ package enum ChipRegistry {
 
     /// Every address a known chip can answer at, ascending.
     package static var usualAddresses: [I2CAddress] {
-        Set(all.flatMap(\.identity.addresses)).sorted()
+        Set(identifiable.flatMap(\.identity.addresses)).sorted()
     }
 
     /// Where to look for an IMU, in order: every address an IMU here can sit at, those more chips
@@ -95,7 +99,7 @@ package enum ChipRegistry {
 
     /// The chip named `name` as ``ChipInfo/name`` gives it (`MPU-6050`, `LSM6DSR/ISM330DHCX`).
     package static func descriptor(named name: String) -> ChipDescriptor? {
-        all.first { $0.name == name }
+        identifiable.first { $0.name == name }
     }
 
     /// The chip a person or a board file names: any of its ``ChipDescriptor/cliNames`` or its

@@ -10,6 +10,9 @@
 //   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
 // `alloc-check --list` prints the runs it makes, `<imu> <magnetometer>` a line, and measures
 // nothing: the chips come from the emulator registry, so the test takes its list from here.
+// `alloc-check --barometer` measures the altimeter instead: every simulated barometer read at its
+// own rate, relative-altitude updates (one a second) to a handler on a DispatchQueue:
+//   <barometer> barometer updates+queue <allocations> <readings> <updates>
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -102,6 +105,45 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     let samples = settled() - samplesBefore
     manager.stopDeviceMotionUpdates()
     return (allocations, samples)
+}
+
+/// The altimeter on `barometer` for `warmup` seconds of virtual time, then `seconds` more counted:
+/// allocations, barometer readings and updates handled in the counted window.
+func measure(barometer: SimulatedBoard.Barometer) throws -> (allocations: Int, readings: Int, updates: Int) {
+    let clock = VirtualClock()
+    var simulation = Simulation(scenario: "stairs")
+    simulation.barometer = barometer
+    let altimeter = try Altimeter(source: .simulated(simulation), clock: clock)
+    let queue = DispatchQueue(label: "alloc-check.altitude")
+    let delivered = Atomic(0)
+    altimeter.startRelativeAltitudeUpdates(to: queue) { data, _ in
+        if data != nil { delivered.add(1, ordering: .relaxed) }
+    }
+    let step = 0.01
+    for _ in 0..<Int(warmup / step) { clock.advance(by: step) }
+    queue.sync {}
+    let (readingsBefore, updatesBefore) = (altimeter.counters.sampled, delivered.load(ordering: .relaxed))
+    let before = CMallocCounter_count()
+    if trace { CMallocCounter_trace(1) }
+    for _ in 0..<Int(seconds / step) { clock.advance(by: step) }
+    CMallocCounter_trace(0)
+    let allocations = CMallocCounter_count() - before
+    queue.sync {}
+    let result = (allocations, altimeter.counters.sampled - readingsBefore, delivered.load(ordering: .relaxed) - updatesBefore)
+    altimeter.stopRelativeAltitudeUpdates()
+    return result
+}
+
+if arguments.contains("--barometer") {
+    for barometer in SimulatedBoard.Barometer.allCases {
+        do {
+            let (allocations, readings, updates) = try measure(barometer: barometer)
+            print("\(barometer.rawValue) barometer updates+queue \(allocations) \(readings) \(updates)")
+        } catch {
+            print("\(barometer.rawValue) barometer failed: \(error)")
+        }
+    }
+    exit(0)
 }
 
 let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]

@@ -15,10 +15,11 @@ import Foundation
 //   publish: CPU at 100 Hz sampling with publishing to MQTT at 10 Hz against without (a Mosquitto
 //            started on a free loopback port; skipped without mosquitto), --seconds each.
 //   ros2:    CPU at 100 Hz sampling with sensor_msgs/Imu publishing over DDS at 100 Hz against without, --seconds each.
+//   altitude: µs per barometer reading and ns per vertical-channel update, next to µs per device-motion sample (virtual time).
 let arguments = CommandLine.arguments.dropFirst()
-let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery", "publish", "ros2"]
+let benchmarkNames = ["fusion", "timer", "sampler", "world", "driver", "sampler-virtual", "recovery", "publish", "ros2", "altitude"]
 let usage = """
-    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [publish] [ros2] [sampler-virtual]
+    usage: motion-bench [fusion] [timer] [sampler] [world] [driver] [recovery] [publish] [ros2] [altitude] [sampler-virtual]
                         [--seconds S] [--hours H] [--samples N] [--faults SPEC]
     Benchmarks (not tests), each next to a reference measured in the same run; build them with
     `swift run -c release motion-bench …`. With no name, all of them but sampler-virtual.
@@ -32,6 +33,8 @@ let usage = """
       publish          CPU at 100 Hz sampling with publishing to MQTT at 10 Hz against without (a Mosquitto
                        on a free loopback port; skipped without mosquitto), --seconds each
       ros2             CPU at 100 Hz sampling with sensor_msgs/Imu over DDS at 100 Hz against without, --seconds each
+      altitude         µs per barometer reading and ns per vertical-channel update, next to µs per
+                       device-motion sample, in virtual time (--samples readings, default 20000)
       sampler-virtual  only the virtual-time part of sampler (--samples N, default 20000), for a profiler
       -h, --help       this text
     """
@@ -111,6 +114,10 @@ if wants("publish") {
 
 if wants("ros2") {
     runROS2Benchmark(seconds: seconds)
+}
+
+if wants("altitude") {
+    runAltitudeBenchmark(readings: virtualSamples)
 }
 
 if wants("world") {

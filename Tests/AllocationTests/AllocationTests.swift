@@ -100,4 +100,22 @@ struct AllocationTests {
             }
         }
     }
+
+    /// The altimeter: every simulated barometer read at its own rate for 20 s after the warm-up,
+    /// relative-altitude updates (one a second) to a handler on a DispatchQueue. Nothing is
+    /// allocated per reading (chip, bus, driver, sampler, the update's sums); the updates' hops
+    /// to the queue are Dispatch's continuations, at most one an update.
+    @Test("no allocation per barometer reading", .enabled(if: binary != nil, "needs the release build of alloc-check"))
+    func barometerReadings() throws {
+        let lines = try Self.lines(["--barometer", "--warmup", "80", "--seconds", "20"])
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let fields = line.split(separator: " ")
+            // <barometer> barometer updates+queue <allocations> <readings> <updates>
+            #expect(fields.count == 6, "\(line)")
+            guard fields.count == 6, let allocations = Int(fields[3]), let readings = Int(fields[4]), let updates = Int(fields[5]) else { continue }
+            #expect(readings >= 520 && updates >= 19, "\(line)")
+            #expect(allocations <= updates + 5, "\(line)")
+        }
+    }
 }

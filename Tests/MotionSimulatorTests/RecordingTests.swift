@@ -125,9 +125,11 @@ import Testing
         let replay = ReplaySource(recording)
         for k in stride(from: 0, through: 500, by: 7) {
             let t = Double(k) / 100
-            // A recording holds what the sensors measure, not the world's true orientation.
+            // A recording holds what the IMU and magnetometer measure, not the world's true
+            // orientation nor its air pressure (a replay gives the standard sea-level pressure).
             var measured = world.state(at: t)
             measured.orientation = nil
+            measured.pressure = StandardAtmosphere.seaLevelPressure
             #expect(replay.state(at: t) == measured)
         }
     }

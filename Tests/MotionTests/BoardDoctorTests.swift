@@ -146,6 +146,8 @@ struct BoardDoctorTests {
         let machine = try FakeMachine.raspberryPi4(files: "dev/i2c-1")
         let found = try machine.doctor(scanBus: { _ in [I2CAddress(0x1E), I2CAddress(0x68)] }).run().check(.busScan, is: .ok)
         #expect(found.message == "/dev/i2c-1 answers at 0x1E 0x68: IMU at 0x68, magnetometer at 0x1E")
+        let withBarometer = try machine.doctor(scanBus: { _ in [I2CAddress(0x1E), I2CAddress(0x68), I2CAddress(0x76)] }).run().check(.busScan, is: .ok)
+        #expect(withBarometer.message == "/dev/i2c-1 answers at 0x1E 0x68 0x76: IMU at 0x68, magnetometer at 0x1E, barometer at 0x76")
         let nothing = try machine.doctor(scanBus: { _ in [] }).run().check(.busScan, is: .warning)
         #expect(nothing.fix?.contains("SDA to pin 3, SCL to pin 5") == true)
         let other = try machine.doctor(scanBus: { _ in [I2CAddress(0x40)] }).run().check(.busScan, is: .warning)

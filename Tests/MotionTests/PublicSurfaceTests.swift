@@ -33,6 +33,10 @@ import Testing
         ("CMError's constants", ["MotionErrorDomain", "MotionErrorNULL", "MotionErrorDeviceRequiresMovement",
             "MotionErrorTrueNorthNotAvailable", "MotionErrorUnknown", "MotionErrorMotionActivity", "MotionErrorInvalid",
             "MotionErrorNot", "MotionErrorNilData", "MotionErrorSize"], 15),
+        // `CMAltimeter`, `CMAltitudeData`, `CMAbsoluteAltitudeData`, their handlers, `CMAuthorizationStatus`,
+        // and the reference an absolute altitude is measured from (ours).
+        ("CMAltimeter", ["Altimeter", "AltitudeData", "AbsoluteAltitudeData", "AltitudeHandler", "AbsoluteAltitudeHandler",
+            "AltitudeReference", "AuthorizationStatus"], 56),
     ]
 
     /// Modules a client has without us (swift-log's `Logging` is a package a client can depend on).

@@ -8,8 +8,8 @@ struct BMI160CommandTests {
         let result = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "bmi160"])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasSuffix(": 2 device(s) answered") == true)
-        #expect(Array(lines.dropFirst()) == ["  0x0D  QMC5883L", "  0x68  BMI160"])
+        #expect(lines.first?.hasSuffix(": 3 device(s) answered") == true)
+        #expect(Array(lines.dropFirst()) == ["  0x0D  QMC5883L", "  0x68  BMI160", "  0x76  BMP280"])
     }
 
     /// 200 raw samples on the `rest` scenario (lying face up, with the simulated sensor errors):

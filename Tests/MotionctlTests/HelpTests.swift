@@ -7,7 +7,7 @@ import Testing
     @Test func theResearchCommandsAreNotMotionctls() throws {
         let help = try BoardsCommandTests.run(["--help"])
         #expect(help.status == 0, "\(help)")
-        for command in ["live", "stream", "probe", "doctor", "calibrate", "calibration", "selftest", "serve", "record", "publish", "ros2"] {
+        for command in ["live", "stream", "probe", "doctor", "calibrate", "calibration", "selftest", "serve", "record", "publish", "ros2", "altitude"] {
             #expect(help.output.contains("  \(command)"), "\(command) missing from: \(help.output)")
         }
         #expect(!help.output.contains("evaluate"), "\(help.output)")

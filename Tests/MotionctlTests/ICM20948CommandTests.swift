@@ -9,7 +9,7 @@ struct ICM20948CommandTests {
         let result = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "icm20948"])
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3, "\(result.output)")
+        #expect(lines.count == 4, "\(result.output)")   // with the simulated board's BMP280 at 0x76
         #expect(lines.dropFirst().first == "  0x68  ICM-20948")
         #expect(lines.last?.hasPrefix("  0x0C  AK09916 (inside the ICM-20948 at 0x68") == true, "\(result.output)")
     }

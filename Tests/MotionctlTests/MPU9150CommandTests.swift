@@ -8,10 +8,11 @@ struct MPU9150CommandTests {
         let result = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "mpu9150"])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasSuffix(": 1 device(s) answered") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix(": 2 device(s) answered") == true, "\(lines)")
         #expect(lines.dropFirst().first == "  0x68  MPU-9150", "\(lines)")
-        #expect(lines.dropFirst(2).first?.hasPrefix("  0x0C  AK8975 (inside the MPU-9150 at 0x68") == true, "\(lines)")
-        #expect(lines.count == 3)
+        #expect(lines.dropFirst(2).first == "  0x76  BMP280", "the simulated board's barometer: \(lines)")
+        #expect(lines.dropFirst(3).first?.hasPrefix("  0x0C  AK8975 (inside the MPU-9150 at 0x68") == true, "\(lines)")
+        #expect(lines.count == 4)
     }
 
     /// 200 samples on the `rest` scenario (face up, simulated sensor errors): every acceleration is

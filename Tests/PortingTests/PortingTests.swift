@@ -163,6 +163,11 @@ struct PortingTests {
             "owner-handlers: a @MainActor view controller on .main: 50 device-motion updates at 50 Hz (a closure capturing self), 25 accelerometer updates at 25 Hz (a method), no error: true",
             "owner-handlers: a model that is not Sendable, on its own queue: 100 gyro updates at 100 Hz",
         ]),
+        Program("altitude", "CMAltimeter: availability, relative altitude on .main through NSNumber, absolute altitude's accuracy", expect: [
+            "altitude: authorized true; 25 relative updates in 25 s on the main thread: true",
+            "altitude: relative altitude at the first landing 3 m, pressure about 101 kPa",
+            "altitude: 25 absolute updates; accuracy without a reference over 50 m: true; precision under 0.1 m: true",
+        ]),
         Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",
         ]),

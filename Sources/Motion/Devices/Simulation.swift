@@ -150,9 +150,12 @@ public struct Simulation: Sendable, Equatable {
         let source = ErrorModelSource(
             base: played, imu: imuErrors, magnetometer: magnetometerErrors, seed: settings.seed, sampleRate: noiseRate,
             origin: startTime - Self.poweredBefore)
+        // The barometer's noise is the chip's own (its emulator's), seeded like the others'.
+        let barometerSeed = settings.sensorErrors && settings.replay == nil ? settings.seed : nil
         let board = SimulatedBoard(
             imu: settings.imu, imuAddress: layout.flatMap { $0.imuAddresses.first(where: settings.imu.possibleAddresses.contains) },
-            magnetometer: settings.magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)), source: source, now: now)
+            magnetometer: settings.magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)),
+            barometer: settings.barometer, barometerNoiseSeed: barometerSeed, source: source, now: now)
         if let faults = settings.faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
     }

@@ -5,7 +5,17 @@
 /// temperature into the raw counts whose compensation (the datasheet's double-precision version,
 /// §8.1) gives them back: the inverse of what a driver computes, so a driver's reading is
 /// checked against the world, not against a copy of itself. The counts are whole (the 20-bit
-/// quantisation); the chip's noise is not modelled.
+/// quantisation).
+///
+/// In normal mode it measures once per cycle (§3.6.3, §3.8.2: the measurement time of the chosen
+/// oversampling plus t_sb), adds the pressure noise of the oversampling (with a seed; none
+/// without), and runs the IIR filter of §3.3.3 over the measurements, reset by a write to config.
+/// The noise before the filter is set so that the indoor-navigation settings (×16, filter 16)
+/// give Table 7's 1.6 cm RMS: an IIR filter with coefficient c passes 1/(2c − 1) of white noise's
+/// variance, so the ADC's noise at ×16 is 1.6 cm · √31 = 8.9 cm, 1.07 Pa at 12.0 Pa/m (ρ₀g₀ of
+/// the standard atmosphere at sea level); other oversamplings scale it by √(16/osrs), white noise
+/// averaged. Not modelled: the temperature's noise and the offset's temperature coefficient
+/// (1.5 Pa/K, §1 Table 2; the simulated die stays at the world's temperature).
 struct BMP280Chip: RegisterChip {
     static let chipName = "BMP280"
     static let chipID: UInt8 = 0xD0
@@ -18,13 +28,28 @@ struct BMP280Chip: RegisterChip {
     /// §3.11.3 table: dig_T1 … dig_T3, dig_P1 … dig_P9.
     static let trimming: [Int] = [27504, 26435, -1000, 36477, -10685, 3024, 2855, 140, -7, 15500, -14600, 6000]
 
+    /// The ADC's pressure noise at ×16 oversampling, before the IIR filter, Pa (see above).
+    static let noiseAtOversampling16 = 1.07
+    /// Measurements a late read catches up on at most; further back the filter starts afresh
+    /// (after 128 cycles a coefficient-16 filter keeps 0.03 % of its memory).
+    static let catchUpLimit = 128
+
     var registers: [UInt8] = []
     var pointer: UInt8 = 0
     /// The true pressure (Pa) and temperature (°C) at a time, s.
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
+    /// Seed of the pressure noise; nil: an ideal chip (quantisation only).
+    let noiseSeed: UInt64?
+    /// When normal mode started (s); nil while the chip sleeps or measures in forced mode.
+    var cycleStart: Double?
+    /// The last measurement cycle whose result is in the output registers.
+    var lastCycle = -1
+    /// The IIR filter's memory (pressure Pa, temperature °C); nil after a reset of the filter.
+    var filterMemory: (pressure: Double, temperature: Double)?
 
-    init(atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double)) {
+    init(atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), noiseSeed: UInt64? = nil) {
         self.atmosphere = atmosphere
+        self.noiseSeed = noiseSeed
         powerOnReset()
     }
 
@@ -36,24 +61,96 @@ struct BMP280Chip: RegisterChip {
         let words = Self.trimming.map { UInt16(truncatingIfNeeded: $0) }
         store(words.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, at: Self.calibration)
         store([0x80, 0x00, 0x00, 0x80, 0x00, 0x00], at: Self.pressureMSB)
+        cycleStart = nil
+        lastCycle = -1
+        filterMemory = nil
     }
 
     /// Normal (11) or forced (01, 10) mode: the chip measures (§3.6).
     var isMeasuring: Bool { reg(Self.ctrlMeas) & 0b11 != 0 }
 
+    /// §3.3.1 / §4.3.4: osrs_x codes 1…5 are ×1…×16, codes 6 and 7 ×16 too; 0 skips.
+    static func oversampling(code: UInt8) -> Int { code == 0 ? 0 : 1 << Int(min(code, 5) - 1) }
+
+    /// §3.3.3 Table 6 / §4.3.5: filter codes 0…4 are off, 2, 4, 8, 16; higher codes 16.
+    var filterCoefficient: Int {
+        let code = Int((reg(Self.config) >> 2) & 0b111)
+        return code == 0 ? 1 : 1 << min(code, 4)
+    }
+
+    /// One normal-mode cycle, s: the typical measurement time (§3.8.1: 1 + 2·osrs_t + 2·osrs_p
+    /// + 0.5 ms, the last term only when pressure is measured) and the standby t_sb (§3.6.3 Table 11).
+    var cyclePeriod: Double {
+        let control = reg(Self.ctrlMeas)
+        let osrsT = Self.oversampling(code: control >> 5), osrsP = Self.oversampling(code: (control >> 2) & 0b111)
+        let measurement = 1 + 2 * Double(osrsT) + (osrsP > 0 ? 2 * Double(osrsP) + 0.5 : 0)
+        return (measurement + Self.standbys[Int(reg(Self.config) >> 5)]) / 1000
+    }
+
+    /// §3.6.3 Table 11: t_sb codes 0…7, ms.
+    static let standbys = [0.5, 62.5, 125, 250, 500, 1000, 2000, 4000]
+
     mutating func advance(to time: Double) {
         guard isMeasuring else { return }
+        guard reg(Self.ctrlMeas) & 0b11 == 0b11 else {
+            // Forced: one measurement, then back to sleep (§3.6.2).
+            measure(cycle: Int(time * 1000), at: time)
+            registers[Int(Self.ctrlMeas)] &= ~0b11
+            return
+        }
+        let start = cycleStart ?? time
+        cycleStart = start
+        let period = cyclePeriod
+        // The cycle whose result is out by `time` (the first one at once: a read right after the
+        // start finds the first measurement rather than the reset value).
+        let latest = max(0, Int(((time - start) / period).rounded(.down)))
+        guard latest > lastCycle else { return }
+        if latest - lastCycle > Self.catchUpLimit { filterMemory = nil }
+        for cycle in max(lastCycle + 1, latest - Self.catchUpLimit + 1)...latest {
+            measure(cycle: cycle, at: start + Double(cycle) * period)
+        }
+        lastCycle = latest
+    }
+
+    /// One measurement: the truth, the ADC's noise, the IIR filter (§3.3.3: the new memory is
+    /// (memory·(c − 1) + reading) / c; the first reading after a reset fills it), the counts.
+    mutating func measure(cycle: Int, at time: Double) {
         let truth = atmosphere(time)
-        let adcT = Self.rawTemperature(for: truth.temperature)
-        let adcP = Self.rawPressure(for: truth.pressure, fine: Self.fineTemperature(adcT))
-        store(Self.bytes20(adcP) + Self.bytes20(adcT), at: Self.pressureMSB)
-        if reg(Self.ctrlMeas) & 0b11 != 0b11 { registers[Int(Self.ctrlMeas)] &= ~0b11 }  // forced: back to sleep
+        let osrsP = Self.oversampling(code: (reg(Self.ctrlMeas) >> 2) & 0b111)
+        var pressure = truth.pressure
+        if let noiseSeed, osrsP > 0 {
+            let sigma = Self.noiseAtOversampling16 * (16 / Double(osrsP)).squareRoot()
+            pressure += sigma * SplitMix64.gaussian(seed: noiseSeed, index: Int64(cycle), channel: 0xB280)
+        }
+        let c = Double(filterCoefficient)
+        let filtered = filterMemory.map {
+            (($0.pressure * (c - 1) + pressure) / c, ($0.temperature * (c - 1) + truth.temperature) / c)
+        } ?? (pressure, truth.temperature)
+        filterMemory = filtered
+        let adcT = Self.rawTemperature(for: filtered.1)
+        let adcP = Self.rawPressure(for: filtered.0, fine: Self.fineTemperature(adcT))
+        store20(adcP, at: Self.pressureMSB)
+        store20(adcT, at: Self.pressureMSB + 3)
+    }
+
+    /// A 20-bit count into msb, lsb, xlsb from `register` on (without a temporary array: the
+    /// measurement runs at every cycle and allocates nothing).
+    mutating func store20(_ count: Int, at register: UInt8) {
+        let bytes = Self.bytes20(count)
+        registers[Int(register)] = bytes.msb
+        registers[Int(register) + 1] = bytes.lsb
+        registers[Int(register) + 2] = bytes.xlsb
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
         switch register {
         case Self.reset: if value == 0xB6 { powerOnReset() }
-        case Self.ctrlMeas, Self.config: registers[Int(register)] = value
+        case Self.ctrlMeas:
+            registers[Int(register)] = value
+            if value & 0b11 != 0b11 { cycleStart = nil; lastCycle = -1 }  // a new normal mode starts its own cycles
+        case Self.config:
+            registers[Int(register)] = value
+            filterMemory = nil  // §3.3.3: writing the filter resets it
         default: break  // read-only
         }
     }
@@ -72,8 +169,11 @@ struct BMP280Chip: RegisterChip {
         return var1 + d * d * t3
     }
 
+    /// dig_P1 … dig_P9 as doubles.
+    static let pressureTrimming = trimming[3...].map(Double.init)
+
     static func pressure(_ adcP: Int, fine: Double) -> Double {
-        let p = trimming[3...].map(Double.init)
+        let p = pressureTrimming
         var var1 = fine / 2 - 64000
         var var2 = var1 * var1 * p[5] / 32768 + var1 * p[4] * 2
         var2 = var2 / 4 + p[3] * 65536
@@ -105,8 +205,8 @@ struct BMP280Chip: RegisterChip {
     }
 
     /// msb, lsb, xlsb (the count's low four bits in xlsb's high nibble: §4.3.6).
-    static func bytes20(_ count: Int) -> [UInt8] {
-        [UInt8((count >> 12) & 0xFF), UInt8((count >> 4) & 0xFF), UInt8((count & 0xF) << 4)]
+    static func bytes20(_ count: Int) -> (msb: UInt8, lsb: UInt8, xlsb: UInt8) {
+        (UInt8((count >> 12) & 0xFF), UInt8((count >> 4) & 0xFF), UInt8((count & 0xF) << 4))
     }
 }
 
@@ -119,9 +219,24 @@ package final class BMP280Emulator: EngineBackedDevice {
     ///   - atmosphere: the true pressure (Pa) and temperature (°C) at a simulation time (s), e.g.
     ///     ``StandardAtmosphere/pressure(altitude:)`` of a path's height.
     ///   - now: simulation time, s.
+    ///   - noiseSeed: seed of the chip's pressure noise; nil: none (quantisation only).
     package init(
-        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double
+        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double,
+        noiseSeed: UInt64? = nil
     ) {
-        engine = EmulatorEngine(BMP280Chip(atmosphere: atmosphere), now: now)
+        engine = EmulatorEngine(BMP280Chip(atmosphere: atmosphere, noiseSeed: noiseSeed), now: now)
     }
+
+    /// The BMP280 measuring the pressure and temperature `source` gives.
+    package convenience init(source: any PhysicalSource, now: @escaping @Sendable () -> Double, noiseSeed: UInt64?) {
+        self.init(atmosphere: { time in
+            let state = source.state(at: time)
+            return (state.pressure, state.temperature)
+        }, now: now, noiseSeed: noiseSeed)
+    }
+}
+
+extension SimulatedBoard.Barometer {
+    /// Bosch BMP280, at 0x76 (SDO low) or 0x77 (SDO high) (BST-BMP280-DS001 §5.2).
+    package static let bmp280 = Self("bmp280")
 }

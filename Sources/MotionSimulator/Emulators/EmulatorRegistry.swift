@@ -5,8 +5,8 @@ import I2C
 /// it. Written from the datasheets like the emulators themselves: this module does not import the
 /// drivers (`Sensors`), so these entries are the simulator's own, not the driver's tables.
 ///
-/// Adding a chip: its emulator file (with its ``SimulatedBoard/IMU`` or
-/// ``SimulatedBoard/Magnetometer`` static member) and its line here.
+/// Adding a chip: its emulator file (with its ``SimulatedBoard/IMU``,
+/// ``SimulatedBoard/Magnetometer`` or ``SimulatedBoard/Barometer`` static member) and its line here.
 package enum EmulatorRegistry {
     /// The IMUs, in ``SimulatedBoard/IMU`` order (the order `--imu` lists them in).
     package static let imus: [IMUEmulatorEntry] = [
@@ -36,11 +36,23 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
     ]
 
+    /// The barometers, in ``SimulatedBoard/Barometer`` order; the simulated board carries the first.
+    package static let barometers: [BarometerEmulatorEntry] = [
+        BarometerEmulatorEntry(.bmp280, at: [0x76, 0x77]) { source, now, seed in BMP280Emulator(source: source, now: now, noiseSeed: seed) },
+    ]
+
     /// The entry of `chip`. Every static member has its line (``EmulatorRegistryTests``); one
     /// without is a programming error caught there.
     static func entry(_ chip: SimulatedBoard.IMU) -> IMUEmulatorEntry {
         guard let entry = imus.first(where: { $0.chip == chip }) else {
             preconditionFailure("SimulatedBoard.IMU.\(chip) has no line in EmulatorRegistry.imus")
+        }
+        return entry
+    }
+
+    static func entry(_ chip: SimulatedBoard.Barometer) -> BarometerEmulatorEntry {
+        guard let entry = barometers.first(where: { $0.chip == chip }) else {
+            preconditionFailure("SimulatedBoard.Barometer.\(chip) has no line in EmulatorRegistry.barometers")
         }
         return entry
     }
@@ -94,6 +106,51 @@ extension SimulatedBoard {
 
         public var description: String { rawValue }
     }
+}
+
+extension SimulatedBoard {
+    /// A barometer the simulator can put on the board, by its CLI name (`rawValue`); a struct
+    /// like ``IMU``. Each has its line in ``EmulatorRegistry/barometers``.
+    public struct Barometer: Hashable, Sendable, CustomStringConvertible {
+        /// The CLI name (`bmp280`).
+        public let rawValue: String
+
+        package init(_ name: String) { rawValue = name }
+
+        /// The chip named `rawValue`; nil for a name the simulator does not emulate.
+        public init?(rawValue: String) {
+            guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+            self.rawValue = rawValue
+        }
+
+        /// Every barometer the simulator emulates, in ``EmulatorRegistry/barometers`` order.
+        public static var allCases: [Barometer] { EmulatorRegistry.barometers.map(\.chip) }
+
+        public var description: String { rawValue }
+
+        /// The chip's line in ``EmulatorRegistry/barometers``.
+        package var entry: BarometerEmulatorEntry { EmulatorRegistry.entry(self) }
+    }
+}
+
+/// One barometer the simulator emulates.
+package struct BarometerEmulatorEntry: Sendable {
+    /// Builds the emulator measuring what a source says (its `pressure` and `temperature`) at the
+    /// simulation's `now`, with noise from a seed (nil: quantisation only).
+    package typealias Make = @Sendable (_ source: any PhysicalSource, _ now: @escaping @Sendable () -> Double, _ noiseSeed: UInt64?) -> any SimulatedDevice
+
+    package let chip: SimulatedBoard.Barometer
+    /// The addresses the chip can answer at, the usual one first.
+    package let possibleAddresses: [I2CAddress]
+    package let make: Make
+
+    init(_ chip: SimulatedBoard.Barometer, at addresses: [UInt8], make: @escaping Make) {
+        self.chip = chip
+        self.possibleAddresses = addresses.map { I2CAddress($0) }
+        self.make = make
+    }
+
+    package var usualAddress: I2CAddress { possibleAddresses[0] }
 }
 
 /// One IMU the simulator emulates.

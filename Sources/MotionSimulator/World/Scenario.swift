@@ -9,12 +9,21 @@ public struct Scenario: Sendable {
     public let summary: String
     package let script: MotionScript
     package let disturbances: [MagneticDisturbance]
+    /// The sea-level pressure over the scenario and how it drifts.
+    package let weather: Weather
+    /// Metres above sea level where the scenario starts.
+    package let elevation: Double
 
-    package init(name: String, summary: String, script: MotionScript, disturbances: [MagneticDisturbance] = []) {
+    package init(
+        name: String, summary: String, script: MotionScript, disturbances: [MagneticDisturbance] = [],
+        weather: Weather = .still, elevation: Double = 0
+    ) {
         self.name = name
         self.summary = summary
         self.script = script
         self.disturbances = disturbances
+        self.weather = weather
+        self.elevation = elevation
     }
 
     /// How long the scenario's motion lasts, seconds (after it, the board holds its last pose).
@@ -30,7 +39,7 @@ public struct Scenario: Sendable {
         earthField: EarthField, mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
     ) -> World {
         World(script: script, earthField: earthField, disturbances: disturbances, mount: mount,
-              temperature: temperature, startTime: startTime)
+              temperature: temperature, startTime: startTime, weather: weather, elevation: elevation)
     }
 
     /// The scenario called `name`, or `nil` (see ``all`` for the names).
@@ -44,6 +53,7 @@ public struct Scenario: Sendable {
         rest, sixFaces, flip, portraitTilt, shakePortrait, landscapeSweep, figureEight, tumble, walk, translation,
         taps, vibration, magnetDisturbance, steelDesk, ordinaryHandling, magnetPassing, magnetAttached, indoorHandling,
         indoorCarrying, fastTranslation, quarterTurn,
+        stairs, lift, hill, weatherDrift,
     ]
 
     private static let degree = Double.pi / 180

@@ -47,10 +47,15 @@ public struct World: PhysicalSource {
     package var temperature: Double
     /// Seconds since boot at which the script starts (before it: the starting pose at rest).
     package var startTime: Double
+    /// The sea-level pressure and how it drifts over the script.
+    package var weather: Weather
+    /// Metres above sea level of the script's origin (position z = 0).
+    package var elevation: Double
 
     package init(
         script: MotionScript, earthField: EarthField = .berlin, disturbances: [MagneticDisturbance] = [],
-        mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0
+        mount: Matrix3 = .identity, temperature: Double = 25, startTime: Double = 0,
+        weather: Weather = .still, elevation: Double = 0
     ) {
         self.script = script
         self.earthField = earthField
@@ -58,6 +63,25 @@ public struct World: PhysicalSource {
         self.mount = mount
         self.temperature = temperature
         self.startTime = startTime
+        self.weather = weather
+        self.elevation = elevation
+    }
+
+    /// Metres above sea level at `time` (seconds since boot): the elevation plus the height the
+    /// script has climbed.
+    package func altitude(at time: Double) -> Double {
+        elevation + script.kinematics(at: time - startTime).position.z
+    }
+
+    /// The sea-level pressure (QNH) at `time`, Pa: the weather's.
+    package func seaLevelPressure(at time: Double) -> Double {
+        weather.seaLevelPressure(at: time - startTime)
+    }
+
+    /// The air pressure at the device at `time`, Pa: the standard atmosphere's at its altitude
+    /// below the weather's sea-level pressure.
+    package func pressure(at time: Double) -> Double {
+        StandardAtmosphere.pressure(altitude: altitude(at: time), seaLevel: seaLevelPressure(at: time))
     }
 
     /// The true motion and fields at `time` (seconds since boot), device frame.
@@ -98,7 +122,9 @@ public struct World: PhysicalSource {
         return PhysicalState(
             time: time, specificForce: mount * truth.specificForce, angularRate: mount * truth.angularRate,
             magneticField: mount * truth.magneticField, temperature: temperature,
-            orientation: Quaternion.aboutZ(earthField.declination) * truth.attitude * chipToDevice)
+            orientation: Quaternion.aboutZ(earthField.declination) * truth.attitude * chipToDevice,
+            pressure: StandardAtmosphere.pressure(
+                altitude: elevation + truth.position.z, seaLevel: weather.seaLevelPressure(at: time - startTime)))
     }
 
     /// The orientation above is chip → *magnetic* East-North-Up, the frame a chip's own fusion

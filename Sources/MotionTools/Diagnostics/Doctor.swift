@@ -226,7 +226,8 @@ package struct Doctor: Sendable {
             return (DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint), [])
         }
         // A chip a kernel driver holds refuses the scan (EBUSY) but is there.
-        let held = KernelDriverClaim.claims(bus: device, addresses: imu + magnetometer, sysfsRoot: onDisk("sys")).map(\.address)
+        let barometer = ChipRegistry.barometerScanAddresses
+        let held = KernelDriverClaim.claims(bus: device, addresses: imu + magnetometer + barometer, sysfsRoot: onDisk("sys")).map(\.address)
         found = Array(Set(found + held)).sorted { $0.rawValue < $1.rawValue }
         let bus = board?.i2cBuses.first { $0.device == device }
         let wiring = bus.map { "check the wiring: SDA to pin \($0.sdaPin.header), SCL to pin \($0.sclPin.header), 3.3 V and GND, and the breakout's pull-ups" }
@@ -244,6 +245,9 @@ package struct Doctor: Sendable {
         }
         var message = "\(device) answers at \(list): IMU at \(imus.map(\.description).joined(separator: " "))"
         message += magnetometers.isEmpty ? ", no magnetometer at the usual addresses" : ", magnetometer at \(magnetometers.map(\.description).joined(separator: " "))"
+        // A barometer is named when one answers (most boards have none; its absence is no fault).
+        let barometers = found.filter(barometer.contains)
+        if !barometers.isEmpty { message += ", barometer at \(barometers.map(\.description).joined(separator: " "))" }
         return (DoctorCheck(.busScan, .ok, message), imus)
     }
 

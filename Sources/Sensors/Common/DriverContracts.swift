@@ -108,4 +108,13 @@ package struct BarometerConfiguration: Sendable, Equatable {
 }
 
 /// A pressure sensor's driver (``ChipDriver/readSample()`` gives Pa and °C).
-package protocol BarometerDriver: ChipDriver where Configuration == BarometerConfiguration, Sample == PressureSample {}
+package protocol BarometerDriver: ChipDriver where Configuration == BarometerConfiguration, Sample == PressureSample {
+    /// Measurements per second with the configuration applied (normal mode: the measurement time
+    /// plus the standby, from the datasheet); nil where the driver does not say (the sampler
+    /// then polls at a rate of its own).
+    var outputDataRate: Double? { get }
+}
+
+extension BarometerDriver {
+    package var outputDataRate: Double? { nil }
+}

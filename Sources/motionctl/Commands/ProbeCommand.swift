@@ -124,7 +124,7 @@ struct ProbeCommand: ParsableCommand {
         let board = SimulatedBoard(
             imu: SimulatedBoard.IMU(name: imu) ?? .lsm6dsox,
             magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual,
-            source: ConstantSource(.flatAtRest()), now: { 0 })
+            barometer: SimulationSettings().barometer, source: ConstantSource(.flatAtRest()), now: { 0 })
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
     }
 

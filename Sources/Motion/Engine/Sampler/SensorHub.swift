@@ -41,6 +41,8 @@ final class SensorHub: Sendable {
         /// The accelerometer and gyroscope: one chip, failing together.
         static let imu = Sensors(rawValue: 1 << 0)
         static let magnetometer = Sensors(rawValue: 1 << 1)
+        /// The barometer, sampled by a hub of its own (``BarometerHub``).
+        static let barometer = Sensors(rawValue: 1 << 2)
     }
 
     private final class Consumer: Sendable {

@@ -109,6 +109,14 @@ package final class BMP280: BarometerDriver {
         Int32(msb) << 12 | Int32(lsb) << 4 | Int32(xlsb >> 4)
     }
 
+    /// §3.8.1: the typical measurement time is 1 + 2·osrs_t + (2·osrs_p + 0.5) ms; in normal
+    /// mode the standby t_sb follows it (§3.6.3). Indoor navigation: 37.5 + 0.5 ms, 26.3 Hz (Table 7).
+    package var outputDataRate: Double? {
+        let settings = configuration
+        let measurement = 1 + 2 * Double(settings.temperatureOversampling) + 2 * Double(settings.pressureOversampling) + 0.5
+        return 1000 / (measurement + settings.standby)
+    }
+
     package func isStillConfigured() throws(SensorError) -> Bool {
         let expected = try Self.registers(for: configuration).ctrlMeas
         return try device.read(Register.ctrlMeas) == expected
