@@ -55,6 +55,8 @@ package struct StepDetector: Sendable {
     package private(set) var lastStepTime: Double?
     /// A running mean of the intervals between counted steps, s (0 before two steps).
     package private(set) var meanStepInterval: Double = 0
+    /// Steps counted in the current walk (0 while not walking).
+    package private(set) var stepsInWalk = 0
 
     private var lastTimestamp: Double?
     private var mean = 0.0
@@ -68,8 +70,9 @@ package struct StepDetector: Sendable {
     /// The interval before `lastInterval` (0 if none): a walk's steps may alternate long and short.
     private var earlierInterval = 0.0
     private var pending = 0
-    /// Running mean of the candidates' heights, g (0 at the start of a walk).
-    private var peakLevel = 0.0
+    /// Running mean of the candidates' heights, g (0 at the start of a walk): the walk's
+    /// intensity, which the activity classifier reads.
+    package private(set) var peakLevel = 0.0
 
     package init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -145,6 +148,7 @@ package struct StepDetector: Sendable {
         let backFilled = pending
         pending = 0
         steps += backFilled
+        stepsInWalk = backFilled
         lastStepTime = time
         meanStepInterval = interval
         return backFilled
@@ -156,6 +160,7 @@ package struct StepDetector: Sendable {
 
     private mutating func count(_ time: Double, interval: Double) -> Int {
         steps += 1
+        stepsInWalk += 1
         lastStepTime = time
         meanStepInterval += (interval - meanStepInterval) * 0.25
         return 1
@@ -163,6 +168,7 @@ package struct StepDetector: Sendable {
 
     private mutating func endWalk() {
         isWalking = false
+        stepsInWalk = 0
         pending = 0
         lastInterval = 0
         earlierInterval = 0
