@@ -44,6 +44,12 @@ public struct Scenario: Sendable {
         rest, sixFaces, flip, portraitTilt, shakePortrait, landscapeSweep, figureEight, tumble, walk, translation,
         taps, vibration, magnetDisturbance, steelDesk, ordinaryHandling, magnetPassing, magnetAttached, indoorHandling,
         indoorCarrying, fastTranslation,
+        walkHand,
+        walkPocket,
+        run,
+        stairs,
+        walkPauses,
+        vehicle,
     ]
 
     private static let degree = Double.pi / 180
