@@ -33,6 +33,10 @@ import Testing
         ("CMError's constants", ["MotionErrorDomain", "MotionErrorNULL", "MotionErrorDeviceRequiresMovement",
             "MotionErrorTrueNorthNotAvailable", "MotionErrorUnknown", "MotionErrorMotionActivity", "MotionErrorInvalid",
             "MotionErrorNot", "MotionErrorNilData", "MotionErrorSize"], 15),
+        // `CMPedometer`, its data, events and handlers; `StepLength`, the distance model's input.
+        ("CMPedometer", ["Pedometer", "StepLength"], 60),
+        // `CMMotionActivityManager`, `CMMotionActivity`, its confidence and handlers.
+        ("CMMotionActivityManager", ["MotionActivity"], 45),
     ]
 
     /// Modules a client has without us (swift-log's `Logging` is a package a client can depend on).
