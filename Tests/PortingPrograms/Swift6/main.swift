@@ -28,6 +28,7 @@ enum Programs {
         ("error-codes", errorCodes),
         ("owner-handlers", ownerHandlers),
         ("core-motion-members", coreMotionMembers),
+        ("pedometer-activity", pedometerActivity),
     ]
 }
 
