@@ -17,6 +17,7 @@ struct Motionctl: ParsableCommand {
             BoardsCommand.self,
             DoctorCommand.self,
             OrientationCommand.self,
+            StepsCommand.self,
             CalibrateCommand.self,
             CalibrationCommand.self,
             SelftestCommand.self,

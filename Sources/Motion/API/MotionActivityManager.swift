@@ -11,7 +11,7 @@ import Foundation
 /// 3 s after they happen (docs/steps.md).
 public final class MotionActivityManager: Sendable {
     let tracker: StepTracker
-    let dates: MonotonicDates
+    package let dates: MonotonicDates
 
     /// Always true: the classifier needs only the accelerometer.
     public static func isActivityAvailable() -> Bool { true }

@@ -16,7 +16,7 @@ import Timing
 public final class Pedometer: Sendable {
     let tracker: StepTracker
     /// Monotonic seconds → `Date`: the wall clock minus the monotonic clock, read once at creation.
-    let dates: MonotonicDates
+    package let dates: MonotonicDates
     private let handlerQueue = OperationQueue.serial(named: "swift-motion.pedometer")
     private let settings = Locked(StepLength.height(1.70))
 
@@ -139,16 +139,16 @@ public final class Pedometer: Sendable {
 }
 
 /// Monotonic timestamps ↔ wall-clock dates: the wall clock minus the monotonic clock, read once.
-struct MonotonicDates: Sendable {
+package struct MonotonicDates: Sendable {
     /// `Date`'s reference-date seconds at monotonic time 0.
-    let offset: Double
+    package let offset: Double
 
     init(clock: any MotionClock) {
         offset = Date().timeIntervalSinceReferenceDate - clock.now
     }
 
-    func date(_ timestamp: Double) -> Date { Date(timeIntervalSinceReferenceDate: timestamp + offset) }
-    func monotonic(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate - offset }
+    package func date(_ timestamp: Double) -> Date { Date(timeIntervalSinceReferenceDate: timestamp + offset) }
+    package func monotonic(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate - offset }
 }
 
 extension OperationQueue {
