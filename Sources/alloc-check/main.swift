@@ -10,6 +10,9 @@
 //   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
 // `alloc-check --list` prints the runs it makes, `<imu> <magnetometer>` a line, and measures
 // nothing: the chips come from the emulator registry, so the test takes its list from here.
+// `--steps`: the board walks (`walk-hand`) and a `Pedometer` and a `MotionActivityManager` count
+// on the same sampler (the step stage on every sample, the step history recorded), next to device
+// motion; the run's name ends in `+steps`.
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -27,6 +30,8 @@ let warmup = option("--warmup").flatMap(Double.init) ?? 80
 let seconds = option("--seconds").flatMap(Double.init) ?? 2
 /// `--trace`: the call stack of every allocation counted, on standard error.
 let trace = arguments.contains("--trace")
+/// `--steps`: a pedometer and an activity manager on the sampler too, the board walking.
+let steps = arguments.contains("--steps")
 // Turning tracing on the first time loads the unwinder, which allocates: once here, before any count.
 if trace {
     CMallocCounter_trace(1)
@@ -67,8 +72,9 @@ if arguments.contains("--list") {
 /// continuation per hop, and samples arriving while one is pending share it); without, the samples are taken as `deviceMotion` polls them.
 func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
     let clock = VirtualClock()
-    let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)
+    let simulation = Simulation(scenario: steps ? "walk-hand" : "tumble", imu: run.imu, magnetometer: run.magnetometer)
     let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
+    let counters = steps ? (Pedometer(sharing: manager), MotionActivityManager(sharing: manager)) : nil
     manager.usesChipFIFO = fifo
     manager.deviceMotionUpdateInterval = 0.01
     let queue = DispatchQueue(label: "alloc-check.handler")
@@ -101,6 +107,7 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     let allocations = CMallocCounter_count() - before
     let samples = settled() - samplesBefore
     manager.stopDeviceMotionUpdates()
+    withExtendedLifetime(counters) {}
     return (allocations, samples)
 }
 
@@ -108,7 +115,7 @@ let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]
 for run in runs {
     for fifo in modes {
         for handlerQueue in [false, true] {
-            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")"
+            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")\(steps ? "+steps" : "")"
             do {
                 let (allocations, samples) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
                 print("\(name) \(allocations) \(samples)")
