@@ -9,7 +9,8 @@
 ///    any offset gone, the body's bounce left.
 /// 2. Two first-order low passes at `Parameters.cutoff` band-limit it to the gait's band.
 /// 3. Each lobe of that signal above zero that rises over `Parameters.peakThreshold`, and over
-///    `Parameters.relativeThreshold` times the recent candidates' mean height, gives one
+///    `Parameters.relativeThreshold` times the mean height of the same foot's recent candidates
+///    (every other one: an arm swinging with one leg's stride halves the other foot's), gives one
 ///    candidate step at its highest sample, taken when the signal falls below zero again; a
 ///    candidate closer than `Parameters.minimumInterval` to the one before is not a step of its own.
 /// 4. **The walking gate** (our rule, so that nothing counts where nobody walks): candidates count
@@ -73,6 +74,11 @@ package struct StepDetector: Sendable {
     /// Running mean of the candidates' heights, g (0 at the start of a walk): the walk's
     /// intensity, which the activity classifier reads.
     package private(set) var peakLevel = 0.0
+    /// The same, one for each foot (alternate candidates): an arm swinging with one leg's stride
+    /// weakens the other foot's impacts in the magnitude.
+    private var footLevels = SIMD2<Double>(0, 0)
+    /// Which foot the next candidate is (0 or 1).
+    private var foot = 0
 
     package init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -113,8 +119,11 @@ package struct StepDetector: Sendable {
             else if s > lobePeak { lobePeak = s; lobePeakTime = t }
         } else if lobeActive {
             lobeActive = false
-            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * peakLevel) {
+            let level = footLevels[foot] > 0 ? footLevels[foot] : peakLevel
+            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * level) {
                 peakLevel = peakLevel == 0 ? lobePeak : peakLevel + (lobePeak - peakLevel) * 0.2
+                footLevels[foot] = footLevels[foot] == 0 ? lobePeak : footLevels[foot] + (lobePeak - footLevels[foot]) * 0.2
+                foot = 1 - foot
                 added = candidate(at: lobePeakTime)
             }
         }
@@ -174,5 +183,7 @@ package struct StepDetector: Sendable {
         earlierInterval = 0
         lastCandidateTime = nil
         peakLevel = 0
+        footLevels = .zero
+        foot = 0
     }
 }
