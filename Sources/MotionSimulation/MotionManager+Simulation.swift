@@ -16,3 +16,18 @@ extension MotionManager {
     /// The simulated hardware behind this manager (its world: the ground truth), nil on a real board.
     public var simulatedHardware: SimulatedHardware? { resolvedSimulation }
 }
+
+extension Pedometer {
+    /// A pedometer on `source` whose sampler runs on `clock` (virtual time, as
+    /// ``MotionManager/init(source:clock:calibrationStore:attitudeEstimator:)``).
+    public convenience init(source: MotionSource, clock: VirtualClock, calibrationStore: CalibrationStore? = nil) throws(MotionError) {
+        self.init(sharing: try MotionManager(source: source, clock: clock, calibrationStore: calibrationStore))
+    }
+}
+
+extension MotionActivityManager {
+    /// An activity manager on `source` whose sampler runs on `clock` (virtual time).
+    public convenience init(source: MotionSource, clock: VirtualClock, calibrationStore: CalibrationStore? = nil) throws(MotionError) {
+        self.init(sharing: try MotionManager(source: source, clock: clock, calibrationStore: calibrationStore))
+    }
+}

@@ -13,6 +13,9 @@
 // `alloc-check --barometer` measures the altimeter instead: every simulated barometer read at its
 // own rate, relative-altitude updates (one a second) to a handler on a DispatchQueue:
 //   <barometer> barometer updates+queue <allocations> <readings> <updates>
+// `--steps`: the board walks (`walk-hand`) and a `Pedometer` and a `MotionActivityManager` count
+// on the same sampler (the step stage on every sample, the step history recorded), next to device
+// motion; the run's name ends in `+steps`.
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -30,6 +33,8 @@ let warmup = option("--warmup").flatMap(Double.init) ?? 80
 let seconds = option("--seconds").flatMap(Double.init) ?? 2
 /// `--trace`: the call stack of every allocation counted, on standard error.
 let trace = arguments.contains("--trace")
+/// `--steps`: a pedometer and an activity manager on the sampler too, the board walking.
+let steps = arguments.contains("--steps")
 // Turning tracing on the first time loads the unwinder, which allocates: once here, before any count.
 if trace {
     CMallocCounter_trace(1)
@@ -70,8 +75,9 @@ if arguments.contains("--list") {
 /// continuation per hop, and samples arriving while one is pending share it); without, the samples are taken as `deviceMotion` polls them.
 func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
     let clock = VirtualClock()
-    let simulation = Simulation(scenario: "tumble", imu: run.imu, magnetometer: run.magnetometer)
+    let simulation = Simulation(scenario: steps ? "walk-hand" : "tumble", imu: run.imu, magnetometer: run.magnetometer)
     let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
+    let counters = steps ? (Pedometer(sharing: manager), MotionActivityManager(sharing: manager)) : nil
     manager.usesChipFIFO = fifo
     manager.deviceMotionUpdateInterval = 0.01
     let queue = DispatchQueue(label: "alloc-check.handler")
@@ -104,6 +110,7 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     let allocations = CMallocCounter_count() - before
     let samples = settled() - samplesBefore
     manager.stopDeviceMotionUpdates()
+    withExtendedLifetime(counters) {}
     return (allocations, samples)
 }
 
@@ -150,7 +157,7 @@ let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]
 for run in runs {
     for fifo in modes {
         for handlerQueue in [false, true] {
-            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")"
+            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")\(steps ? "+steps" : "")"
             do {
                 let (allocations, samples) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
                 print("\(name) \(allocations) \(samples)")

@@ -166,6 +166,33 @@ func runFusionBenchmark(samples: Int = 200_000, runs: Int = 7) {
         var filter = AttitudeFilter(configuration)
         return asTheSampler(&filter)
     }
+    // The sampler's step stage: the step detector alone, then with the activity classifier after
+    // it, as `StepStage` runs them on every sample while a pedometer or activity manager listens.
+    let walking = (0..<samples).map { i in
+        // A walk's bounce at 2 steps a second on top of the synthetic motion, in g.
+        -data.acc[i] / 9.80665 + SIMD3(0, 0, 0.3 * sin(2 * .pi * 2 * Double(i) * interval))
+    }
+    let stepDetector = best {
+        var detector = StepDetector()
+        let ns = timePerSample(samples) {
+            for i in 0..<samples { detector.add(acceleration: walking[i], timestamp: Double(i) * interval) }
+        }
+        checksum += Double(detector.steps) * 1e-6
+        return ns
+    }
+    let stepStage = best {
+        var detector = StepDetector()
+        var classifier = ActivityClassifier()
+        let ns = timePerSample(samples) {
+            for i in 0..<samples {
+                let t = Double(i) * interval
+                detector.add(acceleration: walking[i], timestamp: t)
+                classifier.update(acceleration: walking[i], rotationRate: data.gyr[i], timestamp: t, detector: detector)
+            }
+        }
+        checksum += Double(detector.steps + Int(classifier.kind.rawValue)) * 1e-6
+        return ns
+    }
     print("fusion: cost per update, \(samples) synthetic samples, best of \(runs) runs (checksum \(String(format: "%.3f", checksum)))")
     print("  AttitudeFilter 9D  \(String(format: "%7.1f", filter9D)) ns/sample   \(String(format: "%.2f", filter9D / madgwick9D))× Madgwick 9D")
     print("  AttitudeFilter 6D  \(String(format: "%7.1f", filter6D)) ns/sample   \(String(format: "%.2f", filter6D / madgwick6D))× Madgwick 6D")
@@ -175,6 +202,8 @@ func runFusionBenchmark(samples: Int = 200_000, runs: Int = 7) {
     print("  9D + HardIronEstimator  \(String(format: "%7.1f", filter9DWithHardIron)) ns/sample   added \(String(format: "%.1f", filter9DWithHardIron - filter9D)) ns/sample over AttitudeFilter 9D")
     print("  9D + BackgroundFieldCorrection  \(String(format: "%7.1f", filter9DWithCorrection)) ns/sample   added \(String(format: "%.1f", filter9DWithCorrection - filter9D)) ns/sample over AttitudeFilter 9D (as the sampler runs it: the status ten times a second)")
     print("  HardIronEstimator status  \(String(format: "%7.1f", statusCost)) ns (once per 0.1 s of samples: the worst sample's extra)")
+    print("  StepDetector  \(String(format: "%7.1f", stepDetector)) ns/sample   \(String(format: "%.2f", stepDetector / filter9D))× AttitudeFilter 9D")
+    print("  StepDetector + ActivityClassifier  \(String(format: "%7.1f", stepStage)) ns/sample   \(String(format: "%.2f", stepStage / filter9D))× AttitudeFilter 9D (the sampler's step stage)")
     print("  Madgwick 9D (ref)  \(String(format: "%7.1f", madgwick9D)) ns/sample")
     print("  Madgwick 6D (ref)  \(String(format: "%7.1f", madgwick6D)) ns/sample")
     print("  9D as the sampler runs it (update + outputs, 2.8 ms latency):")

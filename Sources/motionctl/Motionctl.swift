@@ -18,6 +18,7 @@ struct Motionctl: ParsableCommand {
             DoctorCommand.self,
             OrientationCommand.self,
             AltitudeCommand.self,
+            StepsCommand.self,
             CalibrateCommand.self,
             CalibrationCommand.self,
             SelftestCommand.self,

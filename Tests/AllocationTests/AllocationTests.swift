@@ -118,4 +118,26 @@ struct AllocationTests {
             #expect(allocations <= updates + 5, "\(line)")
         }
     }
+
+    @Test("no allocation per sample while a pedometer and an activity manager count a walk", .enabled(if: binary != nil, "needs the release build of alloc-check"))
+    func zeroAllocationsCountingSteps() throws {
+        // The step stage on every sample and the step history recorded at each step, beside
+        // device motion, during walk-hand's second walk (80 s of warm-up, 2 s counted).
+        let counts = try Self.lines(["--steps", "--imu", "lsm6dsox", "--magnetometer", "usual", "--warmup", "80", "--seconds", "2"])
+            .compactMap { line -> Count? in
+                let fields = line.split(separator: " ")
+                guard fields.count == 5, let allocations = Int(fields[3]), let samples = Int(fields[4]) else { return nil }
+                return Count(run: fields[0...2].joined(separator: " "), allocations: allocations, samples: samples)
+            }
+        #expect(counts.map(\.run) == ["lsm6dsox lis3mdl timer+steps", "lsm6dsox lis3mdl timer+queue+steps",
+                                      "lsm6dsox lis3mdl fifo+steps", "lsm6dsox lis3mdl fifo+queue+steps"])
+        for count in counts {
+            #expect(count.samples >= 199, "\(count.run): \(count.samples) samples")
+            if count.run.contains("+queue") {
+                #expect(count.allocations <= count.samples + 10, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            } else {
+                #expect(count.allocations == 0, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+            }
+        }
+    }
 }

@@ -37,6 +37,10 @@ import Testing
         // and the reference an absolute altitude is measured from (ours).
         ("CMAltimeter", ["Altimeter", "AltitudeData", "AbsoluteAltitudeData", "AltitudeHandler", "AbsoluteAltitudeHandler",
             "AltitudeReference", "AuthorizationStatus"], 56),
+        // `CMPedometer`, its data, events and handlers; `StepLength`, the distance model's input.
+        ("CMPedometer", ["Pedometer", "StepLength"], 60),
+        // `CMMotionActivityManager`, `CMMotionActivity`, its confidence and handlers.
+        ("CMMotionActivityManager", ["MotionActivity"], 45),
     ]
 
     /// Modules a client has without us (swift-log's `Logging` is a package a client can depend on).

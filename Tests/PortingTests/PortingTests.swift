@@ -152,6 +152,14 @@ struct PortingTests {
             "core-motion-members: handlers on .main got 40 updates",
             "core-motion-members: DeviceOrientation(rawValue: 3) landscapeLeft, valid interface orientation true, faceUp 5 valid false, landscape true, portrait false, flat false",
         ]),
+        Program("pedometer-activity", "CMPedometer and CMMotionActivityManager code: live and queried steps agree, pauses and resumes, walking seen, no handler after a stop", expect: [
+            "pedometer: available steps true, distance true, floors false, pace true, cadence true, events true",
+            "pedometer: live 149 steps, query 149, same true; 0.705 m a step; floors nil",
+            "pedometer: cadence while walking 1.9 steps/s, pace 0.7",
+            "pedometer: events resume pause resume pause resume pause resume pause",
+            "pedometer: after stopUpdates no handler ran: true",
+            "activity: seen stationary walking; automotive or cycling false; query has the walks, oldest first true",
+        ]),
         Program("error-codes", "error codes compared with Core Motion's constants by their renamed names; frames as an option set", expect: [
             "error-codes: frames rawValue 7, magnetic north true, compass frames true",
             "error-codes: true north is not offered without a location",

@@ -9,7 +9,8 @@
 ///    any offset gone, the body's bounce left.
 /// 2. Two first-order low passes at `Parameters.cutoff` band-limit it to the gait's band.
 /// 3. Each lobe of that signal above zero that rises over `Parameters.peakThreshold`, and over
-///    `Parameters.relativeThreshold` times the recent candidates' mean height, gives one
+///    `Parameters.relativeThreshold` times the mean height of the same foot's recent candidates
+///    (every other one: an arm swinging with one leg's stride halves the other foot's), gives one
 ///    candidate step at its highest sample, taken when the signal falls below zero again; a
 ///    candidate closer than `Parameters.minimumInterval` to the one before is not a step of its own.
 /// 4. **The walking gate** (our rule, so that nothing counts where nobody walks): candidates count
@@ -55,6 +56,8 @@ package struct StepDetector: Sendable {
     package private(set) var lastStepTime: Double?
     /// A running mean of the intervals between counted steps, s (0 before two steps).
     package private(set) var meanStepInterval: Double = 0
+    /// Steps counted in the current walk (0 while not walking).
+    package private(set) var stepsInWalk = 0
 
     private var lastTimestamp: Double?
     private var mean = 0.0
@@ -68,8 +71,14 @@ package struct StepDetector: Sendable {
     /// The interval before `lastInterval` (0 if none): a walk's steps may alternate long and short.
     private var earlierInterval = 0.0
     private var pending = 0
-    /// Running mean of the candidates' heights, g (0 at the start of a walk).
-    private var peakLevel = 0.0
+    /// Running mean of the candidates' heights, g (0 at the start of a walk): the walk's
+    /// intensity, which the activity classifier reads.
+    package private(set) var peakLevel = 0.0
+    /// The same, one for each foot (alternate candidates): an arm swinging with one leg's stride
+    /// weakens the other foot's impacts in the magnitude.
+    private var footLevels = SIMD2<Double>(0, 0)
+    /// Which foot the next candidate is (0 or 1).
+    private var foot = 0
 
     package init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -110,8 +119,11 @@ package struct StepDetector: Sendable {
             else if s > lobePeak { lobePeak = s; lobePeakTime = t }
         } else if lobeActive {
             lobeActive = false
-            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * peakLevel) {
+            let level = footLevels[foot] > 0 ? footLevels[foot] : peakLevel
+            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * level) {
                 peakLevel = peakLevel == 0 ? lobePeak : peakLevel + (lobePeak - peakLevel) * 0.2
+                footLevels[foot] = footLevels[foot] == 0 ? lobePeak : footLevels[foot] + (lobePeak - footLevels[foot]) * 0.2
+                foot = 1 - foot
                 added = candidate(at: lobePeakTime)
             }
         }
@@ -145,6 +157,7 @@ package struct StepDetector: Sendable {
         let backFilled = pending
         pending = 0
         steps += backFilled
+        stepsInWalk = backFilled
         lastStepTime = time
         meanStepInterval = interval
         return backFilled
@@ -156,6 +169,7 @@ package struct StepDetector: Sendable {
 
     private mutating func count(_ time: Double, interval: Double) -> Int {
         steps += 1
+        stepsInWalk += 1
         lastStepTime = time
         meanStepInterval += (interval - meanStepInterval) * 0.25
         return 1
@@ -163,10 +177,13 @@ package struct StepDetector: Sendable {
 
     private mutating func endWalk() {
         isWalking = false
+        stepsInWalk = 0
         pending = 0
         lastInterval = 0
         earlierInterval = 0
         lastCandidateTime = nil
         peakLevel = 0
+        footLevels = .zero
+        foot = 0
     }
 }

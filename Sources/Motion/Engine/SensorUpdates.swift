@@ -115,6 +115,8 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
             case .failure(let error):
                 errors?.withLock { $0 = error }
                 delivery?.send(nil, error)
+            case .steps:
+                return   // a step consumer's, never this channel's
             }
         }
         // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a

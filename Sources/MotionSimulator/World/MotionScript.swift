@@ -118,6 +118,7 @@ private struct Plan: Sendable {
         case oscillate(worldAxis: SIMD3<Double>, amplitude: Double, angularFrequency: Double, clock: EasedClock)
         case taps(worldAxis: SIMD3<Double>, depth: Double, width: Double, period: Double, count: Int)
         case walk(forward: SIMD3<Double>, left: SIMD3<Double>, speed: Double, stepAngularFrequency: Double, clock: EasedClock)
+        case gait(GaitShape)
     }
 
     init(_ segment: MotionSegment, from start: Kinematics) {
@@ -155,6 +156,8 @@ private struct Plan: Sendable {
             let forward = SIMD3(sin(heading), cos(heading), 0)
             body = .walk(forward: forward, left: SIMD3(-forward.y, forward.x, 0), speed: speed,
                          stepAngularFrequency: 2 * .pi * stepFrequency, clock: EasedClock(duration: duration, ramp: ramp))
+        case let .gait(shape):
+            body = .gait(shape)
         }
     }
 
@@ -247,6 +250,9 @@ private struct Plan: Sendable {
                 position: p0 + forward * (speed * u.value) + up * bob.x + left * sway.x,
                 velocity: forward * (speed * u.rate) + up * bob.y + left * sway.y,
                 acceleration: forward * (speed * u.acceleration) + up * bob.z + left * sway.z)
+
+        case let .gait(shape):
+            return shape.kinematics(at: tau, attitude: q0, position: p0)
         }
     }
 }

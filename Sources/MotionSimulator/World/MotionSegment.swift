@@ -21,6 +21,7 @@ package struct MotionSegment: Sendable {
         case oscillate(axis: SIMD3<Double>, amplitude: Double, frequency: Double, ramp: Double)
         case taps(axis: SIMD3<Double>, depth: Double, width: Double, period: Double)
         case walk(heading: Double, speed: Double, stepFrequency: Double, ramp: Double)
+        case gait(GaitShape)
     }
 
     enum PositionTarget: Sendable {
@@ -111,6 +112,14 @@ package struct MotionSegment: Sendable {
     /// from north), bobbing 1.5 cm up and down per step and swaying 1 cm sideways per stride.
     package static func walk(heading: Double = 0, speed: Double = 1.4, stepFrequency: Double = 2, for duration: Double) -> MotionSegment {
         MotionSegment(duration: duration, kind: .walk(heading: heading, speed: speed, stepFrequency: stepFrequency, ramp: min(1.5, duration / 2)))
+    }
+}
+
+extension MotionSegment {
+    /// A person walking, running or climbing stairs with the board in a hand or a trouser pocket,
+    /// each step's time known (``GaitShape``, `Gait.swift`).
+    package static func gait(_ shape: GaitShape) -> MotionSegment {
+        MotionSegment(duration: shape.duration, kind: .gait(shape))
     }
 }
 

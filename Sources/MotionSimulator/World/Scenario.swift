@@ -54,6 +54,7 @@ public struct Scenario: Sendable {
         taps, vibration, magnetDisturbance, steelDesk, ordinaryHandling, magnetPassing, magnetAttached, indoorHandling,
         indoorCarrying, fastTranslation, quarterTurn,
         stairs, lift, hill, weatherDrift,
+        walkHand, walkPocket, run, stairSteps, walkPauses, vehicle,
     ]
 
     private static let degree = Double.pi / 180

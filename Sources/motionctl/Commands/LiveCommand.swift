@@ -61,7 +61,15 @@ struct LiveView: Sendable {
         let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
         manager.startDeviceMotionUpdates(using: frame)   // a frame the device has: never refused
         manager.beginGeneratingDeviceOrientationNotifications()
+        // The step line: a pedometer and an activity manager on the same sampler.
+        let pedometer = Pedometer(sharing: manager)
+        let activities = MotionActivityManager(sharing: manager)
+        let steps = Locked<PedometerData?>(nil)
+        pedometer.startUpdates(from: Date()) { data, _ in
+            if let data { steps.withLock { $0 = data } }
+        }
         defer {
+            pedometer.stopUpdates()
             manager.endGeneratingDeviceOrientationNotifications()
             manager.stopDeviceMotionUpdates()
         }
@@ -76,7 +84,9 @@ struct LiveView: Sendable {
         let rate = RateMeter()
         let interval = inPlace ? refreshInterval : LiveDisplay.plainBlockInterval
         let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
-            let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now))
+            let stepLine = Self.stepLine(steps.withLock { $0 }, activities.currentActivity)
+            let lines = Self.screen(
+                manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now), steps: stepLine)
             if inPlace {
                 display.withLock { $0.show(lines) }
             } else {
@@ -111,7 +121,16 @@ struct LiveView: Sendable {
             + (status.changes > 0 ? " (\(status.changes) change\(status.changes == 1 ? "" : "s") relearned)" : "")
     }
 
-    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?) -> [String] {
+    /// The pedometer's count and cadence and the activity, in one line.
+    static func stepLine(_ data: PedometerData?, _ activity: MotionActivity?) -> String {
+        let count = data?.numberOfSteps.intValue ?? 0
+        let cadence = data?.currentCadence.map { String(format: "  cadence %.2f/s", $0.doubleValue) } ?? ""
+        let kind = activity.map { $0.stationary ? "stationary" : $0.walking ? "walking" : $0.running ? "running" : "unknown" } ?? "unknown"
+        let confidence = activity.map { ["low", "medium", "high"][$0.confidence.rawValue] } ?? "low"
+        return "steps        \(count)\(cadence)  \(kind) (\(confidence))"
+    }
+
+    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?, steps: String? = nil) -> [String] {
         func degrees(_ radians: Double) -> String { String(format: "%+7.1f°", radians * 180 / .pi) }
         func vector(_ v: SIMD3<Double>, _ format: String) -> String {
             String(format: "x \(format)  y \(format)  z \(format)", v.x, v.y, v.z)
@@ -139,6 +158,7 @@ struct LiveView: Sendable {
             }
         }
         lines.append("orientation  \(manager.orientation.name)")
+        if let steps { lines.append(steps) }
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
         lines.append("counters     \(manager.counters)" + (manager.usesChipFIFO ? " (per period of the chip's FIFO)" : ""))
         lines.append("")

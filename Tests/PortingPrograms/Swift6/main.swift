@@ -29,6 +29,7 @@ enum Programs {
         ("owner-handlers", ownerHandlers),
         ("core-motion-members", coreMotionMembers),
         ("altitude", altitude),
+        ("pedometer-activity", pedometerActivity),
     ]
 }
 

@@ -7,6 +7,8 @@ import Timing
 /// What a consumer receives on the sampler queue (it hops to its own queue itself).
 enum HubEvent: Sendable {
     case sample(MotionSample, FusedMotion?)
+    /// To a step consumer instead of the sample: the step stage's state after it.
+    case steps(StepSnapshot)
     case failure(MotionError)
 }
 
@@ -49,18 +51,21 @@ final class SensorHub: Sendable {
         let id: Int
         let interval: Double
         let needsFusion: Bool
+        /// Given the step stage's snapshot (which then runs on every sample) instead of the sample.
+        let needsSteps: Bool
         let prefersFIFO: Bool
         let sensors: Sensors
         let sink: @Sendable (HubEvent) -> Void
         /// The timestamp of the last sample it was given: on the hub's queue only, like the tick's state.
         nonisolated(unsafe) var lastDelivered: Double?
         init(
-            id: Int, interval: Double, needsFusion: Bool, prefersFIFO: Bool, sensors: Sensors,
+            id: Int, interval: Double, needsFusion: Bool, needsSteps: Bool, prefersFIFO: Bool, sensors: Sensors,
             sink: @escaping @Sendable (HubEvent) -> Void
         ) {
             self.id = id
             self.interval = interval
             self.needsFusion = needsFusion
+            self.needsSteps = needsSteps
             self.prefersFIFO = prefersFIFO
             self.sensors = sensors.union(.imu)
             self.sink = sink
@@ -87,6 +92,7 @@ final class SensorHub: Sendable {
         var imu = SensorFaults(.imu)
         var magnetometer = SensorFaults(.magnetometer)
         var fusion = FusionStage()
+        var steps = StepStage()
         var isFIFORunning = false
         var fifo = FIFOAccounting()
         /// The samples of the last FIFO read: one array whose storage every read reuses.
@@ -132,14 +138,15 @@ final class SensorHub: Sendable {
     /// below the timer's fastest tick, or whenever a consumer prefers it). `sensors`: the chips
     /// its values come from, whose incidents it hears of (the IMU's always). Returns its id.
     func addConsumer(
-        interval: Double, needsFusion: Bool, prefersFIFO: Bool = false, sensors: Sensors,
+        interval: Double, needsFusion: Bool, needsSteps: Bool = false, prefersFIFO: Bool = false, sensors: Sensors,
         sink: @escaping @Sendable (HubEvent) -> Void
     ) -> Int {
         let interval = max(interval, minimumInterval)
         return state.withLock { state in
             state.nextID += 1
             state.consumers.append(Consumer(
-                id: state.nextID, interval: interval, needsFusion: needsFusion, prefersFIFO: prefersFIFO, sensors: sensors, sink: sink))
+                id: state.nextID, interval: interval, needsFusion: needsFusion, needsSteps: needsSteps, prefersFIFO: prefersFIFO,
+                sensors: sensors, sink: sink))
             reschedule(&state)
             return state.nextID
         }
@@ -360,10 +367,22 @@ final class SensorHub: Sendable {
             ticks.fusion.stop()
         }
 
+        // The step detector and activity classifier see every sample, not only those due to a consumer.
+        var steps: StepSnapshot?
+        if consumers.contains(where: \.needsSteps) {
+            steps = ticks.steps.update(sample)
+        } else {
+            ticks.steps.stop()
+        }
+
         for consumer in consumers {
             guard SamplingSchedule.isDue(sample.timestamp, last: consumer.lastDelivered, interval: consumer.interval, sampleInterval: sampleInterval) else { continue }
             consumer.lastDelivered = sample.timestamp
-            consumer.sink(.sample(sample, consumer.needsFusion ? fused : nil))
+            if consumer.needsSteps, let steps {
+                consumer.sink(.steps(steps))
+            } else {
+                consumer.sink(.sample(sample, consumer.needsFusion ? fused : nil))
+            }
         }
     }
 

@@ -1,0 +1,162 @@
+import Dispatch
+import Foundation
+import Locking
+import Timing
+
+/// Steps, distance, pace and cadence, and the pauses and resumptions of a walk, from the board's
+/// accelerometer. Core Motion's `CMPedometer`.
+///
+/// A pedometer counts from its creation until it is released (its sampler runs meanwhile, at
+/// 50 Hz or the rate another user of the device asks), keeping the last
+/// 100,000 steps of the last 7 days for ``queryPedometerData(from:to:withHandler:)``; nothing is
+/// kept across runs. Handlers run on a private serial queue, one at a time, as Core Motion's do;
+/// a stop never waits for a running handler (``waitUntilHandlersFinish()`` does). Dates are the
+/// wall clock at the pedometer's creation plus the monotonic time since (a later change of the
+/// system clock does not move them). Floors need the altimeter and are not counted yet.
+public final class Pedometer: Sendable {
+    let tracker: StepTracker
+    /// Monotonic seconds → `Date`: the wall clock minus the monotonic clock, read once at creation.
+    package let dates: MonotonicDates
+    private let handlerQueue = OperationQueue.serial(named: "swift-motion.pedometer")
+    private let settings = Locked(StepLength.height(1.70))
+
+    /// Step counting is always available: every board has an accelerometer.
+    public static func isStepCountingAvailable() -> Bool { true }
+    /// Distance is available, from ``stepLength``.
+    public static func isDistanceAvailable() -> Bool { true }
+    /// False: floors need the altimeter's barometer, not yet behind this API.
+    public static func isFloorCountingAvailable() -> Bool { false }
+    /// Pace is available, from the cadence and ``stepLength``.
+    public static func isPaceAvailable() -> Bool { true }
+    /// Cadence is available.
+    public static func isCadenceAvailable() -> Bool { true }
+    /// Pause and resume events are available.
+    public static func isPedometerEventTrackingAvailable() -> Bool { true }
+
+    /// A pedometer on the default device (this machine's board, else the simulated board), the
+    /// same device ``MotionManager/init()`` opens (they share its sampler).
+    public convenience init() {
+        self.init(hub: MotionManager().hub)
+    }
+
+    /// A pedometer on `source` (see ``MotionManager/init(source:calibrationStore:attitudeEstimator:)``).
+    public convenience init(source: MotionSource, calibrationStore: CalibrationStore? = .userDefault()) throws(MotionError) {
+        self.init(hub: try MotionManager(source: source, calibrationStore: calibrationStore).hub)
+    }
+
+    /// A pedometer on the device (and sampler) of `manager`.
+    package convenience init(sharing manager: MotionManager) {
+        self.init(hub: manager.hub)
+    }
+
+    init(hub: SensorHub) {
+        tracker = StepTracker(hub: hub)
+        dates = MonotonicDates(clock: hub.clock)
+    }
+
+    /// How long a step is, for distance and pace (default: the step of someone 1.70 m tall).
+    /// An input that is not a positive length is ignored (the old one kept, a log line says why).
+    /// Our addition (Core Motion learns it from GPS).
+    public var stepLength: StepLength {
+        get { settings.withLock { $0 } }
+        set {
+            guard newValue.metres != nil else {
+                Library.logger.warning("ignoring step length \(newValue): give a positive height, distance and step count")
+                return
+            }
+            settings.withLock { $0 = newValue }
+        }
+    }
+
+    /// Starts live updates: `handler` runs with what was counted since `start` (cumulative: the
+    /// steps already counted since then first, then at each new step). Replaces a running start.
+    public func startUpdates(from start: Date, withHandler handler: @escaping PedometerHandler) {
+        let handler = CallerHandler(handler)
+        let dates = dates, settings = settings
+        let delivery = Delivery<StepProgress>(target: .operation(handlerQueue)) { progress, error in
+            handler.call(progress.map { Self.data($0, dates: dates, stepLength: settings.withLock { $0 }.metres, live: true) }, error)
+        }
+        tracker.startUpdates(from: dates.monotonic(start), delivery: delivery)
+    }
+
+    /// Stops live updates: no handler starts after it returns (one running may finish). Never waits.
+    public func stopUpdates() { tracker.stopUpdates() }
+
+    /// Asks what was counted in `[start, end)`: `handler` runs once on the pedometer's queue.
+    /// Answers for the steps this pedometer counted (since its creation), of the last 7 days.
+    /// An end before the start is refused with ``MotionError/sensor(_:)`` (Core Motion's
+    /// `CMErrorInvalidParameter` there).
+    public func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping PedometerHandler) {
+        let handler = CallerHandler(handler)
+        guard end >= start else {
+            let error = MotionError.sensor("the query's end \(end) is before its start \(start): ask for an interval that ends after it starts")
+            handlerQueue.addOperation { handler.call(nil, error) }
+            return
+        }
+        let from = dates.monotonic(start), to = dates.monotonic(end)
+        let (steps, activeTime, _) = tracker.query(from: from, to: to)
+        let progress = StepProgress(from: from, to: to, steps: steps, activeTime: activeTime, cadence: nil)
+        let data = Self.data(progress, dates: dates, stepLength: stepLength.metres, live: false)
+        handlerQueue.addOperation { handler.call(data, nil) }
+    }
+
+    /// Starts pause and resume events. Replaces a running start.
+    public func startEventUpdates(handler: @escaping PedometerEventHandler) {
+        let handler = CallerHandler(handler)
+        let dates = dates
+        let delivery = Delivery<WalkEvent>(target: .operation(handlerQueue)) { event, error in
+            handler.call(event.map { PedometerEvent(date: dates.date($0.time), type: $0.resumed ? .resume : .pause) }, error)
+        }
+        tracker.startEvents(delivery)
+    }
+
+    /// Stops pause and resume events: no handler starts after it returns. Never waits.
+    public func stopEventUpdates() { tracker.stopEvents() }
+
+    /// Blocks until none of this pedometer's handlers is running (see
+    /// ``MotionManager/waitUntilHandlersFinish()`` for where not to call it).
+    public func waitUntilHandlersFinish() {
+        tracker.waitUntilHandlersFinish()
+    }
+
+    /// Waits until every sample taken so far has been counted and its updates handed to the
+    /// handlers' queue (tests in virtual time).
+    package func flush() {
+        tracker.flush()
+        handlerQueue.waitUntilAllOperationsAreFinished()
+    }
+
+    static func data(_ progress: StepProgress, dates: MonotonicDates, stepLength: Double?, live: Bool) -> PedometerData {
+        let distance = stepLength.map { Double(progress.steps) * $0 }
+        let cadence = live ? progress.cadence : nil
+        return PedometerData(
+            startDate: dates.date(progress.from), endDate: dates.date(progress.to), numberOfSteps: NSNumber(value: progress.steps),
+            distance: distance.map { NSNumber(value: $0) },
+            currentPace: cadence.flatMap { cadence in stepLength.map { NSNumber(value: 1 / (cadence * $0)) } },
+            currentCadence: cadence.map { NSNumber(value: $0) },
+            averageActivePace: distance.flatMap { $0 > 0 && progress.activeTime > 0 ? NSNumber(value: progress.activeTime / $0) : nil })
+    }
+}
+
+/// Monotonic timestamps ↔ wall-clock dates: the wall clock minus the monotonic clock, read once.
+package struct MonotonicDates: Sendable {
+    /// `Date`'s reference-date seconds at monotonic time 0.
+    package let offset: Double
+
+    init(clock: any MotionClock) {
+        offset = Date().timeIntervalSinceReferenceDate - clock.now
+    }
+
+    package func date(_ timestamp: Double) -> Date { Date(timeIntervalSinceReferenceDate: timestamp + offset) }
+    package func monotonic(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate - offset }
+}
+
+extension OperationQueue {
+    /// A serial queue of its own, for a class's handlers (Core Motion's private queues).
+    static func serial(named name: String) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = name
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }
+}
