@@ -42,11 +42,14 @@ package enum ChipRegistry {
     /// The magnetometers on their own addresses.
     package static var magnetometers: [ChipDescriptor] { all.filter(\.isMagnetometer) }
 
-    /// The pressure sensors, apart from ``all`` until the sampler, probe and emulators read them
-    /// (Bosch's 0x76/0x77 now; ST's LPS25H/LPS22 add 0x5C/0x5D with their own lines).
-    package static let barometers: [ChipDescriptor] = [.bmp280]
+    /// The pressure sensors, apart from ``all`` until the sampler, probe and emulators read them:
+    /// Bosch's at 0x76/0x77, ST's at 0x5C/0x5D.
+    package static let barometers: [ChipDescriptor] = [
+        .bmp280,
+        .lps25h,
+    ]
 
-    /// Where to look for a barometer, in order (as ``imuScanAddresses``): 0x76, 0x77.
+    /// Where to look for a barometer, in order (as ``imuScanAddresses``): 0x76, 0x77, 0x5C, 0x5D.
     package static let barometerScanAddresses: [I2CAddress] = scanOrder(barometers, last: [])
 
     /// Every driver family, in registry order.
