@@ -46,6 +46,7 @@ package enum ChipRegistry {
     /// Bosch's at 0x76/0x77, ST's at 0x5C/0x5D.
     package static let barometers: [ChipDescriptor] = [
         .bmp280,
+        .bme280,
         .lps25h,
     ]
 
