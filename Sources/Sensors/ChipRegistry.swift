@@ -44,9 +44,18 @@ package enum ChipRegistry {
 
     /// The pressure sensors, apart from ``all`` until the sampler, probe and emulators read them:
     /// Bosch's at 0x76/0x77, ST's at 0x5C/0x5D.
+    ///
+    /// At 0x76/0x77, 0x60 is a BME280 when read at 0xD0 and a BMP390 when read at 0x00, so the
+    /// order of the reads decides. CHIP_ID at 0xD0 (BMP280, BME280) is read first, then 0x00
+    /// (BMP388, BMP390): on a BMP3 0xD0 lies past the end of its memory map (BST-BMP390-DS002
+    /// §4.2 stops at CMD, 0x7E), and on a BMP280/BME280 0x00 lies before the start of its
+    /// documented map (0x88); neither datasheet says what those read, and the emulators answer 0.
+    /// The older, commoner BMP280/BME280 are asked first.
     package static let barometers: [ChipDescriptor] = [
         .bmp280,
         .bme280,
+        .bmp388,
+        .bmp390,
         .lps25h,
     ]
 
