@@ -57,6 +57,8 @@ package enum ChipRegistry {
         .bmp388,
         .bmp390,
         .lps25h,
+        .lps22hb,
+        .lps22hh,
     ]
 
     /// Where to look for a barometer, in order (as ``imuScanAddresses``): 0x76, 0x77, 0x5C, 0x5D.
