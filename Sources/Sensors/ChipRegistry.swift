@@ -50,12 +50,14 @@ package enum ChipRegistry {
     /// (BMP388, BMP390): on a BMP3 0xD0 lies past the end of its memory map (BST-BMP390-DS002
     /// §4.2 stops at CMD, 0x7E), and on a BMP280/BME280 0x00 lies before the start of its
     /// documented map (0x88); neither datasheet says what those read, and the emulators answer 0.
-    /// The older, commoner BMP280/BME280 are asked first.
+    /// The older, commoner BMP280/BME280 are asked first. The DPS310 (0x0D) comes after the BMP3
+    /// chips, whose 0x0D is a running counter (see ``ChipDescriptor/dps310``).
     package static let barometers: [ChipDescriptor] = [
         .bmp280,
         .bme280,
         .bmp388,
         .bmp390,
+        .dps310,
         .lps25h,
         .lps22hb,
         .lps22hh,
