@@ -51,13 +51,15 @@ package enum ChipRegistry {
     /// §4.2 stops at CMD, 0x7E), and on a BMP280/BME280 0x00 lies before the start of its
     /// documented map (0x88); neither datasheet says what those read, and the emulators answer 0.
     /// The older, commoner BMP280/BME280 are asked first. The DPS310 (0x0D) comes after the BMP3
-    /// chips, whose 0x0D is a running counter (see ``ChipDescriptor/dps310``).
+    /// chips, whose 0x0D is a running counter (see ``ChipDescriptor/dps310``). The MS5611, which has
+    /// no identity register, is tried last, by its PROM's CRC (``IdentityCondition/promCRC4``).
     package static let barometers: [ChipDescriptor] = [
         .bmp280,
         .bme280,
         .bmp388,
         .bmp390,
         .dps310,
+        .ms5611,
         .lps25h,
         .lps22hb,
         .lps22hh,

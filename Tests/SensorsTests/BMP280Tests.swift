@@ -90,7 +90,7 @@ import Testing
 
 @Suite struct BarometerRegistryTests {
     @Test func bmp280IsListedWithBoschAddresses() throws {
-        #expect(ChipRegistry.barometers.map(\.name) == ["BMP280", "BME280", "BMP388", "BMP390", "DPS310", "LPS25H", "LPS22HB", "LPS22HH"])
+        #expect(ChipRegistry.barometers.map(\.name) == ["BMP280", "BME280", "BMP388", "BMP390", "DPS310", "MS5611", "LPS25H", "LPS22HB", "LPS22HH"])
         #expect(ChipRegistry.barometerScanAddresses == [I2CAddress(0x76), I2CAddress(0x77), I2CAddress(0x5C), I2CAddress(0x5D)])
         let descriptor = try #require(ChipRegistry.barometers.first)
         #expect(descriptor.makeIMU(bus: ExpectationBus([]), address: I2CAddress(0x76)) == nil)

@@ -7,7 +7,7 @@ import Testing
 @Suite struct BoschIdentityTests {
     typealias Atmosphere = @Sendable (Double) -> (pressure: Double, temperature: Double)
 
-    /// Each chip alone at 0x77 on its own bus (the DPS310, which shares the address, too), identified among every barometer.
+    /// Each chip alone at 0x77 on its own bus (the DPS310 and the MS5611, which share the address, too), identified among every barometer.
     @Test func bme280AndBMP390AtTheSameAddress() throws {
         let makers: [(String, (@escaping Atmosphere) -> any SimulatedDevice)] = [
             ("BMP280", { BMP280Emulator(atmosphere: $0, now: { 0 }) }),
@@ -15,6 +15,7 @@ import Testing
             ("BMP388", { BMP388Emulator(atmosphere: $0, now: { 0 }) }),
             ("BMP390", { BMP390Emulator(atmosphere: $0, now: { 0 }) }),
             ("DPS310", { DPS310Emulator(atmosphere: $0, now: { 0 }) }),
+            ("MS5611", { MS5611Emulator(atmosphere: $0, now: { 0 }) }),
         ]
         for (name, make) in makers {
             let bus = SimulatedBus(now: { 0 })
