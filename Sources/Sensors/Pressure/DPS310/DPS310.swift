@@ -44,7 +44,9 @@ package final class DPS310: BarometerDriver {
     /// MEAS_CTRL 111: continuous pressure and temperature.
     static let continuous: UInt8 = 0b111
     static let externalTemperature: UInt8 = 0x80
-    /// CFG_REG: the result shift the datasheet requires for oversampling above ×8.
+    /// CFG_REG: the result shift the datasheet requires for oversampling above ×8, T_SHIFT bit 3 and
+    /// P_SHIFT bit 2 (Linux `dps310.c` at 0278408 sets BIT(4), the datasheet's INT_PRS, as its
+    /// `DPS310_PRS_SHIFT_EN`; Infineon's own register table puts the pressure shift at bit 2).
     static let temperatureShift: UInt8 = 0b1000, pressureShift: UInt8 = 0b100
     /// The coefficients are ready 40 ms after start-up (Linux `dps310.c` waits up to 40 ms for COEF_RDY).
     static let readyWait = Duration.milliseconds(10), readyPolls = 5
