@@ -61,7 +61,27 @@ package enum ChipCatalog {
                 return try mpu9150OrMPU6050(bus: bus, chip: chip, twin: twin)
             }
         }
+        for chip in chips where chip.identity.condition == .promCRC4 && chip.identity.addresses.contains(address) {
+            if try hasValidPROM(bus: bus, address: address, from: chip.identity.register) { return chip.chip(at: address) }
+        }
         return nil
+    }
+
+    /// Whether the eight 16-bit words read at `register`, `register + 2`, … (the MS5611's PROM
+    /// read commands) hold their CRC-4 (``MS5611PROM/isValid``). Reads only; a missing
+    /// acknowledge is no PROM.
+    private static func hasValidPROM(bus: any I2CBus, address: I2CAddress, from register: UInt8) throws(SensorError) -> Bool {
+        var words: [UInt16] = []
+        for index in 0..<8 {
+            do {
+                let bytes = try bus.readRegisters(address, register &+ UInt8(2 * index), count: 2)
+                words.append(UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
+            } catch {
+                if error.kind == .noAcknowledge { return false }
+                throw .bus(error)
+            }
+        }
+        return MS5611PROM(words: words).isValid
     }
 
     /// The identity reads at `address`: one per identity register of the chips listed there, in
@@ -93,7 +113,7 @@ package enum ChipCatalog {
         case .always: true
         case .onlyWhenNamed: named.contains(chip.name)
         case .unlessNamed(let lookalike): !named.contains(lookalike)
-        case .insidePackage, .lookalikeWithMagnetometerBehindBypass: false
+        case .insidePackage, .lookalikeWithMagnetometerBehindBypass, .promCRC4: false
         }
     }
 

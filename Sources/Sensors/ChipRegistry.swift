@@ -42,15 +42,34 @@ package enum ChipRegistry {
     /// The magnetometers on their own addresses.
     package static var magnetometers: [ChipDescriptor] { all.filter(\.isMagnetometer) }
 
-    /// The pressure sensors (Bosch's 0x76/0x77; ST's LPS25H/LPS22 add 0x5C/0x5D with their own
-    /// lines). Apart from ``all``, which the IMU and magnetometer searches read; identification
-    /// and probe read both (``identifiable``).
-    package static let barometers: [ChipDescriptor] = [.bmp280]
+    /// The pressure sensors, Bosch's (and Infineon's and TE's) at 0x76/0x77, ST's at 0x5C/0x5D.
+    /// Apart from ``all``, which the IMU and magnetometer searches read; identification and probe
+    /// read both (``identifiable``).
+    ///
+    /// At 0x76/0x77, 0x60 is a BME280 when read at 0xD0 and a BMP390 when read at 0x00, so the
+    /// order of the reads decides. CHIP_ID at 0xD0 (BMP280, BME280) is read first, then 0x00
+    /// (BMP388, BMP390): on a BMP3 0xD0 lies past the end of its memory map (BST-BMP390-DS002
+    /// §4.2 stops at CMD, 0x7E), and on a BMP280/BME280 0x00 lies before the start of its
+    /// documented map (0x88); neither datasheet says what those read, and the emulators answer 0.
+    /// The older, commoner BMP280/BME280 are asked first. The DPS310 (0x0D) comes after the BMP3
+    /// chips, whose 0x0D is a running counter (see ``ChipDescriptor/dps310``). The MS5611, which has
+    /// no identity register, is tried last, by its PROM's CRC (``IdentityCondition/promCRC4``).
+    package static let barometers: [ChipDescriptor] = [
+        .bmp280,
+        .bme280,
+        .bmp388,
+        .bmp390,
+        .dps310,
+        .ms5611,
+        .lps25h,
+        .lps22hb,
+        .lps22hh,
+    ]
 
     /// Every chip identification and probe know: ``all``, then ``barometers``.
     package static var identifiable: [ChipDescriptor] { all + barometers }
 
-    /// Where to look for a barometer, in order (as ``imuScanAddresses``): 0x76, 0x77.
+    /// Where to look for a barometer, in order (as ``imuScanAddresses``): 0x76, 0x77, 0x5C, 0x5D.
     package static let barometerScanAddresses: [I2CAddress] = scanOrder(barometers, last: [])
 
     /// Every driver family, in registry order.

@@ -1,5 +1,6 @@
 import I2C
 import I2CMock
+import MotionSimulator
 import Sensors
 import Testing
 
@@ -89,12 +90,21 @@ import Testing
 
 @Suite struct BarometerRegistryTests {
     @Test func bmp280IsListedWithBoschAddresses() throws {
-        #expect(ChipRegistry.barometers.map(\.name) == ["BMP280"])
-        #expect(ChipRegistry.barometerScanAddresses == [I2CAddress(0x76), I2CAddress(0x77)])
+        #expect(ChipRegistry.barometers.map(\.name) == ["BMP280", "BME280", "BMP388", "BMP390", "DPS310", "MS5611", "LPS25H", "LPS22HB", "LPS22HH"])
+        #expect(ChipRegistry.barometerScanAddresses == [I2CAddress(0x76), I2CAddress(0x77), I2CAddress(0x5C), I2CAddress(0x5D)])
         let descriptor = try #require(ChipRegistry.barometers.first)
         #expect(descriptor.makeIMU(bus: ExpectationBus([]), address: I2CAddress(0x76)) == nil)
         let driver = try #require(descriptor.makeBarometer(bus: ExpectationBus([]), address: I2CAddress(0x77), pause: .none))
         #expect(driver.chip.address == I2CAddress(0x77))
         #expect(!ChipRegistry.magnetometers.contains { $0.name == "BMP280" })
+    }
+
+    /// The Sense HAT's LPS25H is named at 0x5C by its WHO_AM_I; a BMP280's 0xD0 is never read there.
+    @Test func lps25hIsIdentifiedAtTheSenseHATAddress() throws {
+        let bus = SimulatedBus(now: { 0 })
+        bus.attach(LPS25HEmulator(atmosphere: { _ in (101_325, 20) }, now: { 0 }), at: I2CAddress(0x5C))
+        let chip = try ChipCatalog.identify(bus: bus, address: I2CAddress(0x5C), pause: .none, among: ChipRegistry.barometers)
+        #expect(chip?.name == "LPS25H")
+        #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x5D), pause: .none, among: ChipRegistry.barometers) == nil)
     }
 }

@@ -16,9 +16,17 @@
 /// the standard atmosphere at sea level); other oversamplings scale it by √(16/osrs), white noise
 /// averaged. Not modelled: the temperature's noise and the offset's temperature coefficient
 /// (1.5 Pa/K, §1 Table 2; the simulated die stays at the world's temperature).
+///
+/// The same model serves the BME280 (``BME280Emulator``): BST-BME280-DS002 keeps this memory map,
+/// trimming block and compensation for pressure and temperature (§5.3, §4.2.3), with CHIP_ID 0x60
+/// and a humidity channel whose control (ctrl_hum, 0xF2) it adds.
 struct BMP280Chip: RegisterChip {
     static let chipName = "BMP280"
     static let chipID: UInt8 = 0xD0
+    /// BME280 only: osrs_h (BST-BME280-DS002 §5.4.3).
+    static let ctrlHum: UInt8 = 0xF2
+    /// BME280 only: hum_msb, hum_lsb (BST-BME280-DS002 §5.4.9).
+    static let humidityMSB: UInt8 = 0xFD
     static let reset: UInt8 = 0xE0
     static let calibration: UInt8 = 0x88
     static let status: UInt8 = 0xF3
@@ -36,6 +44,8 @@ struct BMP280Chip: RegisterChip {
 
     var registers: [UInt8] = []
     var pointer: UInt8 = 0
+    /// CHIP_ID: 0x58 (BMP280) or 0x60 (BME280).
+    let identity: UInt8
     /// The true pressure (Pa) and temperature (°C) at a time, s.
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
     /// Seed of the pressure noise; nil: an ideal chip (quantisation only).
@@ -47,17 +57,23 @@ struct BMP280Chip: RegisterChip {
     /// The IIR filter's memory (pressure Pa, temperature °C); nil after a reset of the filter.
     var filterMemory: (pressure: Double, temperature: Double)?
 
-    init(atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), noiseSeed: UInt64? = nil) {
+    init(identity: UInt8 = 0x58, atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), noiseSeed: UInt64? = nil) {
+        self.identity = identity
         self.atmosphere = atmosphere
         self.noiseSeed = noiseSeed
         powerOnReset()
     }
 
+    var hasHumidity: Bool { identity == 0x60 }
+
     /// §4.2 Table 18: every register 0x00 after reset but the ID, the trimming block and the
-    /// readings' reset values (0x80000 in 0xF7…0xF9 and 0xFA…0xFC).
+    /// readings' reset values (0x80000 in 0xF7…0xF9 and 0xFA…0xFC; on the BME280 0x8000 in
+    /// 0xFD/0xFE too, BST-BME280-DS002 §5.3). The BME280's humidity trimming is left 0: humidity
+    /// is not measured by this model (its readings stay 0x8000, what a skipped channel reads).
     mutating func powerOnReset() {
         registers = [UInt8](repeating: 0, count: 256)
-        registers[Int(Self.chipID)] = 0x58
+        registers[Int(Self.chipID)] = identity
+        if hasHumidity { store([0x80, 0x00], at: Self.humidityMSB) }
         let words = Self.trimming.map { UInt16(truncatingIfNeeded: $0) }
         store(words.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, at: Self.calibration)
         store([0x80, 0x00, 0x00, 0x80, 0x00, 0x00], at: Self.pressureMSB)
@@ -151,6 +167,7 @@ struct BMP280Chip: RegisterChip {
         case Self.config:
             registers[Int(register)] = value
             filterMemory = nil  // §3.3.3: writing the filter resets it
+        case Self.ctrlHum where hasHumidity: registers[Int(register)] = value & 0b111
         default: break  // read-only
         }
     }

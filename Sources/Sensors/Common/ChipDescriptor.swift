@@ -275,6 +275,11 @@ package enum IdentityCondition: Sendable, Equatable {
     /// directly: once identification finds `lookalike`, it looks for this chip's built-in
     /// magnetometer behind `bypass` (``ChipCatalog``'s only identification that writes).
     case lookalikeWithMagnetometerBehindBypass(of: String, bypass: BypassSwitch)
+    /// No identity register (TE's MS5611): named when the eight 16-bit PROM words read at
+    /// ``ChipIdentity/register``, +2, … +14 hold their CRC-4 (``MS5611PROM``), as Linux
+    /// `ms5611_core.c` accepts the chip. Tried only once no identity register at the address has
+    /// named a chip; ``ChipIdentity/value`` is empty.
+    case promCRC4
 }
 
 /// A magnetometer die in an IMU's package, at an I2C address of its own.

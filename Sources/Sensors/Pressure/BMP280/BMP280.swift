@@ -6,10 +6,27 @@ extension ChipInfo.Family {
 }
 
 /// Driver for the Bosch BMP280 barometer (0x76 with SDO low, 0x77 with SDO high: BST-BMP280-DS001
-/// §5.2). ``configure(_:)`` checks the chip ID, soft-resets, reads the trimming parameters and
-/// starts normal mode; ``readSample()`` reads 0xF7…0xFC in one burst (§3.9: a burst keeps
-/// pressure and temperature from one measurement) and compensates them (``BMP280Calibration``).
+/// §5.2), and for the BME280 (``Model/bme280``), which keeps the BMP280's registers, trimming block
+/// and compensation for pressure and temperature and adds a humidity channel. ``configure(_:)``
+/// checks the chip ID, soft-resets, reads the trimming parameters and starts normal mode;
+/// ``readSample()`` reads 0xF7…0xFC in one burst (§3.9: a burst keeps pressure and temperature
+/// from one measurement) and compensates them (``BMP280Calibration``).
 package final class BMP280: BarometerDriver {
+    /// What tells the chips of this register map apart.
+    package struct Model: Sendable {
+        package var name: String
+        package var family: ChipInfo.Family
+        /// CHIP_ID at 0xD0.
+        package var identity: UInt8
+        /// ctrl_hum (0xF2) is written before ctrl_meas (the BME280: its DS §5.4.3 makes a ctrl_hum
+        /// change take effect only with the next ctrl_meas write); nil for a chip without one.
+        package var ctrlHum: UInt8?
+        /// The t_sb codes' standby times, ms.
+        package var standbys: [Double]
+
+        package static let bmp280 = Model(name: "BMP280", family: .bmp280, identity: BMP280.identity, ctrlHum: nil, standbys: BMP280.standbys)
+    }
+
     /// §4.2 memory map; the same values as Linux `drivers/iio/pressure/bmp280.h`
     /// (`BMP280_REG_ID`, `BMP280_REG_RESET`, `BMP280_REG_COMP_TEMP_START`, `BMP280_REG_CTRL_MEAS`,
     /// `BMP280_REG_CONFIG`, `BMP280_REG_PRESS_MSB`, `BMP280_CHIP_ID`, `BMP280_CMD_SOFT_RESET`).
@@ -20,6 +37,7 @@ package final class BMP280: BarometerDriver {
         static let ctrlMeas: UInt8 = 0xF4  // osrs_t 7:5, osrs_p 4:2, mode 1:0 (§4.3.4)
         static let config: UInt8 = 0xF5  // t_sb 7:5, filter 4:2 (§4.3.5)
         static let pressureMSB: UInt8 = 0xF7  // press msb, lsb, xlsb, temp msb, lsb, xlsb (§4.3.6, §4.3.7)
+        static let ctrlHum: UInt8 = 0xF2  // BME280 only: osrs_h 2:0 (BST-BME280-DS002 §5.4.3)
     }
     static let identity: UInt8 = 0x58
     static let resetCommand: UInt8 = 0xB6
@@ -41,13 +59,15 @@ package final class BMP280: BarometerDriver {
         pressureOversampling: 16, temperatureOversampling: 2, filterCoefficient: 16, standby: 0.5)
 
     package let chip: ChipInfo
+    package let model: Model
     private let device: RegisterDevice
     private let pause: Pause
     private let state: Locked<(configuration: BarometerConfiguration, calibration: BMP280Calibration?)>
 
-    package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x76), pause: Pause = .system) {
+    package init(model: Model = .bmp280, bus: any I2CBus, address: I2CAddress = I2CAddress(0x76), pause: Pause = .system) {
         device = RegisterDevice(bus: bus, address: address)
-        chip = ChipInfo(name: "BMP280", family: .bmp280, address: address, identity: [Self.identity])
+        chip = ChipInfo(name: model.name, family: model.family, address: address, identity: [model.identity])
+        self.model = model
         self.pause = pause
         state = Locked((Self.indoorNavigation, nil))
     }
@@ -58,10 +78,12 @@ package final class BMP280: BarometerDriver {
     package var calibration: BMP280Calibration? { state.withLock { $0.calibration } }
 
     /// The ctrl_meas and config bytes for `configuration`, or the setting it names that the chip lacks.
-    package static func registers(for configuration: BarometerConfiguration) throws(SensorError) -> (ctrlMeas: UInt8, config: UInt8) {
+    package static func registers(for configuration: BarometerConfiguration, model: Model = .bmp280) throws(SensorError)
+        -> (ctrlMeas: UInt8, config: UInt8)
+    {
         func code(_ table: [Int: UInt8], _ value: Int, _ setting: String) throws(SensorError) -> UInt8 {
             guard let code = table[value] else {
-                throw .unsupportedSetting(chip: "BMP280", setting: setting, requested: "\(value)",
+                throw .unsupportedSetting(chip: model.name, setting: setting, requested: "\(value)",
                                           supported: table.keys.sorted().map { "\($0)" })
             }
             return code
@@ -69,25 +91,26 @@ package final class BMP280: BarometerDriver {
         let osrsP = try code(oversamplings, configuration.pressureOversampling, "pressure oversampling")
         let osrsT = try code(oversamplings, configuration.temperatureOversampling, "temperature oversampling")
         let filter = try code(filters, configuration.filterCoefficient, "IIR filter coefficient")
-        guard let standby = standbys.firstIndex(of: configuration.standby) else {
-            throw .unsupportedSetting(chip: "BMP280", setting: "standby (ms)", requested: formatValue(configuration.standby),
-                                      supported: standbys.map(formatValue))
+        guard let standby = model.standbys.firstIndex(of: configuration.standby) else {
+            throw .unsupportedSetting(chip: model.name, setting: "standby (ms)", requested: formatValue(configuration.standby),
+                                      supported: model.standbys.map(formatValue))
         }
         return (osrsT << 5 | osrsP << 2 | normalMode, UInt8(standby) << 5 | filter << 2)
     }
 
     package func configure(_ configuration: BarometerConfiguration) throws(SensorError) {
-        let bytes = try Self.registers(for: configuration)
-        try device.checkIdentity(Register.chipID, expected: [Self.identity], chip: chip.name)
+        let bytes = try Self.registers(for: configuration, model: model)
+        try device.checkIdentity(Register.chipID, expected: [model.identity], chip: chip.name)
         try device.write(Register.reset, Self.resetCommand)
         pause.wait(Self.startUp)
         let calibration = BMP280Calibration(registers: try device.read(Register.calibration, count: Self.calibrationCount))
         guard calibration.p1 != 0 else {
             throw .unsupportedSetting(chip: chip.name, setting: "trimming parameter dig_P1", requested: "0",
-                                      supported: ["1…65535 (the factory value; a chip reading 0 is damaged or not a BMP280)"])
+                                      supported: ["1…65535 (the factory value; a chip reading 0 is damaged or not a \(chip.name))"])
         }
         // §5.4.6: config is written while the chip sleeps (after the reset), then ctrl_meas starts normal mode.
         try device.write(Register.config, bytes.config)
+        if let ctrlHum = model.ctrlHum { try device.write(Register.ctrlHum, ctrlHum) }
         try device.write(Register.ctrlMeas, bytes.ctrlMeas)
         state.withLock { $0 = (configuration, calibration) }
     }
@@ -118,7 +141,7 @@ package final class BMP280: BarometerDriver {
     }
 
     package func isStillConfigured() throws(SensorError) -> Bool {
-        let expected = try Self.registers(for: configuration).ctrlMeas
+        let expected = try Self.registers(for: configuration, model: model).ctrlMeas
         return try device.read(Register.ctrlMeas) == expected
     }
 

@@ -1,4 +1,4 @@
-/// The BMP280's factory trimming parameters (registers 0x88…0x9F, little-endian words:
+/// The BMP280's (and BME280's) factory trimming parameters (registers 0x88…0x9F, little-endian words:
 /// BST-BMP280-DS001 §3.11.2 Table 17) and the datasheet's integer compensation (§3.11.3 and §8.2:
 /// the 32-bit version for temperature, the 64-bit version for pressure, as Linux's
 /// `drivers/iio/pressure/bmp280-core.c` also computes them).

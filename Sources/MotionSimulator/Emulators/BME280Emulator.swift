@@ -1,0 +1,18 @@
+/// The Bosch BME280 on a simulated bus, measuring `atmosphere(time)`: the BMP280's register model
+/// (``BMP280Chip``) with CHIP_ID 0x60 (BST-BME280-DS002 §5.4.1) and ctrl_hum, from the BME280
+/// datasheet alone. It holds the BMP280 datasheet example's trimming parameters (the BME280's
+/// datasheet gives no worked example; its compensation of pressure and temperature is the same).
+/// Humidity is not modelled: its readings hold 0x8000.
+package final class BME280Emulator: EngineBackedDevice {
+    let engine: EmulatorEngine<BMP280Chip>
+    package var chipName: String { "BME280" }
+
+    /// - Parameters:
+    ///   - atmosphere: the true pressure (Pa) and temperature (°C) at a simulation time (s).
+    ///   - now: simulation time, s.
+    package init(
+        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double
+    ) {
+        engine = EmulatorEngine(BMP280Chip(identity: 0x60, atmosphere: atmosphere), now: now)
+    }
+}
