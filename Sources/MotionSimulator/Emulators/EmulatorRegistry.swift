@@ -39,6 +39,15 @@ package enum EmulatorRegistry {
     /// The barometers, in ``SimulatedBoard/Barometer`` order; the simulated board carries the first.
     package static let barometers: [BarometerEmulatorEntry] = [
         BarometerEmulatorEntry(.bmp280, at: [0x76, 0x77]) { source, now, seed in BMP280Emulator(source: source, now: now, noiseSeed: seed) },
+        // The others measure without noise (quantisation only): each chip's own noise is not modelled yet.
+        BarometerEmulatorEntry(.bme280, at: [0x76, 0x77]) { source, now, _ in BME280Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.bmp388, at: [0x76, 0x77]) { source, now, _ in BMP388Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.bmp390, at: [0x76, 0x77]) { source, now, _ in BMP390Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.dps310, at: [0x77, 0x76]) { source, now, _ in DPS310Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.ms5611, at: [0x77, 0x76]) { source, now, _ in MS5611Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.lps25h, at: [0x5C, 0x5D]) { source, now, _ in LPS25HEmulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.lps22hb, at: [0x5C, 0x5D]) { source, now, _ in LPS22HBEmulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.lps22hh, at: [0x5C, 0x5D]) { source, now, _ in LPS22HHEmulator(atmosphere: source.atmosphere, now: now) },
     ]
 
     /// The entry of `chip`. Every static member has its line (``EmulatorRegistryTests``); one
@@ -130,6 +139,32 @@ extension SimulatedBoard {
 
         /// The chip's line in ``EmulatorRegistry/barometers``.
         package var entry: BarometerEmulatorEntry { EmulatorRegistry.entry(self) }
+    }
+}
+
+extension SimulatedBoard.Barometer {
+    /// Bosch BME280 (BST-BME280-DS002 §6.2: 0x76 with SDO low, 0x77 high).
+    package static let bme280 = Self("bme280")
+    /// Bosch BMP388 and BMP390 (BST-BMP390-DS002 §5.2: 0x76 / 0x77 by SDO).
+    package static let bmp388 = Self("bmp388")
+    package static let bmp390 = Self("bmp390")
+    /// Infineon DPS310 (datasheet §5.2: 0x77, or 0x76 with SDO to GND).
+    package static let dps310 = Self("dps310")
+    /// TE MS5611 (datasheet, "I2C interface": 0x77 with CSB low, 0x76 high).
+    package static let ms5611 = Self("ms5611")
+    /// ST LPS25H, the Sense HAT's (0x5C with SA0 low, 0x5D high), and the LPS22HB / LPS22HH (the same).
+    package static let lps25h = Self("lps25h")
+    package static let lps22hb = Self("lps22hb")
+    package static let lps22hh = Self("lps22hh")
+}
+
+extension PhysicalSource {
+    /// The true pressure (Pa) and temperature (°C) at a time, as the barometer emulators take them.
+    var atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double) {
+        { [self] time in
+            let state = state(at: time)
+            return (state.pressure, state.temperature)
+        }
     }
 }
 

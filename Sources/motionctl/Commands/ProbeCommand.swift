@@ -36,6 +36,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "The simulated magnetometer (with --simulated): \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")).")
     var magnetometer: String = "usual"
 
+    @Option(help: "The simulated barometer (with --simulated): \(SimulatedBoard.Barometer.allCases.map(\.rawValue).joined(separator: ", ")), none (default bmp280).")
+    var barometer: String?
+
     @Option(help: "List only the IIO motion sensors under this directory (default /sys/bus/iio/devices, or $MOTION_IIO_ROOT).")
     var iioRoot: String?
 
@@ -49,6 +52,10 @@ struct ProbeCommand: ParsableCommand {
             throw ValidationError("--bus and --simulated exclude each other: pick one")
         }
         _ = try SourceOptions.simulatedIMU(named: imu)
+        if let barometer, barometer != "none", SimulatedBoard.Barometer(rawValue: barometer.lowercased()) == nil {
+            throw ValidationError(
+                "no simulated barometer named \"\(barometer)\"; choose one of: \(SimulatedBoard.Barometer.allCases.map(\.rawValue).joined(separator: ", ")), none")
+        }
         _ = try SourceOptions.simulatedMagnetometer(named: magnetometer, imu: imu)
     }
 
@@ -124,7 +131,7 @@ struct ProbeCommand: ParsableCommand {
         let board = SimulatedBoard(
             imu: SimulatedBoard.IMU(name: imu) ?? .lsm6dsox,
             magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual,
-            barometer: SimulationSettings().barometer, source: ConstantSource(.flatAtRest()), now: { 0 })
+            barometer: barometer.map { SimulatedBoard.Barometer(rawValue: $0.lowercased()) } ?? SimulationSettings().barometer, source: ConstantSource(.flatAtRest()), now: { 0 })
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
     }
 

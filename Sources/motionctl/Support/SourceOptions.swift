@@ -41,6 +41,9 @@ struct SourceOptions: ParsableArguments {
     @Option(help: "Simulated magnetometer: \(SimulatedBoard.magnetometerChoices.joined(separator: ", ")); implies --simulated.")
     var magnetometer: String?
 
+    @Option(help: "Simulated barometer: \(SimulatedBoard.Barometer.allCases.map(\.rawValue).joined(separator: ", ")), none (default bmp280); implies --simulated.")
+    var barometer: String?
+
     @Option(help: "Play a recording (a CSV file from `motionctl record`) through the simulated board instead of a scenario; implies --simulated.")
     var replay: String?
 
@@ -60,7 +63,8 @@ struct SourceOptions: ParsableArguments {
     var bus: String?
 
     var isSimulated: Bool {
-        simulated || source == .simulated || scenario != nil || imu != nil || magnetometer != nil || replay != nil || faults != nil || board == BoardCatalog.simulatedID
+        simulated || source == .simulated || scenario != nil || imu != nil || magnetometer != nil || barometer != nil || replay != nil || faults != nil
+            || board == BoardCatalog.simulatedID
     }
 
     func validate() throws {
@@ -108,6 +112,10 @@ struct SourceOptions: ParsableArguments {
             throw ValidationError("no scenario named \"\(scenario)\"; choose one of: \(Scenario.all.map(\.name).joined(separator: ", "))")
         }
         if let imu { _ = try Self.simulatedIMU(named: imu) }
+        if let barometer, barometer != "none", SimulatedBoard.Barometer(rawValue: barometer.lowercased()) == nil {
+            throw ValidationError(
+                "no simulated barometer named \"\(barometer)\"; choose one of: \(SimulatedBoard.Barometer.allCases.map(\.rawValue).joined(separator: ", ")), none")
+        }
         if let magnetometer { _ = try Self.simulatedMagnetometer(named: magnetometer, imu: imu) }
     }
 
@@ -135,12 +143,13 @@ struct SourceOptions: ParsableArguments {
                 throw CommandFailure(message: "--replay \(replay): \(error) (pass \(what))")
             }
         }
-        let simulation = Simulation(
+        var simulation = Simulation(
             scenario: scenario ?? defaultScenario, imu: imu.flatMap { SimulatedBoard.IMU(name: $0) } ?? .lsm6dsox,
             magnetometer: magnetometer.flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) ?? .usual, seed: seed, replay: recording,
             faults: try faults.map { text in
                 do { return try FaultPlan(parsing: text) } catch { throw CommandFailure(message: "--faults: \(error)") }
             })
+        if let barometer { simulation.barometer = SimulatedBoard.Barometer(rawValue: barometer.lowercased()) }
         // --simulated --board NAME: the simulated board laid out like that board file.
         guard let board, board != BoardCatalog.simulatedID else { return simulation }
         let layout = try Self.resolveBoard(board)
