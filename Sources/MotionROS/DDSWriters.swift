@@ -5,17 +5,19 @@ import CROSMessages
 import Glibc
 #endif
 
-/// One Cyclone DDS participant on a domain with the publisher's three writers (`imu/data`,
-/// `imu/data_raw`, `imu/mag`), in the QoS of ROS's sensor-data profile (rmw's
+/// One Cyclone DDS participant on a domain with the publisher's writers (`imu/data`,
+/// `imu/data_raw`, `imu/mag`; `pressure` and `temperature` with a barometer), in the QoS of ROS's sensor-data profile (rmw's
 /// `rmw_qos_profile_sensor_data`: best effort, keep last 5, volatile) or reliable on request.
 /// Cyclone's calls are thread-safe; the publisher writes from one thread only.
 final class DDSWriters: @unchecked Sendable {
     private let participant: dds_entity_t
     private let imu: dds_entity_t, raw: dds_entity_t, mag: dds_entity_t
+    /// `pressure` and `temperature` (0 without a barometer).
+    private let pressure: dds_entity_t, temperature: dds_entity_t
     /// `header.frame_id` as C's string, for the life of the writers.
     private let frameID: UnsafeMutablePointer<CChar>
 
-    init(_ configuration: ROSConfiguration, magnetometer: Bool) throws(ROSError) {
+    init(_ configuration: ROSConfiguration, magnetometer: Bool, barometer: Bool) throws(ROSError) {
         participant = dds_create_participant(dds_domainid_t(configuration.domainID), nil, nil)
         guard participant > 0 else { throw Self.failure("dds_create_participant(domain \(configuration.domainID))", participant) }
         guard let frameID = strdup(configuration.frameID) else {
@@ -42,6 +44,8 @@ final class DDSWriters: @unchecked Sendable {
             imu = try writer(ROSConfiguration.imuTopic, CROSMessages_imuDescriptor())
             raw = try writer(ROSConfiguration.rawTopic, CROSMessages_imuDescriptor())
             mag = magnetometer ? try writer(ROSConfiguration.magneticFieldTopic, CROSMessages_magneticFieldDescriptor()) : 0
+            pressure = barometer ? try writer(ROSConfiguration.pressureTopic, CROSMessages_fluidPressureDescriptor()) : 0
+            temperature = barometer ? try writer(ROSConfiguration.temperatureTopic, CROSMessages_temperatureDescriptor()) : 0
         } catch {
             dds_delete(participant)
             free(frameID)
@@ -78,6 +82,20 @@ final class DDSWriters: @unchecked Sendable {
             field.magnetic_field_covariance = Self.matrix(covariances.magneticField)
             _ = dds_write(mag, &field)
         }
+        return written
+    }
+
+    /// Writes one barometer reading: `sensor_msgs/FluidPressure` (Pa) and `sensor_msgs/Temperature`
+    /// (the die's, °C), variance 0 ("unknown", as the messages define it); false when Cyclone
+    /// refused the pressure or there is no barometer.
+    func write(pressure pascals: Double, temperature celsius: Double, stamp: (sec: Int32, nanosec: UInt32)) -> Bool {
+        guard pressure != 0 else { return false }
+        let header = std_msgs_msg_dds__Header_(
+            stamp: builtin_interfaces_msg_dds__Time_(sec: stamp.sec, nanosec: stamp.nanosec), frame_id: frameID)
+        var fluid = sensor_msgs_msg_dds__FluidPressure_(header: header, fluid_pressure: pascals, variance: 0)
+        let written = dds_write(pressure, &fluid) == DDS_RETCODE_OK
+        var die = sensor_msgs_msg_dds__Temperature_(header: header, temperature: celsius, variance: 0)
+        _ = dds_write(temperature, &die)
         return written
     }
 

@@ -20,6 +20,8 @@ public struct ROSConfiguration: Sendable, Equatable {
     /// Topic names, relative to ``namespace`` (imu_tools' conventions: `imu/data` with the
     /// fused orientation, `imu/data_raw` without, `imu/mag`).
     public static let imuTopic = "imu/data", rawTopic = "imu/data_raw", magneticFieldTopic = "imu/mag"
+    /// The barometer's topics (`sensor_msgs/FluidPressure`, `sensor_msgs/Temperature`), relative to ``namespace``.
+    public static let pressureTopic = "pressure", temperatureTopic = "temperature"
 
     /// The DDS topic of a ROS topic `name` under the namespace: rmw_cyclonedds_cpp's `rt/` prefix
     /// (ROS 2 design article "Topic and Service name mapping to DDS"), no leading slash.
@@ -78,9 +80,19 @@ public struct ROSCounters: Sendable, Equatable, CustomStringConvertible {
     public var published = 0
     /// Samples not published, by reason.
     public var dropped: [ROSDropReason: Int] = [:]
+    /// Barometer readings handed to the publisher (with an ``Altimeter``).
+    public var barometerReadings = 0
+    /// Readings written to `pressure` (and `temperature`).
+    public var publishedBarometerReadings = 0
+    /// Readings not published, by reason.
+    public var droppedBarometerReadings: [ROSDropReason: Int] = [:]
 
     public var description: String {
-        let drops = dropped.isEmpty ? "none" : dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
-        return "\(samples) samples, \(published) published, dropped: \(drops)"
+        func drops(_ dropped: [ROSDropReason: Int]) -> String {
+            dropped.isEmpty ? "none" : dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        }
+        let barometer = barometerReadings == 0 ? ""
+            : "; barometer: \(barometerReadings) readings, \(publishedBarometerReadings) published, dropped: \(drops(droppedBarometerReadings))"
+        return "\(samples) samples, \(published) published, dropped: \(drops(dropped))" + barometer
     }
 }

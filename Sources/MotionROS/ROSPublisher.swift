@@ -6,7 +6,9 @@ import Motion
 /// Publishes a ``MotionManager``'s device motion to ROS 2 over DDS (Eclipse Cyclone DDS), as a
 /// ROS 2 node with `rmw_cyclonedds_cpp` would: `sensor_msgs/Imu` on `imu/data` (fused orientation)
 /// and `imu/data_raw` (none), `sensor_msgs/MagneticField` on `imu/mag` where the board has a
-/// magnetometer; frames and units in ``ROSImuValues`` (REP-103, REP-145), docs/ros2.md.
+/// magnetometer, and with an ``Altimeter`` its barometer's readings as `sensor_msgs/FluidPressure`
+/// on `pressure` and `sensor_msgs/Temperature` on `temperature`; frames and units in
+/// ``ROSImuValues`` (REP-103, REP-145), docs/ros2.md.
 ///
 /// ```swift
 /// let manager = MotionManager()
@@ -29,9 +31,12 @@ public final class ROSPublisher: Sendable {
     /// lain still for a second). docs/ros2.md, "Covariances".
     public let covariances: ROSCovariances?
     private let manager: MotionManager
+    /// The barometer whose readings go to `pressure` and `temperature`; nil: those topics are not published.
+    private let altimeter: Altimeter?
 
     private struct Pending {
         var samples: [DeviceMotion] = []
+        var readings: [BarometerSample] = []
         var counters = ROSCounters()
         var started = false
         var stopping = false
@@ -45,17 +50,22 @@ public final class ROSPublisher: Sendable {
 
     /// A publisher of `manager`'s device motion; checks the configuration (``ROSConfiguration/validate()``).
     /// `covariances`: fixed ones for every message; nil measures them (``covariances``).
-    public convenience init(manager: MotionManager, configuration: ROSConfiguration, covariances: ROSCovariances? = nil) throws(ROSError) {
-        try self.init(manager: manager, configuration: configuration, covariances: covariances, published: nil)
+    /// `altimeter`: its barometer's readings are published too, on `pressure` and `temperature`.
+    public convenience init(
+        manager: MotionManager, altimeter: Altimeter? = nil, configuration: ROSConfiguration, covariances: ROSCovariances? = nil
+    ) throws(ROSError) {
+        try self.init(manager: manager, altimeter: altimeter, configuration: configuration, covariances: covariances, published: nil)
     }
 
     /// With `published`, called on the publishing thread with each sample after its messages were
     /// written (`motionctl ros2 --echo`).
     package init(
-        manager: MotionManager, configuration: ROSConfiguration, covariances: ROSCovariances?, published: (@Sendable (DeviceMotion) -> Void)?
+        manager: MotionManager, altimeter: Altimeter?, configuration: ROSConfiguration, covariances: ROSCovariances?,
+        published: (@Sendable (DeviceMotion) -> Void)?
     ) throws(ROSError) {
         try configuration.validate()
         self.manager = manager
+        self.altimeter = altimeter?.readingRate == nil ? nil : altimeter
         self.configuration = configuration
         self.covariances = covariances
         self.onPublished = published
@@ -75,7 +85,7 @@ public final class ROSPublisher: Sendable {
         }) else { throw .alreadyStarted }
         let writers: DDSWriters
         do throws(ROSError) {
-            writers = try DDSWriters(configuration, magnetometer: manager.isMagnetometerAvailable)
+            writers = try DDSWriters(configuration, magnetometer: manager.isMagnetometerAvailable, barometer: altimeter != nil)
         } catch {
             pending.withLock { $0.started = false }
             throw error
@@ -90,6 +100,10 @@ public final class ROSPublisher: Sendable {
             guard let self, let motion else { return }
             enqueue(motion)
         }
+        altimeter?.startReadings(to: handlerQueue) { [weak self] reading, _ in
+            guard let self, let reading else { return }
+            enqueue(reading)
+        }
     }
 
     /// Stops: the updates stop, what is queued is written, the participant leaves the domain.
@@ -101,6 +115,7 @@ public final class ROSPublisher: Sendable {
         }
         guard wasRunning else { return }
         manager.stopDeviceMotionUpdates()
+        altimeter?.stopReadings()
         handlerQueue.sync {}
         wake.signal()
         finished.wait()
@@ -121,18 +136,42 @@ public final class ROSPublisher: Sendable {
         wake.signal()
     }
 
+    private func enqueue(_ reading: BarometerSample) {
+        pending.withLock { state in
+            guard !state.stopping else { return }
+            state.counters.barometerReadings += 1
+            if state.readings.count >= configuration.queueCapacity {
+                state.counters.droppedBarometerReadings[.queueFull, default: 0] += 1
+            } else {
+                state.readings.append(reading)
+            }
+        }
+        wake.signal()
+    }
+
     // MARK: The publishing thread
 
     private func publishLoop(_ writers: DDSWriters, clock: ROSStampClock) {
         var batch: [DeviceMotion] = []
+        var readings: [BarometerSample] = []
         var current = covariances ?? ROSCovariances()
         var uncertainty = ROSUncertainty(windowLength: Int(configuration.rate.rounded()))
         while true {
             wake.wait()
             let stopping = pending.withLock { state in
                 swap(&batch, &state.samples)
+                swap(&readings, &state.readings)
                 return state.stopping
             }
+            var pressures = 0, pressureFailures = 0
+            for reading in readings {
+                if writers.write(pressure: reading.pressure, temperature: reading.temperature, stamp: clock.stamp(monotonic: reading.timestamp)) {
+                    pressures += 1
+                } else {
+                    pressureFailures += 1
+                }
+            }
+            readings.removeAll(keepingCapacity: true)
             var published = 0, failed = 0
             for motion in batch {
                 let values = ROSImuValues(motion, clock: clock)
@@ -150,11 +189,15 @@ public final class ROSPublisher: Sendable {
             pending.withLock { state in
                 state.counters.published += published
                 if failed > 0 { state.counters.dropped[.writeFailed, default: 0] += failed }
+                state.counters.publishedBarometerReadings += pressures
+                if pressureFailures > 0 { state.counters.droppedBarometerReadings[.writeFailed, default: 0] += pressureFailures }
             }
             if stopping {
                 pending.withLock { state in
                     if !state.samples.isEmpty { state.counters.dropped[.stopped, default: 0] += state.samples.count }
+                    if !state.readings.isEmpty { state.counters.droppedBarometerReadings[.stopped, default: 0] += state.readings.count }
                     state.samples.removeAll()
+                    state.readings.removeAll()
                 }
                 finished.signal()
                 return

@@ -67,6 +67,20 @@ extension ROSPeerTests {
             #expect(Self.close(field, expected, 2e-12), "\(field) \(expected)")
         }
 
+        // The barometer (the simulated board's BMP280 at 26.3 Hz): FluidPressure in Pa and the die's
+        // Temperature, one pair a reading, on the publisher's clock; at sea level under the simulated
+        // weather's 1013.25 hPa.
+        let pressure = messages.filter { $0["topic"] as? String == "pressure" }
+        let temperature = messages.filter { $0["topic"] as? String == "temperature" }
+        #expect(pressure.count >= 150 && pressure.count <= 250 && temperature.count == pressure.count, "\(pressure.count), \(temperature.count)")
+        for message in pressure {
+            let pascals = try #require(message["fluid_pressure"] as? Double)
+            #expect(abs(pascals - 101_325) < 100, "\(pascals) Pa")
+        }
+        #expect(temperature.allSatisfy { abs(($0["temperature"] as? Double ?? 0) - 25) < 10 }, "\(temperature.prefix(2))")
+        let pressureStamps = pressure.compactMap { $0["stamp"] as? [Int] }.map { $0[0] * 1_000_000_000 + $0[1] }
+        #expect(zip(pressureStamps, pressureStamps.dropFirst()).allSatisfy { $0 < $1 })
+
         // Covariances: orientation diagonal (tilt (1°)²/2 each, yaw by the heading's accuracy);
         // after the first still second the sensors' measured noise, zeros before it.
         let tilt = pow(Double.pi / 180, 2) / 2

@@ -1,6 +1,7 @@
 """A ROS 2 subscriber that is not swift-motion: a Cyclone DDS participant (PyPI's `cyclonedds`)
-reading `rt/<namespace>/imu/data` and `imu/data_raw` with the type `sensor_msgs::msg::dds_::Imu_`
-and `imu/mag` with `sensor_msgs::msg::dds_::MagneticField_`, as rmw_cyclonedds_cpp names them;
+reading `rt/<namespace>/imu/data` and `imu/data_raw` with the type `sensor_msgs::msg::dds_::Imu_`,
+`imu/mag` with `sensor_msgs::msg::dds_::MagneticField_`, `pressure` and `temperature` with
+`FluidPressure_` and `Temperature_`, as rmw_cyclonedds_cpp names them;
 each sample's CDR bytes as received decoded by `rosbags` (its own sensor_msgs definitions), one
 JSON object a message on standard output. It ends `--idle` seconds after its last message, or
 after `--seconds` in all. Run by ROSTests:
@@ -70,8 +71,28 @@ class MagneticField_(IdlStruct, typename="sensor_msgs::msg::dds_::MagneticField_
     magnetic_field_covariance: array[float64, 9]
 
 
+@dataclass
+class FluidPressure_(IdlStruct, typename="sensor_msgs::msg::dds_::FluidPressure_"):
+    header: Header_
+    fluid_pressure: float64
+    variance: float64
+
+
+@dataclass
+class Temperature_(IdlStruct, typename="sensor_msgs::msg::dds_::Temperature_"):
+    header: Header_
+    temperature: float64
+    variance: float64
+
+
 def decoded(topic, data, typestore):
-    if topic == "imu/mag":
+    if topic == "pressure":
+        msg = typestore.deserialize_cdr(data, "sensor_msgs/msg/FluidPressure")
+        fields = {"fluid_pressure": msg.fluid_pressure, "variance": msg.variance}
+    elif topic == "temperature":
+        msg = typestore.deserialize_cdr(data, "sensor_msgs/msg/Temperature")
+        fields = {"temperature": msg.temperature, "variance": msg.variance}
+    elif topic == "imu/mag":
         msg = typestore.deserialize_cdr(data, "sensor_msgs/msg/MagneticField")
         fields = {
             "magnetic_field": [msg.magnetic_field.x, msg.magnetic_field.y, msg.magnetic_field.z],
@@ -105,7 +126,8 @@ def main():
     # Best effort takes a best-effort and a reliable writer alike; a deep history loses nothing between polls.
     qos = Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(1000), Policy.Durability.Volatile)
     readers = {}
-    for name, kind in (("imu/data", Imu_), ("imu/data_raw", Imu_), ("imu/mag", MagneticField_)):
+    for name, kind in (("imu/data", Imu_), ("imu/data_raw", Imu_), ("imu/mag", MagneticField_),
+                       ("pressure", FluidPressure_), ("temperature", Temperature_)):
         readers[name] = DataReader(participant, Topic(participant, prefix + name, kind), qos=qos)
     print(json.dumps({"ready": True}), flush=True)
     mask = SampleState.Any | ViewState.Any | InstanceState.Any

@@ -8,5 +8,7 @@
 
 const dds_topic_descriptor_t *CROSMessages_imuDescriptor(void);
 const dds_topic_descriptor_t *CROSMessages_magneticFieldDescriptor(void);
+const dds_topic_descriptor_t *CROSMessages_fluidPressureDescriptor(void);
+const dds_topic_descriptor_t *CROSMessages_temperatureDescriptor(void);
 
 #endif

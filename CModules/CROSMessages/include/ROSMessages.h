@@ -6,8 +6,8 @@
   Cyclone DDS: V0.10.2
 
 *****************************************************************/
-#ifndef DDSC__TMP_TMP_60ESTQLGB4_ROSMESSAGES_H
-#define DDSC__TMP_TMP_60ESTQLGB4_ROSMESSAGES_H
+#ifndef DDSC__TMP_TMP_FBF5WX5CVV_ROSMESSAGES_H
+#define DDSC__TMP_TMP_FBF5WX5CVV_ROSMESSAGES_H
 
 #include "dds/ddsc/dds_public_impl.h"
 
@@ -113,8 +113,38 @@ extern const dds_topic_descriptor_t sensor_msgs_msg_dds__MagneticField__desc;
 #define sensor_msgs_msg_dds__MagneticField__free(d,o) \
 dds_sample_free ((d), &sensor_msgs_msg_dds__MagneticField__desc, (o))
 
+typedef struct sensor_msgs_msg_dds__FluidPressure_
+{
+  struct std_msgs_msg_dds__Header_ header;
+  double fluid_pressure;
+  double variance;
+} sensor_msgs_msg_dds__FluidPressure_;
+
+extern const dds_topic_descriptor_t sensor_msgs_msg_dds__FluidPressure__desc;
+
+#define sensor_msgs_msg_dds__FluidPressure___alloc() \
+((sensor_msgs_msg_dds__FluidPressure_*) dds_alloc (sizeof (sensor_msgs_msg_dds__FluidPressure_)));
+
+#define sensor_msgs_msg_dds__FluidPressure__free(d,o) \
+dds_sample_free ((d), &sensor_msgs_msg_dds__FluidPressure__desc, (o))
+
+typedef struct sensor_msgs_msg_dds__Temperature_
+{
+  struct std_msgs_msg_dds__Header_ header;
+  double temperature;
+  double variance;
+} sensor_msgs_msg_dds__Temperature_;
+
+extern const dds_topic_descriptor_t sensor_msgs_msg_dds__Temperature__desc;
+
+#define sensor_msgs_msg_dds__Temperature___alloc() \
+((sensor_msgs_msg_dds__Temperature_*) dds_alloc (sizeof (sensor_msgs_msg_dds__Temperature_)));
+
+#define sensor_msgs_msg_dds__Temperature__free(d,o) \
+dds_sample_free ((d), &sensor_msgs_msg_dds__Temperature__desc, (o))
+
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* DDSC__TMP_TMP_60ESTQLGB4_ROSMESSAGES_H */
+#endif /* DDSC__TMP_TMP_FBF5WX5CVV_ROSMESSAGES_H */

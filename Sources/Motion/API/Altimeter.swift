@@ -23,6 +23,9 @@ public final class Altimeter: Sendable {
     private let missing: MotionError?
     let relative: BarometerUpdates<AltitudeData>
     let absolute: BarometerUpdates<AbsoluteAltitudeData>
+    /// Every reading as the barometer took it (no Core Motion equivalent): for the tools that
+    /// publish pressure and temperature at the chip's rate (`motionctl ros2`).
+    let readings: BarometerUpdates<BarometerSample>
     /// The reference and how many times it was set (an absolute run takes a new datum when it changes).
     private let reference: Locked<(reference: AltitudeReference, generation: Int)>
 
@@ -47,6 +50,7 @@ public final class Altimeter: Sendable {
                     pressure: summary.pressure, timestamp: summary.timestamp)
             }
         }
+        readings = BarometerUpdates(hub: resolved.hub) { { $0 } }
         absolute = BarometerUpdates(hub: resolved.hub) {
             let run = ExtractState((
                 window: BarometerWindow(interval: Altimeter.updateInterval), datum: (datum: AltitudeEstimates.Datum, generation: Int)?.none))
@@ -67,7 +71,20 @@ public final class Altimeter: Sendable {
     deinit {
         relative.stop()
         absolute.stop()
+        readings.stop()
     }
+
+    /// The barometer's rate, readings per second (nil without a barometer).
+    package var readingRate: Double? { missing == nil ? hub.device.rate : nil }
+
+    /// Starts delivering every reading (pressure Pa, die temperature °C, its time) to `handler`
+    /// on `queue`, with the same lifecycle as the altitude updates.
+    package func startReadings(to queue: DispatchQueue, withHandler handler: @escaping @Sendable (BarometerSample?, MotionError?) -> Void) {
+        start(readings, .dispatch(queue), handler)
+    }
+
+    /// Stops the readings: no handler starts after it returns.
+    package func stopReadings() { readings.stop() }
 
     // MARK: - Availability
 

@@ -1,11 +1,17 @@
 /// One barometer reading, whatever chip and bus it came from.
-struct BarometerSample: Sendable, Equatable {
+package struct BarometerSample: Sendable, Equatable {
     /// Seconds since boot when the reading was taken.
-    var timestamp: Double
+    package var timestamp: Double
     /// Air pressure, Pa.
-    var pressure: Double
+    package var pressure: Double
     /// The barometer's die temperature, °C.
-    var temperature: Double
+    package var temperature: Double
+
+    package init(timestamp: Double, pressure: Double, temperature: Double) {
+        self.timestamp = timestamp
+        self.pressure = pressure
+        self.temperature = temperature
+    }
 }
 
 /// A pressure sensor as the barometer's sampler sees it: nothing above this knows whether the

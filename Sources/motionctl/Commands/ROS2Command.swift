@@ -18,7 +18,7 @@ struct ROS2Command: ParsableCommand {
         abstract: "Publish sensor_msgs/Imu and MagneticField to ROS 2 over DDS (Eclipse Cyclone DDS, as rmw_cyclonedds_cpp).",
         discussion: """
             Topics under the namespace: imu/data (fused orientation, ENU), imu/data_raw (no orientation), imu/mag (tesla, \
-            with a magnetometer). REP-103 body frame (x forward = the board's top edge, y left, z up), REP-145 \
+            with a magnetometer), pressure and temperature (sensor_msgs/FluidPressure in Pa and Temperature in °C, with a barometer). REP-103 body frame (x forward = the board's top edge, y left, z up), REP-145 \
             (acceleration with gravity: +9.81 m/s² on z lying face up). QoS: ROS's sensor-data profile (best effort, \
             keep last 5, volatile), --reliable for reliable. Check with: ros2 topic echo /imu/data.
             """)
@@ -29,6 +29,7 @@ struct ROS2Command: ParsableCommand {
     @Option(parsing: .unconditional, help: "Messages per second on each topic (up to 1000; the sampler keeps its own rate).", transform: OptionRange.decimal) var rate: Double = 50
     @Flag(help: "Reliable delivery instead of the sensor-data profile's best effort.") var reliable = false
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or SIGTERM).", transform: OptionRange.decimal) var duration: Double?
+    @Flag(help: "Leave the barometer out (no pressure and temperature topics).") var noBarometer = false
     @Flag(help: "Also print each published sample on standard output as `stream --device-motion` prints it (its device-motion columns, CSV).")
     var echo = false
 
@@ -55,7 +56,16 @@ struct ROS2Command: ParsableCommand {
             }
             // Publishing is real time: the simulated board plays on the system clock.
             let opened = try source.open(virtualTime: false)
-            try ROS2Session(manager: opened.manager, configuration: configuration, echo: echo).run(runner: opened.runner(duration: duration))
+            // The source's barometer, if it has one, for `pressure` and `temperature`.
+            let altimeter: Altimeter?
+            do {
+                altimeter = noBarometer ? nil : try Altimeter(source: opened.source)
+            } catch {
+                printError("ros2: pressure and temperature not published: \(error)")
+                altimeter = nil
+            }
+            try ROS2Session(manager: opened.manager, altimeter: altimeter, configuration: configuration, echo: echo)
+                .run(runner: opened.runner(duration: duration))
         }
     }
 }
@@ -63,6 +73,7 @@ struct ROS2Command: ParsableCommand {
 /// The publishing itself, outside the command (handlers must not be main-actor isolated).
 struct ROS2Session: Sendable {
     let manager: MotionManager
+    let altimeter: Altimeter?
     let configuration: ROSConfiguration
     let echo: Bool
 
@@ -74,12 +85,13 @@ struct ROS2Session: Sendable {
             output.write(MachineOutput.csvLine(MachineOutput.deviceMotionRow(motion)))
         } : nil
         do {
-            publisher = try ROSPublisher(manager: manager, configuration: configuration, covariances: nil, published: printRow)
+            publisher = try ROSPublisher(manager: manager, altimeter: altimeter, configuration: configuration, covariances: nil, published: printRow)
             try publisher.start()
         } catch {
             throw CommandFailure(message: "\(error)")
         }
-        let topics = [ROSConfiguration.imuTopic, ROSConfiguration.rawTopic, ROSConfiguration.magneticFieldTopic]
+        let topics = ([ROSConfiguration.imuTopic, ROSConfiguration.rawTopic, ROSConfiguration.magneticFieldTopic]
+            + (altimeter?.readingRate == nil ? [] : [ROSConfiguration.pressureTopic, ROSConfiguration.temperatureTopic]))
             .map { "/" + configuration.ddsTopic($0).dropFirst(3) }.joined(separator: ", ")
         printError("publishing \(manager.deviceName) to ROS 2 domain \(configuration.domainID): \(topics) at "
             + "\(OptionRange.describe(configuration.rate)) Hz, frame \(configuration.frameID), "
