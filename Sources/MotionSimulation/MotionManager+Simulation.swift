@@ -21,7 +21,8 @@ extension Pedometer {
     /// A pedometer on `source` whose sampler runs on `clock` (virtual time, as
     /// ``MotionManager/init(source:clock:calibrationStore:attitudeEstimator:)``).
     public convenience init(source: MotionSource, clock: VirtualClock, calibrationStore: CalibrationStore? = nil) throws(MotionError) {
-        self.init(sharing: try MotionManager(source: source, clock: clock, calibrationStore: calibrationStore))
+        let manager = try MotionManager(source: source, clock: clock, calibrationStore: calibrationStore)
+        self.init(sharing: manager, altimeter: Self.floorAltimeter { () throws(MotionError) in try Altimeter(source: source, clock: clock) })
     }
 }
 

@@ -28,6 +28,28 @@ struct PedometerTests {
         return answer.withLock { $0 }
     }
 
+    /// Floors from the barometer on the same source: the stairs (three storeys up, then down),
+    /// counted 3 and 3 over the whole walk, 3 and 0 up to the top landing; nil without a barometer.
+    @Test("floors from the barometer: three up and three down on the stairs; nil without one", arguments: [1, 2, 3] as [UInt64])
+    func floorsOnTheStairs(seed: UInt64) throws {
+        let clock = VirtualClock()
+        let pedometer = try Pedometer(source: .simulated(Simulation(scenario: "stairs", seed: seed)), clock: clock)
+        let start = pedometer.dates.date(clock.now)
+        let top = try #require(Scenario.stairsLandings.first { $0.height == 9 }).time
+        clock.advance(by: try #require(Scenario.named("stairs")).duration + 2)
+        pedometer.flush()
+        let all = try #require(Self.query(pedometer, from: start, to: .distantFuture).0)
+        #expect(all.floorsAscended?.intValue == 3 && all.floorsDescended?.intValue == 3, "\(all)")
+        let up = try #require(Self.query(pedometer, from: start, to: start + top).0)
+        #expect(up.floorsAscended?.intValue == 3 && up.floorsDescended?.intValue == 0, "\(up)")
+
+        var none = Simulation(scenario: "rest")
+        none.barometer = nil
+        let without = try Pedometer(source: .simulated(none), clock: VirtualClock())
+        let nothing = try #require(Self.query(without, from: .distantPast, to: .distantFuture).0)
+        #expect(nothing.floorsAscended == nil && nothing.floorsDescended == nil)
+    }
+
     @Test("a query counts the steps between its dates, from the history")
     func queries() throws {
         let (pedometer, _, start) = try Self.walked()
@@ -46,7 +68,8 @@ struct PedometerTests {
         #expect(abs(all.distance!.doubleValue - Double(all.numberOfSteps.intValue) * length) < 1e-9)
         let pace = try #require(all.averageActivePace).doubleValue
         #expect(abs(pace - 1 / (1.9 * length)) / pace < 0.05, "pace \(pace) s/m")
-        #expect(all.floorsAscended == nil && all.floorsDescended == nil)
+        // A walk on the level: no floor (the simulated board has a barometer).
+        #expect(all.floorsAscended?.intValue == 0 && all.floorsDescended?.intValue == 0)
     }
 
     @Test("a query that ends before it starts is refused, the error naming the fix")

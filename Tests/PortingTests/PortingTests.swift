@@ -153,8 +153,8 @@ struct PortingTests {
             "core-motion-members: DeviceOrientation(rawValue: 3) landscapeLeft, valid interface orientation true, faceUp 5 valid false, landscape true, portrait false, flat false",
         ]),
         Program("pedometer-activity", "CMPedometer and CMMotionActivityManager code: live and queried steps agree, pauses and resumes, walking seen, no handler after a stop", expect: [
-            "pedometer: available steps true, distance true, floors false, pace true, cadence true, events true",
-            "pedometer: live 149 steps, query 149, same true; 0.705 m a step; floors nil",
+            "pedometer: available steps true, distance true, floors true, pace true, cadence true, events true",
+            "pedometer: live 149 steps, query 149, same true; 0.705 m a step; floors counted",
             "pedometer: cadence while walking 1.9 steps/s, pace 0.7",
             "pedometer: events resume pause resume pause resume pause resume pause",
             "pedometer: after stopUpdates no handler ran: true",

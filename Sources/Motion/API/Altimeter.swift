@@ -74,6 +74,9 @@ public final class Altimeter: Sendable {
         readings.stop()
     }
 
+    /// The barometer's sampler, nil without a barometer (a pedometer counts floors on it).
+    var barometerHub: BarometerHub? { missing == nil ? hub : nil }
+
     /// The barometer's rate, readings per second (nil without a barometer).
     package var readingRate: Double? { missing == nil ? hub.device.rate : nil }
 

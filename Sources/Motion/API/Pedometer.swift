@@ -12,9 +12,12 @@ import Timing
 /// kept across runs. Handlers run on a private serial queue, one at a time, as Core Motion's do;
 /// a stop never waits for a running handler (``waitUntilHandlersFinish()`` does). Dates are the
 /// wall clock at the pedometer's creation plus the monotonic time since (a later change of the
-/// system clock does not move them). Floors need the altimeter and are not counted yet.
+/// system clock does not move them). Floors come from the device's barometer, where it has one
+/// (``isFloorCountingAvailable()``): a storey is 3 m of altitude, counted with hysteresis (docs/altimeter.md).
 public final class Pedometer: Sendable {
     let tracker: StepTracker
+    /// Floors from the barometer; nil on a device without one.
+    let floors: FloorTracker?
     /// Monotonic seconds → `Date`: the wall clock minus the monotonic clock, read once at creation.
     package let dates: MonotonicDates
     private let handlerQueue = OperationQueue.serial(named: "swift-motion.pedometer")
@@ -24,8 +27,8 @@ public final class Pedometer: Sendable {
     public static func isStepCountingAvailable() -> Bool { true }
     /// Distance is available, from ``stepLength``.
     public static func isDistanceAvailable() -> Bool { true }
-    /// False: floors need the altimeter's barometer, not yet behind this API.
-    public static func isFloorCountingAvailable() -> Bool { false }
+    /// True when the default source has a barometer (``Altimeter/isRelativeAltitudeAvailable()``).
+    public static func isFloorCountingAvailable() -> Bool { Altimeter.isRelativeAltitudeAvailable() }
     /// Pace is available, from the cadence and ``stepLength``.
     public static func isPaceAvailable() -> Bool { true }
     /// Cadence is available.
@@ -36,22 +39,36 @@ public final class Pedometer: Sendable {
     /// A pedometer on the default device (this machine's board, else the simulated board), the
     /// same device ``MotionManager/init()`` opens (they share its sampler).
     public convenience init() {
-        self.init(hub: MotionManager().hub)
+        self.init(hub: MotionManager().hub, barometer: Altimeter().barometerHub)
     }
 
-    /// A pedometer on `source` (see ``MotionManager/init(source:calibrationStore:attitudeEstimator:)``).
+    /// A pedometer on `source` (see ``MotionManager/init(source:calibrationStore:attitudeEstimator:)``),
+    /// counting floors with its barometer if it has one.
     public convenience init(source: MotionSource, calibrationStore: CalibrationStore? = .userDefault()) throws(MotionError) {
-        self.init(hub: try MotionManager(source: source, calibrationStore: calibrationStore).hub)
+        let manager = try MotionManager(source: source, calibrationStore: calibrationStore)
+        self.init(sharing: manager, altimeter: Self.floorAltimeter { () throws(MotionError) in try Altimeter(source: source) })
     }
 
-    /// A pedometer on the device (and sampler) of `manager`.
-    package convenience init(sharing manager: MotionManager) {
-        self.init(hub: manager.hub)
+    /// The altimeter floors are counted with; nil when the source has no barometer (floors are then
+    /// nil, as on a phone without one) or it cannot be read (logged).
+    package static func floorAltimeter(_ open: () throws(MotionError) -> Altimeter) -> Altimeter? {
+        do {
+            return try open()
+        } catch {
+            Library.logger.info("the pedometer counts no floors: \(error)")
+            return nil
+        }
     }
 
-    init(hub: SensorHub) {
+    /// A pedometer on the device (and sampler) of `manager`; floors from `altimeter`'s barometer.
+    package convenience init(sharing manager: MotionManager, altimeter: Altimeter? = nil) {
+        self.init(hub: manager.hub, barometer: altimeter?.barometerHub)
+    }
+
+    init(hub: SensorHub, barometer: BarometerHub?) {
         tracker = StepTracker(hub: hub)
         dates = MonotonicDates(clock: hub.clock)
+        floors = barometer.map(FloorTracker.init(hub:))
     }
 
     /// How long a step is, for distance and pace (default: the step of someone 1.70 m tall).
@@ -72,9 +89,9 @@ public final class Pedometer: Sendable {
     /// steps already counted since then first, then at each new step). Replaces a running start.
     public func startUpdates(from start: Date, withHandler handler: @escaping PedometerHandler) {
         let handler = CallerHandler(handler)
-        let dates = dates, settings = settings
+        let dates = dates, settings = settings, floors = floors
         let delivery = Delivery<StepProgress>(target: .operation(handlerQueue)) { progress, error in
-            handler.call(progress.map { Self.data($0, dates: dates, stepLength: settings.withLock { $0 }.metres, live: true) }, error)
+            handler.call(progress.map { Self.data($0, dates: dates, stepLength: settings.withLock { $0 }.metres, live: true, floors: floors) }, error)
         }
         tracker.startUpdates(from: dates.monotonic(start), delivery: delivery)
     }
@@ -96,7 +113,7 @@ public final class Pedometer: Sendable {
         let from = dates.monotonic(start), to = dates.monotonic(end)
         let (steps, activeTime, _) = tracker.query(from: from, to: to)
         let progress = StepProgress(from: from, to: to, steps: steps, activeTime: activeTime, cadence: nil)
-        let data = Self.data(progress, dates: dates, stepLength: stepLength.metres, live: false)
+        let data = Self.data(progress, dates: dates, stepLength: stepLength.metres, live: false, floors: floors)
         handlerQueue.addOperation { handler.call(data, nil) }
     }
 
@@ -126,12 +143,14 @@ public final class Pedometer: Sendable {
         handlerQueue.waitUntilAllOperationsAreFinished()
     }
 
-    static func data(_ progress: StepProgress, dates: MonotonicDates, stepLength: Double?, live: Bool) -> PedometerData {
+    static func data(_ progress: StepProgress, dates: MonotonicDates, stepLength: Double?, live: Bool, floors: FloorTracker?) -> PedometerData {
         let distance = stepLength.map { Double(progress.steps) * $0 }
         let cadence = live ? progress.cadence : nil
+        let floorCounts = floors?.floors(from: progress.from, to: progress.to)
         return PedometerData(
             startDate: dates.date(progress.from), endDate: dates.date(progress.to), numberOfSteps: NSNumber(value: progress.steps),
             distance: distance.map { NSNumber(value: $0) },
+            floorsAscended: floorCounts.map { NSNumber(value: $0.ascended) }, floorsDescended: floorCounts.map { NSNumber(value: $0.descended) },
             currentPace: cadence.flatMap { cadence in stepLength.map { NSNumber(value: 1 / (cadence * $0)) } },
             currentCadence: cadence.map { NSNumber(value: $0) },
             averageActivePace: distance.flatMap { $0 > 0 && progress.activeTime > 0 ? NSNumber(value: progress.activeTime / $0) : nil })

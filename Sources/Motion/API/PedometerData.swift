@@ -12,9 +12,9 @@ public struct PedometerData: Sendable, Equatable {
     public var numberOfSteps: NSNumber
     /// Metres walked in the interval: the steps times the step length of ``Pedometer/stepLength``.
     public var distance: NSNumber?
-    /// Floors climbed: nil, floors need the altimeter (``Pedometer/isFloorCountingAvailable()`` is false).
+    /// Floors climbed (3 m storeys, from the barometer); nil on a device without one.
     public var floorsAscended: NSNumber?
-    /// Floors descended: nil, as ``floorsAscended``.
+    /// Floors descended; nil on a device without a barometer.
     public var floorsDescended: NSNumber?
     /// Seconds per metre now (live updates only; nil while not walking or in a query).
     public var currentPace: NSNumber?
