@@ -27,6 +27,8 @@ struct CalibrationRefusal: Error {
 /// own, its progress published to every browser, then saved or dropped when the person says.
 /// Nothing is written unless the person saves.
 final class CalibrationService: Sendable {
+    /// What the page's person does to save over a more accurate stored calibration (the page's button).
+    static let howToReplace = "press “Save over the stored one” to overwrite it"
     enum Phase: String, Sendable {
         case idle, measuring, finished, saved, cancelled, failed
     }
@@ -95,7 +97,7 @@ final class CalibrationService: Sendable {
             return
         }
         var result = MagnetometerResult(report, sensor: run.sensor, sampleCount: run.session.samples.count, stoppedBecause: run.stopReason, path: nil, plot: nil)
-        result.notSavedBecause = run.reasonNotToSave(report, store: access.store, replace: false)
+        result.notSavedBecause = run.reasonNotToSave(report, store: access.store, replace: false, howToReplace: Self.howToReplace)
         let progress = run.session.progress()
         let extra = Self.progressJSON(progress, elapsed: run.elapsed, samples: run.session.samples, toDevice: toDevice, error: run.lastError)
             + ",\"result\":\(Self.json(result))"
@@ -135,7 +137,7 @@ final class CalibrationService: Sendable {
         guard let (run, report) = state.withLock({ $0.phase == .finished ? $0.finished : nil }) else {
             throw CalibrationRefusal(status: 409, message: "nothing to save: start a calibration and wait until it has finished")
         }
-        if let reason = run.reasonNotToSave(report, store: access.store, replace: replace) {
+        if let reason = run.reasonNotToSave(report, store: access.store, replace: replace, howToReplace: Self.howToReplace) {
             throw CalibrationRefusal(status: 409, message: "not saved: \(reason)")
         }
         let path: String

@@ -80,8 +80,11 @@ package struct MagnetometerRun: Sendable {
     }
 
     /// Why `report` must not be saved over what `store` holds, nil to save it: a poor fit, a
-    /// field that is not the Earth's, or (unless `replace`) a more accurate stored calibration.
-    package func reasonNotToSave(_ report: EllipsoidFit.Report, store: CalibrationStore, replace: Bool) -> String? {
+    /// field that is not the Earth's, or (unless `replace`) a more accurate stored calibration,
+    /// with `howToReplace`, what the person in front of this interface does to save it anyway.
+    package func reasonNotToSave(
+        _ report: EllipsoidFit.Report, store: CalibrationStore, replace: Bool, howToReplace: String = "pass --replace to overwrite it"
+    ) -> String? {
         if report.accuracy == .uncalibrated { return "the fit is too poor to use" }
         if !report.isFieldStrengthPlausible {
             return "a field of \(Self.format(report.fieldStrength, 1)) µT is not the Earth's (22–67 µT): move away from steel and magnets, or turn the board through more orientations"
@@ -91,7 +94,7 @@ package struct MagnetometerRun: Sendable {
         let stored: CalibrationRecord?
         do { stored = try store.load(sensor) } catch { return nil }
         if let accuracy = stored?.magnetometer.flatMap({ MagneticFieldCalibrationAccuracy(storedName: $0.accuracy) }), accuracy > report.accuracy {
-            return "the stored calibration is more accurate (\(accuracy.storedName)); pass --replace to overwrite it"
+            return "the stored calibration is more accurate (\(accuracy.storedName)); \(howToReplace)"
         }
         return nil
     }
