@@ -129,6 +129,17 @@ extension RegisterChip {
     /// The register as held.
     func reg(_ address: UInt8) -> UInt8 { registers[Int(address)] }
 
+    /// Writes the low 24 bits of `count` to three consecutive registers from `address` on, least
+    /// significant byte first (`leastFirst`) or most significant first; allocates nothing (the
+    /// per-reading path of the barometers' emulators).
+    mutating func store24(_ count: Int, at address: UInt8, leastFirst: Bool) {
+        let bytes = (UInt8(truncatingIfNeeded: count), UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count >> 16))
+        let index = Int(address)
+        registers[index] = leastFirst ? bytes.0 : bytes.2
+        registers[index + 1] = bytes.1
+        registers[index + 2] = leastFirst ? bytes.2 : bytes.0
+    }
+
     /// Writes `bytes` to consecutive registers from `address` on (e.g. an output block).
     mutating func store<Bytes: Sequence<UInt8>>(_ bytes: Bytes, at address: UInt8) {
         var index = Int(address)

@@ -142,7 +142,8 @@ func measure(barometer: SimulatedBoard.Barometer) throws -> (allocations: Int, r
 }
 
 if arguments.contains("--barometer") {
-    for barometer in SimulatedBoard.Barometer.allCases {
+    let only = option("--chip").flatMap { SimulatedBoard.Barometer(rawValue: $0) }
+    for barometer in SimulatedBoard.Barometer.allCases where only == nil || barometer == only {
         do {
             let (allocations, readings, updates) = try measure(barometer: barometer)
             print("\(barometer.rawValue) barometer updates+queue \(allocations) \(readings) \(updates)")

@@ -114,7 +114,11 @@ struct AllocationTests {
             // <barometer> barometer updates+queue <allocations> <readings> <updates>
             #expect(fields.count == 6, "\(line)")
             guard fields.count == 6, let allocations = Int(fields[3]), let readings = Int(fields[4]), let updates = Int(fields[5]) else { continue }
-            #expect(readings >= 520 && updates >= 19, "\(line)")
+            // 20 s at the chip's rate: 25 Hz (one reading each 40 ms) to 26.3 Hz (the BMP280's).
+            #expect(readings >= 480 && updates >= 19, "\(line)")
+            // The MS5611 has no measurement running by itself: each reading is two conversions
+            // commanded by one-byte writes, which the bus protocol sends as arrays (docs/altimeter.md).
+            if fields[0] == "ms5611" { continue }
             #expect(allocations <= updates + 5, "\(line)")
         }
     }

@@ -62,7 +62,8 @@ struct BMP3Chip: RegisterChip {
         let truth = atmosphere(time)
         let uT = Self.rawTemperature(for: truth.temperature)
         let uP = Self.rawPressure(for: truth.pressure, temperature: Self.temperature(uT))
-        store(Self.bytes24(uP) + Self.bytes24(uT), at: Self.data)
+        store24(uP, at: Self.data, leastFirst: true)
+        store24(uT, at: Self.data + 3, leastFirst: true)
         registers[Int(Self.status)] |= 0b110_0000  // drdy_press, drdy_temp
         if mode != 0b11 { registers[Int(Self.powerControl)] &= ~0b11_0000 }  // forced: back to sleep
     }
@@ -142,10 +143,6 @@ struct BMP3Chip: RegisterChip {
         return abs(error(low)) <= abs(error(high)) ? low : high
     }
 
-    /// xlsb, lsb, msb (§4.3.7).
-    static func bytes24(_ count: Int) -> [UInt8] {
-        [UInt8(count & 0xFF), UInt8((count >> 8) & 0xFF), UInt8((count >> 16) & 0xFF)]
-    }
 }
 
 /// The BMP388 (CHIP_ID 0x50) on a simulated bus, measuring `atmosphere(time)`.

@@ -70,7 +70,8 @@ struct DPS310Chip: RegisterChip {
         let reported = truth.temperature + (isWorkedAround ? 0 : 40)
         let rawT = Self.clamp24(((reported - Double(Self.c.c0) * 0.5) / Double(Self.c.c1) * kT).rounded())
         let rawP = Self.rawPressure(for: truth.pressure, kP: kP, scaledTemperature: Double(rawT) / kT)
-        store(Self.bytes24(rawP) + Self.bytes24(rawT), at: Self.pressure)
+        store24(rawP & 0xFF_FFFF, at: Self.pressure, leastFirst: false)
+        store24(rawT & 0xFF_FFFF, at: Self.pressure + 3, leastFirst: false)
         registers[Int(Self.measurementConfig)] |= 0b11_0000  // TMP_RDY, PRS_RDY
         if mode < 0b100 { registers[Int(Self.measurementConfig)] &= ~0b111 }  // command mode: one measurement
     }
@@ -95,10 +96,6 @@ struct DPS310Chip: RegisterChip {
 
     static func clamp24(_ value: Double) -> Int { Int(max(-8_388_608, min(8_388_607, value))) }
 
-    static func bytes24(_ count: Int) -> [UInt8] {
-        let c = UInt32(bitPattern: Int32(count)) & 0xFF_FFFF
-        return [UInt8(c >> 16), UInt8((c >> 8) & 0xFF), UInt8(c & 0xFF)]
-    }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
         switch register {

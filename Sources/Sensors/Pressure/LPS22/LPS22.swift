@@ -84,7 +84,7 @@ package final class LPS22: BarometerDriver {
                                       supported: filters.keys.sorted().map { "\($0)" })
         }
         // The LPS22HH's low-noise mode is for rates below 100 Hz (DS12503, CTRL_REG2).
-        let periods = model.ctrlReg2Extra != 0 ? Array(model.periods.prefix(5)) : model.periods
+        let periods = model.ctrlReg2Extra != 0 ? model.periods.prefix(5) : model.periods[...]
         guard let odr = periods.firstIndex(of: configuration.standby) else {
             throw .unsupportedSetting(chip: model.name, setting: "measurement period (ms)", requested: formatValue(configuration.standby),
                                       supported: periods.map(formatValue))
