@@ -136,9 +136,10 @@ struct PortingTests {
             "push-dispatch-queue: serial queue: 100 gyro updates, in order: true",
             "push-dispatch-queue: global queue: magnetometer updates in order: true, never two at once: true",
         ]),
-        Program("relative-attitude", "relative attitude with multiply(byInverseOf:) on a var, and multiplied(byInverseOf:)", expect: [
-            "relative-attitude: first update relative to itself: 0°",
-            "relative-attitude: after the flip: 180° from the reference; multiplied(byInverseOf:) agrees: true",
+        Program("relative-attitude", "relative attitude as iOS writes it: copy() as? Attitude, multiply(byInverseOf:) on the update's attitude, drawView's pull", expect: [
+            "relative-attitude: 420 updates on .main; first relative to its own copy: 0°",
+            "relative-attitude: after the flip: 180° from the reference; the reference copy kept its own yaw: true",
+            "relative-attitude: drawView's relative m33 -1.0; a later read of deviceMotion is its own, not relative: true",
         ]),
         Program("core-motion-members", "each Core Motion member the issue found missing builds with renames only and means what it means there", expect: [
             "core-motion-members: the default device offers xMagneticNorthZVertical",

@@ -37,6 +37,27 @@ public struct DeviceMotion: Sendable, Equatable {
     public var chipAttitude: Attitude? = nil
 }
 
+/// Device motion as the sampler keeps it: the attitudes as quaternions (values), made into
+/// ``Attitude`` objects only when handed out (``ChannelValue``), so that the sampler allocates
+/// nothing per sample and every hand-off has attitudes of its own.
+struct DeviceMotionValue: ChannelValue {
+    var attitude: Quaternion
+    var rotationRate: SIMD3<Double>
+    var gravity: SIMD3<Double>
+    var userAcceleration: SIMD3<Double>
+    var magneticField: CalibratedMagneticField
+    var heading: Double
+    var timestamp: Double
+    var chipAttitude: Quaternion?
+
+    var handedOut: DeviceMotion {
+        DeviceMotion(
+            attitude: Attitude(quaternion: attitude), rotationRate: rotationRate, gravity: gravity,
+            userAcceleration: userAcceleration, magneticField: magneticField, heading: heading, timestamp: timestamp,
+            chipAttitude: chipAttitude.map(Attitude.init(quaternion:)))
+    }
+}
+
 /// Which fusion fills ``DeviceMotion/attitude``.
 public enum AttitudeSource: String, Sendable, CaseIterable {
     /// The manager's estimator (the default): this library's filter, which works with every chip,
@@ -64,7 +85,7 @@ public struct GeographicLocation: Sendable, Equatable {
     }
 }
 
-/// Turns the filter's output into `DeviceMotion` in one reference frame. One per start: an
+/// Turns the filter's output into device motion (``DeviceMotionValue``) in one reference frame. One per start: an
 /// arbitrary frame's x axis is fixed by the first sample it sees.
 final class DeviceMotionExtractor: Sendable {
     let frame: AttitudeReferenceFrame
@@ -98,15 +119,15 @@ final class DeviceMotionExtractor: Sendable {
 
     /// `enu` (device → ENU) in this extractor's frame; an arbitrary frame's x axis is fixed by the
     /// first value `start` sees.
-    private func attitude(_ enu: Quaternion, start: Locked<Double?>) -> Attitude {
+    private func attitude(_ enu: Quaternion, start: Locked<Double?>) -> Quaternion {
         let yaw = start.withLock { yaw in
-            if yaw == nil { yaw = Attitude(quaternion: enu).yaw }
+            if yaw == nil { yaw = enu.yaw }
             return yaw ?? 0
         }
         return frame.attitude(fromENU: enu, startYaw: yaw, declination: declination)
     }
 
-    func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotion? {
+    func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotionValue? {
         guard let fused else { return nil }
         let source = frame == .xArbitraryZVertical ? fused.orientation6D : fused.orientation
         let ours = attitude(source, start: startYaw)
@@ -114,7 +135,7 @@ final class DeviceMotionExtractor: Sendable {
         let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
         // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
         let fieldAccuracy = steady(sample.magneticField == nil ? .uncalibrated : accuracy(fused), at: sample.timestamp)
-        return DeviceMotion(
+        return DeviceMotionValue(
             attitude: attitudeSource == .chip ? chip ?? ours : ours,
             rotationRate: sample.rotationRate - fused.gyroBias,
             gravity: fused.gravity,

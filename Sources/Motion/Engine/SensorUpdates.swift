@@ -11,8 +11,8 @@ protocol SensorUpdatesControl: AnyObject, Sendable {
 /// One kind of update of one manager (accelerometer, gyro, magnetometer, all sensors or device
 /// motion): its interval, its push or pull consumer on the hub, and the latest value. The generic
 /// handle behind `MotionManager`'s per-sensor members, which are one-line forwards to it.
-final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
-    typealias Handler = @Sendable (Value?, MotionError?) -> Void
+final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
+    typealias Handler = @Sendable (Value.HandedOut?, MotionError?) -> Void
     typealias Extract = @Sendable (MotionSample, FusedMotion?) -> Value?
     private let hub: SensorHub
     private let needsFusion: Bool
@@ -44,6 +44,10 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// an empty one lies at the mutex pointer's address, which the thread sanitizer then reports
     /// as raced.)
     private let lifecycle = Locked(0)
+    /// The calls of the handler that this channel's stopped or replaced deliveries admitted before
+    /// their deactivation returned (``Delivery/deactivate()``), summed: once they have run, every
+    /// call the handlers saw is one of these (StopPromiseTests' exact check).
+    let admittedBeforeStop = Atomic(0)
 
     init(
         hub: SensorHub, interval: Double, sensors: SensorHub.Sensors, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
@@ -97,12 +101,20 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         set { prefersFIFO.store(newValue, ordering: .relaxed) }
     }
 
-    var latest: Value? { state.withLock { $0.latest } }
+    /// The latest value, handed out anew at each read (see ``ChannelValue``).
+    var latest: Value.HandedOut? { state.withLock { $0.latest }?.handedOut }
+
+    /// The delivery of `handler` on `target`: it carries values as the sampler keeps them and
+    /// hands each out (``ChannelValue/handedOut``) on the handler's queue, right before the call.
+    private static func delivery(_ target: DeliveryTarget?, _ handler: Handler?) -> Delivery<Value>? {
+        guard let target, let handler else { return nil }
+        return Delivery<Value>(target: target) { value, error in handler(value?.handedOut, error) }
+    }
 
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
     /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
     func start(_ target: DeliveryTarget?, _ handler: Handler?) {
-        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
+        let delivery = Self.delivery(target, handler)
         let extract = makeExtract()
         let token = ConsumerToken()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
@@ -135,7 +147,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// `error` goes to the handler (on `target`, through a delivery like a sample's, so a stop
     /// right after keeps it from the handler) and to the manager's latest error.
     func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
-        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
+        let delivery = Self.delivery(target, handler)
         lifecycle.withLock { changes in
             changes += 1
             if let replaced = takeConsumer() { retire(replaced) }
@@ -170,7 +182,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// Under `lifecycle`: a stop that finds nothing to stop, because a concurrent call took the
     /// consumer, returns only after that call has deactivated it. Waits for no handler.
     private func retire(_ delivery: Delivery<Value>) {
-        delivery.deactivate()
+        admittedBeforeStop.add(delivery.deactivate(), ordering: .relaxed)
         let activity = delivery.activity
         guard activity.isRunning else { return }
         state.withLock { state in
@@ -205,20 +217,20 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         return delivery
     }
 
-    /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
+    /// A stream of values at `interval` (each handed out as it is yielded), independent of the push/pull consumer; the hub consumer
     /// goes away when the stream's consumer stops iterating (or the stream is dropped). A consumer
     /// that falls 256 values behind loses the oldest, each counted as a drop.
-    func stream(interval: Double) throws(MotionError) -> AsyncStream<Value> {
+    func stream(interval: Double) throws(MotionError) -> AsyncStream<Value.HandedOut> {
         stream(validInterval: try validatedStreamInterval(interval))
     }
 
     /// The same, for an interval already validated.
-    func stream(validInterval interval: Double) -> AsyncStream<Value> {
+    func stream(validInterval interval: Double) -> AsyncStream<Value.HandedOut> {
         let extract = makeExtract()
-        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream<Value.HandedOut>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO, sensors: sensors) { [weak hub] event in
             if case .sample(let sample, let fused) = event, let value = extract(sample, fused),
-               case .dropped = continuation.yield(value) {
+               case .dropped = continuation.yield(value.handedOut) {
                 hub?.countDrop(.streamBufferFull)
             }
         }
