@@ -9,7 +9,10 @@ import Glibc
 /// The device's motion fused from its sensors. Core Motion's `CMDeviceMotion`.
 public struct DeviceMotion: Sendable, Equatable {
     /// Orientation of the device (x right, y toward the top edge, z out of the screen) in the
-    /// reference frame the updates were started with.
+    /// reference frame the updates were started with. An object, as Core Motion's: copies of this
+    /// `DeviceMotion` share it (`motion.attitude.multiply(byInverseOf:)` changes what they all
+    /// read, as it would through references to one `CMDeviceMotion`); each hand-off of the manager
+    /// (a read of ``MotionManager/deviceMotion``, a handler call, a stream element) has its own.
     public var attitude: Attitude
     /// rad/s about the device axes, right-hand rule, with the filter's running gyro bias removed.
     public var rotationRate: SIMD3<Double>

@@ -32,10 +32,10 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
         /// The running start's token: a sample of a consumer already replaced or stopped (handed
         /// over just before) does not become `latest`.
         var token: ConsumerToken?
-        var delivery: Delivery<Value>?
+        var delivery: Delivery<Value.HandedOut>?
         /// Deliveries stopped while a handler of theirs was running (pruned as they go idle),
         /// for `waitUntilHandlersFinish`: their activity only, which holds no handler.
-        var stopped: [Delivery<Value>.Activity] = []
+        var stopped: [Delivery<Value.HandedOut>.Activity] = []
         var latest: Value?
     }
     private let state: Locked<State>
@@ -104,11 +104,12 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
     /// The latest value, handed out anew at each read (see ``ChannelValue``).
     var latest: Value.HandedOut? { state.withLock { $0.latest }?.handedOut }
 
-    /// The delivery of `handler` on `target`: it carries values as the sampler keeps them and
-    /// hands each out (``ChannelValue/handedOut``) on the handler's queue, right before the call.
-    private static func delivery(_ target: DeliveryTarget?, _ handler: Handler?) -> Delivery<Value>? {
+    /// The delivery of `handler` on `target`. It carries values as handed out
+    /// (``ChannelValue/handedOut``, made when the sample is sent to it), so that nothing but the
+    /// delivery's gate stands between its decision to call the handler and the call.
+    private static func delivery(_ target: DeliveryTarget?, _ handler: Handler?) -> Delivery<Value.HandedOut>? {
         guard let target, let handler else { return nil }
-        return Delivery<Value>(target: target) { value, error in handler(value?.handedOut, error) }
+        return Delivery<Value.HandedOut>(target: target, handler: handler)
     }
 
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
@@ -123,7 +124,7 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
                 state.withLock { if $0.token === token { $0.latest = value } }
-                delivery?.send(value, nil)
+                if let delivery { delivery.send(value.handedOut, nil) }
             case .failure(let error):
                 errors?.withLock { $0 = error }
                 delivery?.send(nil, error)
@@ -181,7 +182,7 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
     /// (After the deactivation no run starts, so one not running now never calls the handler.)
     /// Under `lifecycle`: a stop that finds nothing to stop, because a concurrent call took the
     /// consumer, returns only after that call has deactivated it. Waits for no handler.
-    private func retire(_ delivery: Delivery<Value>) {
+    private func retire(_ delivery: Delivery<Value.HandedOut>) {
         admittedBeforeStop.add(delivery.deactivate(), ordering: .relaxed)
         let activity = delivery.activity
         guard activity.isRunning else { return }
@@ -204,7 +205,7 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
 
     /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
     /// deactivated outside the lock.
-    private func takeConsumer() -> Delivery<Value>? {
+    private func takeConsumer() -> Delivery<Value.HandedOut>? {
         let (id, delivery) = state.withLock { state in
             defer {
                 state.consumerID = nil
