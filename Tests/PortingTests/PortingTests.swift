@@ -164,6 +164,9 @@ struct PortingTests {
             "owner-handlers: a @MainActor view controller on .main: 50 device-motion updates at 50 Hz (a closure capturing self), 25 accelerometer updates at 25 Hz (a method), no error: true",
             "owner-handlers: a model that is not Sendable, on its own queue: 100 gyro updates at 100 Hz",
         ]),
+        Program("shake-lifecycle", "a shake detector as iOS writes it stops its updates from inside its handler, 100 start/stop cycles on one manager", runs: 100, expect: [
+            "shake-lifecycle: 100 of 100 cycles stopped from inside the handler; updates after a stop: 0; peak above 1 g: true",
+        ]),
         Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",
         ]),

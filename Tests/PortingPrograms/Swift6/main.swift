@@ -27,6 +27,7 @@ enum Programs {
         ("errors", errors),
         ("error-codes", errorCodes),
         ("owner-handlers", ownerHandlers),
+        ("shake-lifecycle", shakeLifecycle),
         ("core-motion-members", coreMotionMembers),
     ]
 }
