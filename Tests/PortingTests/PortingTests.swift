@@ -167,6 +167,10 @@ struct PortingTests {
         Program("shake-lifecycle", "a shake detector as iOS writes it stops its updates from inside its handler, 100 start/stop cycles on one manager", runs: 100, expect: [
             "shake-lifecycle: 100 of 100 cycles stopped from inside the handler; updates after a stop: 0; peak above 1 g: true",
         ]),
+        Program("compass-heading", "a compass screen as iOS writes it: at rest after a flip and uncalibrated, the heading holds still", expect: [
+            "compass-heading: 250 updates; still and uncalibrated for 200, the heading moved less than 1°: true",
+            "compass-heading: accuracy changes: 0; every rise at least 2 s after the previous change: true",
+        ]),
         Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",
         ]),

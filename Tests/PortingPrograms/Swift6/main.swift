@@ -28,6 +28,7 @@ enum Programs {
         ("error-codes", errorCodes),
         ("owner-handlers", ownerHandlers),
         ("shake-lifecycle", shakeLifecycle),
+        ("compass-heading", compassHeading),
         ("core-motion-members", coreMotionMembers),
     ]
 }
