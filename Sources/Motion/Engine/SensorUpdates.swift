@@ -218,9 +218,10 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
         return delivery
     }
 
-    /// A stream of values at `interval` (each handed out as it is yielded), independent of the push/pull consumer; the hub consumer
-    /// goes away when the stream's consumer stops iterating (or the stream is dropped). A consumer
-    /// that falls 256 values behind loses the oldest, each counted as a drop.
+    /// A stream of values at `interval` (each handed out as it is yielded), independent of the
+    /// push/pull consumer; the hub consumer goes away when the stream's consumer stops iterating
+    /// (or the stream is dropped). A consumer that falls 256 values behind loses the oldest, each
+    /// counted as a drop.
     func stream(interval: Double) throws(MotionError) -> AsyncStream<Value.HandedOut> {
         stream(validInterval: try validatedStreamInterval(interval))
     }
