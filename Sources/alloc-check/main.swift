@@ -2,11 +2,15 @@
 // virtual time: for each IMU (with its usual magnetometer) and each separate magnetometer, device
 // motion at 100 Hz through the timer, then through the chip's FIFO, each taken as `deviceMotion`
 // polls it and then handed to a handler on a DispatchQueue (`+queue`). Allocations are counted by
-// the interposers of CMallocCounter (this process only). Prints one line per run:
-//   <imu> <magnetometer> <timer|fifo>[+queue] <allocations> <samples>
+// the interposers of CMallocCounter (this process only), up to the moment the handler has taken
+// every sample of the counted window. Prints one line per run:
+//   <imu> <magnetometer> <timer|fifo>[+queue] <allocations> <samples> <attitudes>
+// where <attitudes> is the number of `Attitude` objects the handler got (0 without one; two a
+// call where the chip has its own fusion: `chipAttitude`).
 // after warming up (chip setup, first reads, buffers reaching their size: the simulated bus's
 // log of 10 000 transactions fills in about 70 s of virtual time). `AllocationTests`
-// runs it and expects 0 allocations everywhere.
+// runs it and expects 0 allocations without a handler, and with one at most Dispatch's
+// continuation and the call's `Attitude` object per sample.
 //   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
 // `alloc-check --list` prints the runs it makes, `<imu> <magnetometer>` a line, and measures
 // nothing: the chips come from the emulator registry, so the test takes its list from here.
@@ -72,8 +76,10 @@ if arguments.contains("--list") {
 
 /// Device motion at 100 Hz for `warmup` seconds of virtual time, then `seconds` more counted.
 /// With `handlerQueue`, each sample goes to a handler on a `DispatchQueue` (Dispatch allocates a
-/// continuation per hop, and samples arriving while one is pending share it); without, the samples are taken as `deviceMotion` polls them.
-func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int) {
+/// continuation per hop, and samples arriving while one is pending share it; each call gets its
+/// own `Attitude` object, made as the sample is sent to the delivery); without, the samples are kept for
+/// `deviceMotion` as a pull consumer's (a read of it makes its attitude object; none is made here).
+func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations: Int, samples: Int, attitudes: Int) {
     let clock = VirtualClock()
     let simulation = Simulation(scenario: steps ? "walk-hand" : "tumble", imu: run.imu, magnetometer: run.magnetometer)
     let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
@@ -82,9 +88,12 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     manager.deviceMotionUpdateInterval = 0.01
     let queue = DispatchQueue(label: "alloc-check.handler")
     let delivered = Atomic(0)
+    let attitudes = Atomic(0)
     if handlerQueue {
         manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
-            if motion != nil { delivered.add(1, ordering: .relaxed) }
+            guard let motion else { return }
+            delivered.add(1, ordering: .relaxed)
+            attitudes.add(motion.chipAttitude == nil ? 1 : 2, ordering: .relaxed)
         }
     } else {
         manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
@@ -103,15 +112,17 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     let step = 0.01
     for _ in 0..<Int(warmup / step) { clock.advance(by: step) }
     let samplesBefore = settled()
+    let attitudesBefore = attitudes.load(ordering: .relaxed)
     let before = CMallocCounter_count()
     if trace { CMallocCounter_trace(1) }
     for _ in 0..<Int(seconds / step) { clock.advance(by: step) }
+    // Counted until the handler has taken every sample of the window: its queue allocates too.
+    let samples = settled() - samplesBefore
     CMallocCounter_trace(0)
     let allocations = CMallocCounter_count() - before
-    let samples = settled() - samplesBefore
     manager.stopDeviceMotionUpdates()
     withExtendedLifetime(counters) {}
-    return (allocations, samples)
+    return (allocations, samples, attitudes.load(ordering: .relaxed) - attitudesBefore)
 }
 
 /// The altimeter on `barometer` for `warmup` seconds of virtual time, then `seconds` more counted:
@@ -160,8 +171,8 @@ for run in runs {
         for handlerQueue in [false, true] {
             let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")\(steps ? "+steps" : "")"
             do {
-                let (allocations, samples) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
-                print("\(name) \(allocations) \(samples)")
+                let (allocations, samples, attitudes) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
+                print("\(name) \(allocations) \(samples) \(attitudes)")
             } catch {
                 print("\(name) failed: \(error)")
             }

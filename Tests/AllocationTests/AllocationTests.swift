@@ -6,7 +6,10 @@ import Testing
 /// magnetometer) and every separate magnetometer, through the timer and through the chip's FIFO,
 /// and counts the allocations of the whole pipeline (emulated chips, bus, drivers, sampler, filter)
 /// after a warm-up: 0 for every chip. With the samples handed to a handler on a `DispatchQueue`,
-/// Dispatch allocates one continuation per hop (see `Delivery`): at most about one per sample.
+/// Dispatch allocates one continuation per hop (see `Delivery`), at most one per sample, and each
+/// handler call gets its own `DeviceMotion` with its own `Attitude` object (a class, as Core
+/// Motion's; made as the sample is sent to the delivery, `ChannelValue`; two where the chip fuses too): the
+/// count runs until the handler has taken every sample of the window, and allows exactly these.
 ///
 /// The counts hold for optimized code: an unoptimized build allocates in the standard library's
 /// generic code (coroutine frames of collection accessors, unspecialized iterators) on every
@@ -31,6 +34,8 @@ struct AllocationTests {
         var run: String
         var allocations: Int
         var samples: Int
+        /// The `Attitude` objects the handler got (0 without a handler).
+        var attitudes: Int
     }
 
     /// `alloc-check`'s standard output with `arguments`, one string a line.
@@ -63,8 +68,8 @@ struct AllocationTests {
         }
         return try lines(arguments).compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 5, let allocations = Int(fields[3]), let samples = Int(fields[4]) else { return nil }
-            return Count(run: fields[0...2].joined(separator: " "), allocations: allocations, samples: samples)
+            guard fields.count == 6, let allocations = Int(fields[3]), let samples = Int(fields[4]), let attitudes = Int(fields[5]) else { return nil }
+            return Count(run: fields[0...2].joined(separator: " "), allocations: allocations, samples: samples, attitudes: attitudes)
         }
     }
 
@@ -88,9 +93,11 @@ struct AllocationTests {
             // 2 s at 100 Hz through the timer; through the FIFO at the chip's rate, 200 or more.
             #expect(count.samples >= 199, "\(count.run): \(count.samples) samples")
             if count.run.hasSuffix("+queue") {
-                // Dispatch's continuation per hop, and a few more of Dispatch's own when the machine
-                // is busy (211 over 208 samples seen during a full parallel test run).
-                #expect(count.allocations <= count.samples + 10, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+                // Dispatch's continuation per hop, the attitude objects of each handler call (one,
+                // two where the chip fuses too), and a few more of Dispatch's own when the machine
+                // is busy.
+                #expect(count.attitudes >= count.samples && count.attitudes <= 2 * count.samples, "\(count.run): \(count.attitudes) attitudes over \(count.samples) samples")
+                #expect(count.allocations <= count.samples + count.attitudes + 10, "\(count.run): \(count.allocations) allocations over \(count.samples) samples and \(count.attitudes) attitudes")
             } else if count.allocations > 0 {
                 // On a loaded machine Dispatch now and then starts a worker thread (its set-up
                 // allocates) inside the counted window. That is not per sample: the same run again

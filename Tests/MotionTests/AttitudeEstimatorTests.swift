@@ -41,7 +41,7 @@ private struct FixedEstimator: AttitudeEstimator {
         let sample = try #require(motion.deviceMotion)
         let last = try #require(seen.withLock { $0.last })
 
-        #expect(sample.attitude == AttitudeReferenceFrame.xMagneticNorthZVertical.attitude(fromENU: fixed))
+        #expect(sample.attitude.quaternion == AttitudeReferenceFrame.xMagneticNorthZVertical.attitude(fromENU: fixed))
         // The estimator got this sample's acceleration (g, Core Motion sign) and gave it back as gravity.
         #expect(sample.gravity == last.acceleration)
         #expect(sample.userAcceleration == .zero)
@@ -64,7 +64,7 @@ private struct FixedEstimator: AttitudeEstimator {
         let remade = made.withLock { $0 }
         #expect(remade.count == 2)
         #expect(remade.last.map { $0.sampleInterval < 0.01 } == true, "\(remade)")
-        #expect(motion.deviceMotion?.attitude == AttitudeReferenceFrame.xMagneticNorthZVertical.attitude(fromENU: fixed))
+        #expect(motion.deviceMotion?.attitude.quaternion == AttitudeReferenceFrame.xMagneticNorthZVertical.attitude(fromENU: fixed))
         motion.stopDeviceMotionUpdates()
     }
 

@@ -136,9 +136,10 @@ struct PortingTests {
             "push-dispatch-queue: serial queue: 100 gyro updates, in order: true",
             "push-dispatch-queue: global queue: magnetometer updates in order: true, never two at once: true",
         ]),
-        Program("relative-attitude", "relative attitude with multiply(byInverseOf:) on a var, and multiplied(byInverseOf:)", expect: [
-            "relative-attitude: first update relative to itself: 0°",
-            "relative-attitude: after the flip: 180° from the reference; multiplied(byInverseOf:) agrees: true",
+        Program("relative-attitude", "relative attitude as iOS writes it: copy() as? Attitude, multiply(byInverseOf:) on the update's attitude, drawView's pull", expect: [
+            "relative-attitude: 420 updates on .main; first relative to its own copy: 0°",
+            "relative-attitude: after the flip: 180° from the reference; the reference copy kept its own yaw: true",
+            "relative-attitude: drawView's relative m33 -1.0; a later read of deviceMotion is its own, not relative: true",
         ]),
         Program("core-motion-members", "each Core Motion member the issue found missing builds with renames only and means what it means there", expect: [
             "core-motion-members: the default device offers xMagneticNorthZVertical",
@@ -175,6 +176,13 @@ struct PortingTests {
             "altitude: authorized true; 25 relative updates in 25 s on the main thread: true",
             "altitude: relative altitude at the first landing 3 m, pressure about 101 kPa",
             "altitude: 25 absolute updates; accuracy without a reference over 50 m: true; precision under 0.1 m: true",
+        ]),
+        Program("shake-lifecycle", "a shake detector as iOS writes it stops its updates from inside its handler, 100 start/stop cycles on one manager", runs: 100, expect: [
+            "shake-lifecycle: 100 of 100 cycles stopped from inside the handler; updates after a stop: 0; peak above 1 g: true",
+        ]),
+        Program("compass-heading", "a compass screen as iOS writes it: at rest after a flip and uncalibrated, the heading holds still", expect: [
+            "compass-heading: 250 updates; still and uncalibrated for 200, the heading moved less than 1°: true",
+            "compass-heading: accuracy changes: 0; every rise at least 2 s after the previous change: true",
         ]),
         Program("main-queue-hop", "the main-queue hop: a stop from the main thread while the handler waits in DispatchQueue.main.sync returns, 100 runs", runs: 100, expect: [
             "main-queue-hop: 100 of 100 runs returned; handlers started after the stop: 0",

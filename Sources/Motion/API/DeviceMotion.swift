@@ -9,7 +9,10 @@ import Glibc
 /// The device's motion fused from its sensors. Core Motion's `CMDeviceMotion`.
 public struct DeviceMotion: Sendable, Equatable {
     /// Orientation of the device (x right, y toward the top edge, z out of the screen) in the
-    /// reference frame the updates were started with.
+    /// reference frame the updates were started with. An object, as Core Motion's: copies of this
+    /// `DeviceMotion` share it (`motion.attitude.multiply(byInverseOf:)` changes what they all
+    /// read, as it would through references to one `CMDeviceMotion`); each hand-off of the manager
+    /// (a read of ``MotionManager/deviceMotion``, a handler call, a stream element) has its own.
     public var attitude: Attitude
     /// rad/s about the device axes, right-hand rule, with the filter's running gyro bias removed.
     public var rotationRate: SIMD3<Double>
@@ -35,6 +38,27 @@ public struct DeviceMotion: Sendable, Equatable {
     /// frames its x axis is fixed by its own first sample, so heading differences there are the
     /// two fusions' start-up headings, not an error.
     public var chipAttitude: Attitude? = nil
+}
+
+/// Device motion as the sampler keeps it: the attitudes as quaternions (values), made into
+/// ``Attitude`` objects only when handed out (``ChannelValue``), so that the sampler allocates
+/// nothing per sample and every hand-off has attitudes of its own.
+struct DeviceMotionValue: ChannelValue {
+    var attitude: Quaternion
+    var rotationRate: SIMD3<Double>
+    var gravity: SIMD3<Double>
+    var userAcceleration: SIMD3<Double>
+    var magneticField: CalibratedMagneticField
+    var heading: Double
+    var timestamp: Double
+    var chipAttitude: Quaternion?
+
+    var handedOut: DeviceMotion {
+        DeviceMotion(
+            attitude: Attitude(quaternion: attitude), rotationRate: rotationRate, gravity: gravity,
+            userAcceleration: userAcceleration, magneticField: magneticField, heading: heading, timestamp: timestamp,
+            chipAttitude: chipAttitude.map(Attitude.init(quaternion:)))
+    }
 }
 
 /// Which fusion fills ``DeviceMotion/attitude``.
@@ -64,7 +88,7 @@ public struct GeographicLocation: Sendable, Equatable {
     }
 }
 
-/// Turns the filter's output into `DeviceMotion` in one reference frame. One per start: an
+/// Turns the filter's output into device motion (``DeviceMotionValue``) in one reference frame. One per start: an
 /// arbitrary frame's x axis is fixed by the first sample it sees.
 final class DeviceMotionExtractor: Sendable {
     let frame: AttitudeReferenceFrame
@@ -104,15 +128,15 @@ final class DeviceMotionExtractor: Sendable {
 
     /// `enu` (device → ENU) in this extractor's frame; an arbitrary frame's x axis is fixed by the
     /// first value `start` sees.
-    private func attitude(_ enu: Quaternion, start: Locked<Double?>) -> Attitude {
+    private func attitude(_ enu: Quaternion, start: Locked<Double?>) -> Quaternion {
         let yaw = start.withLock { yaw in
-            if yaw == nil { yaw = Attitude(quaternion: enu).yaw }
+            if yaw == nil { yaw = enu.yaw }
             return yaw ?? 0
         }
         return frame.attitude(fromENU: enu, startYaw: yaw, declination: declination)
     }
 
-    func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotion? {
+    func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotionValue? {
         guard let fused else { return nil }
         // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
         let fieldAccuracy = steady(sample.magneticField == nil ? .uncalibrated : accuracy(fused), at: sample.timestamp)
@@ -120,7 +144,7 @@ final class DeviceMotionExtractor: Sendable {
         let ours = attitude(magnetic ?? fused.orientation6D, start: startYaw)
         let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
         let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
-        return DeviceMotion(
+        return DeviceMotionValue(
             attitude: attitudeSource == .chip ? chip ?? ours : ours,
             rotationRate: sample.rotationRate - fused.gyroBias,
             gravity: fused.gravity,
@@ -173,7 +197,7 @@ final class DeviceMotionExtractor: Sendable {
         let held = yawOffset.withLock { state -> Double? in
             let since = state?.since ?? time
             if let state, accuracy == .uncalibrated, time - since >= Self.headingSettleTime { return state.offset }
-            state = (Attitude(quaternion: fused.orientation).yaw - Attitude(quaternion: fused.orientation6D).yaw, since)
+            state = (fused.orientation.yaw - fused.orientation6D.yaw, since)
             return nil
         }
         return held.map { (Quaternion.aboutZ($0) * fused.orientation6D).normalized } ?? fused.orientation

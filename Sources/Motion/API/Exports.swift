@@ -1,5 +1,5 @@
 // What a user of the `Motion` product needs by name beyond this module's own types: the errors
-// that `MotionError` carries (from the bus and IIO modules), attitude and its frames, orientation, the calibration accuracies, and the sensor
+// that `MotionError` carries (from the bus and IIO modules), attitude's quaternion and frames, orientation, the calibration accuracies, and the sensor
 // fusion a user may bring (`MotionManager(source:attitudeEstimator:)`: the protocol the sampler
 // drives, what it is given, and the factory that picks one of the estimators this library ships). The simulator, its clock,
 // scenarios, recordings and faults are the `MotionSimulation` product's.
@@ -9,7 +9,6 @@
 // Motion's own.)
 @_exported import struct I2C.I2CError
 @_exported import struct IIO.IIOError
-@_exported import struct Fusion.Attitude
 @_exported import struct Fusion.AttitudeReferenceFrame
 @_exported import struct Fusion.Quaternion
 @_exported import struct Fusion.Matrix3

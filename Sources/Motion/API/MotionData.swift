@@ -83,3 +83,9 @@ struct CallerHandler<Value: Sendable>: @unchecked Sendable {
     /// The handler as the sampler's channels take it.
     var sendable: @Sendable (Value?, MotionError?) -> Void { { [self] value, error in call(value, error) } }
 }
+
+// Handed out as they are (see ``ChannelValue``).
+extension AccelerometerData: ChannelValue {}
+extension GyroData: ChannelValue {}
+extension MagnetometerData: ChannelValue {}
+extension SensorData: ChannelValue {}

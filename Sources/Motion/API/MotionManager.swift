@@ -39,7 +39,7 @@ public final class MotionManager: Sendable {
     let accelerometer: SensorUpdates<AccelerometerData>
     let gyro: SensorUpdates<GyroData>
     let magnetometer: SensorUpdates<MagnetometerData>
-    let deviceMotionUpdates: SensorUpdates<DeviceMotion>
+    let deviceMotionUpdates: SensorUpdates<DeviceMotionValue>
     let sensors: SensorUpdates<SensorData>
     let orientationNotifier: OrientationNotifier
 
@@ -431,7 +431,7 @@ extension MotionManager {
     /// cannot give replaces the running updates with none, the error delivered like a sample's
     /// (so a stop right after still keeps it from the handler) and kept in ``lastError``.
     private func startDeviceMotion(
-        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget?, _ handler: SensorUpdates<DeviceMotion>.Handler?
+        _ frame: AttitudeReferenceFrame, _ target: DeliveryTarget?, _ handler: SensorUpdates<DeviceMotionValue>.Handler?
     ) {
         do {
             try prepare(frame)

@@ -11,8 +11,8 @@ protocol SensorUpdatesControl: AnyObject, Sendable {
 /// One kind of update of one manager (accelerometer, gyro, magnetometer, all sensors or device
 /// motion): its interval, its push or pull consumer on the hub, and the latest value. The generic
 /// handle behind `MotionManager`'s per-sensor members, which are one-line forwards to it.
-final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
-    typealias Handler = @Sendable (Value?, MotionError?) -> Void
+final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
+    typealias Handler = @Sendable (Value.HandedOut?, MotionError?) -> Void
     typealias Extract = @Sendable (MotionSample, FusedMotion?) -> Value?
     private let hub: SensorHub
     private let needsFusion: Bool
@@ -32,10 +32,10 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         /// The running start's token: a sample of a consumer already replaced or stopped (handed
         /// over just before) does not become `latest`.
         var token: ConsumerToken?
-        var delivery: Delivery<Value>?
+        var delivery: Delivery<Value.HandedOut>?
         /// Deliveries stopped while a handler of theirs was running (pruned as they go idle),
         /// for `waitUntilHandlersFinish`: their activity only, which holds no handler.
-        var stopped: [Delivery<Value>.Activity] = []
+        var stopped: [Delivery<Value.HandedOut>.Activity] = []
         var latest: Value?
     }
     private let state: Locked<State>
@@ -44,6 +44,10 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// an empty one lies at the mutex pointer's address, which the thread sanitizer then reports
     /// as raced.)
     private let lifecycle = Locked(0)
+    /// The calls of the handler that this channel's stopped or replaced deliveries admitted before
+    /// their deactivation returned (``Delivery/deactivate()``), summed: once they have run, every
+    /// call the handlers saw is one of these (StopPromiseTests' exact check).
+    let admittedBeforeStop = Atomic(0)
 
     init(
         hub: SensorHub, interval: Double, sensors: SensorHub.Sensors, needsFusion: Bool = false, errors: Locked<MotionError?>? = nil,
@@ -97,12 +101,21 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         set { prefersFIFO.store(newValue, ordering: .relaxed) }
     }
 
-    var latest: Value? { state.withLock { $0.latest } }
+    /// The latest value, handed out anew at each read (see ``ChannelValue``).
+    var latest: Value.HandedOut? { state.withLock { $0.latest }?.handedOut }
+
+    /// The delivery of `handler` on `target`. It carries values as handed out
+    /// (``ChannelValue/handedOut``, made when the sample is sent to it), so that nothing but the
+    /// delivery's gate stands between its decision to call the handler and the call.
+    private static func delivery(_ target: DeliveryTarget?, _ handler: Handler?) -> Delivery<Value.HandedOut>? {
+        guard let target, let handler else { return nil }
+        return Delivery<Value.HandedOut>(target: target, handler: handler)
+    }
 
     /// Starts updates: pull only when `target` is nil, else the handler runs on `target`.
     /// A running consumer is stopped first (a second start replaces the handler, as in Core Motion).
     func start(_ target: DeliveryTarget?, _ handler: Handler?) {
-        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
+        let delivery = Self.delivery(target, handler)
         let extract = makeExtract()
         let token = ConsumerToken()
         // The sink holds the state, not the channel: no cycle, and no weak load per sample.
@@ -111,7 +124,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
             case .sample(let sample, let fused):
                 guard let value = extract(sample, fused) else { return }
                 state.withLock { if $0.token === token { $0.latest = value } }
-                delivery?.send(value, nil)
+                if let delivery { delivery.send(value.handedOut, nil) }
             case .failure(let error):
                 errors?.withLock { $0 = error }
                 delivery?.send(nil, error)
@@ -137,7 +150,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// `error` goes to the handler (on `target`, through a delivery like a sample's, so a stop
     /// right after keeps it from the handler) and to the manager's latest error.
     func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
-        let delivery = target.flatMap { target in handler.map { Delivery<Value>(target: target, handler: $0) } }
+        let delivery = Self.delivery(target, handler)
         lifecycle.withLock { changes in
             changes += 1
             if let replaced = takeConsumer() { retire(replaced) }
@@ -171,8 +184,8 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
     /// (After the deactivation no run starts, so one not running now never calls the handler.)
     /// Under `lifecycle`: a stop that finds nothing to stop, because a concurrent call took the
     /// consumer, returns only after that call has deactivated it. Waits for no handler.
-    private func retire(_ delivery: Delivery<Value>) {
-        delivery.deactivate()
+    private func retire(_ delivery: Delivery<Value.HandedOut>) {
+        admittedBeforeStop.add(delivery.deactivate(), ordering: .relaxed)
         let activity = delivery.activity
         guard activity.isRunning else { return }
         state.withLock { state in
@@ -194,7 +207,7 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
 
     /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
     /// deactivated outside the lock.
-    private func takeConsumer() -> Delivery<Value>? {
+    private func takeConsumer() -> Delivery<Value.HandedOut>? {
         let (id, delivery) = state.withLock { state in
             defer {
                 state.consumerID = nil
@@ -207,20 +220,21 @@ final class SensorUpdates<Value: Sendable>: SensorUpdatesControl {
         return delivery
     }
 
-    /// A stream of values at `interval`, independent of the push/pull consumer; the hub consumer
-    /// goes away when the stream's consumer stops iterating (or the stream is dropped). A consumer
-    /// that falls 256 values behind loses the oldest, each counted as a drop.
-    func stream(interval: Double) throws(MotionError) -> AsyncStream<Value> {
+    /// A stream of values at `interval` (each handed out as it is yielded), independent of the
+    /// push/pull consumer; the hub consumer goes away when the stream's consumer stops iterating
+    /// (or the stream is dropped). A consumer that falls 256 values behind loses the oldest, each
+    /// counted as a drop.
+    func stream(interval: Double) throws(MotionError) -> AsyncStream<Value.HandedOut> {
         stream(validInterval: try validatedStreamInterval(interval))
     }
 
     /// The same, for an interval already validated.
-    func stream(validInterval interval: Double) -> AsyncStream<Value> {
+    func stream(validInterval interval: Double) -> AsyncStream<Value.HandedOut> {
         let extract = makeExtract()
-        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream<Value.HandedOut>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO, sensors: sensors) { [weak hub] event in
             if case .sample(let sample, let fused) = event, let value = extract(sample, fused),
-               case .dropped = continuation.yield(value) {
+               case .dropped = continuation.yield(value.handedOut) {
                 hub?.countDrop(.streamBufferFull)
             }
         }

@@ -3,8 +3,7 @@ import Motion
 import MotionSimulation
 
 /// Every member the issue found missing or different, used as a Core Motion program uses it,
-/// with the `CM` prefixes dropped and nothing else changed (but `let` → `var` for the mutating
-/// `multiply(byInverseOf:)`: `Attitude` is a value, and the compiler offers that fix-it).
+/// with the `CM` prefixes dropped and nothing else changed.
 @Sendable func coreMotionMembers(runs: Int) -> Bool {
     let clock = VirtualClock()
     guard let motion = simulatedMotion("rest", clock: clock) else { return false }
@@ -38,11 +37,15 @@ import MotionSimulation
     print("core-motion-members: field accuracy \(accuracy) (\(accuracy.rawValue))")
 
     let q = Quaternion(x: 0, y: 0, z: 0, w: 1)
-    var attitude = data.attitude
+    let before = data.attitude.quaternion
+    let attitude = data.attitude
     attitude.multiply(byInverseOf: Attitude(quaternion: q))
-    let relative = data.attitude.multiplied(byInverseOf: data.attitude)
-    print("core-motion-members: Quaternion(x:y:z:w:) w \(q.w); relative to itself \(formatted(relative.quaternion.angle * 180 / .pi, 0))°; "
-        + "relative to identity unchanged \(attitude.quaternion.angle(to: data.attitude.quaternion) < 1e-6)")
+    let after = attitude.quaternion
+    let unchanged = [after.x - before.x, after.y - before.y, after.z - before.z, after.w - before.w].allSatisfy { abs($0) < 1e-9 }
+    let relative = data.attitude.copy() as! Attitude
+    relative.multiply(byInverseOf: data.attitude)
+    print("core-motion-members: Quaternion(x:y:z:w:) w \(q.w); relative to itself \(formatted(2 * acos(min(abs(relative.quaternion.w), 1)) * 180 / .pi, 0))°; "
+        + "relative to identity unchanged \(unchanged)")
     motion.stopDeviceMotionUpdates()
 
     // Handler type names and `to: .main` (OperationQueue.main: the DispatchQueue form gives way).

@@ -27,6 +27,8 @@ enum Programs {
         ("errors", errors),
         ("error-codes", errorCodes),
         ("owner-handlers", ownerHandlers),
+        ("shake-lifecycle", shakeLifecycle),
+        ("compass-heading", compassHeading),
         ("core-motion-members", coreMotionMembers),
         ("altitude", altitude),
         ("pedometer-activity", pedometerActivity),
