@@ -13,10 +13,15 @@ extension ROSPeerTests {
         let peer = try ROSPeer(domain: Self.domain, namespace: namespace)
         defer { peer.end() }
         try peer.waitUntilReady()
+        // A calibration store of its own: one another test of this process left would start the
+        // heading calibrated, and the turn is checked while it is not.
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("ros2-wire-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: store) }
         let result = try runToEnd(
             try builtExecutable("motionctl"),
             ["ros2", "--simulated", "--scenario", "quarter-turn", "--duration", "9", "--rate", "20", "--echo",
-             "--domain-id", "\(Self.domain)", "--namespace", namespace], timeout: 90)
+             "--domain-id", "\(Self.domain)", "--namespace", namespace],
+            environment: ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": store.path]) { $1 }, timeout: 90)
         #expect(result.status == 0, "\(result.error)")
         let messages = try peer.messages()
 
