@@ -124,26 +124,25 @@ public final class ROSPublisher: Sendable {
     // MARK: The handler (on handlerQueue): enqueue, never wait.
 
     private func enqueue(_ motion: DeviceMotion) {
-        pending.withLock { state in
-            guard !state.stopping else { return }
-            state.counters.samples += 1
-            if state.samples.count >= configuration.queueCapacity {
-                state.counters.dropped[.queueFull, default: 0] += 1
-            } else {
-                state.samples.append(motion)
-            }
-        }
-        wake.signal()
+        enqueue(motion, into: \.samples, counted: \.samples, dropped: \.dropped)
     }
 
     private func enqueue(_ reading: BarometerSample) {
+        enqueue(reading, into: \.readings, counted: \.barometerReadings, dropped: \.droppedBarometerReadings)
+    }
+
+    /// Puts `item` in its bounded queue (or counts it dropped when full), counts it, wakes the thread.
+    private func enqueue<Item>(
+        _ item: Item, into queue: WritableKeyPath<Pending, [Item]>, counted: WritableKeyPath<ROSCounters, Int>,
+        dropped: WritableKeyPath<ROSCounters, [ROSDropReason: Int]>
+    ) {
         pending.withLock { state in
             guard !state.stopping else { return }
-            state.counters.barometerReadings += 1
-            if state.readings.count >= configuration.queueCapacity {
-                state.counters.droppedBarometerReadings[.queueFull, default: 0] += 1
+            state.counters[keyPath: counted] += 1
+            if state[keyPath: queue].count >= configuration.queueCapacity {
+                state.counters[keyPath: dropped][.queueFull, default: 0] += 1
             } else {
-                state.readings.append(reading)
+                state[keyPath: queue].append(item)
             }
         }
         wake.signal()
