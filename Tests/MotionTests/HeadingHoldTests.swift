@@ -42,6 +42,13 @@ import Testing
             #expect(spread < 1, "seed \(seed): the heading moved \(spread)° while still and uncalibrated (\(still.count) samples)")
         }
         Self.expectSlowRises(trace, seed: seed)
+        // At rest after the flip every change of level, a rise or a fall, comes at least 2 s after
+        // the one before it (the acceptance's "at most once per interval", in its own scenario).
+        var changed = trace.first?.time ?? 0
+        for (previous, next) in zip(trace, trace.dropFirst()) where next.time >= 5 && next.accuracy != previous.accuracy {
+            #expect(next.time - changed >= 2 - 0.011, "seed \(seed): \(previous.accuracy) → \(next.accuracy) at \(next.time) s, \(next.time - changed) s after the previous change")
+            changed = next.time
+        }
     }
 
     /// Through ordinary handling and the rest after it the background calibration learns the
