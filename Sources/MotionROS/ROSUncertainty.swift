@@ -33,9 +33,6 @@ package struct ROSUncertainty: Sendable {
     /// `windowLength`: samples in one window of stillness (a second of messages).
     package init(windowLength: Int) { noise = RestNoise(windowLength: windowLength) }
 
-    /// The noise measured so far, nil until the board has been still for one window.
-    package var measuredNoise: RestNoise.Variances? { noise.measured }
-
     /// Takes one published sample and writes its covariances into `covariances` (in place, so
     /// that the publishing thread allocates nothing per message): orientation from the sample's
     /// accuracy, the others from the latest still window (all zeros, "unknown", before one).

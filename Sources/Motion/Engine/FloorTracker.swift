@@ -18,12 +18,12 @@ final class FloorTracker: Sendable {
         var floors: [(time: Double, up: Bool)] = []
     }
     private let state = Locked(State())
-    private let consumer = Locked<Int?>(nil)
+    private let consumerID: Int
 
     init(hub: BarometerHub) {
         self.hub = hub
         let state = self.state
-        let id = hub.addConsumer { event in
+        consumerID = hub.addConsumer { event in
             guard case .sample(let sample) = event else { return }
             state.withLock { state in
                 guard let summary = state.window.add(sample) else { return }
@@ -36,11 +36,10 @@ final class FloorTracker: Sendable {
                 if state.floors.count > Self.capacity { state.floors.removeFirst(state.floors.count - Self.capacity) }
             }
         }
-        consumer.withLock { $0 = id }
     }
 
     deinit {
-        if let id = consumer.withLock({ $0 }) { hub.removeConsumer(id) }
+        hub.removeConsumer(consumerID)
     }
 
     /// Floors counted up and down in `[from, to)` (seconds since boot).
