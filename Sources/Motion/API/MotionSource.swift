@@ -178,13 +178,25 @@ extension MotionManager {
             case .spi(let path):
                 let spi: LinuxSPIBus
                 do throws(I2CError) { spi = try LinuxSPIBus(path: path) } catch { throw .bus(error) }
-                // The magnetometer, if this IMU has the board's, on the default I2C bus; none when it cannot be opened.
-                let magnetometerBus = located.magnetometerAddresses.isEmpty ? nil : located.defaultBus.flatMap { try? LinuxI2CBus(path: $0.device) }
-                device = try DeviceOpener.open(imu: .spi(spi), magnetometerBus: magnetometerBus, board: located, store: store)
+                device = try DeviceOpener.open(
+                    imu: .spi(spi), magnetometerBus: magnetometerBus(of: located), board: located, store: store)
             }
             return ResolvedSource(
                 hub: SensorHub(device: device, clock: clock, makeEstimator: estimator, background: device.backgroundCalibration),
                 simulated: nil, magnetometerAccuracy: device.correction.magnetometerAccuracy)
+        }
+    }
+
+    /// The I2C bus of the board's magnetometer for an IMU on SPI: the default bus, when this
+    /// IMU has the board's magnetometer; when that bus cannot be opened the IMU runs without one,
+    /// and a warning in ``MotionManager/logger`` says why.
+    private static func magnetometerBus(of board: Board) -> LinuxI2CBus? {
+        guard !board.magnetometerAddresses.isEmpty, let path = board.defaultBus?.device else { return nil }
+        do {
+            return try LinuxI2CBus(path: path)
+        } catch {
+            logger.warning("the IMU is on SPI and the magnetometer's bus cannot be opened (\(error)); running without a magnetometer")
+            return nil
         }
     }
 

@@ -136,8 +136,7 @@ struct BoardFileParser {
                 guard buses.contains(where: { $0.device == bus }) else {
                     throw invalid("\(path).i2cBus", "\(bus) is not one of the board's i2cBuses", fix: "name a bus listed in i2cBuses, e.g. \(buses[0].device)")
                 }
-                let parsed = try addresses(.array([address]), at: "\(path).address", allowEmpty: false)[0]
-                location = .i2c(bus: bus, address: parsed.rawValue)
+                location = .i2c(bus: bus, address: try self.address(address, at: "\(path).address").rawValue)
             case (nil, let spi?):
                 if fields["i2cBus"] != nil {
                     throw invalid("\(path).i2cBus", "an IMU on SPI has no I2C bus", fix: "remove i2cBus, or give an address instead of spi")
@@ -214,17 +213,21 @@ struct BoardFileParser {
             throw invalid(path, "the address list is empty", fix: "list the usual addresses as strings, e.g. [\"0x68\", \"0x69\"]")
         }
         return try items.enumerated().map { (index, item) throws(BoardFileError) -> I2CAddress in
-            let itemPath = "\(path)[\(index)]"
-            let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
-            let text = try nonEmptyString(item, at: itemPath)
-            guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
-                throw invalid(itemPath, "\"\(text)\" is not a hex address", fix: fix)
-            }
-            guard Self.addressRange.contains(value) else {
-                throw invalid(itemPath, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
-            }
-            return I2CAddress(value)
+            try address(item, at: "\(path)[\(index)]")
         }
+    }
+
+    /// One 7-bit address written as a hex string.
+    private func address(_ item: JSONValue?, at path: String) throws(BoardFileError) -> I2CAddress {
+        let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
+        let text = try nonEmptyString(item, at: path)
+        guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
+            throw invalid(path, "\"\(text)\" is not a hex address", fix: fix)
+        }
+        guard Self.addressRange.contains(value) else {
+            throw invalid(path, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
+        }
+        return I2CAddress(value)
     }
 
     private func mountMatrix(_ value: JSONValue?) throws(BoardFileError) -> Matrix3 {

@@ -160,7 +160,13 @@ struct ProbeCommand: ParsableCommand {
 
     /// The `/dev/spidev*` nodes, in name order.
     static func spiDevices() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: "/dev")
+        } catch {
+            printError("cannot list /dev for SPI devices: \(error)")
+            return []
+        }
         return names.filter { $0.hasPrefix("spidev") }.sorted().map { "/dev/" + $0 }
     }
 
