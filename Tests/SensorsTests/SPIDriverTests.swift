@@ -57,8 +57,8 @@ private func driver(_ chip: ChipDescriptor, on device: SPIExpectationBus) throws
 
     /// ICM-42688-P (DS-000347 §9): WHO_AM_I (0x75) 0x47; DEVICE_CONFIG soft reset polled;
     /// INTF_CONFIG0 with UI_SIFS_CFG = 0b11 (I2C off, SPI kept: 0x33 where I2C has 0x32);
-    /// 200 Hz ±500 °/s, ±4 g; low-noise mode; one sample from TEMP_DATA1 on (0x1D, 14 bytes).
-    @Test func icm42688InitAndSampleKeepSPI() throws {
+    /// 200 Hz ±500 °/s, ±4 g; low-noise mode; one sample from TEMP_DATA1 on (0x1D, 14 bytes); the FIFO.
+    @Test func icm42688InitSampleAndFIFOKeepSPI() throws {
         let device = SPIExpectationBus([
             read(0x75, reply: [0x47]),
             write(0x11, 0x01), read(0x11, reply: [0x00]),
@@ -70,6 +70,20 @@ private func driver(_ chip: ChipDescriptor, on device: SPIExpectationBus) throws
         let sample = try imu.readSample()
         #expect(close(sample.acceleration, [0, 0, -1]))
         #expect(close(sample.rotationRate, [10 * degree, 0, -10 * degree], tolerance: 1e-9))
+
+        // FIFO_CONFIG bypass, SIGNAL_PATH_RESET FIFO_FLUSH, FIFO_CONFIG1 accel + gyro + temperature,
+        // FIFO_CONFIG stream; then INT_STATUS with FIFO_COUNT (3 bytes) and two 16-byte packets 3
+        // (§6.1: header 0x68, accel and gyro big-endian, temperature, 16-bit µs timestamp).
+        device.expect([write(0x16, 0x00), write(0x4B, 0x02), write(0x5F, 0x07), write(0x16, 0x40)])
+        try imu.enableFIFO()
+        let packets = [1000, 6000].map { (time: Int) -> [UInt8] in
+            [0x68] + bigEndian([0, 0, 8192, 655, 0, 0]) + [0, UInt8(time >> 8), UInt8(time & 0xFF)]
+        }
+        device.expect([read(0x2D, reply: [0x08, 0x00, 32]), read(0x30, reply: Array(packets.joined()))])
+        let fifo = try imu.readFIFO()
+        #expect(fifo.frames.map(\.sampleIndex) == [0, 1])
+        #expect(fifo.frames.map { $0.chipTime.map { ($0 * 1e6).rounded() } } == [1000, 6000])
+        #expect(close(fifo.frames[1].sample.acceleration, [0, 0, -1]))
         try device.verify()
     }
 
