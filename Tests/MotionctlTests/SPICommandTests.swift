@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// An IMU on SPI and one IMU of several, through the built `motionctl`.
@@ -24,6 +25,26 @@ struct SPICommandTests {
             let magnitude = columns.map { Double(row[$0]) ?? .nan }.reduce(0) { $0 + $1 * $1 }.squareRoot()
             #expect(abs(magnitude - 1) <= 0.02, "\(row)")
             #expect(Double(row[field]) != nil, "\(row)")
+        }
+    }
+
+    /// `--simulated --board FILE --address/--spi`: the board file's IMU at that place, the
+    /// magnetometer with the first listed only.
+    @Test func aBoardFilesIMUsOneByOne() throws {
+        try withTemporaryDirectory("spi-board") { directory in
+            let file = directory.appendingPathComponent("two-imus.json")
+            try Data(#"""
+                {"name": "Two IMUs", "id": "two-imus", "match": [], "mountMatrix": [1, 0, 0, 0, 1, 0, 0, 0, 1], "setup": "none",
+                 "i2cBuses": [{"device": "/dev/i2c-1", "sdaPin": {"header": "3", "soc": "GPIO2"}, "sclPin": {"header": "5", "soc": "GPIO3"},
+                               "defaultSpeedHz": 100000, "maxSpeedHz": 400000, "isDefault": true}],
+                 "imus": [{"address": "0x6A", "chip": "LSM6DSOX"}, {"spi": "/dev/spidev0.0", "chip": "ICM-42688-P"}]}
+                """#.utf8).write(to: file)
+            let first = try BoardsCommandTests.run(["stream", "--simulated", "--board", file.path, "--address", "0x6A", "--count", "2"])
+            let second = try BoardsCommandTests.run(["stream", "--simulated", "--board", file.path, "--spi", "/dev/spidev0.0", "--count", "2"])
+            #expect(first.status == 0 && second.status == 0, "\(first.error) \(second.error)")
+            #expect(first.output.hasPrefix("timestamp_s,") && first.output.split(separator: "\n")[0].hasSuffix(",mag_z_uT"), "\(first.output)")
+            #expect(second.output.hasPrefix("timestamp_s,") && !second.output.contains("mag_"), "\(second.output)")
+            #expect(first.output.split(separator: "\n").count == 3 && second.output.split(separator: "\n").count == 3)
         }
     }
 

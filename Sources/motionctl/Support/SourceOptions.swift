@@ -173,9 +173,11 @@ struct SourceOptions: ParsableArguments {
             })
         if let barometer { simulation.barometer = SimulatedBoard.Barometer(rawValue: barometer.lowercased()) }
         // --simulated --spi/--address: the one IMU at that place, on the board file or the built-in layout.
-        if let location = imuLocation(bus: nil, board: nil) {
+        if spi != nil || address != nil {
             let layout = try board.map(Self.resolveBoard) ?? BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID)
-            guard let layout else { throw CommandFailure(message: "the built-in simulated board file is missing") }
+            guard let layout, let location = imuLocation(bus: nil, board: layout) else {
+                throw CommandFailure(message: "the built-in simulated board file is missing")
+            }
             do {
                 return try simulation.laidOut(like: layout, imu: location)
             } catch {
