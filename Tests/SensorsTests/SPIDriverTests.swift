@@ -151,6 +151,17 @@ private func driver(_ chip: ChipDescriptor, on device: SPIExpectationBus) throws
         #expect(device.transferCount > 0)
     }
 
+    /// The driver's framing (its descriptor's, from the kernel and the datasheet) and the
+    /// emulator's (its datasheet's interface section), written apart, agree for every emulated
+    /// chip; and a chip the library drives on SPI has its SPI emulated.
+    @Test func driverAndEmulatorFramingsAgree() throws {
+        for entry in EmulatorRegistry.imus {
+            let descriptor = try #require(ChipRegistry.all.first { $0.cliNames.contains(entry.chip.rawValue) }, "\(entry.chip)")
+            let emulated = (entry.emulator as? any SPIEmulator.Type)?.spiFraming
+            #expect(descriptor.spi == emulated, "\(entry.chip): driver \(String(describing: descriptor.spi)), emulator \(String(describing: emulated))")
+        }
+    }
+
     /// A chip select with nothing behind it (MISO reads zeros) names no chip.
     @Test func emptyChipSelectNamesNoChip() throws {
         final class Nothing: SPIBus {
