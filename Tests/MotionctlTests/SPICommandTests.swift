@@ -54,6 +54,7 @@ struct SPICommandTests {
         (["stream", "--address", "0x6A", "--spi", "/dev/spidev0.0"], "--address (I2C) and --spi"),
         (["stream", "--simulated", "--imu", "mpu9250", "--spi", "/dev/spidev0.0", "--count", "1"], "the simulator emulates SPI for"),
         (["stream", "--board", "raspberry-pi-4b", "--spi", "/dev/spidev7.3", "--count", "1"], "dtparam=spi=on"),
+        (["stream", "--simulated", "--spi", "/dev/spidev0.0", "--faults", "imu:nack*3@1", "--count", "1"], "the IMU behind --spi is not on it"),
     ])
     func aWrongPlaceIsRefusedWithTheFix(arguments: [String], message: String) throws {
         let result = try BoardsCommandTests.run(arguments)

@@ -182,7 +182,7 @@ public struct Simulation: Sendable, Equatable {
         let placed = imuLocation.flatMap { location in layout?.narrowed(to: location) } ?? layout
         let board = SimulatedBoard(
             imu: settings.imu, imuAddress: placed.flatMap { $0.imuAddresses.first(where: settings.imu.possibleAddresses.contains) },
-            magnetometer: placed?.magnetometerAddresses.isEmpty == true ? .none : settings.magnetometer,
+            magnetometer: settings.magnetometer,
             magnetometerAddress: placed.flatMap(magnetometerAddress(on:)),
             barometer: settings.barometer, barometerNoiseSeed: barometerSeed, source: source, now: now,
             imuSPIDevice: settings.imuSPIDevice)

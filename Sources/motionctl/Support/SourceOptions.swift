@@ -112,6 +112,10 @@ struct SourceOptions: ParsableArguments {
         if let faults {
             let plan: FaultPlan
             do { plan = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
+            if spi != nil, let fault = plan.faults.first(where: { $0.sensor == .imu }) {
+                throw ValidationError(
+                    "--faults: \(FaultPlan([fault])) is injected on the simulated I2C bus, and the IMU behind --spi is not on it: drop the imu: fault or --spi")
+            }
             // A fault for a chip that is not there would be silently ignored.
             let simulatedIMU = imu.flatMap(SimulatedBoard.IMU.init(name:)) ?? .lsm6dsox
             let imuHasOne = simulatedIMU.entry.builtInMagnetometer != nil || simulatedIMU.entry.magnetometerDie != nil
