@@ -53,6 +53,7 @@ extension Altimeter {
         switch source {
         case .automatic: resolved = Self.resolveAutomatic(clock: clock)
         case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock)
+        case .device(let board, _): resolved = try Self.resolve(board: board, busPath: nil, clock: clock)
         case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock)
         case .iio:
             throw .sensorNotAvailable("reading a barometer through IIO is not supported yet; pass the board instead (`--board`), "

@@ -2,6 +2,7 @@ import Motion
 import Foundation
 import I2C
 import IIO
+import LinuxI2C
 import Sensors
 
 #if canImport(Glibc)
@@ -31,6 +32,7 @@ package struct DoctorCheck: Sendable, Equatable, CustomStringConvertible {
     package enum Topic: String, Sendable, Equatable, CaseIterable {
         case board
         case i2c = "I2C"
+        case spi = "SPI"
         case permissions
         case busScan = "bus scan"
         case iio = "IIO"
@@ -134,6 +136,7 @@ package struct Doctor: Sendable {
                 checks += checkBusScan(board: board, devices: openable, scan: scanBus)
             }
         }
+        if let spi = checkSPI(board: board) { checks.append(spi) }
         checks += checkKernelDrivers(board: board, nodes: usable)
         checks.append(checkIIO())
         checks.append(checkCalibration())
@@ -192,6 +195,32 @@ package struct Doctor: Sendable {
         let others = nodes.filter { $0 != expected.device }
         let rest = others.isEmpty ? "" : "; also \(others.joined(separator: ", "))"
         return DoctorCheck(.i2c, .ok, "\(expected.device) is present (\(pinText(expected)))\(rest)")
+    }
+
+    /// SPI, where it matters: on a board whose file puts an IMU on SPI (its device must exist
+    /// and be usable), where /dev/spidev* exist (usable by this user?), and on a Raspberry Pi
+    /// (how to turn it on, for an IMU wired to SPI); nil elsewhere.
+    private func checkSPI(board: Board?) -> DoctorCheck? {
+        let nodes = directoryEntries("dev").filter { $0.hasPrefix("spidev") }.sorted().map { "/dev/\($0)" }
+        let wanted: [String] = board?.imuLocations.compactMap { if case .spi(let device) = $0 { device } else { nil } } ?? []
+        let missing = wanted.filter { !nodes.contains($0) }
+        if !missing.isEmpty {
+            return DoctorCheck(
+                .spi, .error, "\(board?.name ?? "the board") puts an IMU on \(missing.joined(separator: ", ")), which does not exist",
+                fix: LinuxSPIBus.enableSPIHint)
+        }
+        if !nodes.isEmpty {
+            let denied = nodes.filter { !canReadWrite(onDisk($0)) }
+            if !denied.isEmpty {
+                return DoctorCheck(
+                    .spi, .warning, "not allowed to use \(denied.joined(separator: ", "))",
+                    fix: "add yourself to the spi group with `sudo usermod -aG spi $USER`, then log out and in again")
+            }
+            return DoctorCheck(.spi, .ok, "SPI devices: \(nodes.joined(separator: ", ")) (an IMU behind one: --spi DEVICE; `motionctl probe` names it)")
+        }
+        guard board?.id.hasPrefix("raspberry-pi") == true else { return nil }
+        return DoctorCheck(
+            .spi, .ok, "SPI is off (no /dev/spidev*): needed only for an IMU wired to SPI. \(LinuxSPIBus.enableSPIHint)")
     }
 
     private func checkPermissions(_ devices: [String]) -> (DoctorCheck, [String]) {

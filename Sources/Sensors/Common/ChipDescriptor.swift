@@ -65,13 +65,17 @@ package struct ChipDescriptor: Sendable {
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
     package let stretchesClock: Bool
+    /// How the chip frames register access on SPI (``SPIFraming``: its family's read bit, dummy
+    /// bytes, interface selection); nil for a chip this library drives on I2C only. A driver runs
+    /// unchanged on SPI through `SPIRegisterBus` with this framing.
+    package let spi: SPIFraming?
 
     /// An accelerometer + gyroscope.
     init(
         imu name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, tables: IMUTables,
         fifo: FIFOLayout?, gyroRestLimits: GyroRestLimits?, gravityRestTolerance: GravityRestTolerance? = nil,
         outputDelay: OutputDelay, packagedMagnetometer: PackagedMagnetometer? = nil, stretchesClock: Bool = false,
-        make: @escaping IMUFactory
+        spi: SPIFraming? = nil, make: @escaping IMUFactory
     ) {
         self.name = name
         self.cliNames = cliNames
@@ -85,6 +89,7 @@ package struct ChipDescriptor: Sendable {
         self.outputDelay = outputDelay
         self.packagedMagnetometer = packagedMagnetometer
         self.stretchesClock = stretchesClock
+        self.spi = spi
     }
 
     /// A magnetometer: name, family and identity come from its driver's settings table.
@@ -105,6 +110,7 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a magnetometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        spi = nil
     }
 
     /// A pressure sensor: its identity and factory; no rate or range tables (its settings are
@@ -122,6 +128,7 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a barometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        spi = nil
     }
 
     /// The barometer driver at `address`; nil for any other chip.

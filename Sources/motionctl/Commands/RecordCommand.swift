@@ -115,7 +115,7 @@ struct RecordCommand: ParsableCommand {
         case .simulated(let simulation):
             let time = opened.virtualClock == nil ? "real time" : "virtual time from 0 s"
             return ["simulated board: scenario \(simulation.scenario), seed \(simulation.seed), datasheet sensor errors, \(time)"]
-        case .board(let board, _):
+        case .board(let board, _), .device(let board, _):
             return ["board \(board.name) (\(board.id)): \(opened.manager.deviceName), chip axes (the board's mount matrix undone), real time"]
         case .automatic:
             return ["\(opened.manager.deviceName), chip axes, real time"]

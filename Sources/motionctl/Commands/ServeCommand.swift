@@ -75,6 +75,8 @@ struct ServeCommand: ParsableCommand {
             return SourceDescription(board: "simulated board", source: "simulated: \(what), seed \(source.seed)", isSimulated: true)
         case .board(let board, let bus):
             return SourceDescription(board: board.name, source: bus ?? board.i2cBuses.first?.device ?? "default bus", isSimulated: false)
+        case .device(let board, let location):
+            return SourceDescription(board: board.name, source: location.description, isSimulated: false)
         case .iio(let selection):
             return SourceDescription(board: "this machine", source: "Linux IIO: \(selection)", isSimulated: false)
         case .automatic:
