@@ -103,7 +103,7 @@ extension Altimeter {
             } catch {
                 throw .bus(error)
             }
-            let addresses = ChipRegistry.barometerScanAddresses
+            let addresses = board.barometerAddresses
             guard let barometer = try DriverBarometer.find(on: bus, addresses: addresses) else {
                 return unavailable(.sensorNotAvailable(
                     "no supported barometer at \(addresses.map(\.description).joined(separator: ", ")) on \(path); "

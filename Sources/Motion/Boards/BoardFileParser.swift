@@ -47,6 +47,7 @@ struct BoardFileParser {
     static let boardKeys = Board.CodingKeys.allCases.map(\.rawValue)
     static let busKeys = ["device", "sdaPin", "sclPin", "defaultSpeedHz", "maxSpeedHz", "isDefault"]
     static let pinKeys = ["header", "soc"]
+    static let barometerKeys = ["chip", "address"]
     /// The 7-bit addresses a device may use; the rest are reserved by the I2C specification.
     static let addressRange: ClosedRange<UInt8> = 0x08...0x77
 
@@ -108,10 +109,20 @@ struct BoardFileParser {
             // A separate magnetometer, or an IMU with one inside (the LSM9DS1's die, the MPU-9250's AK8963).
             try knownChip(try nonEmptyString(value, at: "magnetometerChip"), at: "magnetometerChip", among: ChipRegistry.magnetometers + ChipRegistry.imus)
         }
+        let barometer = try fields["barometer"].map { (value) throws(BoardFileError) in try self.barometer(value) }
         return Board(
             name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
             magnetometerAddresses: magnetometer, mountMatrix: mountMatrix, setup: setup,
-            imuChip: imuChip, magnetometerChip: magnetometerChip)
+            imuChip: imuChip, magnetometerChip: magnetometerChip, barometer: barometer)
+    }
+
+    /// `barometer`: `{"chip": "LPS25H", "address": "0x5C"}`, a chip of the barometer registry at
+    /// one address.
+    private func barometer(_ value: JSONValue) throws(BoardFileError) -> Board.Barometer {
+        let fields = try object(value, at: "barometer", keys: Self.barometerKeys, required: Self.barometerKeys)
+        let chip = try knownChip(try nonEmptyString(fields["chip"], at: "barometer.chip"), at: "barometer.chip", among: ChipRegistry.barometers)
+        let address = try address(fields["address"], at: "barometer.address")
+        return Board.Barometer(chip: chip, address: address)
     }
 
     // MARK: Sections
@@ -164,17 +175,20 @@ struct BoardFileParser {
             throw invalid(path, "the address list is empty", fix: "list the usual addresses as strings, e.g. [\"0x68\", \"0x69\"]")
         }
         return try items.enumerated().map { (index, item) throws(BoardFileError) -> I2CAddress in
-            let itemPath = "\(path)[\(index)]"
-            let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
-            let text = try nonEmptyString(item, at: itemPath)
-            guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
-                throw invalid(itemPath, "\"\(text)\" is not a hex address", fix: fix)
-            }
-            guard Self.addressRange.contains(value) else {
-                throw invalid(itemPath, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
-            }
-            return I2CAddress(value)
+            try address(item, at: "\(path)[\(index)]")
         }
+    }
+
+    private func address(_ item: JSONValue?, at path: String) throws(BoardFileError) -> I2CAddress {
+        let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
+        let text = try nonEmptyString(item, at: path)
+        guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
+            throw invalid(path, "\"\(text)\" is not a hex address", fix: fix)
+        }
+        guard Self.addressRange.contains(value) else {
+            throw invalid(path, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
+        }
+        return I2CAddress(value)
     }
 
     private func mountMatrix(_ value: JSONValue?) throws(BoardFileError) -> Matrix3 {
