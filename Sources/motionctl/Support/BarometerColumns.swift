@@ -24,6 +24,8 @@ final class BarometerColumns: Sendable {
     /// Readings due at once beyond which the oldest are superseded even when rows are as fast as
     /// the barometer (after an outage of the IMU the rows catch up on them, but not for ever).
     static let backlogLimit = 8
+    /// Readings kept for rows that have not come, at most (about 2.5 minutes of a BMP280's).
+    static let waitingLimit = 4096
 
     /// `rowInterval`: seconds between the rows.
     init(altimeter: Altimeter, rowInterval: Double) {
@@ -51,7 +53,16 @@ final class BarometerColumns: Sendable {
     /// row and the readings before it are in order.
     func start(on queue: DispatchQueue) {
         altimeter.startReadings(to: queue) { [waiting, state] reading, error in
-            if let reading { waiting.withLock { $0.append(reading) } }
+            if let reading {
+                // Rows that stopped (the IMU gone) must not make the wait grow for ever: the oldest go, counted.
+                let dropped = waiting.withLock { waiting -> Int in
+                    waiting.append(reading)
+                    guard waiting.count > Self.waitingLimit else { return 0 }
+                    waiting.removeFirst()
+                    return 1
+                }
+                if dropped > 0 { state.withLock { $0.superseded += dropped } }
+            }
             if let error {
                 state.withLock { $0.errors += 1 }
                 printError("motionctl: barometer: \(error)")
