@@ -23,7 +23,7 @@ final class BarometerColumns: Sendable {
     private let carriesEveryReading: Bool
     /// Readings due at once beyond which the oldest are superseded even when rows are as fast as
     /// the barometer (after an outage of the IMU the rows catch up on them, but not for ever).
-    static let backlogLimit = 8
+    static let backlogLimit = 32
     /// Readings kept for rows that have not come, at most (about 2.5 minutes of a BMP280's).
     static let waitingLimit = 4096
 
