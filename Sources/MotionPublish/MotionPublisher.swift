@@ -35,9 +35,11 @@ public final class MotionPublisher: Sendable {
     private let boardName: String?
     /// The barometer's updates go to `altitude`; nil: no such topic.
     private let altimeter: Altimeter?
-    /// Steps and activity on the manager's device go to `steps`; nil: no such topic.
-    private let pedometer: Pedometer?
-    private let activities: MotionActivityManager?
+    /// Whether steps and activity on the manager's device go to `steps`.
+    private let publishesSteps: Bool
+    /// The pedometer and activity manager while publishing (made by `start`, let go by `stop`: the
+    /// sampler runs the step detector only meanwhile).
+    private let stepSources = Locked<(pedometer: Pedometer, activities: MotionActivityManager)?>(nil)
 
     private struct Pending {
         var samples: [(seq: Int, motion: DeviceMotion)] = []
@@ -81,8 +83,7 @@ public final class MotionPublisher: Sendable {
         self.configuration = configuration
         self.boardName = boardName
         self.altimeter = altimeter?.barometerName == nil ? nil : altimeter
-        pedometer = steps ? Pedometer(sharing: manager, altimeter: self.altimeter) : nil
-        activities = steps ? MotionActivityManager(sharing: manager) : nil
+        publishesSteps = steps
     }
 
     deinit { stop() }
@@ -166,7 +167,10 @@ public final class MotionPublisher: Sendable {
             guard let reading, reading.temperature.isFinite else { return }
             self?.pending.withLock { $0.temperature = reading.temperature }
         }
-        pedometer?.startUpdates(from: Date()) { [weak self] data, _ in
+        guard publishesSteps else { return }
+        let pedometer = Pedometer(sharing: manager, altimeter: altimeter)
+        stepSources.withLock { $0 = (pedometer, MotionActivityManager(sharing: manager)) }
+        pedometer.startUpdates(from: Date()) { [weak self] data, _ in
             guard let self, let data else { return }
             pending.withLock { $0.steps = data }
             wake.signal()
@@ -216,13 +220,21 @@ public final class MotionPublisher: Sendable {
         altimeter?.stopRelativeAltitudeUpdates()
         altimeter?.stopAbsoluteAltitudeUpdates()
         altimeter?.stopReadings()
-        pedometer?.stopUpdates()
-        pedometer?.waitUntilHandlersFinish()
+        if let pedometer = stepSources.withLock({ $0?.pedometer }) {
+            pedometer.stopUpdates()
+            pedometer.waitUntilHandlersFinish()
+        }
         handlerQueue.sync {}
         manager.endGeneratingDeviceOrientationNotifications()
         if let token = observer.withLock({ $0 }) { NotificationCenter.default.removeObserver(token) }
         wake.signal()
         finished.wait()
+        // Let the pedometer go outside the lock (its release stops the sampler's step stage).
+        let released = stepSources.withLock { sources in
+            defer { sources = nil }
+            return sources
+        }
+        withExtendedLifetime(released) {}
     }
 
     // MARK: The handler (on handlerQueue): number, enqueue, never wait.
@@ -294,7 +306,7 @@ public final class MotionPublisher: Sendable {
                 if configuration.homeAssistantDiscovery {
                     for (topic, payload) in HomeAssistantDiscovery.configurations(
                         configuration, board: boardName ?? manager.deviceName, model: manager.deviceName,
-                        barometer: altimeter != nil, steps: pedometer != nil) {
+                        barometer: altimeter != nil, steps: publishesSteps) {
                         // Not connected: it goes out again with the next connection; refused: an error.
                         if case .failed(let reason) = client.publish(topic: topic, payload: payload, qos: 1, retain: true) {
                             pending.withLock { state in
@@ -310,8 +322,8 @@ public final class MotionPublisher: Sendable {
             if connectedAgain || altitudeChanged, let altitude {
                 state(.altitude, Payloads.altitude(altitude.data, absolute: altitude.absolute, temperature: altitude.temperature))
             }
-            if pedometer != nil {
-                let steps = Payloads.steps(pending.withLock { $0.steps }, activity: activities?.currentActivity)
+            if publishesSteps {
+                let steps = Payloads.steps(pending.withLock { $0.steps }, activity: stepSources.withLock { $0?.activities }?.currentActivity)
                 if connectedAgain || steps != lastStepsPayload {
                     state(.steps, steps)
                     lastStepsPayload = steps
