@@ -25,9 +25,10 @@ struct RecordCommand: ParsableCommand {
             Each row holds the time, the accelerometer, gyroscope and magnetometer output registers \
             as read (signed LSB counts, chip axes; the accelerometer counts +1 g on z lying face up) \
             and the same sample scaled by the configured sensitivity: specific force m/s² (chip \
-            sign), angular rate rad/s, magnetic field µT, die temperature °C. Comment lines (#) \
+            sign), angular rate rad/s, magnetic field µT, die temperature °C; with a barometer, each of its \
+            readings (its own time, pressure kPa, temperature °C) in a row at or after it. Comment lines (#) \
             name the chips, rates, ranges and sensitivities. The file reads back as a simulator \
-            recording (MotionSimulator `Recording(contentsOf:)`, extra columns ignored) to replay it.
+            recording (MotionSimulator `Recording(contentsOf:)`, the barometer's readings as its pressures, extra columns ignored) to replay it.
 
             With --simulated (or --scenario), or when this machine is not a known board and no \
             --board is given, the simulated board plays a scenario in virtual time (the whole \
