@@ -75,12 +75,30 @@ public struct Board: Sendable, Equatable {
     /// opens a manager on one); empty for a board whose single IMU is found by address scan.
     public var imuLocations: [IMULocation] { imus.map(\.location) }
 
+    /// The barometer the board carries (a HAT's: the Sense HAT's LPS25H at 0x5C); nil for a board
+    /// whose barometer, if any, is wired to its header (looked for at every barometer address).
+    package var barometer: Barometer?
+
+    /// A barometer on the board: its chip, by name as `motionctl probe` prints it, and its address.
+    package struct Barometer: Sendable, Equatable, Hashable {
+        package var chip: String
+        package var address: I2CAddress
+        package init(chip: String, address: I2CAddress) {
+            self.chip = chip
+            self.address = address
+        }
+    }
+
+    /// Where the barometer is looked for: the board's own, else every address a supported one can sit at.
+    package var barometerAddresses: [I2CAddress] { barometer.map { [$0.address] } ?? ChipRegistry.barometerScanAddresses }
+
     package init(
         name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress]? = nil,
         magnetometerAddresses: [I2CAddress]? = nil, mountMatrix: Matrix3, setup: String,
-        imuChip: String? = nil, magnetometerChip: String? = nil, imus: [IMUPlacement] = []
+        imuChip: String? = nil, magnetometerChip: String? = nil, imus: [IMUPlacement] = [], barometer: Barometer? = nil
     ) {
         self.imus = imus
+        self.barometer = barometer
         self.imuChip = imuChip
         self.magnetometerChip = magnetometerChip
         self.name = name
@@ -121,7 +139,7 @@ public struct Board: Sendable, Equatable {
 extension Board: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, id, match, i2cBuses, imuAddresses, magnetometerAddresses, mountMatrix, setup, imuChip, magnetometerChip
-        case imus
+        case imus, barometer
 
         /// The keys every board file has; the others are optional.
         static let required: [CodingKeys] = [.name, .id, .match, .i2cBuses, .mountMatrix, .setup]
@@ -153,6 +171,7 @@ extension Board: Codable {
         try container.encodeIfPresent(imuChip, forKey: .imuChip)
         try container.encodeIfPresent(magnetometerChip, forKey: .magnetometerChip)
         if !imus.isEmpty { try container.encode(imus.map(EncodedPlacement.init), forKey: .imus) }
+        try container.encodeIfPresent(barometer.map { ["chip": $0.chip, "address": $0.address.description] }, forKey: .barometer)
     }
 
     /// One `"imus"` entry as the board file writes it.

@@ -49,6 +49,7 @@ struct BoardFileParser {
     static let pinKeys = ["header", "soc"]
     static let imuKeys = ["i2cBus", "address", "spi", "chip"]
     static let spiPrefix = "/dev/spidev"
+    static let barometerKeys = ["chip", "address"]
     /// The 7-bit addresses a device may use; the rest are reserved by the I2C specification.
     static let addressRange: ClosedRange<UInt8> = 0x08...0x77
 
@@ -111,10 +112,11 @@ struct BoardFileParser {
             try knownChip(try nonEmptyString(value, at: "magnetometerChip"), at: "magnetometerChip", among: ChipRegistry.magnetometers + ChipRegistry.imus)
         }
         let imus = try fields["imus"].map { (value) throws(BoardFileError) in try placements(value, buses: buses) } ?? []
+        let barometer = try fields["barometer"].map { (value) throws(BoardFileError) in try self.barometer(value) }
         return Board(
             name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
             magnetometerAddresses: magnetometer, mountMatrix: mountMatrix, setup: setup,
-            imuChip: imuChip, magnetometerChip: magnetometerChip, imus: imus)
+            imuChip: imuChip, magnetometerChip: magnetometerChip, imus: imus, barometer: barometer)
     }
 
     /// `"imus"`: each `{"address": "0x6A"}` (on `"i2cBus"`, else the default bus) or
@@ -161,6 +163,15 @@ struct BoardFileParser {
             placements.append(IMUPlacement(location, chip: chip))
         }
         return placements
+    }
+
+    /// `barometer`: `{"chip": "LPS25H", "address": "0x5C"}`, a chip of the barometer registry at
+    /// one address.
+    private func barometer(_ value: JSONValue) throws(BoardFileError) -> Board.Barometer {
+        let fields = try object(value, at: "barometer", keys: Self.barometerKeys, required: Self.barometerKeys)
+        let chip = try knownChip(try nonEmptyString(fields["chip"], at: "barometer.chip"), at: "barometer.chip", among: ChipRegistry.barometers)
+        let address = try address(fields["address"], at: "barometer.address")
+        return Board.Barometer(chip: chip, address: address)
     }
 
     // MARK: Sections

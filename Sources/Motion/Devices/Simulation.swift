@@ -58,6 +58,14 @@ public struct Simulation: Sendable, Equatable {
             throw .deviceNotFound("\(place) expects its magnetometer at \(Self.list(board.magnetometerAddresses)); the simulated "
                 + "\(chip.rawValue) answers only at \(Self.list(chip.possibleAddresses))")
         }
+        if let barometer = board.barometer {
+            guard let chip = SimulatedBoard.Barometer(rawValue: Self.key(barometer.chip)),
+                  chip.entry.possibleAddresses.contains(barometer.address) else {
+                throw .deviceNotFound("\(place) carries the barometer \(barometer.chip) at \(barometer.address), which the simulator cannot place; "
+                    + "it emulates: \(SimulatedBoard.Barometer.allCases.map { "\($0.rawValue) at \(Self.list($0.entry.possibleAddresses))" }.joined(separator: "; "))")
+            }
+            laidOut.settings.barometer = chip
+        }
         laidOut.layout = board
         return laidOut
     }
@@ -180,12 +188,15 @@ public struct Simulation: Sendable, Equatable {
         // The barometer's noise is the chip's own (its emulator's), seeded like the others'.
         let barometerSeed = settings.sensorErrors && settings.replay == nil ? settings.seed : nil
         let placed = imuLocation.flatMap { location in layout?.narrowed(to: location) } ?? layout
+        // The board file's barometer address, when the barometer placed is one that answers there.
+        let boardBarometerAddress = (layout?.barometer?.address)
+            .flatMap { address in settings.barometer?.entry.possibleAddresses.contains(address) == true ? address : nil }
         let board = SimulatedBoard(
             imu: settings.imu, imuAddress: placed.flatMap { $0.imuAddresses.first(where: settings.imu.possibleAddresses.contains) },
             magnetometer: settings.magnetometer,
             magnetometerAddress: placed.flatMap(magnetometerAddress(on:)),
-            barometer: settings.barometer, barometerNoiseSeed: barometerSeed, source: source, now: now,
-            imuSPIDevice: settings.imuSPIDevice)
+            barometer: settings.barometer, barometerAddress: boardBarometerAddress, barometerNoiseSeed: barometerSeed,
+            source: source, now: now, imuSPIDevice: settings.imuSPIDevice)
         if let faults = settings.faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
     }

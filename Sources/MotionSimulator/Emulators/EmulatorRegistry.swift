@@ -44,7 +44,7 @@ package enum EmulatorRegistry {
         BarometerEmulatorEntry(.bmp388, at: [0x76, 0x77]) { source, now, _ in BMP388Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.bmp390, at: [0x76, 0x77]) { source, now, _ in BMP390Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.dps310, at: [0x77, 0x76]) { source, now, _ in DPS310Emulator(atmosphere: source.atmosphere, now: now) },
-        BarometerEmulatorEntry(.ms5611, at: [0x77, 0x76]) { source, now, _ in MS5611Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.ms5611, at: [0x77, 0x76]) { source, now, seed in MS5611Emulator(atmosphere: source.atmosphere, now: now, noiseSeed: seed) },
         BarometerEmulatorEntry(.lps25h, at: [0x5C, 0x5D]) { source, now, _ in LPS25HEmulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.lps22hb, at: [0x5C, 0x5D]) { source, now, _ in LPS22HBEmulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.lps22hh, at: [0x5C, 0x5D]) { source, now, _ in LPS22HHEmulator(atmosphere: source.atmosphere, now: now) },
