@@ -35,6 +35,7 @@ package enum ChipRegistry {
         .ak09916,
         .ak8963,
         .ak8975,
+        .adxl345,
     ]
 
     /// The accelerometer + gyroscope chips.

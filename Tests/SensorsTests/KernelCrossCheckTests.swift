@@ -331,6 +331,7 @@ import Testing
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func imuEmulatorsMatchTheKernel(_ imu: SimulatedBoard.IMU) throws {
         if imu == .bno055 { return try bno055EmulatorMatchesTheKernel() }  // its own facts, below
+        if imu == .adxl345 { return try adxl345EmulatorMatchesTheKernel() }  // ADXL345KernelFactsTests.swift
         let model = switch imu {
         case .lsm6dsox: LSM6Model.lsm6dso.rawValue
         case .lsm6dso32: LSM6Model.lsm6dso32.rawValue

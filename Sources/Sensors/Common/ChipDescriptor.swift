@@ -182,6 +182,10 @@ package struct ChipDescriptor: Sendable {
         if case .imu(let tables) = tables { tables.gyroscopeRanges.map(\.value) } else { [] }
     }
 
+    /// True for an IMU with a gyroscope: false for an accelerometer alone (the ADXL345), whose
+    /// gyroscope range table is empty, and for a magnetometer or barometer.
+    package var hasGyroscope: Bool { !gyroscopeRanges.isEmpty }
+
     /// Magnetometer full scales the driver accepts, ±µT; empty for an IMU.
     package var magnetometerRanges: [Double] {
         if case .magnetometer(let settings) = tables { settings.ranges.map(\.value) } else { [] }
