@@ -36,6 +36,7 @@ package enum ChipRegistry {
         .ak8963,
         .ak8975,
         .adxl345,
+        .mmc5983ma,
     ]
 
     /// The accelerometer + gyroscope chips.

@@ -37,6 +37,7 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.lis2mdl, LIS2MDLEmulator.self, at: [0x1E]),
         MagnetometerEmulatorEntry(.qmc5883l, QMC5883LEmulator.self, at: [0x0D], errors: .qmc5883l),
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
+        MagnetometerEmulatorEntry(.mmc5983ma, MMC5983MAEmulator.self, at: [0x30]),
     ]
 
     /// The barometers, in ``SimulatedBoard/Barometer`` order; the simulated board carries the first.

@@ -21,5 +21,7 @@ extension ChipDescriptor {
         gravityRestTolerance: GravityRestTolerance(
             tolerance: 0.35, source: "ADXL345 Rev. G Table 1: 0 g output of z −250…+250 mg, sensitivity 230…282 LSB/g against 256 (±10 %)"),
         outputDelay: .none(because: "an accelerometer alone: no gyroscope whose delay the attitude filter looks ahead by"),
+        wiring: "CS must be high for I2C (tied low or floating, the chip listens for SPI and does not answer); SDO is ALT ADDRESS: "
+            + "low for 0x53, high for 0x1D. An accelerometer alone: no gyroscope, so no device motion (`motionctl stream` without --device-motion)",
         make: factory(ADXL345IMU.self))
 }

@@ -65,13 +65,17 @@ package struct ChipDescriptor: Sendable {
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
     package let stretchesClock: Bool
+    /// How the chip is wired and what trips people up, as `motionctl doctor` says it once it finds
+    /// the chip (its interface-select and address pins, its supply, what it needs after power-up);
+    /// nil where there is nothing beyond SDA, SCL, 3.3 V and GND.
+    package let wiring: String?
 
     /// An accelerometer + gyroscope.
     init(
         imu name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, tables: IMUTables,
         fifo: FIFOLayout?, gyroRestLimits: GyroRestLimits?, gravityRestTolerance: GravityRestTolerance? = nil,
         outputDelay: OutputDelay, packagedMagnetometer: PackagedMagnetometer? = nil, stretchesClock: Bool = false,
-        make: @escaping IMUFactory
+        wiring: String? = nil, make: @escaping IMUFactory
     ) {
         self.name = name
         self.cliNames = cliNames
@@ -85,12 +89,14 @@ package struct ChipDescriptor: Sendable {
         self.outputDelay = outputDelay
         self.packagedMagnetometer = packagedMagnetometer
         self.stretchesClock = stretchesClock
+        self.wiring = wiring
     }
 
     /// A magnetometer: name, family and identity come from its driver's settings table.
     init(
         magnetometer settings: MagnetometerSettings, cliNames: [String], addresses: [I2CAddress],
-        condition: IdentityCondition = .always, preamble: IdentityPreamble? = nil, make: @escaping MagnetometerFactory
+        condition: IdentityCondition = .always, preamble: IdentityPreamble? = nil, wiring: String? = nil,
+        make: @escaping MagnetometerFactory
     ) {
         name = settings.name
         self.cliNames = cliNames
@@ -105,6 +111,7 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a magnetometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        self.wiring = wiring
     }
 
     /// A pressure sensor: its identity and factory; no rate or range tables (its settings are
@@ -122,6 +129,7 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a barometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        wiring = nil
     }
 
     /// The barometer driver at `address`; nil for any other chip.
