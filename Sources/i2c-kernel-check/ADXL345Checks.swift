@@ -1,8 +1,14 @@
 // The kernel's adxl345 driver on i2c-stub beside ours: an ADXL345 register image at 0x1D (the
 // MMA8452Q's client there, whose probe fails, is deleted first: i2c-stub takes ten addresses and
 // all are in use), read through our driver, written again (our configuration changed some
-// registers), then the kernel driver bound to it (`new_device`) and its IIO channels read. Both
-// must agree within the kernel's rounding of the scale.
+// registers), then the kernel driver asked to bind it (`new_device`).
+//
+// Debian's 6.1 adxl345_core takes the chip type from device_get_match_data() (since "iio: accel:
+// adxl345: Make use of device properties", 2022), which a client made by new_device, with no
+// device-tree or ACPI node, does not have: its probe fails with -EINVAL there, and the check
+// expects exactly that. A kernel that binds such a client (one that looks the type up in its I2C
+// id table) has its IIO values compared with ours instead. The kernel's constants are compared
+// with ours in KernelCrossCheckTests either way.
 import I2C
 import IIO
 import LinuxI2C
@@ -18,7 +24,8 @@ func adxl345Checks(bus: LinuxI2CBus, path: String) -> [Check] {
     guard let number = busNumber(path) else { return [] }
     let adapter = "/sys/bus/i2c/devices/i2c-\(number)"
     let address = I2CAddress(0x1D)
-    return [Check(name: "adxl345 on i2c-stub at \(address) and our ADXL345 driver agree on one register image (the kernel's scale 0.0383 m/s² per LSB is ~4 mg rounded: within 0.1 %)") {
+    return [Check(name: "adxl345 on i2c-stub at \(address): our ADXL345 driver reads the image; the kernel's probe fails with -EINVAL on 6.1 "
+        + "(no match data for a new_device client), or, where it binds, agrees with ours within 0.1 % (its 0.0383 m/s² per LSB is ~4 mg rounded)") {
         try? SysfsFiles.write("0x1d", to: "\(adapter)/delete_device")  // the MMA8452Q client, if any
         try bus.writeRegisters(address, 0x00, adxl345Image)
         guard let ours = ChipDescriptor.adxl345.makeIMU(bus: bus, address: address, pause: .system) else {
@@ -28,6 +35,9 @@ func adxl345Checks(bus: LinuxI2CBus, path: String) -> [Check] {
             try ours.configure(ours.defaultConfiguration)
             return try ours.readSample()
         }
+        // Specific force −0.5, 0.25, 1 g in counts of 1/256 g: Core Motion's sign is the opposite.
+        let expected = -SIMD3(Double(adxl345Raw[0]), Double(adxl345Raw[1]), Double(adxl345Raw[2])) / 256
+        try expect(sample.acceleration == expected, "ours \(sample.acceleration) g, image \(expected) g")
         try bus.writeRegisters(address, 0x00, adxl345Image)
         do {
             try SysfsFiles.write("adxl345 0x1d", to: "\(adapter)/new_device")
@@ -36,8 +46,11 @@ func adxl345Checks(bus: LinuxI2CBus, path: String) -> [Check] {
         }
         defer { try? SysfsFiles.write("0x1d", to: "\(adapter)/delete_device") }
         let log = kernelLog(mentioning: clientName(bus: number, address))
+        print("  kernel log for \(clientName(bus: number, address)): \(log.isEmpty ? "(nothing)" : log.joined(separator: " | "))")
         guard let device = iioDevice(named: "adxl345") else {
-            throw CheckFailure(message: "no IIO device named adxl345; kernel log: \(log.joined(separator: " | "))")
+            let failed = log.contains { $0.contains("adxl345") && $0.contains("failed with error -22") }
+            try expect(failed, "no IIO device named adxl345, and not the -EINVAL of a probe without match data; kernel log: \(log.joined(separator: " | "))")
+            return
         }
         let raw = try kernelRaw(device, "accel")
         let scale = try sysfsNumber("\(device.directory)/in_accel_scale")
