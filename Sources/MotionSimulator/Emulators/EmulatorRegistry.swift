@@ -25,6 +25,9 @@ package enum EmulatorRegistry {
         IMUEmulatorEntry(.bmi160, BMI160Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
+        // ALT ADDRESS low: 0x53, high: 0x1D (ADXL345 Rev. G, "I2C"). An accelerometer alone; the
+        // GY-85 breakout carries it with an HMC5883L.
+        IMUEmulatorEntry(.adxl345, ADXL345Emulator.self, at: 0x53, alternate: 0x1D, magnetometer: .hmc5883l, noiseRate: 100),
     ]
 
     /// The separate magnetometers, in ``SimulatedBoard/Magnetometer`` order.
@@ -34,6 +37,7 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.lis2mdl, LIS2MDLEmulator.self, at: [0x1E]),
         MagnetometerEmulatorEntry(.qmc5883l, QMC5883LEmulator.self, at: [0x0D], errors: .qmc5883l),
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
+        MagnetometerEmulatorEntry(.mmc5983ma, MMC5983MAEmulator.self, at: [0x30]),
     ]
 
     /// The barometers, in ``SimulatedBoard/Barometer`` order; the simulated board carries the first.
@@ -193,8 +197,10 @@ package struct IMUEmulatorEntry: Sendable {
     package let chip: SimulatedBoard.IMU
     /// The emulator ``SimulatedBoard`` builds.
     package let emulator: any ChipEmulator.Type
-    /// Where the chip usually sits (its address pin low); it answers at the next address too.
+    /// Where the chip usually sits (its address pin low); it answers at ``possibleAddresses``' other too.
     package let usualAddress: I2CAddress
+    /// Where it sits with its address pin high: the next address for most chips.
+    let alternateAddress: I2CAddress
     /// The separate magnetometer it usually comes with on hobby boards; nil for a chip with its
     /// own (inside its package, or its magnetometer die).
     package let usualMagnetometer: SimulatedBoard.Magnetometer?
@@ -219,13 +225,14 @@ package struct IMUEmulatorEntry: Sendable {
     package let calibratesMagnetometer: Bool
 
     init(
-        _ chip: SimulatedBoard.IMU, _ emulator: any ChipEmulator.Type, at usualAddress: UInt8,
+        _ chip: SimulatedBoard.IMU, _ emulator: any ChipEmulator.Type, at usualAddress: UInt8, alternate: UInt8? = nil,
         magnetometer usualMagnetometer: SimulatedBoard.Magnetometer? = nil, noiseRate: Double, errors: IMUErrorModel? = nil,
         aliases: [String] = [], builtIn: String? = nil, magnetometerDie: MagnetometerDie? = nil, calibratesMagnetometer: Bool = false
     ) {
         self.chip = chip
         self.emulator = emulator
         self.usualAddress = I2CAddress(usualAddress)
+        self.alternateAddress = I2CAddress(alternate ?? usualAddress + 1)
         self.usualMagnetometer = usualMagnetometer ?? magnetometerDie?.registers
         self.noiseSampleRate = noiseRate
         self.errorModel = errors
@@ -236,7 +243,7 @@ package struct IMUEmulatorEntry: Sendable {
     }
 
     /// The addresses the chip can answer at (its address pin low, high).
-    package var possibleAddresses: [I2CAddress] { [usualAddress, I2CAddress(usualAddress.rawValue + 1)] }
+    package var possibleAddresses: [I2CAddress] { [usualAddress, alternateAddress] }
 
     /// Whether `name` (lower case) names this chip.
     func isNamed(_ name: String) -> Bool { name == chip.rawValue || aliases.contains(name) }

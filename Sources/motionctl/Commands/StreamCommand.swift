@@ -64,6 +64,10 @@ struct StreamSession: Sendable {
     var barometer: BarometerColumns? = nil
 
     func run(runner: UpdateRunner) throws {
+        if kind == .deviceMotion, !manager.isDeviceMotionAvailable {
+            throw CommandFailure(message: "\(manager.deviceName) has no gyroscope, so no device motion (Core Motion's isDeviceMotionAvailable is false on such a device too): "
+                + "`motionctl stream` without --device-motion streams its accelerometer (and magnetometer)")
+        }
         let output = OutputLines()
         let queue = DispatchQueue(label: "motionctl.stream")
         let chipAttitude = manager.isChipAttitudeAvailable
