@@ -26,11 +26,14 @@ struct StepRun {
 /// Plays `scenario` for its whole duration (and 3 s more) with a pedometer and an activity
 /// manager sharing one simulated board, advancing the virtual clock `step` seconds at a time so
 /// that each activity update's arrival is known to that resolution.
-func playSteps(_ scenario: String, seed: UInt64 = 1, imu: SimulatedBoard.IMU = .lsm6dsox, step: Double = 0.25) throws -> StepRun {
+func playSteps(
+    _ scenario: String, seed: UInt64 = 1, imu: SimulatedBoard.IMU = .lsm6dsox, step: Double = 0.25,
+    stepCounter: Pedometer.StepCounter = .library
+) throws -> StepRun {
     let clock = VirtualClock()
     let start = clock.now
     let manager = try MotionManager(source: .simulated(Simulation(scenario: scenario, imu: imu, seed: seed)), clock: clock, calibrationStore: nil)
-    let pedometer = Pedometer(sharing: manager)
+    let pedometer = try Pedometer(sharing: manager, stepCounter: stepCounter)
     let activityManager = MotionActivityManager(sharing: manager)
     let startDate = pedometer.dates.date(start)
     let updates = Locked<[PedometerData]>([]), events = Locked<[PedometerEvent]>([])

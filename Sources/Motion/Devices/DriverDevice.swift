@@ -143,6 +143,21 @@ final class DriverDevice: MotionDevice {
         return try Self.mapping { () throws(SensorError) in try magnetometer.isStillConfigured() }
     }
 
+    /// The chip's step counter where its descriptor has one and its driver runs it.
+    var stepCounter: StepCounterFeature? {
+        imu is any StepCountingDriver ? imu.chip.descriptor?.stepCounter : nil
+    }
+
+    func startStepCounter() throws(MotionError) {
+        guard stepCounter != nil, let counter = imu as? any StepCountingDriver else { throw .sensor("\(name) has no step counter of its own") }
+        try Self.mapping { () throws(SensorError) in try counter.enableStepCounter() }
+    }
+
+    func readStepCounter() throws(MotionError) -> Int {
+        guard stepCounter != nil, let counter = imu as? any StepCountingDriver else { throw .sensor("\(name) has no step counter of its own") }
+        return try Self.mapping { () throws(SensorError) -> Int in try counter.readStepCounter() }
+    }
+
     /// nil for a chip without a FIFO: the sampler then polls it on its timer.
     var fifoRate: Double? { imu.hasFIFO ? imu.configuration.outputDataRate : nil }
 

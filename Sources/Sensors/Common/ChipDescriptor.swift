@@ -65,13 +65,16 @@ package struct ChipDescriptor: Sendable {
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
     package let stretchesClock: Bool
+    /// The chip's own step counter (its driver is then a ``StepCountingDriver``); nil for a chip
+    /// without one, or one this library does not drive.
+    package let stepCounter: StepCounterFeature?
 
     /// An accelerometer + gyroscope.
     init(
         imu name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, tables: IMUTables,
         fifo: FIFOLayout?, gyroRestLimits: GyroRestLimits?, gravityRestTolerance: GravityRestTolerance? = nil,
         outputDelay: OutputDelay, packagedMagnetometer: PackagedMagnetometer? = nil, stretchesClock: Bool = false,
-        make: @escaping IMUFactory
+        stepCounter: StepCounterFeature? = nil, make: @escaping IMUFactory
     ) {
         self.name = name
         self.cliNames = cliNames
@@ -85,6 +88,7 @@ package struct ChipDescriptor: Sendable {
         self.outputDelay = outputDelay
         self.packagedMagnetometer = packagedMagnetometer
         self.stretchesClock = stretchesClock
+        self.stepCounter = stepCounter
     }
 
     /// A magnetometer: name, family and identity come from its driver's settings table.
@@ -105,6 +109,7 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a magnetometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        stepCounter = nil
     }
 
     /// A pressure sensor: its identity and factory; no rate or range tables (its settings are
@@ -122,6 +127,7 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a barometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        stepCounter = nil
     }
 
     /// The barometer driver at `address`; nil for any other chip.
