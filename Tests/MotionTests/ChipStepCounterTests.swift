@@ -24,7 +24,8 @@ struct ChipStepCounterTests {
         let truth = chip.truth.count
         let percent = { (steps: Int) in String(format: "%+.1f %%", 100 * Double(steps - truth) / Double(truth)) }
         let delay = { (run: StepRun) in Self.firstCountDelay(run).map { String(format: "%.1f s", $0) } ?? "-" }
-        print("| `\(scenario)` | \(truth) | \(ours.steps) (\(percent(ours.steps))) | \(chip.steps) (\(percent(chip.steps))) | \(delay(ours)) | \(delay(chip)) |")
+        let cadence = { (run: StepRun) in String(format: "%.1f %%", 100 * run.worstCadenceError().worst) }
+        print("| `\(scenario)` | \(truth) | \(ours.steps) (\(percent(ours.steps))) | \(chip.steps) (\(percent(chip.steps))) | \(delay(ours)) | \(delay(chip)) | \(cadence(ours)) | \(cadence(chip)) |")
         // The model counts every true step of walks of ten or more (each walk here is).
         #expect(abs(chip.steps - truth) <= 1, "\(scenario): the chip counted \(chip.steps), truth \(truth)")
         #expect(abs(ours.steps - truth) <= truth / 50, "\(scenario): we counted \(ours.steps), truth \(truth)")
