@@ -68,6 +68,12 @@ struct StepsCommand: ParsableCommand {
                 }
                 let label = rate.map { String(format: "%g Hz", $0) } ?? "as recorded"
                 print("\n\(label):")
+                if crossValidate {
+                    for subject in Set(rows.map(\.trace.subject)).sorted() {
+                        guard let p = rows.first(where: { $0.trace.subject == subject })?.parameters else { continue }
+                        print("\(subject)'s traces counted with: cutoff \(p.cutoff) Hz, peak \(p.peakThreshold) g, relative \(p.relativeThreshold), minimum interval \(p.minimumInterval) s, fills missed steps \(p.fillsMissedSteps)")
+                    }
+                }
                 print(StepCrossValidation.table(rows))
                 runs.append((label, rows))
             }
