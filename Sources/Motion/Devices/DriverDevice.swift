@@ -19,6 +19,9 @@ final class DriverDevice: MotionDevice {
     /// read once, not under the driver's lock on every sample.
     let sensorLatency: Double
     let gyroscopeBiasRange: Double
+    /// The chip's step counter where its descriptor has one and its driver runs it (looked up
+    /// once: the registry's lookup builds its lists).
+    let stepCounter: StepCounterFeature?
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
     private let fifoClock = Locked<FIFOClock?>(nil)
     /// Whether FIFO samples are timed by the chip's timestamps where its FIFO has them (else by
@@ -103,6 +106,7 @@ final class DriverDevice: MotionDevice {
         // its figure). A stored gyroscope calibration leaves only what drifts since.
         let zeroRateTolerance = correction.gyroBias == .zero ? imu.chip.descriptor?.gyroRestLimits?.biasDPS : nil
         self.gyroscopeBiasRange = max(AttitudeFilter.Parameters().biasClip, zeroRateTolerance ?? 0)
+        self.stepCounter = imu is any StepCountingDriver ? imu.chip.descriptor?.stepCounter : nil
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
@@ -143,10 +147,6 @@ final class DriverDevice: MotionDevice {
         return try Self.mapping { () throws(SensorError) in try magnetometer.isStillConfigured() }
     }
 
-    /// The chip's step counter where its descriptor has one and its driver runs it.
-    var stepCounter: StepCounterFeature? {
-        imu is any StepCountingDriver ? imu.chip.descriptor?.stepCounter : nil
-    }
 
     func startStepCounter() throws(MotionError) {
         guard stepCounter != nil, let counter = imu as? any StepCountingDriver else { throw .sensor("\(name) has no step counter of its own") }
