@@ -57,6 +57,13 @@ package struct PhysicalState: Sendable, Equatable {
 /// recording, a constant for tests. Must be cheap: emulators call it on every data-register read.
 package protocol PhysicalSource: Sendable {
     func state(at time: Double) -> PhysicalState
+    /// How many steps the person carrying the chip has taken before `time` (a foot's impact is
+    /// a step): what a chip's own pedometer is modelled on. 0 where the source knows of none.
+    func stepsTaken(before time: Double) -> Int
+}
+
+extension PhysicalSource {
+    package func stepsTaken(before time: Double) -> Int { 0 }
 }
 
 /// A source that never changes (tests, `probe`).

@@ -156,6 +156,16 @@ extension RegisterChip {
         registers[Int(status)] |= ready
     }
 
+    /// A two-byte write step, `[register, value]`, without a collection (whose generic iteration
+    /// allocates where it is not specialised).
+    mutating func handleRegisterWrite(_ register: UInt8, _ value: UInt8, at time: Double) {
+        advance(to: time)
+        setPointer(fromSubAddress: register)
+        let target = pointer
+        write(value, to: target, at: time)
+        pointer = pointer(after: target)
+    }
+
     mutating func handleWrite<Bytes: Collection<UInt8>>(_ bytes: Bytes, at time: Double) {
         guard let subAddress = bytes.first else { return }
         // A write that only sets the pointer changes nothing time-dependent: the read that follows
@@ -210,7 +220,7 @@ final class EmulatorEngine<Chip: RegisterChip>: Sendable {
     /// A two-byte write step without an array.
     func writeRegister(_ register: UInt8, _ value: UInt8) {
         let time = now()
-        chip.withLock { $0.handleWrite(InlineBytes(register, value), at: time) }
+        chip.withLock { $0.handleRegisterWrite(register, value, at: time) }
     }
 
     /// The register read of ``SimulatedDevice/readRegisters(_:into:)``: the pointer set as a

@@ -19,7 +19,8 @@
 //   <barometer> barometer updates+queue <allocations> <readings> <updates>
 // `--steps`: the board walks (`walk-hand`) and a `Pedometer` and a `MotionActivityManager` count
 // on the same sampler (the step stage on every sample, the step history recorded), next to device
-// motion; the run's name ends in `+steps`.
+// motion; the run's name ends in `+steps`. `--chip-steps` (with `--steps`): the pedometer counts
+// with the IMU's own step counter (read every 0.1 s), on an IMU that has one.
 import CMallocCounter
 import Dispatch
 import Glibc
@@ -39,6 +40,8 @@ let seconds = option("--seconds").flatMap(Double.init) ?? 2
 let trace = arguments.contains("--trace")
 /// `--steps`: a pedometer and an activity manager on the sampler too, the board walking.
 let steps = arguments.contains("--steps")
+/// `--chip-steps`: that pedometer counts with the IMU's own step counter.
+let chipSteps = arguments.contains("--chip-steps")
 // Turning tracing on the first time loads the unwinder, which allocates: once here, before any count.
 if trace {
     CMallocCounter_trace(1)
@@ -83,7 +86,8 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     let clock = VirtualClock()
     let simulation = Simulation(scenario: steps ? "walk-hand" : "tumble", imu: run.imu, magnetometer: run.magnetometer)
     let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
-    let counters = steps ? (Pedometer(sharing: manager), MotionActivityManager(sharing: manager)) : nil
+    let pedometer = steps ? try Pedometer(sharing: manager, stepCounter: chipSteps ? .chip : .library) : nil
+    let counters = pedometer.map { ($0, MotionActivityManager(sharing: manager)) }
     manager.usesChipFIFO = fifo
     manager.deviceMotionUpdateInterval = 0.01
     let queue = DispatchQueue(label: "alloc-check.handler")
@@ -181,7 +185,7 @@ let modes = option("--mode").map { [$0 == "fifo"] } ?? [false, true]
 for run in runs {
     for fifo in modes {
         for handlerQueue in [false, true] {
-            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")\(steps ? "+steps" : "")"
+            let name = "\(run.name) \(fifo ? "fifo" : "timer")\(handlerQueue ? "+queue" : "")\(steps ? (chipSteps ? "+chipsteps" : "+steps") : "")"
             do {
                 let (allocations, samples, attitudes) = try measure(run, fifo: fifo, handlerQueue: handlerQueue)
                 print("\(name) \(allocations) \(samples) \(attitudes)")

@@ -13,6 +13,12 @@ struct StepTrace: Sendable {
     var groundTruthSteps: Int
     /// The recording app's own count, where the index has one.
     var appSteps: Int?
+    /// The foot switches' steps checked by the feet's alternation (``FootSwitches``), where the
+    /// trace has its switches' states (`<trace>.gt.csv` of the optimisation campaign); the number
+    /// of transitions that rule set aside as bounces and of steps it added as missed.
+    var checkedSteps: Int?
+    var switchBounces = 0
+    var switchMissed = 0
     /// Seconds from the first sample.
     var timestamps: [Double]
     /// g, Core Motion's sign.
@@ -57,13 +63,57 @@ struct StepTrace: Sendable {
             var trace = StepTrace(
                 name: name, subject: entry["subject"] as? String ?? "unknown", position: entry["position"] as? String ?? "unknown",
                 groundTruthSteps: truth, appSteps: entry["app_algo_steps"] as? Int, timestamps: [], accelerations: [])
-            try trace.readSamples(from: (folder as NSString).appendingPathComponent(name + ".csv"))
+            let start = try trace.readSamples(from: (folder as NSString).appendingPathComponent(name + ".csv"))
+            try trace.readSwitches(from: (folder as NSString).appendingPathComponent(name + ".gt.csv"), start: start)
             traces.append(trace)
         }
         return traces
     }
 
-    private mutating func readSamples(from path: String) throws(Failure) {
+    /// The foot switches' transitions, checked, from `path` when it exists and holds them.
+    private mutating func readSwitches(from path: String, start: Int64) throws(Failure) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let bytes: Data
+        do {
+            bytes = try FileContents.read(path, what: "the trace's foot switches", limit: FileContents.Limit.broadTrial)
+        } catch {
+            throw Failure(description: "\(path) \(error)")
+        }
+        guard let transitions = FootSwitches.transitions(csv: String(decoding: bytes, as: UTF8.self), start: start) else { return }
+        let checked = FootSwitches.checkedSteps(transitions)
+        checkedSteps = checked.steps
+        switchBounces = checked.bounces
+        switchMissed = checked.missed
+    }
+
+    /// The trace on a uniform grid at `rate` Hz from its first sample, each acceleration
+    /// interpolated linearly between the two recorded samples around it (as a board sampling at
+    /// that rate would read it, less the chip's own low-pass filter).
+    func resampled(to rate: Double) -> StepTrace {
+        var copy = self
+        copy.timestamps = []
+        copy.accelerations = []
+        guard let end = timestamps.last, rate > 0 else { return copy }
+        copy.timestamps.reserveCapacity(Int(end * rate) + 1)
+        copy.accelerations.reserveCapacity(Int(end * rate) + 1)
+        var index = 0
+        var tick = 0
+        while true {
+            let time = Double(tick) / rate
+            guard time <= end else { break }
+            while index + 2 < timestamps.count, timestamps[index + 1] < time { index += 1 }
+            let (t0, t1) = (timestamps[index], timestamps[min(index + 1, timestamps.count - 1)])
+            let weight = t1 > t0 ? min(max((time - t0) / (t1 - t0), 0), 1) : 0
+            let (a0, a1) = (accelerations[index], accelerations[min(index + 1, accelerations.count - 1)])
+            copy.timestamps.append(time)
+            copy.accelerations.append(a0 + (a1 - a0) * weight)
+            tick += 1
+        }
+        return copy
+    }
+
+    /// Reads the samples; returns the first one's timestamp (ns), the clock the switches share.
+    private mutating func readSamples(from path: String) throws(Failure) -> Int64 {
         let bytes: Data
         do {
             bytes = try FileContents.read(path, what: "the trace's CSV", limit: FileContents.Limit.broadTrial)
@@ -87,8 +137,9 @@ struct StepTrace: Sendable {
             timestamps.append(Double(ns - start) / 1e9)
             accelerations.append(SIMD3(x, y, z) / -Self.standardGravity)
         }
-        guard !timestamps.isEmpty else {
+        guard let first, !timestamps.isEmpty else {
             throw Failure(description: "\(path) holds no samples")
         }
+        return first
     }
 }

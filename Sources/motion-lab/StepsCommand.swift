@@ -16,7 +16,10 @@ struct StepsCommand: ParsableCommand {
             (Fusion's StepDetector, docs/steps.md) causally over it and writes OUT/<trace>.json with \
             {"steps": N, ...}; prints the counts against the ground truth. --cross-validate chooses the \
             detector's parameters on a small grid leaving one volunteer out (each volunteer's traces \
-            counted with the grid point best on the other volunteers' traces) and writes those counts. \
+            counted with the grid point best on the other volunteers' traces, scored against the foot \
+            switches' count checked by the feet's alternation) and writes those counts. --rate R \
+            (repeatable) counts each trace resampled to R Hz, as a board sampling at R would read it; \
+            the count files hold the first rate's count as "steps" and every rate's under "steps_at_rate". \
             Data: Oxford Step Counter data set, https://github.com/Oxford-step-counter/DataSet, CC BY 4.0 \
             (../shared/data/steps holds a re-laid-out subset; its README lists the changes).
             """)
@@ -30,6 +33,15 @@ struct StepsCommand: ParsableCommand {
     @Flag(help: "Choose the detector's parameters leave one volunteer out and print the cross-validated table.")
     var crossValidate = false
 
+    @Option(name: .customLong("rate"), help: "Resample each trace to this rate, Hz, before counting (repeatable; default: as recorded).")
+    var rates: [Double] = []
+
+    func validate() throws {
+        for rate in rates where !(rate >= 10 && rate <= 1000) {
+            throw ValidationError("--rate \(rate) is not a sampling rate the detector runs at: give one from 10 to 1000 Hz (e.g. --rate 50 --rate 100)")
+        }
+    }
+
     func run() throws {
         try CommandFailure.reporting {
             let traces: [StepTrace]
@@ -39,21 +51,43 @@ struct StepsCommand: ParsableCommand {
                 throw CommandFailure(message: "\(error)")
             }
             print("Oxford Step Counter data set (github.com/Oxford-step-counter/DataSet, CC BY 4.0): \(traces.count) traces from \(data)")
-            let rows: [StepCrossValidation.Row]
             if crossValidate {
-                rows = StepCrossValidation.run(traces)
-                print("parameters chosen leaving one volunteer out (grid: cutoff \(StepCrossValidation.cutoffs) Hz, peak \(StepCrossValidation.peakThresholds) g, relative \(StepCrossValidation.relativeThresholds), minimum interval \(StepCrossValidation.minimumIntervals) s)")
+                print("parameters chosen leaving one volunteer out (grid: cutoff \(StepCrossValidation.cutoffs) Hz, peak \(StepCrossValidation.peakThresholds) g, relative \(StepCrossValidation.relativeThresholds), minimum interval \(StepCrossValidation.minimumIntervals) s, fills missed steps \(StepCrossValidation.fillsMissedSteps))")
             } else {
-                let defaults = StepDetector.Parameters()
-                rows = traces.map { StepCrossValidation.Row(trace: $0, steps: StepCrossValidation.count($0, defaults), parameters: defaults) }
                 print("parameters: StepDetector's defaults")
             }
-            try write(rows)
-            print(StepCrossValidation.table(rows))
+            var runs: [(rate: String, rows: [StepCrossValidation.Row])] = []
+            for rate in rates.isEmpty ? [nil] : rates.map(Optional.some) {
+                let resampled = rate.map { rate in traces.map { $0.resampled(to: rate) } } ?? traces
+                let rows: [StepCrossValidation.Row]
+                if crossValidate {
+                    rows = StepCrossValidation.run(resampled)
+                } else {
+                    let defaults = StepDetector.Parameters()
+                    rows = resampled.map { StepCrossValidation.Row(trace: $0, steps: StepCrossValidation.count($0, defaults), parameters: defaults) }
+                }
+                let label = rate.map { String(format: "%g Hz", $0) } ?? "as recorded"
+                print("\n\(label):")
+                if crossValidate {
+                    for subject in Set(rows.map(\.trace.subject)).sorted() {
+                        guard let p = rows.first(where: { $0.trace.subject == subject })?.parameters else { continue }
+                        print("\(subject)'s traces counted with: cutoff \(p.cutoff) Hz, peak \(p.peakThreshold) g, relative \(p.relativeThreshold), minimum interval \(p.minimumInterval) s, fills missed steps \(p.fillsMissedSteps)")
+                    }
+                }
+                print(StepCrossValidation.table(rows))
+                runs.append((label, rows))
+            }
+            try write(runs)
+            print("")
+            print(StepCrossValidation.summary(runs))
+            let bounces = traces.reduce(0) { $0 + $1.switchBounces }
+            let missed = traces.reduce(0) { $0 + $1.switchMissed }
+            print("checked: the foot switches' count with \(bounces) bounces set aside and \(missed) missed steps added (the feet's alternation; docs/steps.md)")
         }
     }
 
-    private func write(_ rows: [StepCrossValidation.Row]) throws {
+    private func write(_ runs: [(rate: String, rows: [StepCrossValidation.Row])]) throws {
+        guard let rows = runs.first?.rows else { return }
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
@@ -65,9 +99,18 @@ struct StepsCommand: ParsableCommand {
                 "steps": row.steps, "ground_truth_steps": row.trace.groundTruthSteps,
                 "position": row.trace.position, "subject": row.trace.subject,
                 "parameters": ["cutoff_hz": p.cutoff, "peak_threshold_g": p.peakThreshold, "relative_threshold": p.relativeThreshold,
-                               "minimum_interval_s": p.minimumInterval, "maximum_interval_s": p.maximumInterval, "gate_steps": p.gateSteps],
+                               "minimum_interval_s": p.minimumInterval, "maximum_interval_s": p.maximumInterval, "gate_steps": p.gateSteps,
+                               "fills_missed_steps": p.fillsMissedSteps],
             ]
             if let app = row.trace.appSteps { object["app_algo_steps"] = app }
+            if let checked = row.trace.checkedSteps { object["checked_steps"] = checked }
+            if !rates.isEmpty {
+                var byRate: [String: Int] = [:]
+                for (rate, run) in zip(rates, runs) {
+                    byRate[String(format: "%g", rate)] = run.rows.first { $0.trace.name == row.trace.name }?.steps
+                }
+                object["steps_at_rate"] = byRate
+            }
             let path = (out as NSString).appendingPathComponent(row.trace.name + ".json")
             do {
                 let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

@@ -155,4 +155,20 @@ struct AllocationTests {
             }
         }
     }
+
+    @Test("no allocation per sample while a pedometer counts on the chip", .enabled(if: binary != nil, "needs the release build of alloc-check"))
+    func zeroAllocationsCountingOnTheChip() throws {
+        // The LSM6DSOX's step counter read every 0.1 s into the step stage, beside device motion.
+        let counts = try Self.lines(["--steps", "--chip-steps", "--imu", "lsm6dsox", "--magnetometer", "usual", "--warmup", "80", "--seconds", "2"])
+            .compactMap { line -> Count? in
+                let fields = line.split(separator: " ")
+                guard fields.count == 6, let allocations = Int(fields[3]), let samples = Int(fields[4]), let attitudes = Int(fields[5]) else { return nil }
+                return Count(run: fields[0...2].joined(separator: " "), allocations: allocations, samples: samples, attitudes: attitudes)
+            }
+        #expect(counts.map(\.run) == ["lsm6dsox lis3mdl timer+chipsteps", "lsm6dsox lis3mdl timer+queue+chipsteps",
+                                      "lsm6dsox lis3mdl fifo+chipsteps", "lsm6dsox lis3mdl fifo+queue+chipsteps"])
+        for count in counts where !count.run.contains("+queue") {
+            #expect(count.allocations == 0, "\(count.run): \(count.allocations) allocations over \(count.samples) samples")
+        }
+    }
 }

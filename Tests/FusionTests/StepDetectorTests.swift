@@ -55,6 +55,35 @@ import Testing
         }
     }
 
+    /// A walk at 1.8 steps/s whose every sixth impact is too weak to see (0.03 g against 0.25 g,
+    /// as a phone swung in the hand weakens one foot's): with `fillsMissedSteps` the gaps of two
+    /// step intervals count their missed step; without it a sixth of the walk is lost.
+    @Test(arguments: [100.0, 50])
+    func aMissedImpactIsCountedFromTheGap(rate: Double) {
+        let cadence = 1.8
+        let seconds = 60.0
+        let truth = Int(cadence * seconds)
+        func count(fills: Bool) -> Int {
+            var parameters = StepDetector.Parameters()
+            parameters.fillsMissedSteps = fills
+            var detector = StepDetector(parameters: parameters)
+            var noise = FixedSeedNoise(seed: 11)
+            var t = 0.0
+            while t < seconds {
+                let step = Int(t * cadence)
+                let height = step % 6 == 5 ? 0.03 : 0.25
+                let a = SIMD3(0, 0, -1 - height * sin(2 * .pi * cadence * t)) + noise.gaussianVector(0.005)
+                detector.add(acceleration: a, timestamp: t)
+                t += 1 / rate
+            }
+            return detector.steps
+        }
+        let filled = count(fills: true)
+        let unfilled = count(fills: false)
+        #expect(abs(filled - truth) <= truth / 50, "\(filled) steps with the gaps filled, truth \(truth)")
+        #expect(unfilled <= truth * 5 / 6 + 2, "\(unfilled) steps without, truth \(truth)")
+    }
+
     /// The gate: the first steps of a walk count once enough have followed at a steady pace
     /// (back-filled at once), and a stop ends the walk.
     @Test func backFillsTheFirstStepsAndEndsAtAStop() {

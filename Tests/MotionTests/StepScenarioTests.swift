@@ -21,16 +21,41 @@ struct StepRun {
     var steps: Int { updates.last?.numberOfSteps.intValue ?? 0 }
     /// Seconds since the run's start of a date the pedometer gave.
     func time(_ date: Date) -> Double { date.timeIntervalSince(startDate) }
+
+    /// Each live update's cadence against the true cadence (the last four true intervals), within
+    /// one walk: the largest relative error, the updates compared, and where the largest was
+    /// (time, cadence, true cadence).
+    func worstCadenceError() -> (worst: Double, compared: Int, at: (Double, Double, Double)) {
+        var worst = 0.0, compared = 0
+        var worstAt = (0.0, 0.0, 0.0)
+        for update in updates {
+            guard let cadence = update.currentCadence?.doubleValue else { continue }
+            let t = time(update.endDate)
+            let before = truth.filter { $0 <= t }
+            guard before.count >= 9 else { continue }
+            let recent = Array(before.suffix(5))
+            // Within one walk: not across a pause, not after the walk ended.
+            guard zip(recent, recent.dropFirst()).allSatisfy({ $1 - $0 < 1.3 }), t - recent[4] < 1.3 else { continue }
+            let trueCadence = Double(recent.count - 1) / (recent[4] - recent[0])
+            if abs(cadence / trueCadence - 1) > worst { worstAt = (t, cadence, trueCadence) }
+            worst = max(worst, abs(cadence / trueCadence - 1))
+            compared += 1
+        }
+        return (worst, compared, worstAt)
+    }
 }
 
 /// Plays `scenario` for its whole duration (and 3 s more) with a pedometer and an activity
 /// manager sharing one simulated board, advancing the virtual clock `step` seconds at a time so
 /// that each activity update's arrival is known to that resolution.
-func playSteps(_ scenario: String, seed: UInt64 = 1, imu: SimulatedBoard.IMU = .lsm6dsox, step: Double = 0.25) throws -> StepRun {
+func playSteps(
+    _ scenario: String, seed: UInt64 = 1, imu: SimulatedBoard.IMU = .lsm6dsox, step: Double = 0.25,
+    stepCounter: Pedometer.StepCounter = .library
+) throws -> StepRun {
     let clock = VirtualClock()
     let start = clock.now
     let manager = try MotionManager(source: .simulated(Simulation(scenario: scenario, imu: imu, seed: seed)), clock: clock, calibrationStore: nil)
-    let pedometer = Pedometer(sharing: manager)
+    let pedometer = try Pedometer(sharing: manager, stepCounter: stepCounter)
     let activityManager = MotionActivityManager(sharing: manager)
     let startDate = pedometer.dates.date(start)
     let updates = Locked<[PedometerData]>([]), events = Locked<[PedometerEvent]>([])
@@ -69,22 +94,7 @@ struct StepScenarioTests {
         let error = Double(run.steps - truth) / Double(truth)
         print("steps \(scenario) seed \(seed): \(run.steps) of \(truth) (\(String(format: "%+.2f", error * 100)) %)")
         #expect(abs(error) <= 0.02, "\(scenario) seed \(seed): \(run.steps) steps, truth \(truth)")
-        // Cadence: each live update's against the true cadence (the last four true intervals).
-        var worst = 0.0, compared = 0
-        var worstAt = (0.0, 0.0, 0.0)
-        for update in run.updates {
-            guard let cadence = update.currentCadence?.doubleValue else { continue }
-            let t = run.time(update.endDate)
-            let before = run.truth.filter { $0 <= t }
-            guard before.count >= 9 else { continue }
-            let recent = Array(before.suffix(5))
-            // Within one walk: not across a pause, not after the walk ended.
-            guard zip(recent, recent.dropFirst()).allSatisfy({ $1 - $0 < 1.3 }), t - recent[4] < 1.3 else { continue }
-            let trueCadence = Double(recent.count - 1) / (recent[4] - recent[0])
-            if abs(cadence / trueCadence - 1) > worst { worstAt = (t, cadence, trueCadence) }
-            worst = max(worst, abs(cadence / trueCadence - 1))
-            compared += 1
-        }
+        let (worst, compared, worstAt) = run.worstCadenceError()
         print("cadence \(scenario) seed \(seed): worst \(String(format: "%.2f", worst * 100)) % over \(compared) updates, at \(worstAt)")
         #expect(compared > truth / 2)
         #expect(worst <= 0.05, "\(scenario) seed \(seed): cadence off by \(worst * 100) %")

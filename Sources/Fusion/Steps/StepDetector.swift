@@ -21,6 +21,12 @@
 ///    further candidate counts while they keep coming within `maximumInterval`. A gap longer than
 ///    that ends the walk, and the gate closes again. Before the gate opens, a candidate too soon
 ///    after the one before (a shake, a tap's ringing) starts the run again.
+/// 5. **A missed step** (with `Parameters.fillsMissedSteps`): while walking, a candidate whose
+///    interval is as long (±15 %) as the two counted before it together, a stride, counts as two
+///    steps, the one between too weak to see (the phone swung in the hand weakens one foot's
+///    impacts). A stride, not twice the mean step: a back pocket's steps alternate 0.47 s and
+///    0.70 s, and the long one is not a gap. Decided at the candidate after the gap, so it stays
+///    causal; it never opens the gate, and a step counted so is not followed by another.
 ///
 /// Timestamps drive every time constant, so any rate works (the filters take the interval of
 /// each sample); a sample whose timestamp does not advance is skipped.
@@ -43,6 +49,8 @@ package struct StepDetector: Sendable {
         package var intervalTolerance: Double = 0.4
         /// The magnitude's slow mean, s.
         package var meanTimeConstant: Double = 1
+        /// Whether a gap of two step intervals in a walk counts the step missed in it (step 5).
+        package var fillsMissedSteps = true
 
         package init() {}
     }
@@ -71,6 +79,11 @@ package struct StepDetector: Sendable {
     /// The interval before `lastInterval` (0 if none): a walk's steps may alternate long and short.
     private var earlierInterval = 0.0
     private var pending = 0
+    /// The intervals before the last two counted steps (0 before them), and whether the last step
+    /// was one counted in a gap (step 5): a gap is filled when it is as long as those two together.
+    private var lastCountedInterval = 0.0
+    private var earlierCountedInterval = 0.0
+    private var lastCountWasFilled = false
     /// Running mean of the candidates' heights, g (0 at the start of a walk): the walk's
     /// intensity, which the activity classifier reads.
     package private(set) var peakLevel = 0.0
@@ -146,6 +159,16 @@ package struct StepDetector: Sendable {
         }
         lastCandidateTime = time
         if isWalking {
+            let stride = lastCountedInterval + earlierCountedInterval
+            if parameters.fillsMissedSteps, !lastCountWasFilled, earlierCountedInterval > 0, close(interval, stride, tolerance: 0.15) {
+                // This gap is as long as the last two steps together (a stride: one foot's and
+                // the other's, whatever their pace): the missed step, then this one.
+                steps += 1
+                stepsInWalk += 1
+                let added = count(time, interval: interval / 2) + 1
+                lastCountWasFilled = true
+                return added
+            }
             return count(time, interval: interval)
         }
         let consistent = lastInterval == 0 || close(interval, lastInterval) || close(interval, earlierInterval)
@@ -160,11 +183,14 @@ package struct StepDetector: Sendable {
         stepsInWalk = backFilled
         lastStepTime = time
         meanStepInterval = interval
+        earlierCountedInterval = earlierInterval
+        lastCountedInterval = interval
+        lastCountWasFilled = false
         return backFilled
     }
 
-    private func close(_ interval: Double, _ reference: Double) -> Bool {
-        reference > 0 && abs(interval - reference) <= parameters.intervalTolerance * reference
+    private func close(_ interval: Double, _ reference: Double, tolerance: Double? = nil) -> Bool {
+        reference > 0 && abs(interval - reference) <= (tolerance ?? parameters.intervalTolerance) * reference
     }
 
     private mutating func count(_ time: Double, interval: Double) -> Int {
@@ -172,6 +198,9 @@ package struct StepDetector: Sendable {
         stepsInWalk += 1
         lastStepTime = time
         meanStepInterval += (interval - meanStepInterval) * 0.25
+        earlierCountedInterval = lastCountedInterval
+        lastCountedInterval = interval
+        lastCountWasFilled = false
         return 1
     }
 
@@ -185,5 +214,8 @@ package struct StepDetector: Sendable {
         peakLevel = 0
         footLevels = .zero
         foot = 0
+        lastCountedInterval = 0
+        earlierCountedInterval = 0
+        lastCountWasFilled = false
     }
 }

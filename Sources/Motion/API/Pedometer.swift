@@ -15,6 +15,19 @@ import Timing
 /// system clock does not move them). Floors come from the device's barometer, where it has one
 /// (``isFloorCountingAvailable()``): a storey is 3 m of altitude, counted with hysteresis (docs/altimeter.md).
 public final class Pedometer: Sendable {
+    /// Who counts the steps. Our addition: Core Motion's pedometer always uses the phone's motion
+    /// coprocessor.
+    public enum StepCounter: Sendable {
+        /// This library's step detector on the accelerometer's samples (docs/steps.md): any board.
+        case library
+        /// The IMU's own step counter, where its chip has one (the LSM6DSO, LSM6DSOX and
+        /// LSM6DSO32): the chip counts at its own rate whatever the host samples, holds back the
+        /// first steps of a walk (its debounce) and says how many, not when (docs/steps.md).
+        case chip
+    }
+
+    /// Who counts this pedometer's steps.
+    public let stepCounter: StepCounter
     let tracker: StepTracker
     /// Floors from the barometer; nil on a device without one.
     let floors: FloorTracker?
@@ -43,10 +56,14 @@ public final class Pedometer: Sendable {
     }
 
     /// A pedometer on `source` (see ``MotionManager/init(source:calibrationStore:attitudeEstimator:)``),
-    /// counting floors with its barometer if it has one.
-    public convenience init(source: MotionSource, calibrationStore: CalibrationStore? = .userDefault()) throws(MotionError) {
+    /// counting floors with its barometer if it has one, and steps with `stepCounter`: `.chip`
+    /// on a source whose IMU has no step counter of its own is refused with ``MotionError/sensor(_:)``.
+    public convenience init(
+        source: MotionSource, calibrationStore: CalibrationStore? = .userDefault(), stepCounter: StepCounter = .library
+    ) throws(MotionError) {
         let manager = try MotionManager(source: source, calibrationStore: calibrationStore)
-        self.init(sharing: manager, altimeter: Self.floorAltimeter { () throws(MotionError) in try Altimeter(source: source) })
+        try self.init(sharing: manager, altimeter: Self.floorAltimeter { () throws(MotionError) in try Altimeter(source: source) },
+                      stepCounter: stepCounter)
     }
 
     /// The altimeter floors are counted with; nil when the source has no barometer (floors are then
@@ -65,8 +82,17 @@ public final class Pedometer: Sendable {
         self.init(hub: manager.hub, barometer: altimeter?.barometerHub)
     }
 
-    init(hub: SensorHub, barometer: BarometerHub?) {
-        tracker = StepTracker(hub: hub)
+    /// The same, counting with `stepCounter`; `.chip` on a device without one is refused.
+    package convenience init(sharing manager: MotionManager, altimeter: Altimeter? = nil, stepCounter: StepCounter) throws(MotionError) {
+        if stepCounter == .chip, manager.hub.device.stepCounter == nil {
+            throw .sensor("\(manager.hub.device.name) has no step counter of its own: count with Pedometer.StepCounter.library, or use an IMU that has one (LSM6DSO, LSM6DSOX, LSM6DSO32)")
+        }
+        self.init(hub: manager.hub, barometer: altimeter?.barometerHub, stepCounter: stepCounter)
+    }
+
+    init(hub: SensorHub, barometer: BarometerHub?, stepCounter: StepCounter = .library) {
+        self.stepCounter = stepCounter
+        tracker = StepTracker(hub: hub, countsOnChip: stepCounter == .chip)
         dates = MonotonicDates(clock: hub.clock)
         floors = barometer.map(FloorTracker.init(hub:))
     }

@@ -19,6 +19,9 @@ final class DriverDevice: MotionDevice {
     /// read once, not under the driver's lock on every sample.
     let sensorLatency: Double
     let gyroscopeBiasRange: Double
+    /// The chip's step counter where its descriptor has one and its driver runs it (looked up
+    /// once: the registry's lookup builds its lists).
+    let stepCounter: StepCounterFeature?
     /// The chip's clock as seen through its FIFO, and when the FIFO was last read.
     private let fifoClock = Locked<FIFOClock?>(nil)
     /// Whether FIFO samples are timed by the chip's timestamps where its FIFO has them (else by
@@ -103,6 +106,7 @@ final class DriverDevice: MotionDevice {
         // its figure). A stored gyroscope calibration leaves only what drifts since.
         let zeroRateTolerance = correction.gyroBias == .zero ? imu.chip.descriptor?.gyroRestLimits?.biasDPS : nil
         self.gyroscopeBiasRange = max(AttitudeFilter.Parameters().biasClip, zeroRateTolerance ?? 0)
+        self.stepCounter = imu is any StepCountingDriver ? imu.chip.descriptor?.stepCounter : nil
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
@@ -142,6 +146,17 @@ final class DriverDevice: MotionDevice {
     func isMagnetometerStillConfigured() throws(MotionError) -> Bool {
         guard let magnetometer else { return true }
         return try Self.mapping { () throws(SensorError) in try magnetometer.isStillConfigured() }
+    }
+
+
+    func startStepCounter() throws(MotionError) {
+        guard stepCounter != nil, let counter = imu as? any StepCountingDriver else { throw .sensor("\(name) has no step counter of its own") }
+        try Self.mapping { () throws(SensorError) in try counter.enableStepCounter() }
+    }
+
+    func readStepCounter() throws(MotionError) -> Int {
+        guard stepCounter != nil, let counter = imu as? any StepCountingDriver else { throw .sensor("\(name) has no step counter of its own") }
+        return try Self.mapping { () throws(SensorError) -> Int in try counter.readStepCounter() }
     }
 
     /// nil for a chip without a FIFO: the sampler then polls it on its timer.

@@ -77,6 +77,13 @@ protocol MotionDevice: AnyObject, Sendable {
     func readMagnetometer() throws(MotionError) -> MagnetometerReading
     /// Reads back the magnetometer's configuration register: false when it lost its configuration.
     func isMagnetometerStillConfigured() throws(MotionError) -> Bool
+
+    /// The IMU's own step counter, as its chip's descriptor advertises it; nil without one.
+    var stepCounter: StepCounterFeature? { get }
+    /// Starts the IMU's step counter (again after ``initialize()``: a reset stops it).
+    func startStepCounter() throws(MotionError)
+    /// The step counter's raw value, 0 ..< ``StepCounterFeature/wrap``.
+    func readStepCounter() throws(MotionError) -> Int
 }
 
 /// One magnetometer reading, for ``MotionDevice/readMagnetometer()``: what a sample carries of it.
@@ -117,6 +124,13 @@ extension MotionDevice {
         throw .sensor("\(name) reads its magnetometer with its other sensors")
     }
     func isMagnetometerStillConfigured() throws(MotionError) -> Bool { true }
+    var stepCounter: StepCounterFeature? { nil }
+    func startStepCounter() throws(MotionError) {
+        throw .sensor("\(name) has no step counter of its own")
+    }
+    func readStepCounter() throws(MotionError) -> Int {
+        throw .sensor("\(name) has no step counter of its own")
+    }
     func readFIFO(at time: Double, into samples: inout [MotionSample]) throws(MotionError) -> Int {
         let (read, lost) = try readFIFO(at: time)
         samples.removeAll(keepingCapacity: true)

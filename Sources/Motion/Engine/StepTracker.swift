@@ -61,10 +61,13 @@ final class StepTracker: Sendable {
     /// handler runs).
     private let lifecycle = Locked(0)
 
-    init(hub: SensorHub) {
+    /// - Parameter countsOnChip: the steps from the IMU's own step counter (the device has one)
+    ///   instead of the step detector's; activity comes from the detector either way.
+    init(hub: SensorHub, countsOnChip: Bool = false) {
         self.hub = hub
-        let id = hub.addConsumer(interval: Self.interval, needsFusion: false, needsSteps: true, sensors: .imu) { [state] event in
-            Self.receive(event, state)
+        let id = hub.addConsumer(interval: Self.interval, needsFusion: false, needsSteps: true, needsChipSteps: countsOnChip, sensors: .imu) {
+            [state] event in
+            Self.receive(event, state, countsOnChip: countsOnChip)
         }
         state.withLock { $0.consumerID = id }
     }
@@ -80,9 +83,17 @@ final class StepTracker: Sendable {
     }
 
     /// On the sampler's queue.
-    private static func receive(_ event: HubEvent, _ state: Locked<State>) {
+    private static func receive(_ event: HubEvent, _ state: Locked<State>, countsOnChip: Bool) {
         switch event {
-        case .steps(let snapshot):
+        case .steps(var snapshot):
+            if countsOnChip {
+                // The chip's count, times and pace in place of the detector's (nothing before its first reading).
+                let chip = snapshot.chip ?? ChipStepFollower.Progress()
+                snapshot.steps = chip.steps
+                snapshot.lastStepTime = chip.lastStepTime
+                snapshot.stepInterval = chip.stepInterval
+                snapshot.isWalking = chip.isWalking
+            }
             var progress: (Delivery<StepProgress>, StepProgress)?
             var walk: (Delivery<WalkEvent>, WalkEvent)?
             var activity: (Delivery<ActivityRecord>, ActivityRecord)?

@@ -33,6 +33,13 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     static let fifoStatus1: UInt8 = 0x3A
     static let fifoStatus2: UInt8 = 0x3B
 
+    // LSM6DSO/DSOX embedded functions (DS12140 / DS12814 §9 FUNC_CFG_ACCESS, §11 embedded
+    // functions registers): FUNC_CFG_ACCESS bit 7 swaps the user registers for the embedded
+    // functions' page (FUNC_CFG_ACCESS itself stays at 01h in both).
+    static let funcCfgAccess: UInt8 = 0x01
+    static let embFuncEnA: UInt8 = 0x04     // PEDO_EN[3]
+    static let stepCounterL: UInt8 = 0x62   // STEP_COUNTER_L, then _H at 0x63
+
     // LSM6DSOX FIFO (DS12814 §9.5–9.8, §9.42–9.43, §9.80–9.81).
     static let dsoxFIFOCtrl1: UInt8 = 0x07  // WTM[7:0]
     static let dsoxFIFOCtrl2: UInt8 = 0x08  // WTM[8] in bit 0
@@ -87,12 +94,15 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         var levelHighMask: UInt8
         /// Power-on values besides WHO_AM_I and CTRL3_C.
         var powerOn: [(register: UInt8, value: UInt8)]
+        /// The embedded functions' page with the pedometer (``LSM6Pedometer``).
+        var hasPedometer = false
     }
 
     /// LSM6DSOX (DS12814): tagged FIFO, WTM[8], DIFF_FIFO[9:8]; PIN_CTRL 0x3F and CTRL9_XL 0xE0
     /// at power-on.
     private static let dsox = Variant(
-        identity: 0x6C, fifoKind: .tagged, thresholdHighMask: 0x01, levelHighMask: 0b11, powerOn: [(0x02, 0x3F), (ctrl9XL, 0xE0)])
+        identity: 0x6C, fifoKind: .tagged, thresholdHighMask: 0x01, levelHighMask: 0b11, powerOn: [(0x02, 0x3F), (ctrl9XL, 0xE0)],
+        hasPedometer: true)
 
     static func variant(_ model: Model) -> Variant {
         switch model {
@@ -103,10 +113,12 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             variant.accelSensitivity = accelSensitivityDSO32
             return variant
         case .dsr:
-            // DS12412 Table 2, DS13012 Table 3: WHO_AM_I 0x6B, FS_4000.
+            // DS12412 Table 2, DS13012 Table 3: WHO_AM_I 0x6B, FS_4000. Its embedded functions
+            // are not modelled.
             var variant = dsox
             variant.identity = 0x6B
             variant.hasFS4000 = true
+            variant.hasPedometer = false
             return variant
         case .dsl:
             // DS11889: untagged FIFO, FTH[10:8], CTRL9_XL 0xE0 at power-on.
@@ -158,6 +170,9 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     var lastTagTime = -Double.infinity
     /// Simulation time at which the timestamp counter started (TIMESTAMP_EN set).
     var timestampOrigin = 0.0
+    /// The embedded functions' page (read and written while FUNC_CFG_ACCESS bit 7 is set).
+    var embeddedRegisters = [UInt8](repeating: 0, count: 128)
+    var pedometer = LSM6Pedometer()
 
     init(model: Model, source: any PhysicalSource, options: EmulatorOptions) {
         variant = Self.variant(model)
@@ -182,6 +197,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             Self.ctrl3C: 0x04,  // IF_INC set at power-on
         ])
         for (register, value) in variant.powerOn { registers[Int(register)] = value }
+        for index in embeddedRegisters.indices { embeddedRegisters[index] = 0 }
+        pedometer = LSM6Pedometer()
         clearFIFO()
         for clock in [\Self.gyroClock, \.accelBatchClock, \.gyroBatchClock, \.fifoClock] {
             self[keyPath: clock].set(rate: nil, at: 0)
@@ -227,6 +244,9 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     var temperatureLSBPerDegree: Double { variant.temperatureLSBPerDegree }
 
     var autoIncrement: Bool { reg(Self.ctrl3C) & 0b100 != 0 }
+
+    /// FUNC_CFG_ACCESS bit 7 on a chip with the embedded functions' page.
+    var inEmbeddedPage: Bool { variant.hasPedometer && reg(Self.funcCfgAccess) & 0x80 != 0 }
 
     /// FIFO_MODE: 000 bypass, 001 FIFO (stop when full), others continuous (overwrite oldest).
     /// The triggered modes (continuous-to-FIFO, bypass-to-continuous) wait for an interrupt
@@ -292,6 +312,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         if gyroClock.advance(to: time) > 0 { status |= 0b110 }   // GDA, TDA
         registers[Int(Self.statusReg)] = status
         fillFIFO(to: time)
+        pedometer.advance(to: time, accelerometerRunning: (accelRate ?? 0) >= LSM6Pedometer.rate, source: source)
 
         // Output registers follow the input while the sensor runs; in power-down (ODR = 0)
         // they keep their last value.
@@ -413,6 +434,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     func pointer(after register: UInt8) -> UInt8 {
         guard autoIncrement else { return register }
+        if inEmbeddedPage { return (register + 1) & 0x7F }
         if fifoKind == .tagged {
             // CTRL5_C ROUNDING[6:5]: circular burst over the accelerometer (01), gyroscope (10)
             // or both (11) output registers.
@@ -431,6 +453,13 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     func peek(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
+        if inEmbeddedPage, address != Self.funcCfgAccess {
+            switch address {
+            case Self.stepCounterL: return UInt8(pedometer.count & 0xFF)
+            case Self.stepCounterL + 1: return UInt8(pedometer.count >> 8)
+            default: return embeddedRegisters[Int(address)]
+            }
+        }
         switch (fifoKind, address) {
         case (_, Self.fifoStatus1):
             return UInt8(fifoLevel & 0xFF)
@@ -468,6 +497,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     mutating func read(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
         let value = peek(address)
+        if inEmbeddedPage { return value }
         switch (fifoKind, address) {
         case (_, Self.outTempL...(Self.outTempL + 1)):
             registers[Int(Self.statusReg)] &= ~0b100
@@ -490,6 +520,12 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {
         let address = register & 0x7F
+        if inEmbeddedPage, address != Self.funcCfgAccess {
+            guard address != Self.stepCounterL, address != Self.stepCounterL + 1 else { return }  // read-only
+            embeddedRegisters[Int(address)] = value
+            if address == Self.embFuncEnA { pedometer.setEnabled(value & 0x08 != 0, at: time, source: source) }
+            return
+        }
         switch address {
         case Self.whoAmI, Self.statusReg, Self.fifoStatus1...Self.fifoStatus2, Self.outTempL...(Self.outXLA + 5):
             return  // read-only

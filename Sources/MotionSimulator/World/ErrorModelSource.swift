@@ -77,6 +77,9 @@ package final class ErrorModelSource: PhysicalSource {
         gyroscopeWalkStep = imu.gyroscope.biasRandomWalk * step
     }
 
+    /// The base source's: sensor errors do not change the steps taken.
+    package func stepsTaken(before time: Double) -> Int { base.stepsTaken(before: time) }
+
     package func state(at time: Double) -> PhysicalState {
         var state = base.state(at: time)
         let scaled = ((time - origin) * sampleRate).rounded()

@@ -38,7 +38,11 @@ public struct GroundTruth: Sendable, Equatable {
 ///
 /// Cheap and stateless: any time can be asked for, in any order.
 public struct World: PhysicalSource {
-    package var script: MotionScript
+    package var script: MotionScript {
+        didSet { stepTimeline = script.stepTimes }
+    }
+    /// The script's step times (``MotionScript/stepTimes``), kept: a pedometer's emulator asks on every read.
+    private var stepTimeline: [Double]
     package var earthField: EarthField
     package var disturbances: [MagneticDisturbance]
     /// Chip axes from device axes: `chipVector = mount · deviceVector`.
@@ -58,6 +62,7 @@ public struct World: PhysicalSource {
         weather: Weather = .still, elevation: Double = 0
     ) {
         self.script = script
+        self.stepTimeline = script.stepTimes
         self.earthField = earthField
         self.disturbances = disturbances
         self.mount = mount
@@ -125,6 +130,18 @@ public struct World: PhysicalSource {
             orientation: Quaternion.aboutZ(earthField.declination) * truth.attitude * chipToDevice,
             pressure: StandardAtmosphere.pressure(
                 altitude: elevation + truth.position.z, seaLevel: weather.seaLevelPressure(at: time - startTime)))
+    }
+
+    /// Steps whose impact is before `time` (seconds since boot), by bisection of the script's step times.
+    package func stepsTaken(before time: Double) -> Int {
+        let scriptTime = time - startTime
+        var low = 0
+        var high = stepTimeline.count
+        while low < high {
+            let middle = (low + high) / 2
+            if stepTimeline[middle] < scriptTime { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The orientation above is chip → *magnetic* East-North-Up, the frame a chip's own fusion

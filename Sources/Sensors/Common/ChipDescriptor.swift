@@ -73,13 +73,16 @@ package struct ChipDescriptor: Sendable {
     /// the chip (its interface-select and address pins, its supply, what it needs after power-up);
     /// nil where there is nothing beyond SDA, SCL, 3.3 V and GND.
     package let wiring: String?
+    /// The chip's own step counter (its driver is then a ``StepCountingDriver``); nil for a chip
+    /// without one, or one this library does not drive.
+    package let stepCounter: StepCounterFeature?
 
     /// An accelerometer + gyroscope.
     init(
         imu name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, tables: IMUTables,
         fifo: FIFOLayout?, gyroRestLimits: GyroRestLimits?, gravityRestTolerance: GravityRestTolerance? = nil,
         outputDelay: OutputDelay, packagedMagnetometer: PackagedMagnetometer? = nil, stretchesClock: Bool = false,
-        spi: SPIFraming? = nil, wiring: String? = nil, make: @escaping IMUFactory
+        spi: SPIFraming? = nil, wiring: String? = nil, stepCounter: StepCounterFeature? = nil, make: @escaping IMUFactory
     ) {
         self.name = name
         self.cliNames = cliNames
@@ -95,6 +98,7 @@ package struct ChipDescriptor: Sendable {
         self.stretchesClock = stretchesClock
         self.spi = spi
         self.wiring = wiring
+        self.stepCounter = stepCounter
     }
 
     /// A magnetometer: name, family and identity come from its driver's settings table.
@@ -118,6 +122,7 @@ package struct ChipDescriptor: Sendable {
         stretchesClock = false
         spi = nil
         self.wiring = wiring
+        stepCounter = nil
     }
 
     /// A pressure sensor: its identity and factory; no rate or range tables (its settings are
@@ -137,6 +142,7 @@ package struct ChipDescriptor: Sendable {
         stretchesClock = false
         spi = nil
         wiring = nil
+        stepCounter = nil
     }
 
     /// The barometer driver at `address`; nil for any other chip.

@@ -79,6 +79,18 @@ struct LSM6Settings: STIMUSettings {
     }
     /// Self-test accelerometer response limits in mg (absolute value).
     var accelerometerSelfTestLimits: ClosedRange<Double>
+    /// The pedometer among the embedded functions (LSM6DSO/DSOX/DSO32, ``LSM6EmbeddedFunctions``);
+    /// nil where this driver does not run one (the LSM6DS3/DSL have a pedometer at other
+    /// addresses, the LSM6DSR one not checked here).
+    var stepCounter: StepCounterFeature? = nil
+
+    /// The LSM6DSO's pedometer (DS12140 §11, embedded functions register description:
+    /// STEP_COUNTER_L/H 62h/63h, 16 bits; §12, embedded advanced features page 1:
+    /// PEDO_DEB_STEPS_CONF 184h, DEB_STEP default 0Ah = 10 steps; AN5192, pedometer section: it
+    /// runs at 26 Hz, so the accelerometer at 26 Hz or faster).
+    static let dsoStepCounter = StepCounterFeature(
+        wrap: 1 << 16, minimumRate: 26, debounceSteps: 10,
+        source: "LSM6DSO DS12140 §11 STEP_COUNTER_L/H (62h/63h), §12 PEDO_DEB_STEPS_CONF (184h, default 10 steps); AN5192 pedometer section (26 Hz)")
 
     /// ODR codes 0001…1010 (CTRL1_XL / CTRL2_G tables in each datasheet §9.14–9.15). LSM6DS3: the
     /// gyroscope stops at 1.66 kHz (code 1000) and both sensors share the rate; LSM6DS3TR-C/DSL/DSM
@@ -107,13 +119,15 @@ struct LSM6Settings: STIMUSettings {
     private init(
         identity: UInt8, rates: [SettingOption], accelerometerRanges: [SettingOption] = LSM6Settings.accelerometer,
         gyroscopeRanges: [SettingOption] = LSM6Settings.gyroscope,
-        temperatureLSBPerDegree: Double, fifo: LSM6FIFOLayout, accelerometerSelfTestLimits: ClosedRange<Double>
+        temperatureLSBPerDegree: Double, fifo: LSM6FIFOLayout, accelerometerSelfTestLimits: ClosedRange<Double>,
+        stepCounter: StepCounterFeature? = nil
     ) {
         self.identity = identity
         tables = IMUTables(outputDataRates: rates, accelerometerRanges: accelerometerRanges, gyroscopeRanges: gyroscopeRanges)
         self.temperatureLSBPerDegree = temperatureLSBPerDegree
         self.fifo = fifo
         self.accelerometerSelfTestLimits = accelerometerSelfTestLimits
+        self.stepCounter = stepCounter
     }
 
     static func settings(for model: LSM6Model) -> LSM6Settings {
@@ -129,11 +143,12 @@ struct LSM6Settings: STIMUSettings {
         case .lsm6dso:
             // LSM6DSO §4.3: 256 LSB/°C; Table 2 self-test 50…1700 mg, 150…700 dps.
             LSM6Settings(identity: 0x6C, rates: dsoRates, temperatureLSBPerDegree: 256, fifo: .tagged,
-                         accelerometerSelfTestLimits: 50...1700)
+                         accelerometerSelfTestLimits: 50...1700, stepCounter: dsoStepCounter)
         case .lsm6dso32:
             // LSM6DSO32: as the LSM6DSO, with ±4…32 g ranges.
+            // DS13238: the LSM6DSO's embedded functions, pedometer included.
             LSM6Settings(identity: 0x6C, rates: dsoRates, accelerometerRanges: dso32Accelerometer, temperatureLSBPerDegree: 256,
-                         fifo: .tagged, accelerometerSelfTestLimits: 50...1700)
+                         fifo: .tagged, accelerometerSelfTestLimits: 50...1700, stepCounter: dsoStepCounter)
         case .lsm6dsr:
             // 256 LSB/°C and the self-test procedure as the LSM6DSO's. Self-test limits: the
             // LSM6DSO's (DS12140 Table 2: 50…1700 mg, 150…700 dps at ±2000 dps), applied until

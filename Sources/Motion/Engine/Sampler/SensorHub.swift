@@ -53,19 +53,22 @@ final class SensorHub: Sendable {
         let needsFusion: Bool
         /// Given the step stage's snapshot (which then runs on every sample) instead of the sample.
         let needsSteps: Bool
+        /// Counts with the IMU's own step counter (read a few times a second into the snapshots).
+        let needsChipSteps: Bool
         let prefersFIFO: Bool
         let sensors: Sensors
         let sink: @Sendable (HubEvent) -> Void
         /// The timestamp of the last sample it was given: on the hub's queue only, like the tick's state.
         nonisolated(unsafe) var lastDelivered: Double?
         init(
-            id: Int, interval: Double, needsFusion: Bool, needsSteps: Bool, prefersFIFO: Bool, sensors: Sensors,
+            id: Int, interval: Double, needsFusion: Bool, needsSteps: Bool, needsChipSteps: Bool, prefersFIFO: Bool, sensors: Sensors,
             sink: @escaping @Sendable (HubEvent) -> Void
         ) {
             self.id = id
             self.interval = interval
             self.needsFusion = needsFusion
-            self.needsSteps = needsSteps
+            self.needsSteps = needsSteps || needsChipSteps
+            self.needsChipSteps = needsChipSteps
             self.prefersFIFO = prefersFIFO
             self.sensors = sensors.union(.imu)
             self.sink = sink
@@ -93,6 +96,9 @@ final class SensorHub: Sendable {
         var magnetometer = SensorFaults(.magnetometer)
         var fusion = FusionStage()
         var steps = StepStage()
+        /// Whether the IMU's step counter was started since its last set-up, and when it was last read.
+        var isChipStepCounterRunning = false
+        var lastChipStepRead: Double?
         var isFIFORunning = false
         var fifo = FIFOAccounting()
         /// The samples of the last FIFO read: one array whose storage every read reuses.
@@ -138,15 +144,15 @@ final class SensorHub: Sendable {
     /// below the timer's fastest tick, or whenever a consumer prefers it). `sensors`: the chips
     /// its values come from, whose incidents it hears of (the IMU's always). Returns its id.
     func addConsumer(
-        interval: Double, needsFusion: Bool, needsSteps: Bool = false, prefersFIFO: Bool = false, sensors: Sensors,
-        sink: @escaping @Sendable (HubEvent) -> Void
+        interval: Double, needsFusion: Bool, needsSteps: Bool = false, needsChipSteps: Bool = false, prefersFIFO: Bool = false,
+        sensors: Sensors, sink: @escaping @Sendable (HubEvent) -> Void
     ) -> Int {
         let interval = max(interval, minimumInterval)
         return state.withLock { state in
             state.nextID += 1
             state.consumers.append(Consumer(
-                id: state.nextID, interval: interval, needsFusion: needsFusion, needsSteps: needsSteps, prefersFIFO: prefersFIFO,
-                sensors: sensors, sink: sink))
+                id: state.nextID, interval: interval, needsFusion: needsFusion, needsSteps: needsSteps, needsChipSteps: needsChipSteps,
+                prefersFIFO: prefersFIFO, sensors: sensors, sink: sink))
             reschedule(&state)
             return state.nextID
         }
@@ -229,11 +235,13 @@ final class SensorHub: Sendable {
                     ticks.magnetometer.isInitialized = false
                     if ticks.isFIFORunning { ticks.fifo.gapReason = ticks.fifo.gapReason ?? .resetByRecovery }
                     ticks.isFIFORunning = false
+                    ticks.isChipStepCounterRunning = false
                 }
                 if ticks.imu.checkIsDue(every: policy.ticksPerConfigurationCheck), try !device.isStillConfigured() {
                     imuWasReset(&ticks, consumers, mode: mode, now: now)
                     return
                 }
+                try followChipSteps(&ticks, consumers, now: now)
                 if mode.isFIFO {
                     let wasRunning = ticks.isFIFORunning
                     if !ticks.isFIFORunning {
@@ -280,6 +288,24 @@ final class SensorHub: Sendable {
                 }
             }
         }
+    }
+
+    /// Reads the IMU's step counter every ``ChipStepFollower/readInterval`` while a consumer counts
+    /// with it (starting it first after each set-up of the IMU), into the step stage.
+    private func followChipSteps(_ ticks: inout TickState, _ consumers: [Consumer], now: Double) throws(MotionError) {
+        guard consumers.contains(where: \.needsChipSteps), let feature = device.stepCounter else {
+            if ticks.lastChipStepRead != nil { ticks.steps.stopChip() }
+            ticks.lastChipStepRead = nil
+            return
+        }
+        if !ticks.isChipStepCounterRunning {
+            try device.startStepCounter()
+            ticks.isChipStepCounterRunning = true
+        }
+        if let last = ticks.lastChipStepRead, now - last < ChipStepFollower.readInterval { return }
+        let raw = try device.readStepCounter()
+        ticks.lastChipStepRead = now
+        ticks.steps.chipReading(raw, feature: feature, at: now)
     }
 
     /// The IMU was found reset (its configuration lost): set up again at the next tick, one

@@ -1,4 +1,5 @@
 import Fusion
+import Sensors
 
 /// What the step stage says after one sample: the step detector's and the activity classifier's
 /// state, cumulative, so a consumer that is given only some samples misses nothing.
@@ -17,6 +18,8 @@ struct StepSnapshot: Sendable, Equatable {
     var confidence: ActivityClassifier.Confidence
     /// When the current activity began (s, monotonic).
     var activityStart: Double
+    /// The IMU's own step counter, while a consumer counts with it (nil otherwise).
+    var chip: ChipStepFollower.Progress? = nil
 
     /// Steps a second over the recent walk, nil while not walking.
     var cadence: Double? { isWalking && stepInterval > 0 ? 1 / stepInterval : nil }
@@ -32,6 +35,20 @@ struct StepSnapshot: Sendable, Equatable {
 struct StepStage {
     private var detector: StepDetector?
     private var classifier = ActivityClassifier()
+    /// The IMU's step counter, followed while a consumer counts with it.
+    private var chip: ChipStepFollower?
+
+    /// A reading of the IMU's step counter (the sampler's, a few times a second): the next
+    /// snapshots carry it. The first reading after ``stopChip()`` is the starting point.
+    mutating func chipReading(_ raw: Int, feature: StepCounterFeature, at time: Double) {
+        if chip == nil { chip = ChipStepFollower(feature: feature, maximumStepInterval: StepDetector.Parameters().maximumInterval) }
+        chip?.take(raw, at: time)
+    }
+
+    /// No consumer counts with the chip any more.
+    mutating func stopChip() {
+        chip = nil
+    }
 
     /// One sample through the detector, then the classifier.
     mutating func update(_ sample: MotionSample) -> StepSnapshot {
@@ -45,7 +62,7 @@ struct StepStage {
         return StepSnapshot(
             timestamp: sample.timestamp, steps: detector.steps, lastStepTime: detector.lastStepTime,
             stepInterval: detector.meanStepInterval, isWalking: detector.isWalking, activity: classifier.kind,
-            confidence: classifier.confidence, activityStart: classifier.start)
+            confidence: classifier.confidence, activityStart: classifier.start, chip: chip?.progress)
     }
 
     /// No step consumer: the detector goes (the next one starts from zero).
