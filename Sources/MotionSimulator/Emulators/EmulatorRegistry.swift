@@ -25,6 +25,7 @@ package enum EmulatorRegistry {
         IMUEmulatorEntry(.bmi160, BMI160Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
+        IMUEmulatorEntry(.bno08x, BNO08xEmulator.self, at: 0x4A, noiseRate: 100, aliases: ["bno080", "bno085", "bno086"], builtIn: "bno08x", calibratesMagnetometer: true),
     ]
 
     /// The separate magnetometers, in ``SimulatedBoard/Magnetometer`` order.
