@@ -68,7 +68,7 @@ struct BNO08xTests {
             .read(0x4A, reply: [14, 0, 2, 5]),
             .read(0x4A, reply: [14, 0x80, 2, 5, 0, 1, 2, 3]),
             .read(0x4A, reply: [10, 0x80, 2, 5, 4, 5, 6, 7]),
-            .read(0x4A, reply: [6, 0x80, 2, 5, 8, 9, 0, 0]),
+            .read(0x4A, reply: [6, 0x80, 2, 5, 8, 9]),
         ], maximumReadLength: 8)
         var transport = SHTPTransport(bus: bus, address: I2CAddress(0x4A))
         let packet = try #require(try transport.receive())
@@ -116,7 +116,7 @@ struct BNO08xTests {
         cargo += [0x02, 8, 0x02 | (1 << 2), 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0xFE]  // (1, 0, −1) rad/s, delay 256
         cargo += [0xFA, 20, 0, 0, 0]
         cargo += [0x03, 9, 0x01, 0, 0x20, 0x00, 0xF0, 0xFF, 0x00, 0x03]            // (2, −1, 48) µT
-        cargo += [0x05, 1, 0x03, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0x00, 0x10]        // identity, accuracy 1 rad
+        cargo += [0x05, 1, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x40, 0x00, 0x10]     // identity, accuracy 1 rad
         var readings: [SH2Reading] = []
         #expect(SH2Parse.readings(cargo, into: &readings) == 0)
         #expect(readings.map(\.report) == [.accelerometer, .gyroscope, .magneticField, .rotationVector])
@@ -154,6 +154,35 @@ struct BNO08xTests {
         #expect(try ChipCatalog.identify(bus: rig.bus, address: I2CAddress(0x4B), pause: .none) == nil)
     }
 
+    /// Another chip at 0x4A (an ADC's conversion register repeated): its first four bytes are no
+    /// SHTP header, so nothing is written to it.
+    @Test("identification writes nothing to a device that does not read like a hub")
+    func identificationLeavesOtherChipsAlone() throws {
+        let bus = ExpectationBus([.read(0x4A, reply: [0x12, 0x34, 0x12, 0x34])])
+        #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x4A), pause: .none) == nil)
+        try bus.verify()
+    }
+
+    /// The bus's `stretch` fault: the reads reach the hub (what it sent is gone from it) and come
+    /// back as 0xFF bytes; the driver counts the implausible headers and reads on.
+    @Test("the simulated bus's stretch fault: 0xFF bytes, counted by the driver")
+    func stretchFaultOnTheBus() throws {
+        let plan = try FaultPlan(parsing: "imu:stretch*2@0.25")
+        #expect(plan.faults == [FaultPlan.Fault(sensor: .imu, kind: .stretchedReads(count: 2), at: 0.25)])
+        #expect(plan.description == "imu:stretch*2@0.25")
+        #expect(throws: FaultPlanError.self) { try FaultPlan(parsing: "imu:stretch+1@1") }
+        let rig = Rig()
+        try rig.imu.configure(rig.imu.defaultConfiguration)
+        rig.bus.follow(plan, imu: rig.address, magnetometer: nil, start: 100)
+        let frames = try rig.run(0.5)
+        // Two header reads misread (each ends that read), then the rest of the packet whose header
+        // went astray is read out and dropped: one packet, one sample lost.
+        #expect(rig.imu.droppedPackets == [.implausibleHeader: 2, .partialPacket: 1], "\(rig.imu.droppedPackets)")
+        #expect(rig.imu.samplesLost == 1)
+        #expect(frames.count + rig.imu.samplesLost == 51)
+        #expect(rig.bus.log.contains { $0.replies.contains([0xFF, 0xFF, 0xFF, 0xFF]) })
+    }
+
     @Test("configured: the reports on at their intervals; at rest face up, −1 g on z and the hub's attitude")
     func configureAndRead() throws {
         let rig = Rig()
@@ -161,9 +190,10 @@ struct BNO08xTests {
         #expect(rig.emulator.enabledReports.mapValues { ($0 * 1e6).rounded() }
             == [0x01: 10_000, 0x02: 10_000, 0x03: 10_000, 0x05: 10_000, 0x11: 100_000, 0x13: 100_000])
         #expect(rig.imu.productID?.partNumber == 10_004_563)
+        // The first report is of the moment the report was turned on, then one every 10 ms.
         let frames = try rig.run(1)
-        #expect(frames.count == 100)
-        #expect(frames.map(\.sampleIndex) == Array(frames[0].sampleIndex..<(frames[0].sampleIndex + 100)))
+        #expect(frames.count == 101)
+        #expect(frames.map(\.sampleIndex) == Array(0..<101))
         let sample = try #require(frames.last?.sample)
         #expect(abs(sample.acceleration.z + 1) < 0.01 && abs(sample.acceleration.x) < 0.01)
         #expect(sample.chipOrientation != nil)
@@ -183,7 +213,7 @@ struct BNO08xTests {
         let before = try rig.run(0.5)
         rig.emulator.losePackets(3)
         let after = try rig.run(0.5)
-        #expect(before.count + after.count == 97)
+        #expect(before.count + after.count == 98)
         #expect(rig.imu.droppedPackets == [.sequenceGap: 3])
         #expect(rig.imu.samplesLost == 3)
         let indices = (before + after).map(\.sampleIndex)
@@ -197,7 +227,7 @@ struct BNO08xTests {
     func resetMidStream() throws {
         let rig = Rig()
         try rig.imu.configure(rig.imu.defaultConfiguration)
-        #expect(try rig.run(0.3).count == 30)
+        #expect(try rig.run(0.3).count == 31)
         rig.bus.triggerPowerOnReset(rig.address)
         #expect(rig.emulator.enabledReports.isEmpty)
         #expect(try rig.run(0.2).isEmpty)
@@ -206,7 +236,7 @@ struct BNO08xTests {
         try rig.imu.configure(rig.imu.defaultConfiguration)
         #expect(try rig.imu.isStillConfigured())
         #expect(rig.emulator.enabledReports.count == 6)
-        #expect(try rig.run(0.3).count == 30)
+        #expect(try rig.run(0.3).count == 31)
         // The hub's sequence numbers started again: no gap counted for it.
         #expect(rig.imu.droppedPackets.isEmpty)
     }

@@ -14,7 +14,7 @@ import Locking
 /// With nothing to send the hub answers a header of length 0.
 ///
 /// Set Feature turns a report on at its interval: the hub then makes, on its own sampling
-/// schedule from that moment, one packet on the input-report channel for each instant reports
+/// schedule from that moment (the first report is of that instant), one packet on the input-report channel for each instant reports
 /// fall due, a Base Timestamp Reference (delta 0: the hub makes the packet at the sampling
 /// instant) and the reports, each with its own sequence number; `source` at that instant gives
 /// the values. Packets wait in a queue of ``queueCapacity``; when it is full the oldest is lost
@@ -234,7 +234,8 @@ package final class BNO08xEmulator: ChipEmulator {
                     hub.features[id] = nil
                 } else {
                     let interval = Double(microseconds) * 1e-6
-                    hub.features[id] = Feature(interval: interval, nextDue: time + interval, sequence: hub.features[id]?.sequence ?? 0)
+                    // The hub samples from the moment the feature is set: the first report is of that instant.
+                    hub.features[id] = Feature(interval: interval, nextDue: time, sequence: hub.features[id]?.sequence ?? 0)
                 }
             }
             // Get Feature Response (0xFC): the feature as now set, the Set Feature layout.

@@ -147,7 +147,13 @@ final class BNO08xHub: Sendable {
     var isConfigured: Bool { state.withLock { $0.isConfigured } }
     var lastSample: IMUSample? { state.withLock { $0.lastSample } }
     func latest(_ report: SH2Report) -> SH2Reading? { state.withLock { $0.latest[report] } }
-    func restartIndices() { state.withLock { $0.lastGyroSequence = nil } }
+    /// The next sample is numbered 0 (``FIFOFrame/sampleIndex``: samples since the FIFO started).
+    func restartIndices() {
+        state.withLock { state in
+            state.lastGyroSequence = nil
+            state.sampleIndex = 0
+        }
+    }
 
     // MARK: Configuration
 
@@ -170,6 +176,7 @@ final class BNO08xHub: Sendable {
             state.configuration = configuration
             state.latest = [:]
             state.lastGyroSequence = nil
+            state.sampleIndex = 0
             state.lastSample = nil
             state.enabled = [:]
             let interval = BNO08xSettings.interval(hertz: configuration.outputDataRate)
@@ -240,9 +247,9 @@ final class BNO08xHub: Sendable {
 
     private func take(_ packet: SHTPPacket, _ state: inout State, into read: inout FIFORead, field: inout SIMD3<Double>?) -> Outcome {
         switch packet.channel {
-        case SHTPChannel.command where packet.cargo.first == 0, SHTPChannel.executable where packet.cargo.first == SHTPExecutable.resetComplete:
-            // The advertisement or the reset notice unasked: the hub restarted, every report is off.
-            state.transport.hubRestarted()
+        case _ where SHTPTransport.isRestartNotice(channel: packet.channel, cargo: packet.cargo):
+            // The advertisement or the reset notice unasked: the hub restarted, every report is off
+            // (the transport has started its sequence numbers again).
             if state.isConfigured {
                 state.isConfigured = false
                 state.hubResets += 1

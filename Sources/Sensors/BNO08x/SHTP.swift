@@ -173,6 +173,7 @@ struct SHTPTransport: Sendable {
                 return nil
             }
         }
+        if Self.isRestartNotice(channel: header.channel, cargo: cargo) { hubRestarted() }
         checkSequence(header)
         return SHTPPacket(channel: header.channel, sequence: header.sequence, cargo: cargo)
     }
@@ -200,6 +201,13 @@ struct SHTPTransport: Sendable {
     /// number on every channel is taken as it comes, so that one loss is not counted twice.
     private mutating func forgetSequences() {
         for index in expected.indices { expected[index] = nil }
+    }
+
+    /// The hub's advertisement (channel 0, cargo starting with 0) or its reset notice (channel 1,
+    /// 1): the hub restarted and numbers its packets from 0 again. This driver never asks for the
+    /// advertisement, so one that comes is the hub's own, after a reset.
+    static func isRestartNotice(channel: UInt8, cargo: [UInt8]) -> Bool {
+        channel == SHTPChannel.command && cargo.first == 0 || channel == SHTPChannel.executable && cargo.first == SHTPExecutable.resetComplete
     }
 
     /// Whether a hub could have sent `header`: a known channel, and a length between the
