@@ -217,7 +217,7 @@ struct BNO08xTests {
         #expect(rig.imu.droppedPackets == [.sequenceGap: 3])
         #expect(rig.imu.samplesLost == 3)
         let indices = (before + after).map(\.sampleIndex)
-        #expect(indices.last! - indices.first! == 99)
+        #expect(indices.last! - indices.first! == 100)
     }
 
     /// The hub resets by itself: its advertisement and reset notice arrive in mid-stream. The

@@ -311,11 +311,10 @@ final class BNO08xHub: Sendable {
         do { return try body() } catch { throw .bus(error) }
     }
 
-    /// The companion's read: the newest calibrated field among the packets waiting, or the last one.
-    func readField() throws(SensorError) -> SIMD3<Double>? {
-        var read = FIFORead(frames: [], overflowed: false)
-        _ = try self.read(into: &read)
-        return state.withLock { state in
+    /// The newest calibrated field the IMU's reads took, without a bus access: a read here would
+    /// take the gyroscope reports waiting too, and their samples would be lost.
+    var latestField: SIMD3<Double>? {
+        state.withLock { state in
             if case .vector(let value) = state.latest[.magneticField]?.value { value } else { nil }
         }
     }
@@ -327,7 +326,8 @@ private extension IMUSample {
 
 /// The BNO08x's magnetometer: the hub's calibrated magnetic field report (µT, Q4), which the
 /// IMU's reads take with the other reports. ``readSample()`` returns the field of the IMU's last
-/// read once, without a bus access; with none waiting it reads the hub itself.
+/// read, or the newest one before it, never with a bus access (a read would take the IMU's
+/// samples waiting too).
 package final class BNO08xMagnetometer: MagnetometerDriver {
     package let chip: ChipInfo
     /// 100 Hz (the rate the IMU turns the report on at, at most), ±1300 µT (1000-3927 "Sensor
@@ -353,7 +353,7 @@ package final class BNO08xMagnetometer: MagnetometerDriver {
 
     package func readSample() throws(SensorError) -> MagneticSample {
         var field = waiting.withLock { field -> SIMD3<Double>? in defer { field = nil }; return field }
-        if field == nil { field = try hub.readField() }
+        if field == nil { field = hub.latestField }
         guard let field else { throw .dataTimeout(chip: chip.name, address: chip.address, polls: 1) }
         let perMicrotesla = Double(1 << SH2Report.magneticField.qPoint)
         let counts = SIMD3<Int16>(Int16(clamping: Int((field.x * perMicrotesla).rounded())),
