@@ -45,4 +45,28 @@ struct BNO08xCommandTests {
         #expect(rows.count == 500)
         for row in rows.dropFirst(100) { #expect((Double(row[difference]) ?? .nan) < 2, "\(row)") }
     }
+
+    /// Through the FIFO (the hub's reports) every sample is delivered or counted: a stretched
+    /// clock misread now and then, or a hub reset in mid-stream, loses samples, and the sampler
+    /// counts each, so delivered + dropped equals what the same run delivers without a fault.
+    @Test func faultsThroughTheFIFOAreCounted() throws {
+        func counts(_ faults: [String]) throws -> (sampled: Int, dropped: Int, error: String) {
+            let result = try BoardsCommandTests.run(["stream", "--simulated", "--imu", "bno08x", "--fifo", "--duration", "3"] + faults)
+            #expect(result.status == 0, "\(result.error)")
+            let line = try #require(result.error.split(separator: "\n").last { $0.contains("stream stopped: sampled") }, "\(result.error)")
+            let numbers = line.split(separator: " ")
+            let sampled = try #require(numbers.firstIndex(of: "sampled").flatMap { Int(numbers[$0 + 1].filter(\.isNumber)) })
+            let dropped = line.contains("dropped 0,") ? 0
+                : try #require(numbers.firstIndex(of: "dropped").flatMap { Int(numbers[$0 + 1]) })
+            #expect(result.output.split(separator: "\n").count == sampled + 1)
+            return (sampled, dropped, result.error)
+        }
+        let clean = try counts([])
+        #expect(clean.dropped == 0 && clean.sampled >= 290)
+        let stretched = try counts(["--faults", "imu:stretch*1@0.5/0.25"])
+        #expect(stretched.dropped > 0 && stretched.sampled + stretched.dropped == clean.sampled, "\(stretched.error)")
+        let reset = try counts(["--faults", "imu:reset@1"])
+        #expect(reset.error.contains("device reset") && reset.error.contains("recovered 1"), "\(reset.error)")
+        #expect(reset.sampled + reset.dropped == clean.sampled, "\(reset.error)")
+    }
 }
