@@ -183,6 +183,21 @@ struct BNO08xTests {
         #expect(rig.bus.log.contains { $0.replies.contains([0xFF, 0xFF, 0xFF, 0xFF]) })
     }
 
+    /// The same fault on the allocation-free register read the other chips take per sample.
+    @Test("the stretch fault on register reads: the next N come back as 0xFF, then the chip again")
+    func stretchOnRegisterReads() throws {
+        let time = Time()
+        let bus = SimulatedBus(now: time.now)
+        bus.attach(LSM6DSOXEmulator(source: ConstantSource(), now: time.now), at: I2CAddress(0x6A))
+        bus.stretchNext(2, readsFrom: I2CAddress(0x6A))
+        var whoAmI = [UInt8](repeating: 0, count: 1)
+        for expected in [UInt8(0xFF), 0xFF, 0x6C] {
+            try whoAmI.withUnsafeMutableBytes { try bus.readRegisters(I2CAddress(0x6A), 0x0F, into: $0) }
+            #expect(whoAmI == [expected])
+        }
+        #expect(bus.log.map(\.replies) == [[[0xFF]], [[0xFF]], [[0x6C]]])
+    }
+
     @Test("configured: the reports on at their intervals; at rest face up, −1 g on z and the hub's attitude")
     func configureAndRead() throws {
         let rig = Rig()
