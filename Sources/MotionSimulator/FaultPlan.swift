@@ -9,7 +9,9 @@ import I2C
 /// - `KIND`: `nack`, `eio` or `timeout`, each optionally `*N` (the next N transactions to that
 ///   chip fail with no acknowledge, a bus error or a timeout; default 10); `reset` (a power-on
 ///   reset: registers back to their defaults, FIFO emptied); `vanish` optionally `+S` (the chip
-///   stops answering for S seconds, default 2, and comes back power-cycled);
+///   stops answering for S seconds, default 2, and comes back power-cycled); `stretch` optionally
+///   `*N` (the next N read transactions from the chip reach it but return 0xFF bytes, default 10:
+///   what a controller that does not wait out clock stretching, the Raspberry Pi's, reads);
 /// - `@AT`: seconds after the start of the run, optionally `/EVERY` to repeat every EVERY seconds.
 ///
 /// Example: `imu:nack*12@2,mag:vanish+3@5,imu:eio*1@1/0.5` — a burst of 12 NACKs from the IMU at
@@ -24,6 +26,8 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
         case reset
         /// The chip stops answering for `seconds`, then comes back power-cycled.
         case vanish(seconds: Double)
+        /// The next `count` read transactions reach the chip, but every byte read is 0xFF.
+        case stretchedReads(count: Int)
     }
 
     package struct Fault: Sendable, Equatable {
@@ -102,8 +106,11 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
         case "vanish":
             guard count == nil else { throw FaultPlanError(item: item, problem: "vanish takes +S (seconds), not *N") }
             kind = .vanish(seconds: duration ?? 2)
+        case "stretch":
+            guard duration == nil else { throw FaultPlanError(item: item, problem: "stretch takes *N (a count), not +S") }
+            kind = .stretchedReads(count: count ?? 10)
         default:
-            throw FaultPlanError(item: item, problem: "the kind must be nack, eio, timeout, reset or vanish")
+            throw FaultPlanError(item: item, problem: "the kind must be nack, eio, timeout, reset, vanish or stretch")
         }
         return Fault(sensor: sensor, kind: kind, at: at, every: every)
     }
@@ -121,6 +128,7 @@ public struct FaultPlan: Sendable, Equatable, CustomStringConvertible {
             case .failures(let kind, let count): "\(kind == .noAcknowledge ? "nack" : kind == .busError ? "eio" : "timeout")*\(count)"
             case .reset: "reset"
             case .vanish(let seconds): "vanish+\(seconds)"
+            case .stretchedReads(let count): "stretch*\(count)"
             }
             return "\(fault.sensor.rawValue):\(kind)@\(fault.at)" + (fault.every.map { "/\($0)" } ?? "")
         }.joined(separator: ",")

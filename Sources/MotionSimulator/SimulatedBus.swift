@@ -63,6 +63,8 @@ package final class SimulatedBus: I2CBus {
         var devices: [I2CAddress: Attachment] = [:]
         var absences: [I2CAddress: Absence] = [:]
         var failures: [I2CAddress: InjectedFailure] = [:]
+        /// Read transactions still to come back as 0xFF bytes, per address (``stretchNext(_:readsFrom:)``).
+        var stretchedReads: [I2CAddress: Int] = [:]
         var log: TransactionLog
         var transactionCount = 0
     }
@@ -217,6 +219,13 @@ package final class SimulatedBus: I2CBus {
         }
     }
 
+    /// The next `count` transactions to `address` that read reach the device (it sends, and what
+    /// it sent is gone from it) but every byte read is 0xFF: what a controller that does not wait
+    /// while a chip stretches the clock (the Raspberry Pi's) reads from it.
+    package func stretchNext(_ count: Int, readsFrom address: I2CAddress) {
+        state.withLock { $0.stretchedReads[address] = count > 0 ? count : nil }
+    }
+
     /// The device at `address` stops acknowledging, as if unplugged, until simulation time
     /// `time` (nil: until ``reappear(_:)`` or ``attach(_:at:reachableWhen:)``). When
     /// `powerCycled` it comes back with its registers at power-on values.
@@ -260,6 +269,8 @@ package final class SimulatedBus: I2CBus {
                 state.devices[planned.address]?.device.powerOnReset()
             case .vanish(let seconds):
                 state.absences[planned.address] = Absence(until: planned.due + seconds, powerCycled: true)
+            case .stretchedReads(let count):
+                state.stretchedReads[planned.address] = count
             }
             state.planned[index].due = planned.fault.every.map { planned.due + $0 } ?? .infinity
         }
@@ -313,7 +324,7 @@ package final class SimulatedBus: I2CBus {
     /// transaction `[.write([register]), .read(count: buffer.count)]`, allocating nothing once
     /// the log has reached its size.
     package func readRegisters(_ address: I2CAddress, _ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
-        let received = try registerTransaction(address) { device in
+        let received = try registerTransaction(address, reading: buffer) { device in
             device.readRegisters(register, into: buffer)
         } log: { log, received in
             withUnsafeBytes(of: register) { log.append(isRead: false, count: 1, bytes: $0) }
@@ -336,14 +347,19 @@ package final class SimulatedBus: I2CBus {
     /// One register transaction to `address` under the lock, as ``transaction(_:_:)`` runs one:
     /// counted, the faults due applied, the device admitted (or the failure), `body` run on it,
     /// and the log entry, whose steps `log` appends (given `body`'s result, nil on a failure).
+    /// `reading`: the buffer a read step filled, set to 0xFF bytes when a stretched read is due.
     private func registerTransaction<Value>(
-        _ address: I2CAddress, _ body: (any SimulatedDevice) -> Value, log: (inout TransactionLog, Value?) -> Void
+        _ address: I2CAddress, reading: UnsafeMutableRawBufferPointer? = nil, _ body: (any SimulatedDevice) -> Value,
+        log: (inout TransactionLog, Value?) -> Void
     ) throws(I2CError) -> Value {
         let time = now()
         let outcome: Result<Value, I2CError> = state.withLock { state in
             state.transactionCount += 1
             Self.applyDueFaults(in: &state, at: time)
             let outcome = Self.admit(address, in: &state, at: time, bus: name).map(body)
+            if let reading, case .success = outcome, Self.takeStretchedRead(address, in: &state) {
+                for index in reading.indices { reading[index] = 0xFF }
+            }
             if state.log.capacity > 0 {
                 let (value, failure): (Value?, I2CError.Kind?) = switch outcome {
                 case .success(let value): (value, nil)
@@ -377,7 +393,17 @@ package final class SimulatedBus: I2CBus {
             case .read(let count): replies.append(device.handleRead(count: count))
             }
         }
+        if !replies.isEmpty, takeStretchedRead(address, in: &state) {
+            for index in replies.indices { replies[index] = [UInt8](repeating: 0xFF, count: replies[index].count) }
+        }
         return .success(replies)
+    }
+
+    /// Whether this read transaction to `address` comes back as 0xFF bytes (one of those counted down).
+    private static func takeStretchedRead(_ address: I2CAddress, in state: inout State) -> Bool {
+        guard let remaining = state.stretchedReads[address] else { return false }
+        state.stretchedReads[address] = remaining > 1 ? remaining - 1 : nil
+        return true
     }
 
     /// The device that answers `address` now, or the error the transaction ends with: an injected

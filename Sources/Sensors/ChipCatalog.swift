@@ -64,6 +64,9 @@ package enum ChipCatalog {
         for chip in chips where chip.identity.condition == .promCRC4 && chip.identity.addresses.contains(address) {
             if try hasValidPROM(bus: bus, address: address, from: chip.identity.register) { return chip.chip(at: address) }
         }
+        for chip in chips where chip.identity.condition == .shtpProductID && chip.identity.addresses.contains(address) {
+            if try SHTPIdentification.answersProductID(bus: bus, address: address, pause: pause) { return chip.chip(at: address) }
+        }
         return nil
     }
 
@@ -113,7 +116,7 @@ package enum ChipCatalog {
         case .always: true
         case .onlyWhenNamed: named.contains(chip.name)
         case .unlessNamed(let lookalike): !named.contains(lookalike)
-        case .insidePackage, .lookalikeWithMagnetometerBehindBypass, .promCRC4: false
+        case .insidePackage, .lookalikeWithMagnetometerBehindBypass, .promCRC4, .shtpProductID: false
         }
     }
 

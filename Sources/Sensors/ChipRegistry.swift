@@ -28,6 +28,7 @@ package enum ChipRegistry {
         .lsm6dsr,
         .lsm9ds1,
         .bno055,
+        .bno08x,
         .lis3mdl,
         .lis2mdl,
         .hmc5883l,

@@ -28,6 +28,7 @@ package enum EmulatorRegistry {
         // ALT ADDRESS low: 0x53, high: 0x1D (ADXL345 Rev. G, "I2C"). An accelerometer alone; the
         // GY-85 breakout carries it with an HMC5883L.
         IMUEmulatorEntry(.adxl345, ADXL345Emulator.self, at: 0x53, alternate: 0x1D, magnetometer: .hmc5883l, noiseRate: 100),
+        IMUEmulatorEntry(.bno08x, BNO08xEmulator.self, at: 0x4A, noiseRate: 100, aliases: ["bno080", "bno085", "bno086"], builtIn: "bno08x", calibratesMagnetometer: true),
     ]
 
     /// The separate magnetometers, in ``SimulatedBoard/Magnetometer`` order.

@@ -331,12 +331,22 @@ package struct Doctor: Sendable {
         guard board?.id.hasPrefix("raspberry-pi") == true else {
             return "the \(chip.name) stretches the I2C clock and this bus controller may not wait for it: lower the bus speed "
                 + "(10 kHz is a usual starting point) or use a controller or software (bit-banged) I2C that supports clock stretching; then \(generic)"
+                + otherInterfaces(chip)
         }
         return "the \(chip.name) stretches the I2C clock, which the Raspberry Pi's I2C controller does not handle reliably. "
             + "Either slow the bus down: add `dtparam=i2c_arm_baudrate=10000` to /boot/firmware/config.txt (/boot/config.txt before "
             + "Bookworm) and reboot (try 5000 if reads still go wrong); or use software I2C, which waits for the stretched clock: "
             + "turn off hardware I2C (sudo raspi-config nonint do_i2c 1), add `dtoverlay=i2c-gpio,bus=3,i2c_gpio_sda=2,i2c_gpio_scl=3` "
-            + "(the same pins 3 and 5) and reboot, then use /dev/i2c-3 (--bus /dev/i2c-3 or a board file)"
+            + "(the same pins 3 and 5) and reboot, then use /dev/i2c-3 (--bus /dev/i2c-3 or a board file)" + otherInterfaces(chip)
+    }
+
+    /// For a chip that can leave I2C altogether: which pins choose its other interfaces.
+    private static func otherInterfaces(_ chip: ChipInfo) -> String {
+        guard chip.family == .bno08x else { return "" }
+        // BNO080/BNO085 datasheet 1000-3927, "Host interface selection": PS1 PS0 = 00 I2C,
+        // 01 UART-RVC, 10 UART (SHTP), 11 SPI.
+        return ". Or leave I2C: the BNO08x speaks SPI with PS0 and PS1 high (no clock stretching there), "
+            + "or UART-RVC with PS0 high and PS1 low (heading, pitch, roll and acceleration at 100 Hz on the UART's TX pin, no host commands)"
     }
 
     /// IMU addresses a kernel driver holds (a dtoverlay): I2C access fails busy there.

@@ -305,6 +305,11 @@ package enum IdentityCondition: Sendable, Equatable {
     /// `ms5611_core.c` accepts the chip. Tried only once no identity register at the address has
     /// named a chip; ``ChipIdentity/value`` is empty.
     case promCRC4
+    /// No registers at all: a sensor hub that speaks SHTP (the BNO08x) is named when it answers an
+    /// SH-2 Product ID Request (``ChipIdentity/register``, 0xF9) with its response (0xF8, the
+    /// ``ChipIdentity/value``). Identification's only write to a device it has not identified,
+    /// made only at the addresses such a chip lists.
+    case shtpProductID
 }
 
 /// A magnetometer die in an IMU's package, at an I2C address of its own.
