@@ -93,7 +93,7 @@ struct BackgroundCheckCommand: ParsableCommand {
         var softIronFits: [Double] = []
         var softIronLeft: [Double] = []
         var changes: [Int] = []
-        var foundOut: [Double] = [], relearned: [Double] = [], neverFoundOut = 0
+        var foundOut: [Double] = [], relearned: [Double] = [], neverFoundOut = 0, highOnceDoubted = 0
         // Per accuracy said from --judge-from on: points, squared heading errors summed, seeds
         // whose RMS at that accuracy exceeded its promise.
         var byAccuracy: [MagneticFieldCalibrationAccuracy: (count: Int, squares: Double, broken: [UInt64])] = [:]
@@ -107,16 +107,18 @@ struct BackgroundCheckCommand: ParsableCommand {
                 throw ExitCode.failure
             }
             if wrongRecord != nil {
-                // Found out: the accuracy below the record's `high` while the offset is more than
-                // 1 µT off; relearned: the offset within 1 µT after a change of hard iron.
-                if trial.firstAccuracy.map({ $0 < .high }) == true {
+                // Found out: the accuracy demoted to `low` or below while the offset is more than
+                // 1 µT off (`medium` may be the soft iron feared in a new pose); relearned: the
+                // offset within 1 µT.
+                if trial.firstAccuracy.map({ $0 <= .low }) == true {
                     foundOut.append(0)
-                } else if let point = trial.points.first(where: { $0.accuracy < .high && $0.offsetError > 1 }) {
+                } else if let point = trial.points.first(where: { $0.accuracy <= .low && $0.offsetError > 1 }) {
                     foundOut.append(point.time)
                 } else {
                     neverFoundOut += 1
                 }
-                if let point = trial.points.first(where: { $0.changes > 0 && $0.offsetError < 1 }) { relearned.append(point.time) }
+                if let point = trial.points.first(where: { $0.offsetError < 1 }) { relearned.append(point.time) }
+                highOnceDoubted += trial.highButWrongOnceDoubted
             }
             if trace {
                 for (index, point) in trial.points.enumerated() where index % 10 == 9 {
@@ -165,11 +167,12 @@ struct BackgroundCheckCommand: ParsableCommand {
         print("from \(decimals(judgeFrom, 1)) s, by the accuracy said: " + levels.joined(separator: "; "))
         if let wrongRecord {
             let error = "(" + [wrongRecord.x, wrongRecord.y, wrongRecord.z].map { decimals($0, 1) }.joined(separator: ", ") + ")"
-            print("a stored record \(error) µT off, claiming high: found out (accuracy below high) in \(foundOut.count) of \(seeds) seeds"
+            print("a stored record \(error) µT off, claiming high: found out (accuracy low or below) in \(foundOut.count) of \(seeds) seeds"
                   + (foundOut.isEmpty ? "" : " after \(decimals(foundOut.min() ?? 0, 1))–\(decimals(foundOut.max() ?? 0, 1)) s")
                   + (neverFoundOut > 0 ? " (\(neverFoundOut) never, or not while more than 1 µT off)" : "")
                   + "; relearned within 1 µT in \(relearned.count) of \(seeds)"
-                  + (relearned.isEmpty ? "" : " after \(decimals(relearned.min() ?? 0, 1))–\(decimals(relearned.max() ?? 0, 1)) s"))
+                  + (relearned.isEmpty ? "" : " after \(decimals(relearned.min() ?? 0, 1))–\(decimals(relearned.max() ?? 0, 1)) s")
+                  + "; high while more than 1 µT off once found out: \(highOnceDoubted) points")
         }
     }
 

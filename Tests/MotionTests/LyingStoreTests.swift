@@ -35,7 +35,7 @@ import TestSupport
     func aRecordAThousandMicroteslaOffIsDemotedAndRelearned(seed: UInt64) throws {
         let (trial, saved) = try Self.run(seed: seed, error: SIMD3(1000, 0, 0))
         #expect(trial.firstAccuracy.map { $0 <= .low } == true, "first accuracy \(String(describing: trial.firstAccuracy))")
-        let relearned = try #require(trial.points.first { $0.changes >= 1 && $0.offsetError < 1.5 }, "never relearned")
+        let relearned = try #require(trial.points.first { $0.offsetError < 1.5 }, "never relearned")
         #expect(relearned.time <= 60)
         // Never `high` (nor `medium`) while the record's offset is in use.
         #expect(trial.points.filter { $0.changes == 0 && $0.accuracy >= .medium }.count == 0)
@@ -49,14 +49,18 @@ import TestSupport
         #expect(Self.distance(stored, trial.trueOffset) < 1.5, "saved \(stored) against \(trial.trueOffset)")
     }
 
-    /// Smaller lies, +30 and +100 µT on one axis (inside the Earth's range of strengths at some
-    /// orientations): found out by the first turns' stretches, `high` never said while the
-    /// offset is more than 1 µT off, relearned within the run, the record rewritten.
+    /// Smaller lies, +30 and +100 µT on one axis: the corrected field can have the record's
+    /// strength in the pose the board lies in at first (seed 1 at +30 µT: 47.7 µT against 49.8),
+    /// and at rest nothing else tells. Found out by the first turn's stretches; from then on
+    /// `high` is never said while the offset is more than 1 µT off; relearned within the run, the
+    /// record rewritten.
     @Test(arguments: [30.0, 100.0])
-    func smallerLiesAreFoundOutToo(error: Double) throws {
+    func smallerLiesAreFoundOutAtTheFirstTurn(error: Double) throws {
         let (trial, saved) = try Self.run(seed: 1, error: SIMD3(0, error, 0))
-        #expect(trial.highButWrong == 0)
-        #expect(trial.points.contains { $0.changes >= 1 && $0.offsetError < 1.5 })
+        let foundOut = try #require(trial.points.first { $0.accuracy < .high }, "never found out")
+        #expect(foundOut.time <= 5)
+        #expect(trial.highButWrongOnceDoubted == 0)
+        #expect(trial.points.contains { $0.offsetError < 1.5 })
         let last = try #require(trial.points.last)
         #expect(last.offsetError < 1.5)
         let record = try #require(saved)

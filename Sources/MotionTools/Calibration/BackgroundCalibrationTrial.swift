@@ -192,6 +192,12 @@ package struct BackgroundCalibrationTrial: Sendable {
     /// The first time a background soft-iron fit was applied, seconds since the scenario began.
     package var timeToSoftIronFit: Double? { points.first { $0.softIronFitted }?.time }
 
+    /// Points where the accuracy said `high` while the offset was more than 1 µT off, once it had
+    /// said less than `high` (a stored record found out: before, at rest, nothing can tell it).
+    package var highButWrongOnceDoubted: Int {
+        points.drop { $0.accuracy == .high }.filter { $0.accuracy == .high && $0.offsetError > 1 }.count
+    }
+
     /// Points where the accuracy said `high` but the offset was more than 1 µT off.
     package var highButWrong: Int { points.filter { $0.accuracy == .high && $0.offsetError > 1 }.count }
 }
