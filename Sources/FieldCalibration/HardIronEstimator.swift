@@ -394,8 +394,8 @@ package struct HardIronEstimator: Sendable {
         // Once learning from the field's strength (a starting point's own claim stands until then).
         if accuracy == .high, sphere.known, !(softIronBias <= parameters.highSoftIronBias) { accuracy = .medium }
         if accuracy == .high, consistency > parameters.highConsistency { accuracy = .medium }
-        // Stretches the offset cannot explain: a change of hard iron, or a start that was wrong.
-        let doubted = candidate != nil && (onTrial || rejectedTime >= parameters.changeConfirmationTime / 2)
+        // A stored start on trial that a stretch contradicted: the record may be wrong.
+        let doubted = candidate != nil && onTrial
         let reason: Reason
         if candidate != nil, rejectedTime >= parameters.changeConfirmationTime / 2 {
             reason = .relearning
