@@ -34,7 +34,11 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
     package private(set) var estimator: HardIronEstimator
     /// The status at the last check.
     package private(set) var status: HardIronEstimator.Status
+    /// The correction the attitude filter was last told of (``announcedMove``): the field it
+    /// gives is `announcedMatrix · (m − announcedFitOffset) − announcedOffset`.
     private var announcedOffset: SIMD3<Double>
+    private var announcedMatrix = Matrix3.identity
+    private var announcedFitOffset = SIMD3<Double>.zero
     /// Sample time of the last status check (−∞ before the first).
     private var lastCheck = -Double.infinity
     /// Since when (sample time, s) the estimator has said `high`; −∞ for a start that was high.
@@ -128,7 +132,6 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
         var offset = trusted ? estimate : SIMD3<Double>.zero
         guard timestamp - lastCheck >= 0.1 || timestamp < lastCheck else { return (input - offset, false, false) }
         lastCheck = timestamp
-        let before = input - offset
         var adopted = false
         if fitsSoftIron, appliedSoftIronSigma.map({ $0 > BackgroundSoftIron.residualSoftIronAllowance / 2 }) ?? true,
            softIronReadings.isFitDue, let fit = softIronReadings.fit(), let inverse = fit.softIron.inverse {
@@ -150,6 +153,7 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
             let bound = max(size + 2 * solution.softIronSigma, BackgroundSoftIron.residualSoftIronAllowance)
             if bound < 0.9 * estimator.parameters.softIronAllowance { estimator.boundSoftIron(bound) }
         }
+        let startWasOnTrial = !status.startConfirmed
         status = estimator.status
         status.changes += earlierChanges
         if status.reason == .relearning {
@@ -159,7 +163,9 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
         }
         if status.changes != changesSeen {
             changesSeen = status.changes
-            holds.reset()
+            // A stored offset found wrong is no change of the field's own offset: the holds kept
+            // since the start still pair with the ones to come.
+            if !startWasOnTrial { holds.reset() }
         }
         collecting = fitsSoftIron && status.sigma <= BackgroundSoftIron.collectingSigma && status.fieldStrength > 0
             && status.reason != .disturbed
@@ -172,11 +178,17 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
             status.accuracy = .medium
             if status.reason == .calibrated { status.reason = .learning }
         }
-        // A fit applied tells the filter when it moves the field as much as an offset must.
-        let moved = offset - announcedOffset, jump = input - offset - before
-        let changed = (adopted && (jump * jump).sum() > Self.announcedMove * Self.announcedMove)
-            || (moved * moved).sum() > Self.announcedMove * Self.announcedMove
-        if changed { announcedOffset = offset }
+        // The filter is told when the field it is given has moved by ``announcedMove`` from what the
+        // correction it was last told of gives (a relearned offset, a fit applied, or both: a
+        // change of hard iron adopted between two checks and a fit at the next are one move).
+        let told = announcedMatrix * (field - announcedFitOffset) - announcedOffset
+        let jump = input - offset - told
+        let changed = (jump * jump).sum() > Self.announcedMove * Self.announcedMove
+        if changed {
+            announcedOffset = offset
+            announcedMatrix = fitted ? fitMatrix : .identity
+            announcedFitOffset = fitted ? fitOffset : .zero
+        }
         return (input - offset, true, changed)
     }
 
@@ -212,7 +224,6 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
         trusted = true
         mediumSince = nil
         highSince = nil
-        announcedOffset = estimator.estimate
     }
 
     /// Soft iron's σ a hold fit must reach before it is applied: 2 % for its worst combination

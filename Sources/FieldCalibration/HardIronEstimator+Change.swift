@@ -24,15 +24,17 @@ import Fusion
 ///    the first filter's offset to the second's must contradict the first filter; one the first
 ///    filter explains instead drops the evidence gathered for the second.
 extension HardIronEstimator {
-    /// What one stretch (`h` = I − Φ, `y` = m₁ − Φ m₀, noise `r` per axis, ending at `later` after
-    /// `duration` seconds) says about a change of hard iron, once the first filter has seen it
+    /// What one stretch (`h` = I − Φ, `y` = m₁ − Φ m₀, from `earlier` to `later` over `duration`
+    /// seconds, its rotation's error `angleError` radians: each filter's noise per axis by
+    /// ``stretchNoise(_:_:angleError:)``) says about a change of hard iron, once the first filter has seen it
     /// (`firstExplains`: its innovation within ``Parameters/gate``): the first filter's record of
     /// explained and rejected time, the estimate before the last change tried again, the second
     /// filter's learning and tests, and the adoption of either once confirmed.
     mutating func watchForChange(
-        firstExplains: Bool, _ h: Matrix3, _ y: SIMD3<Double>, _ r: Double, later: SIMD3<Double>, acceleration: SIMD3<Double>,
-        duration: Double
+        firstExplains: Bool, _ h: Matrix3, _ y: SIMD3<Double>, earlier: SIMD3<Double>, angleError: Double, later: SIMD3<Double>,
+        acceleration: SIMD3<Double>, duration: Double
     ) {
+        let r = stretchNoise(earlier, offset, angleError: angleError)
         if firstExplains {
             // The first filter explains the readings again: after as long as a change needs to be
             // confirmed, the suspicion was a passing disturbance.
@@ -51,7 +53,8 @@ extension HardIronEstimator {
             if candidate == nil { startCandidate() }
         }
         if candidate != nil, var before = previous {
-            let (_, previousNIS) = before.state.update(h, y, r, gate: .infinity, apply: false)
+            let (_, previousNIS) = before.state.update(h, y, stretchNoise(earlier, before.state.offset, angleError: angleError),
+                                                       gate: .infinity, apply: false)
             before.consistentTime = previousNIS <= parameters.gate ? before.consistentTime + duration : max(0, before.consistentTime - duration)
             previous = before
             if rejectedTime >= parameters.changeConfirmationTime && before.consistentTime >= parameters.changeConfirmationTime {
@@ -60,6 +63,7 @@ extension HardIronEstimator {
             }
         }
         if var c = candidate {
+            let r = stretchNoise(earlier, c.offset, angleError: angleError)
             // The second filter learns from every stretch, ungated (it is adopted only once its
             // stretches fit it, so what it learned from a passing disturbance is never adopted).
             let known = Self.isKnown(c)
@@ -200,6 +204,7 @@ extension HardIronEstimator {
         sensitivityCountdown = 50
         rejectedTime = 0
         changes += 1
+        confirmStart()
         if expectedField == nil {
             referenceStrength = strength
             referenceDip = dip

@@ -40,9 +40,8 @@ extension HardIronEstimator {
         let y = later - phi * earlier
         // Noise per axis: two readings' noise, plus the rotation's error (timing and scale) acting
         // on the field's size.
-        let strength = max(referenceStrength, ((earlier - offset) * (earlier - offset)).sum().squareRoot())
         let angleError = endRates * parameters.timingUncertainty + parameters.rotationScaleError * rotation.angle
-        let r = 2 * parameters.fieldNoise * parameters.fieldNoise + (angleError * strength) * (angleError * strength)
+        let r = stretchNoise(earlier, offset, angleError: angleError)
         // The field where the board ended the stretch may differ from where it began it: the
         // stretch counts for less (the gate and the tests of a change use r alone).
         let moved = excursion.position - phi * stretchStartPosition
@@ -55,7 +54,20 @@ extension HardIronEstimator {
             let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
             offsetSettled = p.m11 <= bound && p.m22 <= bound && p.m33 <= bound
         }
-        watchForChange(firstExplains: accepted || nis <= parameters.gate, h, y, r, later: later, acceleration: acceleration, duration: duration)
-        learnReference(later, acceleration)
+        let explained = accepted || nis <= parameters.gate
+        if explained { confirmStart() }
+        watchForChange(firstExplains: explained, h, y, earlier: earlier, angleError: angleError, later: later, acceleration: acceleration,
+                       duration: duration)
+        if explained { learnReference(later, acceleration) }
+    }
+
+    /// A stretch's noise per axis (µT²) for the filter whose offset is `offset`: two readings'
+    /// noise, and the rotation's error `angleError` (radians) acting on the field's size there
+    /// (the reference strength, or the field with that offset removed at the stretch's start,
+    /// whichever is larger): each filter by its own offset, so that a second filter learning a
+    /// stored offset's large error is not weighed by the first filter's wrong field.
+    func stretchNoise(_ earlier: SIMD3<Double>, _ offset: SIMD3<Double>, angleError: Double) -> Double {
+        let strength = max(referenceStrength, ((earlier - offset) * (earlier - offset)).sum().squareRoot())
+        return 2 * parameters.fieldNoise * parameters.fieldNoise + (angleError * strength) * (angleError * strength)
     }
 }

@@ -117,6 +117,12 @@ package struct HardIronEstimator: Sendable {
         /// The Earth's field strength (µT) and dip (radians, positive down) where the board is,
         /// e.g. from ``WorldMagneticModel``; nil: learned from the readings once the offset is known.
         package var expectedField: SIMD2<Double>?
+        /// The field strength (µT) the stored record the estimation starts from was saved with
+        /// (``StoredCalibration/fieldStrength``); nil: none. Until a stretch confirms the starting
+        /// offset (``Status/startConfirmed``), a corrected field whose strength departs from it
+        /// by more than ``normThreshold`` counts as disturbed: the record may be wrong. Ignored
+        /// unless the Earth could have it (``earthFieldStrength``) or a field is expected.
+        package var storedFieldStrength: Double?
         /// The soft iron left after any fit: the size (Frobenius norm) of S − I, m = S·h + b,
         /// trace removed. It is the prior of the soft iron the field-strength constraint estimates,
         /// and the size against which the offset must be safe before it is called `high`. A board's
@@ -188,7 +194,19 @@ package struct HardIronEstimator: Sendable {
         /// not yet known): whether removing the offset from the field helps, and whether it is
         /// worth saving. ``accuracy`` is what the heading can be trusted to.
         package var offsetAccuracy: MagneticFieldCalibrationAccuracy
+        /// Whether the offset is the estimator's own: false while it is a stored record's that no
+        /// stretch has confirmed yet (``Parameters/storedFieldStrength``); such a status is not
+        /// saved (it says nothing the record did not).
+        package var startConfirmed: Bool
     }
+
+    /// The Earth's field strength anywhere near its surface, µT: the World Magnetic Model's total
+    /// intensity runs from about 22 µT (South Atlantic) to 67 µT (near the south magnetic pole)
+    /// (NOAA/BGS, "The US/UK World Magnetic Model for 2020-2025", Technical Report, map of F),
+    /// with room for the model's error and the altitude of a board. A corrected field outside it,
+    /// by more than ``Parameters/normThreshold``, is a magnet nearby or a wrong offset: disturbed,
+    /// whether or not a reference is known yet.
+    package static let earthFieldStrength = 20.0...70.0
 
     package private(set) var parameters: Parameters
 
@@ -256,6 +274,15 @@ package struct HardIronEstimator: Sendable {
     /// ``Parameters/expectedField``, or what ``expect(field:)`` set since.
     var expectedField: SIMD2<Double>?
     var disturbed = false
+    /// Whether the starting offset claims to be known (σ within ``Parameters/strengthStartSigma``:
+    /// a stored record) and no stretch has confirmed it yet: a record can be wrong (hand-edited,
+    /// another board's, the board changed since), so it is on trial until the first stretch the
+    /// filter explains. A stretch it cannot explain while on trial lowers the accuracy at once.
+    var onTrial = false
+    /// Whether ``referenceStrength`` is the stored record's (``Parameters/storedFieldStrength``),
+    /// used only while the start is on trial; it is learned afresh once the start is confirmed
+    /// (a board taken elsewhere meets another field).
+    var referenceFromRecord = false
     /// Hard-iron changes adopted (``Status/changes``).
     var changes = 0
     var consistency: Double = 0
@@ -270,6 +297,22 @@ package struct HardIronEstimator: Sendable {
                             softIronAllowance: parameters.softIronAllowance)
         expect(field: parameters.expectedField)
         offsetSettled = s <= parameters.strengthStartSigma
+        onTrial = offsetSettled
+        if onTrial, expectedField == nil, let stored = parameters.storedFieldStrength, Self.earthFieldStrength.contains(stored) {
+            referenceStrength = stored
+            referenceFromRecord = true
+        }
+    }
+
+    /// The start is confirmed (a stretch explained by the starting offset, or an offset relearned
+    /// by rotation): a reference taken from the record is learned afresh from here on.
+    mutating func confirmStart() {
+        guard onTrial else { return }
+        onTrial = false
+        if referenceFromRecord {
+            referenceFromRecord = false
+            if expectedField == nil { referenceStrength = 0 }
+        }
     }
 
     /// The offset to subtract, µT.
@@ -351,6 +394,8 @@ package struct HardIronEstimator: Sendable {
         // Once learning from the field's strength (a starting point's own claim stands until then).
         if accuracy == .high, sphere.known, !(softIronBias <= parameters.highSoftIronBias) { accuracy = .medium }
         if accuracy == .high, consistency > parameters.highConsistency { accuracy = .medium }
+        // A stored start on trial that a stretch contradicted: the record may be wrong.
+        let doubted = candidate != nil && onTrial
         let reason: Reason
         if candidate != nil, rejectedTime >= parameters.changeConfirmationTime / 2 {
             reason = .relearning
@@ -363,10 +408,10 @@ package struct HardIronEstimator: Sendable {
         } else {
             reason = .learning
         }
-        return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed ? min(accuracy, .low) : accuracy,
+        return Status(offset: offset, sigma: sigma, headingSigma: headingSigma, accuracy: disturbed || doubted ? min(accuracy, .low) : accuracy,
                       reason: reason, changes: changes, fieldStrength: referenceStrength, fieldScatter: sphere.scatter.squareRoot(),
                       consistency: consistency, softIronBias: softIronBias,
-                      offsetAccuracy: Self.accuracy(sigma: sigma, headingSigma: offsetHeadingSigma))
+                      offsetAccuracy: Self.accuracy(sigma: sigma, headingSigma: offsetHeadingSigma), startConfirmed: !onTrial)
     }
 
     /// The accuracy an offset uncertainty gives (σ per axis in µT, and the heading σ in degrees,
@@ -374,10 +419,21 @@ package struct HardIronEstimator: Sendable {
     /// and heading σ ≤ 1° (three σ stay within 1 µT); `medium` heading σ ≤ 3°; `low` heading σ ≤ 10°;
     /// `uncalibrated` beyond.
     package static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
-        if sigma <= 0.33 && headingSigma <= 1 { return .high }
-        if headingSigma <= 3 { return .medium }
-        if headingSigma <= 10 { return .low }
+        if sigma <= 0.33 && headingSigma <= headingBound(.high) { return .high }
+        if headingSigma <= headingBound(.medium) { return .medium }
+        if headingSigma <= headingBound(.low) { return .low }
         return .uncalibrated
+    }
+
+    /// The heading σ (degrees) an accuracy promises at most: high 1°, medium 3°, low 10°;
+    /// uncalibrated none (infinity).
+    package static func headingBound(_ accuracy: MagneticFieldCalibrationAccuracy) -> Double {
+        switch accuracy {
+        case .high: 1
+        case .medium: 3
+        case .low: 10
+        case .uncalibrated: .infinity
+        }
     }
 
     /// The Earth's field where the board is (strength µT, dip radians positive down, e.g. from
@@ -386,7 +442,7 @@ package struct HardIronEstimator: Sendable {
     /// strength the heading uncertainty is computed with. Ignored unless plausible (20–70 µT, dip
     /// within ±90°).
     package mutating func expect(field: SIMD2<Double>?) {
-        guard let field, field.x >= 20, field.x <= 70, abs(field.y) <= .pi / 2 else {
+        guard let field, Self.earthFieldStrength.contains(field.x), abs(field.y) <= .pi / 2 else {
             if expectedField != nil {   // back to learning it
                 referenceStrength = 0
                 referenceDipKnown = false
@@ -395,6 +451,7 @@ package struct HardIronEstimator: Sendable {
             return
         }
         expectedField = field
+        referenceFromRecord = false
         referenceStrength = field.x
         referenceDip = field.y
         referenceDipKnown = true

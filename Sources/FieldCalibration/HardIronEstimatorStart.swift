@@ -12,11 +12,18 @@ extension HardIronEstimator {
         package var backgroundSigma: Double?
         /// Whether the record fitted soft iron (an ellipsoid: its matrix is not the identity).
         package var fittedSoftIron: Bool
+        /// The corrected field's strength the record was saved with, µT (nil: unknown): what the
+        /// field with the record applied should measure until a stretch confirms the record
+        /// (``Parameters/storedFieldStrength``).
+        package var fieldStrength: Double?
 
-        package init(accuracy: MagneticFieldCalibrationAccuracy?, backgroundSigma: Double? = nil, fittedSoftIron: Bool) {
+        package init(
+            accuracy: MagneticFieldCalibrationAccuracy?, backgroundSigma: Double? = nil, fittedSoftIron: Bool, fieldStrength: Double? = nil
+        ) {
             self.accuracy = accuracy
             self.backgroundSigma = backgroundSigma
             self.fittedSoftIron = fittedSoftIron
+            self.fieldStrength = fieldStrength
         }
 
         /// An explicit figure-eight calibration at `high` (ellipsoid fitted): what
@@ -40,6 +47,8 @@ extension HardIronEstimator {
     /// ``Parameters/initialSigma``). The offset starts at zero: the stored calibration is applied
     /// to the field before the estimator sees it.
     /// - A background record starts from its own σ; any other from its accuracy's (``startSigma(for:)``).
+    /// - Its field strength is what the corrected field is checked against until a stretch
+    ///   confirms the record (``Parameters/storedFieldStrength``).
     /// - A record that fitted soft iron has removed it: what is left is what such a fit leaves,
     ///   taken as 1 % (``Parameters/softIronAllowance`` 0.01 instead of 8 %).
     /// - `magnetometerRate` (Hz): read between its updates, the magnetometer's reading is half a
@@ -50,6 +59,7 @@ extension HardIronEstimator {
     ) -> (parameters: Parameters, sigma: Double?) {
         var parameters = Parameters()
         if stored?.fittedSoftIron == true { parameters.softIronAllowance = 0.01 }
+        parameters.storedFieldStrength = stored?.fieldStrength
         if let rate = magnetometerRate, rate.isFinite, rate >= 1 {
             parameters.magnetometerLag = 0.5 / rate
             parameters.timingUncertainty = max(parameters.timingUncertainty, 1 / (rate * 12.0.squareRoot()))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import FieldCalibration
 import Foundation
 import Fusion
 import Motion
@@ -47,6 +48,11 @@ struct BackgroundCheckCommand: ParsableCommand {
         valueName: "latitude,longitude"))
     var location: String?
 
+    @Option(help: ArgumentHelp(
+        "Start each seed from a stored background record this far off the board's hard iron (µT, device axes), claiming high at σ 0.16 µT: a store that lies. Prints when it was found out and relearned.",
+        valueName: "x,y,z"))
+    var storedError: String?
+
     @Flag(help: "Print each seed's course once a second: offset error, σ, heading error, accuracy, reason.")
     var trace = false
 
@@ -60,8 +66,19 @@ struct BackgroundCheckCommand: ParsableCommand {
         return GeographicLocation(latitude: latitude, longitude: longitude)
     }
 
+    /// `--stored-error` parsed; nil when not given.
+    func wrongRecordError() throws -> SIMD3<Double>? {
+        guard let storedError else { return nil }
+        let parts = storedError.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2], [x, y, z].allSatisfy({ abs($0) <= 4_000 }) else {
+            throw ValidationError("--stored-error must be X,Y,Z in µT, each within ±4000 (the largest magnetometer range), e.g. 1000,0,0; got \(storedError)")
+        }
+        return SIMD3(x, y, z)
+    }
+
     func validate() throws {
         _ = try geographicLocation()
+        _ = try wrongRecordError()
         guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
         guard duration > judgeFrom, judgeFrom >= 0, duration <= 3600 else {
             throw ValidationError("--duration must exceed --judge-from and be at most 3600 s")
@@ -76,20 +93,44 @@ struct BackgroundCheckCommand: ParsableCommand {
         var softIronFits: [Double] = []
         var softIronLeft: [Double] = []
         var changes: [Int] = []
+        var foundOut: [Double] = [], relearned: [Double] = [], neverFoundOut = 0, highOnceDoubted = 0
+        // Per accuracy said from --judge-from on: points, squared heading errors summed, seeds
+        // whose RMS at that accuracy exceeded its promise.
+        var byAccuracy: [MagneticFieldCalibrationAccuracy: (count: Int, squares: Double, broken: [UInt64])] = [:]
+        let wrongRecord = try wrongRecordError()
         for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
             let trial: BackgroundCalibrationTrial
             do {
-                trial = try BackgroundCalibrationTrial.run(
-                    seed: seed, scenario: scenario, duration: duration, hardIron: noHardIron ? .zero : nil,
-                    softIron: noSoftIron ? .identity : nil, location: geographicLocation())
+                trial = try runTrial(seed: seed, wrongRecord: wrongRecord)
             } catch {
                 printError("error: \(error)")
                 throw ExitCode.failure
+            }
+            if wrongRecord != nil {
+                // Found out: the accuracy demoted to `low` or below while the offset is more than
+                // 1 µT off (`medium` may be the soft iron feared in a new pose); relearned: the
+                // offset within 1 µT.
+                if trial.firstAccuracy.map({ $0 <= .low }) == true {
+                    foundOut.append(0)
+                } else if let point = trial.points.first(where: { $0.accuracy <= .low && $0.offsetError > 1 }) {
+                    foundOut.append(point.time)
+                } else {
+                    neverFoundOut += 1
+                }
+                if let point = trial.points.first(where: { $0.offsetError < 1 }) { relearned.append(point.time) }
+                highOnceDoubted += trial.highButWrongOnceDoubted
             }
             if trace {
                 for (index, point) in trial.points.enumerated() where index % 10 == 9 {
                     print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter)), soft-iron bias ≤ \(decimals(point.softIronBias)) µT, soft iron left \(decimals(point.softIronLeft * 100, 1)) %\(point.softIronFitted ? " (fitted)" : "")")
                 }
+            }
+            for (accuracy, level) in trial.headingRMSByAccuracy(after: judgeFrom) {
+                var entry = byAccuracy[accuracy] ?? (0, 0, [])
+                entry.count += level.count
+                entry.squares += level.rms * level.rms * Double(level.count)
+                if level.rms > HardIronEstimator.headingBound(accuracy) { entry.broken.append(seed) }
+                byAccuracy[accuracy] = entry
             }
             let tail = trial.after(judgeFrom)
             let offsetError = tail.first?.offsetError ?? .nan
@@ -115,5 +156,41 @@ struct BackgroundCheckCommand: ParsableCommand {
         } else {
             print("")
         }
+        // Whether each accuracy kept its promise (the heading σ bound it stands for) on this motion.
+        let levels = byAccuracy.keys.sorted { $0.rawValue > $1.rawValue }.map { accuracy in
+            let entry = byAccuracy[accuracy] ?? (0, 0, [])
+            let bound = HardIronEstimator.headingBound(accuracy)
+            return "\(accuracy.storedName) \(entry.count) points, heading RMS \(decimals((entry.squares / Double(max(entry.count, 1))).squareRoot()))°"
+                + (bound.isFinite ? " (promise ≤ \(decimals(bound, 0))°; exceeded in \(entry.broken.count) of \(seeds) seeds"
+                    + (entry.broken.isEmpty ? "" : ": " + entry.broken.map(String.init).joined(separator: ", ")) + ")" : "")
+        }
+        print("from \(decimals(judgeFrom, 1)) s, by the accuracy said: " + levels.joined(separator: "; "))
+        if let wrongRecord {
+            let error = "(" + [wrongRecord.x, wrongRecord.y, wrongRecord.z].map { decimals($0, 1) }.joined(separator: ", ") + ")"
+            print("a stored record \(error) µT off, claiming high: found out (accuracy low or below) in \(foundOut.count) of \(seeds) seeds"
+                  + (foundOut.isEmpty ? "" : " after \(decimals(foundOut.min() ?? 0, 1))–\(decimals(foundOut.max() ?? 0, 1)) s")
+                  + (neverFoundOut > 0 ? " (\(neverFoundOut) never, or not while more than 1 µT off)" : "")
+                  + "; relearned within 1 µT in \(relearned.count) of \(seeds)"
+                  + (relearned.isEmpty ? "" : " after \(decimals(relearned.min() ?? 0, 1))–\(decimals(relearned.max() ?? 0, 1)) s")
+                  + "; high while more than 1 µT off once found out: \(highOnceDoubted) points")
+        }
+    }
+
+    /// One seed's run: with nothing stored, or (`wrongRecord`) from a temporary store holding a
+    /// record that far off (``BackgroundCalibrationTrial/storeWrongRecord(seed:error:hardIron:in:)``).
+    func runTrial(seed: UInt64, wrongRecord: SIMD3<Double>?) throws -> BackgroundCalibrationTrial {
+        let hardIron: SIMD3<Double>? = noHardIron ? .zero : nil
+        guard let wrongRecord else {
+            return try BackgroundCalibrationTrial.run(
+                seed: seed, scenario: scenario, duration: duration, hardIron: hardIron, softIron: noSoftIron ? .identity : nil,
+                location: geographicLocation())
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("background-check-\(UUID().uuidString)")
+        defer { _ = try? FileManager.default.removeItem(at: directory) }
+        let store = CalibrationStore(directory: directory)
+        try BackgroundCalibrationTrial.storeWrongRecord(seed: seed, error: wrongRecord, hardIron: hardIron, in: store)
+        return try BackgroundCalibrationTrial.run(
+            seed: seed, scenario: scenario, duration: duration, hardIron: hardIron, softIron: noSoftIron ? .identity : nil, store: store,
+            location: geographicLocation())
     }
 }

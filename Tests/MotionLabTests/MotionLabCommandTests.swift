@@ -38,6 +38,20 @@ import Glibc
         #expect(result.output.contains("over 1 seeds (ordinary-handling, judged from 1.0 s to 2 s)"), "\(result.output)")
     }
 
+    /// A store that lies: `--stored-error` starts each seed from a record that far off and says
+    /// when it was found out and relearned; a malformed one is a usage error naming it.
+    @Test func backgroundCheckRunsAStoreThatLies() throws {
+        let result = try runToEnd(
+            try Self.motionLab(), ["background-check", "--seeds", "1", "--judge-from", "1", "--duration", "2", "--stored-error", "1000,0,0"],
+            timeout: 300)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("a stored record (1000.0, 0.0, 0.0) µT off, claiming high: found out (accuracy low or below) in 1 of 1 seeds"),
+                "\(result.output)")
+        let refused = try runToEnd(try Self.motionLab(), ["background-check", "--stored-error", "1,2"], timeout: 60)
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("--stored-error"), "\(refused.error)")
+    }
+
     /// Every numeric option of `evaluate`, with values at and beyond every edge: each is accepted
     /// or refused with a usage error naming an option; none traps (a trap would end this process).
     @Test func extremeValuesOfEvaluatesNumericOptionsAreRefusedOrAcceptedNeverATrap() throws {

@@ -91,7 +91,8 @@ final class BackgroundCalibration: Sendable {
                 HardIronEstimator.StoredCalibration(
                     accuracy: MagneticFieldCalibrationAccuracy(name: stored.accuracy),
                     backgroundSigma: stored.isBackground ? stored.offsetSigma : nil,
-                    fittedSoftIron: Matrix3(rowMajor: stored.softIronMatrix).map { ($0 - .identity).frobeniusNorm > 1e-6 } ?? false)
+                    fittedSoftIron: Matrix3(rowMajor: stored.softIronMatrix).map { ($0 - .identity).frobeniusNorm > 1e-6 } ?? false,
+                    fieldStrength: stored.fieldStrength)
             },
             magnetometerRate: magnetometerRate)
         self.init(
@@ -143,9 +144,10 @@ final class BackgroundCalibration: Sendable {
         latest.withLock { $0 = Estimate(status: status, softIron: softIron) }
         guard let saver else { return }
         let due: Estimate? = saveState.withLock { state in
-            // Saved once the field strength is known too (the record keeps it).
+            // Saved once the field strength is known too (the record keeps it), and never a stored
+            // record's offset that no stretch has confirmed yet (it may be the lie being found out).
             if status.offsetAccuracy >= .medium, status.fieldStrength > 0, status.reason != .relearning, status.reason != .disturbed,
-               status.reason != .off {
+               status.reason != .off, status.startConfirmed {
                 let better = state.saved.map { saved in
                     let moved = ((status.offset - saved.status.offset) * (status.offset - saved.status.offset)).sum().squareRoot()
                     return status.sigma < saved.status.sigma * 2 / 3 || moved > max(2 * status.sigma, 0.5) || softIron != saved.softIron

@@ -55,6 +55,7 @@ public struct Scenario: Sendable {
         indoorCarrying, fastTranslation, quarterTurn,
         stairs, lift, hill, weatherDrift,
         walkHand, walkPocket, run, stairSteps, walkPauses, vehicle,
+        vehicleTurning, robotArm, pendulum,
     ]
 
     private static let degree = Double.pi / 180

@@ -68,9 +68,32 @@ package struct BackgroundCalibrationTrial: Sendable {
         return scale > 0 ? ((1 / scale) * product - .identity).frobeniusNorm : .infinity
     }
 
+    /// The simulated board's magnetometer as the calibration store names it.
+    package static let magnetometer = SensorIdentity(board: "simulated", chip: "LIS3MDL", bus: "simulated", address: 0x1C)
+
+    /// Writes into `store` the background record a store that lies holds for seed `seed`'s board:
+    /// the hard iron (``hardIron(seed:)``, or `hardIron`) plus `error` µT (device axes), claiming
+    /// `high` at σ 0.16 µT, with Berlin's field strength (the simulated world's, 49.8 µT).
+    package static func storeWrongRecord(
+        seed: UInt64, error: SIMD3<Double>, hardIron: SIMD3<Double>? = nil, in store: CalibrationStore
+    ) throws(CalibrationStoreError) {
+        var record = CalibrationRecord(sensor: magnetometer)
+        var section = CalibrationRecord.Magnetometer(
+            hardIronOffset: (hardIron ?? Self.hardIron(seed: seed)) + error, softIronMatrix: Matrix3.identity.rowMajor, fieldStrength: 49.8,
+            fitErrorPercent: 0, coveragePercent: 0, model: "offset", accuracy: "high")
+        section.origin = CalibrationRecord.Magnetometer.backgroundOrigin
+        section.offsetSigma = 0.16
+        record.magnetometer = section
+        _ = try store.save(record)
+    }
+
     package var seed: UInt64
     package var scenario: String
     package var trueOffset: SIMD3<Double>
+    /// The stored record's hard-iron offset applied before the background calibration (zero for
+    /// none): the offset the run ends with is it plus the status's (device axes: the simulated
+    /// board's mount is the identity).
+    package var storedOffset = SIMD3<Double>.zero
     /// The world played (for the truth of a scenario's own magnets).
     package var world: World
     package var points: [Point]
@@ -97,6 +120,15 @@ package struct BackgroundCalibrationTrial: Sendable {
         manager.location = location
         manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
         var trial = BackgroundCalibrationTrial(seed: seed, scenario: scenario, trueOffset: offset, world: world, points: [])
+        let record: CalibrationRecord?
+        do throws(CalibrationStoreError) {
+            record = try store?.load(Self.magnetometer)
+        } catch {
+            throw .sensor("the calibration store could not be read: \(error)")
+        }
+        if let stored = record?.magnetometer, stored.hardIronOffset.count == 3 {
+            trial.storedOffset = SIMD3(stored.hardIronOffset[0], stored.hardIronOffset[1], stored.hardIronOffset[2])
+        }
         clock.advance(by: 0.05)
         trial.firstAccuracy = manager.deviceMotion?.magneticField.accuracy
         let steps = Int((duration / step).rounded())
@@ -114,7 +146,7 @@ package struct BackgroundCalibrationTrial: Sendable {
             // The simulated board's mount is the identity and the LIS3MDL's axes are the IMU's: the
             // hard iron in device axes is the one set.
             let estimated = status?.offset ?? .zero
-            let difference = estimated - offset
+            let difference = trial.storedOffset + estimated - offset
             trial.points.append(Point(
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
@@ -140,11 +172,31 @@ package struct BackgroundCalibrationTrial: Sendable {
         return (tail.map { $0.headingError * $0.headingError }.reduce(0, +) / Double(tail.count)).squareRoot()
     }
 
+    /// From `time` on, per accuracy said: how many points said it and the heading error's RMS over
+    /// them (degrees).
+    package func headingRMSByAccuracy(after time: Double) -> [MagneticFieldCalibrationAccuracy: (count: Int, rms: Double)] {
+        Dictionary(grouping: after(time), by: \.accuracy).mapValues { points in
+            (points.count, (points.map { $0.headingError * $0.headingError }.reduce(0, +) / Double(points.count)).squareRoot())
+        }
+    }
+
+    /// The accuracies said from `time` on whose promise (``HardIronEstimator/headingBound(_:)``)
+    /// the heading error's RMS over the points that said them exceeds.
+    package func brokenPromises(after time: Double) -> [MagneticFieldCalibrationAccuracy] {
+        headingRMSByAccuracy(after: time).filter { $0.value.rms > HardIronEstimator.headingBound($0.key) }.map(\.key).sorted { $0.rawValue < $1.rawValue }
+    }
+
     /// The first time the accuracy was `high`, seconds since the scenario began.
     package var timeToHigh: Double? { points.first { $0.accuracy == .high }?.time }
 
     /// The first time a background soft-iron fit was applied, seconds since the scenario began.
     package var timeToSoftIronFit: Double? { points.first { $0.softIronFitted }?.time }
+
+    /// Points where the accuracy said `high` while the offset was more than 1 µT off, once it had
+    /// said less than `high` (a stored record found out: before, at rest, nothing can tell it).
+    package var highButWrongOnceDoubted: Int {
+        points.drop { $0.accuracy == .high }.filter { $0.accuracy == .high && $0.offsetError > 1 }.count
+    }
 
     /// Points where the accuracy said `high` but the offset was more than 1 µT off.
     package var highButWrong: Int { points.filter { $0.accuracy == .high && $0.offsetError > 1 }.count }

@@ -1,0 +1,42 @@
+import Foundation
+import FieldCalibration
+import Fusion
+@testable import Motion
+import MotionSimulation
+import MotionSimulator
+import MotionTools
+import Testing
+import TestSupport
+
+/// The background magnetometer calibration on motions it was not designed on (issue #39): a
+/// tumble with no holds, a robot arm's repeated moves, a vehicle's turns. Each accuracy promises
+/// a heading σ (``HardIronEstimator/headingBound(_:)``: high 1°, medium 3°, low 10°); from 30 s
+/// on, the heading error's RMS over the samples that said a level must stay within its promise
+/// (`BackgroundCalibrationTrial.brokenPromises`). docs/background-calibration.md has the 20-seed
+/// figures and where a promise is still broken (the pendulum; medium on some tumble and vehicle
+/// seeds).
+@Suite struct UnseenMotionTests {
+    /// A robot arm cycling through five poses with short stops: the holds' fit finds the soft
+    /// iron at its stops, and no level said from 30 s on is exceeded by the heading error
+    /// (20 seeds: medium's RMS 1.21°, worst seed 1.46°).
+    @Test(arguments: [1, 2] as [UInt64])
+    func aRobotArmKeepsEveryPromise(seed: UInt64) throws {
+        let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: "robot-arm", duration: 117)
+        #expect(trial.timeToSoftIronFit != nil)
+        #expect(trial.brokenPromises(after: 30).isEmpty, "\(trial.headingRMSByAccuracy(after: 30))")
+        #expect(trial.headingRMS(after: 30) < 2)
+        #expect(trial.highButWrong == 0)
+    }
+
+    /// Continuous tumbling (no holds, 38 % of the directions) and a vehicle's turns (yaw alone,
+    /// the vertical offset unseen): `high` is never said, and `low`'s 10° is kept; the offset
+    /// the stretches cannot see (the vertical in a vehicle) is left, not guessed.
+    @Test(arguments: ["tumble", "vehicle-turning"], [1, 2] as [UInt64])
+    func turningWithoutHoldsNeverClaimsHigh(scenario: String, seed: UInt64) throws {
+        let trial = try BackgroundCalibrationTrial.run(seed: seed, scenario: scenario, duration: 100)
+        let levels = trial.headingRMSByAccuracy(after: 30)
+        #expect(levels[.high] == nil, "\(levels)")
+        #expect(levels[.low].map { $0.rms <= HardIronEstimator.headingBound(.low) } ?? true, "\(levels)")
+        #expect(trial.points.allSatisfy { $0.accuracy != .high })
+    }
+}
