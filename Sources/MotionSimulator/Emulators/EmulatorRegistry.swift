@@ -23,6 +23,8 @@ package enum EmulatorRegistry {
         IMUEmulatorEntry(.mpu9250, MPU9250Emulator.self, at: 0x68, noiseRate: 200, errors: .mpu9250, builtIn: "ak8963"),
         IMUEmulatorEntry(.icm20948, ICM20948Emulator.self, at: 0x68, noiseRate: 220, builtIn: "ak09916"),
         IMUEmulatorEntry(.bmi160, BMI160Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
+        // The BMM150 beside it, as on the Arduino Nano 33 BLE Sense Rev2.
+        IMUEmulatorEntry(.bmi270, BMI270Emulator.self, at: 0x68, magnetometer: .bmm150, noiseRate: 200),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
     ]
@@ -34,6 +36,8 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.lis2mdl, LIS2MDLEmulator.self, at: [0x1E]),
         MagnetometerEmulatorEntry(.qmc5883l, QMC5883LEmulator.self, at: [0x0D], errors: .qmc5883l),
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
+        // SDO and CSB2 pick 0x10–0x13.
+        MagnetometerEmulatorEntry(.bmm150, BMM150Emulator.self, at: [0x10, 0x11, 0x12, 0x13]),
     ]
 
     /// The barometers, in ``SimulatedBoard/Barometer`` order; the simulated board carries the first.

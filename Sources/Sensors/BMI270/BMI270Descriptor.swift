@@ -1,0 +1,19 @@
+import I2C
+
+extension BMI270IMU: BusPlacedDriver {}
+
+extension ChipDescriptor {
+    /// CHIP_ID 0x24 at 0x00, at 0x68 (SDO low) or 0x69; header-mode FIFO frames (header + 12
+    /// bytes, the BMI160's format) and the 24-bit sensortime.
+    package static let bmi270 = ChipDescriptor(
+        imu: BMI270Settings.name, cliNames: ["bmi270"], family: .bmi270,
+        identity: ChipIdentity(register: BMI270Register.chipID, value: [BMI270Settings.identity], addresses: [I2CAddress(0x68), I2CAddress(0x69)]),
+        tables: BMI270Settings.tables,
+        fifo: FIFOLayout(
+            bytesPerSample: BMI270IMU.fifoFrameSize, timestamp: FIFOTimestampFormat(lsb: BMI160FIFO.sensorTimeLSB, wrap: BMI160FIFO.sensorTimeWrap)),
+        gyroRestLimits: GyroRestLimits(
+            biasDPS: 0.5, noiseDensityDPS: 0.008,
+            source: "BST-BMI270-DS000 gyroscope specification: zero-rate offset ±0.5 °/s, output noise density 0.008 °/s/√Hz"),
+        outputDelay: .none(because: "the datasheet's filter tables give the 3-dB cut-off per ODR in performance mode, no group delay; none is claimed"),
+        make: factory(BMI270IMU.self))
+}
