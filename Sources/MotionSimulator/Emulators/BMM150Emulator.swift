@@ -19,6 +19,9 @@ struct BMM150Chip: SingleModelChip, NamedChip {
     static let trimFirst: UInt8 = 0x5D
     static let trimLast: UInt8 = 0x71
 
+    /// The compensation's output: 16 counts per µT (its ``raw(field:rhall:)`` multiplies by 16).
+    static let compensatedCountsPerMicrotesla = 16.0
+
     /// data_rate code → Hz (§4.2.4, normal mode: 10, 2, 6, 8, 15, 20, 25, 30 Hz for codes 0…7).
     static let rates: [Double] = [10, 2, 6, 8, 15, 20, 25, 30]
 
@@ -76,10 +79,10 @@ struct BMM150Chip: SingleModelChip, NamedChip {
         let v = Double(trimXYZ1) * 16384 / r - 16384
         let c = Double(trimXY2) * v * v / 268_435_456 + v * Double(trimXY1) / 16384
         func xy(_ field: Double, _ axis1: Int8, _ axis2: Int8) -> Double {
-            (field * 16 - Double(axis1) * 8) * 8192 / ((c + 256) * (Double(axis2) + 160))
+            (field * compensatedCountsPerMicrotesla - Double(axis1) * 8) * 8192 / ((c + 256) * (Double(axis2) + 160))
         }
         let divisor = Double(trimZ2) + Double(trimZ1) * r / 32768
-        let z = Double(trimZ4) + (field.z * 16 * divisor + Double(trimZ3) * (r - Double(trimXYZ1)) / 4) / 32768
+        let z = Double(trimZ4) + (field.z * compensatedCountsPerMicrotesla * divisor + Double(trimZ3) * (r - Double(trimXYZ1)) / 4) / 32768
         return (xy(field.x, trimX1, trimX2), xy(field.y, trimY1, trimY2), z)
     }
 
