@@ -145,8 +145,11 @@ private enum Reg {
         let bytes = try bus.readRegisters(address, Reg.fifoData, count: length + 5)
         for frame in 0..<10 { #expect(bytes[frame * 13] == 0x8C) }
         #expect(bytes[length] == 0x44)
-        let sensorTime = UInt32(bytes[length + 1]) | UInt32(bytes[length + 2]) << 8 | UInt32(bytes[length + 3]) << 16
-        #expect(abs(Double(sensorTime) * 39.0625e-6 - 0.05) < 39.0625e-6 * 2)
+        // SENSORTIME counts the simulation time, 24 bits of 39.0625 µs (655.36 s): the last frame's
+        // is within one 200 Hz period before now.
+        let sensorTime = Double(UInt32(bytes[length + 1]) | UInt32(bytes[length + 2]) << 8 | UInt32(bytes[length + 3]) << 16) * 39.0625e-6
+        let now = clock.now.truncatingRemainder(dividingBy: 655.36)
+        #expect(sensorTime <= now + 39.0625e-6 && sensorTime > now - 0.005 - 39.0625e-6, "\(sensorTime) \(now)")
         #expect(bytes[length + 4] == 0x80)
     }
 
@@ -156,7 +159,7 @@ private enum Reg {
         struct Jolts: PhysicalSource {
             func state(at time: Double) -> PhysicalState {
                 var state = PhysicalState.flatAtRest(time: time)
-                if time.truncatingRemainder(dividingBy: 0.5) < 0.05 { state.specificForce.z *= 1.3 }
+                if time >= 0.25, (time - 0.25).truncatingRemainder(dividingBy: 0.5) < 0.05 { state.specificForce.z *= 1.3 }
                 return state
             }
         }
@@ -167,7 +170,7 @@ private enum Reg {
         var page = try bus.readRegisters(address, Reg.features, count: 16)
         page[3] |= 0x10
         try bus.writeRegisters(address, Reg.features, page)
-        clock.advance(by: 2.2)  // jolts at 0.5, 1.0, 1.5 and 2.0 s after the start at 0
+        clock.advance(by: 2.2)  // jolts at 0.25, 0.75, 1.25 and 1.75 s
         try bus.writeRegister(address, Reg.featPage, 0)
         let count = try bus.readRegisters(address, Reg.features, count: 4)
         #expect(count == [4, 0, 0, 0])

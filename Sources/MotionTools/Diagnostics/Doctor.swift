@@ -212,18 +212,19 @@ package struct Doctor: Sendable {
         return devices.flatMap { device -> [DoctorCheck] in
             let scanCheck = checkScan(device: device, board: board, imu: imu, magnetometer: magnetometer, scan: scan)
             return [scanCheck.check] + checkIdentityReads(device: device, board: board, addresses: scanCheck.imus)
+                + wiringNotes(device: device, addresses: scanCheck.magnetometers)
         }
     }
 
     /// What answers on one bus, and the IMU addresses among them.
     private func checkScan(
         device: String, board: Board?, imu: [I2CAddress], magnetometer: [I2CAddress], scan: BusScanner
-    ) -> (check: DoctorCheck, imus: [I2CAddress]) {
+    ) -> (check: DoctorCheck, imus: [I2CAddress], magnetometers: [I2CAddress]) {
         var found: [I2CAddress]
         do throws(I2CError) {
             found = try scan(device)
         } catch {
-            return (DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint), [])
+            return (DoctorCheck(.busScan, .error, "scanning \(device) failed: \(error)", fix: error.hint), [], [])
         }
         // A chip a kernel driver holds refuses the scan (EBUSY) but is there.
         let barometer = ChipRegistry.barometerScanAddresses
@@ -233,7 +234,7 @@ package struct Doctor: Sendable {
         let wiring = bus.map { "check the wiring: SDA to pin \($0.sdaPin.header), SCL to pin \($0.sclPin.header), 3.3 V and GND, and the breakout's pull-ups" }
             ?? "check the wiring (SDA, SCL, 3.3 V, GND) and the breakout's pull-ups"
         if found.isEmpty {
-            return (DoctorCheck(.busScan, .warning, "nothing answers on \(device)", fix: wiring), [])
+            return (DoctorCheck(.busScan, .warning, "nothing answers on \(device)", fix: wiring), [], [])
         }
         let list = found.map(\.description).joined(separator: " ")
         let imus = found.filter(imu.contains)
@@ -241,14 +242,14 @@ package struct Doctor: Sendable {
         if imus.isEmpty {
             return (DoctorCheck(
                 .busScan, .warning, "\(device) answers at \(list), but not at an IMU address (\(imu.map(\.description).joined(separator: " ")))",
-                fix: "check the IMU's address pin (AD0/SA0) and wiring; \(wiring)"), [])
+                fix: "check the IMU's address pin (AD0/SA0) and wiring; \(wiring)"), [], magnetometers)
         }
         var message = "\(device) answers at \(list): IMU at \(imus.map(\.description).joined(separator: " "))"
         message += magnetometers.isEmpty ? ", no magnetometer at the usual addresses" : ", magnetometer at \(magnetometers.map(\.description).joined(separator: " "))"
         // A barometer is named when one answers (most boards have none; its absence is no fault).
         let barometers = found.filter(barometer.contains)
         if !barometers.isEmpty { message += ", barometer at \(barometers.map(\.description).joined(separator: " "))" }
-        return (DoctorCheck(.busScan, .ok, message), imus)
+        return (DoctorCheck(.busScan, .ok, message), imus, magnetometers)
     }
 
     /// Reads each IMU's identity ``identityAttempts`` times: a chip that answers correctly only
@@ -262,14 +263,37 @@ package struct Doctor: Sendable {
         } catch {
             return [DoctorCheck(.busScan, .error, "opening \(device) failed: \(error)", fix: error.hint)]
         }
-        return addresses.compactMap { address in
+        return addresses.flatMap { address -> [DoctorCheck] in
             let reads = ChipCatalog.identityStability(bus: bus, address: address, attempts: Self.identityAttempts)
-            guard let chip = reads.chip else { return nil }
+            guard let chip = reads.chip else { return [] }
+            let notes = Self.wiringNotes(chip, at: address).map { [$0] } ?? []
             let tally = "\(reads.good) of \(reads.attempts) identity reads of the \(chip.name) at \(address) on \(device) were right"
-            guard reads.isIntermittent else { return DoctorCheck(.busScan, .ok, tally) }
+            guard reads.isIntermittent else { return [DoctorCheck(.busScan, .ok, tally)] + notes }
             let message = tally + " (\(reads.wrong) wrong, \(reads.failed) failed): the bus corrupts transfers now and then"
-            return DoctorCheck(.busScan, .warning, message, fix: Self.unreliableBusFix(chip: chip, board: board, device: device))
+            return [DoctorCheck(.busScan, .warning, message, fix: Self.unreliableBusFix(chip: chip, board: board, device: device))] + notes
         }
+    }
+
+    /// The magnetometers at `addresses` identified (a chip that needs waking first, the BMM150, is
+    /// woken as identification does), with what doctor knows of their wiring.
+    private func wiringNotes(device: String, addresses: [I2CAddress]) -> [DoctorCheck] {
+        guard let openBus, !addresses.isEmpty else { return [] }
+        // A bus that cannot be opened, or a chip that cannot be identified, has its check above
+        // (the scan, the IMUs' identity reads); here it only goes without a note.
+        let bus: any I2CBus
+        do throws(I2CError) { bus = try openBus(device) } catch { return [] }
+        return addresses.compactMap { address in
+            do {
+                return try ChipCatalog.identify(bus: bus, address: address).flatMap { Self.wiringNotes($0, at: address) }
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// What the chip's descriptor tells a person about its wiring (``ChipDescriptor/wiringNotes``).
+    static func wiringNotes(_ chip: ChipInfo, at address: I2CAddress) -> DoctorCheck? {
+        chip.descriptor?.wiringNotes.map { DoctorCheck(.busScan, .ok, "\(chip.name) at \(address): \($0)") }
     }
 
     /// What to do about a bus that corrupts transfers to `chip`.

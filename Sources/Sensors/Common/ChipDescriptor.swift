@@ -65,6 +65,10 @@ package struct ChipDescriptor: Sendable {
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
     package let stretchesClock: Bool
+    /// What `motionctl doctor` tells a person about the chip once it is found: its wiring
+    /// pitfalls and start-up needs, in a sentence or two; nil where there is nothing beyond the
+    /// usual wiring.
+    package var wiringNotes: String? = nil
 
     /// An accelerometer + gyroscope.
     init(
