@@ -28,7 +28,7 @@ private enum Reg {
         #expect(try bus.readRegister(address, Reg.chipID) == 0x00)
     }
 
-    /// Normal mode at 10 Hz: a measurement every 0.1 s with the data-ready bit (RHALL LSB bit 0),
+    /// Normal mode at 10 Hz: a measurement at once, then every 0.1 s, with the data-ready bit (RHALL LSB bit 0),
     /// cleared once the block is read; x, y 13 bits in 15:3, z 15 bits in 15:1, RHALL 14 bits in
     /// 15:2 at XYZ1 (7053) at 25 °C.
     @Test func normalModeMeasuresAtItsRate() throws {
@@ -36,9 +36,10 @@ private enum Reg {
         state.temperature = 25
         let bus = makeBus(ConstantSource(state))
         try bus.writeRegister(address, Reg.power, 0x01)
-        try bus.writeRegister(address, Reg.opMode, 0x00)  // normal, code 0 = 10 Hz
+        try bus.writeRegister(address, Reg.opMode, 0x00)  // normal, code 0 = 10 Hz: the first measurement at once
+        #expect(try bus.readRegisters(address, Reg.dataX, count: 8)[6] & 0x01 == 1)
         clock.advance(by: 0.05)
-        #expect(try bus.readRegister(address, Reg.rhall) & 0x01 == 0)
+        #expect(try bus.readRegister(address, Reg.rhall) & 0x01 == 0)  // cleared by the block read, none new yet
         clock.advance(by: 0.06)
         let bytes = try bus.readRegisters(address, Reg.dataX, count: 8)
         #expect(bytes[6] & 0x01 == 1)

@@ -136,10 +136,15 @@ struct BMM150Chip: SingleModelChip, NamedChip {
             return
         }
         guard isPowered, (Self.opMode...Self.repZ).contains(address) else { return }  // suspend, or read-only
+        let wasMeasuring = mode == 0b00
         registers[Int(address)] = value
         if address == Self.opMode, mode == 0b01 {
             measure(source.state(at: time))
             registers[Int(Self.opMode)] |= 0b110  // back to sleep
+        } else if address == Self.opMode, mode == 0b00, !wasMeasuring {
+            // Normal mode's first measurement, here at once (the chip's takes one measurement
+            // time, about 10 ms with 9/15 repetitions), so no read finds the registers' reset zeros.
+            measure(source.state(at: time))
         }
         clock.set(rate: mode == 0b00 ? rate : nil, at: time)
     }
@@ -151,7 +156,7 @@ struct BMM150Chip: SingleModelChip, NamedChip {
 ///
 /// Powers up suspended: every register but power control (0x4B) reads 0 until its bit 0 is set,
 /// which brings it to sleep mode with its trim registers (0x5D–0x71) in place; soft reset (0x4B
-/// bits 7, 1) returns to sleep. Normal mode measures at 2–30 Hz, forced mode once; each
+/// bits 7, 1) returns to sleep. Normal mode measures at 2–30 Hz (the first at once), forced mode once; each
 /// measurement stores raw x, y, z and RHALL that compensate, with the trim, to the true field.
 package final class BMM150Emulator: ModelEmulator {
     let engine: EmulatorEngine<BMM150Chip>
