@@ -15,7 +15,7 @@ struct BoschDoctorTests {
         let machine = try FakeMachine()
         try machine.model("Raspberry Pi 4 Model B Rev 1.4")
         try machine.file("dev/i2c-1")
-        let board = SimulatedBoard(imu: .bmi270, source: ConstantSource(), now: { 0 })
+        let board = SimulatedBoard(imu: .bmi270, magnetometer: .chip(.bmm150), source: ConstantSource(), now: { 0 })
         #expect(board.magnetometerAddress == I2CAddress(0x10))
         let scan: Doctor.BusScanner = { _ in [I2CAddress(0x10), I2CAddress(0x68)] }
         let open: Doctor.BusOpener = { _ in board.bus }

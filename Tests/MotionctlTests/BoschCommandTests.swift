@@ -1,12 +1,16 @@
 import Foundation
 import Testing
 
-/// `--imu bmi270` through the built `motionctl`: the probe names the BMI270 and its BMM150, a raw
-/// stream at rest reads gravity and the field, through the timer and the FIFO, and device motion
-/// comes out with the magnetometer's field.
+/// `--imu bmi270` through the built `motionctl`: the probe names the BMI270 (its BMM150 sits on
+/// its auxiliary interface, not on the bus) and a BMM150 added on the bus, a raw stream at rest
+/// reads gravity and the auxiliary BMM150's field, through the timer and the FIFO, and device
+/// motion comes out with it.
 struct BoschCommandTests {
-    @Test func probeListsTheBMI270AndItsBMM150() throws {
-        let result = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "bmi270"])
+    @Test func probeListsTheBMI270AndABMM150OnTheBus() throws {
+        let alone = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "bmi270"])
+        #expect(alone.status == 0, "\(alone.error)")
+        #expect(Array(alone.output.split(separator: "\n").map(String.init).dropFirst()) == ["  0x68  BMI270", "  0x76  BMP280"])
+        let result = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "bmi270", "--magnetometer", "bmm150"])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(Array(lines.dropFirst()) == ["  0x10  BMM150", "  0x68  BMI270", "  0x76  BMP280"])

@@ -62,7 +62,8 @@ import Testing
         try imu.configure(imu.defaultConfiguration)
         #expect(bus.initDataWrites == Self.writesPerUpload)
         #expect(try board.bus.readRegister(Self.address, Self.internalStatus) & 0x0F == 0x01)
-        #expect(try board.bus.readRegister(Self.address, Self.powerControl) == 0x0E)
+        // Temperature, accelerometer, gyroscope and the auxiliary interface (its BMM150) on.
+        #expect(try board.bus.readRegister(Self.address, Self.powerControl) == 0x0F)
         #expect(try imu.isStillConfigured())
         // Lying face up at rest: 1 g on z (Core Motion sign −1), no rotation.
         let sample = try imu.readSample()
@@ -145,5 +146,61 @@ struct StepSource: PhysicalSource {
         var state = PhysicalState.flatAtRest(time: time)
         if stepTimes.contains(where: { time >= $0 && time < $0 + 0.05 }) { state.specificForce.z *= 1.3 }
         return state
+    }
+}
+
+/// The BMM150 on the BMI270's auxiliary interface: found by the BMI270's configure, configured
+/// through manual mode, read from DATA_0 … DATA_7 in data mode.
+@Suite struct BMI270AuxiliaryTests {
+    static let address = I2CAddress(0x68)
+
+    /// A bus that gives AUX_DEV_ID another device's address: nothing answers behind the interface.
+    final class EmptyAuxiliaryBus: I2CBus {
+        let inner: SimulatedBus
+        var name: String { inner.name }
+        init(_ inner: SimulatedBus) { self.inner = inner }
+        func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
+            guard case .write(let bytes) = operations.first, bytes == [0x4B, 0x20] else { return try inner.transaction(address, operations) }
+            return try inner.transaction(address, [.write([0x4B, 0x22])])
+        }
+    }
+
+    func board(field: SIMD3<Double>) -> SimulatedBoard {
+        var state = PhysicalState.flatAtRest()
+        state.magneticField = field
+        return SimulatedBoard(imu: .bmi270, source: ConstantSource(state), now: { 1 })
+    }
+
+    @Test func theBMM150BehindTheInterfaceIsTheCompanionMagnetometer() throws {
+        let field = SIMD3(21.5, -6.0, -40.25)
+        let board = board(field: field)
+        #expect(board.magnetometerAddress == nil)  // not on the host bus
+        let imu = BMI270IMU(bus: board.bus, address: Self.address, pause: .none)
+        #expect(imu.companionMagnetometer == nil)
+        try imu.configure(imu.defaultConfiguration)
+        let magnetometer = try #require(imu.companionMagnetometer)
+        #expect(magnetometer.chip.name == "BMM150" && magnetometer.chip.address == Self.address)
+        #expect(try board.bus.readRegister(Self.address, 0x7D) == 0x0F && imu.isStillConfigured())
+        try magnetometer.configure(magnetometer.defaultConfiguration)
+        #expect(try magnetometer.isStillConfigured())
+        let sample = try magnetometer.readSample()
+        #expect(largestDifference(sample.field, field) <= 0.3, "\(sample.field)")
+        #expect(try imu.readSample().acceleration.z < -0.99)
+        // A reconfigure of the BMI270 resets it: the magnetometer's data mode is gone until it is
+        // configured again; the same driver object stays the companion.
+        try imu.configure(imu.defaultConfiguration)
+        #expect(try !magnetometer.isStillConfigured())
+        #expect(imu.companionMagnetometer === magnetometer)
+        try magnetometer.configure(magnetometer.defaultConfiguration)
+        #expect(largestDifference(try magnetometer.readSample().field, field) <= 0.3)
+    }
+
+    @Test func withNothingBehindTheInterfaceThereIsNoCompanion() throws {
+        let board = board(field: SIMD3(20, 0, -40))
+        let imu = BMI270IMU(bus: EmptyAuxiliaryBus(board.bus), address: Self.address, pause: .none)
+        try imu.configure(imu.defaultConfiguration)
+        #expect(imu.companionMagnetometer == nil)
+        #expect(try board.bus.readRegister(Self.address, 0x7D) == 0x0E && board.bus.readRegister(Self.address, 0x6B) == 0)
+        #expect(try imu.isStillConfigured())
     }
 }

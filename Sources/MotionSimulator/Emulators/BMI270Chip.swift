@@ -6,7 +6,8 @@ import Foundation
 /// from the datasheet, independently of the driver.
 struct BMI270Chip: SingleModelChip {
     static let chipID: UInt8 = 0x00          // CHIP_ID, 0x24
-    static let status: UInt8 = 0x03          // drdy_acc[7] drdy_gyr[6] drdy_aux[5] cmd_rdy[4]
+    static let status: UInt8 = 0x03          // drdy_acc[7] drdy_gyr[6] drdy_aux[5] cmd_rdy[4] aux_man_op[2]
+    static let dataAux: UInt8 = 0x04         // DATA_0 … DATA_7: the auxiliary sensor's bytes
     static let dataAccXL: UInt8 = 0x0C       // DATA_8 … DATA_13: accelerometer x, y, z little-endian
     static let dataGyrXL: UInt8 = 0x12       // DATA_14 … DATA_19: gyroscope x, y, z little-endian
     static let sensorTime0: UInt8 = 0x18     // SENSORTIME 0x18–0x1A, 24 bit, 39.0625 µs per LSB
@@ -21,6 +22,12 @@ struct BMI270Chip: SingleModelChip {
     static let accRange: UInt8 = 0x41        // acc_range[1:0], reset 0x02
     static let gyrConf: UInt8 = 0x42         // gyr_filter_perf[7] gyr_noise_perf[6] gyr_bwp[5:4] gyr_odr[3:0], reset 0xA9
     static let gyrRange: UInt8 = 0x43        // gyr_range[2:0], reset 0x00
+    static let auxDevID: UInt8 = 0x4B        // i2c_device_addr[7:1]: the auxiliary device's address, reset 0x20 (0x10)
+    static let auxIfConf: UInt8 = 0x4C       // aux_manual_en[7] man_rd_burst[3:2] aux_rd_burst[1:0] (1, 2, 6, 8 bytes), reset 0x83
+    static let auxRdAddr: UInt8 = 0x4D       // manual mode: writing it reads man_rd_burst bytes from there into DATA_0…; data mode: where reads start
+    static let auxWrAddr: UInt8 = 0x4E       // manual mode: writing it writes AUX_WR_DATA to that register
+    static let auxWrData: UInt8 = 0x4F
+    static let ifConf: UInt8 = 0x6B          // aux_en[5]: the auxiliary interface on
     static let fifoConfig0: UInt8 = 0x48     // fifo_time_en[1] fifo_stop_on_full[0], reset 0x02
     static let fifoConfig1: UInt8 = 0x49     // gyr_en[7] acc_en[6] aux_en[5] header_en[4], reset 0x10
     static let initCtrl: UInt8 = 0x59        // INIT_CTRL: 0 while loading, 1 to start the engine
@@ -34,7 +41,7 @@ struct BMI270Chip: SingleModelChip {
     /// The registers that are not 0 after power-on or a soft reset (register map, "reset value").
     static let resetValues: KeyValuePairs<UInt8, UInt8> = [
         chipID: 0x24, accConf: 0xA8, accRange: 0x02, gyrConf: 0xA9,
-        fifoConfig0: 0x02, fifoConfig1: 0x10, pwrConf: 0x03,
+        fifoConfig0: 0x02, fifoConfig1: 0x10, pwrConf: 0x03, auxDevID: 0x20, auxIfConf: 0x83, auxRdAddr: 0x42, auxWrAddr: 0x4C,
     ]
 
     /// The configuration file Bosch publishes for the BMI270 (BMI270 SensorAPI, bmi270.c
@@ -87,8 +94,36 @@ struct BMI270Chip: SingleModelChip {
     /// The step detector: above the threshold since the last sample, the last step's time.
     var stepAbove = false
     var lastStepTime = -Double.infinity
+    /// The BMM150 on the auxiliary interface, at 0x10 of that bus, sensing what the BMI270 senses
+    /// (its own power: a reset of the BMI270 leaves it as it was).
+    var auxiliary: BMM150Chip
+    static let auxiliaryAddress: UInt8 = 0x10
 
-    init(core: ChipCore) { self.core = core }
+    init(core: ChipCore) {
+        self.core = core
+        auxiliary = BMM150Chip(source: core.source, options: core.options)
+    }
+
+    /// Burst lengths of aux_rd_burst and man_rd_burst codes 0…3.
+    static let auxiliaryBurst = [1, 2, 6, 8]
+
+    /// Whether the auxiliary interface reaches its device: IF_CONF aux_en, PWR_CTRL aux_en, and
+    /// the BMM150's address in AUX_DEV_ID.
+    var auxiliaryReachable: Bool {
+        reg(Self.ifConf) & 0x20 != 0 && reg(Self.pwrCtrl) & 0x01 != 0 && reg(Self.auxDevID) >> 1 == Self.auxiliaryAddress
+    }
+
+    /// `count` bytes of the auxiliary device from `register` on into DATA_0…, as of `time`.
+    private mutating func readAuxiliary(from register: UInt8, count: Int, at time: Double) {
+        guard auxiliaryReachable else { return }
+        auxiliary.advance(to: time)
+        auxiliary.setPointer(fromSubAddress: register)
+        for index in 0..<count {
+            let pointer = auxiliary.pointer
+            registers[Int(Self.dataAux) + index] = auxiliary.read(pointer)
+            auxiliary.pointer = auxiliary.pointer(after: pointer)
+        }
+    }
 
     mutating func powerOnReset() {
         core.powerOn(registerCount: 128, presets: Self.resetValues)
@@ -170,6 +205,12 @@ struct BMI270Chip: SingleModelChip {
     }
 
     mutating func advance(to time: Double) {
+        // Data mode (aux_manual_en 0): the chip reads the auxiliary device on its own; here at each
+        // bus access rather than at AUX_CONF's rate, so DATA_0… always hold its latest output.
+        if reg(Self.auxIfConf) & 0x80 == 0, auxiliaryReachable, engineRunning {
+            readAuxiliary(from: reg(Self.auxRdAddr), count: Self.auxiliaryBurst[Int(reg(Self.auxIfConf) & 0x03)], at: time)
+            registers[Int(Self.status)] |= 0x20
+        }
         let sensorTime = self.sensorTime(at: time)
         store24(Int(sensorTime), at: Self.sensorTime0, leastFirst: true)
         guard sampleRate != nil else {
@@ -282,6 +323,7 @@ struct BMI270Chip: SingleModelChip {
         if address == Self.fifoData { return readFIFOByte() }
         let value = peek(address)
         switch address {
+        case Self.dataAux..<Self.dataAccXL: registers[Int(Self.status)] &= ~0x20
         case Self.dataAccXL..<Self.dataGyrXL: registers[Int(Self.status)] &= ~0x80
         case Self.dataGyrXL..<Self.sensorTime0: registers[Int(Self.status)] &= ~0x40
         default: break
@@ -306,6 +348,17 @@ struct BMI270Chip: SingleModelChip {
             uploadOffset = 2 * (Int(reg(Self.initAddr1)) << 4 | Int(reg(Self.initAddr0)))
         case Self.initData:
             receiveConfigurationByte(value)
+        case Self.auxRdAddr:
+            registers[Int(address)] = value
+            // Manual mode: the read happens now (aux_man_op never shows busy here).
+            if reg(Self.auxIfConf) & 0x80 != 0 { readAuxiliary(from: value, count: Self.auxiliaryBurst[Int((reg(Self.auxIfConf) >> 2) & 0x03)], at: time) }
+        case Self.auxWrAddr:
+            registers[Int(address)] = value
+            if reg(Self.auxIfConf) & 0x80 != 0, auxiliaryReachable {
+                auxiliary.advance(to: time)
+                auxiliary.setPointer(fromSubAddress: value)
+                auxiliary.write(reg(Self.auxWrData), to: value, at: time)
+            }
         default:
             registers[Int(address)] = value
         }
@@ -366,6 +419,11 @@ struct BMI270Chip: SingleModelChip {
 /// read past the fill level, skip frames when full, CMD 0xB0 flush) and SENSORTIME at
 /// 39.0625 µs. The step counter (feature page 6 enable, page 0 count) counts with a detector of
 /// this model's own (``BMI270Chip/stepThresholdG``): the datasheet describes the feature, not its algorithm.
+/// A BMM150 sits on its auxiliary interface at 0x10 (AUX_DEV_ID 0x20): with IF_CONF aux_en and
+/// PWR_CTRL aux_en, manual mode (AUX_IF_CONF bit 7) writes AUX_WR_DATA to the register written to
+/// AUX_WR_ADDR and reads man_rd_burst bytes from the register written to AUX_RD_ADDR into DATA_0…
+/// (0x04); data mode keeps DATA_0… at the BMM150's bytes from AUX_RD_ADDR on (refreshed at every
+/// bus access, not at AUX_CONF's rate).
 package final class BMI270Emulator: ModelEmulator {
     package static let chipName = "BMI270"
     let engine: EmulatorEngine<BMI270Chip>

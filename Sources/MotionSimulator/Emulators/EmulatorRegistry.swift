@@ -23,8 +23,9 @@ package enum EmulatorRegistry {
         IMUEmulatorEntry(.mpu9250, MPU9250Emulator.self, at: 0x68, noiseRate: 200, errors: .mpu9250, builtIn: "ak8963"),
         IMUEmulatorEntry(.icm20948, ICM20948Emulator.self, at: 0x68, noiseRate: 220, builtIn: "ak09916"),
         IMUEmulatorEntry(.bmi160, BMI160Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
-        // The BMM150 beside it, as on the Arduino Nano 33 BLE Sense Rev2.
-        IMUEmulatorEntry(.bmi270, BMI270Emulator.self, at: 0x68, magnetometer: .bmm150, noiseRate: 200),
+        // A BMM150 on its auxiliary interface, read through its registers (`--magnetometer bmm150`
+        // adds one on the host bus, as the Arduino Nano 33 BLE Sense Rev2 wires it).
+        IMUEmulatorEntry(.bmi270, BMI270Emulator.self, at: 0x68, noiseRate: 200, builtIn: "bmm150"),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
     ]

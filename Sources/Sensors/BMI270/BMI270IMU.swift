@@ -1,4 +1,5 @@
 import I2C
+import Locking
 
 /// Driver for the Bosch BMI270 accelerometer + gyroscope (datasheet BST-BMI270-DS000), at 0x68
 /// (SDO low) or 0x69 (SDO high), the addresses of the InvenSense MPU family and the BMI160:
@@ -15,7 +16,8 @@ package final class BMI270IMU: CoreIMUDriver, OnChipStepCounter {
     package let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
     let core: DriverCore<BMI270Settings, IMUState<NoFIFOProgress>>
-    /// PWR_CTRL (0x7D): 0x00 after a reset (every sensor off), 0x0E as the driver leaves it.
+    /// PWR_CTRL (0x7D): 0x00 after a reset (every sensor off), 0x0E as the driver leaves it (0x0F
+    /// with a BMM150 on the auxiliary interface).
     static let configuredRegister = BMI270Register.powerControl
 
     /// Bytes per header-mode FIFO frame with gyroscope and accelerometer: the header byte, then
@@ -44,6 +46,38 @@ package final class BMI270IMU: CoreIMUDriver, OnChipStepCounter {
     func apply(_ configuration: IMUConfiguration, to state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
         state = try program(configuration, BMI270Settings.tables.optionsWithChipFiltering(for: configuration, chip: chip.name),
                             map: BMI270Register.map, identity: BMI270Settings.identity, startUp: startFeatureEngine)
+        try findAuxiliaryMagnetometer(&state)
+    }
+
+    /// The BMM150 on the auxiliary interface, once ``configure(_:)`` found one; nil otherwise.
+    private let auxiliaryMagnetometer = Locked<BMI270AuxiliaryBMM150?>(nil)
+    package var companionMagnetometer: (any MagnetometerDriver)? { auxiliaryMagnetometer.withLock { $0 } }
+
+    /// Turns the auxiliary interface on (IF_CONF aux_en, PWR_CTRL aux_en, AUX_DEV_ID 0x10, manual
+    /// mode) and asks for a BMM150 there; none: the interface off again (PWR_CTRL back to 0x0E).
+    private func findAuxiliaryMagnetometer(_ state: inout IMUState<NoFIFOProgress>) throws(SensorError) {
+        let powered = BMI270Register.sensorsOn | BMI270AuxiliaryRegister.powerOn
+        try device.write(BMI270AuxiliaryRegister.interface, BMI270AuxiliaryRegister.interfaceOn)
+        try device.write(BMI270Register.powerControl, powered)
+        try device.write(BMI270AuxiliaryRegister.deviceID, BMI270AuxiliaryRegister.bmm150Address << 1)
+        try device.write(BMI270AuxiliaryRegister.interfaceConfiguration, BMI270AuxiliaryRegister.manualEightBytes)
+        let auxiliary = BMI270AuxiliaryBus(device: device, pause: pause)
+        // An interface that stays busy (nothing on the auxiliary pins, no pull-ups) has no BMM150.
+        var found = false
+        do {
+            found = try BMI270AuxiliaryBMM150.answers(auxiliary)
+        } catch {
+            guard case .dataTimeout = error else { throw error }
+        }
+        if found {
+            state.shadow[BMI270Register.powerControl] = powered
+            let existing = auxiliaryMagnetometer.withLock { $0 }
+            if existing == nil { auxiliaryMagnetometer.withLock { $0 = BMI270AuxiliaryBMM150(device: device, pause: pause) } }
+        } else {
+            try device.write(BMI270AuxiliaryRegister.interface, 0)
+            try device.write(BMI270Register.powerControl, BMI270Register.sensorsOn)
+            auxiliaryMagnetometer.withLock { $0 = nil }
+        }
     }
 
     /// The datasheet's initialization sequence, up to ``uploadAttempts`` times: CMD soft reset
