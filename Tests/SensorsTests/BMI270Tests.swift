@@ -204,3 +204,14 @@ struct StepSource: PhysicalSource {
         #expect(try imu.isStillConfigured())
     }
 }
+
+/// The accelerometer self-test's decision: x and z must move up by 16 g and 10 g, y down by 15 g.
+@Suite struct BMI270SelfTestTests {
+    @Test func limitsAndTheNegativeYAxis() {
+        let healthy = BMI270SelfTest.evaluate(chip: "BMI270", accelerometerResponse: SIMD3(18000, -17000, 12000))
+        #expect(healthy.passed && healthy.axes.map(\.response) == [18000, 17000, 12000])
+        #expect(!BMI270SelfTest.evaluate(chip: "BMI270", accelerometerResponse: SIMD3(18000, 17000, 12000)).passed)  // y the wrong way
+        #expect(!BMI270SelfTest.evaluate(chip: "BMI270", accelerometerResponse: SIMD3(15999, -17000, 12000)).passed)
+        #expect(!BMI270SelfTest.evaluate(chip: "BMI270", accelerometerResponse: SIMD3(18000, -17000, 0)).passed)
+    }
+}

@@ -34,6 +34,7 @@ struct BMI270Chip: SingleModelChip {
     static let initAddr0: UInt8 = 0x5B       // INIT_ADDR_0 [3:0], INIT_ADDR_1 [7:0]: word address of the next INIT_DATA byte
     static let initAddr1: UInt8 = 0x5C
     static let initData: UInt8 = 0x5E        // INIT_DATA: burst writes stay here
+    static let accSelfTest: UInt8 = 0x6D     // acc_self_test_amp[3] acc_self_test_sign[2] acc_self_test_en[0]
     static let pwrConf: UInt8 = 0x7C         // fifo_self_wake_up[1] adv_power_save[0], reset 0x03
     static let pwrCtrl: UInt8 = 0x7D         // temp_en[3] acc_en[2] gyr_en[1] aux_en[0], reset 0x00
     static let cmd: UInt8 = 0x7E
@@ -179,7 +180,22 @@ struct BMI270Chip: SingleModelChip {
         return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
     }
 
-    func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> { accelCounts(of: state, gPerLSB: 1 / accelLSBPerG) }
+    /// This emulated part's self-test deflection with high amplitude and positive sign, g: the
+    /// positive/negative difference is twice it, above the minimum differences of the datasheet's
+    /// accelerometer self-test (16 g on x, −15 g on y, 10 g on z); low amplitude gives a third.
+    static let accelSelfTestHigh = SIMD3<Double>(9, -8.5, 6)
+
+    /// The accelerometer's self-test deflection in g, from ACC_SELF_TEST.
+    var accelSelfTestDeflection: SIMD3<Double> {
+        let bits = reg(Self.accSelfTest)
+        guard bits & 0x01 != 0 else { return .zero }
+        let amplitude = bits & 0x08 != 0 ? Self.accelSelfTestHigh : Self.accelSelfTestHigh / 3
+        return bits & 0x04 != 0 ? amplitude : -amplitude
+    }
+
+    func accelCounts(_ state: PhysicalState) -> SIMD3<Int16> {
+        accelCounts(of: state, selfTest: accelSelfTestDeflection, gPerLSB: 1 / accelLSBPerG)
+    }
     func gyroCounts(_ state: PhysicalState) -> SIMD3<Int16> { gyroCounts(of: state, dpsPerLSB: 1 / gyroLSBPerDPS) }
 
     var stepCounterEnabled: Bool {
@@ -419,6 +435,8 @@ struct BMI270Chip: SingleModelChip {
 /// read past the fill level, skip frames when full, CMD 0xB0 flush) and SENSORTIME at
 /// 39.0625 µs. The step counter (feature page 6 enable, page 0 count) counts with a detector of
 /// this model's own (``BMI270Chip/stepThresholdG``): the datasheet describes the feature, not its algorithm.
+/// ACC_SELF_TEST deflects the accelerometer (a dead axis does not move); the gyroscope's self-test
+/// (the feature engine's g_trigger) is not modelled.
 /// A BMM150 sits on its auxiliary interface at 0x10 (AUX_DEV_ID 0x20): with IF_CONF aux_en and
 /// PWR_CTRL aux_en, manual mode (AUX_IF_CONF bit 7) writes AUX_WR_DATA to the register written to
 /// AUX_WR_ADDR and reads man_rd_burst bytes from the register written to AUX_RD_ADDR into DATA_0…
