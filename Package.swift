@@ -25,9 +25,10 @@ let package = Package(
     targets: [
         // Bus layer: kernel headers + libi2c, the bus protocol, the Linux bus, a test double.
         .systemLibrary(name: "CI2C", path: "CModules/CI2C", providers: [.apt(["libi2c-dev"])]),
-        .target(name: "I2C"),
+        .target(name: "I2C", dependencies: ["Locking"]),
         .target(name: "I2CMock", dependencies: ["I2C", "Locking"]),
-        .target(name: "LinuxI2C", dependencies: ["I2C", "CI2C", "Locking"]),
+        .systemLibrary(name: "CSPI", path: "CModules/CSPI"),
+        .target(name: "LinuxI2C", dependencies: ["I2C", "CI2C", "CSPI", "Locking"]),
         // Files a person names: read with a size bound, written atomically or into a device (never replacing one).
         .target(name: "FileAccess"),
         // A lock the thread sanitizer understands (see Locked.swift).

@@ -77,6 +77,11 @@ failed=0
 [ "$frames" -ge 1 ] || { echo "FAIL: the page drew $frames frames (want at least 1)" >&2; failed=1; }
 [ "$points" -ge 12 ] || { echo "FAIL: the plots drew $points lines (want at least 12: 4 plots x 3 axes)" >&2; failed=1; }
 grep -q 'class="source">simulated board' "$out/dom.html" || { echo "FAIL: the page does not name the simulated board" >&2; failed=1; }
+# The altitude plot (the simulated BMP280's updates, one a second) and the step count.
+altitude=$(attribute data-altitude-points)
+echo "page: $altitude altitude updates plotted, steps $(attribute data-steps)"
+[ "$altitude" -ge 1 ] || { echo "FAIL: the altitude plot drew $altitude updates (want at least 1)" >&2; failed=1; }
+grep -q 'id="activity">[a-z]' "$out/dom.html" || { echo "FAIL: the page shows no activity" >&2; failed=1; }
 # The background magnetometer calibration's progress (issue #25): a state and an offset σ.
 magcal=$(grep -o 'data-magcal-state="[a-zA-Z]*"' "$out/dom.html" | head -n 1 | cut -d'"' -f2 || true)
 echo "page: background magnetometer calibration $magcal, offset σ $(grep -o 'data-magcal-sigma="[0-9.]*"' "$out/dom.html" | head -n 1 | cut -d'"' -f2 || true) µT"

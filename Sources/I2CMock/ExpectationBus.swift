@@ -57,16 +57,7 @@ package struct I2CExpectation: Sendable, Equatable, CustomStringConvertible {
 /// called, records a test issue (as embedded-hal-mock's `done()`): a test cannot forget to check.
 package final class ExpectationBus: I2CBus {
     package let name: String
-    /// Where the bus was made, for the issue a bus left unchecked records.
-    private let madeAt: SourceLocation
-    private struct State {
-        var pending: [I2CExpectation]
-        var used = 0
-        var problems: [String] = []
-        /// ``verify()`` or ``done()`` was called: the test looked at the outcome.
-        var checked = false
-    }
-    private let state: Locked<State>
+    private let queue: ExpectationQueue<I2CExpectation>
 
     package let maximumReadLength: Int?
 
@@ -77,58 +68,97 @@ package final class ExpectationBus: I2CBus {
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         self.name = name
-        self.madeAt = sourceLocation
         self.maximumReadLength = maximumReadLength
-        self.state = Locked(State(pending: expectations))
+        queue = ExpectationQueue(expectations, name: name, madeAt: sourceLocation)
     }
 
     /// Appends more expected transactions.
-    package func expect(_ more: [I2CExpectation]) {
-        state.withLock { $0.pending += more }
-    }
+    package func expect(_ more: [I2CExpectation]) { queue.expect(more) }
 
     package func transaction(_ address: I2CAddress, _ operations: [I2COperation]) throws(I2CError) -> [[UInt8]] {
         let actual = I2CExpectation(address: address, operations: operations)
-        let outcome: Result<[[UInt8]], I2CError> = state.withLock { state in
-            let number = state.used + 1
-            guard !state.pending.isEmpty else {
-                let problem = "transaction #\(number) \(actual) was not expected (all expectations used)"
-                state.problems.append(problem)
-                return .failure(I2CError(.other, bus: name, address: address, detail: problem))
-            }
-            let expected = state.pending.removeFirst()
-            state.used = number
-            guard expected.address == address, expected.operations == operations else {
-                let problem = "transaction #\(number) was \(actual), expected \(expected)"
-                state.problems.append(problem)
-                return .failure(I2CError(.other, bus: name, address: address, detail: problem))
-            }
-            if let kind = expected.failure {
-                return .failure(I2CError(kind, bus: name, address: address, detail: "injected by the test"))
-            }
-            return .success(expected.replies)
+        let expected = try queue.next(actual) { $0.address == address && $0.operations == operations }
+            .mapError { I2CError(.other, bus: name, address: address, detail: $0.problem) }.get()
+        if let kind = expected.failure {
+            throw I2CError(kind, bus: name, address: address, detail: "injected by the test")
         }
-        return try outcome.get()
+        return expected.replies
     }
 
     /// Everything that went wrong so far, plus every expectation not used yet; empty when the
     /// driver did exactly what the list says.
-    package var problems: [String] {
+    package var problems: [String] { queue.problems }
+
+    /// Throws when ``problems`` is not empty; the bus is then checked (see ``done()``).
+    package func verify() throws(ExpectationFailure) { try queue.verify() }
+
+    /// Says the test has looked at ``problems`` (or means to leave expectations unused): the bus
+    /// records no issue when it goes away.
+    package func done() { queue.done() }
+}
+
+/// The checked list behind both expectation buses (``ExpectationBus``, ``SPIExpectationBus``):
+/// expectations taken in order, mismatches kept, and a test issue recorded when it goes away
+/// unchecked.
+final class ExpectationQueue<Expected: Sendable & CustomStringConvertible>: Sendable {
+    /// A mismatch or an unexpected step, as the bus reports it.
+    struct Mismatch: Error { var problem: String }
+
+    private let name: String
+    /// Where the bus was made, for the issue a bus left unchecked records.
+    private let madeAt: SourceLocation
+    private struct State {
+        var pending: [Expected]
+        var used = 0
+        var problems: [String] = []
+        /// ``verify()`` or ``done()`` was called: the test looked at the outcome.
+        var checked = false
+    }
+    private let state: Locked<State>
+
+    init(_ expectations: [Expected], name: String, madeAt: SourceLocation) {
+        self.name = name
+        self.madeAt = madeAt
+        state = Locked(State(pending: expectations))
+    }
+
+    func expect(_ more: [Expected]) {
+        state.withLock { $0.pending += more }
+    }
+
+    /// The next expectation when `matches` accepts it; otherwise the problem, recorded.
+    func next(_ actual: some CustomStringConvertible, matches: (Expected) -> Bool) -> Result<Expected, Mismatch> {
+        state.withLock { state in
+            let number = state.used + 1
+            guard !state.pending.isEmpty else {
+                let problem = "transaction #\(number) \(actual) was not expected (all expectations used)"
+                state.problems.append(problem)
+                return .failure(Mismatch(problem: problem))
+            }
+            let expected = state.pending.removeFirst()
+            state.used = number
+            guard matches(expected) else {
+                let problem = "transaction #\(number) was \(actual), expected \(expected)"
+                state.problems.append(problem)
+                return .failure(Mismatch(problem: problem))
+            }
+            return .success(expected)
+        }
+    }
+
+    var problems: [String] {
         state.withLock { state in
             state.problems + state.pending.map { "expected transaction not performed: \($0)" }
         }
     }
 
-    /// Throws when ``problems`` is not empty; the bus is then checked (see ``done()``).
-    package func verify() throws(ExpectationFailure) {
+    func verify() throws(ExpectationFailure) {
         done()
         let problems = self.problems
         if !problems.isEmpty { throw ExpectationFailure(problems: problems) }
     }
 
-    /// Says the test has looked at ``problems`` (or means to leave expectations unused): the bus
-    /// records no issue when it goes away.
-    package func done() {
+    func done() {
         state.withLock { $0.checked = true }
     }
 

@@ -200,6 +200,10 @@ public struct BrokerConfiguration: Sendable, Equatable {
 /// The topics a ``MotionPublisher`` publishes under its prefix.
 public enum PublishTopic: String, Sendable, CaseIterable {
     case motion, orientation, moving, availability, counters, device
+    /// The barometer's update once a second: pressure, altitude, temperature (with a barometer).
+    case altitude
+    /// The step count, cadence, floors and activity, when they change.
+    case steps
 
     /// QoS 0 for the stream, 1 for state.
     public var qos: Int32 { self == .motion ? 0 : 1 }

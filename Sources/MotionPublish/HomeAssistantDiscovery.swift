@@ -20,7 +20,10 @@ import Motion
 /// angle in degrees that wraps at 360 (the heading), `device_class: enum` with `options` listing
 /// every state a text sensor can take, `total_increasing` for a counter that only grows until it
 /// restarts from zero; `entity_category: diagnostic` for what describes the device rather than
-/// what it measures.
+/// what it measures. The barometer's entities use the device classes `atmospheric_pressure`
+/// (one of the pressure units, kPa here), `temperature` (°C) and `distance` (m) with the state
+/// class `measurement`; the step count has no device class, the unit `steps` and
+/// `total_increasing` (it restarts from zero with the publisher); the activity is an `enum`.
 enum HomeAssistantDiscovery {
     struct Device: Encodable {
         var identifiers: [String]
@@ -92,8 +95,11 @@ enum HomeAssistantDiscovery {
     }
 
     /// Every configuration: (topic, retained JSON payload). `board` names the device (the
-    /// board's name, else the motion device's), `model` is the motion device's name.
-    static func configurations(_ configuration: BrokerConfiguration, board: String, model: String) -> [(topic: String, payload: String)] {
+    /// board's name, else the motion device's), `model` is the motion device's name; `barometer`
+    /// adds pressure, temperature and altitude, `steps` the step count and activity.
+    static func configurations(
+        _ configuration: BrokerConfiguration, board: String, model: String, barometer: Bool = false, steps: Bool = false
+    ) -> [(topic: String, payload: String)] {
         let node = nodeID(configuration.topicPrefix)
         let device = Device(
             identifiers: [node], name: deviceName(board: board, topicPrefix: configuration.topicPrefix), model: model,
@@ -154,8 +160,37 @@ enum HomeAssistantDiscovery {
             counter("messages_published", "Messages published", "publisher.published"),
         ]
 
+        // The barometer's update (topic `altitude`): what the payload leaves null Home Assistant shows as unknown.
+        func measured(_ object: String, _ name: String, key: String, deviceClass: String, unit: String, decimals: Int, icon: String? = nil) -> (String, Entity) {
+            var sensor = entity(
+                "sensor", object, name, topic: .altitude,
+                template: "{{ value_json.\(key) | round(\(decimals)) if value_json.\(key) is number else None }}")
+            sensor.device_class = deviceClass
+            sensor.unit_of_measurement = unit
+            sensor.state_class = "measurement"
+            sensor.icon = icon
+            return (object, sensor)
+        }
+        let barometerSensors = barometer ? [
+            measured("pressure", "Pressure", key: "pressure_kPa", deviceClass: "atmospheric_pressure", unit: "kPa", decimals: 4),
+            measured("barometer_temperature", "Barometer temperature", key: "temperature_C", deviceClass: "temperature", unit: "°C", decimals: 2),
+            measured("altitude", "Altitude", key: "altitude_m", deviceClass: "distance", unit: "m", decimals: 2, icon: "mdi:altimeter"),
+            measured("relative_altitude", "Altitude change", key: "relative_altitude_m", deviceClass: "distance", unit: "m", decimals: 2,
+                     icon: "mdi:elevation-rise"),
+        ] : []
+        // The pedometer and the activity (topic `steps`).
+        var stepCount = entity("sensor", "steps", "Steps", topic: .steps, template: "{{ value_json.steps }}")
+        stepCount.unit_of_measurement = "steps"
+        stepCount.state_class = "total_increasing"
+        stepCount.icon = "mdi:walk"
+        var activity = entity("sensor", "activity", "Activity", topic: .steps, template: "{{ value_json.activity }}")
+        activity.device_class = "enum"
+        activity.options = Payloads.activityNames
+        activity.icon = "mdi:run"
+        let stepSensors = steps ? [("steps", stepCount), ("activity", activity)] : []
+
         let sensors = [("orientation", orientation), ("roll", roll), ("pitch", pitch), ("heading", heading), ("magnetometer_accuracy", accuracy),
-                       ("rate", rate)] + counters
+                       ("rate", rate)] + counters + barometerSensors + stepSensors
         return (sensors.map { (component: "sensor", object: $0.0, entity: $0.1) } + [(component: "binary_sensor", object: "moving", entity: moving)])
             .map { item in ("\(configuration.discoveryPrefix)/\(item.component)/\(node)/\(item.object)/config", Payloads.encode(item.entity)) }
     }

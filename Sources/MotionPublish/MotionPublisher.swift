@@ -6,7 +6,8 @@ import Motion
 import Timing
 
 /// Publishes a ``MotionManager``'s device motion, orientation and state to an MQTT broker
-/// (topics and QoS: ``BrokerConfiguration``).
+/// (topics and QoS: ``BrokerConfiguration``), with its steps and activity and, given an
+/// ``Altimeter``, the barometer's pressure, altitude and temperature.
 ///
 /// ```swift
 /// let manager = MotionManager()
@@ -32,6 +33,13 @@ public final class MotionPublisher: Sendable {
     public let configuration: BrokerConfiguration
     private let manager: MotionManager
     private let boardName: String?
+    /// The barometer's updates go to `altitude`; nil: no such topic.
+    private let altimeter: Altimeter?
+    /// Whether steps and activity on the manager's device go to `steps`.
+    private let publishesSteps: Bool
+    /// The pedometer and activity manager while publishing (made by `start`, let go by `stop`: the
+    /// sampler runs the step detector only meanwhile).
+    private let stepSources = Locked<(pedometer: Pedometer, activities: MotionActivityManager)?>(nil)
 
     private struct Pending {
         var samples: [(seq: Int, motion: DeviceMotion)] = []
@@ -46,6 +54,13 @@ public final class MotionPublisher: Sendable {
         var stopping = false
         /// The first discovery configuration libmosquitto refused.
         var discoveryFailure: PublishError?
+        /// The altimeter's latest update, absolute altitude and die temperature; set on a new update.
+        var altitude: AltitudeData?
+        var absoluteAltitude: AbsoluteAltitudeData?
+        var temperature: Double?
+        var altitudeChanged = false
+        /// The pedometer's latest count.
+        var steps: PedometerData?
     }
     private let pending = Locked(Pending())
     private let wake = DispatchSemaphore(value: 0)
@@ -55,12 +70,20 @@ public final class MotionPublisher: Sendable {
     private let observer = Locked<NSObjectProtocol?>(nil)
 
     /// A publisher of `manager`'s device motion; `boardName` (e.g. "Raspberry Pi 4 + Sense HAT")
-    /// goes into the retained device message. Checks the configuration (``BrokerConfiguration/validate()``).
-    public init(manager: MotionManager, configuration: BrokerConfiguration, boardName: String? = nil) throws(PublishError) {
+    /// goes into the retained device message. With `altimeter` (the same board's), its pressure,
+    /// altitude and temperature go to `altitude` once a second; with `steps`, the step count,
+    /// cadence, floors and activity on the manager's device go to `steps` when they change (the
+    /// sampler then runs at least at the step detector's 50 Hz). Checks the configuration
+    /// (``BrokerConfiguration/validate()``).
+    public init(
+        manager: MotionManager, configuration: BrokerConfiguration, boardName: String? = nil, altimeter: Altimeter? = nil, steps: Bool = true
+    ) throws(PublishError) {
         try configuration.validate()
         self.manager = manager
         self.configuration = configuration
         self.boardName = boardName
+        self.altimeter = altimeter?.barometerName == nil ? nil : altimeter
+        publishesSteps = steps
     }
 
     deinit { stop() }
@@ -123,6 +146,35 @@ public final class MotionPublisher: Sendable {
             guard let self, let motion else { return }
             enqueue(motion)
         }
+        startBarometerAndSteps()
+    }
+
+    /// The altimeter's updates and the pedometer's, each kept as the latest (state, not a stream).
+    private func startBarometerAndSteps() {
+        altimeter?.startRelativeAltitudeUpdates(to: handlerQueue) { [weak self] data, _ in
+            guard let self, let data else { return }
+            pending.withLock {
+                $0.altitude = data
+                $0.altitudeChanged = true
+            }
+            wake.signal()
+        }
+        altimeter?.startAbsoluteAltitudeUpdates(to: handlerQueue) { [weak self] data, _ in
+            guard let data else { return }
+            self?.pending.withLock { $0.absoluteAltitude = data }
+        }
+        altimeter?.startReadings(to: handlerQueue) { [weak self] reading, _ in
+            guard let reading, reading.temperature.isFinite else { return }
+            self?.pending.withLock { $0.temperature = reading.temperature }
+        }
+        guard publishesSteps else { return }
+        let pedometer = Pedometer(sharing: manager, altimeter: altimeter)
+        stepSources.withLock { $0 = (pedometer, MotionActivityManager(sharing: manager)) }
+        pedometer.startUpdates(from: Date()) { [weak self] data, _ in
+            guard let self, let data else { return }
+            pending.withLock { $0.steps = data }
+            wake.signal()
+        }
     }
 
     /// Removes a board's Home Assistant discovery: an empty retained message on each of the
@@ -132,7 +184,7 @@ public final class MotionPublisher: Sendable {
     /// disconnects; returns the topics.
     package static func removeHomeAssistantDiscovery(_ configuration: BrokerConfiguration) throws(PublishError) -> [String] {
         try configuration.validate()
-        let topics = HomeAssistantDiscovery.configurations(configuration, board: "", model: "").map(\.topic)
+        let topics = HomeAssistantDiscovery.configurations(configuration, board: "", model: "", barometer: true, steps: true).map(\.topic)
         let client = try MosquittoConnection(configuration: configuration, clientID: configuration.effectiveClientID, will: nil) { _ in }
         try client.connect(keepAlive: configuration.keepAlive, timeout: configuration.connectTimeout)
         defer { client.disconnect() }
@@ -165,11 +217,24 @@ public final class MotionPublisher: Sendable {
         }
         guard wasRunning else { return }
         manager.stopDeviceMotionUpdates()
+        altimeter?.stopRelativeAltitudeUpdates()
+        altimeter?.stopAbsoluteAltitudeUpdates()
+        altimeter?.stopReadings()
+        if let pedometer = stepSources.withLock({ $0?.pedometer }) {
+            pedometer.stopUpdates()
+            pedometer.waitUntilHandlersFinish()
+        }
         handlerQueue.sync {}
         manager.endGeneratingDeviceOrientationNotifications()
         if let token = observer.withLock({ $0 }) { NotificationCenter.default.removeObserver(token) }
         wake.signal()
         finished.wait()
+        // Let the pedometer go outside the lock (its release stops the sampler's step stage).
+        let released = stepSources.withLock { sources in
+            defer { sources = nil }
+            return sources
+        }
+        withExtendedLifetime(released) {}
     }
 
     // MARK: The handler (on handlerQueue): number, enqueue, never wait.
@@ -211,6 +276,7 @@ public final class MotionPublisher: Sendable {
         var moving = MovingDetector()
         var nextCounters = SystemClock.monotonicSeconds()
         var lastTimestamp: Double?
+        var lastStepsPayload: String?
         func state(_ topic: PublishTopic, _ payload: String) {
             // State that does not go out now goes out again with the next connection.
             _ = client.publish(topic: configuration.topic(topic), payload: payload, qos: topic.qos, retain: topic.retained)
@@ -229,13 +295,18 @@ public final class MotionPublisher: Sendable {
                 }
                 return (state.samples, state.orientation, state.orientationChanged, state.connectedAgain, state.stopping)
             }
+            let (altitude, altitudeChanged) = pending.withLock { state in
+                defer { state.altitudeChanged = false }
+                return (state.altitude.map { (data: $0, absolute: state.absoluteAltitude, temperature: state.temperature) }, state.altitudeChanged)
+            }
             if connectedAgain {
                 state(.availability, "online")
                 state(.device, Payloads.device(manager, board: boardName, rate: configuration.rate))
                 state(.moving, Payloads.moving(moving.isMoving, timestamp: lastTimestamp))
                 if configuration.homeAssistantDiscovery {
                     for (topic, payload) in HomeAssistantDiscovery.configurations(
-                        configuration, board: boardName ?? manager.deviceName, model: manager.deviceName) {
+                        configuration, board: boardName ?? manager.deviceName, model: manager.deviceName,
+                        barometer: altimeter != nil, steps: publishesSteps) {
                         // Not connected: it goes out again with the next connection; refused: an error.
                         if case .failed(let reason) = client.publish(topic: topic, payload: payload, qos: 1, retain: true) {
                             pending.withLock { state in
@@ -247,6 +318,16 @@ public final class MotionPublisher: Sendable {
             }
             if connectedAgain || orientationChanged, let orientation {
                 state(.orientation, Payloads.orientation(orientation.value, timestamp: orientation.timestamp))
+            }
+            if connectedAgain || altitudeChanged, let altitude {
+                state(.altitude, Payloads.altitude(altitude.data, absolute: altitude.absolute, temperature: altitude.temperature))
+            }
+            if publishesSteps {
+                let steps = Payloads.steps(pending.withLock { $0.steps }, activity: stepSources.withLock { $0?.activities }?.currentActivity)
+                if connectedAgain || steps != lastStepsPayload {
+                    state(.steps, steps)
+                    lastStepsPayload = steps
+                }
             }
             var drops: [PublishDropReason: Int] = [:]
             for (seq, motion) in batch {

@@ -24,6 +24,43 @@ enum Payloads {
         "{\"moving\":\(moving),\"timestamp_s\":\((timestamp.map { MachineOutput.Value.time($0) } ?? .missing).json)}"
     }
 
+    /// The altimeter's update: pressure (kPa, as Core Motion's `AltitudeData`), the altitude
+    /// gained since publishing started, the altitude above sea level with its 1σ accuracy (from
+    /// the standard atmosphere until a reference is given: ``AltitudeReference``), and the
+    /// barometer's die temperature (°C), each null until known.
+    static let altitudeKeys = ["pressure_kPa", "relative_altitude_m", "altitude_m", "altitude_accuracy_m", "temperature_C", "timestamp_s"]
+
+    static func altitude(_ data: AltitudeData, absolute: AbsoluteAltitudeData?, temperature: Double?) -> String {
+        MachineOutput.jsonLine(altitudeKeys, [
+            .number(data.pressure.doubleValue), .number(data.relativeAltitude.doubleValue),
+            absolute.map { .number($0.altitude) } ?? .missing, absolute.map { .number($0.accuracy) } ?? .missing,
+            temperature.map { .number($0) } ?? .missing, .time(data.timestamp),
+        ])
+    }
+
+    /// The step count since publishing started, the cadence (steps/s), floors (null without a
+    /// barometer) and the activity with its confidence, by name.
+    static let stepsKeys = ["steps", "cadence_steps_s", "floors_up", "floors_down", "activity", "confidence"]
+
+    /// The activity's names, Core Motion's flags: the first that is set, `unknown` when none is.
+    static let activityNames = ["stationary", "walking", "running", "automotive", "cycling", "unknown"]
+
+    static func activityName(_ activity: MotionActivity?) -> String {
+        guard let activity else { return "unknown" }
+        let flags = [activity.stationary, activity.walking, activity.running, activity.automotive, activity.cycling]
+        return flags.firstIndex(of: true).map { activityNames[$0] } ?? "unknown"
+    }
+
+    static let confidenceNames = ["low", "medium", "high"]
+
+    static func steps(_ data: PedometerData?, activity: MotionActivity?) -> String {
+        MachineOutput.jsonLine(stepsKeys, [
+            .integer(data?.numberOfSteps.intValue ?? 0), data?.currentCadence.map { .number($0.doubleValue) } ?? .missing,
+            data?.floorsAscended.map { .integer($0.intValue) } ?? .missing, data?.floorsDescended.map { .integer($0.intValue) } ?? .missing,
+            .name(activityName(activity)), .name(confidenceNames[activity?.confidence.rawValue ?? 0]),
+        ])
+    }
+
     struct Counters: Encodable {
         struct Sampler: Encodable {
             var sampled, retried, incidents, recovered: Int

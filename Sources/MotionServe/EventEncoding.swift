@@ -9,10 +9,13 @@ import Motion
 /// (acceleration, g, Core Motion sign: gravity + user acceleration), `user` (user acceleration, g),
 /// `gravity` (g), `rot` (rotation rate, rad/s), `mag` (calibrated field, µT, null without a
 /// magnetometer), `magAccuracy`, `orientation`, `counters` (the sampler's: `sampled`, `retried`,
-/// `dropped`, `drops` by reason, `incidents`, `recovered`) and `client` (this browser's `sent`
-/// and `dropped` events).
+/// `dropped`, `drops` by reason, `incidents`, `recovered`), `client` (this browser's `sent`
+/// and `dropped` events), `steps` (`count`, `cadence` in steps/s or null, `activity` and its
+/// `confidence` by name) and, with a barometer, `altitude` (the altimeter's latest update:
+/// `t`, `relative` m since the server started, `pressure` kPa; null before the first).
 struct EventEncoding: Sendable {
     let manager: MotionManager
+    var extras: AltitudeAndSteps? = nil
 
     func encode(_ event: ServerEvent, counts: ClientBuffer.Counts) -> String {
         switch event {
@@ -43,8 +46,25 @@ struct EventEncoding: Sendable {
         json += ",\"orientation\":" + Self.string(manager.orientation.name)
         json += ",\"counters\":{\"sampled\":\(counters.sampled),\"retried\":\(counters.retried),\"dropped\":\(counters.totalDropped)"
         json += ",\"drops\":{\(drops)},\"incidents\":\(counters.incidents),\"recovered\":\(counters.recovered)}"
-        json += ",\"client\":{\"sent\":\(counts.sent),\"dropped\":\(counts.dropped)}}"
-        return json
+        json += ",\"client\":{\"sent\":\(counts.sent),\"dropped\":\(counts.dropped)}"
+        if let extras { json += Self.altitudeAndSteps(extras.current, barometer: extras.altimeter != nil) }
+        return json + "}"
+    }
+
+    /// `,"steps":{…}` and, with a barometer, `,"altitude":{…}|null`.
+    static func altitudeAndSteps(
+        _ current: (altitude: AltitudeData?, steps: PedometerData?, activity: MotionActivity?), barometer: Bool
+    ) -> String {
+        let activity = current.activity
+        let kind = activity.map { $0.stationary ? "stationary" : $0.walking ? "walking" : $0.running ? "running" : "unknown" } ?? "unknown"
+        let confidence = ["low", "medium", "high"][activity?.confidence.rawValue ?? 0]
+        var json = ",\"steps\":{\"count\":\(current.steps?.numberOfSteps.intValue ?? 0)"
+        json += ",\"cadence\":" + (current.steps?.currentCadence.map { number($0.doubleValue, 2) } ?? "null")
+        json += ",\"activity\":\(string(kind)),\"confidence\":\(string(confidence))}"
+        guard barometer else { return json }
+        guard let altitude = current.altitude else { return json + ",\"altitude\":null" }
+        json += ",\"altitude\":{\"t\":\(number(altitude.timestamp, 4)),\"relative\":\(number(altitude.relativeAltitude.doubleValue, 3))"
+        return json + ",\"pressure\":\(number(altitude.pressure.doubleValue, 4))}"
     }
 
     /// A number with `decimals` digits after the point; null when not finite.

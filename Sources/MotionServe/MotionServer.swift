@@ -42,6 +42,8 @@ package final class MotionServer: Sendable {
     let fanOut: FanOut
     let calibration: CalibrationService?
     let encoding: EventEncoding
+    /// The altitude and the steps the samples carry.
+    let extras: AltitudeAndSteps
     private let server: HTTPServer
     /// Where to listen, checked by `init`.
     private let address: ListenAddress
@@ -50,14 +52,19 @@ package final class MotionServer: Sendable {
     /// - Parameters:
     ///   - manager: the device motion shown (its sampler runs at 100 Hz, whatever the pages ask).
     ///   - calibration: how to calibrate the magnetometer; nil turns the calibration endpoints off.
-    package init(manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess?, configuration: ServeConfiguration) throws {
+    ///   - altimeter: the same board's barometer, for the altitude plot; nil without one.
+    package init(
+        manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess?, configuration: ServeConfiguration,
+        altimeter: Altimeter? = nil
+    ) throws {
         self.manager = manager
         self.description = description
         self.configuration = configuration
         let fanOut = FanOut(capacity: configuration.clientBufferCapacity)
         self.fanOut = fanOut
         self.calibration = calibration.map { CalibrationService(access: $0) { json in fanOut.publish(.calibration(json)) } }
-        encoding = EventEncoding(manager: manager)
+        extras = AltitudeAndSteps(manager: manager, altimeter: altimeter)
+        encoding = EventEncoding(manager: manager, extras: extras)
         do {
             address = try ListenAddress(configuration.host, port: configuration.port)
         } catch {
@@ -76,6 +83,7 @@ package final class MotionServer: Sendable {
             if let error { fanOut.publish(.sampleError("\(error)")) }
         }
         manager.beginGeneratingDeviceOrientationNotifications()
+        extras.start()
         let handler: HTTPServer.Handler = { [self] request in respond(to: request) }
         do throws(SocketError) {
             switch address {
@@ -94,6 +102,7 @@ package final class MotionServer: Sendable {
         fanOut.closeAll()
         await server.stop()
         manager.stopDeviceMotionUpdates()
+        extras.stop()
         if manager.isGeneratingDeviceOrientationNotifications { manager.endGeneratingDeviceOrientationNotifications() }
         queue.sync {}
     }

@@ -76,6 +76,7 @@ extension MotionServer {
         json += ",\"imu\":" + (target.map { EventEncoding.string($0.imu.chip) } ?? "null")
         json += ",\"magnetometer\":" + (target?.magnetometer.map { EventEncoding.string($0.chip) } ?? "null")
         json += ",\"samplerRate\":\(EventEncoding.number(1 / manager.deviceMotionUpdateInterval, 1))"
+        json += ",\"barometer\":" + (extras.altimeter?.barometerName.map(EventEncoding.string) ?? "null")
         json += ",\"calibration\":\(calibration != nil && manager.isMagnetometerAvailable)}"
         return json
     }

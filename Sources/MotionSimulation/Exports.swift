@@ -7,6 +7,7 @@
 @_exported import struct MotionSimulator.FaultPlan
 @_exported import struct MotionSimulator.FaultPlanError
 @_exported import struct MotionSimulator.GroundTruth
+@_exported import struct MotionSimulator.RecordedPressure
 @_exported import struct MotionSimulator.RecordedSample
 @_exported import struct MotionSimulator.Recording
 @_exported import enum MotionSimulator.RecordingError

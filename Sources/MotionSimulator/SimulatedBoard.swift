@@ -76,6 +76,8 @@ public struct SimulatedBoard: Sendable {
     package let bus: SimulatedBus
     package let imu: any SimulatedDevice
     package let imuAddress: I2CAddress
+    /// The IMU's SPI device when the board was told it sits on SPI (then it is not on ``bus``).
+    package let imuSPI: SimulatedSPIBus?
     /// The separate magnetometer, or the built-in one (MPU-9250, ICM-20948) when there is none.
     package let magnetometer: (any SimulatedDevice)?
     package let magnetometerAddress: I2CAddress?
@@ -95,13 +97,16 @@ public struct SimulatedBoard: Sendable {
     ///     (the built-in simulated board, ``SimulationSettings``, carries a BMP280).
     ///     It measures the source's pressure, with its datasheet noise from `barometerNoiseSeed`
     ///     (nil: quantisation only).
+    ///   - imuSPIDevice: the name of the SPI device the IMU sits behind instead of the I2C bus
+    ///     (`/dev/spidev0.0`); for an IMU without an emulated SPI interface
+    ///     (``SPIEmulator``) it stays on the I2C bus.
     package init(
         imu: IMU = .lsm6dsox, imuAddress: I2CAddress? = nil,
         magnetometer: MagnetometerChoice = .usual, magnetometerAddress: I2CAddress? = nil,
         barometer: Barometer? = nil, barometerAddress: I2CAddress? = nil, barometerNoiseSeed: UInt64? = nil,
         source: any PhysicalSource, now: @escaping @Sendable () -> Double,
         imuOptions: EmulatorOptions = .init(), magnetometerOptions: EmulatorOptions = .init(),
-        busName: String = "simulated"
+        busName: String = "simulated", imuSPIDevice: String? = nil
     ) {
         let bus = SimulatedBus(name: busName, now: now)
         let address = imuAddress ?? imu.usualAddress
@@ -115,8 +120,9 @@ public struct SimulatedBoard: Sendable {
             builtInMagnetometer = package.magnetometer
             chips.append(Chip(address: type(of: package).magnetometerAddress, device: package.magnetometer, behindBypass: true))
         }
-        if builtInMagnetometer == nil { bus.attach(imuDevice, at: address) }
-        chips.append(Chip(address: address, device: imuDevice, behindBypass: false))
+        let spi = imuSPIDevice.flatMap { SimulatedSPIBus(name: $0, emulator: imuDevice) }
+        if builtInMagnetometer == nil, spi == nil { bus.attach(imuDevice, at: address) }
+        if spi == nil { chips.append(Chip(address: address, device: imuDevice, behindBypass: false)) }
 
         let chosen: Magnetometer? = switch magnetometer {
         case .usual: imu.usualMagnetometer
@@ -153,6 +159,7 @@ public struct SimulatedBoard: Sendable {
         self.bus = bus
         self.imu = imuDevice
         self.imuAddress = address
+        self.imuSPI = spi
         self.chips = chips.sorted { $0.address < $1.address }
     }
 }

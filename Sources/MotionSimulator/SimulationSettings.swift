@@ -15,6 +15,9 @@ package struct SimulationSettings: Sendable, Equatable {
     package var faults: FaultPlan?
     /// The barometer on the board; nil for none.
     package var barometer: SimulatedBoard.Barometer? = .bmp280
+    /// The SPI device the IMU sits behind (`/dev/spidev0.0`), framed as its datasheet says
+    /// (``SimulatedSPIBus``); nil: on the I2C bus.
+    package var imuSPIDevice: String?
 
     package init(
         scenario: String = "six-faces", imu: SimulatedBoard.IMU = .lsm6dsox,

@@ -37,6 +37,8 @@ package enum ChipRegistry {
         .ak09916,
         .ak8963,
         .ak8975,
+        .adxl345,
+        .mmc5983ma,
     ]
 
     /// The accelerometer + gyroscope chips.

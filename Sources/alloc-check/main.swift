@@ -89,14 +89,25 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     let queue = DispatchQueue(label: "alloc-check.handler")
     let delivered = Atomic(0)
     let attitudes = Atomic(0)
-    if handlerQueue {
+    // An accelerometer alone (the ADXL345) has no device motion: its accelerometer updates are
+    // counted instead, which make no attitude objects.
+    let deviceMotion = manager.isDeviceMotionAvailable
+    if handlerQueue, deviceMotion {
         manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: queue) { motion, _ in
             guard let motion else { return }
             delivered.add(1, ordering: .relaxed)
             attitudes.add(motion.chipAttitude == nil ? 1 : 2, ordering: .relaxed)
         }
-    } else {
+    } else if handlerQueue {
+        manager.accelerometerUpdateInterval = 0.01
+        manager.startAccelerometerUpdates(to: queue) { data, _ in
+            if data != nil { delivered.add(1, ordering: .relaxed) }
+        }
+    } else if deviceMotion {
         manager.startDeviceMotionUpdates(using: .xMagneticNorthZVertical)
+    } else {
+        manager.accelerometerUpdateInterval = 0.01
+        manager.startAccelerometerUpdates()
     }
     /// The handler's count once every sample handed to its queue has been handled.
     func settled() -> Int {
@@ -121,6 +132,7 @@ func measure(_ run: Run, fifo: Bool, handlerQueue: Bool) throws -> (allocations:
     CMallocCounter_trace(0)
     let allocations = CMallocCounter_count() - before
     manager.stopDeviceMotionUpdates()
+    manager.stopAccelerometerUpdates()
     withExtendedLifetime(counters) {}
     return (allocations, samples, attitudes.load(ordering: .relaxed) - attitudesBefore)
 }

@@ -133,4 +133,5 @@ if let plainPath = CommandLine.arguments.dropFirst(2).first {
 }
 all += kernelIIOChecks(bus: bus, path: path, configured: configured)
 all += pressureChecks(bus: bus, path: path)
+all += adxl345Checks(bus: bus, path: path)
 exit(runChecks(all) == 0 ? 0 : 1)

@@ -79,7 +79,7 @@ import Testing
         let modules = build.appendingPathComponent("Modules")
         try #require(FileManager.default.fileExists(atPath: modules.appendingPathComponent("\(module).swiftmodule").path), "no \(module).swiftmodule in \(modules.path)")
         // The C modules: the system libraries' module maps, and those SwiftPM writes for C targets.
-        var includes = ["CModules/CI2C", "CModules/CMosquitto", "CModules/CCycloneDDS"].map { repository.appendingPathComponent($0).path }
+        var includes = ["CModules/CI2C", "CModules/CSPI", "CModules/CMosquitto", "CModules/CCycloneDDS"].map { repository.appendingPathComponent($0).path }
         let built = (try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? []
         includes += built.filter { $0.hasPrefix("C") && $0.hasSuffix(".build") }.map { build.appendingPathComponent($0).path }
         // The dependencies' C targets (FlyingFox's CSystemLinux under MotionServe).

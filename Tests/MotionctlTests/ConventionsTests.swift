@@ -118,7 +118,7 @@ struct ConventionsTests {
         for row in lines.dropFirst() {
             for (column, cell) in zip(header, row) where column != "mag_accuracy" && column != "mag_cal_state" && !cell.isEmpty {
                 let decimals = cell.split(separator: ".").last?.count
-                #expect(Double(cell) != nil && decimals == (column == "timestamp_s" ? 9 : 6), "\(column)=\(cell)")
+                #expect(Double(cell) != nil && decimals == (column.hasSuffix("timestamp_s") ? 9 : 6), "\(column)=\(cell)")
             }
         }
 

@@ -39,6 +39,7 @@ struct RecordCommandTests {
             "specific_force_x_m_s2", "specific_force_y_m_s2", "specific_force_z_m_s2",
             "angular_rate_x_rad_s", "angular_rate_y_rad_s", "angular_rate_z_rad_s",
             "magnetic_field_x_uT", "magnetic_field_y_uT", "magnetic_field_z_uT", "temperature_C",
+            "barometer_time_s", "pressure_kPa", "barometer_temperature_C",
         ])
         #expect(comments.contains { $0.contains("8196.72131147541 LSB/g") && $0.contains("57.142857142857146 LSB/(deg/s)") })
         #expect(comments.contains { $0.contains("LIS3MDL") && $0.contains("68.42") })

@@ -109,16 +109,17 @@ struct PublishCommandTests {
             Thread.sleep(forTimeInterval: 0.5)
             return Set(late.received.filter { $0.retained && !$0.payload.isEmpty }.map(\.topic))
         }
+        // 12 for device motion and the publisher, 2 for steps and activity, 4 for the simulated BMP280.
         let before = try configurations()
-        #expect(before.count { $0.contains("/\(retired)/") } == 12, "\(before)")
-        #expect(before.count { $0.contains("/\(kept)/") } == 12, "\(before)")
+        #expect(before.count { $0.contains("/\(retired)/") } == 18, "\(before)")
+        #expect(before.count { $0.contains("/\(kept)/") } == 18, "\(before)")
 
         let result = try runToEnd(try Self.motionctl(), ["publish", "--broker", broker.url, "--topic-prefix", "test/retired", "--remove-discovery"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("removed 12 Home Assistant discovery configurations of test/retired"), "\(result.output)")
+        #expect(result.output.contains("removed 18 Home Assistant discovery configurations of test/retired"), "\(result.output)")
         let after = try configurations()
         #expect(after.filter { $0.contains("/\(retired)/") }.isEmpty, "\(after)")
-        #expect(after.count { $0.contains("/\(kept)/") } == 12, "\(after)")
+        #expect(after.count { $0.contains("/\(kept)/") } == 18, "\(after)")
     }
 
     @Test("a discovery configuration libmosquitto cannot send (its topic over 65535 bytes): exit 1 with the fix, not 0")

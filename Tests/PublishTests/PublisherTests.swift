@@ -16,15 +16,17 @@ struct PublisherTests {
         let manager: MotionManager
         let publisher: MotionPublisher
 
-        init(prefix: String, homeAssistant: Bool = false) throws {
+        /// `barometer`: the simulated board's BMP280 through an altimeter on the same clock.
+        init(prefix: String, homeAssistant: Bool = false, barometer: Bool = false, scenario: String = "six-faces") throws {
             broker = try Broker()
             try broker.start()
-            manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces")), clock: clock, calibrationStore: nil)
+            manager = try MotionManager(source: .simulated(Simulation(scenario: scenario)), clock: clock, calibrationStore: nil)
+            let altimeter = barometer ? try Altimeter(source: .simulated(Simulation(scenario: scenario)), clock: clock) : nil
             var configuration = try BrokerConfiguration(url: broker.url, topicPrefix: prefix)
             configuration.homeAssistantDiscovery = homeAssistant
             configuration.discoveryPrefix = "homeassistant-\(prefix.split(separator: "/").last ?? "")"
             configuration.countersInterval = 0.5
-            publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: "simulated board")
+            publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: "simulated board", altimeter: altimeter)
             try publisher.start()
         }
 
@@ -183,7 +185,7 @@ struct PublisherTests {
         let node = "test_ha_191c0d79"
         let expected: Set<String> = Set(
             ["orientation", "roll", "pitch", "heading", "magnetometer_accuracy", "rate", "samples_sampled", "bus_retries", "bus_incidents",
-             "bus_recoveries", "messages_published"].map { "homeassistant-ha/sensor/\(node)/\($0)/config" }
+             "bus_recoveries", "messages_published", "steps", "activity"].map { "homeassistant-ha/sensor/\(node)/\($0)/config" }
                 + ["homeassistant-ha/binary_sensor/\(node)/moving/config"])
         try wait("\(expected.count) discovery configurations") { Set(late.received.map(\.topic)).count >= expected.count }
         let configurations = Dictionary(late.received.map { ($0.topic, $0.payload) }, uniquingKeysWith: { $1 })

@@ -59,6 +59,9 @@ import Testing
         case .bno055:
             // BST-BNO055-DS000 §3.6: NDOF fixes ±4 g and ±2000 °/s; 1 m/s² = 100 LSB, 1 °/s = 16 LSB.
             IMURanges(accelerometer: [(4, 0.01 / g)], gyroscope: [(2000, 1.0 / 16)])
+        case .adxl345:
+            // ADXL345 Rev. G Table 1: 3.9 mg/LSB (256 LSB/g) at every range in full resolution; no gyroscope.
+            IMURanges(accelerometer: [(2, 1 / 256), (4, 1 / 256), (8, 1 / 256), (16, 1 / 256)], gyroscope: [])
         default: nil
         }
     }
@@ -67,7 +70,9 @@ import Testing
     func imuReadsBackAKnownInputAtEveryRange(imu: SimulatedBoard.IMU) throws {
         let table = try #require(Self.ranges(imu), "\(imu): no datasheet ranges written here")
         for (accelerometerRange, accelerometerLSB) in table.accelerometer {
-            for (gyroscopeRange, gyroscopeLSB) in table.gyroscope {
+            // An accelerometer alone (no gyroscope table) reads a rotation rate of 0 whatever turns it.
+            let gyroscopes: [(range: Double, lsb: Double?)] = table.gyroscope.isEmpty ? [(500, nil)] : table.gyroscope.map { ($0.range, $0.lsb) }
+            for (gyroscopeRange, gyroscopeLSB) in gyroscopes {
                 let force = SIMD3(0.61, -0.37, 0.83) * accelerometerRange * Self.g          // m/s², within range
                 let rate = SIMD3(0.52, -0.71, 0.33) * gyroscopeRange * Self.degree         // rad/s, within range
                 let time = ManualTime(1)
@@ -82,7 +87,11 @@ import Testing
                 let accelerationError = largestDifference(sample.acceleration, -force / Self.g)
                 let rateError = largestDifference(sample.rotationRate, rate)
                 #expect(accelerationError <= accelerometerLSB * 1.001, "\(imu) ±\(accelerometerRange) g: \(accelerationError / accelerometerLSB) LSB")
-                #expect(rateError <= gyroscopeLSB * Self.degree * 1.001, "\(imu) ±\(gyroscopeRange) °/s: \(rateError / (gyroscopeLSB * Self.degree)) LSB")
+                if let gyroscopeLSB {
+                    #expect(rateError <= gyroscopeLSB * Self.degree * 1.001, "\(imu) ±\(gyroscopeRange) °/s: \(rateError / (gyroscopeLSB * Self.degree)) LSB")
+                } else {
+                    #expect(sample.rotationRate == .zero, "\(imu)")
+                }
                 #expect(!sample.isSaturated)
             }
         }
@@ -140,9 +149,10 @@ import Testing
             let time = ManualTime(1)
             let rig = try EmulatedRig(
                 imu: imu, magnetometer: .none, source: ConstantSource(), time: time,
-                // The BMI270's driver runs the accelerometer's self-test alone (its gyroscope's is the
-                // feature engine's): a dead accelerometer axis there.
-                imuOptions: EmulatorOptions(deadAxes: dead ? [imu == .bmi270 ? .accelerometer(.z) : .gyroscope(.z)] : []), pausesAdvanceTime: true)
+                // Accelerometer-only chips, and the BMI270, whose driver runs the accelerometer's self-test
+                // alone (its gyroscope's is the feature engine's): a dead accelerometer axis there.
+                imuOptions: EmulatorOptions(deadAxes: dead ? [imu == .adxl345 || imu == .bmi270 ? .accelerometer(.z) : .gyroscope(.z)] : []),
+                pausesAdvanceTime: true)
             let report = try rig.imu.selfTest()
             #expect(report.passed == !dead, "\(imu) dead axis \(dead): \(report)")
         }

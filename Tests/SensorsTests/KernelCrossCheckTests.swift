@@ -357,6 +357,7 @@ import Testing
     @Test(arguments: SimulatedBoard.IMU.allCases)
     func imuEmulatorsMatchTheKernel(_ imu: SimulatedBoard.IMU) throws {
         if imu == .bno055 { return try bno055EmulatorMatchesTheKernel() }  // its own facts, below
+        if imu == .adxl345 { return try adxl345EmulatorMatchesTheKernel() }  // ADXL345KernelFactsTests.swift
         let model = switch imu {
         case .lsm6dsox: LSM6Model.lsm6dso.rawValue
         case .lsm6dso32: LSM6Model.lsm6dso32.rawValue
@@ -636,6 +637,7 @@ import Testing
 
     @Test(arguments: SimulatedBoard.Magnetometer.allCases)
     func magnetometerEmulatorsMatchTheKernel(_ chip: SimulatedBoard.Magnetometer) throws {
+        if chip == .mmc5983ma { return try mmc5983maEmulatorMatchesTheKernel() }  // MMC5983MAFactsTests.swift
         let name = chip.rawValue.uppercased()
         let facts = try #require(Self.magnetometers.first { $0.name == name })
         let board = SimulatedBoard(imu: .mpu6050, magnetometer: .chip(chip), source: atRest, now: { 0 })

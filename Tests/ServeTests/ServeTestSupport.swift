@@ -244,15 +244,17 @@ struct TestServer {
     let server: MotionServer
     let port: UInt16
 
+    /// `barometer`: the simulated board's BMP280 through an altimeter on the same clock.
     static func start(
         scenario: String = "tumble", configuration: ServeConfiguration = ServeConfiguration(port: 0), calibration: CalibrationAccess? = nil,
-        clientBufferCapacity: Int? = nil
+        clientBufferCapacity: Int? = nil, barometer: Bool = false
     ) async throws -> TestServer {
         let clock = VirtualClock()
         let manager = try MotionManager(source: .simulated(Simulation(scenario: scenario)), clock: clock, calibrationStore: nil)
+        let altimeter = barometer ? try Altimeter(source: .simulated(Simulation(scenario: scenario)), clock: clock) : nil
         let server = try MotionServer(
             manager: manager, description: SourceDescription(board: "simulated board", source: "simulated: scenario \(scenario), seed 1", isSimulated: true),
-            calibration: calibration, configuration: configuration)
+            calibration: calibration, configuration: configuration, altimeter: altimeter)
         let port = try await server.start()
         return TestServer(clock: clock, manager: manager, server: server, port: port)
     }

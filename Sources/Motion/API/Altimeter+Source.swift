@@ -42,7 +42,8 @@ extension Altimeter {
     /// An altimeter on `source`'s barometer.
     /// - Throws: ``MotionError`` when the board's bus cannot be opened, or
     ///   ``MotionError/sensorNotAvailable(_:)`` naming where it looked when no barometer answers
-    ///   (and for ``MotionSource/iio(_:)``, whose pressure drivers are not read yet).
+    ///   (for ``MotionSource/iio(_:)``: no IIO device with a pressure channel; the selection's
+    ///   `name` picks a barometer by its driver's name, else the first is read).
     public convenience init(source: MotionSource) throws(MotionError) {
         try self.init(source: source, clock: SystemClock())
     }
@@ -53,10 +54,9 @@ extension Altimeter {
         switch source {
         case .automatic: resolved = Self.resolveAutomatic(clock: clock)
         case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock)
+        case .device(let board, _): resolved = try Self.resolve(board: board, busPath: nil, clock: clock)
         case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock)
-        case .iio:
-            throw .sensorNotAvailable("reading a barometer through IIO is not supported yet; pass the board instead (`--board`), "
-                + "after unloading the kernel's pressure driver if it holds the chip")
+        case .iio(let selection): resolved = try Self.resolve(iio: selection, clock: clock)
         }
         if let missing = resolved.missing { throw missing }
         self.init(resolved: resolved)
@@ -103,7 +103,7 @@ extension Altimeter {
             } catch {
                 throw .bus(error)
             }
-            let addresses = ChipRegistry.barometerScanAddresses
+            let addresses = board.barometerAddresses
             guard let barometer = try DriverBarometer.find(on: bus, addresses: addresses) else {
                 return unavailable(.sensorNotAvailable(
                     "no supported barometer at \(addresses.map(\.description).joined(separator: ", ")) on \(path); "
@@ -125,6 +125,13 @@ extension Altimeter {
                     missing: .sensorNotAvailable("the simulated board has no barometer"), simulated: hardware)
             }
             return ResolvedBarometer(hub: BarometerHub(device: barometer, clock: clock), missing: nil, simulated: hardware)
+        }
+    }
+
+    /// The kernel's barometer driver through IIO (``IIOBarometerDevice``).
+    static func resolve(iio selection: IIOSelection, clock: any MotionClock) throws(MotionError) -> ResolvedBarometer {
+        try shared(key: "iio|\(selection.root)|\(selection.name ?? "")", clock: clock) { () throws(MotionError) in
+            ResolvedBarometer(hub: BarometerHub(device: try IIOBarometerDevice.find(selection), clock: clock), missing: nil, simulated: nil)
         }
     }
 

@@ -99,8 +99,10 @@ public enum MotionError: Error, Sendable, Equatable, CustomStringConvertible {
             "the device requires movement: the magnetometer is not calibrated, so heading is not yet to be trusted; turn the device slowly through a figure-eight, or calibrate once with `motionctl calibrate magnetometer` (stored and applied from then on)"
         case .invalidInterval(let value): "invalid update interval \(value) s: give a positive number of seconds up to 86400 (a day), e.g. 0.01 for 100 Hz"
         case .sensorNotAvailable(let name):
-            "no \(name) on this board: ask the manager (isMagnetometerAvailable, isGyroAvailable, availableAttitudeReferenceFrames()) before starting; "
-                + "device motion in xArbitraryZVertical needs no magnetometer"
+            "no \(name) on this board: ask the manager (isMagnetometerAvailable, isGyroAvailable, isDeviceMotionAvailable, availableAttitudeReferenceFrames()) before starting; "
+                + (name == "gyroscope"
+                    ? "device motion needs one (an accelerometer alone gives accelerometer updates; tilt is their direction)"
+                    : "device motion in xArbitraryZVertical needs no magnetometer")
         case .iio(let error): "IIO device error: \(error)" + (error.hint == nil ? " (`motionctl probe` lists the IIO devices and what holds them)" : "")
         }
     }

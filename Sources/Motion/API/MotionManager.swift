@@ -276,9 +276,12 @@ extension MotionManager {
 // MARK: - Device motion
 
 extension MotionManager {
-    /// Always true: attitude from the accelerometer and gyroscope needs no magnetometer (the
-    /// north and corrected frames do: see ``availableAttitudeReferenceFrames()``).
-    public var isDeviceMotionAvailable: Bool { true }
+    /// True when the IMU has a gyroscope: attitude from the accelerometer and gyroscope needs no
+    /// magnetometer (the north and corrected frames do: see ``availableAttitudeReferenceFrames()``).
+    /// False for an accelerometer alone (an ADXL345, a laptop's HID accelerometer), as Core Motion
+    /// answers on a device without a gyroscope: a start of device motion there is refused with
+    /// ``MotionError/sensorNotAvailable(_:)`` (Core Motion's `notAvailable`).
+    public var isDeviceMotionAvailable: Bool { hub.device.hasGyroscope }
     /// True between a start and the matching stop of device-motion updates.
     public var isDeviceMotionActive: Bool { deviceMotionUpdates.isActive }
     /// Seconds between updates, from the next start: at least ``shortestUpdateInterval``; an invalid one is ignored.
@@ -324,7 +327,8 @@ extension MotionManager {
     /// `xTrueNorthZVertical` once ``location`` is set (the declination needs it). An option set,
     /// as in Core Motion: `.contains(.xTrueNorthZVertical)` and `rawValue` read the same.
     public func availableAttitudeReferenceFrames() -> AttitudeReferenceFrame {
-        Self.frames(magnetometer: isMagnetometerAvailable, location: location != nil)
+        guard isDeviceMotionAvailable else { return [] }
+        return Self.frames(magnetometer: isMagnetometerAvailable, location: location != nil)
     }
 
     /// The frames the default device (the one ``init()`` opens: this machine's board, else the
@@ -395,6 +399,7 @@ extension MotionManager {
         guard AttitudeReferenceFrame.allCases.contains(frame) else {
             throw .sensor("the attitude reference frame \(frame) is not one frame: start device motion in one of \(AttitudeReferenceFrame.allCases.map(\.description).joined(separator: ", "))")
         }
+        if !isDeviceMotionAvailable { throw .sensorNotAvailable("gyroscope") }
         if frame != .xArbitraryZVertical, !isMagnetometerAvailable { throw .sensorNotAvailable("magnetometer") }
         if frame == .xTrueNorthZVertical, location == nil { throw .trueNorthNotAvailable }
         settings.withLock { $0.frame = frame }

@@ -17,6 +17,11 @@ public enum MotionSource: Sendable {
     case automatic
     /// A board (built-in, `BoardCatalog`, or your own file) on its default bus, or on `bus`.
     case board(Board, bus: String? = nil)
+    /// One IMU of a board: at an address on an I2C bus or behind an SPI device (a board file's
+    /// ``Board/imuLocations``, or your own), so that each of several managers runs on its own
+    /// chip. The board's separate magnetometer goes with the board's first listed IMU (or any
+    /// location on a board that lists none); another location runs without one.
+    case device(Board, IMULocation)
     /// The built-in simulated board: register-level chip emulators in a simulated world. The
     /// `MotionSimulation` product makes a ``Simulation`` (its scenario, chips, replay and faults).
     case simulated(Simulation)
@@ -85,6 +90,7 @@ extension MotionManager {
         switch source {
         case .automatic: resolved = Self.resolveAutomatic(clock: clock, estimator: attitudeEstimator, store: calibrationStore)
         case .board(let board, let bus): resolved = try Self.resolve(board: board, busPath: bus, clock: clock, estimator: attitudeEstimator, store: calibrationStore)
+        case .device(let board, let location): resolved = try Self.resolve(board: board, location: location, clock: clock, estimator: attitudeEstimator, store: calibrationStore)
         case .simulated(let simulation): resolved = try Self.resolve(simulation: simulation, clock: clock, estimator: attitudeEstimator, store: calibrationStore)
         case .iio(let selection): resolved = try Self.resolve(iio: selection, clock: clock, estimator: attitudeEstimator)
         }
@@ -158,6 +164,43 @@ extension MotionManager {
     }
 
     static func resolve(
+        board: Board, location: IMULocation, clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
+    ) throws(MotionError) -> ResolvedSource {
+        let key = "\(board.id)|\(location)|\(store?.directory.path ?? "no calibration")"
+        return try shared(key: key, clock: clock, estimator: estimator) { () throws(MotionError) in
+            let located = board.narrowed(to: location)
+            let device: DriverDevice
+            switch location {
+            case .i2c(let path, _):
+                let bus: LinuxI2CBus
+                do throws(I2CError) { bus = try LinuxI2CBus(path: path) } catch { throw .bus(error) }
+                device = try DeviceOpener.open(bus: bus, board: located, store: store)
+            case .spi(let path):
+                let spi: LinuxSPIBus
+                do throws(I2CError) { spi = try LinuxSPIBus(path: path) } catch { throw .bus(error) }
+                device = try DeviceOpener.open(
+                    imu: .spi(spi), magnetometerBus: magnetometerBus(of: located), board: located, store: store)
+            }
+            return ResolvedSource(
+                hub: SensorHub(device: device, clock: clock, makeEstimator: estimator, background: device.backgroundCalibration),
+                simulated: nil, magnetometerAccuracy: device.correction.magnetometerAccuracy)
+        }
+    }
+
+    /// The I2C bus of the board's magnetometer for an IMU on SPI: the default bus, when this
+    /// IMU has the board's magnetometer; when that bus cannot be opened the IMU runs without one,
+    /// and a warning in ``MotionManager/logger`` says why.
+    private static func magnetometerBus(of board: Board) -> LinuxI2CBus? {
+        guard !board.magnetometerAddresses.isEmpty, let path = board.defaultBus?.device else { return nil }
+        do {
+            return try LinuxI2CBus(path: path)
+        } catch {
+            logger.warning("the IMU is on SPI and the magnetometer's bus cannot be opened (\(error)); running without a magnetometer")
+            return nil
+        }
+    }
+
+    static func resolve(
         simulation: Simulation, clock: any MotionClock, estimator: AttitudeEstimatorFactory? = nil, store: CalibrationStore?
     ) throws(MotionError) -> ResolvedSource {
         // A replay is never shared (its key would be the whole recording).
@@ -168,7 +211,9 @@ extension MotionManager {
                 throw .sensor("the built-in simulated board file is missing: \(BoardCatalog.builtInProblems)")
             }
             let device = try DeviceOpener.open(
-                bus: board.bus, board: boardFile, store: store, pause: .none, lsm6dso32: simulation.settings.imu == .lsm6dso32)
+                imu: board.imuSPI.map { .spi($0) } ?? .i2c(board.bus), magnetometerBus: board.bus,
+                board: simulation.imuLocation.map(boardFile.narrowed(to:)) ?? boardFile, store: store, pause: .none,
+                lsm6dso32: simulation.settings.imu == .lsm6dso32)
             return ResolvedSource(
                 hub: SensorHub(device: device, clock: clock, makeEstimator: estimator, background: device.backgroundCalibration),
                 simulated: SimulatedHardware(board: board, world: world),

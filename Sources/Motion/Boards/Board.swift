@@ -66,12 +66,39 @@ public struct Board: Sendable, Equatable {
     /// `LSM6DSO32` also tells a real one from the LSM6DSO, whose identity it shares.
     package var imuChip: String?
     package var magnetometerChip: String?
+    /// The IMUs the board file lists one by one (`"imus"`: each on an I2C bus and address or an
+    /// SPI device, with its chip where the board says), for a board with several or one on SPI;
+    /// empty for a board whose IMU is found by the scan of ``imuAddresses``.
+    package var imus: [IMUPlacement] = []
+
+    /// Where each IMU the board file lists sits, in the file's order (``MotionSource/device(_:_:)``
+    /// opens a manager on one); empty for a board whose single IMU is found by address scan.
+    public var imuLocations: [IMULocation] { imus.map(\.location) }
+
+    /// The barometer the board carries (a HAT's: the Sense HAT's LPS25H at 0x5C); nil for a board
+    /// whose barometer, if any, is wired to its header (looked for at every barometer address).
+    package var barometer: Barometer?
+
+    /// A barometer on the board: its chip, by name as `motionctl probe` prints it, and its address.
+    package struct Barometer: Sendable, Equatable, Hashable {
+        package var chip: String
+        package var address: I2CAddress
+        package init(chip: String, address: I2CAddress) {
+            self.chip = chip
+            self.address = address
+        }
+    }
+
+    /// Where the barometer is looked for: the board's own, else every address a supported one can sit at.
+    package var barometerAddresses: [I2CAddress] { barometer.map { [$0.address] } ?? ChipRegistry.barometerScanAddresses }
 
     package init(
         name: String, id: String, match: [String], i2cBuses: [I2CBus], imuAddresses: [I2CAddress]? = nil,
         magnetometerAddresses: [I2CAddress]? = nil, mountMatrix: Matrix3, setup: String,
-        imuChip: String? = nil, magnetometerChip: String? = nil
+        imuChip: String? = nil, magnetometerChip: String? = nil, imus: [IMUPlacement] = [], barometer: Barometer? = nil
     ) {
+        self.imus = imus
+        self.barometer = barometer
         self.imuChip = imuChip
         self.magnetometerChip = magnetometerChip
         self.name = name
@@ -112,6 +139,7 @@ public struct Board: Sendable, Equatable {
 extension Board: Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, id, match, i2cBuses, imuAddresses, magnetometerAddresses, mountMatrix, setup, imuChip, magnetometerChip
+        case imus, barometer
 
         /// The keys every board file has; the others are optional.
         static let required: [CodingKeys] = [.name, .id, .match, .i2cBuses, .mountMatrix, .setup]
@@ -142,5 +170,23 @@ extension Board: Codable {
         try container.encode(setup, forKey: .setup)
         try container.encodeIfPresent(imuChip, forKey: .imuChip)
         try container.encodeIfPresent(magnetometerChip, forKey: .magnetometerChip)
+        if !imus.isEmpty { try container.encode(imus.map(EncodedPlacement.init), forKey: .imus) }
+        try container.encodeIfPresent(barometer.map { ["chip": $0.chip, "address": $0.address.description] }, forKey: .barometer)
+    }
+
+    /// One `"imus"` entry as the board file writes it.
+    private struct EncodedPlacement: Encodable {
+        var i2cBus: String?
+        var address: String?
+        var spi: String?
+        var chip: String?
+
+        init(_ placement: IMUPlacement) {
+            switch placement.location {
+            case .i2c(let bus, let address): (i2cBus, self.address) = (bus, I2CAddress(address).description)
+            case .spi(let device): spi = device
+            }
+            chip = placement.chip
+        }
     }
 }

@@ -47,6 +47,9 @@ struct BoardFileParser {
     static let boardKeys = Board.CodingKeys.allCases.map(\.rawValue)
     static let busKeys = ["device", "sdaPin", "sclPin", "defaultSpeedHz", "maxSpeedHz", "isDefault"]
     static let pinKeys = ["header", "soc"]
+    static let imuKeys = ["i2cBus", "address", "spi", "chip"]
+    static let spiPrefix = "/dev/spidev"
+    static let barometerKeys = ["chip", "address"]
     /// The 7-bit addresses a device may use; the rest are reserved by the I2C specification.
     static let addressRange: ClosedRange<UInt8> = 0x08...0x77
 
@@ -108,10 +111,67 @@ struct BoardFileParser {
             // A separate magnetometer, or an IMU with one inside (the LSM9DS1's die, the MPU-9250's AK8963).
             try knownChip(try nonEmptyString(value, at: "magnetometerChip"), at: "magnetometerChip", among: ChipRegistry.magnetometers + ChipRegistry.imus)
         }
+        let imus = try fields["imus"].map { (value) throws(BoardFileError) in try placements(value, buses: buses) } ?? []
+        let barometer = try fields["barometer"].map { (value) throws(BoardFileError) in try self.barometer(value) }
         return Board(
             name: name, id: id, match: match, i2cBuses: buses, imuAddresses: imu,
             magnetometerAddresses: magnetometer, mountMatrix: mountMatrix, setup: setup,
-            imuChip: imuChip, magnetometerChip: magnetometerChip)
+            imuChip: imuChip, magnetometerChip: magnetometerChip, imus: imus, barometer: barometer)
+    }
+
+    /// `"imus"`: each `{"address": "0x6A"}` (on `"i2cBus"`, else the default bus) or
+    /// `{"spi": "/dev/spidev0.0"}`, with an optional `"chip"`; no place listed twice.
+    private func placements(_ value: JSONValue?, buses: [Board.I2CBus]) throws(BoardFileError) -> [IMUPlacement] {
+        let items = try array(value, at: "imus")
+        if items.isEmpty {
+            throw invalid("imus", "the IMU list is empty", fix: "list each IMU, e.g. [{\"address\": \"0x6A\"}, {\"spi\": \"/dev/spidev0.0\"}], or leave imus out")
+        }
+        var placements: [IMUPlacement] = []
+        for (index, item) in items.enumerated() {
+            let path = "imus[\(index)]"
+            let fields = try object(item, at: path, keys: Self.imuKeys, required: [])
+            let location: IMULocation
+            switch (fields["address"], fields["spi"]) {
+            case (let address?, nil):
+                let bus = try fields["i2cBus"].map { (value) throws(BoardFileError) in try nonEmptyString(value, at: "\(path).i2cBus") }
+                    ?? buses.first(where: \.isDefault)?.device ?? ""
+                guard buses.contains(where: { $0.device == bus }) else {
+                    throw invalid("\(path).i2cBus", "\(bus) is not one of the board's i2cBuses", fix: "name a bus listed in i2cBuses, e.g. \(buses[0].device)")
+                }
+                location = .i2c(bus: bus, address: try self.address(address, at: "\(path).address").rawValue)
+            case (nil, let spi?):
+                if fields["i2cBus"] != nil {
+                    throw invalid("\(path).i2cBus", "an IMU on SPI has no I2C bus", fix: "remove i2cBus, or give an address instead of spi")
+                }
+                let device = try nonEmptyString(spi, at: "\(path).spi")
+                let numbers = device.dropFirst(Self.spiPrefix.count).split(separator: ".", omittingEmptySubsequences: false)
+                guard device.hasPrefix(Self.spiPrefix), numbers.count == 2,
+                      numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+                    throw invalid("\(path).spi", "\"\(device)\" is not of the form /dev/spidevB.C", fix: "write the SPI device as /dev/spidev<bus>.<chip select>, e.g. /dev/spidev0.0")
+                }
+                location = .spi(device: device)
+            default:
+                throw invalid(path, "gives \(fields["address"] == nil ? "neither" : "both") address and spi",
+                              fix: "give exactly one: \"address\" (I2C, e.g. \"0x6A\") or \"spi\" (e.g. \"/dev/spidev0.0\")")
+            }
+            if placements.contains(where: { $0.location == location }) {
+                throw invalid(path, "\(location) is listed twice", fix: "list each IMU once")
+            }
+            let chip = try fields["chip"].map { (value) throws(BoardFileError) in
+                try knownChip(try nonEmptyString(value, at: "\(path).chip"), at: "\(path).chip", among: ChipRegistry.imus)
+            }
+            placements.append(IMUPlacement(location, chip: chip))
+        }
+        return placements
+    }
+
+    /// `barometer`: `{"chip": "LPS25H", "address": "0x5C"}`, a chip of the barometer registry at
+    /// one address.
+    private func barometer(_ value: JSONValue) throws(BoardFileError) -> Board.Barometer {
+        let fields = try object(value, at: "barometer", keys: Self.barometerKeys, required: Self.barometerKeys)
+        let chip = try knownChip(try nonEmptyString(fields["chip"], at: "barometer.chip"), at: "barometer.chip", among: ChipRegistry.barometers)
+        let address = try address(fields["address"], at: "barometer.address")
+        return Board.Barometer(chip: chip, address: address)
     }
 
     // MARK: Sections
@@ -164,17 +224,21 @@ struct BoardFileParser {
             throw invalid(path, "the address list is empty", fix: "list the usual addresses as strings, e.g. [\"0x68\", \"0x69\"]")
         }
         return try items.enumerated().map { (index, item) throws(BoardFileError) -> I2CAddress in
-            let itemPath = "\(path)[\(index)]"
-            let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
-            let text = try nonEmptyString(item, at: itemPath)
-            guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
-                throw invalid(itemPath, "\"\(text)\" is not a hex address", fix: fix)
-            }
-            guard Self.addressRange.contains(value) else {
-                throw invalid(itemPath, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
-            }
-            return I2CAddress(value)
+            try address(item, at: "\(path)[\(index)]")
         }
+    }
+
+    /// One 7-bit address written as a hex string.
+    private func address(_ item: JSONValue?, at path: String) throws(BoardFileError) -> I2CAddress {
+        let fix = "write a 7-bit address between 0x08 and 0x77 as a hex string, e.g. \"0x68\""
+        let text = try nonEmptyString(item, at: path)
+        guard text.lowercased().hasPrefix("0x"), let value = UInt8(text.dropFirst(2), radix: 16) else {
+            throw invalid(path, "\"\(text)\" is not a hex address", fix: fix)
+        }
+        guard Self.addressRange.contains(value) else {
+            throw invalid(path, "\(text) is outside 0x08–0x77 (the rest are reserved by the I2C specification)", fix: fix)
+        }
+        return I2CAddress(value)
     }
 
     private func mountMatrix(_ value: JSONValue?) throws(BoardFileError) -> Matrix3 {

@@ -106,6 +106,7 @@ final class DriverDevice: MotionDevice {
     }
 
     var hasMagnetometer: Bool { magnetometer != nil }
+    var hasGyroscope: Bool { imu.hasGyroscope }
     var hasChipAttitude: Bool { imu.providesChipOrientation }
 
     /// The IMU alone: the magnetometer is set up, read and checked on its own

@@ -14,6 +14,8 @@ public struct Simulation: Sendable, Equatable {
     /// addresses, its mount matrix); nil: the built-in `simulated` board. Set it with
     /// ``laidOut(like:)``, which also takes the chips the board names.
     package private(set) var layout: Board?
+    /// The one IMU of ``layout`` this simulation plays (``laidOut(like:imu:)``); nil: the board's only IMU.
+    package private(set) var imuLocation: IMULocation?
 
     package init(_ settings: SimulationSettings = SimulationSettings()) {
         self.settings = settings
@@ -56,7 +58,40 @@ public struct Simulation: Sendable, Equatable {
             throw .deviceNotFound("\(place) expects its magnetometer at \(Self.list(board.magnetometerAddresses)); the simulated "
                 + "\(chip.rawValue) answers only at \(Self.list(chip.possibleAddresses))")
         }
+        if let barometer = board.barometer {
+            guard let chip = SimulatedBoard.Barometer(rawValue: Self.key(barometer.chip)),
+                  chip.entry.possibleAddresses.contains(barometer.address) else {
+                throw .deviceNotFound("\(place) carries the barometer \(barometer.chip) at \(barometer.address), which the simulator cannot place; "
+                    + "it emulates: \(SimulatedBoard.Barometer.allCases.map { "\($0.rawValue) at \(Self.list($0.entry.possibleAddresses))" }.joined(separator: "; "))")
+            }
+            laidOut.settings.barometer = chip
+        }
         laidOut.layout = board
+        return laidOut
+    }
+
+    /// This simulation on a board laid out like `board`, playing its IMU at `location`: the chip
+    /// the board file names there (else this simulation's), at that I2C address or behind that
+    /// SPI device (framed as the chip's datasheet says), with the board's magnetometer only when
+    /// `location` is the board's first listed IMU. Simulations of two locations of one board
+    /// play the same scenario and seed: two managers on them see the same motion through
+    /// their own chips.
+    /// - Throws: ``MotionError/deviceNotFound(_:)`` as ``laidOut(like:)``, and for an IMU on SPI
+    ///   whose chip the simulator emulates only on I2C.
+    package func laidOut(like board: Board, imu location: IMULocation) throws(MotionError) -> Simulation {
+        let narrowed = board.narrowed(to: location)
+        var start = self
+        if narrowed.narrowedMagnetometerAddresses == [] { start.settings.magnetometer = .none }
+        var laidOut = try start.laidOut(like: narrowed)
+        laidOut.layout = board
+        laidOut.imuLocation = location
+        if case .spi(let device) = location {
+            guard laidOut.settings.imu.entry.emulator is any SPIEmulator.Type else {
+                throw .deviceNotFound("board \(board.id) puts the \(laidOut.settings.imu.rawValue) on \(device); the simulator emulates SPI for "
+                    + EmulatorRegistry.imus.filter { $0.emulator is any SPIEmulator.Type }.map(\.chip.rawValue).joined(separator: ", "))
+            }
+            laidOut.settings.imuSPIDevice = device
+        }
         return laidOut
     }
 
@@ -152,10 +187,16 @@ public struct Simulation: Sendable, Equatable {
             origin: startTime - Self.poweredBefore)
         // The barometer's noise is the chip's own (its emulator's), seeded like the others'.
         let barometerSeed = settings.sensorErrors && settings.replay == nil ? settings.seed : nil
+        let placed = imuLocation.flatMap { location in layout?.narrowed(to: location) } ?? layout
+        // The board file's barometer address, when the barometer placed is one that answers there.
+        let boardBarometerAddress = (layout?.barometer?.address)
+            .flatMap { address in settings.barometer?.entry.possibleAddresses.contains(address) == true ? address : nil }
         let board = SimulatedBoard(
-            imu: settings.imu, imuAddress: layout.flatMap { $0.imuAddresses.first(where: settings.imu.possibleAddresses.contains) },
-            magnetometer: settings.magnetometer, magnetometerAddress: layout.flatMap(magnetometerAddress(on:)),
-            barometer: settings.barometer, barometerNoiseSeed: barometerSeed, source: source, now: now)
+            imu: settings.imu, imuAddress: placed.flatMap { $0.imuAddresses.first(where: settings.imu.possibleAddresses.contains) },
+            magnetometer: settings.magnetometer,
+            magnetometerAddress: placed.flatMap(magnetometerAddress(on:)),
+            barometer: settings.barometer, barometerAddress: boardBarometerAddress, barometerNoiseSeed: barometerSeed,
+            source: source, now: now, imuSPIDevice: settings.imuSPIDevice)
         if let faults = settings.faults { board.bus.follow(faults, imu: board.imuAddress, magnetometer: board.magnetometerAddress, start: startTime) }
         return (board, world)
     }

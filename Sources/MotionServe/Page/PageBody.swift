@@ -1,10 +1,11 @@
 extension Page {
     /// The markup. The script keeps counters in `data-` attributes of `<body>` (`data-samples`,
     /// `data-frames`, `data-plot-points`, `data-calibration-phase`, and the background magnetometer
-    /// calibration's `data-magcal-state` and `data-magcal-sigma`) so a headless browser test can
+    /// calibration's `data-magcal-state` and `data-magcal-sigma`, the altitude plot's
+    /// `data-altitude-points` and the step count's `data-steps`) so a headless browser test can
     /// read them from the page itself.
     static let body = #"""
-        <body data-samples="0" data-frames="0" data-plot-points="0" data-calibration-phase="none" data-magcal-state="none" data-magcal-sigma="">
+        <body data-samples="0" data-frames="0" data-plot-points="0" data-calibration-phase="none" data-magcal-state="none" data-magcal-sigma="" data-altitude-points="0" data-steps="0">
         <header>
           <h1>swift-motion <span id="status" class="status">connecting…</span></h1>
           <div id="source" class="source">—</div>
@@ -29,6 +30,16 @@ extension Page {
             <div class="plot"><canvas id="plot-rot" width="480" height="110"></canvas></div>
             <div class="plot"><canvas id="plot-mag" width="480" height="110"></canvas></div>
             <div class="plot"><canvas id="plot-user" width="480" height="110"></canvas></div>
+          </section>
+          <section class="card altitude">
+            <h2>Altitude and steps</h2>
+            <canvas id="plot-altitude" width="480" height="110" aria-label="altitude change since the server started, m, last 2 minutes"></canvas>
+            <dl class="figures">
+              <dt>altitude</dt><dd id="altitude">—</dd>
+              <dt>pressure</dt><dd id="pressure">—</dd>
+              <dt>steps</dt><dd id="steps">—</dd>
+              <dt>activity</dt><dd id="activity">—</dd>
+            </dl>
           </section>
           <section class="card counters">
             <h2>Sampler</h2>

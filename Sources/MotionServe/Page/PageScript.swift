@@ -138,6 +138,7 @@ extension Page {
           latest = s; stats.samples++; dirty = true;
           if (limit && stats.samples >= limit && source) { source.close(); $("status").textContent = "stopped after " + limit + " samples"; }
           push(plots.acc, s.acc); push(plots.rot, s.rot); push(plots.mag, s.mag); push(plots.user, s.user);
+          pushAltitude(s.altitude);
           if (s.magCalibration) {
             magcal.push({ t: s.t, sigma: s.magCalibration.sigma });
             while (magcal.length && s.t - magcal[0].t > 60) magcal.shift();
@@ -156,6 +157,48 @@ extension Page {
           g.strokeStyle = "#36c"; g.beginPath();
           magcal.forEach((p, i) => { const x = w - (end - p.t) / 60 * w; if (i) g.lineTo(x, y(p.sigma)); else g.moveTo(x, y(p.sigma)); });
           g.stroke();
+        }
+        // The altimeter's updates (one a second): the altitude change over the last 2 minutes, and the steps.
+        const altitudes = [];
+        let altitudePoints = 0;
+        function pushAltitude(a) {
+          if (!a || (altitudes.length && altitudes[altitudes.length - 1].t >= a.t)) return;
+          altitudes.push(a);
+          while (altitudes.length && a.t - altitudes[0].t > 120) altitudes.shift();
+        }
+        function drawAltitude(s) {
+          const { ctx, w, h } = fit($("plot-altitude"));
+          const font = Math.max(10, Math.round(h / 9));
+          ctx.clearRect(0, 0, w, h);
+          ctx.font = font + "px system-ui, sans-serif"; ctx.fillStyle = palette[4];
+          if (s.altitude === undefined) { ctx.fillText("no barometer", 4, font); return; }
+          let low = Infinity, high = -Infinity;
+          for (const a of altitudes) { low = Math.min(low, a.relative); high = Math.max(high, a.relative); }
+          if (!altitudes.length) { low = -1; high = 1; }
+          const centre = (low + high) / 2, half = Math.max(1, (high - low) / 2) * 1.1;
+          const top = font + 4, height = h - top - 2, y = (v) => top + height / 2 - (v - centre) / half * height / 2;
+          ctx.fillText("altitude change (m)  " + (centre - half).toFixed(1) + " to " + (centre + half).toFixed(1), 4, font);
+          if (!altitudes.length) return;
+          const end = altitudes[altitudes.length - 1].t;
+          ctx.strokeStyle = palette[2]; ctx.lineWidth = Math.max(1, w / 300); ctx.beginPath();
+          altitudes.forEach((a, i) => { const x = w - (end - a.t) / 120 * w; if (i) ctx.lineTo(x, y(a.relative)); else ctx.moveTo(x, y(a.relative)); });
+          ctx.stroke();
+          altitudePoints = altitudes.length;
+        }
+        function showAltitudeAndSteps(s) {
+          if (s.altitude === undefined) $("altitude").textContent = "no barometer";
+          else if (s.altitude === null) $("altitude").textContent = "waiting for the first second of readings…";
+          else {
+            $("altitude").textContent = (s.altitude.relative >= 0 ? "+" : "") + s.altitude.relative.toFixed(2) + " m since the start";
+            $("pressure").textContent = (s.altitude.pressure * 10).toFixed(2) + " hPa";
+          }
+          if (s.steps) {
+            $("steps").textContent = s.steps.count + (s.steps.cadence === null ? "" : " (" + s.steps.cadence.toFixed(2) + " steps/s)");
+            $("activity").textContent = s.steps.activity + " (" + s.steps.confidence + ")";
+            body.dataset.steps = s.steps.count;
+          }
+          drawAltitude(s);
+          body.dataset.altitudePoints = altitudePoints;
         }
         function showCounters(s) {
           // The sampler's rate over at least 1 s of its own clock (the samples' timestamps), so a
@@ -190,6 +233,7 @@ extension Page {
             body.dataset.magcalState = m.state; body.dataset.magcalSigma = m.sigma;
           }
           drawMagcal();
+          showAltitudeAndSteps(s);
           showCounters(s);
           stats.frames++;
           body.dataset.samples = stats.samples; body.dataset.frames = stats.frames; body.dataset.plotPoints = stats.plotPoints;
@@ -206,7 +250,7 @@ extension Page {
           source.addEventListener("info", (e) => {
             const info = JSON.parse(e.data);
             $("source").textContent = info.board + " — " + info.device + " — IMU " + (info.imu || "?") + ", magnetometer " + (info.magnetometer || "none")
-              + " — source: " + info.source + " — sampler " + info.samplerRate + " Hz";
+              + (info.barometer ? ", barometer " + info.barometer : "") + " — source: " + info.source + " — sampler " + info.samplerRate + " Hz";
             if (!info.calibration) $("calibration").hidden = true;
           });
           source.addEventListener("sample", (e) => onSample(JSON.parse(e.data)));

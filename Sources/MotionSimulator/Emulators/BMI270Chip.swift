@@ -1,4 +1,5 @@
 import Foundation
+import I2C
 
 /// Register model of the Bosch BMI270 accelerometer and gyroscope, from its datasheet
 /// BST-BMI270-DS000: register map ("Register description"), initialization sequence, FIFO,
@@ -451,4 +452,10 @@ package final class BMI270Emulator: ModelEmulator {
 extension SimulatedBoard.IMU {
     /// the Bosch BMI270.
     public static let bmi270 = Self("bmi270")
+}
+
+extension BMI270Emulator: SPIEmulator {
+    /// BST-BMI270-DS000 "SPI interface": the first byte's bit 7 is RW (1 = read), the 7-bit address
+    /// below it, and a read returns one dummy byte before the register's data.
+    package static var spiFraming: SPIFraming { SPIFraming(readBit: 0x80, readDummyBytes: 1) }
 }

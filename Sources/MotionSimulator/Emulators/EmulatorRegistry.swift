@@ -28,6 +28,9 @@ package enum EmulatorRegistry {
         IMUEmulatorEntry(.bmi270, BMI270Emulator.self, at: 0x68, noiseRate: 200, builtIn: "bmm150"),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
+        // ALT ADDRESS low: 0x53, high: 0x1D (ADXL345 Rev. G, "I2C"). An accelerometer alone; the
+        // GY-85 breakout carries it with an HMC5883L.
+        IMUEmulatorEntry(.adxl345, ADXL345Emulator.self, at: 0x53, alternate: 0x1D, magnetometer: .hmc5883l, noiseRate: 100),
     ]
 
     /// The separate magnetometers, in ``SimulatedBoard/Magnetometer`` order.
@@ -37,6 +40,7 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.lis2mdl, LIS2MDLEmulator.self, at: [0x1E]),
         MagnetometerEmulatorEntry(.qmc5883l, QMC5883LEmulator.self, at: [0x0D], errors: .qmc5883l),
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
+        MagnetometerEmulatorEntry(.mmc5983ma, MMC5983MAEmulator.self, at: [0x30]),
         // SDO and CSB2 pick 0x10–0x13.
         MagnetometerEmulatorEntry(.bmm150, BMM150Emulator.self, at: [0x10, 0x11, 0x12, 0x13]),
     ]
@@ -49,7 +53,7 @@ package enum EmulatorRegistry {
         BarometerEmulatorEntry(.bmp388, at: [0x76, 0x77]) { source, now, _ in BMP388Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.bmp390, at: [0x76, 0x77]) { source, now, _ in BMP390Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.dps310, at: [0x77, 0x76]) { source, now, _ in DPS310Emulator(atmosphere: source.atmosphere, now: now) },
-        BarometerEmulatorEntry(.ms5611, at: [0x77, 0x76]) { source, now, _ in MS5611Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.ms5611, at: [0x77, 0x76]) { source, now, seed in MS5611Emulator(atmosphere: source.atmosphere, now: now, noiseSeed: seed) },
         BarometerEmulatorEntry(.lps25h, at: [0x5C, 0x5D]) { source, now, _ in LPS25HEmulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.lps22hb, at: [0x5C, 0x5D]) { source, now, _ in LPS22HBEmulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.lps22hh, at: [0x5C, 0x5D]) { source, now, _ in LPS22HHEmulator(atmosphere: source.atmosphere, now: now) },
@@ -198,8 +202,10 @@ package struct IMUEmulatorEntry: Sendable {
     package let chip: SimulatedBoard.IMU
     /// The emulator ``SimulatedBoard`` builds.
     package let emulator: any ChipEmulator.Type
-    /// Where the chip usually sits (its address pin low); it answers at the next address too.
+    /// Where the chip usually sits (its address pin low); it answers at ``possibleAddresses``' other too.
     package let usualAddress: I2CAddress
+    /// Where it sits with its address pin high: the next address for most chips.
+    let alternateAddress: I2CAddress
     /// The separate magnetometer it usually comes with on hobby boards; nil for a chip with its
     /// own (inside its package, or its magnetometer die).
     package let usualMagnetometer: SimulatedBoard.Magnetometer?
@@ -224,13 +230,14 @@ package struct IMUEmulatorEntry: Sendable {
     package let calibratesMagnetometer: Bool
 
     init(
-        _ chip: SimulatedBoard.IMU, _ emulator: any ChipEmulator.Type, at usualAddress: UInt8,
+        _ chip: SimulatedBoard.IMU, _ emulator: any ChipEmulator.Type, at usualAddress: UInt8, alternate: UInt8? = nil,
         magnetometer usualMagnetometer: SimulatedBoard.Magnetometer? = nil, noiseRate: Double, errors: IMUErrorModel? = nil,
         aliases: [String] = [], builtIn: String? = nil, magnetometerDie: MagnetometerDie? = nil, calibratesMagnetometer: Bool = false
     ) {
         self.chip = chip
         self.emulator = emulator
         self.usualAddress = I2CAddress(usualAddress)
+        self.alternateAddress = I2CAddress(alternate ?? usualAddress + 1)
         self.usualMagnetometer = usualMagnetometer ?? magnetometerDie?.registers
         self.noiseSampleRate = noiseRate
         self.errorModel = errors
@@ -241,7 +248,7 @@ package struct IMUEmulatorEntry: Sendable {
     }
 
     /// The addresses the chip can answer at (its address pin low, high).
-    package var possibleAddresses: [I2CAddress] { [usualAddress, I2CAddress(usualAddress.rawValue + 1)] }
+    package var possibleAddresses: [I2CAddress] { [usualAddress, alternateAddress] }
 
     /// Whether `name` (lower case) names this chip.
     func isNamed(_ name: String) -> Bool { name == chip.rawValue || aliases.contains(name) }

@@ -9,23 +9,39 @@
 /// The PROM holds the datasheet's example coefficients (C1…C6 = 40127, 36924, 23317, 23282,
 /// 33464, 28312), word 0 and the serial code chosen here, and word 7's CRC-4 computed as AN520
 /// gives it; `badPROM` flips a bit of C3 after that, a PROM whose CRC no longer matches. D1 and D2
-/// are the counts whose datasheet compensation (first and second order) is nearest the truth.
+/// are the counts whose datasheet compensation (first and second order) is nearest the truth, the
+/// pressure first given the noise of the conversion's OSR when seeded: the datasheet's pressure
+/// resolution (RMS) of 0.065 / 0.042 / 0.027 / 0.018 / 0.012 mbar at OSR 256 / 512 / 1024 / 2048 /
+/// 4096 (MS5611-01BA03 datasheet, "Technical data: sensor performances", note 1), as white noise
+/// per conversion. Not modelled: the temperature's noise (the datasheet gives only "< 0.01 °C")
+/// and the error band over temperature (±2.5 mbar from −20 to +85 °C, a bound, not a coefficient).
 struct MS5611Chip: RegisterChip {
     static let coefficients: [Int64] = [40127, 36924, 23317, 23282, 33464, 28312]
     static let factoryWord: UInt16 = 0x0040, serial: UInt16 = 0x5A20
 
     var registers: [UInt8] = []
     var pointer: UInt8 = 0
-    /// The conversion started and not yet read: D1 (pressure) or D2 (temperature).
+    /// The conversion started and not yet read: D1 (pressure) or D2 (temperature), and its OSR code
+    /// (0…4: 256 … 4096).
     var pending: Kind?
+    var pendingOSR = 0
     let badPROM: Bool
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
+    /// Seed of the pressure noise; nil: an ideal chip (quantisation only).
+    let noiseSeed: UInt64?
+    /// Pressure conversions so far: the noise's index.
+    var conversions: Int64 = 0
 
     enum Kind { case pressure, temperature }
 
-    init(badPROM: Bool, atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double)) {
+    /// The pressure resolution, RMS, Pa, by OSR code (256, 512, 1024, 2048, 4096): the datasheet's
+    /// 0.065 / 0.042 / 0.027 / 0.018 / 0.012 mbar (MS5611-01BA03, "Technical data", note 1).
+    static let pressureNoise: [Double] = [6.5, 4.2, 2.7, 1.8, 1.2]
+
+    init(badPROM: Bool, atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), noiseSeed: UInt64? = nil) {
         self.badPROM = badPROM
         self.atmosphere = atmosphere
+        self.noiseSeed = noiseSeed
         powerOnReset()
     }
 
@@ -58,8 +74,8 @@ struct MS5611Chip: RegisterChip {
     mutating func setPointer(fromSubAddress byte: UInt8) {
         switch byte {
         case 0x1E: powerOnReset()
-        case 0x40...0x48 where byte & 1 == 0: pending = .pressure
-        case 0x50...0x58 where byte & 1 == 0: pending = .temperature
+        case 0x40...0x48 where byte & 1 == 0: (pending, pendingOSR) = (.pressure, Int(byte - 0x40) / 2)
+        case 0x50...0x58 where byte & 1 == 0: (pending, pendingOSR) = (.temperature, Int(byte - 0x50) / 2)
         default: break
         }
         pointer = byte
@@ -71,7 +87,12 @@ struct MS5611Chip: RegisterChip {
         pending = nil
         let truth = atmosphere(time)
         let d2 = Self.rawTemperature(for: truth.temperature)
-        let count = kind == .temperature ? d2 : Self.rawPressure(for: truth.pressure, d2: d2)
+        var pressure = truth.pressure
+        if kind == .pressure, let noiseSeed {
+            conversions += 1
+            pressure += Self.pressureNoise[pendingOSR] * SplitMix64.gaussian(seed: noiseSeed, index: conversions, channel: 0x5611)
+        }
+        let count = kind == .temperature ? d2 : Self.rawPressure(for: pressure, d2: d2)
         store([UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)], at: 0x00)
     }
 
@@ -141,10 +162,11 @@ package final class MS5611Emulator: EngineBackedDevice {
     ///   - atmosphere: the true pressure (Pa) and temperature (°C) at a simulation time (s).
     ///   - now: simulation time, s.
     ///   - badPROM: a PROM whose CRC-4 does not match its contents.
+    ///   - noiseSeed: seed of the pressure noise of each conversion's OSR; nil: quantisation only.
     package init(
         atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double,
-        badPROM: Bool = false
+        badPROM: Bool = false, noiseSeed: UInt64? = nil
     ) {
-        engine = EmulatorEngine(MS5611Chip(badPROM: badPROM, atmosphere: atmosphere), now: now)
+        engine = EmulatorEngine(MS5611Chip(badPROM: badPROM, atmosphere: atmosphere, noiseSeed: noiseSeed), now: now)
     }
 }

@@ -33,6 +33,22 @@ public struct RecordedSample: Sendable, Equatable {
     }
 }
 
+/// One barometer reading in a recording, at its own time (a barometer keeps its own rate).
+public struct RecordedPressure: Sendable, Equatable {
+    /// Seconds since boot when the barometer took it, on the samples' clock.
+    public var time: Double
+    /// Air pressure, Pa.
+    public var pressure: Double
+    /// The barometer's die temperature, °C.
+    public var temperature: Double
+
+    public init(time: Double, pressure: Double, temperature: Double = 25) {
+        self.time = time
+        self.pressure = pressure
+        self.temperature = temperature
+    }
+}
+
 /// Why a recording could not be read or written.
 public enum RecordingError: Error, CustomStringConvertible {
     /// The file could not be opened or read.
@@ -46,6 +62,8 @@ public enum RecordingError: Error, CustomStringConvertible {
     case badValue(line: Int, column: String, text: String)
     /// A line with more or fewer fields than the header (a decimal comma splits a value in two).
     case fieldCount(line: Int, expected: Int, found: Int)
+    /// A barometer reading that is not an air pressure (kPa, above 0 and below 1100).
+    case badPressure(line: Int, kilopascal: Double)
     /// Time stood still or went backwards.
     case timeNotIncreasing(line: Int)
     /// A time a replay could not play: beyond ``Recording/maximumTime``, or a gap or a span longer
@@ -63,6 +81,8 @@ public enum RecordingError: Error, CustomStringConvertible {
             "recording line \(line), column \(column): \"\(text)\" is not a plain decimal number (write e.g. 9.80665 or -1.5e-3; a decimal point, not a comma)"
         case let .fieldCount(line, expected, found):
             "recording line \(line) has \(found) fields, the header has \(expected) (a decimal comma splits a value: write a point)"
+        case let .badPressure(line, kilopascal):
+            "recording line \(line), column \(Recording.pressureColumn): \(kilopascal) kPa is not an air pressure (write kPa, above 0 and below 1100)"
         case let .timeNotIncreasing(line): "recording line \(line): time does not increase (samples must be in time order, each later than the one before)"
         case let .timeOutOfRange(line, problem): "recording line \(line): \(problem)"
         case .empty: "recording has no samples"
@@ -79,12 +99,19 @@ public enum RecordingError: Error, CustomStringConvertible {
 ///     time_s,specific_force_x_m_s2,specific_force_y_m_s2,specific_force_z_m_s2,angular_rate_x_rad_s,angular_rate_y_rad_s,angular_rate_z_rad_s,magnetic_field_x_uT,magnetic_field_y_uT,magnetic_field_z_uT,temperature_C
 ///
 /// Time, specific force and angular rate are required; a missing magnetic field reads as zero, a
-/// missing temperature as 25 °C.
+/// missing temperature as 25 °C. A recording of a board with a barometer (`motionctl record`)
+/// adds `barometer_time_s`, `pressure_kPa` and `barometer_temperature_C`: filled on a row that
+/// carries a new barometer reading (taken at `barometer_time_s`, at or before the row's time),
+/// empty on the others; they become ``pressures``.
 public struct Recording: Sendable, Equatable {
     public var samples: [RecordedSample]
+    /// The barometer's readings in time order; empty when the recording has none (a replay then
+    /// holds the standard sea-level pressure).
+    public var pressures: [RecordedPressure]
 
-    public init(samples: [RecordedSample]) {
+    public init(samples: [RecordedSample], pressures: [RecordedPressure] = []) {
         self.samples = samples
+        self.pressures = pressures
     }
 
     package static let timeColumn = "time_s"
@@ -92,6 +119,11 @@ public struct Recording: Sendable, Equatable {
     package static let angularRateColumns = ["angular_rate_x_rad_s", "angular_rate_y_rad_s", "angular_rate_z_rad_s"]
     package static let magneticFieldColumns = ["magnetic_field_x_uT", "magnetic_field_y_uT", "magnetic_field_z_uT"]
     package static let temperatureColumn = "temperature_C"
+    /// The barometer's columns, when the recording has one.
+    package static let barometerTimeColumn = "barometer_time_s"
+    package static let pressureColumn = "pressure_kPa"
+    package static let barometerTemperatureColumn = "barometer_temperature_C"
+    package static let barometerColumns = [barometerTimeColumn, pressureColumn, barometerTemperatureColumn]
     /// The columns every recording needs.
     package static let requiredColumns = [timeColumn] + specificForceColumns + angularRateColumns
     /// The header ``csv()`` writes, in order.
@@ -159,6 +191,7 @@ public struct Recording: Sendable, Equatable {
         var header: [Substring]?
         var index: [String: Int] = [:]
         var samples: [RecordedSample] = []
+        var pressures: [RecordedPressure] = []
         var lineNumber = 0
         // `isNewline` also splits "\r\n", which Swift treats as a single character.
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
@@ -202,9 +235,40 @@ public struct Recording: Sendable, Equatable {
                 throw .timeOutOfRange(line: lineNumber, problem: "\(sample.time - first.time) s after the first sample (a recording spans at most a year)")
             }
             samples.append(sample)
+            if let reading = try Self.pressure(fields, index: index, line: lineNumber, rowTime: sample.time, after: pressures.last) {
+                pressures.append(reading)
+            }
         }
         if header == nil { throw .missingColumn(Self.timeColumn) }
         guard !samples.isEmpty else { throw .empty }
         self.samples = samples
+        self.pressures = pressures
+    }
+
+    /// The barometer reading a row carries: nil when the recording has no barometer columns or
+    /// the row's are empty. A reading must come at or before its row and after the reading before it.
+    private static func pressure(
+        _ fields: [Substring], index: [String: Int], line: Int, rowTime: Double, after previous: RecordedPressure?
+    ) throws(RecordingError) -> RecordedPressure? {
+        guard let timePosition = index[barometerTimeColumn], let pressurePosition = index[pressureColumn] else { return nil }
+        func text(_ position: Int) -> String { fields[position].trimmingCharacters(in: .whitespaces) }
+        guard !text(timePosition).isEmpty else { return nil }
+        func number(_ column: String, _ position: Int) throws(RecordingError) -> Double {
+            guard let value = DecimalNumber.parse(text(position)) else {
+                throw .badValue(line: line, column: column, text: String(text(position).prefix(40)))
+            }
+            return value
+        }
+        let time = try number(barometerTimeColumn, timePosition)
+        let kilopascal = try number(pressureColumn, pressurePosition)
+        let temperature = try index[barometerTemperatureColumn].map { position throws(RecordingError) in
+            try number(barometerTemperatureColumn, position)
+        } ?? 25
+        guard kilopascal > 0, kilopascal < 1100 else { throw .badPressure(line: line, kilopascal: kilopascal) }
+        if time > rowTime + 1e-6 {
+            throw .timeOutOfRange(line: line, problem: "barometer_time_s \(time) s is after the row's time \(rowTime) s")
+        }
+        if let previous, time <= previous.time { throw .timeNotIncreasing(line: line) }
+        return RecordedPressure(time: time, pressure: kilopascal * 1000, temperature: temperature)
     }
 }

@@ -2,6 +2,7 @@ import Motion
 import Foundation
 import I2C
 import IIO
+import LinuxI2C
 import Sensors
 
 #if canImport(Glibc)
@@ -31,6 +32,7 @@ package struct DoctorCheck: Sendable, Equatable, CustomStringConvertible {
     package enum Topic: String, Sendable, Equatable, CaseIterable {
         case board
         case i2c = "I2C"
+        case spi = "SPI"
         case permissions
         case busScan = "bus scan"
         case iio = "IIO"
@@ -134,6 +136,7 @@ package struct Doctor: Sendable {
                 checks += checkBusScan(board: board, devices: openable, scan: scanBus)
             }
         }
+        if let spi = checkSPI(board: board) { checks.append(spi) }
         checks += checkKernelDrivers(board: board, nodes: usable)
         checks.append(checkIIO())
         checks.append(checkCalibration())
@@ -192,6 +195,32 @@ package struct Doctor: Sendable {
         let others = nodes.filter { $0 != expected.device }
         let rest = others.isEmpty ? "" : "; also \(others.joined(separator: ", "))"
         return DoctorCheck(.i2c, .ok, "\(expected.device) is present (\(pinText(expected)))\(rest)")
+    }
+
+    /// SPI, where it matters: on a board whose file puts an IMU on SPI (its device must exist
+    /// and be usable), where /dev/spidev* exist (usable by this user?), and on a Raspberry Pi
+    /// (how to turn it on, for an IMU wired to SPI); nil elsewhere.
+    private func checkSPI(board: Board?) -> DoctorCheck? {
+        let nodes = directoryEntries("dev").filter { $0.hasPrefix("spidev") }.sorted().map { "/dev/\($0)" }
+        let wanted: [String] = board?.imuLocations.compactMap { if case .spi(let device) = $0 { device } else { nil } } ?? []
+        let missing = wanted.filter { !nodes.contains($0) }
+        if !missing.isEmpty {
+            return DoctorCheck(
+                .spi, .error, "\(board?.name ?? "the board") puts an IMU on \(missing.joined(separator: ", ")), which does not exist",
+                fix: LinuxSPIBus.enableSPIHint)
+        }
+        if !nodes.isEmpty {
+            let denied = nodes.filter { !canReadWrite(onDisk($0)) }
+            if !denied.isEmpty {
+                return DoctorCheck(
+                    .spi, .warning, "not allowed to use \(denied.joined(separator: ", "))",
+                    fix: "add yourself to the spi group with `sudo usermod -aG spi $USER`, then log out and in again")
+            }
+            return DoctorCheck(.spi, .ok, "SPI devices: \(nodes.joined(separator: ", ")) (an IMU behind one: --spi DEVICE; `motionctl probe` names it)")
+        }
+        guard board?.id.hasPrefix("raspberry-pi") == true else { return nil }
+        return DoctorCheck(
+            .spi, .ok, "SPI is off (no /dev/spidev*): needed only for an IMU wired to SPI. \(LinuxSPIBus.enableSPIHint)")
     }
 
     private func checkPermissions(_ devices: [String]) -> (DoctorCheck, [String]) {
@@ -266,34 +295,33 @@ package struct Doctor: Sendable {
         return addresses.flatMap { address -> [DoctorCheck] in
             let reads = ChipCatalog.identityStability(bus: bus, address: address, attempts: Self.identityAttempts)
             guard let chip = reads.chip else { return [] }
-            let notes = Self.wiringNotes(chip, at: address).map { [$0] } ?? []
             let tally = "\(reads.good) of \(reads.attempts) identity reads of the \(chip.name) at \(address) on \(device) were right"
-            guard reads.isIntermittent else { return [DoctorCheck(.busScan, .ok, tally)] + notes }
+            guard reads.isIntermittent else { return [DoctorCheck(.busScan, .ok, tally)] + Self.wiringNote(chip) }
             let message = tally + " (\(reads.wrong) wrong, \(reads.failed) failed): the bus corrupts transfers now and then"
-            return [DoctorCheck(.busScan, .warning, message, fix: Self.unreliableBusFix(chip: chip, board: board, device: device))] + notes
+            return [DoctorCheck(.busScan, .warning, message, fix: Self.unreliableBusFix(chip: chip, board: board, device: device))]
+                + Self.wiringNote(chip)
         }
     }
 
-    /// The magnetometers at `addresses` identified (a chip that needs waking first, the BMM150, is
-    /// woken as identification does), with what doctor knows of their wiring.
+    /// The wiring and pitfalls of each magnetometer identified at `addresses` (one identity read each).
+    /// A bus that does not open or a chip that is not identified adds nothing: the scan and the
+    /// IMU's identity reads have reported the bus already.
     private func wiringNotes(device: String, addresses: [I2CAddress]) -> [DoctorCheck] {
         guard let openBus, !addresses.isEmpty else { return [] }
-        // A bus that cannot be opened, or a chip that cannot be identified, has its check above
-        // (the scan, the IMUs' identity reads); here it only goes without a note.
-        let bus: any I2CBus
-        do throws(I2CError) { bus = try openBus(device) } catch { return [] }
-        return addresses.compactMap { address in
-            do {
-                return try ChipCatalog.identify(bus: bus, address: address).flatMap { Self.wiringNotes($0, at: address) }
-            } catch {
-                return nil
+        do {
+            let bus = try openBus(device)
+            return try addresses.flatMap { address in
+                try ChipCatalog.identify(bus: bus, address: address).map(Self.wiringNote) ?? []
             }
+        } catch {
+            return []
         }
     }
 
-    /// What the chip's descriptor tells a person about its wiring (``ChipDescriptor/wiringNotes``).
-    static func wiringNotes(_ chip: ChipInfo, at address: I2CAddress) -> DoctorCheck? {
-        chip.descriptor?.wiringNotes.map { DoctorCheck(.busScan, .ok, "\(chip.name) at \(address): \($0)") }
+    /// The chip's wiring and pitfalls from its descriptor (``ChipDescriptor/wiring``); none for most chips.
+    static func wiringNote(_ chip: ChipInfo) -> [DoctorCheck] {
+        guard let wiring = chip.descriptor?.wiring else { return [] }
+        return [DoctorCheck(.busScan, .ok, "\(chip.name) at \(chip.address): \(wiring)")]
     }
 
     /// What to do about a bus that corrupts transfers to `chip`.

@@ -13,5 +13,5 @@ extension ChipDescriptor {
             bytesPerSample: BMI160IMU.fifoFrameSize, timestamp: FIFOTimestampFormat(lsb: BMI160FIFO.sensorTimeLSB, wrap: BMI160FIFO.sensorTimeWrap)),
         gyroRestLimits: GyroRestLimits(biasDPS: 3, noiseDensityDPS: 0.007, source: "BST-BMI160-DS000 Table 2: zero-rate offset ±3 °/s, 0.007 °/s/√Hz"),
         outputDelay: .none(because: "the driver runs the normal filter mode (gyr_bwp = 0b10), whose 3-dB cut-off per ODR BST-BMI160-DS000 §2.4.2 tabulates without a delay; the copies of §2.4.2 that were reachable stop before the table and no driver source quotes it, so no bandwidth, and no delay, is claimed (see README, Benchmarks and accuracy)"),
-        make: factory(BMI160IMU.self))
+        spi: .boschBMI160, make: factory(BMI160IMU.self))
 }

@@ -56,15 +56,13 @@ extension BMM150Magnetometer: BusPlacedDriver {}
 extension ChipDescriptor {
     /// CHIP_ID 0x32 at 0x40 once woken (``IdentityPreamble``), at 0x10–0x13 (SDO and CSB2 pick
     /// the two low address bits, datasheet §5.2 "I2C address selection").
-    package static let bmm150: ChipDescriptor = {
-        var chip = ChipDescriptor(
-            magnetometer: BMM150Settings.table, cliNames: ["bmm150"], addresses: (0x10...0x13).map { I2CAddress($0) },
-            preamble: BMM150Settings.wakeUp, make: factory(BMM150Magnetometer.self))
-        chip.wiringNotes = "the BMM150 powers up suspended: its CHIP_ID (0x40) reads 0 until the power bit (0x4B bit 0) is set, "
+    package static let bmm150 = ChipDescriptor(
+        magnetometer: BMM150Settings.table, cliNames: ["bmm150"], addresses: (0x10...0x13).map { I2CAddress($0) },
+        preamble: BMM150Settings.wakeUp,
+        wiring: "the BMM150 powers up suspended: its CHIP_ID (0x40) reads 0 until the power bit (0x4B bit 0) is set, "
             + "which swift-motion's identification and driver do (other tools that read it first see no chip: `i2cget -y 1 0x10 0x40` "
-            + "gives 0x00 until `i2cset -y 1 0x10 0x4b 0x01`). SDO and CSB2 pick its address: 0x10 with both low, up to 0x13 with both high."
-        return chip
-    }()
+            + "gives 0x00 until `i2cset -y 1 0x10 0x4b 0x01`). SDO and CSB2 pick its address: 0x10 with both low, up to 0x13 with both high.",
+        make: factory(BMM150Magnetometer.self))
 }
 
 /// Driver for the Bosch BMM150 magnetometer (datasheet BST-BMM150-DS001), at 0x10–0x13.

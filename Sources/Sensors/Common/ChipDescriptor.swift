@@ -65,17 +65,21 @@ package struct ChipDescriptor: Sendable {
     /// True for a chip that stretches the I2C clock while it prepares data (the BNO055), which a
     /// controller that does not honour stretching (the Raspberry Pi's) reads wrongly now and then.
     package let stretchesClock: Bool
-    /// What `motionctl doctor` tells a person about the chip once it is found: its wiring
-    /// pitfalls and start-up needs, in a sentence or two; nil where there is nothing beyond the
-    /// usual wiring.
-    package var wiringNotes: String? = nil
+    /// How the chip frames register access on SPI (``SPIFraming``: its family's read bit, dummy
+    /// bytes, interface selection); nil for a chip this library drives on I2C only. A driver runs
+    /// unchanged on SPI through `SPIRegisterBus` with this framing.
+    package let spi: SPIFraming?
+    /// How the chip is wired and what trips people up, as `motionctl doctor` says it once it finds
+    /// the chip (its interface-select and address pins, its supply, what it needs after power-up);
+    /// nil where there is nothing beyond SDA, SCL, 3.3 V and GND.
+    package let wiring: String?
 
     /// An accelerometer + gyroscope.
     init(
         imu name: String, cliNames: [String], family: ChipInfo.Family, identity: ChipIdentity, tables: IMUTables,
         fifo: FIFOLayout?, gyroRestLimits: GyroRestLimits?, gravityRestTolerance: GravityRestTolerance? = nil,
         outputDelay: OutputDelay, packagedMagnetometer: PackagedMagnetometer? = nil, stretchesClock: Bool = false,
-        make: @escaping IMUFactory
+        spi: SPIFraming? = nil, wiring: String? = nil, make: @escaping IMUFactory
     ) {
         self.name = name
         self.cliNames = cliNames
@@ -89,12 +93,15 @@ package struct ChipDescriptor: Sendable {
         self.outputDelay = outputDelay
         self.packagedMagnetometer = packagedMagnetometer
         self.stretchesClock = stretchesClock
+        self.spi = spi
+        self.wiring = wiring
     }
 
     /// A magnetometer: name, family and identity come from its driver's settings table.
     init(
         magnetometer settings: MagnetometerSettings, cliNames: [String], addresses: [I2CAddress],
-        condition: IdentityCondition = .always, preamble: IdentityPreamble? = nil, make: @escaping MagnetometerFactory
+        condition: IdentityCondition = .always, preamble: IdentityPreamble? = nil, wiring: String? = nil,
+        make: @escaping MagnetometerFactory
     ) {
         name = settings.name
         self.cliNames = cliNames
@@ -109,6 +116,8 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a magnetometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        spi = nil
+        self.wiring = wiring
     }
 
     /// A pressure sensor: its identity and factory; no rate or range tables (its settings are
@@ -126,6 +135,8 @@ package struct ChipDescriptor: Sendable {
         outputDelay = .none(because: "a barometer: the attitude filter's look-ahead follows the gyroscope")
         packagedMagnetometer = nil
         stretchesClock = false
+        spi = nil
+        wiring = nil
     }
 
     /// The barometer driver at `address`; nil for any other chip.
@@ -185,6 +196,10 @@ package struct ChipDescriptor: Sendable {
     package var gyroscopeRanges: [Double] {
         if case .imu(let tables) = tables { tables.gyroscopeRanges.map(\.value) } else { [] }
     }
+
+    /// True for an IMU with a gyroscope: false for an accelerometer alone (the ADXL345), whose
+    /// gyroscope range table is empty, and for a magnetometer or barometer.
+    package var hasGyroscope: Bool { !gyroscopeRanges.isEmpty }
 
     /// Magnetometer full scales the driver accepts, ±µT; empty for an IMU.
     package var magnetometerRanges: [Double] {

@@ -62,6 +62,11 @@ extension IMUDriver {
     /// the registry does not know.
     package var hasFIFO: Bool { chip.descriptor?.fifo != nil }
 
+    /// Whether the chip has a gyroscope, as its descriptor says (``ChipDescriptor/hasGyroscope``):
+    /// false for an accelerometer alone (its samples' rotation rate is zero); true for a chip the
+    /// registry does not know.
+    package var hasGyroscope: Bool { chip.descriptor?.hasGyroscope ?? true }
+
     /// Reads every whole frame waiting in the FIFO, into a new ``FIFORead``.
     package func readFIFO() throws(SensorError) -> FIFORead {
         var read = FIFORead(frames: [], overflowed: false)

@@ -15,7 +15,8 @@ extension ChipDescriptor {
         gyroRestLimits: GyroRestLimits(biasDPS: 0.5, noiseDensityDPS: 0.0028, source: "DS-000347 Table 1: ZRO ±0.5 °/s, 0.0028 °/s/√Hz"),
         outputDelay: .byOutputDataRate(Dictionary(uniqueKeysWithValues: ICM42600Settings.rates.map {
             ($0.value, ICM42600Settings.gyroscopeDelay(rate: $0.value))
-        }))
+        })),
+        spi: .invenSenseICM42600
     ) { bus, address, pause, resetCompletion in
         ICM42600IMU(bus: bus, address: address, model: .icm42688p, pause: pause, resetCompletion: resetCompletion)
     }

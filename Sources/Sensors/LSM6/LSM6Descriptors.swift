@@ -50,7 +50,8 @@ extension ChipDescriptor {
                 register: LSM6Register.whoAmI, value: [settings.identity], addresses: [I2CAddress(0x6A), I2CAddress(0x6B)],
                 condition: condition),
             tables: settings.tables, fifo: fifo, gyroRestLimits: gyroRestLimits,
-            outputDelay: .none(because: "the driver leaves LPF1 off (CTRL4_C LPF1_SEL_G = 0), so the gyroscope's delay is its ODR-dependent chain's, which ST tabulates per ODR in the application notes (AN5192 for the LSM6DSO, AN5358 for the LSM6DSR, AN5040 for the LSM6DSL) and not in the datasheets' register descriptions; no copy of those tables, nor of a bandwidth from which to derive it, was found in the reachable pages and driver sources (Linux st_lsm6dsx, Zephyr, PX4, Betaflight, ST's own C drivers), so no figure is claimed (see README, Benchmarks and accuracy)")
+            outputDelay: .none(because: "the driver leaves LPF1 off (CTRL4_C LPF1_SEL_G = 0), so the gyroscope's delay is its ODR-dependent chain's, which ST tabulates per ODR in the application notes (AN5192 for the LSM6DSO, AN5358 for the LSM6DSR, AN5040 for the LSM6DSL) and not in the datasheets' register descriptions; no copy of those tables, nor of a bandwidth from which to derive it, was found in the reachable pages and driver sources (Linux st_lsm6dsx, Zephyr, PX4, Betaflight, ST's own C drivers), so no figure is claimed (see README, Benchmarks and accuracy)"),
+            spi: .stLSM6
         ) { bus, address, pause, resetCompletion in
             LSM6IMU(bus: bus, address: address, model: model, pause: pause, resetCompletion: resetCompletion)
         }

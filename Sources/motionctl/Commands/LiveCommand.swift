@@ -38,9 +38,17 @@ struct LiveCommand: ParsableCommand {
             // A live view plays the simulated board on the system clock too.
             let opened = try source.open(virtualTime: false)
             opened.manager.usesChipFIFO = fifo
+            // The source's barometer for the pressure line; none is no fault (most boards have none).
+            let altimeter: Altimeter?
+            do throws(MotionError) {
+                altimeter = try Altimeter(source: opened.source, clock: opened.clock)
+            } catch {
+                if case .sensorNotAvailable = error {} else { printError("live: no pressure line: \(error)") }
+                altimeter = nil
+            }
             let view = LiveView(
                 manager: opened.manager, refreshInterval: 1 / refresh, inPlace: TerminalStyle.standardOutput.redrawsInPlace,
-                fellBack: !source.isSimulated)
+                fellBack: !source.isSimulated, altimeter: altimeter)
             if view.run(runner: opened.runner(duration: duration)) { throw Interruption.exit("live view stopped") }
         }
     }
@@ -55,6 +63,8 @@ struct LiveView: Sendable {
     let inPlace: Bool
     /// The simulated board was chosen because no real one answered (not asked for).
     let fellBack: Bool
+    /// The source's barometer, for the pressure line; nil without one.
+    var altimeter: Altimeter? = nil
 
     /// Returns true when ended by Ctrl-C.
     func run(runner: UpdateRunner) -> Bool {
@@ -68,7 +78,13 @@ struct LiveView: Sendable {
         pedometer.startUpdates(from: Date()) { data, _ in
             if let data { steps.withLock { $0 = data } }
         }
+        // The pressure line: the altimeter's update, once a second.
+        let altitude = Locked<(data: AltitudeData?, error: MotionError?)>((nil, nil))
+        altimeter?.startRelativeAltitudeUpdates(to: DispatchQueue(label: "motionctl.live.altitude")) { data, error in
+            altitude.withLock { $0 = (data ?? $0.data, error) }
+        }
         defer {
+            altimeter?.stopRelativeAltitudeUpdates()
             pedometer.stopUpdates()
             manager.endGeneratingDeviceOrientationNotifications()
             manager.stopDeviceMotionUpdates()
@@ -85,8 +101,10 @@ struct LiveView: Sendable {
         let interval = inPlace ? refreshInterval : LiveDisplay.plainBlockInterval
         let timer = SystemClock().scheduleRepeating(every: interval, on: queue) { [manager, inPlace, header] now in
             let stepLine = Self.stepLine(steps.withLock { $0 }, activities.currentActivity)
+            let pressureLine = altimeter.map { Self.pressureLine(altitude.withLock { $0 }, barometer: $0.barometerName) }
             let lines = Self.screen(
-                manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now), steps: stepLine)
+                manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: now), steps: stepLine,
+                pressure: pressureLine)
             if inPlace {
                 display.withLock { $0.show(lines) }
             } else {
@@ -100,7 +118,10 @@ struct LiveView: Sendable {
         queue.sync {}
         if !inPlace {
             // In a pipe the last state is shown too, however short the run.
-            let lines = Self.screen(manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: SystemClock.monotonicSeconds()))
+            let lines = Self.screen(
+                manager: manager, header: header, frame: frame, rate: rate.update(sampled: manager.counters.sampled, at: SystemClock.monotonicSeconds()),
+                steps: Self.stepLine(steps.withLock { $0 }, activities.currentActivity),
+                pressure: altimeter.map { Self.pressureLine(altitude.withLock { $0 }, barometer: $0.barometerName) })
             output.write(lines.joined(separator: "\n") + "\n")
         }
         output.write((inPlace ? "\n" : "") + "stopped: \(manager.counters)")
@@ -130,7 +151,18 @@ struct LiveView: Sendable {
         return "steps        \(count)\(cadence)  \(kind) (\(confidence))"
     }
 
-    static func screen(manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?, steps: String? = nil) -> [String] {
+    /// The barometer's latest update in one line: pressure, the altitude gained since the view
+    /// started, and the chip; its error while it has one.
+    static func pressureLine(_ latest: (data: AltitudeData?, error: MotionError?), barometer: String?) -> String {
+        if let error = latest.error { return "pressure     \(error)" }
+        guard let data = latest.data else { return "pressure     waiting for the first second of readings…" }
+        return String(format: "pressure     %.2f hPa  altitude %+.2f m since the start", data.pressure.doubleValue * 10, data.relativeAltitude.doubleValue)
+            + "  (\(barometer ?? "barometer"))"
+    }
+
+    static func screen(
+        manager: MotionManager, header: String, frame: AttitudeReferenceFrame, rate: Double?, steps: String? = nil, pressure: String? = nil
+    ) -> [String] {
         func degrees(_ radians: Double) -> String { String(format: "%+7.1f°", radians * 180 / .pi) }
         func vector(_ v: SIMD3<Double>, _ format: String) -> String {
             String(format: "x \(format)  y \(format)  z \(format)", v.x, v.y, v.z)
@@ -159,6 +191,7 @@ struct LiveView: Sendable {
         }
         lines.append("orientation  \(manager.orientation.name)")
         if let steps { lines.append(steps) }
+        if let pressure { lines.append(pressure) }
         lines.append(rate.map { String(format: "rate         %.1f Hz (last second)", $0) } ?? "rate         measuring…")
         lines.append("counters     \(manager.counters)" + (manager.usesChipFIFO ? " (per period of the chip's FIFO)" : ""))
         lines.append("")

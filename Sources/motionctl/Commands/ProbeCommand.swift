@@ -20,7 +20,9 @@ struct ProbeCommand: ParsableCommand {
             Without --bus, scans every /dev/i2c-* bus. The scan never sends a data byte to an unknown device; \
             only at addresses where a supported chip can sit is its identity register read. An address a kernel \
             driver holds (a dtoverlay) does not answer a scan: it is listed with the driver and both ways out. \
-            Then the IIO devices with an accelerometer, gyroscope or magnetometer (--iio-root alone: only those).
+            Then every SPI device (/dev/spidev*, or --spi) with the IMU that answers behind it, and the IIO devices \
+            with an accelerometer, gyroscope or magnetometer (--iio-root alone: only those). Every IMU found is \
+            listed with the option that opens a manager on it alone (--address, --spi).
             """
     )
 
@@ -39,6 +41,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "The simulated barometer (with --simulated): \(SimulatedBoard.Barometer.allCases.map(\.rawValue).joined(separator: ", ")), none (default bmp280).")
     var barometer: String?
 
+    @Option(help: "The SPI device to identify an IMU behind, /dev/spidevB.C (default: every /dev/spidev*). With --simulated: the simulated IMU behind it instead of on the I2C bus.")
+    var spi: String?
+
     @Option(help: "List only the IIO motion sensors under this directory (default /sys/bus/iio/devices, or $MOTION_IIO_ROOT).")
     var iioRoot: String?
 
@@ -50,6 +55,9 @@ struct ProbeCommand: ParsableCommand {
         }
         if bus != nil && simulated {
             throw ValidationError("--bus and --simulated exclude each other: pick one")
+        }
+        if let spi, !SourceOptions.isSPIDevice(spi) {
+            throw ValidationError("--spi \(spi) is not an SPI device: write /dev/spidevB.C (bus B, chip select C), e.g. /dev/spidev0.0")
         }
         _ = try SourceOptions.simulatedIMU(named: imu)
         if let barometer, barometer != "none", SimulatedBoard.Barometer(rawValue: barometer.lowercased()) == nil {
@@ -93,6 +101,14 @@ struct ProbeCommand: ParsableCommand {
                 failed = true
             }
         }
+        for path in spi.map({ [$0] }) ?? Self.spiDevices() {
+            do {
+                print(Self.spiReport(try LinuxSPIBus(path: path)))
+            } catch {
+                printError("error: \(error)")
+                failed = true
+            }
+        }
         let root = ProcessInfo.processInfo.environment["MOTION_IIO_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? IIOSelection().root
         if !IIODiscovery.devices(root: root).devices.isEmpty { print(Self.iioReport(root: root)) }
         if failed { throw ExitCode.failure }
@@ -131,8 +147,40 @@ struct ProbeCommand: ParsableCommand {
         let board = SimulatedBoard(
             imu: SimulatedBoard.IMU(name: imu) ?? .lsm6dsox,
             magnetometer: SimulatedBoard.MagnetometerChoice(name: magnetometer) ?? .usual,
-            barometer: barometer.map { SimulatedBoard.Barometer(rawValue: $0.lowercased()) } ?? SimulationSettings().barometer, source: ConstantSource(.flatAtRest()), now: { 0 })
+            barometer: barometer.map { SimulatedBoard.Barometer(rawValue: $0.lowercased()) } ?? SimulationSettings().barometer, source: ConstantSource(.flatAtRest()), now: { 0 },
+            imuSPIDevice: spi)
         print(Self.report(busName: "SIMULATED board (no real hardware, register-level emulators)", results: probeBus(board.bus)))
+        if let device = board.imuSPI {
+            print(Self.spiReport(device))
+        } else if let spi {
+            let emulated = EmulatorRegistry.imus.filter { $0.emulator is any SPIEmulator.Type }.map(\.chip.rawValue)
+            print("\(spi): nothing (the simulated \(imu) has no SPI interface emulated and stays on the I2C bus; on SPI: \(emulated.joined(separator: ", ")))")
+        }
+    }
+
+    /// The `/dev/spidev*` nodes, in name order.
+    static func spiDevices() -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: "/dev")
+        } catch {
+            printError("cannot list /dev for SPI devices: \(error)")
+            return []
+        }
+        return names.filter { $0.hasPrefix("spidev") }.sorted().map { "/dev/" + $0 }
+    }
+
+    /// `<device>: ICM-42688-P (a manager on it alone: --spi <device>)`, or that no supported IMU answers.
+    static func spiReport(_ device: any SPIBus) -> String {
+        do {
+            guard let (chip, _) = try ChipCatalog.identify(spi: device) else {
+                let chips = ChipRegistry.imus.filter { $0.spi != nil }.map(\.name).joined(separator: ", ")
+                return "\(device.name): no supported IMU answers (on SPI: \(chips)); check SCLK, MOSI, MISO and the chip select"
+            }
+            return "\(device.name): \(chip.name) (a manager on it alone: --spi \(device.name))"
+        } catch {
+            return "\(device.name): \(error)"
+        }
     }
 
     /// `<bus>: N device(s) answered` and one line per address with the chip's name; then the
@@ -163,6 +211,10 @@ struct ProbeCommand: ParsableCommand {
                 name = "\(inside.magnetometer.name) (inside the \(imu) at \(inside.imu.address); its I2C bypass is open)"
             }
             lines.append("  \(result.address)  \(name)")
+        }
+        let imus = results.filter { $0.chipName.flatMap(ChipRegistry.descriptor(named:))?.isIMU == true }
+        if imus.count > 1 {
+            lines.append("  \(imus.count) IMUs: a manager on one alone with --address \(imus.map(\.address.description).joined(separator: " or --address "))")
         }
         for result in results {
             guard let imu = result.chipName, let inside = ChipCatalog.builtInMagnetometer(inside: imu),

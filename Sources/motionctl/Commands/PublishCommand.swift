@@ -16,7 +16,8 @@ struct PublishCommand: ParsableCommand {
         discussion: """
             Topics under the prefix (default swift-motion/<hostname>-<machine id>): motion (QoS 0, one JSON sample per message, \
             the keys of `stream --format jsonl --device-motion` and seq), orientation, moving, availability \
-            (online/offline, offline also as the will), counters, device (QoS 1, retained).
+            (online/offline, offline also as the will), counters, device, steps (count, cadence, floors, activity) and, \
+            with a barometer, altitude (pressure kPa, altitude m, temperature °C, once a second) (QoS 1, retained).
             The password comes from $\(PublishCommand.passwordVariable) or --password-file, never from the command line.
             """)
 
@@ -33,13 +34,16 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "With mqtts://: a client certificate (PEM), for brokers that require one (with --key).") var cert: String?
     @Option(help: "With mqtts://: the client certificate's private key (PEM, not encrypted).") var key: String?
 
-    @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading and a binary sensor moving.") var homeAssistant = false
+    @Flag(help: "Publish Home Assistant MQTT discovery: sensors orientation, roll, pitch, heading, steps, activity (and with a barometer pressure, temperature, altitude) and a binary sensor moving.") var homeAssistant = false
     @Option(help: "Home Assistant's discovery prefix.") var discoveryPrefix = "homeassistant"
     @Flag(help: "Remove the Home Assistant discovery of --topic-prefix (a retired board's): an empty retained message on each configuration topic, then exit.") var removeDiscovery = false
 
     @Option(parsing: .unconditional, help: "Seconds between two counters messages.", transform: OptionRange.decimal) var countersInterval: Double = 5
     @Option(parsing: .unconditional, help: "Seconds to wait for the broker to accept the connection.", transform: OptionRange.decimal) var connectTimeout: Double = 10
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: OptionRange.decimal) var duration: Double?
+
+    @Flag(help: "Leave the barometer out (no altitude topic).") var noBarometer = false
+    @Flag(help: "Leave steps and activity out (no steps topic; the sampler then keeps --rate).") var noSteps = false
 
     @OptionGroup var source: SourceOptions
 
@@ -62,7 +66,15 @@ struct PublishCommand: ParsableCommand {
             case .simulated: "simulated board"
             default: nil
             }
-            try PublishSession(manager: opened.manager, configuration: configuration, board: board)
+            // The source's barometer, if it has one, for the altitude topic.
+            let altimeter: Altimeter?
+            do {
+                altimeter = noBarometer ? nil : try Altimeter(source: opened.source)
+            } catch {
+                printError("publish: no altitude topic: \(error)")
+                altimeter = nil
+            }
+            try PublishSession(manager: opened.manager, configuration: configuration, board: board, altimeter: altimeter, steps: !noSteps)
                 .run(runner: opened.runner(duration: duration))
         }
     }
@@ -135,11 +147,13 @@ struct PublishSession: Sendable {
     let manager: MotionManager
     let configuration: BrokerConfiguration
     let board: String?
+    var altimeter: Altimeter? = nil
+    var steps = true
 
     func run(runner: UpdateRunner) throws {
         let publisher: MotionPublisher
         do {
-            publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: board)
+            publisher = try MotionPublisher(manager: manager, configuration: configuration, boardName: board, altimeter: altimeter, steps: steps)
         } catch {
             throw CommandFailure(message: "\(error)")
         }

@@ -25,9 +25,10 @@ struct RecordCommand: ParsableCommand {
             Each row holds the time, the accelerometer, gyroscope and magnetometer output registers \
             as read (signed LSB counts, chip axes; the accelerometer counts +1 g on z lying face up) \
             and the same sample scaled by the configured sensitivity: specific force m/s² (chip \
-            sign), angular rate rad/s, magnetic field µT, die temperature °C. Comment lines (#) \
+            sign), angular rate rad/s, magnetic field µT, die temperature °C; with a barometer, each of its \
+            readings (its own time, pressure kPa, temperature °C) in a row at or after it. Comment lines (#) \
             name the chips, rates, ranges and sensitivities. The file reads back as a simulator \
-            recording (MotionSimulator `Recording(contentsOf:)`, extra columns ignored) to replay it.
+            recording (MotionSimulator `Recording(contentsOf:)`, the barometer's readings as its pressures, extra columns ignored) to replay it.
 
             With --simulated (or --scenario), or when this machine is not a known board and no \
             --board is given, the simulated board plays a scenario in virtual time (the whole \
@@ -43,6 +44,9 @@ struct RecordCommand: ParsableCommand {
 
     @Option(help: "The CSV file to write (default: standard output).")
     var output: String?
+
+    @Flag(help: "Leave the barometer's columns out (with a barometer: each reading's time, pressure in kPa and temperature in a row at or after it).")
+    var noBarometer = false
 
     @OptionGroup var source: SourceOptions
 
@@ -78,10 +82,12 @@ struct RecordCommand: ParsableCommand {
         }
         let count = max(1, Int((duration * rate).rounded(.down)))
         let sink = try CSVSink(path: output)
+        let barometer = BarometerColumns.open(opened, rowInterval: 1 / rate, leaveOut: noBarometer, command: "record")
         let recorder = SampleRecorder(
             target: target, chips: chips, description: description(of: opened), count: count, rate: rate,
-            timeOrigin: opened.virtualClock?.now ?? 0, sink: sink)
+            timeOrigin: opened.virtualClock?.now ?? 0, sink: sink, barometer: barometer)
         let queue = DispatchQueue(label: "motionctl.record")
+        barometer?.start(on: queue)
         manager.sensorUpdateInterval = 1 / rate
         manager.usesChipFIFO = rate > 100
         manager.startSensorUpdates(to: queue) { data, error in
@@ -93,6 +99,7 @@ struct RecordCommand: ParsableCommand {
         let interrupted = opened.runner(duration: duration + 1).run(isDone: { recorder.isDone }, drain: { queue.sync {} })
         manager.stopSensorUpdates()
         queue.sync {}
+        barometer?.stop(queue: queue)
         try recorder.finish()
         // A file is never replaced by less than a recording: with no sample, whatever was there stays.
         guard recorder.written > 0 else {
@@ -115,7 +122,7 @@ struct RecordCommand: ParsableCommand {
         case .simulated(let simulation):
             let time = opened.virtualClock == nil ? "real time" : "virtual time from 0 s"
             return ["simulated board: scenario \(simulation.scenario), seed \(simulation.seed), datasheet sensor errors, \(time)"]
-        case .board(let board, _):
+        case .board(let board, _), .device(let board, _):
             return ["board \(board.name) (\(board.id)): \(opened.manager.deviceName), chip axes (the board's mount matrix undone), real time"]
         case .automatic:
             return ["\(opened.manager.deviceName), chip axes, real time"]
@@ -136,9 +143,11 @@ final class SampleRecorder: Sendable {
     /// Subtracted from each timestamp (the start of virtual time), 0 on a real board.
     let timeOrigin: Double
     let sink: CSVSink
+    /// The barometer's columns at the end of each row; nil: none.
+    let barometer: BarometerColumns?
     private let state = Locked<(lines: [String], written: Int, failure: CommandFailure?)>(([], 0, nil))
 
-    init(target: CalibrationTarget, chips: ChipSettings, description: [String], count: Int, rate: Double, timeOrigin: Double, sink: CSVSink) {
+    init(target: CalibrationTarget, chips: ChipSettings, description: [String], count: Int, rate: Double, timeOrigin: Double, sink: CSVSink, barometer: BarometerColumns? = nil) {
         self.target = target
         self.chips = chips
         self.description = description
@@ -146,6 +155,7 @@ final class SampleRecorder: Sendable {
         self.rate = rate
         self.timeOrigin = timeOrigin
         self.sink = sink
+        self.barometer = barometer
     }
 
     static let imuRawColumns = ["accelerometer_x_LSB", "accelerometer_y_LSB", "accelerometer_z_LSB",
@@ -159,6 +169,7 @@ final class SampleRecorder: Sendable {
         return [Recording.timeColumn] + Self.imuRawColumns + (hasMagnetometer ? Self.magnetometerRawColumns : [])
             + Recording.specificForceColumns + Recording.angularRateColumns
             + (hasMagnetometer ? Recording.magneticFieldColumns : []) + [Recording.temperatureColumn]
+            + (barometer == nil ? [] : Recording.barometerColumns)
     }
 
     var written: Int { state.withLock { $0.written } }
@@ -213,6 +224,10 @@ final class SampleRecorder: Sendable {
             "*_LSB: output registers as read, signed counts, chip axes; accelerometer +1 g on z lying face up",
             "specific_force m/s² (= accelerometer counts / LSB per g × 9.80665), angular_rate rad/s, magnetic_field µT, temperature °C",
         ]
+        if let barometer {
+            comments.append("\(barometer.altimeter.barometerName ?? "barometer") at its own rate: each reading in a row at or after it, "
+                + "barometer_time_s when it was taken, pressure kPa, barometer_temperature °C; empty on rows without a new one")
+        }
         return comments.map { "# " + MachineOutput.ascii($0) }.joined(separator: "\n") + "\n" + columns.joined(separator: ",")
     }
 
@@ -236,6 +251,11 @@ final class SampleRecorder: Sendable {
             values += (0..<3).map { axis in field.map { MachineOutput.Value.number($0[axis]).csv } ?? "" }
         }
         values.append(MachineOutput.Value.number(data.temperature ?? 25).csv)
+        if let barometer {
+            let reading = barometer.take(at: data.timestamp)
+            values += [reading.map { MachineOutput.Value.time($0.timestamp - timeOrigin) } ?? .missing,
+                       reading.map { .number($0.pressure / 1000) } ?? .missing, reading.map { .number($0.temperature) } ?? .missing].map(\.csv)
+        }
         return values.joined(separator: ",")
     }
 }

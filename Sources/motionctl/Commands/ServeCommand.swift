@@ -44,9 +44,17 @@ struct ServeCommand: ParsableCommand {
                 let feedSource = try calibrationSource.open()
                 return try CalibrationFeed(manager: feedSource.manager, clock: feedSource.clock)
             }
+            // The source's barometer for the altitude plot; none is no fault (most boards have none).
+            let altimeter: Altimeter?
+            do throws(MotionError) {
+                altimeter = try Altimeter(source: opened.source)
+            } catch {
+                if case .sensorNotAvailable = error {} else { printError("serve: no altitude: \(error)") }
+                altimeter = nil
+            }
             let server = try Self.server(
                 manager: opened.manager, description: describe(opened), calibration: calibration,
-                configuration: .safe(host: host, port: UInt16(port)))
+                configuration: .safe(host: host, port: UInt16(port)), altimeter: altimeter)
             if try ServeRun.run(server, duration: duration) { throw Interruption.exit("server stopped; a calibration not saved from the page was dropped") }
         }
     }
@@ -60,9 +68,12 @@ struct ServeCommand: ParsableCommand {
         return (live, live.forCalibration(scenario: source.scenario ?? "figure-eight", virtualTime: !source.realTime))
     }
 
-    static func server(manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess, configuration: ServeConfiguration) throws -> MotionServer {
+    static func server(
+        manager: MotionManager, description: SourceDescription, calibration: CalibrationAccess, configuration: ServeConfiguration,
+        altimeter: Altimeter? = nil
+    ) throws -> MotionServer {
         do {
-            return try MotionServer(manager: manager, description: description, calibration: calibration, configuration: configuration)
+            return try MotionServer(manager: manager, description: description, calibration: calibration, configuration: configuration, altimeter: altimeter)
         } catch {
             throw CommandFailure(message: "\(error)")
         }
@@ -75,6 +86,8 @@ struct ServeCommand: ParsableCommand {
             return SourceDescription(board: "simulated board", source: "simulated: \(what), seed \(source.seed)", isSimulated: true)
         case .board(let board, let bus):
             return SourceDescription(board: board.name, source: bus ?? board.i2cBuses.first?.device ?? "default bus", isSimulated: false)
+        case .device(let board, let location):
+            return SourceDescription(board: board.name, source: location.description, isSimulated: false)
         case .iio(let selection):
             return SourceDescription(board: "this machine", source: "Linux IIO: \(selection)", isSimulated: false)
         case .automatic:

@@ -28,6 +28,8 @@ struct StreamCommand: ParsableCommand {
     @Flag(help: "Raw sensors (default) or fused device motion.") var kind: Kind = .raw
     @Flag(help: "Read the IMU through its FIFO at the chip's output data rate, each sample timed by the chip's clock (rows still at --rate).")
     var fifo = false
+    @Flag(help: "Leave the barometer's columns out (with a barometer: each reading's time, pressure in kPa and temperature in a row at or after it).")
+    var noBarometer = false
 
     @OptionGroup var source: SourceOptions
 
@@ -44,7 +46,8 @@ struct StreamCommand: ParsableCommand {
             // In virtual time the run would never end by itself: the scenario's length at most.
             let length = opened.virtualClock == nil || count != nil ? nil : opened.scenarioLength
             opened.manager.usesChipFIFO = fifo
-            try StreamSession(manager: opened.manager, format: format, kind: kind, interval: 1 / rate, count: count)
+            let barometer = BarometerColumns.open(opened, rowInterval: 1 / rate, leaveOut: noBarometer, command: "stream")
+            try StreamSession(manager: opened.manager, format: format, kind: kind, interval: 1 / rate, count: count, barometer: barometer)
                 .run(runner: opened.runner(duration: duration ?? length))
         }
     }
@@ -57,22 +60,31 @@ struct StreamSession: Sendable {
     let kind: StreamCommand.Kind
     let interval: Double
     let count: Int?
+    /// The barometer's columns at the end of each row; nil: none.
+    var barometer: BarometerColumns? = nil
 
     func run(runner: UpdateRunner) throws {
+        if kind == .deviceMotion, !manager.isDeviceMotionAvailable {
+            throw CommandFailure(message: "\(manager.deviceName) has no gyroscope, so no device motion (Core Motion's isDeviceMotionAvailable is false on such a device too): "
+                + "`motionctl stream` without --device-motion streams its accelerometer (and magnetometer)")
+        }
         let output = OutputLines()
         let queue = DispatchQueue(label: "motionctl.stream")
         let chipAttitude = manager.isChipAttitudeAvailable
         let magnetometer = manager.isMagnetometerAvailable
-        let columns = kind == .raw
+        let columns = (kind == .raw
             ? Self.rawColumns(magnetometer: magnetometer)
             : MachineOutput.deviceMotionColumns + (magnetometer ? Self.backgroundCalibrationColumns : [])
-                + (chipAttitude ? MachineOutput.chipAttitudeColumns : [])
+                + (chipAttitude ? MachineOutput.chipAttitudeColumns : []))
+            + (barometer == nil ? [] : BarometerColumns.columns)
         if format == .csv { output.write(columns.joined(separator: ",")) }
         let limit = count.map { $0 + (format == .csv ? 1 : 0) } ?? .max   // --count ≤ 10¹²: no overflow
-        let emit: @Sendable ([MachineOutput.Value]) -> Void = { values in
+        let emit: @Sendable (Double, [MachineOutput.Value]) -> Void = { [barometer] timestamp, values in
             guard output.count < limit else { return }
+            let values = values + (barometer?.values(at: timestamp) ?? [])
             output.write(format == .csv ? MachineOutput.csvLine(values) : MachineOutput.jsonLine(columns, values))
         }
+        barometer?.start(on: queue)
         let errors: @Sendable (MotionError) -> Void = { error in
             printError("motionctl: \(error)")
         }
@@ -80,7 +92,7 @@ struct StreamSession: Sendable {
         case .raw:
             manager.sensorUpdateInterval = interval
             manager.startSensorUpdates(to: queue) { data, error in
-                if let data { emit(Self.row(data, magnetometer: magnetometer)) }
+                if let data { emit(data.timestamp, Self.row(data, magnetometer: magnetometer)) }
                 if let error { errors(error) }
             }
         case .deviceMotion:
@@ -88,7 +100,7 @@ struct StreamSession: Sendable {
             let frame: AttitudeReferenceFrame = manager.isMagnetometerAvailable ? .xMagneticNorthZVertical : .xArbitraryZVertical
             manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
                 if let motion {
-                    emit(MachineOutput.deviceMotionRow(motion) + (magnetometer ? Self.backgroundCalibrationRow(manager.backgroundCalibrationStatus) : [])
+                    emit(motion.timestamp, MachineOutput.deviceMotionRow(motion) + (magnetometer ? Self.backgroundCalibrationRow(manager.backgroundCalibrationStatus) : [])
                         + (chipAttitude ? MachineOutput.chipAttitudeRow(motion) : []))
                 }
                 if let error { errors(error) }
@@ -98,6 +110,7 @@ struct StreamSession: Sendable {
         manager.stopSensorUpdates()
         manager.stopDeviceMotionUpdates()
         queue.sync {}
+        barometer?.stop(queue: queue)
         if let error = output.error { throw error }
         // Every sample period, delivered or dropped and why (through the FIFO: the chip's).
         printError("motionctl: stream stopped: \(manager.counters)")

@@ -62,6 +62,12 @@ struct SourceOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "The I2C bus: a device node such as /dev/i2c-1, or just its number (default: the board's).")
     var bus: String?
 
+    @Option(help: "The IMU's I2C address on the bus (e.g. 0x6A): a manager on that chip alone, for a board with several (`motionctl probe` lists them).")
+    var address: String?
+
+    @Option(help: "The SPI device the IMU sits behind, /dev/spidevB.C (bus B, chip select C; e.g. /dev/spidev0.0). With --simulated: the simulated IMU on SPI.")
+    var spi: String?
+
     var isSimulated: Bool {
         simulated || source == .simulated || scenario != nil || imu != nil || magnetometer != nil || barometer != nil || replay != nil || faults != nil
             || board == BoardCatalog.simulatedID
@@ -85,11 +91,31 @@ struct SourceOptions: ParsableArguments {
             throw ValidationError("--simulated/--scenario/--imu/--magnetometer/--replay and --bus exclude each other: pick one "
                 + "(--simulated --board ID lays the simulated board out like a board file)")
         }
+        if address != nil, spi != nil {
+            throw ValidationError("--address (I2C) and --spi name the IMU's place two ways: pass one")
+        }
+        if spi != nil, bus != nil {
+            throw ValidationError("--spi puts the IMU on SPI; --bus names an I2C bus: pass --spi alone (the board's magnetometer stays on its default I2C bus)")
+        }
+        if let address, Self.parseAddress(address) == nil {
+            throw ValidationError("--address \(address) is not an I2C address: write a 7-bit address between 0x08 and 0x77 in hex, e.g. 0x6A")
+        }
+        if let spi, !Self.isSPIDevice(spi) {
+            throw ValidationError("--spi \(spi) is not an SPI device: write /dev/spidevB.C (bus B, chip select C), e.g. /dev/spidev0.0; "
+                + "`ls /dev/spidev*` lists them (none: enable SPI, see `motionctl doctor`)")
+        }
+        if source == .iio, address != nil || spi != nil {
+            throw ValidationError("--source iio reads Linux's own drivers: it excludes --address and --spi")
+        }
         try OptionRange.checkBus(bus)
         try OptionRange.checkIIORoot(iioRoot)
         if let faults {
             let plan: FaultPlan
             do { plan = try FaultPlan(parsing: faults) } catch { throw ValidationError("--faults: \(error)") }
+            if spi != nil, let fault = plan.faults.first(where: { $0.sensor == .imu }) {
+                throw ValidationError(
+                    "--faults: \(FaultPlan([fault])) is injected on the simulated I2C bus, and the IMU behind --spi is not on it: drop the imu: fault or --spi")
+            }
             // A fault for a chip that is not there would be silently ignored.
             let simulatedIMU = imu.flatMap(SimulatedBoard.IMU.init(name:)) ?? .lsm6dsox
             let imuHasOne = simulatedIMU.entry.builtInMagnetometer != nil || simulatedIMU.entry.magnetometerDie != nil
@@ -150,6 +176,18 @@ struct SourceOptions: ParsableArguments {
                 do { return try FaultPlan(parsing: text) } catch { throw CommandFailure(message: "--faults: \(error)") }
             })
         if let barometer { simulation.barometer = SimulatedBoard.Barometer(rawValue: barometer.lowercased()) }
+        // --simulated --spi/--address: the one IMU at that place, on the board file or the built-in layout.
+        if spi != nil || address != nil {
+            let layout = try board.map(Self.resolveBoard) ?? BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID)
+            guard let layout, let location = imuLocation(bus: nil, board: layout) else {
+                throw CommandFailure(message: "the built-in simulated board file is missing")
+            }
+            do {
+                return try simulation.laidOut(like: layout, imu: location)
+            } catch {
+                throw CommandFailure(message: "--simulated \(spi.map { "--spi \($0)" } ?? "--address \(address ?? "")"): \(error)")
+            }
+        }
         // --simulated --board NAME: the simulated board laid out like that board file.
         guard let board, board != BoardCatalog.simulatedID else { return simulation }
         let layout = try Self.resolveBoard(board)
@@ -170,6 +208,7 @@ struct SourceOptions: ParsableArguments {
         if source == .iio { return .iio(iio) }
         let busDevice = bus.map(BoardCatalog.busDevice)
         let named = try board.map(Self.resolveBoard) ?? BoardCatalog.builtIn.detectMachine() ?? busDevice.map { _ in Self.unknownBoard }
+        if let location = imuLocation(bus: busDevice, board: named) { return .device(named ?? Self.unknownBoard, location) }
         if source == .i2c, let named { return .board(named, bus: busDevice) }
         if source == .auto, let choice = MotionSource.choose(board: named, bus: busDevice, iio: iio) {
             // Said whenever it is not the plain I2C case, so a person sees why IIO was used.
@@ -184,6 +223,28 @@ struct SourceOptions: ParsableArguments {
         }
         printError("not a known board (device-tree model: \(model)), no IIO accelerometer and no --board or --bus given: using the simulated board")
         return .simulated(try simulation(defaultScenario: defaultScenario))
+    }
+
+    /// `--spi DEVICE` or `--address HEX` (on `bus`, else the board's default I2C bus); nil when neither is given.
+    func imuLocation(bus: String?, board: Board?) -> IMULocation? {
+        if let spi { return .spi(device: spi) }
+        guard let address = address.flatMap(Self.parseAddress) else { return nil }
+        let simulatedBus = BoardCatalog.builtIn.board(id: BoardCatalog.simulatedID)?.defaultBus?.device
+        return .i2c(bus: bus ?? board?.defaultBus?.device ?? simulatedBus ?? "/dev/i2c-1", address: address)
+    }
+
+    /// `0x6A` (or `6a`) as a 7-bit address from 0x08 to 0x77; nil otherwise.
+    static func parseAddress(_ text: String) -> UInt8? {
+        let digits = text.lowercased().hasPrefix("0x") ? text.dropFirst(2) : Substring(text)
+        guard let value = UInt8(digits, radix: 16), (0x08...0x77).contains(value) else { return nil }
+        return value
+    }
+
+    /// `/dev/spidevB.C`.
+    static func isSPIDevice(_ path: String) -> Bool {
+        guard path.hasPrefix("/dev/spidev") else { return false }
+        let numbers = path.dropFirst("/dev/spidev".count).split(separator: ".", omittingEmptySubsequences: false)
+        return numbers.count == 2 && numbers.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
     }
 
     /// `--iio-root` (else `$MOTION_IIO_ROOT`, else the kernel's directory) and `--iio-device`.
