@@ -39,7 +39,9 @@
 # st_pressure (an LPS25H at 0x5C) and dps310 (a DPS310 at 0x76 once the bmp280 client is
 # deleted) each read an image our driver read first, and both pressures must agree; then adxl345
 # (ADXL345Checks.swift: an ADXL345 image at 0x1D once the MMA8452Q client there is deleted) the same
-# with its accelerations.
+# with its accelerations. On the plain-I2C adapter, bmc150_magn reads a BMM150 image at 0x10 that
+# our driver read first, and both compensated fields must be equal (BMM150Checks.swift). The
+# BMI270's kernel driver (drivers/iio/imu/bmi270) is newer than Debian's 6.1 kernel: no BMI270 check here.
 #
 # Needs: swift, qemu-system-x86 (qemu-system-x86_64), busybox-static, cpio, apt-get, dpkg-deb,
 # depmod (kmod), make, and linux-headers-<the kernel's version> (installed here when run as root).
@@ -55,11 +57,12 @@ min_checks=80
 # PressureChecks.swift); i2c-stub takes at most 10.
 stub_chips=0x0c,0x1c,0x1d,0x28,0x5c,0x68,0x69,0x6a,0x6b,0x76
 # The plain-I2C adapter holds the images ChipChecks.swift and MPU9150Checks.swift write: AK8975,
-# LIS3MDL, BNO055, MPU-6050, ICM-20948 then MPU-9150, LSM6DSOX, LSM9DS1 (at most 8).
-regfile_chips=0x0c,0x1c,0x28,0x68,0x69,0x6a,0x6b
+# LIS3MDL, BNO055, MPU-6050, ICM-20948 then MPU-9150, LSM6DSOX, LSM9DS1, and the BMM150 that
+# bmc150_magn reads beside our driver (BMM150Checks.swift) (at most 8).
+regfile_chips=0x0c,0x10,0x1c,0x28,0x68,0x69,0x6a,0x6b
 # 0x0C answers only while the MPU at 0x69 has INT_PIN_CFG BYPASS_EN set (and I2C_MST_EN clear).
 regfile_bypass="bypass_host=0x69 bypass_chip=0x0c"
-iio_drivers="inv-mpu6050-i2c st_lsm6dsx_i2c bmi160_i2c mma8452 bmp280-i2c st_pressure_i2c dps310 adxl345_i2c"
+iio_drivers="inv-mpu6050-i2c st_lsm6dsx_i2c bmi160_i2c mma8452 bmp280-i2c st_pressure_i2c dps310 adxl345_i2c bmc150_magn_i2c"
 
 for tool in swift qemu-system-x86_64 cpio apt-get apt-cache dpkg-deb gzip timeout depmod make; do
     command -v "$tool" >/dev/null || { echo "kernel tier: '$tool' not found" >&2; exit 1; }

@@ -126,6 +126,7 @@ if let plainPath = CommandLine.arguments.dropFirst(2).first {
         all += plainI2CChecks(bus: plain, path: plainPath)
             + (chipChecks(bus: plain, imus: ConfiguredDrivers()) + mpu9150Checks(bus: plain, bypassGated: true))
                 .map { check in Check(name: "plain I2C: " + check.name, run: check.run) }
+            + bmm150Checks(bus: plain, path: plainPath)
     } catch {
         all.append(Check(name: "open the plain-I2C adapter \(plainPath)") { throw error })
     }

@@ -57,9 +57,10 @@ import Timing
         clock.advance(by: 0.01)
         let log = board.bus.log
         motion.stopGyroUpdates()
-        // One burst read of the IMU, one of the magnetometer; the BNO055's burst holds both. The
-        // MPU-9150's AK8975 has no continuous mode: its burst is followed by one write triggering
-        // the next measurement.
+        // One burst read of the IMU, one of the magnetometer; the BNO055's burst holds both, the
+        // BMI270 reads its BMM150 on its own (its second burst, of DATA_0 … DATA_7, is at its own
+        // address). The MPU-9150's AK8975 has no continuous mode: its burst is followed by one
+        // write triggering the next measurement.
         if imu == .bno08x {
             // A hub that speaks packets, not registers: the packet's header, the packet, and the
             // header of length 0 that says nothing more waits; the field came in the same packet.
@@ -70,7 +71,8 @@ import Timing
             #expect(log.allSatisfy { $0.failure == nil && $0.address == board.imuAddress }, "\(log)")
             return
         }
-        let expected = imu == .bno055 ? [board.imuAddress] : [board.imuAddress, try #require(board.magnetometerAddress)]
+        let expected = imu == .bno055 ? [board.imuAddress]
+            : imu == .bmi270 ? [board.imuAddress, board.imuAddress] : [board.imuAddress, try #require(board.magnetometerAddress)]
         let reads = log.filter { $0.operations.count == 2 }
         #expect(reads.map(\.address) == expected, "\(log)")
         #expect(log.allSatisfy { $0.failure == nil }, "\(log)")

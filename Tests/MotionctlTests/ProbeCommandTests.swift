@@ -56,7 +56,7 @@ struct ProbeCommandTests {
     }
 
     @Test func simulatedChoicesAreChecked() {
-        #expect(throws: (any Error).self) { _ = try Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "bmi270"]) }
+        #expect(throws: (any Error).self) { _ = try Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "bmi088"]) }
         #expect((try? Motionctl.parseAsRoot(["probe", "--simulated", "--imu", "mpu6050"])) is ProbeCommand)
     }
 }

@@ -148,7 +148,7 @@ struct RecordCommandTests {
         for arguments in [
             ["--simulated", "--bus", "/dev/i2c-1"], ["--scenario", "six-faces", "--bus", "1"],
             ["--simulated", "--rate", "0"], ["--simulated", "--duration", "-1"], ["--simulated", "--rate", "10", "--duration", "0.01"],
-            ["--scenario", "no-such-scenario"], ["--simulated", "--imu", "bmi270"], ["--simulated", "--magnetometer", "mmc5603"],
+            ["--scenario", "no-such-scenario"], ["--simulated", "--imu", "bmi088"], ["--simulated", "--magnetometer", "mmc5603"],
         ] {
             #expect(throws: (any Error).self, "\(arguments)") { _ = try RecordCommand.parse(arguments) }
         }

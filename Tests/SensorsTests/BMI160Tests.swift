@@ -267,7 +267,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     @Test func unknownDeviceAt0x68() throws {
         let bus = ExpectationBus([
             .writeRead(0x68, [0x75], reply: [0x00]),
-            .writeRead(0x68, [0x00], reply: [0x24]),
+            .writeRead(0x68, [0x00], reply: [0x5A]),  // not 0x24: that is a BMI270
         ])
         #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68)) == nil)
         expectFinished(bus)

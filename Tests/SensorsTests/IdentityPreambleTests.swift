@@ -6,7 +6,8 @@ import Testing
 /// A chip whose identity register reads 0 until it is woken (the Bosch BMM150: CHIP_ID 0x32 at
 /// 0x40 reads 0 in suspend mode, until the power-control bit, 0x4B bit 0, is set and about 3 ms
 /// have passed; datasheet §5.2/§5.5) is described by its descriptor's identity preamble, and
-/// identification writes it, waits, then reads. The chip is a fake here: no BMM150 driver.
+/// identification writes it, waits, then reads. The chip is a fake here, beside the registry's
+/// chips but for the real BMM150 (whose own descriptor, with the same preamble, is checked last).
 @Suite struct IdentityPreambleTests {
     /// A register file at 0x13 whose CHIP_ID reads 0x32 only 3 ms or more after 0x4B bit 0 was
     /// set, in the virtual time its `pause` advances; every other address does not acknowledge.
@@ -67,11 +68,13 @@ import Testing
             make: ChipDescriptor.factory(QMC5883LMagnetometer.self))
     }
 
+    static let othersThanBMM150 = ChipRegistry.all.filter { $0.name != ChipDescriptor.bmm150.name }
+
     static let wake = IdentityPreamble(writes: [RegisterWrite(register: 0x4B, value: 0x01)], settle: .milliseconds(3))
 
     @Test func thePreambleIsWrittenAndWaitedOutBeforeTheIdentityRead() throws {
         let bus = SleepingMagnetometer()
-        let chips = ChipRegistry.all + [Self.descriptor(preamble: Self.wake)]
+        let chips = Self.othersThanBMM150 + [Self.descriptor(preamble: Self.wake)]
         let chip = try ChipCatalog.identify(bus: bus, address: SleepingMagnetometer.address, pause: bus.pause, among: chips)
         #expect(chip == ChipInfo(name: "BMM150-like", family: ChipInfo.Family(rawValue: "Bosch BMM150-like"), address: SleepingMagnetometer.address, identity: [0x32]))
         #expect(bus.log == ["write 0x4b = 0x1", "wait 0.003 seconds", "read 0x40 × 1"])
@@ -80,15 +83,23 @@ import Testing
     /// Without the preamble the same chip reads 0 and is not found: the preamble is what names it.
     @Test func withoutThePreambleTheSleepingChipIsNotFound() throws {
         let bus = SleepingMagnetometer()
-        let chips = ChipRegistry.all + [Self.descriptor(preamble: nil)]
+        let chips = Self.othersThanBMM150 + [Self.descriptor(preamble: nil)]
         #expect(try ChipCatalog.identify(bus: bus, address: SleepingMagnetometer.address, pause: bus.pause, among: chips) == nil)
         #expect(bus.log == ["read 0x40 × 1"])
+    }
+
+    /// The registry's BMM150 carries the same preamble and is found the same way.
+    @Test func theRegistrysBMM150IsWokenTheSameWay() throws {
+        let bus = SleepingMagnetometer()
+        let chip = try ChipCatalog.identify(bus: bus, address: SleepingMagnetometer.address, pause: bus.pause)
+        #expect(chip?.name == "BMM150" && ChipDescriptor.bmm150.identity.preamble == Self.wake)
+        #expect(bus.log == ["write 0x4b = 0x1", "wait 0.003 seconds", "read 0x40 × 1"])
     }
 
     /// Where nothing acknowledges the preamble's write, nothing is there: no read, no wait.
     @Test func nothingAtTheAddressEndsAtTheFirstWrite() throws {
         let bus = SleepingMagnetometer()
-        let chips = ChipRegistry.all + [Self.descriptor(preamble: Self.wake)]
+        let chips = Self.othersThanBMM150 + [Self.descriptor(preamble: Self.wake)]
         #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x10), pause: bus.pause, among: chips) == nil)
         #expect(bus.log.isEmpty)
     }

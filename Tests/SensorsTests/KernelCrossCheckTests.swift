@@ -127,6 +127,25 @@ import Testing
             .map { Scale(range: $1.0, registerBits: UInt8($0), microPerLSB: $1.1 * 180 / Double.pi) },
         relativeTolerance: 0.008)
 
+    /// bmi270: drivers/iio/imu/bmi270/bmi270_core.c (torvalds/linux, read at 16c94de; not in
+    /// Debian's 6.1 kernel): BMI270_CHIP_ID_REG 0x00 = BMI270_CHIP_ID_VAL 0x24, BMI270_ACCEL_X_REG
+    /// 0x0c, BMI270_ANG_VEL_X_REG 0x12, IIO_LE; BMI270_ACC_CONF_REG 0x40 ODR_MSK GENMASK(3, 0)
+    /// with bmi270_accel_odr_vals 0x06…0x0C for 25…1600 Hz (the gyroscope's table starts at 0x06
+    /// = 25 Hz too); BMI270_ACC_CONF_RANGE_REG 0x41 GENMASK(1, 0) = 0…3 with bmi270_accel_scale[]
+    /// {598, 1197, 2394, 4788} µm/s² per LSB; BMI270_GYR_CONF_RANGE_REG 0x43 GENMASK(2, 0) = 0…4
+    /// for ±2000…125 °/s with bmi270_gyro_scale[] {1065, 532, 266, 133, 66} µrad/s per LSB (the
+    /// BMI160's, rounded alike: 0.8 %).
+    static let bmi270 = IMUFacts(
+        model: "BMI270", source: "drivers/iio/imu/bmi270/bmi270_core.c",
+        layout: RegisterLayout(whoAmI: 0x00, identity: 0x24, accelerometer: 0x0C, gyroscope: 0x12, bigEndian: false),
+        rates: [25.0, 50, 100, 200, 400, 800, 1600].enumerated().map { ($1, UInt8($0 + 6)) },
+        rateRegister: 0x40, accelerometerRangeRegister: 0x41, gyroscopeRangeRegister: 0x43,
+        accelerometer: zip([2.0, 4, 8, 16], [598.0, 1197, 2394, 4788]).enumerated()
+            .map { Scale(range: $1.0, registerBits: UInt8($0), microPerLSB: $1.1 / 9.80665) },
+        gyroscope: zip([2000.0, 1000, 500, 250, 125], [1065.0, 532, 266, 133, 66]).enumerated()
+            .map { Scale(range: $1.0, registerBits: UInt8($0), microPerLSB: $1.1 * 180 / Double.pi) },
+        relativeTolerance: 0.008)
+
     /// st_lsm6dsx_core.c at 007f2eb, the entry with .wai = 0x68 (ST_LSM9DS1_ID): reset and BDU in
     /// 0x22; gyroscope channels st_lsm6ds0_gyro_channels at 0x18, accelerometer at 0x28,
     /// little-endian; odr_table GYRO 0x10 GENMASK(7, 5) {14900…952000 mHz} = 1…6 (with the gyroscope
@@ -198,6 +217,7 @@ import Testing
         invenSense(.mpu9150, identity: 0x68),
         invenSense(.mpu9250, identity: 0x71),
         bmi160,
+        bmi270,
         lsm9ds1,
         icm42688,
         icm20948,
@@ -268,6 +288,12 @@ import Testing
             let burst = BMI160Register.gyroscopeData
             return DriverIMU(RegisterLayout(whoAmI: BMI160Register.chipID, identity: BMI160Settings.identity, accelerometer: burst + 6, gyroscope: burst,
                                             bigEndian: false), map: BMI160Register.map, tables: BMI160Settings.tables)
+        }
+        if model == BMI270Settings.name {
+            // One burst from DATA_8 (accelerometer, 0x0C): accelerometer at +0, gyroscope at +6.
+            let burst = BMI270Register.accelerometerData
+            return DriverIMU(RegisterLayout(whoAmI: BMI270Register.chipID, identity: BMI270Settings.identity, accelerometer: burst, gyroscope: burst + 6,
+                                            bigEndian: false), map: BMI270Register.map, tables: BMI270Settings.tables)
         }
         if let model = ICM42600Model(rawValue: model) {
             // One burst from TEMP_DATA1: accelerometer at +2, gyroscope at +8.
@@ -346,6 +372,7 @@ import Testing
         case .mpu9150: InvenSenseModel.mpu9150.rawValue
         case .mpu9250: InvenSenseModel.mpu9250.rawValue
         case .bmi160: BMI160Settings.name
+        case .bmi270: BMI270Settings.name
         case .lsm9ds1: LSM9DS1IMU.name
         case .icm42688: ICM42600Model.icm42688p.rawValue
         case .icm20948: "ICM-20948"
@@ -384,6 +411,16 @@ import Testing
                 1e6 / BMI160Chip.gyroSensitivity[Int($0.registerBits)]
             }
             for rate in facts.rates { #expect(BMI160Chip.rate(code: rate.registerBits) == rate.hz, "\(imu) \(rate.hz) Hz") }
+        case .bmi270:
+            #expect(BMI270Chip.chipID == facts.identityRegister && BMI270Chip.dataAccXL == facts.accelerometerData
+                    && BMI270Chip.dataGyrXL == facts.gyroscopeData)
+            #expect(BMI270Chip.accConf == facts.rateRegister && BMI270Chip.accRange == facts.accelerometerRangeRegister
+                    && BMI270Chip.gyrRange == facts.gyroscopeRangeRegister)
+            try Self.expect(facts.accelerometer, "g", of: imu, within: facts.relativeTolerance) { 1e6 / BMI270Chip.accelSensitivity(code: $0.registerBits) }
+            try Self.expect(facts.gyroscope, "°/s", of: imu, within: facts.relativeTolerance) {
+                1e6 / BMI270Chip.gyroSensitivity[Int($0.registerBits)]
+            }
+            for rate in facts.rates { #expect(BMI270Chip.rate(code: rate.registerBits) == rate.hz, "\(imu) \(rate.hz) Hz") }
         case .icm42688:
             #expect(ICM42688Chip.accelDataX1 == facts.accelerometerData && ICM42688Chip.gyroDataX1 == facts.gyroscopeData)
             #expect(ICM42688Chip.whoAmI == facts.identityRegister && ICM42688Chip.identity == facts.identity)
@@ -562,11 +599,21 @@ import Testing
             dataRegister: 0x00, axes: .littleEndian,
             rates: [10, 50, 100, 200].enumerated().map { ($1, UInt8($0)) },
             ranges: [(200, 0, 83333e-9 * 100), (800, 1, 333333e-9 * 100)], relativeTolerance: 1e-5),
+        // bmc150_magn.c: BMC150_MAGN_REG_CHIP_ID 0x40 = BMC150_MAGN_CHIP_ID_VAL 0x32 (read once the
+        // power control bit, BMC150_MAGN_REG_POWER 0x4B BIT(0), is set); BMC150_MAGN_REG_X_L 0x42,
+        // x, y, z as le16 (shifted right 3, 3, 1 bits); BMC150_MAGN_REG_OPMODE_ODR 0x4C with
+        // bmc150_magn_samp_freq_table {2, 6, 8, 10, 15, 20, 25, 30 Hz} = {1, 2, 3, 0, 4, 5, 6, 7}
+        // (GENMASK(5, 3)); the compensated output's scale 0.000625 gauss, "16 LSB/uT".
+        MagnetometerFacts(
+            name: "BMM150", source: "drivers/iio/magnetometer/bmc150_magn.c", identityRegister: 0x40, identity: [0x32],
+            dataRegister: 0x42, axes: .littleEndian,
+            rates: [(2, 1), (6, 2), (8, 3), (10, 0), (15, 4), (20, 5), (25, 6), (30, 7)], ranges: [(1300, 0, 0.0625)], relativeTolerance: 1e-9),
     ]
 
     static func driverSettings(_ name: String) -> MagnetometerSettings? {
         [LIS3MDLMagnetometer.settings, LIS2MDLMagnetometer.settings, HMC5883LMagnetometer.settings,
-         AKModel.ak8963.settings.common, AKModel.ak09916.settings.common, AKModel.ak8975.settings.common, QMC5883LMagnetometer.settings].first { $0.name == name }
+         AKModel.ak8963.settings.common, AKModel.ak09916.settings.common, AKModel.ak8975.settings.common, QMC5883LMagnetometer.settings,
+         BMM150Settings.table].first { $0.name == name }
     }
 
     @Test(arguments: magnetometers.map(\.name))
@@ -597,6 +644,7 @@ import Testing
         let name = chip.rawValue.uppercased()
         let facts = try #require(Self.magnetometers.first { $0.name == name })
         let board = SimulatedBoard(imu: .mpu6050, magnetometer: .chip(chip), source: atRest, now: { 0 })
+        if chip == .bmm150 { try board.bus.writeRegister(chip.usualAddress, 0x4B, 0x01) }  // suspended until BMC150_MAGN_REG_POWER BIT(0)
         let identity = try board.bus.readRegisters(chip.usualAddress, facts.identityRegister, count: facts.identity.count)
         #expect(identity == facts.identity, "\(name) identity")
         let gaussPerLSB: [Double]
@@ -613,6 +661,9 @@ import Testing
         case .qmc5883l:
             #expect(QMC5883LChip.dataXL == facts.dataRegister && QMC5883LChip.rates == facts.rates.map(\.hz))
             gaussPerLSB = QMC5883LChip.ranges.map { 1 / $0.lsbPerGauss }
+        case .bmm150:
+            #expect(BMM150Chip.dataXL == facts.dataRegister && facts.rates.allSatisfy { BMM150Chip.rates[Int($0.code)] == $0.hz })
+            gaussPerLSB = [1 / (BMM150Chip.compensatedCountsPerMicrotesla * 100)]
         default:
             Issue.record("\(name): no facts of its emulator written here")
             return

@@ -23,6 +23,9 @@ package enum EmulatorRegistry {
         IMUEmulatorEntry(.mpu9250, MPU9250Emulator.self, at: 0x68, noiseRate: 200, errors: .mpu9250, builtIn: "ak8963"),
         IMUEmulatorEntry(.icm20948, ICM20948Emulator.self, at: 0x68, noiseRate: 220, builtIn: "ak09916"),
         IMUEmulatorEntry(.bmi160, BMI160Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200),
+        // A BMM150 on its auxiliary interface, read through its registers (`--magnetometer bmm150`
+        // adds one on the host bus, as the Arduino Nano 33 BLE Sense Rev2 wires it).
+        IMUEmulatorEntry(.bmi270, BMI270Emulator.self, at: 0x68, noiseRate: 200, builtIn: "bmm150"),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
         // ALT ADDRESS low: 0x53, high: 0x1D (ADXL345 Rev. G, "I2C"). An accelerometer alone; the
@@ -39,6 +42,8 @@ package enum EmulatorRegistry {
         MagnetometerEmulatorEntry(.qmc5883l, QMC5883LEmulator.self, at: [0x0D], errors: .qmc5883l),
         MagnetometerEmulatorEntry(.hmc5883l, HMC5883LEmulator.self, at: [0x1E]),
         MagnetometerEmulatorEntry(.mmc5983ma, MMC5983MAEmulator.self, at: [0x30]),
+        // SDO and CSB2 pick 0x10–0x13.
+        MagnetometerEmulatorEntry(.bmm150, BMM150Emulator.self, at: [0x10, 0x11, 0x12, 0x13]),
     ]
 
     /// The barometers, in ``SimulatedBoard/Barometer`` order; the simulated board carries the first.

@@ -14,6 +14,9 @@ package enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
     case dataTimeout(chip: String, address: I2CAddress, polls: Int)
     /// The driver does not offer this feature for this chip (e.g. self-test on a QMC5883L).
     case notSupported(chip: String, feature: String)
+    /// The chip did not accept the configuration file the driver loaded into it (the BMI270's
+    /// INTERNAL_STATUS after INIT_CTRL): `status` is what it reported after the last of `attempts`.
+    case configurationFileRejected(chip: String, address: I2CAddress, status: UInt8, attempts: Int)
 
     package var description: String {
         switch self {
@@ -31,6 +34,10 @@ package enum SensorError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(chip) at \(address) reported no new data after \(polls) polls; check that it is configured and powered"
         case let .notSupported(chip, feature):
             return "\(chip) has no \(feature)"
+        case let .configurationFileRejected(chip, address, status, attempts):
+            return "\(chip) at \(address) did not start its feature engine: INTERNAL_STATUS reads [\([status].hexList)] "
+                + "after \(attempts) uploads of its configuration file (0x01 is init_ok, 0x02 init_err: the bytes arrived wrong); "
+                + "check the wiring and pull-ups, lower the bus speed, and run `motionctl doctor`"
         }
     }
 }
