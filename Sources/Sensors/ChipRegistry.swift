@@ -27,6 +27,7 @@ package enum ChipRegistry {
         .lsm6dso,
         .lsm6dso32,
         .lsm6dsr,
+        .lsm6dsv16x,
         .lsm9ds1,
         .bno055,
         .bno08x,

@@ -35,6 +35,7 @@ import Testing
             .mpu6050: (0x68, .qmc5883l, 200), .mpu6500: (0x68, .qmc5883l, 200), .mpu9150: (0x68, nil, 200),
             .mpu9250: (0x68, nil, 200), .icm20948: (0x68, nil, 220), .bmi160: (0x68, .qmc5883l, 200),
             .icm42688: (0x68, .qmc5883l, 200), .bno055: (0x28, nil, 100), .bno08x: (0x4A, nil, 100),
+            .lsm6dsv16x: (0x6A, .lis3mdl, 240),
         ]
         for (imu, facts) in usual {
             #expect(imu.usualAddress == I2CAddress(facts.address) && imu.usualMagnetometer == facts.magnetometer, "\(imu)")

@@ -31,6 +31,8 @@ package enum EmulatorRegistry {
         // ALT ADDRESS low: 0x53, high: 0x1D (ADXL345 Rev. G, "I2C"). An accelerometer alone; the
         // GY-85 breakout carries it with an HMC5883L.
         IMUEmulatorEntry(.adxl345, ADXL345Emulator.self, at: 0x53, alternate: 0x1D, magnetometer: .hmc5883l, noiseRate: 100),
+        // SA0 low: 0x6A, high: 0x6B (DS13510, I²C operation); the LSM6DSV answers the same.
+        IMUEmulatorEntry(.lsm6dsv16x, LSM6DSV16XEmulator.self, at: 0x6A, magnetometer: .lis3mdl, noiseRate: 240, aliases: ["lsm6dsv"]),
         IMUEmulatorEntry(.bno08x, BNO08xEmulator.self, at: 0x4A, noiseRate: 100, aliases: ["bno080", "bno085", "bno086"], builtIn: "bno08x", calibratesMagnetometer: true),
     ]
 

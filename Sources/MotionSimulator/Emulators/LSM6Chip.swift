@@ -4,6 +4,9 @@ package enum LSM6EmulatorModel: String, Sendable {
     /// LSM6DSR (DS12412) and ISM330DHCX (DS13012): the LSM6DSOX's map with WHO_AM_I 0x6B and a
     /// ±4000 dps gyroscope range (CTRL2_G FS_4000, bit 0: 140 mdps/LSB).
     case dsr = "LSM6DSR"
+    /// LSM6DSV16X (DS13510; the LSM6DSV answers the same WHO_AM_I 0x70): the tagged FIFO with a
+    /// moved register map (``LSM6Chip/DSVMap``).
+    case dsv16x = "LSM6DSV16X"
 }
 
 /// Register model of the ST LSM6 family: LSM6DSOX, LSM6DSO32 and LSM6DSR/ISM330DHCX (tagged FIFO), LSM6DSL and
@@ -75,6 +78,38 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     /// FS_G code → mdps/LSB (±250/±500/±1000/±2000 dps); FS_125 gives 4.375.
     static let gyroSensitivity: [Double] = [8.75, 17.5, 35, 70]
 
+    /// The LSM6DSV16X's register map where it differs from the LSM6DSOX's (DS13510, register
+    /// mapping table and register description): CTRL1 (10h) ODR_XL[3:0], CTRL2 (11h) ODR_G[3:0]
+    /// (OP_MODE[6:4] above them, not modelled: high performance); CTRL6 (15h) FS_G[3:0]; CTRL8
+    /// (17h) FS_XL[1:0]; FIFO_STATUS1/2 at 1Bh/1Ch (DIFF_FIFO[8:0], FIFO_WTM_IA bit 7,
+    /// FIFO_OVR_IA 6, FIFO_FULL_IA 5, FIFO_OVR_LATCHED 3); FUNCTIONS_ENABLE (50h) TIMESTAMP_EN
+    /// bit 6. FIFO_CTRL1 (07h) holds the whole watermark WTM[7:0].
+    enum DSVMap {
+        static let ctrl6: UInt8 = 0x15
+        static let ctrl8: UInt8 = 0x17
+        static let fifoStatus1: UInt8 = 0x1B
+        static let functionsEnable: UInt8 = 0x50
+        /// ODR code 0001 = 1.875 Hz (low-power modes), 0010 = 7.5 Hz, doubling to 1100 = 7.68 kHz;
+        /// the FIFO's BDR_XL / BDR_GY codes are the same (FIFO_CTRL3).
+        static func rate(code: UInt8) -> Double? {
+            switch code {
+            case 1: 1.875
+            case 2...12: 7.5 * Double(1 << Int(code - 2))
+            default: nil
+            }
+        }
+        /// FS_XL 00/01/10/11 = ±2/4/8/16 g (Table 2: mg/LSB).
+        static let accelSensitivity: [Double] = [0.061, 0.122, 0.244, 0.488]
+        /// FS_G 0000…0100 = ±125…2000 dps, 1100 = ±4000 dps (Table 2: mdps/LSB).
+        static func gyroSensitivity(code: UInt8) -> Double {
+            switch code {
+            case 0...4: [4.375, 8.75, 17.5, 35, 70][Int(code)]
+            case 0b1100: 140
+            default: 4.375  // reserved codes: not to be used (DS13510); the default full scale
+            }
+        }
+    }
+
     /// What sets one chip of the family apart, from its datasheet.
     struct Variant: Sendable {
         /// WHO_AM_I.
@@ -96,6 +131,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         var powerOn: [(register: UInt8, value: UInt8)]
         /// The embedded functions' page with the pedometer (``LSM6Pedometer``).
         var hasPedometer = false
+        /// The LSM6DSV16X's map (``DSVMap``) in place of the LSM6DSOX's.
+        var dsvMap = false
     }
 
     /// LSM6DSOX (DS12814): tagged FIFO, WTM[8], DIFF_FIFO[9:8]; PIN_CTRL 0x3F and CTRL9_XL 0xE0
@@ -119,6 +156,17 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             variant.identity = 0x6B
             variant.hasFS4000 = true
             variant.hasPedometer = false
+            return variant
+        case .dsv16x:
+            // DS13510: WHO_AM_I 70h, WTM[7:0] alone, DIFF_FIFO[8:0]. Its embedded functions and
+            // self-test are not modelled; CTRL5 (14h) has no ROUNDING field.
+            var variant = dsox
+            variant.identity = 0x70
+            variant.thresholdHighMask = 0
+            variant.levelHighMask = 0b1
+            variant.powerOn = []
+            variant.hasPedometer = false
+            variant.dsvMap = true
             return variant
         case .dsl:
             // DS11889: untagged FIFO, FTH[10:8], CTRL9_XL 0xE0 at power-on.
@@ -216,25 +264,29 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     // MARK: Configuration decoded from the registers
 
     private func rate(code: UInt8) -> Double? {
-        (1...10).contains(code) ? Self.rates[Int(code) - 1] : nil
+        if variant.dsvMap { return DSVMap.rate(code: code) }
+        return (1...10).contains(code) ? Self.rates[Int(code) - 1] : nil
     }
 
     var accelRate: Double? {
+        if variant.dsvMap { return rate(code: reg(Self.ctrl1XL) & 0x0F) }
         let code = reg(Self.ctrl1XL) >> 4
         // 1011: 1.6 Hz, low-power mode only (LSM6DSOX/DSL CTRL1_XL table).
         if code == 0b1011, variant.hasLowPowerRate { return 1.6 }
         return rate(code: code)
     }
 
-    var gyroRate: Double? { rate(code: reg(Self.ctrl2G) >> 4) }
+    var gyroRate: Double? { rate(code: variant.dsvMap ? reg(Self.ctrl2G) & 0x0F : reg(Self.ctrl2G) >> 4) }
 
     /// g per LSB at the selected full scale.
     var accelGPerLSB: Double {
-        variant.accelSensitivity[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000
+        if variant.dsvMap { return DSVMap.accelSensitivity[Int(reg(DSVMap.ctrl8) & 0b11)] / 1000 }
+        return variant.accelSensitivity[Int((reg(Self.ctrl1XL) >> 2) & 0b11)] / 1000
     }
 
     /// dps per LSB at the selected full scale.
     var gyroDPSPerLSB: Double {
+        if variant.dsvMap { return DSVMap.gyroSensitivity(code: reg(DSVMap.ctrl6) & 0x0F) / 1000 }
         let ctrl2 = reg(Self.ctrl2G)
         if variant.hasFS4000, ctrl2 & 0b1 != 0 { return 140.0 / 1000 }   // FS_4000 (DS12412 Table 2)
         if ctrl2 & 0b10 != 0 { return 4.375 / 1000 }
@@ -262,6 +314,12 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     var fifoLevel: Int { fifoKind == .tagged ? taggedFIFO.count : wordFIFO.count }
 
+    /// FIFO_STATUS1; FIFO_STATUS2 follows it.
+    var fifoStatus1Address: UInt8 { variant.dsvMap ? DSVMap.fifoStatus1 : Self.fifoStatus1 }
+
+    /// TIMESTAMP_EN: CTRL10_C bit 5, or FUNCTIONS_ENABLE bit 6 on the LSM6DSV16X.
+    var timestampEnable: (register: UInt8, bit: UInt8) { variant.dsvMap ? (DSVMap.functionsEnable, 0x40) : (Self.ctrl10C, 0x20) }
+
     private mutating func reconfigure(at time: Double) {
         clock.set(rate: accelRate, at: time)
         gyroClock.set(rate: gyroRate, at: time)
@@ -281,7 +339,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     // MARK: Samples
 
     private var selfTestAccelSign: Double {
-        switch reg(Self.ctrl5C) & 0b11 {
+        if variant.dsvMap { return 0 }  // its self-test (CTRL10) is not modelled
+        return switch reg(Self.ctrl5C) & 0b11 {
         case 0b01: 1
         case 0b10: -1
         default: 0
@@ -289,7 +348,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     }
 
     private var selfTestGyroSign: Double {
-        switch (reg(Self.ctrl5C) >> 2) & 0b11 {
+        if variant.dsvMap { return 0 }
+        return switch (reg(Self.ctrl5C) >> 2) & 0b11 {
         case 0b01: 1
         case 0b11: -1
         default: 0
@@ -376,10 +436,11 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         return tag | UInt8(tag.nonzeroBitCount & 1)
     }
 
-    /// Timestamps go into the tagged FIFO: CTRL10_C TIMESTAMP_EN and DEC_TS_BATCH = 01 (every
-    /// slot; the decimated settings 8 and 32 are not emulated).
+    /// Timestamps go into the tagged FIFO: TIMESTAMP_EN and DEC_TS_BATCH = 01 (every slot; the
+    /// decimated settings 8 and 32 are not emulated).
     private var timestampsBatched: Bool {
-        reg(Self.ctrl10C) & 0x20 != 0 && reg(Self.dsoxFIFOCtrl4) >> 6 == 0b01
+        let enable = timestampEnable
+        return reg(enable.register) & enable.bit != 0 && reg(Self.dsoxFIFOCtrl4) >> 6 == 0b01
     }
 
     private mutating func push(_ word: TaggedWord) {
@@ -435,7 +496,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     func pointer(after register: UInt8) -> UInt8 {
         guard autoIncrement else { return register }
         if inEmbeddedPage { return (register + 1) & 0x7F }
-        if fifoKind == .tagged {
+        if fifoKind == .tagged, !variant.dsvMap {
             // CTRL5_C ROUNDING[6:5]: circular burst over the accelerometer (01), gyroscope (10)
             // or both (11) output registers.
             switch ((reg(Self.ctrl5C) >> 5) & 0b11, register) {
@@ -460,10 +521,11 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             default: return embeddedRegisters[Int(address)]
             }
         }
+        let status1 = fifoStatus1Address
         switch (fifoKind, address) {
-        case (_, Self.fifoStatus1):
+        case (_, status1):
             return UInt8(fifoLevel & 0xFF)
-        case (.tagged, Self.fifoStatus2):
+        case (.tagged, status1 + 1):
             let level = fifoLevel
             var value = UInt8((level >> 8) & Int(variant.levelHighMask))
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // FIFO_WTM_IA
@@ -471,7 +533,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             if level >= fifoCapacity - 1 { value |= 0x20 }                     // FIFO_FULL_IA: full at the next word
             if fifoOverrunLatched { value |= 0x08 }                           // FIFO_OVR_LATCHED
             return value
-        case (.untagged, Self.fifoStatus2):
+        case (.untagged, status1 + 1):
             let level = fifoLevel
             var value = UInt8((level >> 8) & Int(variant.levelHighMask))
             if fifoThreshold > 0, level >= fifoThreshold { value |= 0x80 }  // WaterM / FTH
@@ -505,7 +567,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             registers[Int(Self.statusReg)] &= ~0b010
         case (_, Self.outXLA...(Self.outXLA + 5)):
             registers[Int(Self.statusReg)] &= ~0b001
-        case (.tagged, Self.fifoStatus2):
+        case (.tagged, fifoStatus1Address + 1):
             fifoOverrunLatched = false
         case (.tagged, Self.dsoxFIFODataOutTag + 6):
             // The word leaves the FIFO once its last byte has been read.
@@ -526,8 +588,9 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             if address == Self.embFuncEnA { pedometer.setEnabled(value & 0x08 != 0, at: time, source: source) }
             return
         }
+        let enable = timestampEnable
         switch address {
-        case Self.whoAmI, Self.statusReg, Self.fifoStatus1...Self.fifoStatus2, Self.outTempL...(Self.outXLA + 5):
+        case Self.whoAmI, Self.statusReg, fifoStatus1Address...(fifoStatus1Address + 1), Self.outTempL...(Self.outXLA + 5):
             return  // read-only
         case Self.ctrl3C where value & 0x01 != 0:
             // SW_RESET: every register back to its power-on value; the bit clears itself.
@@ -535,8 +598,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
             return
         case Self.ctrl3C:
             registers[Int(address)] = value & 0x7F  // BOOT clears itself when the reboot is done
-        case Self.ctrl10C where fifoKind == .tagged:
-            if value & 0x20 != 0, reg(address) & 0x20 == 0 { timestampOrigin = time }  // TIMESTAMP_EN: the counter starts
+        case enable.register where fifoKind == .tagged:
+            if value & enable.bit != 0, reg(address) & enable.bit == 0 { timestampOrigin = time }  // TIMESTAMP_EN: the counter starts
             registers[Int(address)] = value
         default:
             registers[Int(address)] = value
@@ -559,4 +622,6 @@ extension SimulatedBoard.IMU {
     public static let lsm6ds3 = Self("lsm6ds3")
     /// the ST LSM6DSR or the ISM330DHCX (one chip to this library: WHO_AM_I 0x6B, ±4000 dps).
     public static let lsm6dsr = Self("lsm6dsr")
+    /// the ST LSM6DSV16X or the LSM6DSV (one chip to this library: WHO_AM_I 0x70).
+    public static let lsm6dsv16x = Self("lsm6dsv16x")
 }

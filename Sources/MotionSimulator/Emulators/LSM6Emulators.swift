@@ -17,6 +17,7 @@ extension LSM6EmulatorModel {
     package enum DSL: ChipModelTag { public static var model: LSM6EmulatorModel { .dsl } }
     package enum DS3: ChipModelTag { public static var model: LSM6EmulatorModel { .ds3 } }
     package enum DSR: ChipModelTag { public static var model: LSM6EmulatorModel { .dsr } }
+    package enum DSV16X: ChipModelTag { public static var model: LSM6EmulatorModel { .dsv16x } }
 }
 
 /// ST LSM6DSOX emulator (WHO_AM_I 0x0F = 0x6C), usually at 0x6A or 0x6B.
@@ -49,3 +50,10 @@ package typealias LSM6DS3Emulator = LSM6Emulator<LSM6EmulatorModel.DS3>
 /// ``LSM6DSOXEmulator`` (the same register map and tagged FIFO) with a ±4000 dps gyroscope range
 /// (CTRL2_G FS_4000, bit 0, 140 mdps/LSB: LSM6DSR DS12412 Table 2, ISM330DHCX DS13012 Table 3).
 package typealias LSM6DSREmulator = LSM6Emulator<LSM6EmulatorModel.DSR>
+
+/// ST LSM6DSV16X emulator (WHO_AM_I 0x0F = 0x70; the LSM6DSV answers the same), usually at 0x6A
+/// or 0x6B. As ``LSM6DSOXEmulator`` (tagged FIFO, TAG_CNT, timestamp words) on the LSM6DSV16X's
+/// map (DS13510): rates in CTRL1/CTRL2 bits 3:0 (7.5 Hz…7.68 kHz), full scales in CTRL8 (±2…16 g)
+/// and CTRL6 (±125…4000 dps), FIFO_STATUS1/2 at 1Bh/1Ch, TIMESTAMP_EN in FUNCTIONS_ENABLE (50h).
+/// Its self-test, embedded functions and OP_MODE fields are not modelled.
+package typealias LSM6DSV16XEmulator = LSM6Emulator<LSM6EmulatorModel.DSV16X>

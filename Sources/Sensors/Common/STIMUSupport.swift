@@ -21,24 +21,27 @@ struct STRegisterLayout: Sendable {
     static let autoIncrement: UInt8 = 0x04
 
     /// `accelerometerControl` (CTRL1_XL / CTRL_REG6_XL) and `gyroscopeControl` (CTRL2_G /
-    /// CTRL_REG1_G) each hold the ODR field at `rateMask` and the sensor's full-scale field. The
+    /// CTRL_REG1_G) each hold the ODR field at `rateMask`, and the sensor's full-scale field
+    /// unless `rangeRegisters` names registers of their own (LSM6DSV16X CTRL8 / CTRL6). The
     /// configuration: SW_RESET written with IF_INC kept, 10 polls 100 µs apart; then `control`
-    /// = BDU | IF_INC, the accelerometer's control register, the gyroscope's (on the LSM9DS1 the
-    /// gyroscope's rate starts both sensors: it comes last).
+    /// = BDU | IF_INC, the range registers, the accelerometer's control register, the
+    /// gyroscope's (on the LSM9DS1 the gyroscope's rate starts both sensors: it comes last).
     init(
         whoAmI: UInt8, control: UInt8, accelerometerControl: UInt8, gyroscopeControl: UInt8, rateMask: UInt8,
-        rangeMasks: (accelerometer: UInt8, gyroscope: UInt8), selfTestRegister: UInt8,
-        sample: (register: UInt8, length: Int, gyroscope: Int, accelerometer: Int)
+        rangeMasks: (accelerometer: UInt8, gyroscope: UInt8), rangeRegisters: (accelerometer: UInt8, gyroscope: UInt8)? = nil,
+        selfTestRegister: UInt8, sample: (register: UInt8, length: Int, gyroscope: Int, accelerometer: Int)
     ) {
+        let ranges = rangeRegisters ?? (accelerometerControl, gyroscopeControl)
+        let rangeOnly = rangeRegisters.map { [$0.accelerometer, $0.gyroscope] } ?? []
         map = IMURegisterMap(
             identityRegister: whoAmI,
             reset: SoftResetStep(field: RegisterField(control, mask: 0b0000_0001), value: Self.autoIncrement | 0x01, polls: 10,
                                  interval: .microseconds(100)),
             accelerometerRate: RegisterField(accelerometerControl, mask: rateMask),
-            accelerometerRange: RegisterField(accelerometerControl, mask: rangeMasks.accelerometer),
-            gyroscopeRate: RegisterField(gyroscopeControl, mask: rateMask), gyroscopeRange: RegisterField(gyroscopeControl, mask: rangeMasks.gyroscope),
+            accelerometerRange: RegisterField(ranges.accelerometer, mask: rangeMasks.accelerometer),
+            gyroscopeRate: RegisterField(gyroscopeControl, mask: rateMask), gyroscopeRange: RegisterField(ranges.gyroscope, mask: rangeMasks.gyroscope),
             fixed: [(RegisterField(control, mask: 0xFF), Self.blockDataUpdate | Self.autoIncrement)],
-            writeOrder: [control, accelerometerControl, gyroscopeControl])
+            writeOrder: [control] + rangeOnly + [accelerometerControl, gyroscopeControl])
         self.control = control
         self.selfTestRegister = selfTestRegister
         self.sample = sample
@@ -65,7 +68,8 @@ protocol STIMUSettings: Sendable {
     var tables: IMUTables { get }
     /// °C = raw / sensitivity + 25.
     var temperatureLSBPerDegree: Double { get }
-    var selfTest: STSelfTestPlan { get }
+    /// nil: the self-test is not run by this driver (``SensorError/notSupported(chip:feature:)``).
+    var selfTest: STSelfTestPlan? { get }
     /// Whether ``IMUDriver/configure(_:)`` looks the rate and ranges up before it rejects a
     /// low-pass bandwidth (the LSM9DS1 driver) or after (the LSM6 driver).
     var looksUpTablesFirst: Bool { get }
@@ -78,7 +82,7 @@ extension STIMUSettings {
 /// An ST IMU driver: configuration, sample read and self-test come from its
 /// ``STRegisterLayout`` and ``STIMUSettings``; its file keeps the FIFO, which differs per chip.
 protocol STIMUDriver: CoreIMUDriver where Settings: STIMUSettings {
-    static var layout: STRegisterLayout { get }
+    var layout: STRegisterLayout { get }
 }
 
 extension STIMUDriver {
@@ -86,7 +90,7 @@ extension STIMUDriver {
     func apply(_ configuration: IMUConfiguration, to state: inout State) throws(SensorError) {
         let options = try settings.tables.optionsWithChipFiltering(
             for: configuration, chip: chip.name, checkingTablesFirst: settings.looksUpTablesFirst)
-        state = try program(configuration, options, map: Self.layout.map, identity: settings.identity)
+        state = try program(configuration, options, map: layout.map, identity: settings.identity)
     }
 
     /// One burst from OUT_TEMP_L: temperature, gyroscope, accelerometer. Under the driver's lock,
@@ -94,7 +98,7 @@ extension STIMUDriver {
     /// reconfigures.
     package func readSample() throws(SensorError) -> IMUSample {
         try core.locked { state throws(SensorError) -> IMUSample in
-            let layout = Self.layout
+            let layout = self.layout
             return try device.burst(layout.sample.register, count: layout.sample.length) { bytes in
                 state.scale.sample(
                     accelerometer: AxisLayout.littleEndian.counts(bytes, from: layout.sample.accelerometer),
@@ -110,9 +114,9 @@ extension STIMUDriver {
     /// at its rate and range; the responses (mg, °/s) judged by ``LSM6SelfTest``. Then resets and
     /// restores the configuration.
     package func selfTest() throws(SensorError) -> SelfTestReport {
-        try runSelfTest { _ throws(SensorError) in
-            let (name, layout, map) = (chip.name, Self.layout, Self.layout.map)
-            let plan = settings.selfTest
+        guard let plan = settings.selfTest else { throw .notSupported(chip: chip.name, feature: "self-test") }
+        return try runSelfTest { _ throws(SensorError) in
+            let (name, layout, map) = (chip.name, self.layout, self.layout.map)
             let (accelerometer, gyroscope) = (plan.accelerometer, plan.gyroscope)
             let accelerometerRange = try settings.tables.accelerometerRange(accelerometer.fullScale, chip: name)
             let gyroscopeRange = try settings.tables.gyroscopeRange(gyroscope.fullScale, chip: name)
@@ -128,11 +132,11 @@ extension STIMUDriver {
             try device.write(map.gyroscopeRate.address, 0)
             try device.write(layout.selfTestRegister, 0)
             let accelerometerResponse = try stSelfTestResponse(
-                accelerometer, control: map.accelerometerRate.address, offset: layout.sample.accelerometer,
-                value: map.accelerometerRange.setting(accelerometerRange.code, in: map.accelerometerRate.setting(accelerometerRate.code, in: 0)))
+                accelerometer, rate: map.accelerometerRate, accelerometerRate.code, range: map.accelerometerRange, accelerometerRange.code,
+                offset: layout.sample.accelerometer)
             let gyroscopeResponse = try stSelfTestResponse(
-                gyroscope, control: map.gyroscopeRate.address, offset: layout.sample.gyroscope,
-                value: map.gyroscopeRange.setting(gyroscopeRange.code, in: map.gyroscopeRate.setting(gyroscopeRate.code, in: 0)))
+                gyroscope, rate: map.gyroscopeRate, gyroscopeRate.code, range: map.gyroscopeRange, gyroscopeRange.code,
+                offset: layout.sample.gyroscope)
             return LSM6SelfTest.evaluate(
                 chip: name,
                 accelerometerResponse: accelerometerResponse / accelerometerRange.sensitivity * 1000,
@@ -141,9 +145,19 @@ extension STIMUDriver {
         }
     }
 
-    /// One sensor's self-test response in counts, its axes read from the sample burst.
-    private func stSelfTestResponse(_ sensor: STSelfTestPlan.Sensor, control: UInt8, offset: Int, value: UInt8) throws(SensorError) -> SIMD3<Double> {
-        let layout = Self.layout
+    /// One sensor's self-test response in counts, its axes read from the sample burst. A range
+    /// field in a register of its own is written first; the rate's register then starts the sensor.
+    private func stSelfTestResponse(
+        _ sensor: STSelfTestPlan.Sensor, rate: RegisterField, _ rateCode: UInt8, range: RegisterField, _ rangeCode: UInt8, offset: Int
+    ) throws(SensorError) -> SIMD3<Double> {
+        let layout = self.layout
+        var value = rate.setting(rateCode, in: 0)
+        if range.address == rate.address {
+            value = range.setting(rangeCode, in: value)
+        } else {
+            try device.write(range.address, range.setting(rangeCode, in: 0))
+        }
+        let control = rate.address
         return try core.selfTestResponse(
             control: control, value: value, selfTestRegister: layout.selfTestRegister, selfTest: sensor.selfTest,
             settle: sensor.settle, interval: sensor.interval

@@ -1,14 +1,15 @@
 import I2C
 
-/// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX and LSM6DSO32.
+/// Driver for the ST LSM6DS3, LSM6DS3TR-C/DSL/DSM, LSM6DSO/DSOX, LSM6DSO32, LSM6DSR and LSM6DSV16X.
 package final class LSM6IMU: STIMUDriver {
-    /// 208 Hz, ±4 g, ±500 °/s.
-    package let defaultConfiguration = IMUConfiguration(outputDataRate: 208, accelerometerRange: 4, gyroscopeRange: 500)
+    /// 208 Hz (LSM6DSV16X: 240 Hz), ±4 g, ±500 °/s.
+    package let defaultConfiguration: IMUConfiguration
+    /// The model's register layout (``LSM6Settings/layout``).
+    var layout: STRegisterLayout { settings.layout }
 
     let core: DriverCore<LSM6Settings, IMUState<TaggedFIFOProgress>>
     /// CTRL1_XL (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
     static let configuredRegister = LSM6Register.ctrl1XL
-    static let layout = LSM6Register.st
 
     /// What the tagged FIFO read carries over: a word waiting for its partner from the same time
     /// slot, and the last timestamp word.
@@ -27,6 +28,8 @@ package final class LSM6IMU: STIMUDriver {
 
     package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), model: LSM6Model, pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM6Settings.settings(for: model)
+        let defaultConfiguration = IMUConfiguration(outputDataRate: settings.defaultRate, accelerometerRange: 4, gyroscopeRange: 500)
+        self.defaultConfiguration = defaultConfiguration
         core = DriverCore(bus: bus, address: address, chip: model.rawValue, .lsm6, identity: settings.identity, settings: settings, pause: pause,
                           resetCompletion: resetCompletion, configuration: defaultConfiguration, scale: IMUScale(accelerometerLSBPerG: 1, gyroscopeLSBPerDPS: 1))
     }
@@ -45,19 +48,21 @@ package final class LSM6IMU: STIMUDriver {
     }
 
     private func startFIFO(_ state: inout IMUState<TaggedFIFOProgress>) throws(SensorError) {
-        let rateCode = LSM6Register.st.map.accelerometerRate.code(in: state.shadow[LSM6Register.ctrl1XL])
+        let rateField = layout.map.accelerometerRate
+        let rateCode = rateField.code(in: state.shadow[rateField.address])
         switch settings.fifo {
         case .pattern:
             try device.write(0x0A, 0x00)  // FIFO_CTRL5: bypass (empties the FIFO)
             try device.write(0x08, 0x09)  // FIFO_CTRL3: DEC_FIFO_GYRO = DEC_FIFO_XL = 001 (no decimation)
             try device.write(0x0A, rateCode << 3 | 0b110)  // ODR_FIFO, FIFO_MODE continuous
-        case .tagged:
+        case .tagged(let registers):
             try device.write(0x0A, 0x00)  // FIFO_CTRL4: bypass (empties the FIFO)
-            try device.write(0x09, rateCode << 4 | rateCode)  // FIFO_CTRL3: BDR_GY, BDR_XL
-            // CTRL10_C TIMESTAMP_EN (bit 5); FIFO_CTRL4 DEC_TS_BATCH = 01 (bits 7:6: a timestamp
-            // word in every batch time slot) and FIFO_MODE continuous (kernel st_lsm6dsx_core.c
-            // ts_settings: timer_en 0x19 BIT(5), decimator 0x0a GENMASK(7, 6)).
-            try device.write(0x19, 0x20)
+            try device.write(0x09, rateCode << 4 | rateCode)  // FIFO_CTRL3: BDR_GY, BDR_XL (the ODR codes)
+            // TIMESTAMP_EN (``LSM6TaggedFIFORegisters``); FIFO_CTRL4 DEC_TS_BATCH = 01 (bits 7:6: a
+            // timestamp word in every batch time slot) and FIFO_MODE continuous (kernel
+            // st_lsm6dsx_core.c ts_settings: timer_en, decimator 0x0a GENMASK(7, 6)). The whole
+            // register is written: its other bits are 0 after the configuration's reset.
+            try device.write(registers.timestampEnable.register, registers.timestampEnable.bit)
             try device.write(0x0A, 0b01 << 6 | 0b110)
         }
         state.restartFIFO()
@@ -68,7 +73,7 @@ package final class LSM6IMU: STIMUDriver {
         try core.locked { state throws(SensorError) in
             switch settings.fifo {
             case .pattern(let unreadHighMask): try readPatternFIFO(&state, unreadHighMask: unreadHighMask, into: &read)
-            case .tagged: try readTaggedFIFO(&state, into: &read)
+            case .tagged(let registers): try readTaggedFIFO(&state, registers, into: &read)
             }
         }
     }
@@ -103,12 +108,14 @@ package final class LSM6IMU: STIMUDriver {
         }
     }
 
-    /// FIFO_STATUS1/2: unread words (DIFF_FIFO 9:0) and FIFO_OVR_IA (bit 6). Each word at
+    /// FIFO_STATUS1/2: unread words (DIFF_FIFO) and FIFO_OVR_IA (bit 6). Each word at
     /// FIFO_DATA_OUT_TAG (0x78) is TAG_SENSOR (7:3: 0x01 gyro, 0x02 accel), TAG_CNT (2:1),
     /// parity, then x, y, z. A gyro word and an accel word with the same TAG_CNT form a frame.
-    private func readTaggedFIFO(_ state: inout IMUState<TaggedFIFOProgress>, into read: inout FIFORead) throws(SensorError) {
-        let (overrun, words) = try device.burst(0x3A, count: 2) { status in
-            (status[1] & 0x40 != 0, Int(status[1] & 0x03) << 8 | Int(status[0]))
+    private func readTaggedFIFO(
+        _ state: inout IMUState<TaggedFIFOProgress>, _ registers: LSM6TaggedFIFORegisters, into read: inout FIFORead
+    ) throws(SensorError) {
+        let (overrun, words) = try device.burst(registers.status, count: 2) { status in
+            (status[1] & 0x40 != 0, Int(status[1] & registers.levelHighMask) << 8 | Int(status[0]))
         }
         if overrun {
             try startFIFO(&state)

@@ -11,6 +11,10 @@ package enum LSM6Model: String, Sendable, CaseIterable {
     /// WHO_AM_I 0x6B: the LSM6DSO's register map with a ±4000 dps gyroscope range; the ISM330DHCX
     /// (industrial grade) answers the same and is the same to this driver.
     case lsm6dsr = "LSM6DSR/ISM330DHCX"
+    /// WHO_AM_I 0x70: the LSM6DSV16X, and the LSM6DSV, which answers the same and has the same
+    /// register map (Linux st_lsm6dsx_core.c serves both with one entry, `.wai = 0x70`); no
+    /// register tells them apart. Its map moved: ranges in CTRL6/CTRL8, FIFO status at 0x1B.
+    case lsm6dsv16x = "LSM6DSV16X/LSM6DSV"
 }
 
 /// The ST LSM6 chips: one register map (``LSM6Register``), a settings entry per WHO_AM_I.
@@ -37,6 +41,36 @@ enum LSM6Register {
         whoAmI: whoAmI, control: ctrl3C, accelerometerControl: ctrl1XL, gyroscopeControl: ctrl2G,
         rateMask: 0b1111_0000, rangeMasks: (0b0000_1100, 0b0000_1111), selfTestRegister: ctrl5C,
         sample: (outTempL, length: 14, gyroscope: 2, accelerometer: 8))
+
+    /// LSM6DSV16X (ST DS13510, register mapping and register description chapters; Linux
+    /// st_lsm6dsx_core.c LSM6DSV entry, after 6.1): CTRL1 (10h) ODR_XL bits 3:0 and CTRL2 (11h)
+    /// ODR_G bits 3:0 (OP_MODE bits 6:4 left 000, high performance); CTRL3 (12h) as CTRL3_C;
+    /// CTRL6 (15h) FS_G bits 3:0; CTRL8 (17h) FS_XL bits 1:0; CTRL10 (19h) ST_G bits 3:2,
+    /// ST_XL bits 1:0. The sample burst from OUT_TEMP_L (20h) is laid out as the LSM6DSO's.
+    static let dsvCTRL6: UInt8 = 0x15
+    static let dsvCTRL8: UInt8 = 0x17
+    static let dsvCTRL10: UInt8 = 0x19
+    static let dsv = STRegisterLayout(
+        whoAmI: whoAmI, control: ctrl3C, accelerometerControl: ctrl1XL, gyroscopeControl: ctrl2G,
+        rateMask: 0b0000_1111, rangeMasks: (0b0000_0011, 0b0000_1111), rangeRegisters: (dsvCTRL8, dsvCTRL6),
+        selfTestRegister: dsvCTRL10, sample: (outTempL, length: 14, gyroscope: 2, accelerometer: 8))
+}
+
+/// Where a tagged FIFO's status and timestamp switch sit.
+struct LSM6TaggedFIFORegisters: Sendable {
+    /// FIFO_STATUS1 (DIFF_FIFO 7:0), then FIFO_STATUS2 (FIFO_OVR_IA bit 6, DIFF_FIFO high bits).
+    var status: UInt8
+    var levelHighMask: UInt8
+    /// TIMESTAMP_EN: its register and bit.
+    var timestampEnable: (register: UInt8, bit: UInt8)
+
+    /// LSM6DSO/DSOX/DSR (DS12814 §9: FIFO_STATUS1/2 3Ah/3Bh, DIFF_FIFO 9:0; CTRL10_C 19h
+    /// TIMESTAMP_EN bit 5; kernel ts_settings timer_en 0x19 BIT(5)).
+    static let dso = Self(status: 0x3A, levelHighMask: 0x03, timestampEnable: (0x19, 0x20))
+    /// LSM6DSV16X (DS13510: FIFO_STATUS1/2 1Bh/1Ch, DIFF_FIFO 8:0; FUNCTIONS_ENABLE 50h
+    /// TIMESTAMP_EN bit 6; kernel st_lsm6dsx_core.c LSM6DSV: fifo_diff 0x1b GENMASK(8, 0),
+    /// timer_en 0x50 BIT(6)). FIFO_CTRL3/4 (09h/0Ah) and FIFO_DATA_OUT_TAG (78h) as the LSM6DSO's.
+    static let dsv = Self(status: 0x1B, levelHighMask: 0x01, timestampEnable: (0x50, 0x40))
 }
 
 /// How the chip's FIFO stores samples.
@@ -49,7 +83,7 @@ enum LSM6FIFOLayout: Sendable {
     /// LSM6DSO (datasheet §9 FIFO): 7-byte words, a tag byte then 6 data bytes; FIFO_CTRL3 0x09
     /// BDR_GY 7:4 + BDR_XL 3:0, FIFO_CTRL4 0x0A FIFO_MODE 2:0, FIFO_STATUS1/2 0x3A/0x3B
     /// (DIFF_FIFO 9:0, FIFO_OVR_IA bit 6), FIFO_DATA_OUT_TAG 0x78.
-    case tagged
+    case tagged(LSM6TaggedFIFORegisters)
 
     /// Bytes of one untagged frame: six 16-bit words, gyroscope x, y, z then accelerometer x, y, z.
     static let patternFrameBytes = 12
@@ -60,6 +94,10 @@ enum LSM6FIFOLayout: Sendable {
 struct LSM6Settings: STIMUSettings {
     /// WHO_AM_I (0x0F) value of each datasheet.
     var identity: UInt8
+    /// Where the configuration, sample and self-test registers sit.
+    var layout: STRegisterLayout = LSM6Register.st
+    /// The default output data rate (Hz): 208, or the nearest the chip has (LSM6DSV16X: 240).
+    var defaultRate: Double = 208
     /// Output data rate (Hz) → ODR code, used for both sensors (and for the FIFO); accelerometer
     /// full scale (g) → FS_XL, sensitivity LSB/g; gyroscope full scale (°/s) → FS_G:FS_125,
     /// sensitivity LSB/(°/s).
@@ -71,14 +109,15 @@ struct LSM6Settings: STIMUSettings {
     /// DS3/DSL): accelerometer at 52 Hz ±4 g with ST_XL = 01 (positive), gyroscope at 208 Hz
     /// ±2000 °/s with ST_G = 01 (positive, CTRL5_C bits 3:2); 100 ms settling, 5 samples 20 ms
     /// apart after one discarded. Limits: accelerometer in mg per model, gyroscope 150…700 °/s.
-    var selfTest: STSelfTestPlan {
-        STSelfTestPlan(
+    var selfTest: STSelfTestPlan? {
+        guard let accelerometerSelfTestLimits else { return nil }
+        return STSelfTestPlan(
             accelerometer: (fullScale: 4, rate: 52, selfTest: 0b01, settle: .milliseconds(100), interval: .milliseconds(20)),
             gyroscope: (fullScale: 2000, rate: 208, selfTest: 0b0100, settle: .milliseconds(100), interval: .milliseconds(20)),
             limits: (accelerometerSelfTestLimits, 150...700))
     }
-    /// Self-test accelerometer response limits in mg (absolute value).
-    var accelerometerSelfTestLimits: ClosedRange<Double>
+    /// Self-test accelerometer response limits in mg (absolute value); nil: no self-test run.
+    var accelerometerSelfTestLimits: ClosedRange<Double>?
     /// The pedometer among the embedded functions (LSM6DSO/DSOX/DSO32, ``LSM6EmbeddedFunctions``);
     /// nil where this driver does not run one (the LSM6DS3/DSL have a pedometer at other
     /// addresses, the LSM6DSR one not checked here).
@@ -107,6 +146,16 @@ struct LSM6Settings: STIMUSettings {
     private static let gyroscope = ranges(
         [125, 250, 500, 1000, 2000], [0b0010, 0b0000, 0b0100, 0b1000, 0b1100], milliPerLSB: [4.375, 8.75, 17.5, 35, 70])
     private static let dsrGyroscope = gyroscope + ranges([4000], [0b0001], milliPerLSB: [140])
+    /// LSM6DSV16X (DS13510 CTRL1/CTRL2 ODR tables; Linux st_lsm6dsx_core.c LSM6DSV odr_avl codes
+    /// 2…9 for 7.5…960 Hz): 0010 = 7.5 Hz doubling to 1100 = 7.68 kHz in high-performance mode
+    /// (0001, 1.875 Hz, is low-power only). FS_XL 00/01/10/11 = ±2/4/8/16 g at 0.061…0.488
+    /// mg/LSB; FS_G 0000…0100 = ±125…2000 dps at 4.375…70 mdps/LSB, 1100 = ±4000 dps at 140
+    /// (DS13510 Table 2 "Mechanical characteristics"; kernel fs_table 0x17 GENMASK(1, 0) and 0x15
+    /// GENMASK(3, 0), codes 1…4 for 250…2000 dps).
+    private static let dsvRates = (0..<11).map { SettingOption(value: 7.5 * Double(1 << $0), code: UInt8($0 + 2)) }
+    private static let dsvAccelerometer = ranges([2, 4, 8, 16], [0, 1, 2, 3], milliPerLSB: [0.061, 0.122, 0.244, 0.488])
+    private static let dsvGyroscope = ranges(
+        [125, 250, 500, 1000, 2000, 4000], [0, 1, 2, 3, 4, 0b1100], milliPerLSB: [4.375, 8.75, 17.5, 35, 70, 140])
 
     private static func rates(_ list: [Double]) -> [SettingOption] {
         list.enumerated().map { SettingOption(value: $1, code: UInt8($0 + 1)) }
@@ -119,7 +168,7 @@ struct LSM6Settings: STIMUSettings {
     private init(
         identity: UInt8, rates: [SettingOption], accelerometerRanges: [SettingOption] = LSM6Settings.accelerometer,
         gyroscopeRanges: [SettingOption] = LSM6Settings.gyroscope,
-        temperatureLSBPerDegree: Double, fifo: LSM6FIFOLayout, accelerometerSelfTestLimits: ClosedRange<Double>,
+        temperatureLSBPerDegree: Double, fifo: LSM6FIFOLayout, accelerometerSelfTestLimits: ClosedRange<Double>?,
         stepCounter: StepCounterFeature? = nil
     ) {
         self.identity = identity
@@ -142,20 +191,33 @@ struct LSM6Settings: STIMUSettings {
                          accelerometerSelfTestLimits: 90...1700)
         case .lsm6dso:
             // LSM6DSO §4.3: 256 LSB/°C; Table 2 self-test 50…1700 mg, 150…700 dps.
-            LSM6Settings(identity: 0x6C, rates: dsoRates, temperatureLSBPerDegree: 256, fifo: .tagged,
+            LSM6Settings(identity: 0x6C, rates: dsoRates, temperatureLSBPerDegree: 256, fifo: .tagged(.dso),
                          accelerometerSelfTestLimits: 50...1700, stepCounter: dsoStepCounter)
         case .lsm6dso32:
             // LSM6DSO32: as the LSM6DSO, with ±4…32 g ranges.
             // DS13238: the LSM6DSO's embedded functions, pedometer included.
             LSM6Settings(identity: 0x6C, rates: dsoRates, accelerometerRanges: dso32Accelerometer, temperatureLSBPerDegree: 256,
-                         fifo: .tagged, accelerometerSelfTestLimits: 50...1700, stepCounter: dsoStepCounter)
+                         fifo: .tagged(.dso), accelerometerSelfTestLimits: 50...1700, stepCounter: dsoStepCounter)
         case .lsm6dsr:
             // 256 LSB/°C and the self-test procedure as the LSM6DSO's. Self-test limits: the
             // LSM6DSO's (DS12140 Table 2: 50…1700 mg, 150…700 dps at ±2000 dps), applied until
             // they are checked against DS12412 Table 2 (LSM6DSR) and DS13012 Table 3 (ISM330DHCX),
             // which were not at hand when this entry was written.
             LSM6Settings(identity: 0x6B, rates: dsoRates, gyroscopeRanges: dsrGyroscope, temperatureLSBPerDegree: 256,
-                         fifo: .tagged, accelerometerSelfTestLimits: 50...1700)
+                         fifo: .tagged(.dso), accelerometerSelfTestLimits: 50...1700)
+        case .lsm6dsv16x: dsv16x
         }
+    }
+
+    /// DS13510: 256 LSB/°C (temperature sensor characteristics), the tagged FIFO at its own
+    /// status register. The self-test is not run: its procedure (rates, settling) and limits
+    /// were not checked against DS13510 here. Its pedometer is not driven.
+    private static var dsv16x: LSM6Settings {
+        var settings = LSM6Settings(
+            identity: 0x70, rates: dsvRates, accelerometerRanges: dsvAccelerometer, gyroscopeRanges: dsvGyroscope,
+            temperatureLSBPerDegree: 256, fifo: .tagged(.dsv), accelerometerSelfTestLimits: nil)
+        settings.layout = LSM6Register.dsv
+        settings.defaultRate = 240
+        return settings
     }
 }

@@ -16,7 +16,7 @@ package final class LSM9DS1IMU: STIMUDriver {
     let core: DriverCore<LSM9DS1Settings, IMUState<NoFIFOProgress>>
     /// CTRL_REG1_G (0x10): 0x00 after a reset, the rate and range after ``configure(_:)``.
     static let configuredRegister = LSM9DS1Register.ctrlReg1G
-    static let layout = LSM9DS1Register.st
+    var layout: STRegisterLayout { LSM9DS1Register.st }
 
     package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), pause: Pause = .system, resetCompletion: ResetCompletion = .pollResetBit) {
         let settings = LSM9DS1Settings()

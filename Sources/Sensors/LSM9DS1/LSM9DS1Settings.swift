@@ -73,7 +73,7 @@ struct LSM9DS1Settings: STIMUSettings {
     /// Output change limits from the same file: 70…1500 mg, 200…800 dps. The accelerometer runs
     /// alone, at the accelerometer-only ODR_XL codes 001…110 (CTRL_REG6_XL (20h) ODR_XL table):
     /// 10, 50, 119, 238, 476, 952 Hz.
-    var selfTest = STSelfTestPlan(
+    var selfTest: STSelfTestPlan? = STSelfTestPlan(
         accelerometer: (
             fullScale: 2, rate: 50, selfTest: LSM9DS1Register.accelerometerSelfTest, settle: .milliseconds(200), interval: .milliseconds(20)),
         gyroscope: (
