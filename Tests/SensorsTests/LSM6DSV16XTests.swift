@@ -95,7 +95,7 @@ private func make(_ bus: ExpectationBus) -> LSM6IMU { LSM6IMU(bus: bus, model: .
         #expect(SimulatedBoard.IMU.lsm6dsv16x.possibleAddresses == [I2CAddress(0x6A), I2CAddress(0x6B)])
         #expect(SimulatedBoard.IMU(name: "lsm6dsv") == .lsm6dsv16x)
         #expect(ChipDescriptor.lsm6dsv16x.cliNames == ["lsm6dsv16x", "lsm6dsv"])
-        #expect(ChipDescriptor.lsm6dsv16x.fifo?.timestamp?.lsb == 25e-6)
+        #expect(ChipDescriptor.lsm6dsv16x.fifo?.timestamp?.lsb == 21.75e-6)
     }
 
     /// The emulator against DS13510: power-on WHO_AM_I, ODR in CTRL1 bits 3:0 (0111 = 240 Hz:
@@ -130,7 +130,7 @@ private func make(_ bus: ExpectationBus) -> LSM6IMU { LSM6IMU(bus: bus, model: .
         #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
         #expect((23...25).contains(frames.count), "\(frames.count) frames in 0.1 s at 240 Hz")
         #expect(steps.count == frames.count - 1)
-        // One 25 µs tick of rounding either side.
-        #expect(steps.allSatisfy { abs($0 - (1 + driftPPM * 1e-6) / 240) <= 26e-6 }, "\(steps)")
+        // One 21.75 µs tick of rounding either side.
+        #expect(steps.allSatisfy { abs($0 - (1 + driftPPM * 1e-6) / 240) <= 21.8e-6 }, "\(steps)")
     }
 }

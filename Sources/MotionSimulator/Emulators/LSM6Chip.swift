@@ -89,6 +89,8 @@ struct LSM6Chip: SensingChip, MultiModelChip {
         static let ctrl8: UInt8 = 0x17
         static let fifoStatus1: UInt8 = 0x1B
         static let functionsEnable: UInt8 = 0x50
+        /// TIMESTAMP0–3 count 21.75 µs (typical).
+        static let timestampLSB = 21.75e-6
         /// ODR code 0001 = 1.875 Hz (low-power modes), 0010 = 7.5 Hz, doubling to 1100 = 7.68 kHz;
         /// the FIFO's BDR_XL / BDR_GY codes are the same (FIFO_CTRL3).
         static func rate(code: UInt8) -> Double? {
@@ -317,6 +319,9 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     /// FIFO_STATUS1; FIFO_STATUS2 follows it.
     var fifoStatus1Address: UInt8 { variant.dsvMap ? DSVMap.fifoStatus1 : Self.fifoStatus1 }
 
+    /// Seconds per TIMESTAMP count: 25 µs, 21.75 µs on the LSM6DSV16X (DS13510 TIMESTAMP0–3).
+    var timestampLSB: Double { variant.dsvMap ? DSVMap.timestampLSB : Self.timestampLSB }
+
     /// TIMESTAMP_EN: CTRL10_C bit 5, or FUNCTIONS_ENABLE bit 6 on the LSM6DSV16X.
     var timestampEnable: (register: UInt8, bit: UInt8) { variant.dsvMap ? (DSVMap.functionsEnable, 0x40) : (Self.ctrl10C, 0x20) }
 
@@ -415,7 +420,7 @@ struct LSM6Chip: SensingChip, MultiModelChip {
                 lastTagTime = event.time
                 if timestampsBatched {
                     // The slot's timestamp word comes first, by the chip's (drifting) clock.
-                    let ticks = ((event.time - timestampOrigin) * (1 + options.clockDriftPPM * 1e-6) / Self.timestampLSB).rounded(.down)
+                    let ticks = ((event.time - timestampOrigin) * (1 + options.clockDriftPPM * 1e-6) / timestampLSB).rounded(.down)
                     let counter = UInt32(truncatingIfNeeded: Int64(max(0, min(ticks, 1e15))))
                     var data = InlineBytes()
                     for shift in stride(from: 0, to: 32, by: 8) { data.append(UInt8(truncatingIfNeeded: counter >> shift)) }

@@ -40,7 +40,7 @@ extension ChipDescriptor {
 
     /// One LSM6 chip: WHO_AM_I (0x0F) from its settings, at 0x6A (SA0 low) or 0x6B; its FIFO as
     /// its settings say: untagged 12-byte frames (LSM6DS3/DSL) or two tagged 7-byte words per
-    /// sample with the 25 µs timestamp (LSM6DSO/DSO32/DSR/DSV16X).
+    /// sample with the timestamp (25 µs; LSM6DSV16X 21.75 µs) (LSM6DSO/DSO32/DSR/DSV16X).
     private static func lsm6(
         _ model: LSM6Model, cliNames: [String], gyroRestLimits: GyroRestLimits?, condition: IdentityCondition = .always,
         wiring: String? = nil
@@ -48,10 +48,10 @@ extension ChipDescriptor {
         let settings = LSM6Settings.settings(for: model)
         let fifo = switch settings.fifo {
         case .pattern: FIFOLayout(bytesPerSample: LSM6FIFOLayout.patternFrameBytes)
-        case .tagged:
+        case .tagged(let registers):
             FIFOLayout(
                 bytesPerSample: 2 * LSM6FIFOLayout.taggedWordBytes,
-                timestamp: FIFOTimestampFormat(lsb: LSM6IMU.timestampLSB, wrap: LSM6IMU.timestampWrap))
+                timestamp: FIFOTimestampFormat(lsb: registers.timestampLSB, wrap: registers.timestampWrap))
         }
         return ChipDescriptor(
             imu: model.rawValue, cliNames: cliNames, family: .lsm6,

@@ -128,7 +128,7 @@ package final class LSM6IMU: STIMUDriver {
             let tag = bytes[word * wordBytes]
             let sensor = tag >> 3
             if sensor == Self.timestampTag {
-                state.fifo.timestamp = Self.unwrap(timestampWord: bytes, at: word * wordBytes + 1, after: state.fifo.timestamp)
+                state.fifo.timestamp = Self.unwrap(timestampWord: bytes, at: word * wordBytes + 1, after: state.fifo.timestamp, lsb: registers.timestampLSB)
                 return true
             }
             guard sensor == 0x01 || sensor == 0x02 else { return true }
@@ -150,15 +150,12 @@ package final class LSM6IMU: STIMUDriver {
             }
             return true
         }
-        read.chipClockWrap = Self.timestampWrap
+        read.chipClockWrap = registers.timestampWrap
     }
 
     /// TAG_SENSOR of a timestamp word (DS12814 FIFO tag table; kernel ST_LSM6DSX_TS_TAG 0x04).
     static let timestampTag: UInt8 = 0x04
-    /// TIMESTAMP LSB, 25 µs (DS12814 TIMESTAMP0–3; kernel ST_LSM6DSX_TS_SENSITIVITY 25000 ns), and
-    /// the 32-bit counter's wrap, about 29.8 h.
-    static let timestampLSB = 25e-6
-    static let timestampWrap = 4_294_967_296.0 * timestampLSB
+    // The TIMESTAMP LSB and the counter's wrap: ``LSM6TaggedFIFORegisters``.
 
     /// The last timestamp word: its TAG_CNT, raw counter, and seconds unwrapped since the FIFO started.
     struct FIFOTimestamp {
@@ -168,9 +165,9 @@ package final class LSM6IMU: STIMUDriver {
     }
 
     /// A timestamp word (TIMESTAMP[31:0] little-endian at `base`), unwrapped against the last one:
-    /// the counter only grows, so the step is the difference modulo 2³² (one wrap takes 29.8 h;
-    /// the FIFO would overflow and restart long before two).
-    static func unwrap(timestampWord bytes: UnsafeRawBufferPointer, at base: Int, after last: FIFOTimestamp?) -> FIFOTimestamp {
+    /// the counter only grows, so the step is the difference modulo 2³² (one wrap takes a day or
+    /// more; the FIFO would overflow and restart long before two). `lsb`: seconds per count.
+    static func unwrap(timestampWord bytes: UnsafeRawBufferPointer, at base: Int, after last: FIFOTimestamp?, lsb timestampLSB: Double) -> FIFOTimestamp {
         let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[base + $1]) << (8 * $1) }
         let slot = (bytes[base - 1] >> 1) & 0x03
         var seconds = Double(raw) * timestampLSB

@@ -63,14 +63,21 @@ struct LSM6TaggedFIFORegisters: Sendable {
     var levelHighMask: UInt8
     /// TIMESTAMP_EN: its register and bit.
     var timestampEnable: (register: UInt8, bit: UInt8)
+    /// Seconds per TIMESTAMP count.
+    var timestampLSB: Double
+    /// The 32-bit counter's wrap: 2³² counts (29.8 h at 25 µs, 25.9 h at 21.75 µs).
+    var timestampWrap: Double { 4_294_967_296.0 * timestampLSB }
 
     /// LSM6DSO/DSOX/DSR (DS12814 §9: FIFO_STATUS1/2 3Ah/3Bh, DIFF_FIFO 9:0; CTRL10_C 19h
-    /// TIMESTAMP_EN bit 5; kernel ts_settings timer_en 0x19 BIT(5)).
-    static let dso = Self(status: 0x3A, levelHighMask: 0x03, timestampEnable: (0x19, 0x20))
+    /// TIMESTAMP_EN bit 5; kernel ts_settings timer_en 0x19 BIT(5)); 25 µs per count (DS12814
+    /// TIMESTAMP0–3; kernel ST_LSM6DSX_TS_SENSITIVITY 25000 ns).
+    static let dso = Self(status: 0x3A, levelHighMask: 0x03, timestampEnable: (0x19, 0x20), timestampLSB: 25e-6)
     /// LSM6DSV16X (DS13510: FIFO_STATUS1/2 1Bh/1Ch, DIFF_FIFO 8:0; FUNCTIONS_ENABLE 50h
     /// TIMESTAMP_EN bit 6; kernel st_lsm6dsx_core.c LSM6DSV: fifo_diff 0x1b GENMASK(8, 0),
     /// timer_en 0x50 BIT(6)). FIFO_CTRL3/4 (09h/0Ah) and FIFO_DATA_OUT_TAG (78h) as the LSM6DSO's.
-    static let dsv = Self(status: 0x1B, levelHighMask: 0x01, timestampEnable: (0x50, 0x40))
+    /// 21.75 µs per count (DS13510 TIMESTAMP0–3; ST's lsm6dsv16x_reg.c lsm6dsv16x_from_lsb_to_nsec
+    /// multiplies by 21750 ns; the kernel applies its 25 µs to every tagged chip, this one too).
+    static let dsv = Self(status: 0x1B, levelHighMask: 0x01, timestampEnable: (0x50, 0x40), timestampLSB: 21.75e-6)
 }
 
 /// How the chip's FIFO stores samples.
