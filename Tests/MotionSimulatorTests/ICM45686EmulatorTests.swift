@@ -3,7 +3,7 @@ import MotionSimulator
 import Testing
 import Timing
 
-/// ICM-45686 direct registers from DS-000577 §15 (written here independently).
+/// ICM-45686 direct registers from the DS-000577 register map (written here independently).
 private enum Reg {
     static let accelDataX: UInt8 = 0x00, tempData: UInt8 = 0x0C, pwrMgmt0: UInt8 = 0x10, int1Status0: UInt8 = 0x19
     static let accelConfig0: UInt8 = 0x1B, gyroConfig0: UInt8 = 0x1C, whoAmI: UInt8 = 0x72, misc2: UInt8 = 0x7F

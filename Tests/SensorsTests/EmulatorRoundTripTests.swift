@@ -53,7 +53,8 @@ import Testing
                       gyroscope: [(15.625, 1 / 2097.2), (31.25, 1 / 1048.6), (62.5, 1 / 524.3), (125, 1 / 262),
                                   (250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4)])
         case .icm45686:
-            // ICM-45686 DS-000577 Table 2 (ACCEL_UI_FS_SEL) and Table 1 (GYRO_UI_FS_SEL).
+            // ICM-45686 DS-000577 full scales (ACCEL_UI_FS_SEL, GYRO_UI_FS_SEL); sensitivities 32768 / full scale
+            // as InvenSense tabulates them (DS-000577's table not reached; the ICM-42688-P's DS-000347 Tables 1–2).
             IMURanges(accelerometer: [(2, 1 / 16384), (4, 1 / 8192), (8, 1 / 4096), (16, 1 / 2048), (32, 1 / 1024)],
                       gyroscope: [(15.625, 1 / 2097.2), (31.25, 1 / 1048.6), (62.5, 1 / 524.3), (125, 1 / 262),
                                   (250, 1 / 131), (500, 1 / 65.5), (1000, 1 / 32.8), (2000, 1 / 16.4), (4000, 1 / 8.2)])

@@ -4,7 +4,7 @@ import MotionSimulator
 import Sensors
 import Testing
 
-/// ICM-45686 direct registers from DS-000577 §15, written here independently of the driver.
+/// ICM-45686 direct registers from the DS-000577 register map, written here independently of the driver.
 private enum ICM {
     static let accelDataX: UInt8 = 0x00, pwrMgmt0: UInt8 = 0x10, accelConfig0: UInt8 = 0x1B, gyroConfig0: UInt8 = 0x1C
     static let whoAmI: UInt8 = 0x72, misc2: UInt8 = 0x7F

@@ -1,8 +1,9 @@
 import I2C
 
 /// Register model of the TDK InvenSense ICM-45686 (accelerometer, gyroscope, temperature), from
-/// its datasheet DS-000577: §15 register map (user bank 0 direct registers), the sensitivity
-/// tables of §3 (accelerometer 1024…16384 LSB/g for ±32…±2 g; gyroscope 8.2…2097.2 LSB/(°/s)
+/// its datasheet DS-000577: the register map (user bank 0 direct registers), the full scales
+/// (sensitivities as InvenSense tabulates 32768 / full scale; DS-000577's own table was not
+/// reachable when this was written) (accelerometer 1024…16384 LSB/g for ±32…±2 g; gyroscope 8.2…2097.2 LSB/(°/s)
 /// for ±4000…±15.625 °/s), TEMP_DATA (°C = TEMP_DATA / 128 + 25).
 struct ICM45686Chip: SingleModelChip, NamedChip {
     static let chipName = "ICM-45686"

@@ -3,7 +3,7 @@ import I2C
 extension ChipDescriptor {
     static let icm45686Name = "ICM-45686"
 
-    /// WHO_AM_I 0xE9 at 0x72, at 0x68 (AP_AD0 low) or 0x69 (DS-000577 §15; kernel inv_icm45600.h
+    /// WHO_AM_I 0xE9 at 0x72, at 0x68 (AP_AD0 low) or 0x69 (DS-000577 register map; kernel inv_icm45600.h
     /// INV_ICM45600_REG_WHOAMI, INV_ICM45600_WHOAMI_ICM45686). Read after 0x75 has shown the device
     /// is no MPU and no ICM-42688 (on an ICM-45686, 0x75 is no identity register) and before 0x00:
     /// on the ICM-45686, 0x00 is ACCEL_DATA_X1_UI, live data that may read the BMI160's, BMI270's

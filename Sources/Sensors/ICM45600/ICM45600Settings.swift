@@ -6,7 +6,7 @@ extension ChipInfo.Family {
     package static let icm45600 = Self(rawValue: "InvenSense ICM-456xx")
 }
 
-/// Direct-access registers of the ICM-456xx (datasheet DS-000577 §15 "Register map", user bank
+/// Direct-access registers of the ICM-456xx (datasheet DS-000577 register map and §16 register descriptions (REG_MISC2 is §16.84, as the kernel cites it), user bank
 /// 0; the kernel's inv_icm45600.h names the same addresses INV_ICM45600_REG_*). Sensor data and
 /// the FIFO are little-endian after reset (the kernel reads them with le16_to_cpu,
 /// inv_icm45600_accel.c / inv_icm45600_buffer.h).
@@ -54,13 +54,15 @@ struct ICM45600Settings: Sendable {
     ].map { SettingOption(value: $0.0, code: UInt8($0.1)) }
 
     /// ACCEL_UI_FS_SEL 0…4 = ±32/16/8/4/2 g (kernel enum inv_icm45686_accel_fs) at 1024 … 16384
-    /// LSB/g, 32768 / full scale (DS-000577 Table 2, accelerometer sensitivity scale factor).
+    /// LSB/g, 32768 / full scale (DS-000577's sensitivity table was not reachable here: the value
+    /// is InvenSense's convention, as in the ICM-42688-P's DS-000347 Table 2).
     static let accelerometerRanges = [32.0, 16, 8, 4, 2].enumerated()
         .map { SettingOption(value: $1, code: UInt8($0), sensitivity: 32768 / $1) }
 
-    /// GYRO_UI_FS_SEL 0…8 = ±4000 … ±15.625 °/s (kernel enum inv_icm45686_gyro_fs) at the
-    /// datasheet's 8.2 … 2097.2 LSB/(°/s) (DS-000577 Table 1, gyroscope sensitivity scale factor;
-    /// 32768 / full scale rounded, as the ICM-42688-P's).
+    /// GYRO_UI_FS_SEL 0…8 = ±4000 … ±15.625 °/s (kernel enum inv_icm45686_gyro_fs) at 8.2 …
+    /// 2097.2 LSB/(°/s): 32768 / full scale rounded as InvenSense tabulates it (the ICM-42688-P's
+    /// DS-000347 Table 1; DS-000577's table was not reachable here), within 0.1 % of the kernel's
+    /// scales (``KernelCrossCheckTests``).
     static let gyroscopeRanges = zip(
         [4000.0, 2000, 1000, 500, 250, 125, 62.5, 31.25, 15.625], [8.2, 16.4, 32.8, 65.5, 131, 262, 524.3, 1048.6, 2097.2]
     ).enumerated().map { SettingOption(value: $1.0, code: UInt8($0), sensitivity: $1.1) }
