@@ -10,7 +10,9 @@ import I2C
 /// register 0x00 holds a factory self-test code that may read anything (0xD1 and 0xEA included),
 /// so the BMI160's CHIP_ID and the ICM-20948's bank-0 WHO_AM_I (both at 0x00) are read only once
 /// WHO_AM_I at 0x75 has shown the device is no MPU (on the BMI160 and the ICM-20948, 0x75 is a
-/// reserved register, never an MPU identity). Chips sharing a register are tried in this order,
+/// reserved register, never an MPU identity). The ICM-45686's WHO_AM_I at 0x72 is read between the
+/// two: on it 0x00 is live accelerometer data, which could match the BMI160's, BMI270's or
+/// ICM-20948's identity byte. Chips sharing a register are tried in this order,
 /// so a longer identity goes before one it starts with (the AK09916 before the AK8963).
 package enum ChipRegistry {
     package static let all: [ChipDescriptor] = [
@@ -19,6 +21,7 @@ package enum ChipRegistry {
         .mpu6500,
         .mpu9250,
         .icm42688p,
+        .icm45686,
         .bmi160,
         .bmi270,
         .icm20948,

@@ -244,10 +244,10 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
 
     // MARK: Against the emulator
 
-    /// At 0x68 the catalog reads WHO_AM_I, then CHIP_ID, and never writes: it names the BMI160 on
+    /// At 0x68 the catalog reads WHO_AM_I, the ICM-45686's WHO_AM_I, then CHIP_ID, and never writes: it names the BMI160 on
     /// a BMI160 board and the MPU-6500 on an MPU-6500 board (one read, WHO_AM_I matches). (An
     /// MPU-6050's WHO_AM_I goes on to the MPU-9150 bypass check, which writes: MPU9150Tests.)
-    @Test(arguments: [(SimulatedBoard.IMU.bmi160, "BMI160", 2), (.mpu6500, "MPU-6500", 1)])
+    @Test(arguments: [(SimulatedBoard.IMU.bmi160, "BMI160", 3), (.mpu6500, "MPU-6500", 1)])
     func identificationAt0x68ReadsOnly(imu: SimulatedBoard.IMU, name: String, reads: Int) throws {
         let board = SimulatedBoard(imu: imu, magnetometer: .none, source: ConstantSource(), now: { 0 })
         board.bus.clearLog()
@@ -256,8 +256,9 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
         #expect(ChipCatalog.makeIMU(for: chip, bus: board.bus, pause: .none)?.chip.name == name)
         let log = board.bus.log
         #expect(log.count == reads)
-        // WHO_AM_I (0x75), then CHIP_ID (0x00): each a one-byte register pointer and a one-byte read.
-        let identityReads: [[I2COperation]] = [[.write([0x75]), .read(count: 1)], [.write([0x00]), .read(count: 1)]]
+        // WHO_AM_I (0x75), the ICM-45686's WHO_AM_I (0x72), then CHIP_ID (0x00): each a one-byte
+        // register pointer and a one-byte read.
+        let identityReads: [[I2COperation]] = [[.write([0x75]), .read(count: 1)], [.write([0x72]), .read(count: 1)], [.write([0x00]), .read(count: 1)]]
         #expect(log.map(\.operations) == Array(identityReads.prefix(reads)))
         #expect(try board.bus.readRegister(I2CAddress(0x68), imu == .bmi160 ? BMI.pmuStatus : 0x6B) == (imu == .bmi160 ? 0 : 0x01),
                 "untouched: still at its power-on state")
@@ -267,6 +268,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
     @Test func unknownDeviceAt0x68() throws {
         let bus = ExpectationBus([
             .writeRead(0x68, [0x75], reply: [0x00]),
+            .writeRead(0x68, [0x72], reply: [0x00]),  // not 0xE9: no ICM-45686
             .writeRead(0x68, [0x00], reply: [0x5A]),  // not 0x24: that is a BMI270
         ])
         #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68)) == nil)

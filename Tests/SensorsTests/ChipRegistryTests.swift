@@ -63,8 +63,8 @@ import Testing
     }
 
     static let identityReads: [IdentityReads] = [
-        IdentityReads(address: 0x68, reads: [.init(register: 0x75, count: 1), .init(register: 0x00, count: 1)]),
-        IdentityReads(address: 0x69, reads: [.init(register: 0x75, count: 1), .init(register: 0x00, count: 1)]),
+        IdentityReads(address: 0x68, reads: [.init(register: 0x75, count: 1), .init(register: 0x72, count: 1), .init(register: 0x00, count: 1)]),
+        IdentityReads(address: 0x69, reads: [.init(register: 0x75, count: 1), .init(register: 0x72, count: 1), .init(register: 0x00, count: 1)]),
         IdentityReads(address: 0x6A, reads: [.init(register: 0x0F, count: 1)]),
         IdentityReads(address: 0x6B, reads: [.init(register: 0x0F, count: 1)]),
         IdentityReads(address: 0x1C, reads: [.init(register: 0x0F, count: 1)]),

@@ -79,6 +79,7 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
     @Test func icm20948IsIdentifiedByBank0WhoAmIAfterTheMPURead() throws {
         let bus = ExpectationBus([
             .writeRead(0x68, [ICM.mpuWhoAmI], reply: [0x00]),  // reserved on the ICM-20948
+            .writeRead(0x68, [0x72], reply: [0x00]),  // FIFO_R_W, empty: no ICM-45686 WHO_AM_I
             .writeRead(0x68, [ICM.whoAmI], reply: [0xEA]),
         ])
         let chip = try #require(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68)))
@@ -92,6 +93,7 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
     @Test func otherDeviceAt0x68IsNotIdentified() throws {
         let bus = ExpectationBus([
             .writeRead(0x68, [ICM.mpuWhoAmI], reply: [0x00]),
+            .writeRead(0x68, [0x72], reply: [0x00]),
             .writeRead(0x68, [ICM.whoAmI], reply: [0x12]),
         ])
         #expect(try ChipCatalog.identify(bus: bus, address: I2CAddress(0x68)) == nil)
@@ -112,7 +114,8 @@ func icm20948Init(gyroDivider: UInt8 = 4, accelDivider: UInt16 = 4, dlpf: UInt8 
             }
             #expect(transaction.operations.count == 2 && bytes.count == 1, "\(transaction)")
         }
-        #expect(board.bus.log.count == (imu == .icm20948 ? 2 : 1))
+        // The ICM-20948: WHO_AM_I 0x75, the ICM-45686's WHO_AM_I 0x72, then bank-0 WHO_AM_I 0x00.
+        #expect(board.bus.log.count == (imu == .icm20948 ? 3 : 1))
     }
 
     // MARK: On the emulators

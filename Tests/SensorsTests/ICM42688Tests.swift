@@ -160,9 +160,11 @@ private func packet(header: UInt8 = 0x68, accel: [Int16], gyro: [Int16], tempera
             let driver = try #require(ChipCatalog.makeIMU(for: chip, bus: bus, pause: .none))
             #expect(driver.chip.name == name)
         }
-        // An unknown WHO_AM_I: then the next family's own identity register (the BMI160's CHIP_ID at
-        // 0x00), read, nothing written.
-        let unknown = ExpectationBus([.writeRead(0x68, [ICM.whoAmI], reply: [0x12]), .writeRead(0x68, [0x00], reply: [0x00])])
+        // An unknown WHO_AM_I: then the next families' own identity registers (the ICM-45686's
+        // WHO_AM_I at 0x72, the BMI160's CHIP_ID at 0x00), read, nothing written.
+        let unknown = ExpectationBus([
+            .writeRead(0x68, [ICM.whoAmI], reply: [0x12]), .writeRead(0x68, [0x72], reply: [0x00]), .writeRead(0x68, [0x00], reply: [0x00]),
+        ])
         #expect(try ChipCatalog.identify(bus: unknown, address: I2CAddress(0x68)) == nil)
         expectFinished(unknown)
     }

@@ -358,6 +358,7 @@ import Testing
     func imuEmulatorsMatchTheKernel(_ imu: SimulatedBoard.IMU) throws {
         if imu == .bno055 { return try bno055EmulatorMatchesTheKernel() }  // its own facts, below
         if imu == .adxl345 { return try adxl345EmulatorMatchesTheKernel() }  // ADXL345KernelFactsTests.swift
+        if imu == .icm45686 { return try icm45686EmulatorMatchesTheKernel() }  // ICM45686KernelFactsTests.swift
         // torvalds/linux has no BNO08x driver (drivers/iio/imu/bno055/ is the BNO055's alone), and
         // the hub has no registers to compare: its facts are checked against the manuals in BNO08xTests.
         if imu == .bno08x { return }

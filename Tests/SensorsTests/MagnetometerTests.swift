@@ -300,9 +300,11 @@ import Testing
     }
 
     @Test func unknownDeviceAndEmptyAddress() throws {
-        // At 0x68 both identity registers are read: MPU WHO_AM_I (0x75), then 0x00 (the BMI160's
-        // CHIP_ID and the ICM-20948's WHO_AM_I).
-        let unknown = ExpectationBus([.writeRead(0x68, [0x75], reply: [0x12]), .writeRead(0x68, [0x00], reply: [0x12])])
+        // At 0x68 every identity register is read: MPU WHO_AM_I (0x75), the ICM-45686's WHO_AM_I
+        // (0x72), then 0x00 (the BMI160's CHIP_ID and the ICM-20948's WHO_AM_I).
+        let unknown = ExpectationBus([
+            .writeRead(0x68, [0x75], reply: [0x12]), .writeRead(0x68, [0x72], reply: [0x12]), .writeRead(0x68, [0x00], reply: [0x12]),
+        ])
         #expect(try ChipCatalog.identify(bus: unknown, address: I2CAddress(0x68)) == nil)
         let empty = ExpectationBus([.writeRead(0x6A, [0x0F], reply: [0]).failing(.noAcknowledge)])
         #expect(try ChipCatalog.identify(bus: empty, address: I2CAddress(0x6A)) == nil)

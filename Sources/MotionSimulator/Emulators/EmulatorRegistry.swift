@@ -27,6 +27,8 @@ package enum EmulatorRegistry {
         // adds one on the host bus, as the Arduino Nano 33 BLE Sense Rev2 wires it).
         IMUEmulatorEntry(.bmi270, BMI270Emulator.self, at: 0x68, noiseRate: 200, builtIn: "bmm150"),
         IMUEmulatorEntry(.icm42688, ICM42688Emulator.self, at: 0x68, magnetometer: .qmc5883l, noiseRate: 200, errors: .icm42688, aliases: ["icm42688p"]),
+        // AP_AD0 low: 0x68, high: 0x69 (DS-000577 "I2C interface").
+        IMUEmulatorEntry(.icm45686, ICM45686Emulator.self, at: 0x68, alternate: 0x69, magnetometer: .qmc5883l, noiseRate: 200),
         IMUEmulatorEntry(.bno055, BNO055Emulator.self, at: 0x28, noiseRate: 100, builtIn: "bno055", calibratesMagnetometer: true),
         // ALT ADDRESS low: 0x53, high: 0x1D (ADXL345 Rev. G, "I2C"). An accelerometer alone; the
         // GY-85 breakout carries it with an HMC5883L.

@@ -27,4 +27,9 @@ extension SPIFraming {
     /// §6.4 "SPI interface"; Linux bmi270_spi.c: `.pad_bits = 8`, `.read_flag_mask = BIT(7)`).
     /// The BMI270's descriptor sets `spi: .boschBMI270`.
     package static let boschBMI270 = SPIFraming(readDummyBytes: 1)
+
+    /// TDK InvenSense ICM-456xx: R/W in bit 7, no dummy byte (DS-000577 "SPI interface", as the
+    /// ICM-42600); no interface-select field to keep (the kernel's inv_icm45600_spi.c bus setup
+    /// only sets the SPI slew rate in DRIVE_CONFIG0).
+    package static let invenSenseICM45600 = SPIFraming()
 }
