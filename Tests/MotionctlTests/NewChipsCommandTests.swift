@@ -13,18 +13,8 @@ struct NewChipsCommandTests {
 
     /// At rest every sample's acceleration is 1 g ± 2 %, and the rotation-rate columns are 0.
     @Test func streamAtRestReadsOneGAndNoRotation() throws {
-        let result = try BoardsCommandTests.run(["stream", "--simulated", "--imu", "adxl345", "--count", "50"])
-        #expect(result.status == 0, "\(result.error)")
-        let lines = result.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        let header = try #require(lines.first)
-        let columns = try ["acc_x_g", "acc_y_g", "acc_z_g"].map { try #require(header.firstIndex(of: $0)) }
-        let rotation = try ["rot_x_rad_s", "rot_y_rad_s", "rot_z_rad_s"].map { try #require(header.firstIndex(of: $0)) }
-        let rows = lines.dropFirst()
-        #expect(rows.count == 50)
-        for row in rows {
-            let magnitude = columns.map { Double(row[$0]) ?? .nan }.reduce(0) { $0 + $1 * $1 }.squareRoot()
-            #expect(abs(magnitude - 1) <= 0.02, "\(row)")
-            #expect(rotation.allSatisfy { Double(row[$0]) == 0 }, "\(row)")
+        for row in try restingStream(imu: "adxl345") {
+            #expect(abs(row.acceleration - 1) <= 0.02 && row.rotation == 0, "\(row)")
         }
     }
 
