@@ -7,6 +7,10 @@ import MotionSimulation
 /// the `CM` prefixes dropped; only the construction names the simulated board and its clock.
 @Sendable func pedometerActivity(runs: Int) -> Bool {
     let clock = VirtualClock()
+    // Taken before the board starts: the pedometer maps its virtual clock to dates once, when it
+    // is made, and wall time runs on while virtual time waits for `advance`, so a date taken after
+    // a slow start (a sanitizer's build) would fall after the walk's first steps.
+    let start = Date()
     let source = MotionSource.simulated(Simulation(scenario: "walk-pauses"))
     let pedometer: Pedometer
     let activityManager: MotionActivityManager
@@ -22,7 +26,6 @@ import MotionSimulation
         + "floors \(Pedometer.isFloorCountingAvailable()), pace \(Pedometer.isPaceAvailable()), cadence \(Pedometer.isCadenceAvailable()), "
         + "events \(Pedometer.isPedometerEventTrackingAvailable())")
 
-    let start = Date()
     let latest = Shared<PedometerData?>(nil)
     let cadences = Shared<[Double]>([])
     if Pedometer.isStepCountingAvailable() {
