@@ -186,7 +186,11 @@ struct BackgroundCheckCommand: ParsableCommand {
                 location: geographicLocation())
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("background-check-\(UUID().uuidString)")
-        defer { _ = try? FileManager.default.removeItem(at: directory) }
+        defer {
+            do { try FileManager.default.removeItem(at: directory) } catch {
+                printError("warning: the temporary store \(directory.path) was not removed (\(error.localizedDescription)); delete it by hand")
+            }
+        }
         let store = CalibrationStore(directory: directory)
         try BackgroundCalibrationTrial.storeWrongRecord(seed: seed, error: wrongRecord, hardIron: hardIron, in: store)
         return try BackgroundCalibrationTrial.run(

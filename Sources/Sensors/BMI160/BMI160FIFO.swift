@@ -38,6 +38,11 @@ enum BMI160FIFO {
     /// wrap, 655.36 s.
     static let sensorTimeLSB = 39.0625e-6
     static let sensorTimeWrap = 16_777_216 * sensorTimeLSB
+    /// Bytes per header-mode frame with gyroscope and accelerometer: the header byte, then
+    /// gyroscope x, y, z and accelerometer x, y, z, 16 bit little-endian each (§2.5.1.4).
+    static let frameSize = 13
+    /// Most frames read from FIFO_DATA in one transaction.
+    static let chunkFrames = 16
 }
 
 /// What one FIFO frame of the header-mode stream is.
@@ -118,5 +123,85 @@ struct BMI160FIFOStream {
     private func counts(from base: Int) -> SIMD3<Int16> {
         func word(_ offset: Int) -> Int16 { Int16(bitPattern: UInt16(frame[base + offset]) | UInt16(frame[base + offset + 1]) << 8) }
         return SIMD3(word(0), word(2), word(4))
+    }
+}
+
+extension RegisterDevice {
+    /// Reads a Bosch header-mode FIFO holding `filled` bytes (the BMI160's frames, which the
+    /// BMI270 shares) from `dataRegister` into `read`, as ``BMI160IMU/readFIFO(into:)`` describes:
+    /// whole frames in chunks, the last chunk 4 bytes past the fill level for the sensortime frame,
+    /// each frame then timed by the chip's clock; skip frames counted; a stream that cannot be
+    /// followed flushed (`flush`) and reported as an overflow.
+    func readBoschFIFO(
+        filled: Int, dataRegister: UInt8, into read: inout FIFORead, state: inout IMUState<NoFIFOProgress>,
+        flush: (inout IMUState<NoFIFOProgress>) throws(SensorError) -> Void
+    ) throws(SensorError) {
+        /// How a FIFO read ended.
+        enum End: Equatable {
+            case reading
+            /// The sensortime frame: the chip's 24-bit sensortime of the last frame.
+            case timed(UInt32)
+            /// The over-read marker, or the bytes ran out, without a sensortime frame.
+            case untimed
+            /// The stream cannot be followed, or the chip's count of frames dropped reached the most
+            /// its skip frame holds (`skipped`, so more may have gone): the FIFO is flushed and the
+            /// read reported as an overflow.
+            case restart(skipped: Int)
+        }
+        let scale = state.scale
+        var stream = BMI160FIFOStream()
+        var end = End.reading
+        let chunk = fifoFramesPerRead(BMI160FIFO.chunkFrames, frameSize: BMI160FIFO.frameSize) * BMI160FIFO.frameSize
+        let lastChunk = bus.maximumReadLength ?? chunk + BMI160FIFO.sensorTimeFrameSize
+        var below = filled  // bytes below the fill level not yet requested
+        var skipped = 0
+        while end == .reading {
+            // Only the last chunk reads past the fill level: an earlier one would draw the
+            // sensortime frame in the middle of the frames. (A bus too short for its 4 bytes
+            // fails that read rather than looping.)
+            let isLast = below + BMI160FIFO.sensorTimeFrameSize <= lastChunk || below == 0
+            let count = isLast ? below + BMI160FIFO.sensorTimeFrameSize : min(below, chunk)
+            below -= isLast ? below : count
+            try burst(dataRegister, count: count) { bytes in
+                for byte in bytes where end == .reading {
+                    guard let item = stream.take(byte) else { continue }
+                    switch item {
+                    case let .sample(gyroscope, accelerometer):
+                        read.frames.append(FIFOFrame(
+                            sampleIndex: state.fifoSamples, sample: scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
+                        state.fifoSamples += 1
+                    case .sensorTime(let ticks): end = .timed(ticks)
+                    case .end: end = .untimed
+                    case .skipped(let frames) where frames >= BMI160FIFO.skipCountLimit: end = .restart(skipped: frames)
+                    case .skipped(let frames):
+                        skipped += frames
+                        state.fifoSamples += frames
+                    case .configChanged where state.fifoSamples == 0: break  // the configuration the driver set
+                    case .configChanged, .incompleteSample, .unknown: end = .restart(skipped: 0)
+                    }
+                }
+            }
+            if isLast, end == .reading { end = .untimed }
+        }
+        if skipped > 0 {
+            read.overflowed = true
+            read.skippedFrames = skipped
+        }
+        switch end {
+        case .restart(let count):
+            try flush(&state)
+            read.restart(overflowed: true)
+            read.skippedFrames = skipped + count
+        case .timed(let ticks):
+            let period = 1 / state.configuration.outputDataRate
+            let last = Double(ticks) * BMI160FIFO.sensorTimeLSB
+            let lastIndex = state.fifoSamples - 1
+            for index in read.frames.indices {
+                read.frames[index].chipTime = last - Double(lastIndex - read.frames[index].sampleIndex) * period
+            }
+            read.chipClockWrap = BMI160FIFO.sensorTimeWrap
+        case .reading, .untimed:
+            break
+        }
     }
 }

@@ -20,12 +20,8 @@ package final class BMI270IMU: CoreIMUDriver, StepCountingDriver {
     /// with a BMM150 on the auxiliary interface).
     static let configuredRegister = BMI270Register.powerControl
 
-    /// Bytes per header-mode FIFO frame with gyroscope and accelerometer: the header byte, then
-    /// gyroscope x, y, z and accelerometer x, y, z, 16 bit little-endian each (datasheet "FIFO":
-    /// the BMI160's frame format).
-    static let fifoFrameSize = 13
-    /// Most frames read from FIFO_DATA in one transaction.
-    static let fifoChunkFrames = 16
+    /// Bytes per header-mode FIFO frame with gyroscope and accelerometer (``BMI160FIFO/frameSize``).
+    static let fifoFrameSize = BMI160FIFO.frameSize
     /// Bytes of the configuration file per INIT_DATA write: 32, what an SMBus-only adapter's
     /// I2C block write carries; each write behind its own INIT_ADDR, so any even size works.
     static let uploadChunk = 32
@@ -201,18 +197,6 @@ package final class BMI270IMU: CoreIMUDriver, StepCountingDriver {
         state.fifoSamples = 0
     }
 
-    /// How a FIFO read ended.
-    private enum FIFOReadEnd: Equatable {
-        case reading
-        /// The sensortime frame: the chip's 24-bit sensortime of the last frame.
-        case timed(UInt32)
-        /// The over-read marker, or the bytes ran out, without a sensortime frame.
-        case untimed
-        /// The stream cannot be followed, or the skip frame's count is at its limit: the FIFO
-        /// is flushed and the read reported as an overflow.
-        case restart(skipped: Int)
-    }
-
     /// Reads FIFO_LENGTH (14 bits), then the frames below the fill level and 4 bytes more, in
     /// chunks of whole frames, the last chunk carrying the 4 bytes past the fill level, where
     /// the chip sends the sensortime frame: the chip's time of the last frame; the frames before
@@ -225,57 +209,8 @@ package final class BMI270IMU: CoreIMUDriver, StepCountingDriver {
         try core.locked { state throws(SensorError) in
             let filled = try device.burst(BMI270Register.fifoLength, count: 2) { length in Int(length[1] & 0x3F) << 8 | Int(length[0]) }
             guard filled > 0 else { return }
-            let scale = state.scale
-            var stream = BMI160FIFOStream()
-            var end = FIFOReadEnd.reading
-            let chunk = device.fifoFramesPerRead(Self.fifoChunkFrames, frameSize: Self.fifoFrameSize) * Self.fifoFrameSize
-            let lastChunk = device.bus.maximumReadLength ?? chunk + BMI160FIFO.sensorTimeFrameSize
-            var below = filled
-            var skipped = 0
-            while end == .reading {
-                let isLast = below + BMI160FIFO.sensorTimeFrameSize <= lastChunk || below == 0
-                let count = isLast ? below + BMI160FIFO.sensorTimeFrameSize : min(below, chunk)
-                below -= isLast ? below : count
-                try device.burst(BMI270Register.fifoData, count: count) { bytes in
-                    for byte in bytes where end == .reading {
-                        guard let item = stream.take(byte) else { continue }
-                        switch item {
-                        case let .sample(gyroscope, accelerometer):
-                            read.frames.append(FIFOFrame(
-                                sampleIndex: state.fifoSamples, sample: scale.sample(accelerometer: accelerometer, gyroscope: gyroscope)))
-                            state.fifoSamples += 1
-                        case .sensorTime(let ticks): end = .timed(ticks)
-                        case .end: end = .untimed
-                        case .skipped(let frames) where frames >= BMI160FIFO.skipCountLimit: end = .restart(skipped: frames)
-                        case .skipped(let frames):
-                            skipped += frames
-                            state.fifoSamples += frames
-                        case .configChanged where state.fifoSamples == 0: break
-                        case .configChanged, .incompleteSample, .unknown: end = .restart(skipped: 0)
-                        }
-                    }
-                }
-                if isLast, end == .reading { end = .untimed }
-            }
-            if skipped > 0 {
-                read.overflowed = true
-                read.skippedFrames = skipped
-            }
-            switch end {
-            case .restart(let count):
+            try device.readBoschFIFO(filled: filled, dataRegister: BMI270Register.fifoData, into: &read, state: &state) { state throws(SensorError) in
                 try flushFIFO(&state)
-                read.restart(overflowed: true)
-                read.skippedFrames = skipped + count
-            case .timed(let ticks):
-                let period = 1 / state.configuration.outputDataRate
-                let last = Double(ticks) * BMI160FIFO.sensorTimeLSB
-                let lastIndex = state.fifoSamples - 1
-                for index in read.frames.indices {
-                    read.frames[index].chipTime = last - Double(lastIndex - read.frames[index].sampleIndex) * period
-                }
-                read.chipClockWrap = BMI160FIFO.sensorTimeWrap
-            case .reading, .untimed:
-                break
             }
         }
     }
