@@ -51,6 +51,10 @@ public final class MotionPublisher: Sendable {
         /// Set by a (re)connection: every retained state goes out again.
         var connectedAgain = false
         var started = false
+        /// ``cancelStart()`` came first: start() publishes nothing.
+        var cancelled = false
+        /// start() passed the point where ``cancelStart()`` could still stop it.
+        var publishing = false
         var stopping = false
         /// The first discovery configuration libmosquitto refused.
         var discoveryFailure: PublishError?
@@ -123,6 +127,14 @@ public final class MotionPublisher: Sendable {
             pending.withLock { $0.started = false }   // a failed start may be tried again
             throw error
         }
+        // Connected, nothing published yet: from here on, publishing begins unless cancelStart() came first.
+        guard pending.withLock({ state in
+            state.publishing = !state.cancelled
+            return state.publishing
+        }) else {
+            _ = client.disconnect()
+            throw .cancelled
+        }
         connection.withLock { $0 = client }
 
         let thread = Thread { [self] in publishLoop(client) }
@@ -147,6 +159,17 @@ public final class MotionPublisher: Sendable {
             enqueue(motion)
         }
         startBarometerAndSteps()
+    }
+
+    /// Ends a ``start()`` that is still waiting for the broker (from another thread: Ctrl-C, a
+    /// deadline): true when nothing has been published and nothing will be (start() throws
+    /// ``PublishError/cancelled``); false when publishing has already begun: wait for start() to
+    /// return, then ``stop()``.
+    public func cancelStart() -> Bool {
+        pending.withLock { state in
+            if !state.publishing { state.cancelled = true }
+            return state.cancelled
+        }
     }
 
     /// The altimeter's updates and the pedometer's, each kept as the latest (state, not a stream).
@@ -213,7 +236,7 @@ public final class MotionPublisher: Sendable {
     public func stop() {
         let wasRunning = pending.withLock { state in
             defer { state.stopping = true }
-            return state.started && !state.stopping
+            return state.publishing && !state.stopping
         }
         guard wasRunning else { return }
         manager.stopDeviceMotionUpdates()

@@ -18,6 +18,8 @@ public enum PublishError: Error, Sendable, Equatable, CustomStringConvertible {
     case library(String)
     /// ``MotionPublisher/start()`` on a publisher that has already started.
     case alreadyStarted
+    /// ``MotionPublisher/cancelStart()`` ended ``MotionPublisher/start()`` before anything was published.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -45,6 +47,8 @@ public enum PublishError: Error, Sendable, Equatable, CustomStringConvertible {
             "libmosquitto: \(text)"
         case .alreadyStarted:
             "this publisher has already started: make a new MotionPublisher to publish again"
+        case .cancelled:
+            "the start was cancelled before anything was published: make a new MotionPublisher to publish"
         }
     }
 }

@@ -236,6 +236,32 @@ struct PublisherTests {
         }
     }
 
+    /// Ctrl-C while start() waits for the broker: cancelStart() decides under the publisher's
+    /// lock, so either nothing is published (start throws .cancelled) or publishing has begun
+    /// (cancelStart says false) — never "nothing published" with `online` already out.
+    @Test("cancelStart before the connection: start connects, publishes nothing, throws cancelled; after start: false, stop as usual")
+    func cancelStart() throws {
+        let broker = try Broker()
+        try broker.start()
+        let subscriber = try Subscriber(try BrokerConfiguration(url: broker.url), pattern: "test/cancel/#")
+        defer { subscriber.close() }
+        let configuration = try BrokerConfiguration(url: broker.url, topicPrefix: "test/cancel")
+        let manager = try MotionManager(source: .simulated(Simulation(scenario: "six-faces")), clock: VirtualClock(), calibrationStore: nil)
+        let cancelled = try MotionPublisher(manager: manager, configuration: configuration)
+        #expect(cancelled.cancelStart())
+        #expect(throws: PublishError.cancelled) { try cancelled.start() }
+        cancelled.stop()   // does nothing: it never published
+        #expect(!manager.isDeviceMotionActive)
+
+        let publisher = try MotionPublisher(manager: manager, configuration: configuration)
+        try publisher.start()
+        #expect(!publisher.cancelStart())
+        try wait("online") { subscriber.last("test/cancel/availability")?.payload == "online" }
+        publisher.stop()
+        try wait("offline") { subscriber.last("test/cancel/availability")?.payload == "offline" }
+        #expect(subscriber.received.first?.topic == "test/cancel/availability", "the cancelled start published nothing before the second one's online")
+    }
+
     @Test("a still board is not moving; a tumbling one is")
     func moving() throws {
         for (scenario, expected) in [("six-faces", false), ("tumble", true)] {

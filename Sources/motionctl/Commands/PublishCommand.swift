@@ -161,7 +161,9 @@ struct PublishSession: Sendable {
         // The connection is made on a thread of its own, so that Ctrl-C, SIGTERM and --duration
         // end the wait for the broker (up to --connect-timeout) as they end the run.
         let connected = Locked<Result<Void, PublishError>?>(nil)
+        let connectingEnded = DispatchSemaphore(value: 0)
         let connecting = Thread {
+            defer { connectingEnded.signal() }
             do throws(PublishError) {
                 try publisher.start()
                 connected.withLock { $0 = .success(()) }
@@ -181,15 +183,17 @@ struct PublishSession: Sendable {
             case nil: false
             }
         }, drain: {})
-        switch connected.withLock({ $0 }) {
-        case .failure(let error): throw CommandFailure(message: "\(error)")
-        case nil:
-            // Still waiting for the broker: nothing was published; the connecting thread ends with the process.
-            let outcome = "not connected to \(url): nothing published"
-            if interrupted { throw Interruption.exit(outcome) }
-            throw CommandFailure(message: "--duration ended before the broker accepted: \(outcome)")
-        case .success: break
+        if case nil = connected.withLock({ $0 }) {
+            if publisher.cancelStart() {
+                // Still waiting for the broker: nothing was published; the connecting thread ends with the process.
+                let outcome = "not connected to \(url): nothing published"
+                if interrupted { throw Interruption.exit(outcome) }
+                throw CommandFailure(message: "--duration ended before the broker accepted: \(outcome)")
+            }
+            // Connected just now, and publishing has begun: let start() finish, then stop as usual.
+            connectingEnded.wait()
         }
+        if case .failure(let error) = connected.withLock({ $0 }) { throw CommandFailure(message: "\(error)") }
         publisher.stop()
         let summary = "publisher: \(publisher.counters); sampler: \(manager.counters)"
         manager.reportBackgroundSaveFailure()
