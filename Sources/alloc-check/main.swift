@@ -79,7 +79,7 @@ if let imu = option("--imu").flatMap(SimulatedBoard.IMU.init(rawValue:)) { runs 
 if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) {
     runs = runs.filter { $0.magnetometer == magnetometer }
 }
-if arguments.contains("--list") {
+if arguments.contains("--list"), !arguments.contains("--barometer") {
     for run in runs { print(run.name) }
     exit(0)
 }
