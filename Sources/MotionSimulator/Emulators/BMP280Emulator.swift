@@ -14,16 +14,16 @@
 /// give Table 7's 1.6 cm RMS: an IIR filter with coefficient c passes 1/(2c − 1) of white noise's
 /// variance, so the ADC's noise at ×16 is 1.6 cm · √31 = 8.9 cm, 1.07 Pa at 12.0 Pa/m (ρ₀g₀ of
 /// the standard atmosphere at sea level); other oversamplings scale it by √(16/osrs), white noise
-/// averaged. Not modelled: the temperature's noise and the offset's temperature coefficient
-/// (1.5 Pa/K, §1 Table 2; the simulated die stays at the world's temperature).
+/// averaged. Seeded, the offset moves with the die temperature by the chip's own coefficient,
+/// drawn within the datasheet's ±1.5 Pa/K (key parameters, "temperature coefficient offset", 25 …
+/// 40 °C at 900 hPa; ``BarometerErrors``), zero at 25 °C. Not modelled: the temperature's noise.
 ///
 /// The same model serves the BME280 (``BME280Emulator``): BST-BME280-DS002 keeps this memory map,
 /// trimming block and compensation for pressure and temperature (§5.3, §4.2.3), with CHIP_ID 0x60
 /// and a humidity channel whose control (ctrl_hum, 0xF2) it adds. Its own figures (the data
 /// sheet's "Key parameters for pressure sensor"): RMS noise 0.2 Pa (1.7 cm), which §3.5.3 states
 /// for indoor navigation (×16, filter 16), so 0.2 Pa · √31 = 1.11 Pa before the filter at ×16,
-/// scaled as the BMP280's; and the offset temperature coefficient ±1.5 Pa/K, each seeded chip
-/// drawing its own within that band (``BarometerErrors``), offset from 25 °C.
+/// scaled as the BMP280's; and the offset temperature coefficient ±1.5 Pa/K, the BMP280's.
 struct BMP280Chip: RegisterChip {
     static let chipName = "BMP280"
     static let chipID: UInt8 = 0xD0
@@ -45,9 +45,9 @@ struct BMP280Chip: RegisterChip {
     /// The BME280's: its 0.2 Pa RMS in indoor navigation (BST-BME280-DS002, key parameters;
     /// §3.5.3) before a coefficient-16 filter, which passes 1/31 of the variance.
     static let bme280NoiseAtOversampling16 = 0.2 * Double(31).squareRoot()
-    /// The BME280's offset temperature coefficient band, Pa/K (BST-BME280-DS002, key parameters:
-    /// ±1.5 Pa/K, ±12.6 cm per °C).
-    static let bme280TemperatureCoefficient = 1.5
+    /// The offset temperature coefficient band, Pa/K: 1.5 Pa/K (12.6 cm/K) in BST-BMP280-DS001's
+    /// key parameters, ±1.5 Pa/K in BST-BME280-DS002's.
+    static let temperatureCoefficient = 1.5
     /// Measurements a late read catches up on at most; further back the filter starts afresh
     /// (after 128 cycles a coefficient-16 filter keeps 0.03 % of its memory).
     static let catchUpLimit = 128
@@ -60,7 +60,7 @@ struct BMP280Chip: RegisterChip {
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
     /// Seed of the pressure noise; nil: an ideal chip (quantisation only).
     let noiseSeed: UInt64?
-    /// The seeded chip's temperature offset (the BME280's; the BMP280's is not modelled).
+    /// The seeded chip's temperature offset.
     let errors: BarometerErrors
     /// When normal mode started (s); nil while the chip sleeps or measures in forced mode.
     var cycleStart: Double?
@@ -74,7 +74,7 @@ struct BMP280Chip: RegisterChip {
         self.atmosphere = atmosphere
         self.noiseSeed = noiseSeed
         errors = BarometerErrors(seed: noiseSeed, channel: Self.noiseChannel(identity),
-                                 temperatureCoefficient: identity == 0x60 ? Self.bme280TemperatureCoefficient : 0)
+                                 temperatureCoefficient: Self.temperatureCoefficient)
         powerOnReset()
     }
 
