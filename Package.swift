@@ -117,7 +117,7 @@ let package = Package(
         // Heap allocations per sample in the sampler's steady state, every simulated chip (a process of
         // its own: CMallocCounter replaces the C allocator there). Run by `AllocationTests`.
         .target(name: "CMallocCounter", path: "CModules/CMallocCounter"),
-        .executableTarget(name: "alloc-check", dependencies: ["Motion", "MotionSimulation", "MotionSimulator", "Timing", "CMallocCounter"]),
+        .executableTarget(name: "alloc-check", dependencies: ["Motion", "MotionSimulation", "MotionSimulator", "Sensors", "Timing", "CMallocCounter"]),
 
         .testTarget(name: "I2CTests", dependencies: ["I2C", "I2CMock"]),
         .testTarget(name: "LinuxI2CTests", dependencies: ["I2C", "LinuxI2C"]),

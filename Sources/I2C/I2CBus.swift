@@ -30,6 +30,12 @@ package protocol I2CBus: AnyObject, Sendable {
     /// does; a bus's own implementation allocates nothing (a chip that needs a write per sample,
     /// like the AK8975's measurement trigger). The default runs ``transaction(_:_:)``.
     func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError)
+
+    /// Sends one byte (a one-byte write step), as ``write(_:_:)`` with `[byte]` does; a bus's own
+    /// implementation allocates nothing (a chip driven by commands, like the MS5611, whose every
+    /// reading starts two conversions with a one-byte command each). The default runs
+    /// ``transaction(_:_:)``.
+    func writeByte(_ address: I2CAddress, _ byte: UInt8) throws(I2CError)
 }
 
 extension I2CBus {
@@ -69,6 +75,10 @@ extension I2CBus {
     /// Writes one register.
     package func writeRegister(_ address: I2CAddress, _ register: UInt8, _ value: UInt8) throws(I2CError) {
         try write(address, [register, value])
+    }
+
+    package func writeByte(_ address: I2CAddress, _ byte: UInt8) throws(I2CError) {
+        try write(address, [byte])
     }
 
     /// Writes consecutive registers starting at `register` in one transaction.

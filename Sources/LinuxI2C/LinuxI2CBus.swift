@@ -133,6 +133,38 @@ package final class LinuxI2CBus: I2CBus {
         }
     }
 
+    /// The one-byte write without an array: one `I2C_RDWR` message of the byte on the stack, or
+    /// SMBus send-byte; errors as through ``transaction(_:_:)``, which serves an adapter with neither.
+    package func writeByte(_ address: I2CAddress, _ byte: UInt8) throws(I2CError) {
+        guard transferMode == .combined || functionality.contains(.smbusWriteByte) else {
+            _ = try transaction(address, [.write([byte])])
+            return
+        }
+        try selectedAddress.withLock { (selected: inout I2CAddress?) throws(I2CError) in
+            switch transferMode {
+            case .combined:
+                var value = byte
+                let transferred = withUnsafeMutablePointer(to: &value) { pointer in
+                    var message = i2c_msg(addr: UInt16(address.rawValue), flags: 0, len: 1, buf: pointer)
+                    return withUnsafeMutablePointer(to: &message) { messagePointer in
+                        var request = i2c_rdwr_ioctl_data(msgs: messagePointer, nmsgs: 1)
+                        return retryingInterrupted { CI2C_ioctl_rdwr(descriptor, &request) }
+                    }
+                }
+                guard transferred != 1 else { return }
+                let attempted = "I2C transfer [" + I2COperation.write([byte]).description + "]"
+                try checkCarried(transferred, of: 1, attempted: attempted, address: address)
+            case .smbus:
+                try select(address, &selected)
+                let result = retryingInterrupted { i2c_smbus_write_byte(descriptor, byte) }
+                guard result >= 0 else {
+                    throw Self.error(errno: -result, stage: .transfer, bus: name, address: address,
+                                     attempted: SMBusStep.sendByte(byte).description)
+                }
+            }
+        }
+    }
+
     private func canReadSMBus(count: Int) -> Bool {
         (count % SMBusPlan.maxBlockLength == 1 ? functionality.contains(.smbusReadByteData) : true)
             && (count > 1 ? functionality.contains(.smbusReadI2CBlock) : true)

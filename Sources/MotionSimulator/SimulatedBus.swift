@@ -344,6 +344,15 @@ package final class SimulatedBus: I2CBus {
         }
     }
 
+    /// ``write(_:_:)`` of `[byte]` as one transaction, faults and log included, without an array.
+    package func writeByte(_ address: I2CAddress, _ byte: UInt8) throws(I2CError) {
+        try registerTransaction(address) { device in
+            device.writeByte(byte)
+        } log: { log, _ in
+            withUnsafeBytes(of: byte) { log.append(isRead: false, count: 1, bytes: $0) }
+        }
+    }
+
     /// One register transaction to `address` under the lock, as ``transaction(_:_:)`` runs one:
     /// counted, the faults due applied, the device admitted (or the failure), `body` run on it,
     /// and the log entry, whose steps `log` appends (given `body`'s result, nil on a failure).

@@ -22,6 +22,9 @@ package protocol SimulatedDevice: AnyObject, Sendable {
     /// A register write (one write step `[register, value]`). The default runs
     /// ``handleWrite(_:)``; the register-file emulators allocate nothing here.
     func writeRegister(_ register: UInt8, _ value: UInt8)
+    /// A one-byte write step (`[byte]`: a register pointer, or a command chip's command). The
+    /// default runs ``handleWrite(_:)``; the engine-backed emulators allocate nothing here.
+    func writeByte(_ byte: UInt8)
     /// A power cycle: every register back to its power-on value, FIFO empty, sensors off.
     func powerOnReset()
     /// The register as a bus read would return it now, without the read's side effects (no FIFO
@@ -31,6 +34,7 @@ package protocol SimulatedDevice: AnyObject, Sendable {
 
 extension SimulatedDevice {
     package func writeRegister(_ register: UInt8, _ value: UInt8) { handleWrite([register, value]) }
+    package func writeByte(_ byte: UInt8) { handleWrite([byte]) }
 
     package func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         handleWrite([register])
@@ -166,6 +170,12 @@ extension RegisterChip {
         pointer = pointer(after: target)
     }
 
+    /// A one-byte write step, `[byte]`, without a collection: it only sets the pointer (a
+    /// command chip's ``setPointer(fromSubAddress:)`` acts on the command), as in ``handleWrite(_:at:)``.
+    mutating func handleByteWrite(_ byte: UInt8) {
+        setPointer(fromSubAddress: byte)
+    }
+
     mutating func handleWrite<Bytes: Collection<UInt8>>(_ bytes: Bytes, at time: Double) {
         guard let subAddress = bytes.first else { return }
         // A write that only sets the pointer changes nothing time-dependent: the read that follows
@@ -223,6 +233,11 @@ final class EmulatorEngine<Chip: RegisterChip>: Sendable {
         chip.withLock { $0.handleRegisterWrite(register, value, at: time) }
     }
 
+    /// A one-byte write step without an array.
+    func writeByte(_ byte: UInt8) {
+        chip.withLock { $0.handleByteWrite(byte) }
+    }
+
     /// The register read of ``SimulatedDevice/readRegisters(_:into:)``: the pointer set as a
     /// one-byte write step sets it, then the read step, under one lock.
     func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -258,6 +273,7 @@ extension EngineBackedDevice {
     package func handleWrite(_ bytes: [UInt8]) { engine.handleWrite(bytes) }
     package func handleRead(count: Int) -> [UInt8] { engine.handleRead(count: count) }
     package func writeRegister(_ register: UInt8, _ value: UInt8) { engine.writeRegister(register, value) }
+    package func writeByte(_ byte: UInt8) { engine.writeByte(byte) }
     package func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         engine.readRegisters(register, into: buffer)
     }

@@ -14,9 +14,12 @@
 //   alloc-check [--warmup SECONDS] [--seconds SECONDS] [--imu NAME] [--magnetometer NAME] [--mode timer|fifo] [--trace]
 // `alloc-check --list` prints the runs it makes, `<imu> <magnetometer>` a line, and measures
 // nothing: the chips come from the emulator registry, so the test takes its list from here.
-// `alloc-check --barometer` measures the altimeter instead: every simulated barometer read at its
-// own rate, relative-altitude updates (one a second) to a handler on a DispatchQueue:
+// `alloc-check --barometer` measures the altimeter instead: every barometer of the driver registry
+// (`ChipRegistry.barometers`) on the simulated board, read at its own rate, relative-altitude
+// updates (one a second) to a handler on a DispatchQueue:
 //   <barometer> barometer updates+queue <allocations> <readings> <updates>
+// (a registry barometer the simulator does not emulate: `<barometer> barometer not-emulated`).
+// `alloc-check --barometer --list` prints the registry's barometers, one a line, and measures nothing.
 // `--steps`: the board walks (`walk-hand`) and a `Pedometer` and a `MotionActivityManager` count
 // on the same sampler (the step stage on every sample, the step history recorded), next to device
 // motion; the run's name ends in `+steps`. `--chip-steps` (with `--steps`): the pedometer counts
@@ -27,6 +30,7 @@ import Glibc
 import Motion
 import MotionSimulation
 import MotionSimulator
+import Sensors
 import Synchronization
 import Timing
 
@@ -75,7 +79,7 @@ if let imu = option("--imu").flatMap(SimulatedBoard.IMU.init(rawValue:)) { runs 
 if let magnetometer = option("--magnetometer").flatMap(SimulatedBoard.MagnetometerChoice.init(name:)) {
     runs = runs.filter { $0.magnetometer == magnetometer }
 }
-if arguments.contains("--list") {
+if arguments.contains("--list"), !arguments.contains("--barometer") {
     for run in runs { print(run.name) }
     exit(0)
 }
@@ -172,8 +176,19 @@ func measure(barometer: SimulatedBoard.Barometer) throws -> (allocations: Int, r
 }
 
 if arguments.contains("--barometer") {
-    let only = option("--chip").flatMap { SimulatedBoard.Barometer(rawValue: $0) }
-    for barometer in SimulatedBoard.Barometer.allCases where only == nil || barometer == only {
+    // Every barometer the drivers know, by its CLI name, so that a chip added to the registry is
+    // measured (or reported as not emulated) without a change here.
+    let names = ChipRegistry.barometers.compactMap(\.cliNames.first)
+    if arguments.contains("--list") {
+        for name in names { print(name) }
+        exit(0)
+    }
+    let only = option("--chip")
+    for name in names where only == nil || name == only {
+        guard let barometer = SimulatedBoard.Barometer(rawValue: name) else {
+            print("\(name) barometer not-emulated")
+            continue
+        }
         do {
             let (allocations, readings, updates) = try measure(barometer: barometer)
             print("\(barometer.rawValue) barometer updates+queue \(allocations) \(readings) \(updates)")

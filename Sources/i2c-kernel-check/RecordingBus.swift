@@ -47,6 +47,11 @@ final class RecordingBus: I2CBus {
         try base.writeRegister(address, register, value)
     }
 
+    func writeByte(_ address: I2CAddress, _ byte: UInt8) throws(I2CError) {
+        log.withLock { $0.append(.transaction(address, [.write([byte])])) }
+        try base.writeByte(address, byte)
+    }
+
     /// The accesses since the last call, oldest first; the log starts empty again.
     func takeAccesses() -> [BusAccess] {
         log.withLock { log in

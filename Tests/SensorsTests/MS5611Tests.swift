@@ -125,6 +125,23 @@ import Testing
         #expect(try bus.readRegisters(I2CAddress(0x77), 0x00, count: 3) != [0, 0, 0])
         #expect(try bus.readRegisters(I2CAddress(0x77), 0x00, count: 3) == [0, 0, 0])
     }
+
+    /// The bus's one-byte write (what the driver sends its commands with) starts the conversion
+    /// as `write([byte])` does, and the bus logs it as that transaction.
+    @Test func oneByteWriteIsTheOneByteTransaction() throws {
+        let bus = SimulatedBus(now: { 0 })
+        bus.attach(MS5611Emulator(atmosphere: { _ in (101_325, 20) }, now: { 0 }), at: I2CAddress(0x77))
+        try bus.writeByte(I2CAddress(0x77), 0x48)
+        let viaByte = try bus.readRegisters(I2CAddress(0x77), 0x00, count: 3)
+        try bus.write(I2CAddress(0x77), [0x48])
+        #expect(try bus.readRegisters(I2CAddress(0x77), 0x00, count: 3) == viaByte)
+        #expect(viaByte != [0, 0, 0])
+        let log = bus.log
+        #expect(log.map(\.operations) == [[.write([0x48])], [.write([0x00]), .read(count: 3)],
+                                          [.write([0x48])], [.write([0x00]), .read(count: 3)]])
+        #expect(log.map(\.number) == [1, 2, 3, 4])
+        #expect(throws: I2CError.self) { try bus.writeByte(I2CAddress(0x76), 0x48) }
+    }
 }
 
 /// The emulator's noise: the datasheet's pressure resolution (RMS) at each OSR (MS5611-01BA03,

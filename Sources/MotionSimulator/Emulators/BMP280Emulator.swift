@@ -14,12 +14,16 @@
 /// give Table 7's 1.6 cm RMS: an IIR filter with coefficient c passes 1/(2c − 1) of white noise's
 /// variance, so the ADC's noise at ×16 is 1.6 cm · √31 = 8.9 cm, 1.07 Pa at 12.0 Pa/m (ρ₀g₀ of
 /// the standard atmosphere at sea level); other oversamplings scale it by √(16/osrs), white noise
-/// averaged. Not modelled: the temperature's noise and the offset's temperature coefficient
-/// (1.5 Pa/K, §1 Table 2; the simulated die stays at the world's temperature).
+/// averaged. Seeded, the offset moves with the die temperature by the chip's own coefficient,
+/// drawn within the datasheet's ±1.5 Pa/K (key parameters, "temperature coefficient offset", 25 …
+/// 40 °C at 900 hPa; ``BarometerErrors``), zero at 25 °C. Not modelled: the temperature's noise.
 ///
 /// The same model serves the BME280 (``BME280Emulator``): BST-BME280-DS002 keeps this memory map,
 /// trimming block and compensation for pressure and temperature (§5.3, §4.2.3), with CHIP_ID 0x60
-/// and a humidity channel whose control (ctrl_hum, 0xF2) it adds.
+/// and a humidity channel whose control (ctrl_hum, 0xF2) it adds. Its own figures (the data
+/// sheet's "Key parameters for pressure sensor"): RMS noise 0.2 Pa (1.7 cm), which §3.5.3 states
+/// for indoor navigation (×16, filter 16), so 0.2 Pa · √31 = 1.11 Pa before the filter at ×16,
+/// scaled as the BMP280's; and the offset temperature coefficient ±1.5 Pa/K, the BMP280's.
 struct BMP280Chip: RegisterChip {
     static let chipName = "BMP280"
     static let chipID: UInt8 = 0xD0
@@ -38,6 +42,12 @@ struct BMP280Chip: RegisterChip {
 
     /// The ADC's pressure noise at ×16 oversampling, before the IIR filter, Pa (see above).
     static let noiseAtOversampling16 = 1.07
+    /// The BME280's: its 0.2 Pa RMS in indoor navigation (BST-BME280-DS002, key parameters;
+    /// §3.5.3) before a coefficient-16 filter, which passes 1/31 of the variance.
+    static let bme280NoiseAtOversampling16 = 0.2 * Double(31).squareRoot()
+    /// The offset temperature coefficient band, Pa/K: 1.5 Pa/K (12.6 cm/K) in BST-BMP280-DS001's
+    /// key parameters, ±1.5 Pa/K in BST-BME280-DS002's.
+    static let temperatureCoefficient = 1.5
     /// Measurements a late read catches up on at most; further back the filter starts afresh
     /// (after 128 cycles a coefficient-16 filter keeps 0.03 % of its memory).
     static let catchUpLimit = 128
@@ -50,6 +60,8 @@ struct BMP280Chip: RegisterChip {
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
     /// Seed of the pressure noise; nil: an ideal chip (quantisation only).
     let noiseSeed: UInt64?
+    /// The seeded chip's temperature offset.
+    let errors: BarometerErrors
     /// When normal mode started (s); nil while the chip sleeps or measures in forced mode.
     var cycleStart: Double?
     /// The last measurement cycle whose result is in the output registers.
@@ -61,10 +73,15 @@ struct BMP280Chip: RegisterChip {
         self.identity = identity
         self.atmosphere = atmosphere
         self.noiseSeed = noiseSeed
+        errors = BarometerErrors(seed: noiseSeed, channel: Self.noiseChannel(identity),
+                                 temperatureCoefficient: Self.temperatureCoefficient)
         powerOnReset()
     }
 
     var hasHumidity: Bool { identity == 0x60 }
+
+    /// The noise channel: the BMP280's, or the BME280's own (two chips from one seed differ).
+    static func noiseChannel(_ identity: UInt8) -> UInt64 { identity == 0x60 ? 0xE280 : 0xB280 }
 
     /// §4.2 Table 18: every register 0x00 after reset but the ID, the trimming block and the
     /// readings' reset values (0x80000 in 0xF7…0xF9 and 0xFA…0xFC; on the BME280 0x8000 in
@@ -135,8 +152,10 @@ struct BMP280Chip: RegisterChip {
         let osrsP = Self.oversampling(code: (reg(Self.ctrlMeas) >> 2) & 0b111)
         var pressure = truth.pressure
         if let noiseSeed, osrsP > 0 {
-            let sigma = Self.noiseAtOversampling16 * (16 / Double(osrsP)).squareRoot()
-            pressure += sigma * SplitMix64.gaussian(seed: noiseSeed, index: Int64(cycle), channel: 0xB280)
+            let atOversampling16 = hasHumidity ? Self.bme280NoiseAtOversampling16 : Self.noiseAtOversampling16
+            let sigma = atOversampling16 * (16 / Double(osrsP)).squareRoot()
+            pressure += sigma * SplitMix64.gaussian(seed: noiseSeed, index: Int64(cycle), channel: Self.noiseChannel(identity))
+            pressure += errors.offsetPerKelvin * (truth.temperature - BarometerErrors.referenceTemperature)
         }
         let c = Double(filterCoefficient)
         let filtered = filterMemory.map {

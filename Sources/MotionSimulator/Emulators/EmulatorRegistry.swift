@@ -54,14 +54,14 @@ package enum EmulatorRegistry {
     package static let barometers: [BarometerEmulatorEntry] = [
         BarometerEmulatorEntry(.bmp280, at: [0x76, 0x77]) { source, now, seed in BMP280Emulator(source: source, now: now, noiseSeed: seed) },
         // The others measure without noise (quantisation only): each chip's own noise is not modelled yet.
-        BarometerEmulatorEntry(.bme280, at: [0x76, 0x77]) { source, now, _ in BME280Emulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.bme280, at: [0x76, 0x77]) { source, now, seed in BME280Emulator(atmosphere: source.atmosphere, now: now, noiseSeed: seed) },
         BarometerEmulatorEntry(.bmp388, at: [0x76, 0x77]) { source, now, _ in BMP388Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.bmp390, at: [0x76, 0x77]) { source, now, _ in BMP390Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.dps310, at: [0x77, 0x76]) { source, now, _ in DPS310Emulator(atmosphere: source.atmosphere, now: now) },
         BarometerEmulatorEntry(.ms5611, at: [0x77, 0x76]) { source, now, seed in MS5611Emulator(atmosphere: source.atmosphere, now: now, noiseSeed: seed) },
-        BarometerEmulatorEntry(.lps25h, at: [0x5C, 0x5D]) { source, now, _ in LPS25HEmulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.lps25h, at: [0x5C, 0x5D]) { source, now, seed in LPS25HEmulator(atmosphere: source.atmosphere, now: now, noiseSeed: seed) },
         BarometerEmulatorEntry(.lps22hb, at: [0x5C, 0x5D]) { source, now, _ in LPS22HBEmulator(atmosphere: source.atmosphere, now: now) },
-        BarometerEmulatorEntry(.lps22hh, at: [0x5C, 0x5D]) { source, now, _ in LPS22HHEmulator(atmosphere: source.atmosphere, now: now) },
+        BarometerEmulatorEntry(.lps22hh, at: [0x5C, 0x5D]) { source, now, seed in LPS22HHEmulator(atmosphere: source.atmosphere, now: now, noiseSeed: seed) },
     ]
 
     /// The entry of `chip`. Every static member has its line (``EmulatorRegistryTests``); one

@@ -1,7 +1,13 @@
 /// Register model of the ST LPS22HB and LPS22HH barometers, from their datasheets alone
 /// (DocID027083, DS12503): WHO_AM_I at 0x0F (0xB1, 0xB3), CTRL_REG1/2, STATUS and the outputs at
 /// 0x28…0x2C. The chip compensates inside: PRESS_OUT = hPa × 4096 (24-bit two's complement) and
-/// TEMP_OUT = °C × 100, both rounded to whole counts (quantisation; noise not modelled).
+/// TEMP_OUT = °C × 100, both rounded to whole counts (the quantisation: 1/4096 hPa, 0.024 Pa).
+///
+/// Seeded, the LPS22HH in low-noise mode (CTRL_REG2 LOW_NOISE_EN) has the figures of its data
+/// sheet's features (DS12503): pressure noise 0.65 Pa RMS, white, on each measurement, and an
+/// offset temperature coefficient (TCO) of 0.65 Pa/°C, each seeded chip drawing its own within
+/// ±that (``BarometerErrors``). Not modelled, for want of a figure: the LPS22HH's noise in
+/// low-current mode and every LPS22HB figure (those chips stay ideal but for the quantisation).
 ///
 /// Modelled: power-down (ODR 0) and continuous mode, ONE_SHOT (measures once, clears itself), the
 /// status bits, SWRESET, and IF_ADD_INC (on after reset: the address advances on multi-byte reads;
@@ -20,12 +26,25 @@ struct LPS22Chip: RegisterChip {
     var pointer: UInt8 = 0
     let identity: UInt8
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
+    /// The seeded chip's noise and temperature offset (the LPS22HH's; none unseeded).
+    var errors: BarometerErrors
 
-    init(identity: UInt8, atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double)) {
+    /// LPS22HH, low-noise mode: 0.65 Pa RMS (DS12503 features, "low pressure sensor noise").
+    static let hhLowNoiseRMS = 0.65
+    /// LPS22HH: TCO 0.65 Pa/°C (DS12503 features, "high-performance TCO").
+    static let hhTemperatureCoefficient = 0.65
+
+    init(identity: UInt8, atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), noiseSeed: UInt64? = nil) {
         self.identity = identity
         self.atmosphere = atmosphere
+        let modelled = identity == 0xB3
+        errors = BarometerErrors(seed: modelled ? noiseSeed : nil, channel: 0x22B3,
+                                 temperatureCoefficient: modelled ? Self.hhTemperatureCoefficient : 0)
         powerOnReset()
     }
+
+    /// The LPS22HH's CTRL_REG2 LOW_NOISE_EN (bit 1).
+    var isLowNoise: Bool { identity == 0xB3 && reg(Self.ctrlReg2) & 0b10 != 0 }
 
     /// WHO_AM_I, and CTRL_REG2 = 0x10 (IF_ADD_INC on, both datasheets' default); every other
     /// register modelled here 0 (power-down, outputs 0).
@@ -43,7 +62,9 @@ struct LPS22Chip: RegisterChip {
 
     mutating func measure(at time: Double) {
         let truth = atmosphere(time)
-        let p = UInt32(bitPattern: Int32(max(-8_388_608, min(8_388_607, (truth.pressure / 100 * 4096).rounded()))))
+        // Low-current mode's noise has no figure: there the chip adds only its temperature offset.
+        let pressure = errors.measured(truth.pressure, temperature: truth.temperature, rms: isLowNoise ? Self.hhLowNoiseRMS : 0)
+        let p = UInt32(bitPattern: Int32(max(-8_388_608, min(8_388_607, (pressure / 100 * 4096).rounded()))))
         let t = UInt16(bitPattern: Int16(max(-32768, min(32767, (truth.temperature * 100).rounded()))))
         store([UInt8(p & 0xFF), UInt8(p >> 8 & 0xFF), UInt8(p >> 16 & 0xFF), UInt8(t & 0xFF), UInt8(t >> 8)], at: Self.pressOutXL)
         registers[Int(Self.status)] |= 0b11
@@ -98,9 +119,11 @@ package final class LPS22HHEmulator: EngineBackedDevice {
     /// - Parameters:
     ///   - atmosphere: the true pressure (Pa) and temperature (°C) at a simulation time (s).
     ///   - now: simulation time, s.
+    ///   - noiseSeed: seed of the chip's pressure noise and temperature offset; nil: none (quantisation only).
     package init(
-        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double
+        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double,
+        noiseSeed: UInt64? = nil
     ) {
-        engine = EmulatorEngine(LPS22Chip(identity: 0xB3, atmosphere: atmosphere), now: now)
+        engine = EmulatorEngine(LPS22Chip(identity: 0xB3, atmosphere: atmosphere, noiseSeed: noiseSeed), now: now)
     }
 }

@@ -2,7 +2,12 @@
 /// note AN4450 alone: WHO_AM_I 0xBD at 0x0F, RES_CONF, CTRL_REG1/2, FIFO_CTRL, STATUS_REG and the
 /// outputs at 0x28…0x2C. The chip compensates inside, so its outputs are the true values scaled:
 /// PRESS_OUT = hPa × 4096 (24-bit two's complement) and TEMP_OUT = (°C − 42.5) × 480 (AN4450 §4.3),
-/// both rounded to whole counts (the quantisation; the chip's noise is not modelled).
+/// both rounded to whole counts (the quantisation: 1/4096 hPa, 0.024 Pa). Seeded, each measurement
+/// carries white noise of 0.01 hPa RMS at AVGP 512, the "high-resolution mode" figure of the
+/// datasheet's features (LPS25HB DocID027112 gives the same), and √(512/AVGP) times that with fewer
+/// internal averages (AVGP 8, 32, 128: 8, 4, 2 Pa), averages of independent conversions; the data
+/// sheets give no other setting's figure. The temperature coefficient of offset is not modelled
+/// (no figure found), nor the temperature's noise.
 ///
 /// Modelled: power-down (PD = 0: no measurements), continuous mode at any ODR and one-shot
 /// (ONE_SHOT sets, measures, clears itself), the status bits P_DA/T_DA, SWRESET and BOOT, and the
@@ -30,11 +35,20 @@ struct LPS25HChip: RegisterChip {
     var autoIncrement = false
     /// The true pressure (Pa) and temperature (°C) at a time, s.
     let atmosphere: @Sendable (Double) -> (pressure: Double, temperature: Double)
+    /// The seeded chip's noise (none unseeded).
+    var errors: BarometerErrors
 
-    init(atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double)) {
+    /// The pressure noise at AVGP 512, Pa RMS: 0.01 hPa (datasheet features, "high-resolution mode").
+    static let noiseAtAverages512 = 1.0
+
+    init(atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), noiseSeed: UInt64? = nil) {
         self.atmosphere = atmosphere
+        errors = BarometerErrors(seed: noiseSeed, channel: 0x025D, temperatureCoefficient: 0)
         powerOnReset()
     }
+
+    /// RES_CONF AVGP (bits 1:0): 8, 32, 128 or 512 internal pressure averages.
+    var pressureAverages: Int { 8 << (2 * Int(reg(Self.resConf) & 0b11)) }
 
     /// WHO_AM_I holds 0xBD; every other register is 0 in this model after power-on (power-down,
     /// FIFO bypass, outputs 0): a driver must write every setting it relies on.
@@ -55,7 +69,8 @@ struct LPS25HChip: RegisterChip {
     /// Latches the truth at `time` into the outputs and sets P_DA and T_DA.
     mutating func measure(at time: Double) {
         let truth = atmosphere(time)
-        let pressure = Self.pressureCount(pascal: truth.pressure)
+        let rms = Self.noiseAtAverages512 * (512 / Double(pressureAverages)).squareRoot()
+        let pressure = Self.pressureCount(pascal: errors.measured(truth.pressure, temperature: truth.temperature, rms: rms))
         let temperature = Self.temperatureCount(celsius: truth.temperature)
         let p = UInt32(bitPattern: pressure)
         let t = UInt16(bitPattern: temperature)
@@ -118,9 +133,11 @@ package final class LPS25HEmulator: EngineBackedDevice {
     ///   - atmosphere: the true pressure (Pa) and temperature (°C) at a simulation time (s), e.g.
     ///     ``StandardAtmosphere/pressure(altitude:)`` of a path's height.
     ///   - now: simulation time, s.
+    ///   - noiseSeed: seed of the chip's pressure noise; nil: none (quantisation only).
     package init(
-        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double
+        atmosphere: @escaping @Sendable (Double) -> (pressure: Double, temperature: Double), now: @escaping @Sendable () -> Double,
+        noiseSeed: UInt64? = nil
     ) {
-        engine = EmulatorEngine(LPS25HChip(atmosphere: atmosphere), now: now)
+        engine = EmulatorEngine(LPS25HChip(atmosphere: atmosphere, noiseSeed: noiseSeed), now: now)
     }
 }

@@ -93,7 +93,7 @@ struct MS5611Chip: RegisterChip {
             pressure += Self.pressureNoise[pendingOSR] * SplitMix64.gaussian(seed: noiseSeed, index: conversions, channel: 0x5611)
         }
         let count = kind == .temperature ? d2 : Self.rawPressure(for: pressure, d2: d2)
-        store([UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)], at: 0x00)
+        store24(count, at: 0x00, leastFirst: false)
     }
 
     mutating func write(_ value: UInt8, to register: UInt8, at time: Double) {}
@@ -101,7 +101,7 @@ struct MS5611Chip: RegisterChip {
     /// The result reads once: its last byte read clears it.
     mutating func read(_ register: UInt8) -> UInt8 {
         let value = peek(register)
-        if register == 0x02 { store([0, 0, 0], at: 0x00) }
+        if register == 0x02 { store24(0, at: 0x00, leastFirst: false) }
         return value
     }
 

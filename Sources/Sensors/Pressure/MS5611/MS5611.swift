@@ -43,13 +43,23 @@ package final class MS5611: BarometerDriver {
     package let chip: ChipInfo
     private let bus: any I2CBus
     private let pause: Pause
-    private let state: Locked<(configuration: BarometerConfiguration, prom: MS5611PROM?)>
+    /// The configuration, the PROM read at configure (nil before) and the conversion commands
+    /// the configuration gives, worked out once so that a reading allocates nothing.
+    private let state: Locked<(configuration: BarometerConfiguration, prom: MS5611PROM?, commands: Commands)>
+
+    /// The D1 and D2 commands of a configuration and their conversion times.
+    package struct Commands: Sendable, Equatable {
+        package var d1: UInt8
+        package var d1Wait: Duration
+        package var d2: UInt8
+        package var d2Wait: Duration
+    }
 
     package init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x77), pause: Pause = .system) {
         self.bus = bus
         chip = ChipInfo(name: "MS5611", family: .ms5611, address: address, identity: [])
         self.pause = pause
-        state = Locked((Self.altitude, nil))
+        state = Locked((Self.altitude, nil, Commands(d1: 0, d1Wait: .zero, d2: 0, d2Wait: .zero)))
     }
 
     package var defaultConfiguration: BarometerConfiguration { Self.altitude }
@@ -58,9 +68,7 @@ package final class MS5611: BarometerDriver {
 
     /// The D1 and D2 commands and their conversion times for `configuration`, or the setting it
     /// names that the chip lacks.
-    package static func commands(for configuration: BarometerConfiguration) throws(SensorError)
-        -> (d1: UInt8, d1Wait: Duration, d2: UInt8, d2Wait: Duration)
-    {
+    package static func commands(for configuration: BarometerConfiguration) throws(SensorError) -> Commands {
         func osr(_ value: Int, _ setting: String) throws(SensorError) -> (offset: UInt8, microseconds: Int) {
             guard let entry = oversamplings[value] else {
                 throw .unsupportedSetting(chip: "MS5611", setting: setting, requested: "\(value)",
@@ -70,24 +78,25 @@ package final class MS5611: BarometerDriver {
         }
         let p = try osr(configuration.pressureOversampling, "pressure oversampling (OSR)")
         let t = try osr(configuration.temperatureOversampling, "temperature oversampling (OSR)")
-        for (value, setting) in [(configuration.filterCoefficient, "filter coefficient")] where value != 0 {
-            throw .unsupportedSetting(chip: "MS5611", setting: setting, requested: "\(value)", supported: ["0 (the MS5611 has no filter)"])
+        guard configuration.filterCoefficient == 0 else {
+            throw .unsupportedSetting(chip: "MS5611", setting: "filter coefficient", requested: "\(configuration.filterCoefficient)",
+                                      supported: ["0 (the MS5611 has no filter)"])
         }
         guard configuration.standby == 0 else {
             throw .unsupportedSetting(chip: "MS5611", setting: "standby (ms)", requested: formatValue(configuration.standby),
                                       supported: ["0 (the MS5611 converts on command)"])
         }
-        return (Command.convertD1 + p.offset, .microseconds(p.microseconds), Command.convertD2 + t.offset, .microseconds(t.microseconds))
+        return Commands(d1: Command.convertD1 + p.offset, d1Wait: .microseconds(p.microseconds),
+                        d2: Command.convertD2 + t.offset, d2Wait: .microseconds(t.microseconds))
     }
 
     package func configure(_ configuration: BarometerConfiguration) throws(SensorError) {
-        _ = try Self.commands(for: configuration)
+        let commands = try Self.commands(for: configuration)
         try send(Command.reset)
         pause.wait(Self.resetTime)
         var words: [UInt16] = []
         for word in 0..<8 {
-            let bytes = try read(Command.promRead + UInt8(2 * word), count: 2)
-            words.append(UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
+            words.append(try readWord(Command.promRead + UInt8(2 * word)))
         }
         let prom = MS5611PROM(words: words)
         guard prom.isValid else {
@@ -97,13 +106,12 @@ package final class MS5611: BarometerDriver {
                 chip: chip.name, setting: "PROM CRC-4", requested: "0x\(found) in PROM word 7 (computed 0x\(computed))",
                 supported: ["a PROM whose CRC matches: power-cycle the module and check its wiring (SDA/SCL pull-ups, PS pin high for I2C, CSB for the address); a PROM that still fails is damaged — replace the MS5611, or the device at \(chip.address) is not one"])
         }
-        state.withLock { $0 = (configuration, prom) }
+        state.withLock { $0 = (configuration, prom, commands) }
     }
 
     package func readSample() throws(SensorError) -> PressureSample {
-        let (configuration, prom) = state.withLock { ($0.configuration, $0.prom) }
+        let (prom, commands) = state.withLock { ($0.prom, $0.commands) }
         guard let prom else { throw .notSupported(chip: chip.name, feature: "reading before configure") }
-        let commands = try Self.commands(for: configuration)
         let d1 = try convert(commands.d1, wait: commands.d1Wait)
         let d2 = try convert(commands.d2, wait: commands.d2Wait)
         let result = prom.compensate(d1: d1, d2: d2)
@@ -114,22 +122,37 @@ package final class MS5611: BarometerDriver {
     private func convert(_ command: UInt8, wait: Duration) throws(SensorError) -> UInt32 {
         try send(command)
         pause.wait(wait)
-        let bytes = try read(Command.adcRead, count: 3)
-        return UInt32(bytes[0]) << 16 | UInt32(bytes[1]) << 8 | UInt32(bytes[2])
+        var bytes: (UInt8, UInt8, UInt8) = (0, 0, 0)
+        try read(Command.adcRead, into: &bytes)
+        return UInt32(bytes.0) << 16 | UInt32(bytes.1) << 8 | UInt32(bytes.2)
     }
 
+    /// One PROM word, most significant byte first.
+    private func readWord(_ command: UInt8) throws(SensorError) -> UInt16 {
+        var bytes: (UInt8, UInt8) = (0, 0)
+        try read(command, into: &bytes)
+        return UInt16(bytes.0) << 8 | UInt16(bytes.1)
+    }
+
+    /// A one-byte command (the bus's allocation-free write).
     private func send(_ command: UInt8) throws(SensorError) {
-        do { try bus.write(chip.address, [command]) } catch { throw .bus(error) }
+        do { try bus.writeByte(chip.address, command) } catch { throw .bus(error) }
     }
 
-    private func read(_ command: UInt8, count: Int) throws(SensorError) -> [UInt8] {
-        do { return try bus.readRegisters(chip.address, command, count: count) } catch { throw .bus(error) }
+    /// The command, then (repeated START) as many bytes as `bytes` holds, into it.
+    private func read<Bytes>(_ command: UInt8, into bytes: inout Bytes) throws(SensorError) {
+        let result: Result<Void, I2CError> = withUnsafeMutableBytes(of: &bytes) { buffer in
+            do throws(I2CError) {
+                try bus.readRegisters(chip.address, command, into: buffer)
+                return .success(())
+            } catch { return .failure(error) }
+        }
+        do { try result.get() } catch { throw .bus(error) }
     }
 
     /// The chip keeps no settings; a PROM that still reads with its CRC is taken as a chip still there.
     package func isStillConfigured() throws(SensorError) -> Bool {
-        let word7 = try read(Command.promRead + 14, count: 2)
-        return UInt16(word7[0]) << 8 | UInt16(word7[1]) == prom?.words[7]
+        try readWord(Command.promRead + 14) == prom?.words[7]
     }
 
     package func selfTest() throws(SensorError) -> SelfTestReport {

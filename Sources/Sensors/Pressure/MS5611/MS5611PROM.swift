@@ -40,11 +40,12 @@ package struct MS5611PROM: Sendable, Equatable {
     /// signed 32- and 64-bit types): pressure in 0.01 mbar (= Pa) and temperature in 0.01 °C,
     /// from D1 (pressure) and D2 (temperature).
     package func compensate(d1: UInt32, d2: UInt32) -> (pascal: Int64, centidegrees: Int64) {
-        let c = coefficients
-        let dT = Int64(d2) - c[4] * (1 << 8)
-        var temp = 2000 + (dT * c[5]) / (1 << 23)
-        var off = c[1] * (1 << 16) + (c[3] * dT) / (1 << 7)
-        var sens = c[0] * (1 << 15) + (c[2] * dT) / (1 << 8)
+        // C1 … C6 from the words themselves: ``coefficients`` makes an array, which a reading must not.
+        let (c1, c2, c3, c4, c5, c6) = (Int64(words[1]), Int64(words[2]), Int64(words[3]), Int64(words[4]), Int64(words[5]), Int64(words[6]))
+        let dT = Int64(d2) - c5 * (1 << 8)
+        var temp = 2000 + (dT * c6) / (1 << 23)
+        var off = c2 * (1 << 16) + (c4 * dT) / (1 << 7)
+        var sens = c1 * (1 << 15) + (c3 * dT) / (1 << 8)
         if temp < 2000 {
             let t2 = (dT * dT) / (1 << 31)
             let below = (temp - 2000) * (temp - 2000)
