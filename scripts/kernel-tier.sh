@@ -2,7 +2,7 @@
 # Kernel tier: runs the Linux I2C bus against a real kernel I2C stack.
 #
 # Boots Debian's own kernel in QEMU (TCG) with an initramfs holding busybox, the kernel's
-# i2c-dev and i2c-stub modules and a statically linked Swift check binary
+# i2c-dev and i2c-stub modules and a Swift check binary (statically linked, or with its shared libraries)
 # (Sources/i2c-kernel-check), which exercises /dev/i2c-0 and prints one line per check and
 # `N passed, N failed`. Fails on any failed check, a missing summary, or a timeout.
 #
@@ -76,9 +76,17 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernel-tier.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "== building the static check binary"
-swift build -c release --product i2c-kernel-check -Xswiftc -static-executable --scratch-path .build-static
-check_binary=.build-static/release/i2c-kernel-check
+# KERNEL_TIER_CHECK_BINARY: a check binary built beforehand (CI's release build, with the Swift
+# runtime linked in); its shared libraries go into the initramfs with it. Else a fully static one.
+if [ -n "${KERNEL_TIER_CHECK_BINARY:-}" ]; then
+    check_binary=$KERNEL_TIER_CHECK_BINARY
+    [ -x "$check_binary" ] || { echo "kernel tier: KERNEL_TIER_CHECK_BINARY=$check_binary is not an executable: build it (swift build -c release --static-swift-stdlib --product i2c-kernel-check) or unset it" >&2; exit 1; }
+    echo "== the check binary: $check_binary (built beforehand)"
+else
+    echo "== building the static check binary"
+    swift build -c release --product i2c-kernel-check -Xswiftc -static-executable --scratch-path .build-static
+    check_binary=.build-static/release/i2c-kernel-check
+fi
 
 echo "== fetching Debian's kernel (unpacked in $work, not installed)"
 kernel_package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
@@ -137,6 +145,14 @@ for driver in $iio_drivers; do
 done
 echo "== IIO modules, in load order: $(tr '\n' ' ' < "$root/lib/iio/order")"
 cp "$check_binary" "$root/bin/i2c-kernel-check"
+# A dynamically linked check binary takes its shared libraries and the loader along, at the paths
+# ldd names (ldd fails on a static binary: nothing to take).
+if libraries=$(ldd "$check_binary" 2>/dev/null); then
+    for library in $(echo "$libraries" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+        mkdir -p "$root$(dirname "$library")"
+        cp -L "$library" "$root$library"
+    done
+fi
 cp "$work/regfile/i2c-regfile.ko" "$root/lib/"
 cat > "$root/init" <<INIT
 #!/bin/busybox sh
