@@ -272,3 +272,32 @@ private let odr104: UInt8 = 0x40
         #expect(status[1] & 0x60 == 0x60)
     }
 }
+
+/// The LSM6DSV16X's self-test in CTRL10 (19h): ST_XL[1:0] and ST_G[3:2], 01 positive, 10 negative
+/// (ST's lsm6dsv16x_reg.h), rates in the low nibble of CTRL1/CTRL2, ranges in CTRL8/CTRL6.
+@Suite struct LSM6DSV16XSelfTestEmulatorTests: EmulatorSuite {
+    let chip = EmulatorUnderTest<LSM6DSV16XEmulator>(at: imu)
+
+    /// ±4 g (0.122 mg/LSB) at 60 Hz, ±2000 dps (70 mdps/LSB) at 240 Hz: positive and negative
+    /// self-test move each axis by the same amount the other way, inside 50–1700 mg and
+    /// 150–700 dps; a dead axis does not move.
+    @Test func ctrl10MovesTheOutputsBothWays() throws {
+        for dead in [false, true] {
+            let bus = makeBus(options: EmulatorOptions(deadAxes: dead ? [.gyroscope(.y)] : []))
+            try bus.writeRegister(imu, 0x17, 0x01)  // CTRL8 FS_XL ±4 g
+            try bus.writeRegister(imu, 0x15, 0x04)  // CTRL6 FS_G ±2000 dps
+            try bus.writeRegisters(imu, Reg.ctrl1XL, [0x05, 0x07])  // 60 Hz, 240 Hz
+            let off = try bus.readRegisters(imu, Reg.outG, count: 12)
+            var changes: [[Double]] = []
+            for code: UInt8 in [0b0101, 0b1010] {  // both positive, both negative
+                try bus.writeRegister(imu, 0x19, code)
+                let on = try bus.readRegisters(imu, Reg.outG, count: 12)
+                changes.append((0..<6).map { Double(int16LE(on, $0 * 2)) - Double(int16LE(off, $0 * 2)) })
+            }
+            let gyro = changes[0][0..<3].map { abs($0) * 0.070 }, accel = changes[0][3..<6].map { abs($0) * 0.122 }
+            #expect(gyro.map { (150...700).contains($0) } == [true, !dead, true], "\(gyro)")
+            #expect(accel.allSatisfy { (50...1700).contains($0) }, "\(accel)")
+            #expect(zip(changes[0], changes[1]).allSatisfy { abs($0 + $1) <= 2 }, "\(changes)")
+        }
+    }
+}

@@ -111,6 +111,25 @@ struct SawtoothRate: PhysicalSource {
         #expect(byIndex.worst > 500e-6, "by index \(byIndex.worst * 1e6) µs")
     }
 
+    /// The ICM-45686's 8 KiB FIFO holds 2.56 s at 200 Hz, so the same run leaves it unread for
+    /// 160 read intervals (2.9 s) to overflow it. Its chip timestamps keep the chip's clock across
+    /// the restart as well as the ICM-42688-P's do over the same gap (the same 16-bit µs counter):
+    /// the worst errors by chip time within 2 µs of each other, and under a tenth of the
+    /// ICM-45686's by index. Measured here (printed below): 122.7 µs and 122.4 µs by chip time,
+    /// 2225 µs by index (360 samples each).
+    @Test func theICM45686KeepsTheChipClockAsTheICM42688Does() throws {
+        let unread = 400..<560
+        let icm45686 = try Self.worstErrorAfterARestart(imu: .icm45686, rate: 200, chipTimestamps: true, unread: unread)
+        let icm42688 = try Self.worstErrorAfterARestart(imu: .icm42688, rate: 200, chipTimestamps: true, unread: unread)
+        let byIndex = try Self.worstErrorAfterARestart(imu: .icm45686, rate: 200, chipTimestamps: false, unread: unread)
+        print("FIFO restart after 2.9 s unread, 200 Hz 300 ppm, worst error over 2 s by chip time: ICM-45686 "
+            + "\(icm45686.worst * 1e6) µs, ICM-42688-P \(icm42688.worst * 1e6) µs; ICM-45686 by index \(byIndex.worst * 1e6) µs "
+            + "(\(icm45686.count), \(icm42688.count), \(byIndex.count) samples)")
+        #expect(icm45686.count > 300 && icm42688.count > 300 && byIndex.count > 300)
+        #expect(abs(icm45686.worst - icm42688.worst) < 2e-6)
+        #expect(icm45686.worst < byIndex.worst / 10)
+    }
+
     /// The BMI160 does not restart after that overflow: its skip frame counts the frames it
     /// dropped and leads those it kept, which come numbered past the gap and timed by the
     /// sensortime frame. So both ways keep the chip's clock (under 100 µs after the gap; measured
@@ -137,7 +156,7 @@ struct SawtoothRate: PhysicalSource {
     /// delivered and counted lost by the read after the gap and by all reads; and the frames the
     /// chip took from the FIFO's start to the last read (its clock 300 ppm fast).
     static func worstErrorAfterARestart(
-        imu: SimulatedBoard.IMU, rate: Double, chipTimestamps: Bool
+        imu: SimulatedBoard.IMU, rate: Double, chipTimestamps: Bool, unread: Range<Int> = 400..<465
     ) throws -> (worst: Double, count: Int, afterGap: (delivered: Int, lost: Int), delivered: Int, lost: Int, taken: Int) {
         let clock = VirtualClock()
         let source = SawtoothRate(origin: clock.now + 0.0123)
@@ -152,11 +171,12 @@ struct SawtoothRate: PhysicalSource {
         var restart: Double?
         var samples: [MotionSample] = []
         var lost = 0, afterGap = (delivered: 0, lost: 0)
-        for step in 0..<900 {
+        for step in 0..<(unread.upperBound + 435) {
             clock.advance(by: interval)
-            if (400..<465).contains(step) { continue }   // 1.2–1.5 s unread: the FIFO (0.39–0.8 s) overflows
+            // 400..<465: 1.2 s unread; the FIFO (0.39–0.8 s; the ICM-45686's 2.56 s, given longer) overflows
+            if unread.contains(step) { continue }
             let read = try device.readFIFO(at: clock.now)
-            if step == 465 {
+            if step == unread.upperBound {
                 restart = clock.now
                 afterGap = (read.samples.count, read.lost)
             }

@@ -23,4 +23,16 @@ struct ICM45686CommandTests {
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.split(separator: "\n").count == 21, "\(result.output)")
     }
+
+    /// Through the FIFO (`--fifo`): 100 raw samples on the `rest` scenario, 1 g ± 2 %, down.
+    @Test func fifoStreamAtRestReadsOneG() throws {
+        let rows = try streamed(["--imu", "icm45686", "--scenario", "rest", "--count", "100", "--fifo"],
+                                columns: ["acc_x_g", "acc_y_g", "acc_z_g"])
+        #expect(rows.count == 100)
+        for acceleration in rows {
+            let magnitude = acceleration.map { $0 * $0 }.reduce(0, +).squareRoot()
+            #expect(abs(magnitude - 1) <= 0.02, "\(acceleration)")
+            #expect(acceleration[2] < -0.98, "\(acceleration)")
+        }
+    }
 }

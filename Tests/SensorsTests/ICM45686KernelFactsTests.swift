@@ -36,7 +36,7 @@ extension KernelCrossCheckTests {
         }
     }
 
-    func icm45686EmulatorMatchesTheKernel() throws {
+    @Test func icm45686EmulatorMatchesTheKernel() throws {
         let k = Self.icm45686Kernel
         let board = SimulatedBoard(imu: .icm45686, magnetometer: .none, source: ConstantSource(), now: { 0 })
         #expect(try board.bus.readRegister(SimulatedBoard.IMU.icm45686.usualAddress, k.whoAmIRegister) == k.whoAmI)
@@ -48,5 +48,35 @@ extension KernelCrossCheckTests {
         for (code, range) in k.gyroFullScales.enumerated() {
             #expect(abs(ICM45686Chip.gyroSensitivity[code] / (32768 / range) - 1) <= 0.001, "±\(range) °/s")
         }
+    }
+
+    /// The FIFO: inv_icm45600.h REG_FIFO_COUNT 0x12 (le16, packets: inv_icm45600_buffer_fifo_read
+    /// multiplies it by the packet size), REG_FIFO_DATA 0x14, REG_INT1_CONFIG0 0x16 (FIFO_FULL_EN
+    /// BIT(0)), REG_INT_STATUS 0x19 (FIFO_FULL BIT(0)), REG_FIFO_CONFIG0 0x1D (MODE GENMASK(7, 6):
+    /// BYPASS 0, STREAM 1; FIFO_DEPTH_MAX 0x1F), REG_FIFO_CONFIG2 0x20 (FIFO_FLUSH BIT(7)),
+    /// REG_FIFO_CONFIG3 0x21 (GYRO_EN BIT(2), ACCEL_EN BIT(1), IF_EN BIT(0)), REG_FIFO_CONFIG4 0x22
+    /// (TMST_FSYNC_EN BIT(1)), REG_SMC_CONTROL_0 0xA258 (TMST_EN BIT(0)), REG_IREG_ADDR 0x7C,
+    /// REG_IREG_DATA 0x7E; inv_icm45600_buffer.c: FIFO header EXT_HEADER BIT(7), ACCEL BIT(6),
+    /// GYRO BIT(5), TMST_FSYNC GENMASK(3, 2), ODR_ACCEL BIT(1), ODR_GYRO BIT(0); struct
+    /// inv_icm45600_fifo_2sensors_packet: header, accel (3 × __le16), gyro (3 × __le16), s8 temp,
+    /// __le16 timestamp (16 bytes, packed); inv_icm45600_accel.c: FIFO temperature × 64 to the
+    /// 128 LSB/°C of TEMP_DATA (2 LSB/°C).
+    @Test func icm45686FIFOMatchesTheKernel() throws {
+        typealias R = ICM45600Register
+        #expect(R.fifoCount == 0x12 && R.fifoData == 0x14 && R.interrupt1Config0 == 0x16 && R.interruptStatus == 0x19)
+        #expect(R.fifoConfig0 == 0x1D && R.fifoConfig2 == 0x20 && R.fifoConfig3 == 0x21 && R.fifoConfig4 == 0x22)
+        #expect(R.indirectAddress == 0x7C && R.indirectData == 0x7E && R.smcControl0 == (0xA2, 0x58) && R.timestampEnable == 1 << 0)
+        #expect(R.fifoBypass == 0 << 6 | 0x1F && R.fifoStream == 1 << 6 | 0x1F && R.fifoFlush == 1 << 7)
+        #expect(R.fifoSensors == 1 << 2 | 1 << 1 && R.fifoWriting == 1 << 2 | 1 << 1 | 1 << 0 && R.fifoTimestamps == 1 << 1)
+        #expect(R.fifoFullInterrupt == 1 << 0)
+        let packet = ICM45600Settings.fifoPacket
+        #expect(ICMFIFOPacket.size == 1 + 6 + 6 + 1 + 2 && ICMFIFOPacket.accelerometerOffset == 1 && ICMFIFOPacket.gyroscopeOffset == 7)
+        #expect(ICMFIFOPacket.temperatureOffset == 13 && ICMFIFOPacket.timestampOffset == 14 && !packet.byteOrder.bigEndian)
+        #expect(ICMFIFOPacket.headerEnd == 1 << 7 && ICMFIFOPacket.headerAccelerometer == 1 << 6 && ICMFIFOPacket.headerGyroscope == 1 << 5)
+        #expect(ICMFIFOPacket.headerTimestampField == 0b11 << 2 && ICMFIFOPacket.headerRateChanged == 0b11)
+        #expect(packet.temperatureLSBPerDegree == 128.0 / 64)
+        #expect(ICM45686Chip.fifoCount == 0x12 && ICM45686Chip.fifoData == 0x14 && ICM45686Chip.fifoConfig0 == 0x1D)
+        #expect(ICM45686Chip.fifoConfig3 == 0x21 && ICM45686Chip.smcControl0 == 0xA258 && ICM45686Chip.iregAddress == 0x7C)
+        #expect(ICM45686Chip.fifoTemperatureSensitivity == 128.0 / 64 && ICM45686Chip.fifoCapacity == 8 * 1024)
     }
 }

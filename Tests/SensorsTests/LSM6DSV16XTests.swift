@@ -11,6 +11,7 @@ private enum DSV {
     static let ctrl6: UInt8 = 0x15, ctrl8: UInt8 = 0x17, statusReg: UInt8 = 0x1E, outTempL: UInt8 = 0x20
     static let fifoCtrl1: UInt8 = 0x07, fifoCtrl3: UInt8 = 0x09, fifoCtrl4: UInt8 = 0x0A
     static let fifoStatus1: UInt8 = 0x1B, functionsEnable: UInt8 = 0x50, fifoDataOutTag: UInt8 = 0x78
+    static let ctrl10: UInt8 = 0x19
 }
 
 /// Identify 0x70, SW_RESET polled, BDU | IF_INC, then CTRL8 (FS_XL 01 = ±4 g), CTRL6 (FS_G 0010 =
@@ -132,5 +133,37 @@ private func make(_ bus: ExpectationBus) -> LSM6IMU { LSM6IMU(bus: bus, model: .
         #expect(steps.count == frames.count - 1)
         // One 21.75 µs tick of rounding either side.
         #expect(steps.allSatisfy { abs($0 - (1 + driftPPM * 1e-6) / 240) <= 21.8e-6 }, "\(steps)")
+    }
+
+    /// The self-test as ST's lsm6dsv16x_self_test.c runs it: BDU | IF_INC, gyroscope off, CTRL10
+    /// clear; CTRL8 ±4 g then CTRL1 = 0101 (60 Hz), CTRL10 ST_XL = 01; CTRL6 ±2000 dps (0100) then
+    /// CTRL2 = 0111 (240 Hz), CTRL10 ST_G = 01 (0b0100); 1 discarded + 5 averaged samples each
+    /// phase; limits 50…1700 mg and 150…700 dps; then reset and the configuration restored.
+    @Test func selfTestProcedure() throws {
+        let (bus, imu) = try configured(dsvInit) { make($0) }
+        func samples(accel: [Int16], gyro: [Int16]) -> [I2CExpectation] {
+            Array(repeating: .writeRead(0x6A, [DSV.outTempL], reply: littleEndian([0] + gyro + accel)), count: 6)
+        }
+        // 500 mg at 0.122 mg/LSB = 4098 LSB; 300 dps at 70 mdps/LSB = 4286 LSB; 100 dps (1429 LSB) on y: too little.
+        var list: [I2CExpectation] = [
+            .write(0x6A, [DSV.ctrl3, 0x44]), .write(0x6A, [DSV.ctrl2, 0]), .write(0x6A, [DSV.ctrl10, 0]),
+            .write(0x6A, [DSV.ctrl8, 0x01]), .write(0x6A, [DSV.ctrl1, 0x05]),
+        ]
+        list += samples(accel: [0, 0, 8197], gyro: [0, 0, 0])
+        list += [.write(0x6A, [DSV.ctrl10, 0x01])]
+        list += samples(accel: [4098, -4098, 8197 + 4098], gyro: [0, 0, 0])
+        list += [.write(0x6A, [DSV.ctrl1, 0]), .write(0x6A, [DSV.ctrl10, 0])]
+        list += [.write(0x6A, [DSV.ctrl6, 0x04]), .write(0x6A, [DSV.ctrl2, 0x07])]
+        list += samples(accel: [0, 0, 0], gyro: [10, 10, 10])
+        list += [.write(0x6A, [DSV.ctrl10, 0x04])]
+        list += samples(accel: [0, 0, 0], gyro: [10 + 4286, 10 + 1429, 10 + 4286])
+        list += [.write(0x6A, [DSV.ctrl2, 0]), .write(0x6A, [DSV.ctrl10, 0])]
+        list += dsvInit
+        bus.expect(list)
+        let report = try imu.selfTest()
+        #expect(report.axes.map(\.passed) == [true, true, true, true, false, true])
+        #expect(close(report.axes[0].response, 4098 * 0.122, tolerance: 1e-6))
+        #expect(close(report.axes[3].response, 300.02, tolerance: 1e-6))
+        expectFinished(bus)
     }
 }

@@ -122,7 +122,7 @@ private func driver(_ chip: ChipDescriptor, on device: SPIExpectationBus) throws
 @Suite struct SimulatedSPITests {
     /// Identified through the SPI framings the registry declares, configured, and streaming
     /// samples and FIFO frames of the chip lying face up while turning.
-    @Test(arguments: [SimulatedBoard.IMU.lsm6dsox, .icm42688, .bmi160, .bmi270])
+    @Test(arguments: [SimulatedBoard.IMU.lsm6dsox, .icm42688, .bmi160, .bmi270, .icm45686])
     func streamsOverSPI(imu: SimulatedBoard.IMU) throws {
         let time = ManualTime(1)
         var state = PhysicalState.flatAtRest()

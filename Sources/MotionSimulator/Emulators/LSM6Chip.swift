@@ -87,6 +87,10 @@ struct LSM6Chip: SensingChip, MultiModelChip {
     enum DSVMap {
         static let ctrl6: UInt8 = 0x15
         static let ctrl8: UInt8 = 0x17
+        /// CTRL10 (19h): ST_G[3:2], ST_XL[1:0] (ST's lsm6dsv16x_reg.h `lsm6dsv16x_ctrl10_t`; the
+        /// deflections are the LSM6DSOX's, ``LSM6Chip/accelSelfTest``, inside the LSM6DSV16X's
+        /// 50–1700 mg and 150–700 dps limits).
+        static let ctrl10: UInt8 = 0x19
         static let fifoStatus1: UInt8 = 0x1B
         static let functionsEnable: UInt8 = 0x50
         /// TIMESTAMP0–3 count 21.75 µs (typical).
@@ -343,20 +347,20 @@ struct LSM6Chip: SensingChip, MultiModelChip {
 
     // MARK: Samples
 
+    /// ST_XL (bits 1:0 of CTRL5_C, of CTRL10 on the LSM6DSV16X): 01 positive, 10 negative.
     private var selfTestAccelSign: Double {
-        if variant.dsvMap { return 0 }  // its self-test (CTRL10) is not modelled
-        return switch reg(Self.ctrl5C) & 0b11 {
+        switch reg(variant.dsvMap ? DSVMap.ctrl10 : Self.ctrl5C) & 0b11 {
         case 0b01: 1
         case 0b10: -1
         default: 0
         }
     }
 
+    /// ST_G (bits 3:2): 01 positive; negative 11 in CTRL5_C, 10 in the LSM6DSV16X's CTRL10.
     private var selfTestGyroSign: Double {
-        if variant.dsvMap { return 0 }
-        return switch (reg(Self.ctrl5C) >> 2) & 0b11 {
-        case 0b01: 1
-        case 0b11: -1
+        switch ((reg(variant.dsvMap ? DSVMap.ctrl10 : Self.ctrl5C) >> 2) & 0b11, variant.dsvMap) {
+        case (0b01, _): 1
+        case (0b11, false), (0b10, true): -1
         default: 0
         }
     }

@@ -10,8 +10,8 @@ extension ChipDescriptor {
             addresses: [I2CAddress(0x68), I2CAddress(0x69)]),
         tables: ICM42600Settings.settings(for: .icm42688p).tables,
         fifo: FIFOLayout(
-            bytesPerSample: ICM42600FIFOPacket.size,
-            timestamp: FIFOTimestampFormat(lsb: ICM42600FIFOPacket.timestampLSB, wrap: ICM42600FIFOPacket.timestampWrap)),
+            bytesPerSample: ICMFIFOPacket.size,
+            timestamp: FIFOTimestampFormat(lsb: ICMFIFOPacket.timestampLSB, wrap: ICMFIFOPacket.timestampWrap)),
         gyroRestLimits: GyroRestLimits(biasDPS: 0.5, noiseDensityDPS: 0.0028, source: "DS-000347 Table 1: ZRO ±0.5 °/s, 0.0028 °/s/√Hz"),
         outputDelay: .byOutputDataRate(Dictionary(uniqueKeysWithValues: ICM42600Settings.rates.map {
             ($0.value, ICM42600Settings.gyroscopeDelay(rate: $0.value))

@@ -18,16 +18,10 @@ package final class ICM42600IMU: CoreIMUDriver {
     /// 200 Hz, ±4 g, ±500 °/s.
     package let defaultConfiguration = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500)
 
-    typealias State = IMUState<TimestampProgress>
+    typealias State = IMUState<ICMFIFOPacket.Progress>
     let core: DriverCore<ICM42600Settings, State>
     /// PWR_MGMT0 (0x4E): 0x00 after a reset (sensors off), low-noise modes after ``configure(_:)``.
     static let configuredRegister = ICM42600Register.powerManagement0
-
-    /// What the FIFO read carries over: the last timestamp read, its frame's index and its
-    /// unwrapped count of LSB since the FIFO started.
-    struct TimestampProgress: FIFOProgress {
-        var last: FIFOTimestamp?
-    }
 
     /// After turning the sensors on: the gyroscope needs its start-up time before data are valid
     /// (kernel INV_ICM42600_GYRO_STARTUP_TIME_MS = 60; the datasheet asks ≥ 200 µs before any
@@ -93,87 +87,22 @@ package final class ICM42600IMU: CoreIMUDriver {
         read.restart()
         try core.locked { state throws(SensorError) in
             let (full, packets) = try device.burst(ICM42600Register.interruptStatus, count: 3) { status in
-                (status[0] & ICM42600Register.fifoFullInterrupt != 0, (Int(status[1]) << 8 | Int(status[2])) / ICM42600FIFOPacket.size)
+                (status[0] & ICM42600Register.fifoFullInterrupt != 0, (Int(status[1]) << 8 | Int(status[2])) / ICMFIFOPacket.size)
             }
             if full {
                 try startFIFO(&state)
                 read.overflowed = true
                 return
             }
-            var rateChanged = false
-            try device.readFIFOChunks(
-                packets, from: ICM42600Register.fifoData, itemSize: ICM42600FIFOPacket.size, chunkItems: Self.fifoChunkPackets
-            ) { bytes, packet in
-                switch decode(bytes, at: packet * ICM42600FIFOPacket.size, state: state) {
-                case .empty:
-                    return false
-                case .rateChanged:
-                    rateChanged = true
-                    return false
-                case .invalid:
-                    state.fifoSamples += 1
-                case .sample(let sample, let timestamp):
-                    let period = 1 / state.configuration.outputDataRate
-                    let chipTime = timestamp.map { Self.unwrap($0, index: state.fifoSamples, period: period, &state.fifo.last) }
-                    read.frames.append(FIFOFrame(sampleIndex: state.fifoSamples, sample: sample, chipTime: chipTime))
-                    state.fifoSamples += 1
-                }
-                return true
-            }
+            let rateChanged = try settings.fifoPacket.read(
+                packets, from: ICM42600Register.fifoData, chunkPackets: Self.fifoChunkPackets, device: device, state: &state, into: &read)
             if rateChanged {
                 // As after an overflow: the indices start again, so the frames of the old
                 // numbering are not handed out with the restart.
                 try startFIFO(&state)
                 read.restart(overflowed: true)
-            } else {
-                read.chipClockWrap = ICM42600FIFOPacket.timestampWrap
             }
         }
-    }
-
-    private enum Packet {
-        case empty, rateChanged, invalid
-        /// The sample and the packet's ODR timestamp, when it carries one.
-        case sample(IMUSample, timestamp: UInt16?)
-    }
-
-    struct FIFOTimestamp {
-        var raw: UInt16
-        var index: Int
-        var ticks: Double
-    }
-
-    /// Seconds on the chip clock of a 16-bit timestamp, unwrapped against the previous one: the
-    /// counter advanced by its difference modulo 65536 plus the whole wraps that bring the step
-    /// nearest the frames' nominal spacing (index difference × `period`). That holds at every
-    /// rate, the 80 ms of 12.5 Hz (more than one 65.5 ms wrap) too, while the chip's clock is
-    /// within a few percent of nominal.
-    static func unwrap(_ raw: UInt16, index: Int, period: Double, _ history: inout FIFOTimestamp?) -> Double {
-        var ticks = Double(raw)
-        if let last = history {
-            let step = Double(raw &- last.raw)
-            let expected = Double(index - last.index) * period / ICM42600FIFOPacket.timestampLSB
-            ticks = last.ticks + step + ((expected - step) / 65536).rounded() * 65536
-        }
-        history = FIFOTimestamp(raw: raw, index: index, ticks: ticks)
-        return ticks * ICM42600FIFOPacket.timestampLSB
-    }
-
-    private func decode(_ bytes: UnsafeRawBufferPointer, at base: Int, state: State) -> Packet {
-        typealias Layout = ICM42600FIFOPacket
-        let header = bytes[base]
-        if header & Layout.headerMessage != 0 { return .empty }
-        if header & Layout.headerRateChanged != 0, state.fifoSamples > 0 { return .rateChanged }
-        let both = Layout.headerAccelerometer | Layout.headerGyroscope
-        guard header & both == both else { return .invalid }
-        let accelerometer = AxisLayout.bigEndian.counts(bytes, from: base + Layout.accelerometerOffset)
-        let gyroscope = AxisLayout.bigEndian.counts(bytes, from: base + Layout.gyroscopeOffset)
-        let invalid = SIMD3<Int16>(repeating: Layout.invalidData)
-        if accelerometer == invalid || gyroscope == invalid { return .invalid }
-        let temperature = Double(Int8(bitPattern: bytes[base + Layout.temperatureOffset])) / settings.fifoTemperatureLSBPerDegree + 25
-        let timestamp = header & Layout.headerTimestampField == Layout.headerOdrTimestamp
-            ? UInt16(bytes[base + Layout.timestampOffset]) << 8 | UInt16(bytes[base + Layout.timestampOffset + 1]) : nil
-        return .sample(state.scale.sample(accelerometer: accelerometer, gyroscope: gyroscope, temperature: temperature), timestamp: timestamp)
     }
 
     // MARK: Self-test

@@ -66,37 +66,6 @@ enum ICM42600Register {
         writeOrder: [interfaceConfig0, gyroConfig0, accelConfig0, powerManagement0], startupTime: ICM42600IMU.startupTime)
 }
 
-/// The FIFO packet 3 layout (DS-000347 §6.1 "Packet structure"; kernel inv_icm42600_buffer.c,
-/// struct inv_icm42600_fifo_2sensors_packet and INV_ICM42600_FIFO_HEADER_*).
-enum ICM42600FIFOPacket {
-    /// header, accel x/y/z, gyro x/y/z (big-endian), temperature (int8), timestamp (16 bit).
-    static let size = 16
-    static let accelerometerOffset = 1
-    static let gyroscopeOffset = 7
-    static let temperatureOffset = 13
-    /// The 16-bit big-endian timestamp (packet 3, DS-000347 §6.1 FIFO packet structure; kernel
-    /// inv_icm42600_fifo_2sensors_packet `__be16 timestamp`).
-    static let timestampOffset = 14
-    /// HEADER_TIMESTAMP_FSYNC (bits 3:2): 10 = the packet carries the ODR timestamp (DS-000347
-    /// §6.2 FIFO header; kernel INV_ICM42600_FIFO_HEADER_TMST_FSYNC GENMASK(3, 2)).
-    static let headerTimestampField: UInt8 = 0x0C
-    static let headerOdrTimestamp: UInt8 = 0x08
-    /// Timestamp LSB: 1 µs with TMST_CONFIG TMST_RES = 0, its reset value (DS-000347 §14
-    /// TMST_CONFIG, reset 0x23: TMST_EN set, TMST_DELTA_EN and TMST_RES clear); the driver does not
-    /// write TMST_CONFIG. The counter wraps after 65536 LSB.
-    static let timestampLSB = 1e-6
-    static let timestampWrap = 65536.0 * timestampLSB
-    /// HEADER_MSG: set when the FIFO is empty (the packet is no sample).
-    static let headerMessage: UInt8 = 0x80
-    /// HEADER_ACCEL, HEADER_GYRO: the packet carries the sensor's data.
-    static let headerAccelerometer: UInt8 = 0x40
-    static let headerGyroscope: UInt8 = 0x20
-    /// HEADER_ODR_ACCEL, HEADER_ODR_GYRO: the sensor's ODR differs from the previous packet's.
-    static let headerRateChanged: UInt8 = 0x03
-    /// A sensor not (yet) producing data reads −32768 on every axis (kernel INV_ICM42600_FIFO_DATA_INVALID).
-    static let invalidData: Int16 = -32768
-}
-
 /// What differs between the family's chips; everything else is the shared register map.
 struct ICM42600Settings: Sendable {
     /// WHO_AM_I (0x75) value.
@@ -107,6 +76,9 @@ struct ICM42600Settings: Sendable {
     /// FIFO temperature, 8 bit: °C = raw / sensitivity + 25 (§6.1; the kernel scales it by 64 to
     /// the register resolution: 132.48 / 64 = 2.07).
     var fifoTemperatureLSBPerDegree: Double
+    /// Packet 3 (DS-000347 §6.1): big-endian (INTF_CONFIG0 as the driver leaves it), 1 µs
+    /// timestamps (TMST_CONFIG TMST_RES = 0, its reset value 0x23; the driver does not write it).
+    var fifoPacket: ICMFIFOPacket { ICMFIFOPacket(byteOrder: .bigEndian, temperatureLSBPerDegree: fifoTemperatureLSBPerDegree) }
 
     /// ODR codes shared by GYRO_ODR and ACCEL_ODR (DS-000347 §14; kernel enum
     /// inv_icm42600_odr: 3 = 8 kHz … 11 = 12.5 Hz, 15 = 500 Hz). Low-power-only rates (below

@@ -116,13 +116,19 @@ struct LSM6Settings: STIMUSettings {
     /// DS3/DSL): accelerometer at 52 Hz ±4 g with ST_XL = 01 (positive), gyroscope at 208 Hz
     /// ±2000 °/s with ST_G = 01 (positive, CTRL5_C bits 3:2); 100 ms settling, 5 samples 20 ms
     /// apart after one discarded. Limits: accelerometer in mg per model, gyroscope 150…700 °/s.
+    /// The LSM6DSV16X runs them at its own rates, 60 and 240 Hz (``selfTestRates``), ST_XL and
+    /// ST_G in CTRL10 at the same bits with the same positive code 01.
     var selfTest: STSelfTestPlan? {
         guard let accelerometerSelfTestLimits else { return nil }
         return STSelfTestPlan(
-            accelerometer: (fullScale: 4, rate: 52, selfTest: 0b01, settle: .milliseconds(100), interval: .milliseconds(20)),
-            gyroscope: (fullScale: 2000, rate: 208, selfTest: 0b0100, settle: .milliseconds(100), interval: .milliseconds(20)),
+            accelerometer: (fullScale: 4, rate: selfTestRates.accelerometer, selfTest: 0b01, settle: .milliseconds(100),
+                            interval: .milliseconds(20)),
+            gyroscope: (fullScale: 2000, rate: selfTestRates.gyroscope, selfTest: 0b0100, settle: .milliseconds(100),
+                        interval: .milliseconds(20)),
             limits: (accelerometerSelfTestLimits, 150...700))
     }
+    /// The accelerometer's and the gyroscope's rate (Hz) during the self-test.
+    var selfTestRates: (accelerometer: Double, gyroscope: Double) = (52, 208)
     /// Self-test accelerometer response limits in mg (absolute value); nil: no self-test run.
     var accelerometerSelfTestLimits: ClosedRange<Double>?
     /// The pedometer among the embedded functions (LSM6DSO/DSOX/DSO32, ``LSM6EmbeddedFunctions``);
@@ -217,13 +223,18 @@ struct LSM6Settings: STIMUSettings {
     }
 
     /// DS13510: 256 LSB/°C (temperature sensor characteristics), the tagged FIFO at its own
-    /// status register. The self-test is not run: its procedure (rates, settling) and limits
-    /// were not checked against DS13510 here. Its pedometer is not driven.
+    /// status register. Self-test as ST's own procedure for the chip does it (ST's
+    /// lsm6dsv16x_self_test.c, STMems_Standard_C_drivers; DS13510's procedure and Table 2 were not
+    /// reachable here): accelerometer at 60 Hz ±4 g, gyroscope at 240 Hz ±2000 dps, 100 ms
+    /// settling, 5 samples averaged after one discarded; limits 50…1700 mg and 150…700 dps
+    /// (MIN/MAX_ST_LIMIT_mg, _mdps); CTRL10 ST_XL[1:0] and ST_G[3:2], 01 positive (ST's
+    /// lsm6dsv16x_reg.h: XL_ST_POSITIVE / GY_ST_POSITIVE = 1, NEGATIVE = 2). Its pedometer is not driven.
     private static var dsv16x: LSM6Settings {
         var settings = LSM6Settings(
             identity: 0x70, rates: dsvRates, accelerometerRanges: dsvAccelerometer, gyroscopeRanges: dsvGyroscope,
-            temperatureLSBPerDegree: 256, fifo: .tagged(.dsv), accelerometerSelfTestLimits: nil)
+            temperatureLSBPerDegree: 256, fifo: .tagged(.dsv), accelerometerSelfTestLimits: 50...1700)
         settings.layout = LSM6Register.dsv
+        settings.selfTestRates = (60, 240)
         settings.defaultRate = 240
         return settings
     }
