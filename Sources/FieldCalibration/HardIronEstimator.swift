@@ -170,8 +170,10 @@ package struct HardIronEstimator: Sendable {
         /// Standard deviation of the heading in the current pose, degrees: the offset's σ along
         /// magnetic east and the soft iron not yet known (its allowance acting on how far this
         /// reading lies from those the offset was learned from: inside the directions seen the
-        /// offset absorbed it, away from them it turns the field), over the horizontal field
-        /// strength (reference or expected; 20 µT while not yet known).
+        /// offset absorbed it, away from them it turns the field; before any reading is used for
+        /// the field's strength, the whole reading), over the horizontal field strength
+        /// (reference or expected; 20 µT while not yet known). The offset's part is scaled by the
+        /// sphere's misfit (``sphereMisfit``).
         package var headingSigma: Double
         package var accuracy: MagneticFieldCalibrationAccuracy
         package var reason: Reason
