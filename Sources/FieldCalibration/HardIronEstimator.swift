@@ -170,8 +170,10 @@ package struct HardIronEstimator: Sendable {
         /// Standard deviation of the heading in the current pose, degrees: the offset's σ along
         /// magnetic east and the soft iron not yet known (its allowance acting on how far this
         /// reading lies from those the offset was learned from: inside the directions seen the
-        /// offset absorbed it, away from them it turns the field), over the horizontal field
-        /// strength (reference or expected; 20 µT while not yet known).
+        /// offset absorbed it, away from them it turns the field; before any reading is used for
+        /// the field's strength, the whole reading), over the horizontal field strength
+        /// (reference or expected; 20 µT while not yet known). The offset's part is scaled by the
+        /// sphere's misfit (``sphereMisfit``).
         package var headingSigma: Double
         package var accuracy: MagneticFieldCalibrationAccuracy
         package var reason: Reason
@@ -279,6 +281,9 @@ package struct HardIronEstimator: Sendable {
     /// another board's, the board changed since), so it is on trial until the first stretch the
     /// filter explains. A stretch it cannot explain while on trial lowers the accuracy at once.
     var onTrial = false
+    /// Whether the estimation started from an offset known to ``Parameters/strengthStartSigma``
+    /// (a stored record).
+    var startedSettled = false
     /// Whether ``referenceStrength`` is the stored record's (``Parameters/storedFieldStrength``),
     /// used only while the start is on trial; it is learned afresh once the start is confirmed
     /// (a board taken elsewhere meets another field).
@@ -298,6 +303,7 @@ package struct HardIronEstimator: Sendable {
         expect(field: parameters.expectedField)
         offsetSettled = s <= parameters.strengthStartSigma
         onTrial = offsetSettled
+        startedSettled = offsetSettled
         if onTrial, expectedField == nil, let stored = parameters.storedFieldStrength, Self.earthFieldStrength.contains(stored) {
             referenceStrength = stored
             referenceFromRecord = true
@@ -361,6 +367,15 @@ package struct HardIronEstimator: Sendable {
         return Self.withFloor((u * (covariance * u)).sum(), parameters.modelErrorFloor)
     }
 
+    /// How much the field strength's residuals about the sphere (``Status/fieldScatter``) exceed
+    /// what the constraint's model allows (a reading's noise and ``Parameters/strengthModelError``),
+    /// as a ratio of RMS, at least 1; 1 before the strength is used.
+    var sphereMisfit: Double {
+        guard sphere.known else { return 1 }
+        let allowed = parameters.fieldNoise * parameters.fieldNoise + parameters.strengthModelError * parameters.strengthModelError
+        return max(1, (sphere.scatter / allowed).squareRoot())
+    }
+
     /// The horizontal field strength the heading error is computed with, µT.
     var horizontalField: Double {
         referenceStrength > 0 ? max(referenceStrength * cos(referenceDip), 1) : 20
@@ -373,9 +388,19 @@ package struct HardIronEstimator: Sendable {
     /// symmetric E with no preferred direction (independent entries, the diagonal's variance twice
     /// the off-diagonal's, a² in all) the component eᵀE w has variance a² |w|² (1 + (e·ŵ)²) / 12.
     /// Zero before the strength is used (a starting point's own claim stands).
+    /// Before any reading has been used for the field's strength the offset is the stretches'
+    /// alone, which absorb none of E h: w is the whole reading h then. A stored start's offset was
+    /// learned where it was saved: its own σ stands until readings are used again.
     func softIronEastSigma(_ east: SIMD3<Double>?) -> Double {
-        guard sphere.known, moments.count > 0 else { return 0 }
-        let w = (lastField - offset) - moments.first / moments.count
+        let reading = lastField - offset
+        let w: SIMD3<Double>
+        if sphere.known, moments.count > 0 {
+            w = reading - moments.first / moments.count
+        } else if startedSettled || lastField == .zero {
+            return 0
+        } else {
+            w = reading
+        }
         let spread = (w * w).sum()
         guard spread > 0 else { return 0 }
         let along = east.map { ($0 * w).sum() * ($0 * w).sum() / spread } ?? 1
@@ -387,7 +412,11 @@ package struct HardIronEstimator: Sendable {
         let direction = east
         let offsetEast = eastSigma(direction), soft = softIronEastSigma(direction)
         let offsetHeadingSigma = atan(offsetEast / horizontalField) * 180 / .pi
-        let headingSigma = atan((offsetEast * offsetEast + soft * soft).squareRoot() / horizontalField) * 180 / .pi
+        // The covariance holds under the model the readings are weighed with; where the field
+        // strength's residuals scatter more than that model allows, the offset's σ for the
+        // heading is scaled by the ratio (the Birge ratio: the covariance times the reduced χ²).
+        let misfitEast = offsetEast * sphereMisfit
+        let headingSigma = atan((misfitEast * misfitEast + soft * soft).squareRoot() / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
         if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
         let softIronBias = parameters.softIronAllowance * softIronSensitivity
@@ -420,6 +449,15 @@ package struct HardIronEstimator: Sendable {
     /// `uncalibrated` beyond.
     package static func accuracy(sigma: Double, headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
         if sigma <= 0.33 && headingSigma <= headingBound(.high) { return .high }
+        if headingSigma <= headingBound(.medium) { return .medium }
+        if headingSigma <= headingBound(.low) { return .low }
+        return .uncalibrated
+    }
+
+    /// The accuracy whose promise (``headingBound(_:)``) a heading σ of `headingSigma` degrees
+    /// keeps: the highest level whose bound it is within.
+    package static func accuracy(headingSigma: Double) -> MagneticFieldCalibrationAccuracy {
+        if headingSigma <= headingBound(.high) { return .high }
         if headingSigma <= headingBound(.medium) { return .medium }
         if headingSigma <= headingBound(.low) { return .low }
         return .uncalibrated

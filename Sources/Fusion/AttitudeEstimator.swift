@@ -59,6 +59,10 @@ public struct AttitudeEstimatorInput: Sendable, Equatable {
     /// Device → magnetic East-North-Up from the IMU chip's own sensor fusion (e.g. a BNO055 in
     /// its fusion mode), mount matrix applied; nil for chips without one.
     public var chipOrientation: Quaternion?
+    /// The heading σ of ``magneticField`` from its calibration, degrees (the background
+    /// calibration's `headingSigma`), for an estimator that says how far its heading may be off
+    /// (``AttitudeFilter/headingSigma``); nil when not known.
+    package var fieldHeadingSigma: Double?
 
     public init(
         acceleration: SIMD3<Double>, rotationRate: SIMD3<Double>, magneticField: SIMD3<Double>?, interval: Double,

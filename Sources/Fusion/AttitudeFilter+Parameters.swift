@@ -84,6 +84,10 @@ extension AttitudeFilter {
         /// m − lag · ω × m), so that it meets the attitude of the gyroscope's instant. 0 (the
         /// default, for a sensor whose timing is not known) uses the field as it is read.
         package var magnetometerLag: Double = 0
+        /// The gyroscope's rotation angle's relative error (scale and cross-axis) that
+        /// ``AttitudeFilter/headingSigma`` allows for, a fraction: the background calibration's
+        /// own figure for the same error (`HardIronEstimator.Parameters.rotationScaleError`, 0.5 %).
+        package var headingRateScaleError: Double = 0.005
 
         package init() {}
     }

@@ -126,6 +126,22 @@ package struct AttitudeFilter: Sendable {
     /// The reference was taken at rest at start-up: the first field seen while turning may replace it.
     private var referenceFromRest = false
 
+    // The heading's error, by its sources (radians; ``headingSigma``). Each is a systematic error
+    // (constant over the filter's time constant), so each is carried linearly: the gyroscope adds
+    // to it, and a magnetic correction of gain g keeps (1 − g) of it and takes g of the field's.
+    /// What the heading started from: unknown until the first magnetic correction.
+    private var headingStartError = Double.pi
+    /// The gyroscope bias's uncertainty about the vertical, integrated.
+    private var headingBiasError: Double = 0
+    /// The gyroscope's scale error on the rotation about the vertical, integrated signed (back and
+    /// forth cancels, as a constant scale error does).
+    private var headingScaleError: Double = 0
+    /// The field's own heading error (its calibration's, ``AttitudeEstimatorInput/fieldHeadingSigma``),
+    /// as taken in by the corrections so far.
+    private var headingFieldError: Double = 0
+    /// The field's heading σ the sampler gave with the latest sample, radians.
+    private var fieldHeadingSigma: Double = 0
+
     /// - Parameters:
     ///   - sampleInterval: time between samples, s (> 0).
     ///   - parameters: tuning; the defaults suit 50–1000 Hz MEMS IMUs.
@@ -190,6 +206,20 @@ package struct AttitudeFilter: Sendable {
     /// True while the sensor is detected to be at rest.
     package var isAtRest: Bool { restDetected }
 
+    /// How far the 9D heading may be off, degrees (one σ): the field's own heading error (its
+    /// calibration's σ, given with each sample as ``AttitudeEstimatorInput/fieldHeadingSigma``) as
+    /// the corrections have taken it in, the gyroscope bias's uncertainty about the vertical and
+    /// its scale error (``Parameters/headingRateScaleError``) integrated since then, and what is
+    /// left of the heading the filter started from. Each source is carried as a systematic error
+    /// (linearly: the gyroscope adds to it, a correction of gain g keeps 1 − g of it); the sources
+    /// are independent and add in quadrature. Not the accuracy of the field's calibration: how
+    /// far the heading that followed it can be from the field's, plus that.
+    package var headingSigma: Double {
+        let sum = headingStartError * headingStartError + headingBiasError * headingBiasError
+            + headingScaleError * headingScaleError + headingFieldError * headingFieldError
+        return sum.squareRoot() * 180 / .pi
+    }
+
     /// True while the magnetic field deviates from the learned reference (heading not corrected).
     package var isMagneticallyDisturbed: Bool { magneticDisturbed }
 
@@ -251,7 +281,39 @@ package struct AttitudeFilter: Sendable {
         integrateGyroscope(gyroscope)
         // The tilt correction recomputes the 6D attitude; without it, the gyroscope alone moves it.
         if accelerometer != .zero { correctTilt(accelerometer) } else { attitude6D = tiltQuaternion * gyroQuaternion }
+        propagateHeadingError()
         if let magnetometer, magnetometer != .zero, magnetometer * 0 == .zero { correctHeading(magnetometer) }
+    }
+
+    /// The field's heading σ (degrees) for the samples from now on (``headingSigma``); a value
+    /// that is not finite or negative counts as unknown (180°).
+    package mutating func setFieldHeadingSigma(_ degrees: Double) {
+        fieldHeadingSigma = degrees >= 0 && degrees.isFinite ? min(degrees, 180) * .pi / 180 : .pi
+    }
+
+    /// The gyroscope's part of ``headingSigma`` for one step: the bias's σ about the vertical (the
+    /// bias filter's covariance, (0.01 °/s)² units, along the vertical in sensor axes) and the
+    /// scale error on the rotation about the vertical.
+    @inline(__always)
+    private mutating func propagateHeadingError() {
+        let ts = stepInterval
+        let r = attitude6D.rotationMatrix
+        let up = r.rows.2
+        let p = biasCovariance
+        let pu = p.0 * up.x + p.1 * up.y + p.2 * up.z
+        let verticalVariance = max((up * pu).sum(), 0)
+        headingBiasError += verticalVariance.squareRoot() * (Double.pi / 18_000) * ts
+        headingScaleError += parameters.headingRateScaleError * (latestRate * up).sum() * ts
+    }
+
+    /// A magnetic correction of gain `gain` (the fraction of the field's heading error taken in).
+    @inline(__always)
+    private mutating func correctHeadingError(gain: Double) {
+        let keep = 1 - gain
+        headingStartError *= keep
+        headingBiasError *= keep
+        headingScaleError *= keep
+        headingFieldError = keep * headingFieldError + gain * fieldHeadingSigma
     }
 
     @inline(__always)
@@ -491,6 +553,7 @@ package struct AttitudeFilter: Sendable {
         }
         let (sine, cosine) = sinCos(gain * error / 2)
         headingQuaternion = renormalized(Quaternion(w: cosine, x: 0, y: 0, z: sine) * headingQuaternion)
+        correctHeadingError(gain: gain)
     }
 }
 
@@ -559,6 +622,7 @@ extension AttitudeFilter: AttitudeEstimator {
     /// One sample: ``update(gyroscope:accelerometer:magnetometer:interval:)`` with the
     /// acceleration turned into specific force.
     package mutating func update(_ input: AttitudeEstimatorInput) {
+        if let sigma = input.fieldHeadingSigma { setFieldHeadingSigma(sigma) }
         update(gyroscope: input.rotationRate, accelerometer: -input.acceleration, magnetometer: input.magneticField, interval: input.interval)
     }
 }

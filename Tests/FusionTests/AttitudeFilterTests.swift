@@ -227,6 +227,45 @@ private func headingBetween(_ a: Quaternion, _ b: Quaternion) -> Double {
         #expect(!filter.isMagneticallyDisturbed)
     }
 
+    /// ``AttitudeFilter/headingSigma``: unknown (180°) before the first reading; the field's own σ
+    /// once the heading is taken from it; a better field's σ taken in at the filter's pace (not at
+    /// once: the heading still carries the old field's error); and growing, sample after sample,
+    /// while a magnet's field is rejected and the gyroscope alone holds the heading.
+    @Test func headingSigmaFollowsWhatTheHeadingRestsOn() {
+        var imu = SyntheticIMU()
+        var filter = AttitudeFilter(sampleInterval: 1 / imu.rate)
+        #expect(filter.headingSigma == 180)
+        filter.setFieldHeadingSigma(4)
+        var s = imu.sample(tilted)
+        filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
+        #expect(abs(filter.headingSigma - 4) < 0.01, "\(filter.headingSigma)")
+        for _ in 0..<3000 {   // 30 s at rest
+            s = imu.sample(tilted)
+            filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
+        }
+        #expect(filter.headingSigma >= 4 && filter.headingSigma < 4.5, "\(filter.headingSigma)")
+        filter.setFieldHeadingSigma(0.5)
+        for _ in 0..<100 {    // 1 s: 1/15 of the time constant
+            s = imu.sample(tilted)
+            filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
+        }
+        #expect(filter.headingSigma > 3.5, "\(filter.headingSigma)")
+        for _ in 0..<6000 {   // 60 s: four time constants (the rest bias σ, 0.03 °/s × 15 s, stays)
+            s = imu.sample(tilted)
+            filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
+        }
+        #expect(filter.headingSigma < 1, "\(filter.headingSigma)")
+        // A magnet beside it (+60 µT east): rejected, the heading on the gyroscope, σ growing.
+        var readings: [Double] = []
+        for i in 0..<6000 {
+            s = imu.sample(tilted, extraField: SIMD3(60, 0, 0))
+            filter.update(gyroscope: s.gyr, accelerometer: s.acc, magnetometer: s.mag)
+            if i % 1000 == 999 { readings.append(filter.headingSigma) }
+        }
+        #expect(filter.isMagneticallyDisturbed)
+        #expect(zip(readings, readings.dropFirst()).allSatisfy { $0 < $1 }, "\(readings)")
+    }
+
     @Test func magneticAccuracyProgresses() {
         var imu = SyntheticIMU()
         var filter = AttitudeFilter(sampleInterval: 1 / imu.rate)

@@ -1,3 +1,4 @@
+import FieldCalibration
 import Locking
 import Fusion
 
@@ -163,7 +164,13 @@ final class DeviceMotionExtractor: Sendable {
     private func accuracy(_ fused: FusedMotion) -> MagneticFieldCalibrationAccuracy {
         guard hasMagnetometer else { return .uncalibrated }
         guard let calibration = fused.hardIron?.accuracy ?? calibrationAccuracy else { return .uncalibrated }
-        return fused.magneticAccuracy == .low ? min(calibration, .low) : calibration
+        let field = fused.magneticAccuracy == .low ? min(calibration, .low) : calibration
+        guard let sigma = fused.headingSigma else { return field }
+        // `high` stays the calibration's own (its stricter tests); the filter's σ in motion
+        // carries its bias σ × its time constant (0.05 °/s × 15 s ≈ 0.75°), so it lowers the
+        // level only past `medium`'s bound.
+        let heading = HardIronEstimator.accuracy(headingSigma: sigma)
+        return min(field, heading >= .medium ? .high : heading)
     }
 
     /// `level` as reported at `time`: a fall at once, a rise once the higher level has lasted

@@ -44,6 +44,8 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var accuracy: MagneticFieldCalibrationAccuracy
         package var reason: HardIronEstimator.Reason?
         package var sigma: Double
+        /// The calibration's heading σ, degrees (``HardIronEstimator/Status/headingSigma``).
+        package var headingSigma: Double
         package var consistency: Double
         /// The estimated offset, µT, device axes.
         package var offset: SIMD3<Double>
@@ -150,6 +152,7 @@ package struct BackgroundCalibrationTrial: Sendable {
             trial.points.append(Point(
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
                 headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
+                headingSigma: status?.headingSigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
                 scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
                 fieldStrength: status?.fieldStrength ?? 0, softIronFitted: manager.backgroundSoftIronFit != nil,

@@ -12,13 +12,19 @@ struct FusedMotion: Sendable, Equatable {
     /// Running gyro bias estimate, rad/s, device axes.
     var gyroBias: SIMD3<Double>
     var magneticAccuracy: MagneticAccuracy
+    /// How far the 9D heading may be off, degrees (one σ), as the estimator tracks it
+    /// (``AttitudeFilter/headingSigma``); nil for an estimator that does not say.
+    var headingSigma: Double?
     /// The background hard-iron estimate behind ``magneticField`` (nil without a magnetometer).
     var hardIron: HardIronEstimator.Status?
     /// µT, device axes: the field the estimator was given (the stored calibration and the
     /// background offset removed); nil without a magnetometer.
     var magneticField: SIMD3<Double>?
 
-    init(_ estimator: some AttitudeEstimator, hardIron: HardIronEstimator.Status? = nil, magneticField: SIMD3<Double>? = nil) {
+    init(
+        _ estimator: some AttitudeEstimator, hardIron: HardIronEstimator.Status? = nil, magneticField: SIMD3<Double>? = nil,
+        headingSigma: Double? = nil
+    ) {
         orientation = estimator.quaternion9D
         orientation6D = estimator.quaternion6D
         gravity = estimator.gravity
@@ -26,6 +32,7 @@ struct FusedMotion: Sendable, Equatable {
         magneticAccuracy = estimator.magneticAccuracy
         self.hardIron = hardIron
         self.magneticField = magneticField
+        self.headingSigma = headingSigma
     }
 }
 
@@ -66,6 +73,11 @@ private struct FusionState {
     var estimator: any AttitudeEstimator
     /// The time of the last sample it took: the next update covers the real interval.
     var lastTimestamp: Double?
+    /// The estimator's heading σ (``AttitudeFilter/headingSigma``, degrees) as last read, and
+    /// when: read ten times a second of sample time (it moves with the filter's 15 s time
+    /// constant; reading it takes the filter out of the existential).
+    var headingSigma: Double?
+    var headingSigmaRead = -Double.infinity
 
     /// One sample through the estimator, updated where it lies (a copy out and back would
     /// cost more than the update's own arithmetic), the magnetometer's background
@@ -78,11 +90,17 @@ private struct FusionState {
                 measured, rotationRate: sample.rotationRate - estimator.gyroBias, gyroBias: estimator.gyroBias, acceleration: sample.acceleration,
                 interval: interval, timestamp: sample.timestamp, filter: &estimator)
         }
-        estimator.update(AttitudeEstimatorInput(
+        var input = AttitudeEstimatorInput(
             acceleration: sample.acceleration, rotationRate: sample.rotationRate, magneticField: field,
-            interval: interval, chipOrientation: sample.chipAttitude))
+            interval: interval, chipOrientation: sample.chipAttitude)
+        input.fieldHeadingSigma = field == nil ? nil : magnetic?.fieldHeadingSigma
+        estimator.update(input)
         lastTimestamp = sample.timestamp
-        return FusedMotion(estimator, hardIron: field == nil ? nil : magnetic?.status, magneticField: field)
+        if !(sample.timestamp - headingSigmaRead < 0.1) {
+            headingSigmaRead = sample.timestamp
+            headingSigma = (estimator as? AttitudeFilter)?.headingSigma
+        }
+        return FusedMotion(estimator, hardIron: field == nil ? nil : magnetic?.status, magneticField: field, headingSigma: headingSigma)
     }
 }
 
@@ -95,11 +113,14 @@ private struct MagneticCalibrationState {
 
     /// The expected field the estimator was last given (`BackgroundCalibration.expectedField`).
     private var expected: SIMD2<Double>?
+    /// The heading σ of the corrected field, degrees (the status's, refreshed at each check).
+    private(set) var fieldHeadingSigma: Double
 
     init(_ link: BackgroundCalibration) {
         self.link = link
         correction = link.makeCalibrator()
         expected = link.expectedField
+        fieldHeadingSigma = correction.status.headingSigma
     }
 
     /// One reading (µT, device axes) through the calibrator; the field it gives the attitude filter.
@@ -112,7 +133,9 @@ private struct MagneticCalibrationState {
         let result = correction.correct(
             field, rotationRate: rotationRate, gyroBias: gyroBias, acceleration: acceleration, interval: interval, timestamp: timestamp)
         if result.checked {
-            link.publish(correction.status, softIron: correction.softIronFit, at: timestamp)
+            let status = correction.status
+            fieldHeadingSigma = status.headingSigma
+            link.publish(status, softIron: correction.softIronFit, at: timestamp)
             let field = link.expectedField   // a manager's location, set or changed since
             if field != expected {
                 expected = field
