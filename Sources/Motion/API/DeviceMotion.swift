@@ -104,7 +104,7 @@ final class DeviceMotionExtractor: Sendable {
     /// The fused (9D) yaw less the gyroscope's own (6D) yaw in ENU, radians, as last trusted, and
     /// the time of the first sample; held while the field is uncalibrated, so that attitude and
     /// heading turn with the board and do not follow a field the calibration has not yet corrected
-    /// (``magneticOrientation(_:accuracy:at:)``).
+    /// (``magneticOrientation(_:holds:at:)``).
     private let yawOffset = Locked<(offset: Double, since: Double)?>(nil)
     /// How long the offset follows the fused orientation after the first sample, s: the filter
     /// starts its heading as the running mean of its first readings, and a second of them takes
@@ -112,6 +112,9 @@ final class DeviceMotionExtractor: Sendable {
     static let headingSettleTime = 1.0
     /// The accuracy reported, and since when a higher level than it has been seen (s, sample time).
     private let reportedAccuracy = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>(nil)
+    /// The same for the field's own level (the calibration's, without the filter's heading σ),
+    /// which decides whether the heading is held.
+    private let calibrationLevel = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>(nil)
     /// How long a higher accuracy must last before it is reported, s; a lower one is reported at
     /// once (never claim more than the estimate says). So a level rises at most once per interval.
     static let accuracyRiseDelay = 2.0
@@ -140,8 +143,12 @@ final class DeviceMotionExtractor: Sendable {
     func callAsFunction(_ sample: MotionSample, _ fused: FusedMotion?) -> DeviceMotionValue? {
         guard let fused else { return nil }
         // Without a reading (the magnetometer is out; the fusion ran 6D): no accuracy.
-        let fieldAccuracy = steady(sample.magneticField == nil ? .uncalibrated : accuracy(fused), at: sample.timestamp)
-        let magnetic = frame == .xArbitraryZVertical ? nil : magneticOrientation(fused, accuracy: fieldAccuracy, at: sample.timestamp)
+        let levels = sample.magneticField == nil ? (calibration: .uncalibrated, reported: .uncalibrated) : accuracy(fused)
+        let fieldAccuracy = steady(levels.reported, at: sample.timestamp, in: reportedAccuracy)
+        // Held only while the field itself is uncalibrated: where the filter's heading is what is
+        // uncertain, the field is what corrects it.
+        let holds = steady(levels.calibration, at: sample.timestamp, in: calibrationLevel) == .uncalibrated
+        let magnetic = frame == .xArbitraryZVertical ? nil : magneticOrientation(fused, holds: holds, at: sample.timestamp)
         let ours = attitude(magnetic ?? fused.orientation6D, start: startYaw)
         let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
         let field = fused.magneticField ?? sample.calibratedMagneticField ?? sample.magneticField ?? .zero
@@ -161,22 +168,26 @@ final class DeviceMotionExtractor: Sendable {
     /// disturbed field. The filter's other levels say how far its heading has settled, not how
     /// well the field is calibrated, so they do not lower it. Without a background estimate (a
     /// device without one), the stored calibration's accuracy as before.
-    private func accuracy(_ fused: FusedMotion) -> MagneticFieldCalibrationAccuracy {
-        guard hasMagnetometer else { return .uncalibrated }
-        guard let calibration = fused.hardIron?.accuracy ?? calibrationAccuracy else { return .uncalibrated }
+    /// Returns the field's level (the calibration's, lowered by a disturbance) and the level
+    /// reported, which the filter's heading σ may lower further.
+    private func accuracy(_ fused: FusedMotion) -> (calibration: MagneticFieldCalibrationAccuracy, reported: MagneticFieldCalibrationAccuracy) {
+        guard hasMagnetometer else { return (.uncalibrated, .uncalibrated) }
+        guard let calibration = fused.hardIron?.accuracy ?? calibrationAccuracy else { return (.uncalibrated, .uncalibrated) }
         let field = fused.magneticAccuracy == .low ? min(calibration, .low) : calibration
-        guard let sigma = fused.headingSigma else { return field }
+        guard let sigma = fused.headingSigma else { return (field, field) }
         // `high` stays the calibration's own (its stricter tests); the filter's σ in motion
         // carries its bias σ × its time constant (0.05 °/s × 15 s ≈ 0.75°), so it lowers the
         // level only past `medium`'s bound.
         let heading = HardIronEstimator.accuracy(headingSigma: sigma)
-        return min(field, heading >= .medium ? .high : heading)
+        return (field, min(field, heading >= .medium ? .high : heading))
     }
 
     /// `level` as reported at `time`: a fall at once, a rise once the higher level has lasted
     /// ``accuracyRiseDelay`` (so the level does not flap between two while the estimate hovers).
-    private func steady(_ level: MagneticFieldCalibrationAccuracy, at time: Double) -> MagneticFieldCalibrationAccuracy {
-        reportedAccuracy.withLock { state in
+    private func steady(
+        _ level: MagneticFieldCalibrationAccuracy, at time: Double, in reported: Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>
+    ) -> MagneticFieldCalibrationAccuracy {
+        reported.withLock { state in
             guard let current = state, level >= current.level else {
                 state = (level, nil)
                 return level
@@ -200,10 +211,10 @@ final class DeviceMotionExtractor: Sendable {
     /// about up by the yaw between the two last trusted, so that it turns with the board and does
     /// not move while the board is still, where the fused one would follow an uncorrected field (a
     /// hard-iron offset makes a quarter turn read as a smaller one).
-    private func magneticOrientation(_ fused: FusedMotion, accuracy: MagneticFieldCalibrationAccuracy, at time: Double) -> Quaternion {
+    private func magneticOrientation(_ fused: FusedMotion, holds: Bool, at time: Double) -> Quaternion {
         let held = yawOffset.withLock { state -> Double? in
             let since = state?.since ?? time
-            if let state, accuracy == .uncalibrated, time - since >= Self.headingSettleTime { return state.offset }
+            if let state, holds, time - since >= Self.headingSettleTime { return state.offset }
             state = (fused.orientation.yaw - fused.orientation6D.yaw, since)
             return nil
         }
@@ -211,7 +222,7 @@ final class DeviceMotionExtractor: Sendable {
     }
 
     /// Compass heading of the device's top edge (or its back when the top edge points up or down),
-    /// degrees, in the extractor's frame, from `enu` (``magneticOrientation(_:accuracy:at:)``).
+    /// degrees, in the extractor's frame, from `enu` (``magneticOrientation(_:holds:at:)``).
     private func heading(_ enu: Quaternion) -> Double {
         Self.normalized(Self.compass(enu) + (frame == .xTrueNorthZVertical ? declination * 180 / .pi : 0))
     }
