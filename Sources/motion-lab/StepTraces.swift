@@ -95,7 +95,7 @@ struct StepTrace: Sendable {
         var copy = self
         copy.timestamps = []
         copy.accelerations = []
-        guard let end = timestamps.last, rate > 0, !timestamps.isEmpty else { return copy }
+        guard let end = timestamps.last, rate > 0 else { return copy }
         copy.timestamps.reserveCapacity(Int(end * rate) + 1)
         copy.accelerations.reserveCapacity(Int(end * rate) + 1)
         // integral[i]: the motion's integral from the first sample to sample i (trapezoids).

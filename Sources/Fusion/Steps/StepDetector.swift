@@ -52,7 +52,7 @@ package struct StepDetector: Sendable {
         package var meanTimeConstant: Double = 1
         /// Whether a gap of two step intervals in a walk counts the step missed in it (step 5).
         /// Off: cross-validated by volunteer on the Oxford traces it does not help as recorded and
-        /// costs at 100 Hz, the library's rate (docs/steps.md, "Missed steps").
+        /// costs at 100 Hz, the library's rate (docs/steps.md, "The missed-step rule").
         package var fillsMissedSteps = false
         /// While walking, a candidate sooner than this fraction of the walk's mean step interval
         /// after the last is not a step (step 3): half, because no walk's step halves from one
