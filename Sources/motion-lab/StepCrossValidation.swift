@@ -57,8 +57,7 @@ struct StepCrossValidation {
     }
 
     /// One row per trace, each counted with the parameters chosen without its volunteer.
-    static func run(_ traces: [StepTrace]) -> [Row] {
-        let points = grid
+    static func run(_ traces: [StepTrace], grid points: [StepDetector.Parameters] = grid) -> [Row] {
         // all[p][t]: every grid point on every trace, once.
         let all = points.map { p in traces.map { count($0, p) } }
         let subjects = Array(Set(traces.map(\.subject))).sorted()

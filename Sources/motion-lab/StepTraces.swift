@@ -86,9 +86,11 @@ struct StepTrace: Sendable {
         switchMissed = checked.missed
     }
 
-    /// The trace on a uniform grid at `rate` Hz from its first sample, each acceleration
-    /// interpolated linearly between the two recorded samples around it (as a board sampling at
-    /// that rate would read it, less the chip's own low-pass filter).
+    /// The trace on a uniform grid at `rate` Hz from its first sample, each acceleration the mean
+    /// of the recorded motion (linear between its samples) over the output interval that ends at
+    /// the tick: a box low pass before the decimation, as a chip filters before it gives its
+    /// output rate. Taking the motion at the tick alone (interpolating) folds the impacts'
+    /// content above half the rate into the gait's band, which no chip's output carries.
     func resampled(to rate: Double) -> StepTrace {
         var copy = self
         copy.timestamps = []
@@ -96,20 +98,41 @@ struct StepTrace: Sendable {
         guard let end = timestamps.last, rate > 0 else { return copy }
         copy.timestamps.reserveCapacity(Int(end * rate) + 1)
         copy.accelerations.reserveCapacity(Int(end * rate) + 1)
-        var index = 0
+        // integral[i]: the motion's integral from the first sample to sample i (trapezoids).
+        var integral = [SIMD3<Double>](repeating: .zero, count: timestamps.count)
+        for i in timestamps.indices.dropFirst() {
+            integral[i] = integral[i - 1] + (accelerations[i] + accelerations[i - 1]) * (0.5 * (timestamps[i] - timestamps[i - 1]))
+        }
+        var low = 0
+        var high = 0
         var tick = 0
         while true {
             let time = Double(tick) / rate
             guard time <= end else { break }
-            while index + 2 < timestamps.count, timestamps[index + 1] < time { index += 1 }
-            let (t0, t1) = (timestamps[index], timestamps[min(index + 1, timestamps.count - 1)])
-            let weight = t1 > t0 ? min(max((time - t0) / (t1 - t0), 0), 1) : 0
-            let (a0, a1) = (accelerations[index], accelerations[min(index + 1, accelerations.count - 1)])
+            let from = max(time - 1 / rate, 0)
+            let acceleration: SIMD3<Double>
+            if time > from {
+                acceleration = (integralUntil(time, &high, integral) - integralUntil(from, &low, integral)) / (time - from)
+            } else {
+                acceleration = accelerations[0]
+            }
             copy.timestamps.append(time)
-            copy.accelerations.append(a0 + (a1 - a0) * weight)
+            copy.accelerations.append(acceleration)
             tick += 1
         }
         return copy
+    }
+
+    /// The motion's integral from the first sample to `time`, the motion linear between samples;
+    /// `index` is the sample at or before the last time asked, advanced (times asked in order).
+    private func integralUntil(_ time: Double, _ index: inout Int, _ integral: [SIMD3<Double>]) -> SIMD3<Double> {
+        while index + 1 < timestamps.count, timestamps[index + 1] <= time { index += 1 }
+        guard index + 1 < timestamps.count else { return integral[index] }
+        let span = timestamps[index + 1] - timestamps[index]
+        let into = time - timestamps[index]
+        guard span > 0, into > 0 else { return integral[index] }
+        let (a0, a1) = (accelerations[index], accelerations[index + 1])
+        return integral[index] + a0 * into + (a1 - a0) * (into * into / (2 * span))
     }
 
     /// Reads the samples; returns the first one's timestamp (ns), the clock the switches share.

@@ -18,7 +18,7 @@ struct StepsCommand: ParsableCommand {
             detector's parameters on a small grid leaving one volunteer out (each volunteer's traces \
             counted with the grid point best on the other volunteers' traces, scored against the foot \
             switches' count checked by the feet's alternation) and writes those counts. --rate R \
-            (repeatable) counts each trace resampled to R Hz, as a board sampling at R would read it; \
+            (repeatable) counts each trace resampled to R Hz, as a board sampling at R would read it (each sample the motion's mean over its interval, as a chip low-passes before its output rate); \
             the count files hold the first rate's count as "steps" and every rate's under "steps_at_rate". \
             Data: Oxford Step Counter data set, https://github.com/Oxford-step-counter/DataSet, CC BY 4.0 \
             (../shared/data/steps holds a re-laid-out subset; its README lists the changes).
@@ -36,7 +36,16 @@ struct StepsCommand: ParsableCommand {
     @Option(name: .customLong("rate"), help: "Resample each trace to this rate, Hz, before counting (repeatable; default: as recorded).")
     var rates: [Double] = []
 
+    @Option(name: .customLong("fills-missed-steps"), help: "Count with the missed-step rule on (true) or off (false) only: the grid keeps that value with --cross-validate, the defaults take it without (default: the grid tries both, the defaults' own).")
+    var fillsMissedSteps: Bool?
+
+    @Option(name: .customLong("shortest-step-fraction"), help: "While walking, a candidate sooner than this fraction of the walk's mean step is not a step (0: off; default: the detector's 0.5), in the grid and the defaults alike.")
+    var shortestStepFraction: Double?
+
     func validate() throws {
+        if let fraction = shortestStepFraction, !(fraction >= 0 && fraction < 1) {
+            throw ValidationError("--shortest-step-fraction \(fraction) is not a fraction of a step: give one from 0 (off) to below 1 (e.g. 0.5)")
+        }
         for rate in rates where !(rate >= 10 && rate <= 1000) {
             throw ValidationError("--rate \(rate) is not a sampling rate the detector runs at: give one from 10 to 1000 Hz (e.g. --rate 50 --rate 100)")
         }
@@ -52,7 +61,7 @@ struct StepsCommand: ParsableCommand {
             }
             print("Oxford Step Counter data set (github.com/Oxford-step-counter/DataSet, CC BY 4.0): \(traces.count) traces from \(data)")
             if crossValidate {
-                print("parameters chosen leaving one volunteer out (grid: cutoff \(StepCrossValidation.cutoffs) Hz, peak \(StepCrossValidation.peakThresholds) g, relative \(StepCrossValidation.relativeThresholds), minimum interval \(StepCrossValidation.minimumIntervals) s, fills missed steps \(StepCrossValidation.fillsMissedSteps))")
+                print("parameters chosen leaving one volunteer out (grid: cutoff \(StepCrossValidation.cutoffs) Hz, peak \(StepCrossValidation.peakThresholds) g, relative \(StepCrossValidation.relativeThresholds), minimum interval \(StepCrossValidation.minimumIntervals) s, fills missed steps \(fillsMissedSteps.map { [$0] } ?? StepCrossValidation.fillsMissedSteps); a step sooner than \(shortestStepFraction ?? StepDetector.Parameters().shortestStepFraction) of the walk's mean step is not one)")
             } else {
                 print("parameters: StepDetector's defaults")
             }
@@ -61,9 +70,16 @@ struct StepsCommand: ParsableCommand {
                 let resampled = rate.map { rate in traces.map { $0.resampled(to: rate) } } ?? traces
                 let rows: [StepCrossValidation.Row]
                 if crossValidate {
-                    rows = StepCrossValidation.run(resampled)
+                    let grid = StepCrossValidation.grid.filter { fillsMissedSteps == nil || $0.fillsMissedSteps == fillsMissedSteps }.map { point in
+                        var point = point
+                        if let shortestStepFraction { point.shortestStepFraction = shortestStepFraction }
+                        return point
+                    }
+                    rows = StepCrossValidation.run(resampled, grid: grid)
                 } else {
-                    let defaults = StepDetector.Parameters()
+                    var defaults = StepDetector.Parameters()
+                    if let fillsMissedSteps { defaults.fillsMissedSteps = fillsMissedSteps }
+                    if let shortestStepFraction { defaults.shortestStepFraction = shortestStepFraction }
                     rows = resampled.map { StepCrossValidation.Row(trace: $0, steps: StepCrossValidation.count($0, defaults), parameters: defaults) }
                 }
                 let label = rate.map { String(format: "%g Hz", $0) } ?? "as recorded"
@@ -100,7 +116,7 @@ struct StepsCommand: ParsableCommand {
                 "position": row.trace.position, "subject": row.trace.subject,
                 "parameters": ["cutoff_hz": p.cutoff, "peak_threshold_g": p.peakThreshold, "relative_threshold": p.relativeThreshold,
                                "minimum_interval_s": p.minimumInterval, "maximum_interval_s": p.maximumInterval, "gate_steps": p.gateSteps,
-                               "fills_missed_steps": p.fillsMissedSteps],
+                               "fills_missed_steps": p.fillsMissedSteps, "shortest_step_fraction": p.shortestStepFraction],
             ]
             if let app = row.trace.appSteps { object["app_algo_steps"] = app }
             if let checked = row.trace.checkedSteps { object["checked_steps"] = checked }

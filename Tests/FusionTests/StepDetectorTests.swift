@@ -84,6 +84,37 @@ import Testing
         #expect(unfilled <= truth * 5 / 6 + 2, "\(unfilled) steps without, truth \(truth)")
     }
 
+    /// A slow walk (1.4 steps/s: 0.71 s a step) whose every impact, from the tenth second, rings
+    /// with a second bump 0.33 s later (a phone bouncing in a bag): past `minimumInterval`, but
+    /// under half the walk's step, so not a step; without that rule nearly every bump counts.
+    @Test(arguments: [100.0, 50])
+    func aBounceSoonerThanHalfAStepIsNotAStep(rate: Double) {
+        let cadence = 1.4
+        let impacts = Array(stride(from: 0.2, to: 60, by: 1 / cadence))
+        func count(fraction: Double) -> Int {
+            var parameters = StepDetector.Parameters()
+            parameters.shortestStepFraction = fraction
+            var detector = StepDetector(parameters: parameters)
+            var noise = FixedSeedNoise(seed: 12)
+            var t = 0.0
+            while t < 60 {
+                var bump = 0.0
+                for impact in impacts where abs(t - impact) < 0.5 {
+                    bump += 0.3 * exp(-0.5 * pow((t - impact) / 0.04, 2))
+                    if impact > 10 { bump += 0.2 * exp(-0.5 * pow((t - impact - 0.33) / 0.04, 2)) }
+                }
+                detector.add(acceleration: SIMD3(0, 0, -1 - bump) + noise.gaussianVector(0.005), timestamp: t)
+                t += 1 / rate
+            }
+            return detector.steps
+        }
+        let truth = impacts.count
+        let kept = count(fraction: 0.5)
+        let without = count(fraction: 0)
+        #expect(abs(kept - truth) <= truth / 50, "\(kept) steps, truth \(truth)")
+        #expect(without > truth * 3 / 2, "\(without) steps without the rule, truth \(truth)")
+    }
+
     /// The gate: the first steps of a walk count once enough have followed at a steady pace
     /// (back-filled at once), and a stop ends the walk.
     @Test func backFillsTheFirstStepsAndEndsAtAStop() {

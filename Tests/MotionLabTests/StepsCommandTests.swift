@@ -63,6 +63,13 @@ import Testing
         #expect(result.error.contains("no step traces at /nonexistent/steps"), "\(result.error)")
     }
 
+    /// A fraction of a step outside 0..<1 is refused, naming the option and what to give.
+    @Test func aShortestStepFractionOutsideAStepIsRefused() throws {
+        let result = try runToEnd(try builtExecutable("motion-lab"), ["steps", "--data", NSTemporaryDirectory(), "--out", NSTemporaryDirectory(), "--shortest-step-fraction", "1.5"])
+        #expect(result.status != 0)
+        #expect(result.error.contains("--shortest-step-fraction 1.5 is not a fraction of a step"), "\(result.error)")
+    }
+
     /// The six validation traces (one volunteer, six positions) with the detector's defaults:
     /// each within 3 % of the foot switches' count.
     @Test(.enabled(if: dataPresent, "no step traces at ../shared/data/steps (or STEPS_DATA)"))
