@@ -111,14 +111,15 @@ extension ROSPeerTests {
             return atan2(2 * (q[3] * q[2] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2]))
         }
         // The turn found in the rows themselves (the run may start late on a loaded machine): its
-        // last sample turning faster than 0.1 rad/s; `after` the last message after it, at rest,
-        // while the heading is still unknown (before the calibration moves north to where it is).
+        // last sample turning faster than 0.1 rad/s; `after` the first message at rest after it
+        // whose heading is unknown (before the calibration moves north to where it is; later the
+        // level can say unknown while the attitude filter takes in a calibration just learned).
         let unknownHeading = Double.pi * Double.pi / 3
         let turning = matched.indices.filter { abs(matched[$0].row["rot_z_rad_s"]!) > 0.1 }
         let (turnStart, turnEnd) = (try #require(turning.first, "no turn in the rows"), try #require(turning.last))
         // At rest just before the turn (the held heading's offset settles in the first second).
         let before = matched[max(0, turnStart - 2)].message
-        let after = try #require(matched.dropFirst(turnEnd + 4).last { pair in
+        let after = try #require(matched.dropFirst(turnEnd + 4).first { pair in
             (pair.message["orientation_covariance"] as? [Double])?[8] == unknownHeading
         }, "no message after the turn while the heading was uncalibrated").message
         var change = (yaw(after) - yaw(before)) * 180 / Double.pi
