@@ -163,13 +163,12 @@ final class DeviceMotionExtractor: Sendable {
             chipAttitude: chip)
     }
 
-    /// The background estimate's accuracy (``HardIronEstimator/accuracy(sigma:headingSigma:)``:
-    /// it starts from the stored calibration's), at most `low` while the attitude filter sees a
-    /// disturbed field. The filter's other levels say how far its heading has settled, not how
-    /// well the field is calibrated, so they do not lower it. Without a background estimate (a
-    /// device without one), the stored calibration's accuracy as before.
-    /// Returns the field's level (the calibration's, lowered by a disturbance) and the level
-    /// reported, which the filter's heading σ may lower further.
+    /// `calibration`: the background estimate's accuracy (``HardIronEstimator/accuracy(sigma:headingSigma:)``:
+    /// it starts from the stored calibration's; without a background estimate, the stored
+    /// calibration's), at most `low` while the attitude filter sees a disturbed field (the
+    /// filter's other levels say how far its heading has settled, not how well the field is
+    /// calibrated). `reported`: that, lowered further where the filter's heading σ
+    /// (``AttitudeFilter/headingSigma``) passes `medium`'s or `low`'s bound.
     private func accuracy(_ fused: FusedMotion) -> (calibration: MagneticFieldCalibrationAccuracy, reported: MagneticFieldCalibrationAccuracy) {
         guard hasMagnetometer else { return (.uncalibrated, .uncalibrated) }
         guard let calibration = fused.hardIron?.accuracy ?? calibrationAccuracy else { return (.uncalibrated, .uncalibrated) }
