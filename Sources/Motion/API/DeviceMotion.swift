@@ -110,11 +110,14 @@ final class DeviceMotionExtractor: Sendable {
     /// starts its heading as the running mean of its first readings, and a second of them takes
     /// the first reading's noise out.
     static let headingSettleTime = 1.0
-    /// The accuracy reported, and since when a higher level than it has been seen (s, sample time).
-    private let reportedAccuracy = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>(nil)
+    /// A level as reported, and since when a higher level than it has been seen (s, sample time)
+    /// (``steady(_:at:in:)``).
+    private typealias SteadyLevel = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>
+    /// The accuracy reported.
+    private let reportedAccuracy = SteadyLevel(nil)
     /// The same for the field's own level (the calibration's, without the filter's heading σ),
     /// which decides whether the heading is held.
-    private let calibrationLevel = Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>(nil)
+    private let calibrationLevel = SteadyLevel(nil)
     /// How long a higher accuracy must last before it is reported, s; a lower one is reported at
     /// once (never claim more than the estimate says). So a level rises at most once per interval.
     static let accuracyRiseDelay = 2.0
@@ -184,7 +187,7 @@ final class DeviceMotionExtractor: Sendable {
     /// `level` as reported at `time`: a fall at once, a rise once the higher level has lasted
     /// ``accuracyRiseDelay`` (so the level does not flap between two while the estimate hovers).
     private func steady(
-        _ level: MagneticFieldCalibrationAccuracy, at time: Double, in reported: Locked<(level: MagneticFieldCalibrationAccuracy, higherSince: Double?)?>
+        _ level: MagneticFieldCalibrationAccuracy, at time: Double, in reported: SteadyLevel
     ) -> MagneticFieldCalibrationAccuracy {
         reported.withLock { state in
             guard let current = state, level >= current.level else {
