@@ -111,37 +111,11 @@ final class PlainRegisterDevice: SimulatedDevice {
     func powerOnReset() {}
 }
 
-/// Probe on the simulated bus: every supported chip at every usual address, unknown devices as unknown.
+/// Probe on the simulated bus: several chips on one bus, unknown devices as unknown (every emulated
+/// chip at each of its addresses: ``RegistryProbeTests``).
 struct SimulatedProbeTests {
-    typealias Make = @Sendable () -> any SimulatedDevice
     static let source = ConstantSource(.flatAtRest())
     static let now: @Sendable () -> Double = { 0 }
-
-    /// Each emulator, the name probe must give it, and its usual addresses (datasheets: SA0/AD0 pin).
-    static let chips: [(make: Make, name: String, addresses: [UInt8])] = [
-        ({ MPU6050Emulator(source: source, now: now) }, "MPU-6050", [0x68, 0x69]),
-        ({ MPU6500Emulator(source: source, now: now) }, "MPU-6500", [0x68, 0x69]),
-        ({ MPU9250Emulator(source: source, now: now) }, "MPU-9250", [0x68, 0x69]),
-        ({ LSM6DS3Emulator(source: source, now: now) }, "LSM6DS3", [0x6A, 0x6B]),
-        ({ LSM6DSLEmulator(source: source, now: now) }, "LSM6DS3TR-C/LSM6DSL/LSM6DSM", [0x6A, 0x6B]),
-        ({ LSM6DSOXEmulator(source: source, now: now) }, "LSM6DSO/LSM6DSOX", [0x6A, 0x6B]),
-        ({ LIS3MDLEmulator(source: source, now: now) }, "LIS3MDL", [0x1C, 0x1E]),
-        ({ LIS2MDLEmulator(source: source, now: now) }, "LIS2MDL", [0x1E]),
-        ({ HMC5883LEmulator(source: source, now: now) }, "HMC5883L", [0x1E]),
-        ({ QMC5883LEmulator(source: source, now: now) }, "QMC5883L", [0x0D]),
-        ({ AK8963Emulator(source: source, now: now) }, "AK8963", [0x0C]),
-    ]
-
-    @Test func identifiesEverySupportedChipAtEveryUsualAddress() {
-        for chip in Self.chips {
-            for address in chip.addresses {
-                let bus = SimulatedBus(now: Self.now)
-                bus.attach(chip.make(), at: I2CAddress(address))
-                let results = probeBus(bus)
-                #expect(results == [ProbeResult(address: I2CAddress(address), chipName: chip.name)], "\(chip.name) at \(I2CAddress(address))")
-            }
-        }
-    }
 
     @Test func namesEachChipOnABusCarryingSeveral() {
         let bus = SimulatedBus(now: Self.now)
