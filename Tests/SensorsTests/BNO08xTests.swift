@@ -104,11 +104,33 @@ struct BNO08xTests {
         try bus.verify()
     }
 
+    /// A cargo in three transfers numbered 20, 21, 22 (each continuation its own number, 1000-3927
+    /// Figure 1-26), then the next packet numbered 23: no gap. The same cargo with one number for
+    /// all its transfers (as a hub might number a re-read): no gap either.
+    @Test("continuations' own sequence numbers: the next packet follows the last transfer's")
+    func continuationSequence() throws {
+        let bus = ExpectationBus([
+            .read(0x4A, reply: [10, 0, 3, 20]),
+            .read(0x4A, reply: [10, 0x80, 3, 21, 1, 2, 3, 4]),
+            .read(0x4A, reply: [6, 0x80, 3, 22, 5, 6]),
+            .read(0x4A, reply: [5, 0, 3, 23]), .read(0x4A, reply: [5, 0x80, 3, 24, 7]),
+            .read(0x4A, reply: [5, 0, 3, 25]), .read(0x4A, reply: [5, 0x80, 3, 25, 8]),
+            .read(0x4A, reply: [5, 0, 3, 26]), .read(0x4A, reply: [5, 0x80, 3, 26, 9]),
+        ], maximumReadLength: 8)
+        var transport = SHTPTransport(bus: bus, address: I2CAddress(0x4A))
+        #expect(try transport.receive()?.cargo == [1, 2, 3, 4, 5, 6])
+        #expect(try transport.receive()?.cargo == [7])
+        #expect(try transport.receive()?.cargo == [8])
+        #expect(try transport.receive()?.cargo == [9])
+        #expect(transport.dropped.isEmpty)
+        try bus.verify()
+    }
+
     // MARK: SH-2
 
     /// Accelerometer 0x01 (Q8), gyroscope 0x02 (Q9), magnetic field 0x03 (Q4), rotation vector
     /// 0x05 (Q14, accuracy Q12); a base timestamp 0xFB of 50 ticks and a rebase 0xFA of 20: each
-    /// report's time is −base + rebases + its delay, 100 µs a tick (1000-3625 "Timebase").
+    /// report's time is −base + rebases + its delay, 100 µs a tick (1000-3927 §1.4.5.3).
     @Test("Q points and the timebase")
     func reportsAndTimebase() {
         var cargo: [UInt8] = [0xFB, 50, 0, 0, 0]

@@ -3,8 +3,8 @@ import Locking
 
 /// Driver for the CEVA (Hillcrest) BNO080, BNO085 and BNO086 over I2C, at 0x4A (SA0 low) or 0x4B
 /// (SA0 high): a sensor hub that speaks SHTP (``SHTPTransport``) and SH-2 (``SH2Report``), not
-/// registers. Written from CEVA's "SH-2 Reference Manual" 1000-3625, "Sensor Hub Transport
-/// Protocol" 1000-3535 and the BNO080/BNO085 datasheet 1000-3927.
+/// registers. Its constants are checked against the BNO080 datasheet 1000-3927 and CEVA's
+/// published sh2 library (BNO08xFactsTests lists each with its source).
 ///
 /// ``configure(_:)`` resets the hub (executable channel), waits for its reset notice, asks for
 /// its Product ID (the identity check) and turns on, by Set Feature at the output data rate, the
