@@ -301,14 +301,16 @@ struct BNO08xTests {
         #expect(rig.imu.samplesLost > 0)
     }
 
+    /// Each transfer takes the channel's next sequence number, a continuation too (1000-3927
+    /// Figure 1-26: "increments once for each cargo sent or cargo continuation sent").
     @Test("the emulator: a read shorter than the cargo leaves the rest behind a continuation header")
     func emulatorContinuation() throws {
         let time = Time()
         let emulator = BNO08xEmulator(source: ConstantSource(), now: time.now)
         // Power-on: the advertisement (7 bytes of cargo) on channel 0 comes first.
         #expect(emulator.handleRead(count: 4) == [11, 0, 0, 0])
-        #expect(emulator.handleRead(count: 7) == [11, 0x80, 0, 0, 0x00, 0x01, 0x04])
-        #expect(emulator.handleRead(count: 8) == [8, 0x80, 0, 0, 0, 0, 0, 0])
+        #expect(emulator.handleRead(count: 7) == [11, 0x80, 0, 1, 0x00, 0x01, 0x04])
+        #expect(emulator.handleRead(count: 8) == [8, 0x80, 0, 2, 0, 0, 0, 0])
         // Then the reset notice on channel 1, then nothing.
         #expect(emulator.handleRead(count: 5) == [5, 0, 1, 0, 1])
         #expect(emulator.handleRead(count: 4) == [0, 0, 0, 0])
