@@ -75,7 +75,8 @@ enum SHTPExecutable {
 
 /// Why the transport threw something away: every packet it could not use is counted under one.
 package enum SHTPDropReason: String, Sendable, CaseIterable {
-    /// A packet's sequence number skipped: the packets in between never arrived.
+    /// A sequence number skipped: the transfers in between (each a packet, or a continuation of
+    /// one) never arrived.
     case sequenceGap = "sequence gap"
     /// A header no hub sends (the length field all ones, a channel above 5, a length below the
     /// header's): what a controller that mishandles clock stretching reads (a Raspberry Pi's).
@@ -130,7 +131,8 @@ struct SHTPTransport: Sendable {
         for index in sent.indices { sent[index] = 0 }
     }
 
-    /// Sends `cargo` on `channel` in one write.
+    /// Sends `cargo` on `channel` in one write: the hub takes no fragmented cargo (1000-3927
+    /// Figure 1-26), and this driver's are at most 17 bytes.
     mutating func send(_ cargo: [UInt8], on channel: UInt8) throws(I2CError) {
         let header = SHTPHeader(length: cargo.count + SHTPHeader.size, channel: channel, sequence: sent[Int(channel)])
         try bus.write(address, header.bytes + cargo)
