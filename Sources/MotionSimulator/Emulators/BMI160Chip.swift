@@ -3,7 +3,7 @@ import Foundation
 /// Register model of the Bosch BMI160 accelerometer and gyroscope, from its datasheet
 /// BST-BMI160-DS000: register map §2.11, FIFO §2.5, self-test §2.8, sensitivities §1 Tables 1–2.
 /// Constants written here from the datasheet, independently of the driver.
-struct BMI160Chip: SingleModelChip {
+struct BMI160Chip: SingleModelChip, BoschChip {
     static let chipID: UInt8 = 0x00          // CHIP_ID, 0xD1
     static let errReg: UInt8 = 0x02          // ERR_REG
     static let pmuStatus: UInt8 = 0x03       // acc_pmu_status[5:4] gyr_pmu_status[3:2] mag_pmu_status[1:0]
@@ -41,8 +41,6 @@ struct BMI160Chip: SingleModelChip {
     static let gyroRateCodes: ClosedRange<UInt8> = 6...13
     /// FIFO size in bytes (§2.5).
     static let fifoCapacity = 1024
-    /// SENSORTIME resolution, seconds per LSB (§2.3.1 Table 11), and its 24 bits.
-    static let sensorTimeLSB = 39.0625e-6, sensorTimeModulus = 16_777_216.0
     /// FIFO_CONFIG_1 bits (§2.11 FIFO_CONFIG): gyr_en, acc_en, header_en, time_en.
     static let fifoGyrEn: UInt8 = 0x80, fifoAccEn: UInt8 = 0x40, fifoHeaderEn: UInt8 = 0x10, fifoTimeEn: UInt8 = 0x02
 
@@ -62,15 +60,6 @@ struct BMI160Chip: SingleModelChip {
         fifo.reset()
     }
 
-    /// SENSORTIME at simulation `time`, counted by the chip's own (drifting) oscillator. A
-    /// millionth of an LSB of tolerance: a sample taken just as the counter steps (the rates
-    /// divide the same oscillator) reads the new count, not the old one by rounding.
-    func sensorTime(at time: Double) -> UInt32 {
-        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB + 1e-6
-        guard ticks.isFinite, ticks >= 0 else { return 0 }
-        return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
-    }
-
     var headerMode: Bool { reg(Self.fifoConfig1) & Self.fifoHeaderEn != 0 }
 
     var accelNormal: Bool { (reg(Self.pmuStatus) >> 4) & 0b11 == 0b01 }
@@ -84,16 +73,6 @@ struct BMI160Chip: SingleModelChip {
     var gyroRate: Double? {
         let code = reg(Self.gyrConf) & 0x0F
         return gyroNormal && Self.gyroRateCodes.contains(code) ? Self.rate(code: code) : nil
-    }
-
-    /// Data are produced at the faster running sensor's rate.
-    var sampleRate: Double? {
-        switch (accelRate, gyroRate) {
-        case let (a?, g?): max(a, g)
-        case let (a?, nil): a
-        case let (nil, g?): g
-        case (nil, nil): nil
-        }
     }
 
     var accelLSBPerG: Double { Self.accelSensitivity[reg(Self.accRange) & 0x0F] ?? 16384 }

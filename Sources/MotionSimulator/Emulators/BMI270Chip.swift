@@ -5,7 +5,7 @@ import I2C
 /// BST-BMI270-DS000: register map ("Register description"), initialization sequence, FIFO,
 /// feature pages and the step counter, sensitivities ("Specification"). Constants written here
 /// from the datasheet, independently of the driver.
-struct BMI270Chip: SingleModelChip {
+struct BMI270Chip: SingleModelChip, BoschChip {
     static let chipID: UInt8 = 0x00          // CHIP_ID, 0x24
     static let status: UInt8 = 0x03          // drdy_acc[7] drdy_gyr[6] drdy_aux[5] cmd_rdy[4] aux_man_op[2]
     static let dataAux: UInt8 = 0x04         // DATA_0 … DATA_7: the auxiliary sensor's bytes
@@ -63,7 +63,6 @@ struct BMI270Chip: SingleModelChip {
     static let gyroRateCodes: ClosedRange<UInt8> = 6...13
     /// FIFO size in bytes: 6 KB.
     static let fifoCapacity = 6144
-    static let sensorTimeLSB = 39.0625e-6, sensorTimeModulus = 16_777_216.0
 
     /// Feature pages: 8 pages of 16 bytes. Page 0 holds the outputs (step count bytes 0…3,
     /// 32-bit little-endian); page 6 byte 3 bit 4 is step_counter.enable.
@@ -153,23 +152,8 @@ struct BMI270Chip: SingleModelChip {
         return gyroOn && Self.gyroRateCodes.contains(code) ? Self.rate(code: code) : nil
     }
 
-    var sampleRate: Double? {
-        switch (accelRate, gyroRate) {
-        case let (a?, g?): max(a, g)
-        case let (a?, nil): a
-        case let (nil, g?): g
-        case (nil, nil): nil
-        }
-    }
-
     var accelLSBPerG: Double { Self.accelSensitivity(code: reg(Self.accRange)) }
     var gyroLSBPerDPS: Double { Self.gyroSensitivity[min(Int(reg(Self.gyrRange) & 0x07), 4)] }
-
-    func sensorTime(at time: Double) -> UInt32 {
-        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB + 1e-6
-        guard ticks.isFinite, ticks >= 0 else { return 0 }
-        return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
-    }
 
     /// This emulated part's self-test deflection with high amplitude and positive sign, g: the
     /// positive/negative difference is twice it, above the minimum differences of the datasheet's
