@@ -133,11 +133,14 @@ struct BNO08xFactsTests {
     /// The emulator's packets as the datasheet lays them out: after power-on the advertisement on
     /// channel 0 and the reset notice on channel 1; a Product ID Request answered by 16 bytes on
     /// channel 2; a Set Feature for the gyroscope answered by a Get Feature Response, then input
-    /// packets of a timebase reference (5 bytes) and a 10-byte gyroscope report (DS Figure 5-2).
+    /// packets of a timebase reference (5 bytes) and a 10-byte gyroscope report (DS Figure 5-2)
+    /// whose axes, little-endian at bytes 4–9 and Q9, are the rate the emulated hub turns at.
     @Test("the emulator's packets: reset notice, Product ID, Get Feature Response, timebase and report")
     func emulatorPackets() throws {
         let clock = BNO08xTests.Time()
-        let emulator = BNO08xEmulator(source: ConstantSource(), now: clock.now)
+        var turning = PhysicalState.flatAtRest()
+        turning.angularRate = SIMD3(0.5, -0.25, 1)
+        let emulator = BNO08xEmulator(source: ConstantSource(turning), now: clock.now)
         func packet() -> (channel: UInt8, cargo: [UInt8])? {
             let header = emulator.handleRead(count: 4)
             let length = Int(UInt16(header[0]) | UInt16(header[1] & 0x7F) << 8)
@@ -171,5 +174,8 @@ struct BNO08xFactsTests {
         #expect(input.channel == t.inputReports)
         #expect(input.cargo.count == c.timebaseLength + Self.reports[.gyroscope]!.length)
         #expect(input.cargo.first == c.baseTimestamp && input.cargo[c.timebaseLength] == Self.reports[.gyroscope]!.id)
+        let report = Array(input.cargo[c.timebaseLength...])
+        let axes = (0..<3).map { Double(Int16(bitPattern: UInt16(report[4 + 2 * $0]) | UInt16(report[5 + 2 * $0]) << 8)) }
+        #expect(SIMD3(axes[0], axes[1], axes[2]) / Double(1 << Self.reports[.gyroscope]!.q) == turning.angularRate)
     }
 }
