@@ -241,6 +241,54 @@ struct BNO08xTests {
         #expect(rig.imu.droppedPackets.isEmpty && rig.imu.samplesLost == 0)
     }
 
+    /// The emulated hub, but its Get Feature Responses give `granted` µs as the gyroscope's
+    /// period whatever was asked (1000-3927 §5: the hub may report at another period than asked).
+    final class OtherPeriodHub: SimulatedDevice {
+        let inner: BNO08xEmulator
+        let granted: UInt32
+        init(_ inner: BNO08xEmulator, granted: UInt32) {
+            self.inner = inner
+            self.granted = granted
+        }
+        var chipName: String { inner.chipName }
+        func handleWrite(_ bytes: [UInt8]) { inner.handleWrite(bytes) }
+        func handleRead(count: Int) -> [UInt8] {
+            var reply = inner.handleRead(count: count)
+            // Header, then the response: 0xFC, the report ID, flags, sensitivity, the interval at 5–8.
+            if reply.count >= 4 + 17, reply[4] == 0xFC, reply[5] == 0x02 {
+                for index in 0..<4 { reply[9 + index] = UInt8(truncatingIfNeeded: granted >> (8 * UInt32(index))) }
+            }
+            return reply
+        }
+        func powerOnReset() { inner.powerOnReset() }
+        func peek(_ register: UInt8) -> UInt8 { inner.peek(register) }
+    }
+
+    /// The hub reports at the period of its Get Feature Response (1000-3927 §5). One within
+    /// 1000 ppm of the asked 10 000 µs is taken; 4000 µs (250 Hz for the 100 Hz asked) would
+    /// mistime every sample: configure refuses, naming the hub's period.
+    @Test("the hub's own gyroscope period: taken within 1000 ppm, refused beyond")
+    func hubPeriod() throws {
+        let rig = Rig()
+        try rig.imu.configure(rig.imu.defaultConfiguration)
+        #expect(rig.imu.reportInterval(.gyroscope) == 10_000)
+        for (granted, accepted) in [(UInt32(10_009), true), (4_000, false)] {
+            let time = Time()
+            let bus = SimulatedBus(now: time.now)
+            bus.attach(OtherPeriodHub(BNO08xEmulator(source: ConstantSource(), now: time.now), granted: granted), at: I2CAddress(0x4A))
+            let imu = BNO08xIMU(bus: bus, address: I2CAddress(0x4A), pause: .none)
+            do {
+                try imu.configure(imu.defaultConfiguration)
+                #expect(accepted, "\(granted) µs taken")
+            } catch {
+                #expect(!accepted, "\(granted) µs: \(error)")
+                #expect("\(error)".contains("every 4000 µs (250 Hz)"), "\(error)")
+            }
+            #expect(imu.reportInterval(.gyroscope) == granted)
+            #expect(try imu.isStillConfigured() == accepted)
+        }
+    }
+
     /// Packets lost on the way: the SHTP sequence number counts them, the gyroscope reports'
     /// own numbers count the samples, and the sample indices skip them (the sampler counts the gap).
     @Test("a sequence-number gap: counted as packets and samples lost, the indices skip")
