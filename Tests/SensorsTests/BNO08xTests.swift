@@ -104,11 +104,33 @@ struct BNO08xTests {
         try bus.verify()
     }
 
+    /// A cargo in three transfers numbered 20, 21, 22 (each continuation its own number, 1000-3927
+    /// Figure 1-26), then the next packet numbered 23: no gap. The same cargo with one number for
+    /// all its transfers (as a hub might number a re-read): no gap either.
+    @Test("continuations' own sequence numbers: the next packet follows the last transfer's")
+    func continuationSequence() throws {
+        let bus = ExpectationBus([
+            .read(0x4A, reply: [10, 0, 3, 20]),
+            .read(0x4A, reply: [10, 0x80, 3, 21, 1, 2, 3, 4]),
+            .read(0x4A, reply: [6, 0x80, 3, 22, 5, 6]),
+            .read(0x4A, reply: [5, 0, 3, 23]), .read(0x4A, reply: [5, 0x80, 3, 24, 7]),
+            .read(0x4A, reply: [5, 0, 3, 25]), .read(0x4A, reply: [5, 0x80, 3, 25, 8]),
+            .read(0x4A, reply: [5, 0, 3, 26]), .read(0x4A, reply: [5, 0x80, 3, 26, 9]),
+        ], maximumReadLength: 8)
+        var transport = SHTPTransport(bus: bus, address: I2CAddress(0x4A))
+        #expect(try transport.receive()?.cargo == [1, 2, 3, 4, 5, 6])
+        #expect(try transport.receive()?.cargo == [7])
+        #expect(try transport.receive()?.cargo == [8])
+        #expect(try transport.receive()?.cargo == [9])
+        #expect(transport.dropped.isEmpty)
+        try bus.verify()
+    }
+
     // MARK: SH-2
 
     /// Accelerometer 0x01 (Q8), gyroscope 0x02 (Q9), magnetic field 0x03 (Q4), rotation vector
     /// 0x05 (Q14, accuracy Q12); a base timestamp 0xFB of 50 ticks and a rebase 0xFA of 20: each
-    /// report's time is −base + rebases + its delay, 100 µs a tick (1000-3625 "Timebase").
+    /// report's time is −base + rebases + its delay, 100 µs a tick (1000-3927 §1.4.5.3).
     @Test("Q points and the timebase")
     func reportsAndTimebase() {
         var cargo: [UInt8] = [0xFB, 50, 0, 0, 0]
@@ -219,6 +241,54 @@ struct BNO08xTests {
         #expect(rig.imu.droppedPackets.isEmpty && rig.imu.samplesLost == 0)
     }
 
+    /// The emulated hub, but its Get Feature Responses give `granted` µs as the gyroscope's
+    /// period whatever was asked (1000-3927 §5: the hub may report at another period than asked).
+    final class OtherPeriodHub: SimulatedDevice {
+        let inner: BNO08xEmulator
+        let granted: UInt32
+        init(_ inner: BNO08xEmulator, granted: UInt32) {
+            self.inner = inner
+            self.granted = granted
+        }
+        var chipName: String { inner.chipName }
+        func handleWrite(_ bytes: [UInt8]) { inner.handleWrite(bytes) }
+        func handleRead(count: Int) -> [UInt8] {
+            var reply = inner.handleRead(count: count)
+            // Header, then the response: 0xFC, the report ID, flags, sensitivity, the interval at 5–8.
+            if reply.count >= 4 + 17, reply[4] == 0xFC, reply[5] == 0x02 {
+                for index in 0..<4 { reply[9 + index] = UInt8(truncatingIfNeeded: granted >> (8 * UInt32(index))) }
+            }
+            return reply
+        }
+        func powerOnReset() { inner.powerOnReset() }
+        func peek(_ register: UInt8) -> UInt8 { inner.peek(register) }
+    }
+
+    /// The hub reports at the period of its Get Feature Response (1000-3927 §5). One within
+    /// 1000 ppm of the asked 10 000 µs is taken; 4000 µs (250 Hz for the 100 Hz asked) would
+    /// mistime every sample: configure refuses, naming the hub's period.
+    @Test("the hub's own gyroscope period: taken within 1000 ppm, refused beyond")
+    func hubPeriod() throws {
+        let rig = Rig()
+        try rig.imu.configure(rig.imu.defaultConfiguration)
+        #expect(rig.imu.reportInterval(.gyroscope) == 10_000)
+        for (granted, accepted) in [(UInt32(10_009), true), (4_000, false)] {
+            let time = Time()
+            let bus = SimulatedBus(now: time.now)
+            bus.attach(OtherPeriodHub(BNO08xEmulator(source: ConstantSource(), now: time.now), granted: granted), at: I2CAddress(0x4A))
+            let imu = BNO08xIMU(bus: bus, address: I2CAddress(0x4A), pause: .none)
+            do {
+                try imu.configure(imu.defaultConfiguration)
+                #expect(accepted, "\(granted) µs taken")
+            } catch {
+                #expect(!accepted, "\(granted) µs: \(error)")
+                #expect("\(error)".contains("every 4000 µs (250 Hz)"), "\(error)")
+            }
+            #expect(imu.reportInterval(.gyroscope) == granted)
+            #expect(try imu.isStillConfigured() == accepted)
+        }
+    }
+
     /// Packets lost on the way: the SHTP sequence number counts them, the gyroscope reports'
     /// own numbers count the samples, and the sample indices skip them (the sampler counts the gap).
     @Test("a sequence-number gap: counted as packets and samples lost, the indices skip")
@@ -279,14 +349,16 @@ struct BNO08xTests {
         #expect(rig.imu.samplesLost > 0)
     }
 
+    /// Each transfer takes the channel's next sequence number, a continuation too (1000-3927
+    /// Figure 1-26: "increments once for each cargo sent or cargo continuation sent").
     @Test("the emulator: a read shorter than the cargo leaves the rest behind a continuation header")
     func emulatorContinuation() throws {
         let time = Time()
         let emulator = BNO08xEmulator(source: ConstantSource(), now: time.now)
         // Power-on: the advertisement (7 bytes of cargo) on channel 0 comes first.
         #expect(emulator.handleRead(count: 4) == [11, 0, 0, 0])
-        #expect(emulator.handleRead(count: 7) == [11, 0x80, 0, 0, 0x00, 0x01, 0x04])
-        #expect(emulator.handleRead(count: 8) == [8, 0x80, 0, 0, 0, 0, 0, 0])
+        #expect(emulator.handleRead(count: 7) == [11, 0x80, 0, 1, 0x00, 0x01, 0x04])
+        #expect(emulator.handleRead(count: 8) == [8, 0x80, 0, 2, 0, 0, 0, 0])
         // Then the reset notice on channel 1, then nothing.
         #expect(emulator.handleRead(count: 5) == [5, 0, 1, 0, 1])
         #expect(emulator.handleRead(count: 4) == [0, 0, 0, 0])

@@ -3,7 +3,7 @@ import Foundation
 /// Register model of the Bosch BMI160 accelerometer and gyroscope, from its datasheet
 /// BST-BMI160-DS000: register map §2.11, FIFO §2.5, self-test §2.8, sensitivities §1 Tables 1–2.
 /// Constants written here from the datasheet, independently of the driver.
-struct BMI160Chip: SingleModelChip {
+struct BMI160Chip: SingleModelChip, BoschChip {
     static let chipID: UInt8 = 0x00          // CHIP_ID, 0xD1
     static let errReg: UInt8 = 0x02          // ERR_REG
     static let pmuStatus: UInt8 = 0x03       // acc_pmu_status[5:4] gyr_pmu_status[3:2] mag_pmu_status[1:0]
@@ -41,17 +41,8 @@ struct BMI160Chip: SingleModelChip {
     static let gyroRateCodes: ClosedRange<UInt8> = 6...13
     /// FIFO size in bytes (§2.5).
     static let fifoCapacity = 1024
-    /// What a read past the FIFO's content returns (§2.5.1.2: an empty frame reads 0x80).
-    static let fifoEmptyByte: UInt8 = 0x80
-    /// SENSORTIME resolution, seconds per LSB (§2.3.1 Table 11), and its 24 bits.
-    static let sensorTimeLSB = 39.0625e-6, sensorTimeModulus = 16_777_216.0
     /// FIFO_CONFIG_1 bits (§2.11 FIFO_CONFIG): gyr_en, acc_en, header_en, time_en.
     static let fifoGyrEn: UInt8 = 0x80, fifoAccEn: UInt8 = 0x40, fifoHeaderEn: UInt8 = 0x10, fifoTimeEn: UInt8 = 0x02
-    /// Header-mode frames (§2.5.1.3 header byte: fh_mode[7:6], fh_parm[5:2], fh_ext[1:0]):
-    /// regular 0b10 with fh_parm mag[2] gyr[1] acc[0]; control 0b01 with opcode skip 0b0000
-    /// (one byte: frames dropped), sensortime 0b0001 (24-bit sensortime, little-endian).
-    static let regularHeader: UInt8 = 0x80, regularGyr: UInt8 = 0x08, regularAcc: UInt8 = 0x04
-    static let skipHeader: UInt8 = 0x40, sensorTimeHeader: UInt8 = 0x44
 
     /// Self-test deflection of this emulated part per excitation sign, in g: with high amplitude
     /// the positive/negative difference is 2 × this, above the 2 g the datasheet procedure
@@ -59,38 +50,14 @@ struct BMI160Chip: SingleModelChip {
     static let accelSelfTestHigh = 1.6
 
     var core: ChipCore
-    /// The FIFO's unread bytes, oldest first; in header mode a skip frame may lead them.
-    var fifo: [UInt8] = []
-    /// Bytes still to come of the frame whose first bytes were read already (a frame read across
-    /// two bursts): frames after it are whole.
-    var frameRemaining = 0
-    /// SENSORTIME when the newest frame was written: the sensortime frame's value.
-    var lastFrameSensorTime: UInt32 = 0
-    /// Bytes read past the FIFO's content in the current burst: the first 4 are the sensortime
-    /// frame with fifo_time_en in header mode, the rest 0x80.
-    var overReadCount = 0
+    /// The FIFO (§2.5): frames, skip frame, sensortime frame as ``BoschFIFO`` models them.
+    var fifo = BoschFIFO(capacity: fifoCapacity)
 
     init(core: ChipCore) { self.core = core }
 
     mutating func powerOnReset() {
         core.powerOn(registerCount: 128, presets: Self.resetValues)
-        flushFIFO()
-        lastFrameSensorTime = 0
-    }
-
-    private mutating func flushFIFO() {
-        fifo.removeAll(keepingCapacity: true)
-        fifo.reserveCapacity(Self.fifoCapacity + 2)
-        frameRemaining = 0
-    }
-
-    /// SENSORTIME at simulation `time`, counted by the chip's own (drifting) oscillator. A
-    /// millionth of an LSB of tolerance: a sample taken just as the counter steps (the rates
-    /// divide the same oscillator) reads the new count, not the old one by rounding.
-    func sensorTime(at time: Double) -> UInt32 {
-        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB + 1e-6
-        guard ticks.isFinite, ticks >= 0 else { return 0 }
-        return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
+        fifo.reset()
     }
 
     var headerMode: Bool { reg(Self.fifoConfig1) & Self.fifoHeaderEn != 0 }
@@ -106,16 +73,6 @@ struct BMI160Chip: SingleModelChip {
     var gyroRate: Double? {
         let code = reg(Self.gyrConf) & 0x0F
         return gyroNormal && Self.gyroRateCodes.contains(code) ? Self.rate(code: code) : nil
-    }
-
-    /// Data are produced at the faster running sensor's rate.
-    var sampleRate: Double? {
-        switch (accelRate, gyroRate) {
-        case let (a?, g?): max(a, g)
-        case let (a?, nil): a
-        case let (nil, g?): g
-        case (nil, nil): nil
-        }
     }
 
     var accelLSBPerG: Double { Self.accelSensitivity[reg(Self.accRange) & 0x0F] ?? 16384 }
@@ -151,7 +108,7 @@ struct BMI160Chip: SingleModelChip {
             chip.appendFrame(chip.source.state(at: tick), at: tick)
         }
         // Samples due that a full FIFO could never have held: dropped before the ones kept.
-        if frameSize > 0, due > kept, headerMode { countSkipped(due - kept) }
+        if frameSize > 0, due > kept, headerMode { fifo.countSkipped(due - kept) }
         if due > 0 {
             if accelNormal { registers[Int(Self.status)] |= 0x80 }
             if gyroNormal { registers[Int(Self.status)] |= 0x40 }
@@ -170,71 +127,20 @@ struct BMI160Chip: SingleModelChip {
         return data == 0 ? 0 : data + (config & 0x10 != 0 ? 1 : 0)
     }
 
-    /// Appends one frame taken at `time`; when it does not fit, the oldest whole frames make room
-    /// (§2.5: the FIFO keeps the newest data), counted in header mode by the skip frame that then
-    /// leads the FIFO (§2.5.1.4; FIFO_LENGTH counts it, §2.11.9).
+    /// Appends one frame taken at `time` (§2.5: the FIFO keeps the newest data, §2.5.1.4 skip frame).
     private mutating func appendFrame(_ state: PhysicalState, at time: Double) {
         let config = reg(Self.fifoConfig1)
-        guard fifoFrameSize > 0 else { return }
-        var frame = InlineBytes()
-        let gyr = config & Self.fifoGyrEn != 0, acc = config & Self.fifoAccEn != 0
-        if headerMode { frame.append(Self.regularHeader | (gyr ? Self.regularGyr : 0) | (acc ? Self.regularAcc : 0)) }
-        if gyr { frame += Encoding.littleEndian(gyroCounts(state)) }
-        if acc { frame += Encoding.littleEndian(accelCounts(state)) }
-        while fifo.count + frame.count > Self.fifoCapacity {
-            if headerMode, !hasSkipFrame { countSkipped(0) }
-            let oldest = frameRemaining + (headerMode ? 2 : 0)
-            guard oldest < fifo.count else { break }
-            fifo.removeSubrange(oldest..<min(oldest + frameLength(startingWith: fifo[oldest]), fifo.count))
-            if headerMode { countSkipped(1) }
-        }
-        fifo += frame
-        lastFrameSensorTime = sensorTime(at: time)
-    }
-
-    /// A skip frame leads the whole frames (after a frame partly read).
-    private var hasSkipFrame: Bool { fifo.count > frameRemaining + 1 && fifo[frameRemaining] == Self.skipHeader }
-
-    /// Adds `frames` to the skip frame's count (one byte: it stays at 255 beyond), putting a skip
-    /// frame in front of the whole frames first when there is none.
-    private mutating func countSkipped(_ frames: Int) {
-        if !hasSkipFrame {
-            fifo.insert(0, at: frameRemaining)
-            fifo.insert(Self.skipHeader, at: frameRemaining)
-        }
-        fifo[frameRemaining + 1] = UInt8(min(255, Int(fifo[frameRemaining + 1]) + frames))
-    }
-
-    /// The length of the frame whose first byte is `first`: from its header in header mode, the
-    /// configured frame size headerless.
-    private func frameLength(startingWith first: UInt8) -> Int {
-        guard headerMode else { return max(1, fifoFrameSize) }
-        switch first & 0xFC {
-        case Self.skipHeader: return 2
-        case Self.sensorTimeHeader: return 4
-        default:
-            let parm = (first >> 2) & 0x0F
-            return 1 + (parm & 0b100 != 0 ? 8 : 0) + (parm & 0b10 != 0 ? 6 : 0) + (parm & 0b1 != 0 ? 6 : 0)
-        }
+        let frameSize = fifoFrameSize
+        guard frameSize > 0 else { return }
+        let frame = BoschFIFO.frame(gyro: config & Self.fifoGyrEn != 0 ? gyroCounts(state) : nil,
+                                    accel: config & Self.fifoAccEn != 0 ? accelCounts(state) : nil, headerMode: headerMode)
+        fifo.append(frame, sensorTime: sensorTime(at: time), headerMode: headerMode, frameSize: frameSize)
     }
 
     /// Each burst starts with the register address: a new over-read.
     mutating func setPointer(fromSubAddress byte: UInt8) {
         pointer = byte
-        overReadCount = 0
-    }
-
-    /// The next FIFO byte; past the content, the sensortime frame of the last frame written (header
-    /// mode with fifo_time_en, once per burst), then 0x80 (§2.5.1.4).
-    private mutating func readFIFOByte() -> UInt8 {
-        if !fifo.isEmpty {
-            let byte = fifo.removeFirst()
-            frameRemaining = frameRemaining > 0 ? frameRemaining - 1 : frameLength(startingWith: byte) - 1
-            return byte
-        }
-        defer { overReadCount += 1 }
-        guard headerMode, reg(Self.fifoConfig1) & Self.fifoTimeEn != 0, overReadCount < 4 else { return Self.fifoEmptyByte }
-        return overReadCount == 0 ? Self.sensorTimeHeader : UInt8((lastFrameSensorTime >> (8 * UInt32(overReadCount - 1))) & 0xFF)
+        fifo.startBurst()
     }
 
     func pointer(after register: UInt8) -> UInt8 {
@@ -243,16 +149,19 @@ struct BMI160Chip: SingleModelChip {
 
     func peek(_ register: UInt8) -> UInt8 {
         switch register & 0x7F {
-        case Self.fifoLength0: UInt8(fifo.count & 0xFF)
-        case Self.fifoLength1: UInt8((fifo.count >> 8) & 0x07)
-        case Self.fifoData: fifo.first ?? Self.fifoEmptyByte
+        case Self.fifoLength0: UInt8(fifo.bytes.count & 0xFF)
+        case Self.fifoLength1: UInt8((fifo.bytes.count >> 8) & 0x07)
+        case Self.fifoData: fifo.first
         default: registers[Int(register & 0x7F)]
         }
     }
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
-        if address == Self.fifoData { return readFIFOByte() }
+        if address == Self.fifoData {
+            // Past the content: the sensortime frame with fifo_time_en in header mode, then 0x80 (§2.5.1.4).
+            return fifo.readByte(headerMode: headerMode, timeEnabled: reg(Self.fifoConfig1) & Self.fifoTimeEn != 0, frameSize: fifoFrameSize)
+        }
         let value = peek(address)
         switch address {
         case Self.dataGyrXL..<Self.dataAccXL: registers[Int(Self.status)] &= ~0x40  // drdy_gyr cleared by a data read
@@ -284,7 +193,7 @@ struct BMI160Chip: SingleModelChip {
         switch value {
         case 0x10, 0x11, 0x12: pmu = (pmu & ~0x30) | (value & 0x03) << 4          // acc suspend/normal/low power
         case 0x14, 0x15, 0x17: pmu = (pmu & ~0x0C) | (value & 0x03) << 2          // gyr suspend/normal/fast start-up
-        case 0xB0: flushFIFO()
+        case 0xB0: fifo.flush()
         case 0xB6: powerOnReset(); return
         default: return
         }

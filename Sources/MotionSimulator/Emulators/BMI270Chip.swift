@@ -5,7 +5,7 @@ import I2C
 /// BST-BMI270-DS000: register map ("Register description"), initialization sequence, FIFO,
 /// feature pages and the step counter, sensitivities ("Specification"). Constants written here
 /// from the datasheet, independently of the driver.
-struct BMI270Chip: SingleModelChip {
+struct BMI270Chip: SingleModelChip, BoschChip {
     static let chipID: UInt8 = 0x00          // CHIP_ID, 0x24
     static let status: UInt8 = 0x03          // drdy_acc[7] drdy_gyr[6] drdy_aux[5] cmd_rdy[4] aux_man_op[2]
     static let dataAux: UInt8 = 0x04         // DATA_0 … DATA_7: the auxiliary sensor's bytes
@@ -63,12 +63,6 @@ struct BMI270Chip: SingleModelChip {
     static let gyroRateCodes: ClosedRange<UInt8> = 6...13
     /// FIFO size in bytes: 6 KB.
     static let fifoCapacity = 6144
-    static let fifoEmptyByte: UInt8 = 0x80
-    static let sensorTimeLSB = 39.0625e-6, sensorTimeModulus = 16_777_216.0
-    /// Header-mode frames: regular 0b10 with fh_parm aux[2] gyr[1] acc[0]; control 0b01 with
-    /// opcode skip 0b0000 (one byte: frames dropped), sensortime 0b0001 (24 bit, little-endian).
-    static let regularHeader: UInt8 = 0x80, regularGyr: UInt8 = 0x08, regularAcc: UInt8 = 0x04
-    static let skipHeader: UInt8 = 0x40, sensorTimeHeader: UInt8 = 0x44
 
     /// Feature pages: 8 pages of 16 bytes. Page 0 holds the outputs (step count bytes 0…3,
     /// 32-bit little-endian); page 6 byte 3 bit 4 is step_counter.enable.
@@ -80,10 +74,8 @@ struct BMI270Chip: SingleModelChip {
     static let stepThresholdG = 1.15, stepRefractory = 0.25
 
     var core: ChipCore
-    var fifo: [UInt8] = []
-    var frameRemaining = 0
-    var lastFrameSensorTime: UInt32 = 0
-    var overReadCount = 0
+    /// The FIFO ("FIFO"): the BMI160's frames (``BoschFIFO``), 6 KB.
+    var fifo = BoschFIFO(capacity: fifoCapacity)
     /// The configuration file as uploaded since INIT_CTRL = 0: its bytes, how many were written,
     /// and whether one went past the end or twice to one place.
     var upload = [UInt8](repeating: 0, count: configFileLength)
@@ -129,10 +121,7 @@ struct BMI270Chip: SingleModelChip {
 
     mutating func powerOnReset() {
         core.powerOn(registerCount: 128, presets: Self.resetValues)
-        fifo.removeAll(keepingCapacity: true)
-        fifo.reserveCapacity(Self.fifoCapacity + 2)
-        frameRemaining = 0
-        lastFrameSensorTime = 0
+        fifo.reset()
         startUpload()
         featureMemory = [UInt8](repeating: 0, count: Self.featurePageCount * Self.featurePageSize)
         stepAbove = false
@@ -163,23 +152,8 @@ struct BMI270Chip: SingleModelChip {
         return gyroOn && Self.gyroRateCodes.contains(code) ? Self.rate(code: code) : nil
     }
 
-    var sampleRate: Double? {
-        switch (accelRate, gyroRate) {
-        case let (a?, g?): max(a, g)
-        case let (a?, nil): a
-        case let (nil, g?): g
-        case (nil, nil): nil
-        }
-    }
-
     var accelLSBPerG: Double { Self.accelSensitivity(code: reg(Self.accRange)) }
     var gyroLSBPerDPS: Double { Self.gyroSensitivity[min(Int(reg(Self.gyrRange) & 0x07), 4)] }
-
-    func sensorTime(at time: Double) -> UInt32 {
-        let ticks = time * (1 + options.clockDriftPPM * 1e-6) / Self.sensorTimeLSB + 1e-6
-        guard ticks.isFinite, ticks >= 0 else { return 0 }
-        return UInt32(ticks.rounded(.down).truncatingRemainder(dividingBy: Self.sensorTimeModulus))
-    }
 
     /// This emulated part's self-test deflection with high amplitude and positive sign, g: the
     /// positive/negative difference is twice it, above the minimum differences of the datasheet's
@@ -243,7 +217,7 @@ struct BMI270Chip: SingleModelChip {
             chip.detectStep(state, at: tick)
             chip.appendFrame(state, at: tick)
         }
-        if frameSize > 0, due > kept, headerMode { countSkipped(due - kept) }
+        if frameSize > 0, due > kept, headerMode { fifo.countSkipped(due - kept) }
         if due > 0 {
             if accelOn { registers[Int(Self.status)] |= 0x80 }
             if gyroOn { registers[Int(Self.status)] |= 0x40 }
@@ -262,59 +236,17 @@ struct BMI270Chip: SingleModelChip {
     }
 
     private mutating func appendFrame(_ state: PhysicalState, at time: Double) {
-        guard fifoFrameSize > 0 else { return }
+        let frameSize = fifoFrameSize
+        guard frameSize > 0 else { return }
         let config = reg(Self.fifoConfig1)
-        var frame = InlineBytes()
-        let gyr = config & 0x80 != 0 && gyroOn, acc = config & 0x40 != 0 && accelOn
-        if headerMode { frame.append(Self.regularHeader | (gyr ? Self.regularGyr : 0) | (acc ? Self.regularAcc : 0)) }
-        if gyr { frame += Encoding.littleEndian(gyroCounts(state)) }
-        if acc { frame += Encoding.littleEndian(accelCounts(state)) }
-        while fifo.count + frame.count > Self.fifoCapacity {
-            if headerMode, !hasSkipFrame { countSkipped(0) }
-            let oldest = frameRemaining + (headerMode ? 2 : 0)
-            guard oldest < fifo.count else { break }
-            fifo.removeSubrange(oldest..<min(oldest + frameLength(startingWith: fifo[oldest]), fifo.count))
-            if headerMode { countSkipped(1) }
-        }
-        fifo += frame
-        lastFrameSensorTime = sensorTime(at: time)
-    }
-
-    private var hasSkipFrame: Bool { fifo.count > frameRemaining + 1 && fifo[frameRemaining] == Self.skipHeader }
-
-    private mutating func countSkipped(_ frames: Int) {
-        if !hasSkipFrame {
-            fifo.insert(0, at: frameRemaining)
-            fifo.insert(Self.skipHeader, at: frameRemaining)
-        }
-        fifo[frameRemaining + 1] = UInt8(min(255, Int(fifo[frameRemaining + 1]) + frames))
-    }
-
-    private func frameLength(startingWith first: UInt8) -> Int {
-        guard headerMode else { return max(1, fifoFrameSize) }
-        switch first & 0xFC {
-        case Self.skipHeader: return 2
-        case Self.sensorTimeHeader: return 4
-        default:
-            let parm = (first >> 2) & 0x0F
-            return 1 + (parm & 0b100 != 0 ? 8 : 0) + (parm & 0b10 != 0 ? 6 : 0) + (parm & 0b1 != 0 ? 6 : 0)
-        }
+        let frame = BoschFIFO.frame(gyro: config & 0x80 != 0 && gyroOn ? gyroCounts(state) : nil,
+                                    accel: config & 0x40 != 0 && accelOn ? accelCounts(state) : nil, headerMode: headerMode)
+        fifo.append(frame, sensorTime: sensorTime(at: time), headerMode: headerMode, frameSize: frameSize)
     }
 
     mutating func setPointer(fromSubAddress byte: UInt8) {
         pointer = byte
-        overReadCount = 0
-    }
-
-    private mutating func readFIFOByte() -> UInt8 {
-        if !fifo.isEmpty {
-            let byte = fifo.removeFirst()
-            frameRemaining = frameRemaining > 0 ? frameRemaining - 1 : frameLength(startingWith: byte) - 1
-            return byte
-        }
-        defer { overReadCount += 1 }
-        guard headerMode, reg(Self.fifoConfig0) & 0x02 != 0, overReadCount < 4 else { return Self.fifoEmptyByte }
-        return overReadCount == 0 ? Self.sensorTimeHeader : UInt8((lastFrameSensorTime >> (8 * UInt32(overReadCount - 1))) & 0xFF)
+        fifo.startBurst()
     }
 
     /// FIFO_DATA and INIT_DATA keep the address; every other register advances it.
@@ -327,9 +259,9 @@ struct BMI270Chip: SingleModelChip {
     func peek(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
         switch address {
-        case Self.fifoLength0: return UInt8(fifo.count & 0xFF)
-        case Self.fifoLength1: return UInt8((fifo.count >> 8) & 0x3F)
-        case Self.fifoData: return fifo.first ?? Self.fifoEmptyByte
+        case Self.fifoLength0: return UInt8(fifo.bytes.count & 0xFF)
+        case Self.fifoLength1: return UInt8((fifo.bytes.count >> 8) & 0x3F)
+        case Self.fifoData: return fifo.first
         case Self.features..<(Self.features + 16): return featureMemory[featureIndex + Int(address - Self.features)]
         default: return registers[Int(address)]
         }
@@ -337,7 +269,10 @@ struct BMI270Chip: SingleModelChip {
 
     mutating func read(_ register: UInt8) -> UInt8 {
         let address = register & 0x7F
-        if address == Self.fifoData { return readFIFOByte() }
+        if address == Self.fifoData {
+            // fifo_time_en is FIFO_CONFIG_0 bit 1 here.
+            return fifo.readByte(headerMode: headerMode, timeEnabled: reg(Self.fifoConfig0) & 0x02 != 0, frameSize: fifoFrameSize)
+        }
         let value = peek(address)
         switch address {
         case Self.dataAux..<Self.dataAccXL: registers[Int(Self.status)] &= ~0x20
@@ -415,9 +350,7 @@ struct BMI270Chip: SingleModelChip {
     /// CMD: FIFO flush, soft reset; anything else is ignored.
     private mutating func command(_ value: UInt8) {
         switch value {
-        case 0xB0:
-            fifo.removeAll(keepingCapacity: true)
-            frameRemaining = 0
+        case 0xB0: fifo.flush()
         case 0xB6: powerOnReset()
         default: break
         }

@@ -1,17 +1,21 @@
 import Fusion
 import Locking
 
-/// The BNO080/085/086 sensor hub as its host sees it over I2C, written from CEVA's manuals alone:
-/// "Sensor Hub Transport Protocol" 1000-3535 (the 4-byte header, channels, sequence numbers,
-/// continuations), "SH-2 Reference Manual" 1000-3625 (Set Feature, Product ID, the input
-/// reports and their Q points, the timebase) and the BNO080/BNO085 datasheet 1000-3927
-/// (channels, executable channel, the I2C transfer).
+/// The BNO080/085/086 sensor hub as its host sees it over I2C, written from the BNO080 datasheet
+/// 1000-3927 (October 2017) alone: §1.4.1 (Figure 1-26 the SHTP header, the six channels, Figure
+/// 1-27 the executable channel), §1.4.2 (Figures 1-28 to 1-30: Product ID, the control reports),
+/// §1.4.5 (Figure 1-34 an input report's common fields, Figure 1-35 and §1.4.5.3 the timebase),
+/// §5 (Figures 5-1 and 5-2: Set Feature and the packet of a report behind its timebase). The Q
+/// points and lengths of the reports the datasheet does not lay out are the SH-2 Reference
+/// Manual's (1000-3625), as CEVA's published sh2 library decodes them.
 ///
 /// The hub has no registers: every write is an SHTP packet from the host, every read the next
 /// piece of the hub's outgoing packets. A read returns a 4-byte header and as much of the cargo
 /// as the read asks for; a cargo longer than that comes in later reads behind a header with the
 /// continuation bit and the length still to come (a header read alone takes none of the cargo).
-/// With nothing to send the hub answers a header of length 0.
+/// Every transfer has a sequence number of its own: a cargo's first and each continuation take
+/// the channel's next (Figure 1-26: "increments once for each cargo sent or cargo continuation
+/// sent"). With nothing to send the hub answers a header of length 0.
 ///
 /// Set Feature turns a report on at its interval: the hub then makes, on its own sampling
 /// schedule from that moment (the first report is of that instant), one packet on the input-report channel for each instant reports
@@ -36,7 +40,8 @@ package final class BNO08xEmulator: ChipEmulator {
     private let options: EmulatorOptions
     private let hub: Locked<Hub>
 
-    /// The SHTP channels (1000-3927 "SHTP channels").
+    /// The SHTP channels (1000-3927 §1.4.1: 0 SHTP command, 1 executable, 2 sensor hub control,
+    /// 3 input reports, 4 wake input reports, 5 gyro rotation vector).
     enum Channel {
         static let command: UInt8 = 0
         static let executable: UInt8 = 1
@@ -45,7 +50,9 @@ package final class BNO08xEmulator: ChipEmulator {
         static let count = 6
     }
 
-    /// One input report this emulator makes: its ID, length and Q point (1000-3625, each report).
+    /// One input report this emulator makes: its ID, length and Q point. The gyroscope's layout is
+    /// 1000-3927 Figure 1-34, the accelerometer's Figure 5-2; the others are the SH-2 Reference
+    /// Manual's (1000-3625) as CEVA's sh2 library decodes them.
     struct ReportKind {
         let id: UInt8
         let length: Int
@@ -71,18 +78,19 @@ package final class BNO08xEmulator: ChipEmulator {
         var sequence: UInt8 = 0
     }
 
+    /// A cargo waiting: its sequence numbers are given as its transfers go out.
     struct Packet {
         var channel: UInt8
-        var sequence: UInt8
         var cargo: [UInt8]
     }
 
     struct Hub {
         var queue: [Packet] = []
-        /// The packet being read: how many of its cargo bytes went out, and in how many reads.
+        /// The packet being read: how many of its cargo bytes went out, and in how many transfers.
         var current: Packet?
         var sent = 0
         var transfers = 0
+        /// The sequence number of each channel's next transfer.
         var sequence = [UInt8](repeating: 0, count: Channel.count)
         var features: [UInt8: Feature] = [:]
         var readTransactions = 0
@@ -141,7 +149,7 @@ package final class BNO08xEmulator: ChipEmulator {
             let cargo = Array(bytes[4..<length])
             switch channel {
             case Channel.executable where cargo.first == 1:
-                // Reset (1000-3927 "Executable channel"): back as after power-on.
+                // Reset (1000-3927 Figure 1-27): back as after power-on.
                 hub = Hub()
                 Self.queue(Self.advertisement, on: Channel.command, in: &hub)
                 Self.queue([1], on: Channel.executable, in: &hub)
@@ -179,21 +187,24 @@ package final class BNO08xEmulator: ChipEmulator {
     // MARK: The hub
 
     /// The advertisement's cargo: 0 (advertisement) then tag-length-value entries; this emulator
-    /// sends only the GUID entry (tag 1, 4 bytes) of the SHTP application (1000-3535 "Advertisement").
+    /// sends only the GUID entry (tag 1, 4 bytes) of the SHTP application, GUID 0 (CEVA's
+    /// shtp.h: TAG_GUID 1, GUID_SHTP 0; the command channel's advertisement response is 0).
     static let advertisement: [UInt8] = [0x00, 0x01, 0x04, 0x00, 0x00, 0x00, 0x00]
 
+    /// Queues `cargo`; a packet lost on the way, or pushed out of a full queue, uses up its
+    /// channel's next sequence number.
     private static func queue(_ cargo: [UInt8], on channel: UInt8, in hub: inout Hub) {
-        let sequence = hub.sequence[Int(channel)]
-        hub.sequence[Int(channel)] &+= 1
         if hub.toLose > 0 {
             hub.toLose -= 1
+            hub.sequence[Int(channel)] &+= 1
             return
         }
         if hub.queue.count >= queueCapacity {
-            hub.queue.removeFirst()
+            let lost = hub.queue.removeFirst()
+            hub.sequence[Int(lost.channel)] &+= 1
             hub.overflowed += 1
         }
-        hub.queue.append(Packet(channel: channel, sequence: sequence, cargo: cargo))
+        hub.queue.append(Packet(channel: channel, cargo: cargo))
     }
 
     /// One read of `count` bytes: a header, then the cargo still to send, up to the read's length.
@@ -207,7 +218,9 @@ package final class BNO08xEmulator: ChipEmulator {
         guard let packet = hub.current else { return reply }  // length 0: nothing to send
         let remaining = packet.cargo.count - hub.sent
         let field = UInt16(remaining + 4) | (hub.transfers > 0 ? 0x8000 : 0)
-        let header: [UInt8] = [UInt8(field & 0xFF), UInt8(field >> 8), packet.channel, packet.sequence]
+        let sequence = hub.sequence[Int(packet.channel)]
+        hub.sequence[Int(packet.channel)] &+= 1
+        let header: [UInt8] = [UInt8(field & 0xFF), UInt8(field >> 8), packet.channel, sequence]
         for index in 0..<min(4, count) { reply[index] = header[index] }
         let carried = max(0, min(count - 4, remaining))
         for index in 0..<carried { reply[4 + index] = packet.cargo[hub.sent + index] }
@@ -217,12 +230,13 @@ package final class BNO08xEmulator: ChipEmulator {
         return reply
     }
 
-    /// A packet on the control channel: Set Feature (0xFD) or Product ID Request (0xF9).
+    /// A packet on the control channel (1000-3927 Figure 1-30): Set Feature (0xFD: report ID at
+    /// byte 1, report interval µs at bytes 5–8, Figure 5-1) or Product ID Request (0xF9).
     private func control(_ cargo: [UInt8], in hub: inout Hub, at time: Double) {
         switch cargo.first {
         case 0xF9:
-            // Product ID Response (1000-3625 "Product ID Response (0xF8)"): reset cause 1
-            // (power-on), version 3.2.7, part number 10004563, build 0, patch 0.
+            // Product ID Response (1000-3927 Figure 1-29, 16 bytes): reset cause 1, version
+            // major 3, minor 2, part number 10004563, build 0, version patch 7, two reserved.
             var response: [UInt8] = [0xF8, 0x01, 3, 2]
             response += Self.littleEndian32(10_004_563) + Self.littleEndian32(0) + [7, 0, 0, 0]
             Self.queue(response, on: Channel.control, in: &hub)
@@ -238,7 +252,8 @@ package final class BNO08xEmulator: ChipEmulator {
                     hub.features[id] = Feature(interval: interval, nextDue: time, sequence: hub.features[id]?.sequence ?? 0)
                 }
             }
-            // Get Feature Response (0xFC): the feature as now set, the Set Feature layout.
+            // Get Feature Response (0xFC, Figure 1-30): the feature as now set, the Set Feature
+            // layout (§5: the hub's period, which may differ from the one asked for; here the same).
             var response = cargo
             response[0] = 0xFC
             if Self.reportKinds[id] == nil { for index in 5..<9 { response[index] = 0 } }
@@ -254,7 +269,8 @@ package final class BNO08xEmulator: ChipEmulator {
         for _ in 0..<(Self.queueCapacity * 4) {
             guard let due = hub.features.values.map(\.nextDue).min(), due <= time else { return }
             let state = source.state(at: due)
-            var cargo: [UInt8] = [0xFB, 0, 0, 0, 0]  // base delta 0: made at the sampling instant
+            // Timebase reference (Figure 1-35), base delta 0: made at the sampling instant.
+            var cargo: [UInt8] = [0xFB, 0, 0, 0, 0]
             for id in hub.features.keys.sorted() {
                 guard var feature = hub.features[id], abs(feature.nextDue - due) < 1e-9 else { continue }
                 cargo += report(id, sequence: feature.sequence, state)
@@ -266,7 +282,8 @@ package final class BNO08xEmulator: ChipEmulator {
         }
     }
 
-    /// One input report: ID, sequence number, status (accuracy 3: high; delay 0), delay, values.
+    /// One input report (Figure 1-34): ID, sequence number, status (bits 1:0 accuracy, 3: high;
+    /// bits 7:2 the delay's upper six bits, 0), delay's lower eight bits (0), values.
     private func report(_ id: UInt8, sequence: UInt8, _ state: PhysicalState) -> [UInt8] {
         guard let kind = Self.reportKinds[id] else { return [] }
         var bytes: [UInt8] = [id, sequence, 0x03, 0]

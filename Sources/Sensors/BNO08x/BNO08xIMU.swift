@@ -3,13 +3,15 @@ import Locking
 
 /// Driver for the CEVA (Hillcrest) BNO080, BNO085 and BNO086 over I2C, at 0x4A (SA0 low) or 0x4B
 /// (SA0 high): a sensor hub that speaks SHTP (``SHTPTransport``) and SH-2 (``SH2Report``), not
-/// registers. Written from CEVA's "SH-2 Reference Manual" 1000-3625, "Sensor Hub Transport
-/// Protocol" 1000-3535 and the BNO080/BNO085 datasheet 1000-3927.
+/// registers. Its constants are checked against the BNO080 datasheet 1000-3927 and CEVA's
+/// published sh2 library (BNO08xFactsTests lists each with its source).
 ///
 /// ``configure(_:)`` resets the hub (executable channel), waits for its reset notice, asks for
 /// its Product ID (the identity check) and turns on, by Set Feature at the output data rate, the
 /// accelerometer, the calibrated gyroscope, the calibrated magnetometer (at most 100 Hz) and the
-/// rotation vector, and the step counter and stability classifier (on change, at most 10 Hz).
+/// rotation vector, and the step counter and stability classifier (on change, at most 10 Hz),
+/// then waits for the gyroscope's Get Feature Response and refuses a period the hub grants that is
+/// more than ``BNO08xHub/periodTolerance`` from the one asked for (samples are timed by the latter).
 /// Each read takes every packet the hub has waiting; a calibrated gyroscope report is one sample,
 /// with the latest accelerometer report and rotation vector (``IMUSample/chipOrientation``).
 /// The magnetometer is the driver's companion (``companionMagnetometer``), as the BNO055's is.
@@ -54,6 +56,9 @@ package final class BNO08xIMU: IMUDriver, BusPlacedDriver {
     package var productID: SH2ProductID? { hub.productID }
     /// The newest reading of `report` (nil before the first, or when it is not on).
     package func latest(_ report: SH2Report) -> SH2Reading? { hub.latest(report) }
+    /// The period the hub reports `report` at, µs, as its last Get Feature Response gave it
+    /// (1000-3927 §5: it may differ from the one asked for); nil before one came.
+    package func reportInterval(_ report: SH2Report) -> UInt32? { hub.reportInterval(report) }
     /// The hub's step count (``SH2Report/stepCounter``): steps since the hub started, modulo 2^16.
     package var stepCount: UInt16? {
         if case .steps(let steps) = latest(.stepCounter)?.value { steps } else { nil }
@@ -105,6 +110,11 @@ package final class BNO08xIMU: IMUDriver, BusPlacedDriver {
 final class BNO08xHub: Sendable {
     let chip: ChipInfo
 
+    /// How far the hub's gyroscope period may be from the one asked for: the sampler times samples
+    /// by their sequence numbers at the rate asked for, and its estimator takes no clock further
+    /// than 1000 ppm off (``SampleTimeEstimator``).
+    static let periodTolerance = 1e-3
+
     /// Empty reads the driver waits through for the reset notice or the Product ID Response,
     /// ``pollInterval`` apart: the hub restarts in well under a second (1000-3927 "Startup timing").
     static let responsePolls = 50
@@ -121,6 +131,8 @@ final class BNO08xHub: Sendable {
         var productID: SH2ProductID?
         var latest: [SH2Report: SH2Reading] = [:]
         var enabled: [SH2Report: UInt32] = [:]
+        /// The hub's report periods, µs, by report ID, from its Get Feature Responses.
+        var granted: [UInt8: UInt32] = [:]
         /// The gyroscope report's sequence number last seen, and the samples counted so far.
         var lastGyroSequence: UInt8?
         var sampleIndex = 0
@@ -147,6 +159,7 @@ final class BNO08xHub: Sendable {
     var isConfigured: Bool { state.withLock { $0.isConfigured } }
     var lastSample: IMUSample? { state.withLock { $0.lastSample } }
     func latest(_ report: SH2Report) -> SH2Reading? { state.withLock { $0.latest[report] } }
+    func reportInterval(_ report: SH2Report) -> UInt32? { state.withLock { $0.granted[report.rawValue] } }
     /// The next sample is numbered 0 (``FIFOFrame/sampleIndex``: samples since the FIFO started).
     func restartIndices() {
         state.withLock { state in
@@ -179,6 +192,7 @@ final class BNO08xHub: Sendable {
             state.sampleIndex = 0
             state.lastSample = nil
             state.enabled = [:]
+            state.granted = [:]
             let interval = BNO08xSettings.interval(hertz: configuration.outputDataRate)
             for (report, interval) in [
                 (SH2Report.accelerometer, interval), (.gyroscope, interval), (.rotationVector, interval),
@@ -188,6 +202,7 @@ final class BNO08xHub: Sendable {
             ] {
                 try setFeature(&state, report, interval: interval)
             }
+            try checkGyroscopePeriod(&state, asked: interval)
             state.isConfigured = true
         }
     }
@@ -205,6 +220,30 @@ final class BNO08xHub: Sendable {
     private func setFeature(_ state: inout State, _ report: SH2Report, interval: UInt32) throws(SensorError) {
         try mapped { () throws(I2CError) in try state.transport.send(SH2Control.setFeature(report, interval: interval), on: SHTPChannel.control) }
         state.enabled[report] = interval == 0 ? nil : interval
+    }
+
+    /// Waits for the gyroscope's Get Feature Response (the hub answers each Set Feature with one,
+    /// 1000-3927 §5), taking the packets before it as a read would, and refuses a period further
+    /// than ``periodTolerance`` from the one asked for: the samples would be mistimed. A hub that
+    /// sends none within ``responsePolls`` empty reads is taken to report as asked.
+    private func checkGyroscopePeriod(_ state: inout State, asked: UInt32) throws(SensorError) {
+        let id = SH2Report.gyroscope.rawValue
+        var empty = 0
+        var scratch = FIFORead(frames: [], overflowed: false)
+        var field: SIMD3<Double>?
+        while state.granted[id] == nil, empty < Self.responsePolls {
+            guard let packet = try mapped({ () throws(I2CError) in try state.transport.receive() }) else {
+                empty += 1
+                pause.wait(Self.pollInterval)
+                continue
+            }
+            _ = take(packet, &state, into: &scratch, field: &field)
+        }
+        guard let granted = state.granted[id], abs(Double(granted) / Double(asked) - 1) > Self.periodTolerance else { return }
+        throw .unsupportedSetting(
+            chip: chip.name, setting: "output data rate", requested: "\(Int(state.configuration.outputDataRate.rounded())) Hz",
+            supported: ["the hub reports its gyroscope every \(granted) µs (\(Int((1e6 / Double(granted)).rounded())) Hz), "
+                        + "not every \(asked) µs (1000-3927 §5); ask for another rate"])
     }
 
     /// Reads packets until `isAwaited` accepts one, pausing when the hub has nothing, at most
@@ -255,6 +294,13 @@ final class BNO08xHub: Sendable {
                 state.hubResets += 1
             }
             return .hubReset
+        case SHTPChannel.control:
+            // A Get Feature Response: the period the hub reports a sensor at (1000-3927 §5;
+            // the Set Feature layout, the interval at bytes 5–8).
+            if packet.cargo.count >= SH2Control.setFeatureLength, packet.cargo[0] == SH2Control.getFeatureResponse {
+                state.granted[packet.cargo[1]] = SH2Parse.uint32(packet.cargo, at: 5)
+            }
+            return .taken
         case SHTPChannel.inputReports, SHTPChannel.wakeReports:
             state.readings.removeAll(keepingCapacity: true)
             let unparsed = SH2Parse.readings(packet.cargo, into: &state.readings)

@@ -11,7 +11,7 @@ enum BNO08xSettings {
     /// The magnetometer's name in ``ChipInfo/name``: it answers at the IMU's address, so the
     /// calibration store needs a name of its own for it.
     static let magnetometerName = "BNO08x magnetometer"
-    /// What identification reads: the Product ID Response's report ID (1000-3625 "Product ID
+    /// What identification reads: the Product ID Response's report ID (1000-3927 Figure 1-29 "Product ID
     /// Response (0xF8)"), the hub's answer to a Product ID Request.
     static let identity: [UInt8] = [SH2Control.productIDResponse]
 

@@ -1,10 +1,12 @@
-/// The SH-2 reports this driver sends and parses, from CEVA's "SH-2 Reference Manual" 1000-3625
-/// (the report IDs and layouts of its "Sensor Reports" and "Commands and Responses" chapters)
-/// and the BNO080/BNO085 datasheet 1000-3927 (the Q points of its "Sensor metadata" table).
+/// The SH-2 reports this driver sends and parses. Checked (BNO08xFactsTests) against the BNO080
+/// datasheet 1000-3927 (§1.4.2, §1.4.5, §5) and CEVA's sh2 library as adafruit/Adafruit_BNO08x
+/// vendors it (src/sh2.h report IDs `SH2_*`; src/sh2_SensorValue.c the byte offsets and Q points
+/// each `decode*` uses), with the report lengths of Adafruit_CircuitPython_BNO08x
+/// (`_AVAIL_SENSOR_REPORTS`).
 package enum SH2Report: UInt8, Sendable, CaseIterable {
-    /// Accelerometer: m/s², Q8, gravity included (1000-3625 "Accelerometer").
+    /// Accelerometer: m/s², Q8, gravity included (1000-3927 Figure 5-2; sh2_SensorValue.c).
     case accelerometer = 0x01
-    /// Gyroscope, calibrated: rad/s, Q9.
+    /// Gyroscope, calibrated: rad/s, Q9 (1000-3927 Figure 1-34; sh2_SensorValue.c).
     case gyroscope = 0x02
     /// Magnetic field, calibrated: µT, Q4.
     case magneticField = 0x03
@@ -21,13 +23,16 @@ package enum SH2Report: UInt8, Sendable, CaseIterable {
     case gameRotationVector = 0x08
     /// Magnetic field, uncalibrated: µT, Q4, then the hard-iron estimate, µT, Q4.
     case uncalibratedMagneticField = 0x0F
-    /// Step counter: detect latency (µs, 32 bits), steps (16 bits), reserved (16 bits).
+    /// Step counter: detect latency (µs, 32 bits), steps (16 bits), reserved (16 bits)
+    /// (sh2_SensorValue.h `sh2_StepCounter`: steps 16 bits; the CircuitPython library reads them
+    /// at byte 8 as 16 bits).
     case stepCounter = 0x11
     /// Stability classifier: the class (8 bits), reserved (8 bits).
     case stabilityClassifier = 0x13
 
     /// Bytes of the report, its 4-byte common header (ID, sequence number, status, delay) included
-    /// (1000-3625, each report's layout).
+    /// (1000-3927 Figures 1-34 and 5-2; Adafruit_CircuitPython_BNO08x `_AVAIL_SENSOR_REPORTS`; the
+    /// uncalibrated reports' bias ends at byte 16 in sh2_SensorValue.c).
     package var length: Int {
         switch self {
         case .accelerometer, .gyroscope, .magneticField, .linearAcceleration, .gravity: 10
@@ -38,8 +43,8 @@ package enum SH2Report: UInt8, Sendable, CaseIterable {
         }
     }
 
-    /// The Q point of the report's values (1000-3927 "Sensor metadata"; 1000-3625 each report):
-    /// value = count / 2^q.
+    /// The Q point of the report's values (sh2_SensorValue.c `SCALE_Q(n)` in each decoder;
+    /// CircuitPython `_Q_POINT_*_SCALAR`): value = count / 2^q.
     package var qPoint: Int {
         switch self {
         case .accelerometer, .linearAcceleration, .gravity: 8
@@ -51,32 +56,33 @@ package enum SH2Report: UInt8, Sendable, CaseIterable {
     }
 }
 
-/// The control reports of the SH-2 protocol this driver uses (1000-3625, "Commands and Responses"
-/// and "Timebase").
+/// The control reports of the SH-2 protocol this driver uses (1000-3927 Figure 1-30 and §1.4.5.3;
+/// sh2.c `SENSORHUB_*`).
 enum SH2Control {
     /// Set Feature command: ID, report ID, feature flags, change sensitivity (16 bits), report
     /// interval (µs, 32 bits), batch interval (µs, 32 bits), sensor-specific configuration (32
-    /// bits): 17 bytes (1000-3625 "Set Feature Command (0xFD)").
+    /// bits): 17 bytes (1000-3927 Figure 5-1; sh2.c `SetFeatureReport_t`).
     static let setFeature: UInt8 = 0xFD
     static let setFeatureLength = 17
     /// Get Feature Response: the Set Feature layout, sent by the hub when a feature changes.
     static let getFeatureResponse: UInt8 = 0xFC
-    /// Product ID Request: ID, reserved (1000-3625 "Product ID Request (0xF9)").
+    /// Product ID Request: ID, reserved (1000-3927 Figure 1-28; sh2.c `ProdIdReq_t`).
     static let productIDRequest: UInt8 = 0xF9
     /// Product ID Response: ID, reset cause, software version major, minor, part number (32
     /// bits), build number (32 bits), version patch (16 bits), reserved: 16 bytes
-    /// (1000-3625 "Product ID Response (0xF8)").
+    /// (1000-3927 Figure 1-29; sh2.c `ProdIdResp_t`).
     static let productIDResponse: UInt8 = 0xF8
     static let productIDResponseLength = 16
     /// Base Timestamp Reference: ID, base delta (signed 32 bits, 100 µs ticks) from the
-    /// transport's reference point back to the reports that follow (1000-3625 "Base Timestamp
-    /// Reference (0xFB)").
+    /// transport's reference point (the host interrupt) back to the reports that follow
+    /// (1000-3927 Figure 1-35: "Signed"; sh2.c declares it unsigned but negates it all the same).
     static let baseTimestamp: UInt8 = 0xFB
     /// Timestamp Rebase: ID, rebase delta (signed 32 bits, 100 µs ticks) added to the base for
-    /// the reports after it (1000-3625 "Timestamp Rebase (0xFA)").
+    /// the reports after it (sh2.c `TimestampRebase_t`, int32, added to the reference delta).
     static let timestampRebase: UInt8 = 0xFA
     static let timebaseLength = 5
-    /// One tick of the base delta, the rebase delta and a report's delay, s.
+    /// One tick of the base delta, the rebase delta and a report's delay, s (1000-3927 §1.4.5.3:
+    /// "Delay has a resolution of 100µs"; sh2.c multiplies by 100 µs).
     static let tick = 100e-6
 
     /// The Set Feature command for `report` every `interval` µs (0: off), no batching, no flags.
@@ -91,8 +97,8 @@ enum SH2Control {
     static let productIDRequestCargo: [UInt8] = [productIDRequest, 0]
 }
 
-/// What the hub's stability classifier says (1000-3625 "Stability Classifier": 0 unknown,
-/// 1 on table, 2 stationary, 3 stable, 4 in motion).
+/// What the hub's stability classifier says (sh2_SensorValue.h `STABILITY_CLASSIFIER_*`: 0 unknown,
+/// 1 on table, 2 stationary, 3 stable, 4 in motion; the class at byte 4).
 package enum SH2Stability: UInt8, Sendable, Equatable {
     case unknown = 0
     case onTable = 1
@@ -130,7 +136,8 @@ package struct SH2Reading: Sendable, Equatable {
         case vector(SIMD3<Double>)
         /// The uncalibrated gyroscope or field and the hub's bias estimate for it.
         case uncalibrated(SIMD3<Double>, bias: SIMD3<Double>)
-        /// w, x, y, z: chip axes → the hub's East-North-Up (1000-3625 "Rotation Vector"), and the
+        /// w, x, y, z: chip axes → the hub's East-North-Up (i, j, k, real at bytes 4–11,
+        /// sh2_SensorValue.c), and the
         /// heading accuracy estimate in radians (nil for the game rotation vector).
         case quaternion(SIMD4<Double>, headingAccuracy: Double?)
         case steps(UInt16)
@@ -149,7 +156,7 @@ package struct SH2Reading: Sendable, Equatable {
 }
 
 /// The parsing of an input-report cargo: a Base Timestamp Reference, then reports, any Timestamp
-/// Rebase among them (1000-3625 "Timebase").
+/// Rebase among them (1000-3927 §1.4.5.3 and Figure 5-2; sh2.c `sensorhubInputHdlr`).
 enum SH2Parse {
     static func int16(_ bytes: some RandomAccessCollection<UInt8>, at offset: Int) -> Int16 {
         let start = bytes.index(bytes.startIndex, offsetBy: offset)
@@ -190,8 +197,8 @@ enum SH2Parse {
     }
 
     /// One report of `report`'s length; its common header is ID, sequence, status (accuracy in
-    /// bits 1:0, the delay's upper 6 bits in 7:2), delay's lower 8 bits (1000-3625 "Common
-    /// fields": the delay in 100 µs ticks after the base).
+    /// bits 1:0, the delay's upper 6 bits in 7:2), delay's lower 8 bits (1000-3927 Figure 1-34:
+    /// the delay in 100 µs ticks after the base).
     static func reading(_ report: SH2Report, _ bytes: ArraySlice<UInt8>, base: Double) -> SH2Reading {
         let start = bytes.startIndex
         let status = bytes[start + 2]
@@ -208,7 +215,7 @@ enum SH2Parse {
         case .rotationVector, .gameRotationVector:
             .quaternion(
                 SIMD4(Double(int16(bytes, at: 10)), Double(int16(bytes, at: 4)), Double(int16(bytes, at: 6)), Double(int16(bytes, at: 8))) * scale,
-                // The heading accuracy estimate is Q12 (1000-3625 "Rotation Vector").
+                // The heading accuracy estimate is Q12 (sh2_SensorValue.c decodeRotationVector).
                 headingAccuracy: report == .rotationVector ? Double(int16(bytes, at: 12)) / 4096 : nil)
         case .stepCounter:
             .steps(UInt16(bytes[start + 8]) | UInt16(bytes[start + 9]) << 8)

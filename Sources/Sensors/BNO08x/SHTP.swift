@@ -1,20 +1,22 @@
 import I2C
 
-/// The 4-byte header in front of every SHTP cargo (CEVA "Sensor Hub Transport Protocol"
-/// 1000-3535, "SHTP header"): length LSB, length MSB, channel, sequence number. The length counts
-/// the header too; bit 15 of it (the MSB's top bit) marks a continuation: the rest of a cargo
-/// whose start an earlier transfer carried. A length of 0 means the hub has nothing to send.
+/// The 4-byte header in front of every SHTP cargo (BNO080 datasheet 1000-3927 §1.4.1, Figure 1-26
+/// "SHTP Header"; CEVA's shtp.c, SHTP_HDR_LEN 4): length LSB, length MSB, channel, sequence
+/// number. The length counts the header too; bit 15 of it (the MSB's top bit) marks a
+/// continuation: the rest of a cargo whose start an earlier transfer carried. A length of 0 means
+/// the hub has nothing to send; 0xFFFF is reserved (what a failed peripheral reads, Figure 1-26).
 struct SHTPHeader: Sendable, Equatable {
     static let size = 4
-    /// Bit 15 of the length field (1000-3535, "SHTP header").
+    /// Bit 15 of the length field (1000-3927 Figure 1-26; shtp.c masks it with ~0x8000).
     static let continuationBit: UInt16 = 0x8000
 
     /// Bytes of the packet, header included (15 bits).
     var length: Int
     var isContinuation: Bool
     var channel: UInt8
-    /// Counts the packets sent on `channel` in one direction, modulo 256 (1000-3535: "a separate
-    /// sequence number per channel and per direction").
+    /// Counts the transfers sent on `channel` in one direction, modulo 256: one for each cargo
+    /// and one for each continuation (1000-3927 Figure 1-26: each channel and direction has its
+    /// own; shtp.c expects a continuation's to follow the previous transfer's).
     var sequence: UInt8
 
     init(length: Int, isContinuation: Bool = false, channel: UInt8, sequence: UInt8) {
@@ -43,12 +45,12 @@ struct SHTPHeader: Sendable, Equatable {
     var cargoLength: Int { max(0, length - Self.size) }
 }
 
-/// The SHTP channels a BNO08x opens (BNO080/BNO085 datasheet 1000-3927, "SHTP channels").
+/// The SHTP channels a BNO08x opens (1000-3927 §1.4.1: "The BNO080 supports 6 channels";
+/// Adafruit_CircuitPython_BNO08x `BNO_CHANNEL_*` the same).
 enum SHTPChannel {
     /// SHTP's own commands and the advertisement of the hub's channels.
     static let command: UInt8 = 0
-    /// The executable: reset, on, sleep; the hub says "reset complete" here (1000-3927,
-    /// "Executable channel").
+    /// The executable: reset, on, sleep; the hub says "reset complete" here (1000-3927 Figure 1-27).
     static let executable: UInt8 = 1
     /// SH-2 control: Set Feature, Product ID, command requests and responses.
     static let control: UInt8 = 2
@@ -62,7 +64,8 @@ enum SHTPChannel {
     static let highest: UInt8 = 5
 }
 
-/// The executable channel's commands and its one notice (1000-3927, "Executable channel").
+/// The executable channel's commands and its one notice (1000-3927 Figure 1-27; sh2.c
+/// EXECUTABLE_DEVICE_CMD_RESET 1, EXECUTABLE_DEVICE_RESP_RESET_COMPLETE 1).
 enum SHTPExecutable {
     /// Host → hub: reset.
     static let reset: UInt8 = 1
@@ -72,7 +75,8 @@ enum SHTPExecutable {
 
 /// Why the transport threw something away: every packet it could not use is counted under one.
 package enum SHTPDropReason: String, Sendable, CaseIterable {
-    /// A packet's sequence number skipped: the packets in between never arrived.
+    /// A sequence number skipped: the transfers in between (each a packet, or a continuation of
+    /// one) never arrived.
     case sequenceGap = "sequence gap"
     /// A header no hub sends (the length field all ones, a channel above 5, a length below the
     /// header's): what a controller that mishandles clock stretching reads (a Raspberry Pi's).
@@ -121,14 +125,14 @@ struct SHTPTransport: Sendable {
         dropped[reason, default: 0] += packets
     }
 
-    /// The hub restarted: its sequence numbers start again, and so do ours (1000-3535: both
-    /// sides' counters are reset with the link).
+    /// The hub restarted: its sequence numbers start again, and so do ours.
     mutating func hubRestarted() {
         for index in expected.indices { expected[index] = nil }
         for index in sent.indices { sent[index] = 0 }
     }
 
-    /// Sends `cargo` on `channel` in one write.
+    /// Sends `cargo` on `channel` in one write: the hub takes no fragmented cargo (1000-3927
+    /// Figure 1-26), and this driver's are at most 17 bytes.
     mutating func send(_ cargo: [UInt8], on channel: UInt8) throws(I2CError) {
         let header = SHTPHeader(length: cargo.count + SHTPHeader.size, channel: channel, sequence: sent[Int(channel)])
         try bus.write(address, header.bytes + cargo)
@@ -147,7 +151,8 @@ struct SHTPTransport: Sendable {
         }
         if header.isContinuation {
             // The start of this cargo went to an earlier read whose header was lost: drop the rest.
-            try discard(header)
+            // Its transfers' sequence numbers are used up: the next packet follows the last of them.
+            expected[Int(header.channel)] = try discard(header) &+ 1
             count(.partialPacket)
             return nil
         }
@@ -156,6 +161,9 @@ struct SHTPTransport: Sendable {
         var cargo: [UInt8] = []
         cargo.reserveCapacity(header.cargoLength)
         let limit = max(SHTPHeader.size + 1, bus.maximumReadLength ?? Self.maximumPacketLength)
+        // Each transfer of a cargo has a sequence number of its own (1000-3927 Figure 1-26): the
+        // next packet on the channel follows the last transfer's, not the first's.
+        var lastSequence = header.sequence
         while cargo.count < header.cargoLength {
             let remaining = header.cargoLength - cargo.count
             let chunk = try bus.read(address, count: SHTPHeader.size + min(remaining, limit - SHTPHeader.size))
@@ -165,6 +173,7 @@ struct SHTPTransport: Sendable {
                 forgetSequences()
                 return nil
             }
+            lastSequence = again.sequence
             let available = min(again.cargoLength, chunk.count - SHTPHeader.size)
             cargo += chunk[SHTPHeader.size..<(SHTPHeader.size + available)]
             if again.cargoLength <= chunk.count - SHTPHeader.size, cargo.count < header.cargoLength {
@@ -174,27 +183,32 @@ struct SHTPTransport: Sendable {
             }
         }
         if Self.isRestartNotice(channel: header.channel, cargo: cargo) { hubRestarted() }
-        checkSequence(header)
+        checkSequence(header, last: lastSequence)
         return SHTPPacket(channel: header.channel, sequence: header.sequence, cargo: cargo)
     }
 
-    /// Reads and drops what is left of a cargo whose start was lost.
-    private mutating func discard(_ header: SHTPHeader) throws(I2CError) {
+    /// Reads and drops what is left of a cargo whose start was lost; returns the sequence number
+    /// of the last transfer of it that read plausibly.
+    private mutating func discard(_ header: SHTPHeader) throws(I2CError) -> UInt8 {
         var left = header.cargoLength
+        var last = header.sequence
         let limit = max(SHTPHeader.size + 1, bus.maximumReadLength ?? Self.maximumPacketLength)
         while left > 0 {
             let chunk = try bus.read(address, count: SHTPHeader.size + min(left, limit - SHTPHeader.size))
             let again = SHTPHeader(chunk)
-            guard Self.isPlausible(again), again.length > 0 else { return }
+            guard Self.isPlausible(again), again.channel == header.channel, again.length > 0 else { return last }
+            last = again.sequence
             left = again.cargoLength - (chunk.count - SHTPHeader.size)
         }
+        return last
     }
 
-    /// Counts the packets a sequence number says were skipped on the header's channel.
-    private mutating func checkSequence(_ header: SHTPHeader) {
+    /// Counts the transfers a sequence number says were skipped on the header's channel before
+    /// this packet, and expects the next after `last`, the packet's last transfer.
+    private mutating func checkSequence(_ header: SHTPHeader, last: UInt8) {
         let channel = Int(header.channel)
         if let expected = expected[channel] { count(.sequenceGap, Int(header.sequence &- expected)) }
-        expected[channel] = header.sequence &+ 1
+        expected[channel] = last &+ 1
     }
 
     /// After a corrupted read the packet it carried is lost, counted as such: the next sequence
