@@ -4,7 +4,8 @@ import Fusion
 /// Leave-one-volunteer-out choice of the step detector's parameters: for each volunteer, the grid
 /// point with the least mean absolute count error on the other volunteers' traces, then that
 /// volunteer's traces counted with it. No parameter is chosen on the traces it is scored on.
-/// The error a grid point is chosen by is against each trace's ``StepTrace/referenceSteps``.
+/// The error a grid point is chosen by is against each trace's ``StepTrace/referenceSteps`` (the
+/// alternation-checked count), or with `byDataSetCount` against the data set's own count.
 struct StepCrossValidation {
     /// The grid searched in each fold (``StepDetector/Parameters``).
     static let cutoffs = [2.5, 3, 3.5]
@@ -57,7 +58,7 @@ struct StepCrossValidation {
     }
 
     /// One row per trace, each counted with the parameters chosen without its volunteer.
-    static func run(_ traces: [StepTrace], grid points: [StepDetector.Parameters] = grid) -> [Row] {
+    static func run(_ traces: [StepTrace], grid points: [StepDetector.Parameters] = grid, byDataSetCount: Bool = false) -> [Row] {
         // all[p][t]: every grid point on every trace, once.
         let all = points.map { p in traces.map { count($0, p) } }
         let subjects = Array(Set(traces.map(\.subject))).sorted()
@@ -68,7 +69,8 @@ struct StepCrossValidation {
             var bestError = Double.infinity
             for p in points.indices {
                 let error = training.reduce(0.0) { sum, t in
-                    sum + abs(Double(all[p][t] - traces[t].referenceSteps)) / Double(traces[t].referenceSteps)
+                    let truth = byDataSetCount ? traces[t].groundTruthSteps : traces[t].referenceSteps
+                    return sum + abs(Double(all[p][t] - truth)) / Double(truth)
                 }
                 if error < bestError { bestError = error; best = p }
             }

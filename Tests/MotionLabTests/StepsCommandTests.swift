@@ -70,6 +70,16 @@ import Testing
         #expect(result.error.contains("--shortest-step-fraction 1.5 is not a fraction of a step"), "\(result.error)")
     }
 
+    @Test func aDueStepWindowOutsideHalfAStepAndAChoiceWithoutCrossValidationAreRefused() throws {
+        let folder = NSTemporaryDirectory()
+        let window = try runToEnd(try builtExecutable("motion-lab"), ["steps", "--data", folder, "--out", folder, "--due-step-window", "0.6"])
+        #expect(window.status != 0)
+        #expect(window.error.contains("--due-step-window 0.6 is not a fraction of a step"), "\(window.error)")
+        let choice = try runToEnd(try builtExecutable("motion-lab"), ["steps", "--data", folder, "--out", folder, "--choose-by-data-set-count"])
+        #expect(choice.status != 0)
+        #expect(choice.error.contains("add --cross-validate"), "\(choice.error)")
+    }
+
     /// The six validation traces (one volunteer, six positions) with the detector's defaults:
     /// each within 3 % of the foot switches' count.
     @Test(.enabled(if: dataPresent, "no step traces at ../shared/data/steps (or STEPS_DATA)"))

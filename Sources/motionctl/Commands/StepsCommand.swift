@@ -15,7 +15,9 @@ struct StepsCommand: ParsableCommand {
         discussion: """
             A line every 20 steps (seconds since the start, the count, the cadence) and one at each \
             change of activity or its confidence (with the time the activity began: a walk from its \
-            first step); at the end the total, its distance and the time. \
+            first step); at the end the total, its distance and the time. With --chip the IMU's own \
+            step counter (LSM6DSO, LSM6DSOX, LSM6DSO32) counts too: its lines say "chip steps" and the \
+            total line ends with its count, beside the library's. \
             With --simulated or --scenario the simulated board plays a scenario (walk-hand unless \
             named; walk-pocket, run, stairs, walk-pauses walk too) in virtual time unless \
             --real-time is given. On a real board it runs until Ctrl-C or --duration.
@@ -29,6 +31,9 @@ struct StepsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The walker's height in metres, for the distance (a step is 0.415 × height). Default 1.70.", transform: OptionRange.decimal)
     var height: Double = 1.70
 
+    @Flag(help: "Also count with the IMU's own step counter (LSM6DSO, LSM6DSOX, LSM6DSO32) and print its count beside the library's.")
+    var chip = false
+
     func validate() throws {
         try OptionRange.check(duration, "--duration", in: OptionRange.seconds, unit: "seconds")
         guard height >= 0.5, height <= 2.5 else {
@@ -40,8 +45,9 @@ struct StepsCommand: ParsableCommand {
         if source.listScenariosIfAsked() { return }
         try CommandFailure.reporting {
             let opened = try source.open(defaultScenario: "walk-hand", calibrationStore: source.isSimulated ? nil : .userDefault())
-            let interrupted = StepWatch.run(
-                opened.manager, clock: opened.clock, height: height, runner: opened.runner(duration: duration ?? opened.scenarioLength.map { $0 + 3 }))
+            let interrupted = try StepWatch.run(
+                opened.manager, clock: opened.clock, height: height, chip: chip,
+                runner: opened.runner(duration: duration ?? opened.scenarioLength.map { $0 + 3 }))
             if interrupted { throw Interruption.exit("stopped counting steps") }
         }
     }
@@ -53,28 +59,44 @@ enum StepWatch {
     /// One line to print, at the sample time it is about.
     private typealias Line = (time: Double, text: String)
 
-    static func run(_ manager: MotionManager, clock: any MotionClock, height: Double, runner: UpdateRunner) -> Bool {
+    /// With `chip`, a second pedometer counts on the IMU's own step counter (refused, naming the
+    /// fix, when it has none); its lines say "chip steps" and the total line ends with its count.
+    static func run(_ manager: MotionManager, clock: any MotionClock, height: Double, chip: Bool = false, runner: UpdateRunner) throws -> Bool {
         let pedometer = Pedometer(sharing: manager)
         pedometer.stepLength = .height(height)
+        var chipPedometer: Pedometer?
+        if chip {
+            do {
+                chipPedometer = try Pedometer(sharing: manager, stepCounter: .chip)
+            } catch {
+                throw CommandFailure(message: "--chip: \(error); drop --chip to count with the library's detector alone")
+            }
+        }
         let activities = MotionActivityManager(sharing: manager)
         // Times are seconds since the start, each class's dates mapped back to its monotonic clock.
         let startTime = clock.now
         let start = pedometer.dates.date(startTime)
         let pending = Locked<[Line]>([])
-        let latest = Locked<PedometerData?>(nil)
-        pedometer.startUpdates(from: start) { data, error in
-            if let error { printError("error: \(error)") }
-            guard let data else { return }
-            let previous = latest.withLock { latest in
-                defer { latest = data }
-                return latest?.numberOfSteps.intValue ?? 0
+        /// A line every 20 steps of `counter`, named `label`; the latest data kept in `latest`.
+        func follow(_ counter: Pedometer, _ label: String, _ latest: Locked<PedometerData?>) {
+            counter.startUpdates(from: start) { data, error in
+                if let error { printError("error: \(error)") }
+                guard let data else { return }
+                let previous = latest.withLock { latest in
+                    defer { latest = data }
+                    return latest?.numberOfSteps.intValue ?? 0
+                }
+                let steps = data.numberOfSteps.intValue
+                guard steps / 20 > previous / 20 else { return }
+                let cadence = data.currentCadence.map { String(format: "%.2f/s", $0.doubleValue) } ?? "-"
+                let time = data.endDate.timeIntervalSince(start)
+                pending.withLock { $0.append((time, String(format: "%.2f", time) + "  \(label) \(steps)  cadence \(cadence)")) }
             }
-            let steps = data.numberOfSteps.intValue
-            guard steps / 20 > previous / 20 else { return }
-            let cadence = data.currentCadence.map { String(format: "%.2f/s", $0.doubleValue) } ?? "-"
-            let time = data.endDate.timeIntervalSince(start)
-            pending.withLock { $0.append((time, String(format: "%.2f", time) + "  steps \(steps)  cadence \(cadence)")) }
         }
+        let latest = Locked<PedometerData?>(nil)
+        let chipLatest = Locked<PedometerData?>(nil)
+        follow(pedometer, "steps", latest)
+        if let chipPedometer { follow(chipPedometer, "chip steps", chipLatest) }
         let activityQueue = OperationQueue()
         activityQueue.maxConcurrentOperationCount = 1
         activities.startActivityUpdates(to: activityQueue) { activity in
@@ -87,6 +109,7 @@ enum StepWatch {
         }
         let printLines = {
             pedometer.flush()
+            chipPedometer?.flush()
             activityQueue.waitUntilAllOperationsAreFinished()
             let lines = pending.withLock { lines in
                 defer { lines.removeAll() }
@@ -96,13 +119,15 @@ enum StepWatch {
         }
         let interrupted = runner.run(isDone: { false }, drain: printLines)
         pedometer.stopUpdates()
+        chipPedometer?.stopUpdates()
         activities.stopActivityUpdates()
         printLines()
         let total = latest.withLock { $0 }
         let steps = total?.numberOfSteps.intValue ?? 0
         let distance = total?.distance?.doubleValue ?? 0
         let seconds = total.map { $0.endDate.timeIntervalSince(start) } ?? 0
-        StandardStreams.output("total  \(steps) steps  " + String(format: "%.1f m  in %.1f s", distance, seconds) + "\n")
+        let chipTotal = chipPedometer.map { _ in "  chip \(chipLatest.withLock { $0?.numberOfSteps.intValue ?? 0 }) steps" } ?? ""
+        StandardStreams.output("total  \(steps) steps  " + String(format: "%.1f m  in %.1f s", distance, seconds) + chipTotal + "\n")
         return interrupted
     }
 
