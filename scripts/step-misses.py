@@ -3,7 +3,7 @@
 
 For each trace: the foot switches' steps (0 -> 1 transitions of foot1_down or foot2_down, as the
 data set counts them) against the steps a copy of Fusion's StepDetector counts (its defaults, or
---due-step-window 0.25 --back-fills-walk-start for steps 6 and 7 of docs/steps.md; a copy for this
+--due-step-window 0.25 --back-fills-walk-start for steps 6 and 7 as tried at commit 0181738 (docs/steps.md, "Steps 6 and 7 cross-validated"); a copy for this
 diagnosis only: motion-lab is the measure). Each switch step is matched to a counted step at most
 0.15 s before and 0.35 s after it (alternating steps first); a switch step left over is
   same foot again  the same foot's switch closed again with the other's not between (a bounce),

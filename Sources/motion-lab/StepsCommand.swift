@@ -43,19 +43,10 @@ struct StepsCommand: ParsableCommand {
     @Option(name: .customLong("fills-missed-steps"), help: "Count with the missed-step rule on (true) or off (false) only: the grid keeps that value with --cross-validate, the defaults take it without (default: the grid tries both, the defaults' own).")
     var fillsMissedSteps: Bool?
 
-    @Option(name: .customLong("due-step-window"), help: "A lobe within this fraction of a step of when the next is due needs only 0.01 g (docs/steps.md step 6; 0: off, the detector's default), in the grid and the defaults alike.")
-    var dueStepWindow: Double?
-
-    @Option(name: .customLong("back-fills-walk-start"), help: "The gate's opening also counts the candidates before its run that keep its rhythm (true) or not (false, the detector's default) (docs/steps.md step 7), in the grid and the defaults alike.")
-    var backFillsWalkStart: Bool?
-
     @Option(name: .customLong("shortest-step-fraction"), help: "While walking, a candidate sooner than this fraction of the walk's mean step is not a step (0: off; default: the detector's 0.5), in the grid and the defaults alike.")
     var shortestStepFraction: Double?
 
     func validate() throws {
-        if let window = dueStepWindow, !(window >= 0 && window < 0.5) {
-            throw ValidationError("--due-step-window \(window) is not a fraction of a step around when the next is due: give one from 0 (off) to below 0.5 (e.g. 0.25)")
-        }
         if let fraction = shortestStepFraction, !(fraction >= 0 && fraction < 1) {
             throw ValidationError("--shortest-step-fraction \(fraction) is not a fraction of a step: give one from 0 (off) to below 1 (e.g. 0.5)")
         }
@@ -77,7 +68,7 @@ struct StepsCommand: ParsableCommand {
             }
             print("Oxford Step Counter data set (github.com/Oxford-step-counter/DataSet, CC BY 4.0): \(traces.count) traces from \(data)")
             if crossValidate {
-                print("parameters chosen leaving one volunteer out, by the error against \(chooseByDataSetCount ? "the data set's count" : "the checked count") (grid: cutoff \(StepCrossValidation.cutoffs) Hz, peak \(StepCrossValidation.peakThresholds) g, relative \(StepCrossValidation.relativeThresholds), minimum interval \(StepCrossValidation.minimumIntervals) s, fills missed steps \(fillsMissedSteps.map { [$0] } ?? StepCrossValidation.fillsMissedSteps); due-step window \(dueStepWindow ?? StepDetector.Parameters().dueStepWindow), back-fills the walk's start \(backFillsWalkStart ?? StepDetector.Parameters().backFillsWalkStart); a step sooner than \(shortestStepFraction ?? StepDetector.Parameters().shortestStepFraction) of the walk's mean step is not one)")
+                print("parameters chosen leaving one volunteer out, by the error against \(chooseByDataSetCount ? "the data set's count" : "the checked count") (grid: cutoff \(StepCrossValidation.cutoffs) Hz, peak \(StepCrossValidation.peakThresholds) g, relative \(StepCrossValidation.relativeThresholds), minimum interval \(StepCrossValidation.minimumIntervals) s, fills missed steps \(fillsMissedSteps.map { [$0] } ?? StepCrossValidation.fillsMissedSteps); a step sooner than \(shortestStepFraction ?? StepDetector.Parameters().shortestStepFraction) of the walk's mean step is not one)")
             } else {
                 print("parameters: StepDetector's defaults")
             }
@@ -89,8 +80,6 @@ struct StepsCommand: ParsableCommand {
                     let grid = StepCrossValidation.grid.filter { fillsMissedSteps == nil || $0.fillsMissedSteps == fillsMissedSteps }.map { point in
                         var point = point
                         if let shortestStepFraction { point.shortestStepFraction = shortestStepFraction }
-                        if let dueStepWindow { point.dueStepWindow = dueStepWindow }
-                        if let backFillsWalkStart { point.backFillsWalkStart = backFillsWalkStart }
                         return point
                     }
                     rows = StepCrossValidation.run(resampled, grid: grid, byDataSetCount: chooseByDataSetCount)
@@ -98,8 +87,6 @@ struct StepsCommand: ParsableCommand {
                     var defaults = StepDetector.Parameters()
                     if let fillsMissedSteps { defaults.fillsMissedSteps = fillsMissedSteps }
                     if let shortestStepFraction { defaults.shortestStepFraction = shortestStepFraction }
-                    if let dueStepWindow { defaults.dueStepWindow = dueStepWindow }
-                    if let backFillsWalkStart { defaults.backFillsWalkStart = backFillsWalkStart }
                     rows = resampled.map { StepCrossValidation.Row(trace: $0, steps: StepCrossValidation.count($0, defaults), parameters: defaults) }
                 }
                 let label = rate.map { String(format: "%g Hz", $0) } ?? "as recorded"
@@ -107,7 +94,7 @@ struct StepsCommand: ParsableCommand {
                 if crossValidate {
                     for subject in Set(rows.map(\.trace.subject)).sorted() {
                         guard let p = rows.first(where: { $0.trace.subject == subject })?.parameters else { continue }
-                        print("\(subject)'s traces counted with: cutoff \(p.cutoff) Hz, peak \(p.peakThreshold) g, relative \(p.relativeThreshold), minimum interval \(p.minimumInterval) s, fills missed steps \(p.fillsMissedSteps), due-step window \(p.dueStepWindow), back-fills the walk's start \(p.backFillsWalkStart)")
+                        print("\(subject)'s traces counted with: cutoff \(p.cutoff) Hz, peak \(p.peakThreshold) g, relative \(p.relativeThreshold), minimum interval \(p.minimumInterval) s, fills missed steps \(p.fillsMissedSteps)")
                     }
                 }
                 print(StepCrossValidation.table(rows))
@@ -136,8 +123,7 @@ struct StepsCommand: ParsableCommand {
                 "position": row.trace.position, "subject": row.trace.subject,
                 "parameters": ["cutoff_hz": p.cutoff, "peak_threshold_g": p.peakThreshold, "relative_threshold": p.relativeThreshold,
                                "minimum_interval_s": p.minimumInterval, "maximum_interval_s": p.maximumInterval, "gate_steps": p.gateSteps,
-                               "fills_missed_steps": p.fillsMissedSteps, "shortest_step_fraction": p.shortestStepFraction,
-                               "due_step_window": p.dueStepWindow, "due_step_threshold_g": p.dueStepThreshold, "back_fills_walk_start": p.backFillsWalkStart],
+                               "fills_missed_steps": p.fillsMissedSteps, "shortest_step_fraction": p.shortestStepFraction],
             ]
             if let app = row.trace.appSteps { object["app_algo_steps"] = app }
             if let checked = row.trace.checkedSteps { object["checked_steps"] = checked }

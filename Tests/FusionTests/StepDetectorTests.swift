@@ -15,10 +15,9 @@ import Testing
     /// Counts `seconds` of samples at about `rate` Hz (timestamps jittered by up to 10 % of the
     /// period), each sample's acceleration in the world frame from `world(t)`, turned into the
     /// device's frame by `orientation(t)`.
-    static func count(rate: Double, seconds: Double, seed: UInt64, parameters: StepDetector.Parameters = .init(),
-                      orientation: (Double) -> Quaternion = { _ in .identity },
+    static func count(rate: Double, seconds: Double, seed: UInt64, orientation: (Double) -> Quaternion = { _ in .identity },
                       world: (Double, inout FixedSeedNoise) -> SIMD3<Double>) -> (steps: Int, cadence: Double?) {
-        var detector = StepDetector(parameters: parameters)
+        var detector = StepDetector()
         var noise = FixedSeedNoise(seed: seed)
         var t = 0.0
         var cadence: Double?
@@ -42,15 +41,6 @@ import Testing
         }
     }
 
-    /// The defaults, and every optional rule on (steps 5–7): nothing where nobody walks either way.
-    static let variants: [StepDetector.Parameters] = {
-        var rules = StepDetector.Parameters()
-        rules.fillsMissedSteps = true
-        rules.dueStepWindow = 0.25
-        rules.backFillsWalkStart = true
-        return [StepDetector.Parameters(), rules]
-    }()
-
     static let walks: [(cadence: Double, rate: Double)] = [(1.6, 100), (1.9, 100), (2.2, 100), (1.6, 400), (2.2, 400)]
 
     @Test(arguments: walks)
@@ -58,12 +48,10 @@ import Testing
         for (index, orientation) in Self.orientations.enumerated() {
             let seconds = 60.0
             let truth = Int(cadence * seconds)
-            for (variant, parameters) in Self.variants.enumerated() {
-                let result = Self.count(rate: rate, seconds: seconds, seed: UInt64(index + 1), parameters: parameters, orientation: { _ in orientation }, world: Self.walking(cadence))
-                #expect(abs(result.steps - truth) <= truth / 50, "\(cadence) Hz at \(rate) Hz, orientation \(index), variant \(variant): \(result.steps) steps, truth \(truth)")
-                let measured = result.cadence ?? 0
-                #expect(abs(measured - cadence) < 0.05 * cadence, "cadence \(measured) against \(cadence)")
-            }
+            let result = Self.count(rate: rate, seconds: seconds, seed: UInt64(index + 1), orientation: { _ in orientation }, world: Self.walking(cadence))
+            #expect(abs(result.steps - truth) <= truth / 50, "\(cadence) Hz at \(rate) Hz, orientation \(index): \(result.steps) steps, truth \(truth)")
+            let measured = result.cadence ?? 0
+            #expect(abs(measured - cadence) < 0.05 * cadence, "cadence \(measured) against \(cadence)")
         }
     }
 
@@ -127,82 +115,6 @@ import Testing
         #expect(without > truth * 3 / 2, "\(without) steps without the rule, truth \(truth)")
     }
 
-    /// Counts a walk of Gaussian impacts (0.04 s wide) at `times` with the heights `height(k)`, g,
-    /// sampled at `rate` Hz with 0.005 g of noise.
-    static func countImpacts(_ times: [Double], height: (Int) -> Double, rate: Double, seconds: Double,
-                             parameters: StepDetector.Parameters) -> Int {
-        var detector = StepDetector(parameters: parameters)
-        var noise = FixedSeedNoise(seed: 13)
-        var t = 0.0
-        var first = 0
-        while t < seconds {
-            while first < times.count, times[first] < t - 0.5 { first += 1 }
-            var bump = 0.0
-            var k = first
-            while k < times.count, times[k] < t + 0.5 {
-                bump += height(k) * exp(-0.5 * pow((t - times[k]) / 0.04, 2))
-                k += 1
-            }
-            detector.add(acceleration: SIMD3(0, 0, -1 - bump) + noise.gaussianVector(0.005), timestamp: t)
-            t += 1 / rate
-        }
-        return detector.steps
-    }
-
-    /// Step 6: a walk at 1.8 steps/s (each step one period of the bounce) whose every other step
-    /// falls from 0.1 g to 0.02 g after 10 s (its lobe under the 0.03 g threshold: one foot with
-    /// the phone swung in the hand) counts every step when a lobe where a step is due needs only
-    /// 0.01 g; without the rule the weak foot is lost after 10 s.
-    @Test(arguments: [100.0, 50])
-    func aWeakStepWhereItIsDueCounts(rate: Double) {
-        let cadence = 1.8
-        let truth = Int(60 * cadence)
-        func count(window: Double) -> Int {
-            var parameters = StepDetector.Parameters()
-            parameters.dueStepWindow = window
-            var detector = StepDetector(parameters: parameters)
-            var noise = FixedSeedNoise(seed: 14)
-            var t = 0.0
-            while t < 60 {
-                let height = Int(t * cadence) % 2 == 0 ? 0.25 : t < 10 ? 0.1 : 0.02
-                detector.add(acceleration: SIMD3(0, 0, -1 - height * sin(2 * .pi * cadence * t)) + noise.gaussianVector(0.005), timestamp: t)
-                t += 1 / rate
-            }
-            return detector.steps
-        }
-        let due = count(window: 0.25)
-        let without = count(window: 0)
-        #expect(abs(due - truth) <= truth / 50, "\(due) steps with the rule, truth \(truth)")
-        #expect(without < truth * 2 / 3, "\(without) steps without the rule, truth \(truth)")
-    }
-
-    /// Step 6 does not lower the height of a lobe half a step after the last (an arm's swing
-    /// between two steps): strong steps at 1.8 steps/s, each followed half a step later by a
-    /// 0.03 g bump, count once each with the rule on.
-    @Test(arguments: [100.0, 50])
-    func aBumpBetweenStepsIsNotDue(rate: Double) {
-        let steps = Array(stride(from: 0.3, to: 60, by: 1 / 1.8))
-        var parameters = StepDetector.Parameters()
-        parameters.dueStepWindow = 0.25
-        let counted = Self.countImpacts(steps.flatMap { [$0, $0 + 0.5 / 1.8] }, height: { $0 % 2 == 0 ? 0.3 : 0.1 }, rate: rate, seconds: 60, parameters: parameters)
-        #expect(abs(counted - steps.count) <= steps.count / 50, "\(counted) steps with bumps between, truth \(steps.count)")
-    }
-
-    /// Step 7: a walk at 1.8 steps/s whose second impact is too weak to see: the first comes a
-    /// stride before the third, the run restarts at the third, and the gate's back-fill counts
-    /// the first and the one missed; without it both are lost.
-    @Test(arguments: [100.0, 50])
-    func theWalksFirstStepsAreBackFilled(rate: Double) {
-        let steps = Array(stride(from: 2.0, to: 30, by: 1 / 1.8))
-        var parameters = StepDetector.Parameters()
-        parameters.backFillsWalkStart = true
-        let height: (Int) -> Double = { $0 == 1 ? 0 : 0.25 }
-        let filled = Self.countImpacts(steps, height: height, rate: rate, seconds: 32, parameters: parameters)
-        let without = Self.countImpacts(steps, height: height, rate: rate, seconds: 32, parameters: StepDetector.Parameters())
-        #expect(filled == steps.count, "\(filled) steps back-filled, truth \(steps.count)")
-        #expect(without == steps.count - 2, "\(without) steps without, truth \(steps.count)")
-    }
-
     /// The gate: the first steps of a walk count once enough have followed at a steady pace
     /// (back-filled at once), and a stop ends the walk.
     @Test func backFillsTheFirstStepsAndEndsAtAStop() {
@@ -224,17 +136,17 @@ import Testing
         #expect(detector.cadence == nil)
     }
 
-    @Test(arguments: [100.0, 400], variants.indices)
-    func restCountsNothing(rate: Double, variant: Int) {
-        let result = Self.count(rate: rate, seconds: 120, seed: 3, parameters: Self.variants[variant]) { _, noise in SIMD3(0, 0, -1) + noise.gaussianVector(0.01) }
+    @Test(arguments: [100.0, 400])
+    func restCountsNothing(rate: Double) {
+        let result = Self.count(rate: rate, seconds: 120, seed: 3) { _, noise in SIMD3(0, 0, -1) + noise.gaussianVector(0.01) }
         #expect(result.steps == 0)
     }
 
     /// Taps on the case at irregular moments: each a 2 g spike of 10 ms ringing at 30 Hz.
-    @Test(arguments: [100.0, 400], variants.indices)
-    func tapsCountNothing(rate: Double, variant: Int) {
+    @Test(arguments: [100.0, 400])
+    func tapsCountNothing(rate: Double) {
         let taps = [2.0, 3.7, 6.9, 8.1, 11.5, 12.0, 15.0, 16.4, 17.9, 19.0]
-        let result = Self.count(rate: rate, seconds: 25, seed: 4, parameters: Self.variants[variant]) { t, noise in
+        let result = Self.count(rate: rate, seconds: 25, seed: 4) { t, noise in
             var a = SIMD3<Double>(0, 0, -1) + noise.gaussianVector(0.005)
             if let tap = taps.last(where: { $0 <= t }), t - tap < 0.2 {
                 a.z += 2 * exp(-(t - tap) / 0.01) * cos(2 * .pi * 30 * (t - tap))
@@ -245,10 +157,10 @@ import Testing
     }
 
     /// Shaken hard for 2 s at 3, 4 and 6 Hz, then held still.
-    @Test(arguments: [3.0, 4, 6], variants.indices)
-    func aShortShakeCountsNothing(frequency: Double, variant: Int) {
+    @Test(arguments: [3.0, 4, 6])
+    func aShortShakeCountsNothing(frequency: Double) {
         for rate in [100.0, 400] {
-            let result = Self.count(rate: rate, seconds: 10, seed: 5, parameters: Self.variants[variant]) { t, noise in
+            let result = Self.count(rate: rate, seconds: 10, seed: 5) { t, noise in
                 let shake = t > 3 && t < 5 ? 1.5 * sin(2 * .pi * frequency * (t - 3)) : 0
                 return SIMD3(shake, 0.3 * shake, -1) + noise.gaussianVector(0.01)
             }
@@ -257,10 +169,9 @@ import Testing
     }
 
     /// Turned slowly in the hand, back and forth through 180° about an oblique axis, with a hand's tremor.
-    @Test(arguments: variants.indices)
-    func slowTurnsCountNothing(variant: Int) {
+    @Test func slowTurnsCountNothing() {
         let axis = SIMD3(0.5, 0.7, 0.2)
-        let result = Self.count(rate: 100, seconds: 60, seed: 6, parameters: Self.variants[variant], orientation: { t in Quaternion(axis: axis, angle: .pi / 2 * sin(2 * .pi * 0.2 * t)) }) { t, noise in
+        let result = Self.count(rate: 100, seconds: 60, seed: 6, orientation: { t in Quaternion(axis: axis, angle: .pi / 2 * sin(2 * .pi * 0.2 * t)) }) { t, noise in
             SIMD3(0, 0, -1) + 0.01 * SIMD3(sin(2 * .pi * 9 * t), 0, 0) + noise.gaussianVector(0.01)
         }
         #expect(result.steps == 0)

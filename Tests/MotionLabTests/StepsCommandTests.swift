@@ -70,11 +70,8 @@ import Testing
         #expect(result.error.contains("--shortest-step-fraction 1.5 is not a fraction of a step"), "\(result.error)")
     }
 
-    @Test func aDueStepWindowOutsideHalfAStepAndAChoiceWithoutCrossValidationAreRefused() throws {
+    @Test func aChoiceByTheDataSetsCountWithoutCrossValidationIsRefused() throws {
         let folder = NSTemporaryDirectory()
-        let window = try runToEnd(try builtExecutable("motion-lab"), ["steps", "--data", folder, "--out", folder, "--due-step-window", "0.6"])
-        #expect(window.status != 0)
-        #expect(window.error.contains("--due-step-window 0.6 is not a fraction of a step"), "\(window.error)")
         let choice = try runToEnd(try builtExecutable("motion-lab"), ["steps", "--data", folder, "--out", folder, "--choose-by-data-set-count"])
         #expect(choice.status != 0)
         #expect(choice.error.contains("add --cross-validate"), "\(choice.error)")

@@ -27,7 +27,7 @@ extension KernelCrossCheckTests {
         #expect(settings.ranges.map(\.value) == [800])
     }
 
-    func mmc5983maEmulatorMatchesTheKernel() throws {
+    @Test func mmc5983maEmulatorMatchesTheKernel() throws {
         let d = Self.mmc5983maDatasheet
         let board = SimulatedBoard(imu: .mpu6050, magnetometer: .chip(.mmc5983ma), source: ConstantSource(), now: { 0 })
         #expect(try board.bus.readRegister(I2CAddress(0x30), d.productIDRegister) == d.productID)

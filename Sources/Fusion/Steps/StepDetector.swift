@@ -28,17 +28,6 @@
 ///    impacts). A stride, not twice the mean step: a back pocket's steps alternate 0.47 s and
 ///    0.70 s, and the long one is not a gap. Decided at the candidate after the gap, so it stays
 ///    causal; it never opens the gate, and a step counted so is not followed by another.
-/// 6. **A step where it is due** (with `Parameters.dueStepWindow` above 0, off by default): while
-///    walking, a lobe whose highest point comes within that fraction of the walk's mean step of
-///    the time the next step is due (the last candidate plus the mean step) needs to rise only
-///    over `Parameters.dueStepThreshold`: the walk's rhythm is the evidence, the height need not
-///    be (a weak foot with the phone swung in the hand, the soft last step of a walk). A bounce
-///    between two steps comes half a step early and still needs the full height.
-/// 7. **The walk's first steps** (with `Parameters.backFillsWalkStart`, off by default): when the
-///    gate opens, up to `StepDetector.lookBack` candidates before its run count too, going back
-///    while each comes one step of the run's mean interval (within `intervalTolerance`) before
-///    the next, or a stride (two steps, within 15 %) with the step between too weak to see: the
-///    first steps of a walk are often irregular enough to restart the run.
 ///
 /// Timestamps drive every time constant, so any rate works (the filters take the interval of
 /// each sample); a sample whose timestamp does not advance is skipped.
@@ -70,14 +59,6 @@ package struct StepDetector: Sendable {
         /// step to the next (a walk breaking into a run at once, 1.6 → 3 steps a second, shortens
         /// it to 0.53 of the walk's), while a bounce or an arm's swing between two steps does.
         package var shortestStepFraction = 0.5
-        /// While walking, how close (a fraction of the mean step) to the time the next step is due
-        /// a lobe must peak to need only `dueStepThreshold` (step 6; 0: off).
-        package var dueStepWindow = 0.0
-        /// Height a lobe where a step is due must rise to, g (step 6).
-        package var dueStepThreshold = 0.01
-        /// Whether the gate's opening also counts the candidates just before its run that keep the
-        /// run's rhythm (step 7).
-        package var backFillsWalkStart = false
 
         package init() {}
     }
@@ -119,13 +100,6 @@ package struct StepDetector: Sendable {
     private var footLevels = SIMD2<Double>(0, 0)
     /// Which foot the next candidate is (0 or 1).
     private var foot = 0
-    /// The last candidates' times, newest at `recentCount - 1` modulo the size (step 7), and how
-    /// many are held (up to `recentTimes.scalarCount`); emptied when a walk ends.
-    private var recentTimes = SIMD8<Double>(repeating: 0)
-    private var recentCount = 0
-
-    /// How many candidates before the gate's run step 7 may count.
-    package static let lookBack = 3
 
     package init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -167,12 +141,7 @@ package struct StepDetector: Sendable {
         } else if lobeActive {
             lobeActive = false
             let level = footLevels[foot] > 0 ? footLevels[foot] : peakLevel
-            var threshold = max(parameters.peakThreshold, parameters.relativeThreshold * level)
-            if parameters.dueStepWindow > 0, isWalking, let last = lastCandidateTime,
-               abs(lobePeakTime - last - meanStepInterval) <= parameters.dueStepWindow * meanStepInterval {
-                threshold = min(threshold, parameters.dueStepThreshold)
-            }
-            if lobePeak >= threshold {
+            if lobePeak >= max(parameters.peakThreshold, parameters.relativeThreshold * level) {
                 peakLevel = peakLevel == 0 ? lobePeak : peakLevel + (lobePeak - peakLevel) * 0.2
                 footLevels[foot] = footLevels[foot] == 0 ? lobePeak : footLevels[foot] + (lobePeak - footLevels[foot]) * 0.2
                 foot = 1 - foot
@@ -186,8 +155,6 @@ package struct StepDetector: Sendable {
     }
 
     private mutating func candidate(at time: Double) -> Int {
-        recentTimes[recentCount % recentTimes.scalarCount] = time
-        recentCount += 1
         guard let last = lastCandidateTime else {
             lastCandidateTime = time
             pending = 1
@@ -218,7 +185,7 @@ package struct StepDetector: Sendable {
         lastInterval = interval
         guard pending >= parameters.gateSteps else { return 0 }
         isWalking = true
-        let backFilled = pending + (parameters.backFillsWalkStart ? walkStartSteps(run: pending) : 0)
+        let backFilled = pending
         pending = 0
         steps += backFilled
         stepsInWalk = backFilled
@@ -228,33 +195,6 @@ package struct StepDetector: Sendable {
         lastCountedInterval = interval
         lastCountWasFilled = false
         return backFilled
-    }
-
-    /// Steps before the gate's run of `run` candidates (the newest of `recentTimes`) that keep its
-    /// rhythm (step 7): each earlier candidate one mean step (± `intervalTolerance`) before the
-    /// next counts one, one a stride before (± 15 %) two; the first that fits neither stops it.
-    private func walkStartSteps(run: Int) -> Int {
-        let size = recentTimes.scalarCount
-        guard run >= 2, recentCount >= run else { return 0 }
-        func time(_ back: Int) -> Double { recentTimes[(recentCount - 1 - back) % size] }
-        var next = time(run - 1)
-        let mean = (time(0) - next) / Double(run - 1)
-        var steps = 0
-        var back = run
-        while back < min(recentCount, size), back < run + Self.lookBack {
-            let earlier = time(back)
-            let interval = next - earlier
-            if interval >= parameters.minimumInterval, close(interval, mean) {
-                steps += 1
-            } else if close(interval, 2 * mean, tolerance: 0.15) {
-                steps += 2
-            } else {
-                break
-            }
-            next = earlier
-            back += 1
-        }
-        return steps
     }
 
     private func close(_ interval: Double, _ reference: Double, tolerance: Double? = nil) -> Bool {
@@ -285,6 +225,5 @@ package struct StepDetector: Sendable {
         lastCountedInterval = 0
         earlierCountedInterval = 0
         lastCountWasFilled = false
-        recentCount = 0
     }
 }
