@@ -53,7 +53,7 @@ struct BackgroundCheckCommand: ParsableCommand {
         valueName: "x,y,z"))
     var storedError: String?
 
-    @Flag(help: "Print each seed's course once a second: offset error, σ, heading error, accuracy, reason.")
+    @Flag(help: "Print each seed's course once a second: offset error (and in the world's frame: east, north, up), σ, heading error, accuracy, reason.")
     var trace = false
 
     /// `--location` parsed; nil when not given.
