@@ -389,7 +389,11 @@ package struct HardIronEstimator: Sendable {
     /// the off-diagonal's, a² in all) the component eᵀE w has variance a² |w|² (1 + (e·ŵ)²) / 12.
     /// Zero before the strength is used (a starting point's own claim stands).
     /// Before any reading has been used for the field's strength the offset is the stretches'
-    /// alone, which absorb none of E h: w is the whole reading h then. A stored start's offset was
+    /// alone, which absorb none of E h: w is the whole field h then. E acts on the true field
+    /// m − b, not on the reading less an offset still unsure (a vehicle's vertical offset can be
+    /// tens of µT off, shrinking |m − b̂| well below the Earth's field): |h|² is taken as its
+    /// expectation |m − b̂|² + tr P (b ~ N(b̂, P)), at least the reference strength's square once
+    /// one is known. A stored start's offset was
     /// learned where it was saved: its own σ stands until readings are used again.
     func softIronEastSigma(_ east: SIMD3<Double>?) -> Double {
         let reading = lastField - offset
@@ -401,9 +405,13 @@ package struct HardIronEstimator: Sendable {
         } else {
             w = reading
         }
-        let spread = (w * w).sum()
+        var spread = (w * w).sum()
         guard spread > 0 else { return 0 }
         let along = east.map { ($0 * w).sum() * ($0 * w).sum() / spread } ?? 1
+        if !sphere.known {
+            let p = covariance
+            spread = max(spread + p.m11 + p.m22 + p.m33, referenceStrength * referenceStrength)
+        }
         return parameters.softIronAllowance * (spread * (1 + along) / 12).squareRoot()
     }
 

@@ -53,7 +53,7 @@ struct BackgroundCheckCommand: ParsableCommand {
         valueName: "x,y,z"))
     var storedError: String?
 
-    @Flag(help: "Print each seed's course once a second: offset error, σ, heading error, accuracy, reason.")
+    @Flag(help: "Print each seed's course once a second: offset error (and in the world's frame: east, north, up), σ, heading error, accuracy, reason.")
     var trace = false
 
     /// `--location` parsed; nil when not given.
@@ -122,7 +122,7 @@ struct BackgroundCheckCommand: ParsableCommand {
             }
             if trace {
                 for (index, point) in trial.points.enumerated() where index % 10 == 9 {
-                    print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT, σ \(decimals(point.sigma)) µT, heading σ \(decimals(point.headingSigma))°, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter)), soft-iron bias ≤ \(decimals(point.softIronBias)) µT, soft iron left \(decimals(point.softIronLeft * 100, 1)) %\(point.softIronFitted ? " (fitted)" : "")")
+                    print("  t \(decimals(point.time, 1)) s: offset error \(decimals(point.offsetError)) µT (E \(decimals(point.offsetErrorWorld.x)), N \(decimals(point.offsetErrorWorld.y)), U \(decimals(point.offsetErrorWorld.z))), σ \(decimals(point.sigma)) µT, heading σ \(decimals(point.headingSigma))°, heading error \(decimals(point.headingError))°, \(point.accuracy.storedName), \(point.reason?.rawValue ?? "—"), NIS/3 \(decimals(point.consistency)), scatter \(decimals(point.scatter)), soft-iron bias ≤ \(decimals(point.softIronBias)) µT, soft iron left \(decimals(point.softIronLeft * 100, 1)) %\(point.softIronFitted ? " (fitted)" : "")")
                 }
             }
             for (accuracy, level) in trial.headingRMSByAccuracy(after: judgeFrom) {

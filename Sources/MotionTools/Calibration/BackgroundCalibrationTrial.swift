@@ -39,6 +39,9 @@ package struct BackgroundCalibrationTrial: Sendable {
         package var time: Double
         /// |estimated − true offset|, µT.
         package var offsetError: Double
+        /// The estimated offset less the true one in the world's frame (east, north, up; the
+        /// simulator's truth), µT: the east part turns the heading.
+        package var offsetErrorWorld = SIMD3<Double>.zero
         /// Heading error, degrees (magnetic north frame), signed, within ±180.
         package var headingError: Double
         package var accuracy: MagneticFieldCalibrationAccuracy
@@ -157,6 +160,7 @@ package struct BackgroundCalibrationTrial: Sendable {
                 scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
                 fieldStrength: status?.fieldStrength ?? 0, softIronFitted: manager.backgroundSoftIronFit != nil,
                 softIronLeft: Self.softIronLeft(boardSoftIron, correction: manager.backgroundSoftIronFit?.softIron ?? .identity)))
+            trial.points[trial.points.count - 1].offsetErrorWorld = truth.rotate(difference)
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()
