@@ -28,22 +28,13 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
 
     private struct State {
         var interval: Double
-        var consumerID: Int?
         /// The running start's token: a sample of a consumer already replaced or stopped (handed
         /// over just before) does not become `latest`.
         var token: ConsumerToken?
-        var delivery: Delivery<Value.HandedOut>?
-        /// Deliveries stopped while a handler of theirs was running (pruned as they go idle),
-        /// for `waitUntilHandlersFinish`: their activity only, which holds no handler.
-        var stopped: [Delivery<Value.HandedOut>.Activity] = []
         var latest: Value?
     }
     private let state: Locked<State>
-    /// Serialises start and stop (held while consumers are swapped on the hub and the replaced
-    /// delivery is deactivated, never while a handler runs); counts them. (A value with a size:
-    /// an empty one lies at the mutex pointer's address, which the thread sanitizer then reports
-    /// as raced.)
-    private let lifecycle = Locked(0)
+    private let consumer: ConsumerLifecycle<Value.HandedOut>
     /// The calls of the handler that this channel's stopped or replaced deliveries admitted before
     /// their deactivation returned (``Delivery/deactivate()``), summed: once they have run, every
     /// call the handlers saw is one of these (StopPromiseTests' exact check).
@@ -59,6 +50,7 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
         self.errors = errors
         self.makeExtract = makeExtract
         self.state = Locked(State(interval: interval))
+        consumer = ConsumerLifecycle(hub: hub)
     }
 
     convenience init(
@@ -93,7 +85,7 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
         return max(interval, hub.minimumInterval)
     }
 
-    var isActive: Bool { state.withLock { $0.consumerID != nil } }
+    var isActive: Bool { consumer.isActive }
 
     /// Applies to the next start.
     var usesFIFO: Bool {
@@ -132,33 +124,14 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
                 return   // a step consumer's, never this channel's
             }
         }
-        // Swap consumers under the lifecycle lock, so concurrent starts and stops never leave a
-        // consumer registered that nobody owns, and none returns before the delivery it replaced
-        // or stopped is deactivated (by whichever call took it).
-        lifecycle.withLock { changes in
-            changes += 1
-            if let replaced = takeConsumer() { retire(replaced) }
-            state.withLock {
-                $0.consumerID = id
-                $0.token = token
-                $0.delivery = delivery
-            }
-        }
+        replace(with: id, delivery, token: token)
     }
 
     /// A start that cannot be honoured: the running consumer stops, ``latest`` is cleared, and
     /// `error` goes to the handler (on `target`, through a delivery like a sample's, so a stop
     /// right after keeps it from the handler) and to the manager's latest error.
     func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
-        let delivery = Self.delivery(target, handler)
-        lifecycle.withLock { changes in
-            changes += 1
-            if let replaced = takeConsumer() { retire(replaced) }
-            state.withLock {
-                $0.delivery = delivery
-                $0.latest = nil
-            }
-        }
+        replace(with: nil, Self.delivery(target, handler), token: nil, clearsLatest: true)
         report(error)
     }
 
@@ -166,64 +139,34 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
     /// manager's latest error; the updates go on.
     func report(_ error: MotionError) {
         errors?.withLock { $0 = error }
-        state.withLock { $0.delivery }?.send(nil, error)
+        consumer.delivery?.send(nil, error)
     }
 
     /// Stops updates. When it returns, no handler of this channel starts any more; one running
     /// on another thread may finish (it is not waited for, so a stop never deadlocks with a
     /// handler that waits for the stopping thread; a stop from inside the handler is fine too).
     /// `latest` stays.
-    func stop() {
-        lifecycle.withLock { changes in
-            changes += 1
-            if let delivery = takeConsumer() { retire(delivery) }
-        }
-    }
+    func stop() { replace(with: nil, nil, token: nil) }
 
-    /// Deactivates a delivery taken off the hub; remembers it while its handler still runs.
-    /// (After the deactivation no run starts, so one not running now never calls the handler.)
-    /// Under `lifecycle`: a stop that finds nothing to stop, because a concurrent call took the
-    /// consumer, returns only after that call has deactivated it. Waits for no handler.
-    private func retire(_ delivery: Delivery<Value.HandedOut>) {
-        admittedBeforeStop.add(delivery.deactivate(), ordering: .relaxed)
-        let activity = delivery.activity
-        guard activity.isRunning else { return }
-        state.withLock { state in
-            state.stopped.removeAll { !$0.isRunning }
-            state.stopped.append(activity)
+    /// The consumer swap (``ConsumerLifecycle/replace(with:_:then:)``), and under its lock the
+    /// count of the calls admitted and the token (and `latest`) that go with the new consumer.
+    private func replace(with id: Int?, _ delivery: Delivery<Value.HandedOut>?, token: ConsumerToken?, clearsLatest: Bool = false) {
+        consumer.replace(with: id, delivery) { admitted in
+            admittedBeforeStop.add(admitted, ordering: .relaxed)
+            state.withLock {
+                $0.token = token
+                if clearsLatest { $0.latest = nil }
+            }
         }
     }
 
     /// Waits until no handler of this channel is running: the one of the current start, and
     /// those of earlier starts that were still running when stopped. Returns at once inside a
     /// handler (it cannot wait for itself); must not run on a thread a handler waits for.
-    func waitUntilHandlersFinish() {
-        let deliveries = state.withLock { state in
-            state.stopped.removeAll { !$0.isRunning }
-            return state.stopped + (state.delivery.map { [$0.activity] } ?? [])
-        }
-        for delivery in deliveries { delivery.waitUntilIdle() }
-    }
-
-    /// Removes the current consumer from the hub (under `lifecycle`); returns its delivery, to be
-    /// deactivated outside the lock.
-    private func takeConsumer() -> Delivery<Value.HandedOut>? {
-        let (id, delivery) = state.withLock { state in
-            defer {
-                state.consumerID = nil
-                state.token = nil
-                state.delivery = nil
-            }
-            return (state.consumerID, state.delivery)
-        }
-        if let id { hub.removeConsumer(id) }
-        return delivery
-    }
+    func waitUntilHandlersFinish() { consumer.waitUntilHandlersFinish() }
 
     /// A stream of values at `interval` (each handed out as it is yielded), independent of the
-    /// push/pull consumer; the hub consumer goes away when the stream's consumer stops iterating
-    /// (or the stream is dropped). A consumer that falls 256 values behind loses the oldest, each
-    /// counted as a drop.
+    /// push/pull consumer (``ConsumerHub/stream(adding:)``).
     func stream(interval: Double) throws(MotionError) -> AsyncStream<Value.HandedOut> {
         stream(validInterval: try validatedStreamInterval(interval))
     }
@@ -231,15 +174,11 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
     /// The same, for an interval already validated.
     func stream(validInterval interval: Double) -> AsyncStream<Value.HandedOut> {
         let extract = makeExtract()
-        let (stream, continuation) = AsyncStream<Value.HandedOut>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO, sensors: sensors) { [weak hub] event in
-            if case .sample(let sample, let fused) = event, let value = extract(sample, fused),
-               case .dropped = continuation.yield(value.handedOut) {
-                hub?.countDrop(.streamBufferFull)
+        return hub.stream { yield in
+            hub.addConsumer(interval: interval, needsFusion: needsFusion, prefersFIFO: usesFIFO, sensors: sensors) { event in
+                if case .sample(let sample, let fused) = event, let value = extract(sample, fused) { yield(value.handedOut) }
             }
         }
-        continuation.onTermination = { [weak hub] _ in hub?.removeConsumer(id) }
-        return stream
     }
 }
 

@@ -59,7 +59,9 @@ final class BarometerHub: Sendable {
         state.withLock { state in
             state.nextID += 1
             state.consumers.append(Consumer(id: state.nextID, sink: sink))
-            if state.timer == nil { state.timer = startTimer() }
+            if state.timer == nil {
+                state.timer = clock.scheduleTicks(every: interval, on: queue) { [weak self] in self?.tick(skipped: $0) }
+            }
             return state.nextID
         }
     }
@@ -80,18 +82,6 @@ final class BarometerHub: Sendable {
 
     /// Waits until the hub's queue has run everything given to it so far (tests).
     func flush() { queue.sync {} }
-
-    private func startTimer() -> any MotionTimer {
-        let tick = interval
-        let lastDue = Locked<Double?>(nil)
-        return clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
-            let skipped = lastDue.withLock { last in
-                defer { last = due }
-                return SamplingSchedule.skippedTicks(from: last, to: due, tick: tick)
-            }
-            self?.tick(skipped: skipped)
-        }
-    }
 
     // MARK: - The tick (on `queue`)
 

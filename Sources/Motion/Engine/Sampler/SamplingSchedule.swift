@@ -1,4 +1,6 @@
 import Dispatch
+import Locking
+import Timing
 
 /// How the sampler treats faults, of the IMU and of the magnetometer each apart. Defaults: one retry
 /// within the period; three failed periods in a row make an incident (one error to each consumer
@@ -86,5 +88,19 @@ struct SamplingSchedule: Equatable, Sendable {
     static func isDue(_ timestamp: Double, last: Double?, interval: Double, sampleInterval: Double) -> Bool {
         guard let last else { return true }
         return !(timestamp - last < interval - sampleInterval / 2)
+    }
+}
+
+extension MotionClock {
+    /// A timer of `tick` seconds whose handler is given the ticks it skipped (ran too late) since
+    /// its last run, by ``SamplingSchedule/skippedTicks(from:to:tick:)``: each hub counts them as late.
+    func scheduleTicks(every tick: Double, on queue: DispatchQueue, _ handler: @escaping @Sendable (_ skipped: Int) -> Void) -> any MotionTimer {
+        let lastDue = Locked<Double?>(nil)
+        return scheduleRepeating(every: tick, on: queue) { due in
+            handler(lastDue.withLock { last in
+                defer { last = due }
+                return SamplingSchedule.skippedTicks(from: last, to: due, tick: tick)
+            })
+        }
     }
 }

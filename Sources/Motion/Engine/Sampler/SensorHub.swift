@@ -182,15 +182,7 @@ final class SensorHub: Sendable {
         }
         state.schedule = schedule
         guard schedule.tick > 0 else { return }
-        let tick = schedule.tick
-        let lastDue = Locked<Double?>(nil)   // per timer: ticks it skipped (ran too late) are counted
-        state.timer = clock.scheduleRepeating(every: tick, on: queue) { [weak self] due in
-            let skipped = lastDue.withLock { last in
-                defer { last = due }
-                return SamplingSchedule.skippedTicks(from: last, to: due, tick: tick)
-            }
-            self?.tick(skipped: skipped)
-        }
+        state.timer = clock.scheduleTicks(every: schedule.tick, on: queue) { [weak self] in self?.tick(skipped: $0) }
     }
 
     private func stopFIFO() {
