@@ -129,10 +129,13 @@ final class SensorUpdates<Value: ChannelValue>: SensorUpdatesControl {
 
     /// A start that cannot be honoured: the running consumer stops, ``latest`` is cleared, and
     /// `error` goes to the handler (on `target`, through a delivery like a sample's, so a stop
-    /// right after keeps it from the handler) and to the manager's latest error.
+    /// right after keeps it from the handler, and a start right after keeps it from the next
+    /// start's handler) and to the manager's latest error.
     func refuse(_ target: DeliveryTarget?, _ handler: Handler?, _ error: MotionError) {
-        replace(with: nil, Self.delivery(target, handler), token: nil, clearsLatest: true)
-        report(error)
+        let delivery = Self.delivery(target, handler)
+        replace(with: nil, delivery, token: nil, clearsLatest: true)
+        errors?.withLock { $0 = error }
+        delivery?.send(nil, error)
     }
 
     /// Tells the current consumer about `error` (its handler, in order with its samples) and the
