@@ -228,16 +228,11 @@ final class BNO08xHub: Sendable {
     /// sends none within ``responsePolls`` empty reads is taken to report as asked.
     private func checkGyroscopePeriod(_ state: inout State, asked: UInt32) throws(SensorError) {
         let id = SH2Report.gyroscope.rawValue
-        var empty = 0
         var scratch = FIFORead(frames: [], overflowed: false)
         var field: SIMD3<Double>?
-        while state.granted[id] == nil, empty < Self.responsePolls {
-            guard let packet = try mapped({ () throws(I2CError) in try state.transport.receive() }) else {
-                empty += 1
-                pause.wait(Self.pollInterval)
-                continue
-            }
+        _ = try poll(&state) { packet, state in
             _ = take(packet, &state, into: &scratch, field: &field)
+            return state.granted[id] != nil
         }
         guard let granted = state.granted[id], abs(Double(granted) / Double(asked) - 1) > Self.periodTolerance else { return }
         throw .unsupportedSetting(
@@ -250,6 +245,14 @@ final class BNO08xHub: Sendable {
     /// ``responsePolls`` empty reads. Other packets (the advertisement, responses to earlier
     /// requests) are passed over: no report is on while the driver waits.
     private func waitFor(_ state: inout State, what: String, _ isAwaited: (SHTPPacket) -> Bool) throws(SensorError) {
+        guard try !poll(&state, until: { packet, _ in isAwaited(packet) }) else { return }
+        throw .unexpectedIdentity(chip: chip.name, address: chip.address, register: SHTPChannel.control,
+                                  expected: BNO08xSettings.identity, found: [])
+    }
+
+    /// Reads packets until `isAwaited` (given each packet and the state) accepts one, pausing
+    /// ``pollInterval`` when the hub has nothing; false after ``responsePolls`` empty reads.
+    private func poll(_ state: inout State, until isAwaited: (SHTPPacket, inout State) -> Bool) throws(SensorError) -> Bool {
         var empty = 0
         while empty < Self.responsePolls {
             guard let packet = try mapped({ () throws(I2CError) in try state.transport.receive() }) else {
@@ -257,10 +260,9 @@ final class BNO08xHub: Sendable {
                 pause.wait(Self.pollInterval)
                 continue
             }
-            if isAwaited(packet) { return }
+            if isAwaited(packet, &state) { return true }
         }
-        throw .unexpectedIdentity(chip: chip.name, address: chip.address, register: SHTPChannel.control,
-                                  expected: BNO08xSettings.identity, found: [])
+        return false
     }
 
     // MARK: Samples
