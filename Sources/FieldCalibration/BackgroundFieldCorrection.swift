@@ -16,9 +16,12 @@ import Fusion
 /// (a σ that has just crossed its bound is one stretch away from the next, which may move the
 /// offset by its σ); a starting point that is `high` already (a stored calibration) needs no hold.
 /// Soft iron: from the holds between turns (``HoldSoftIron``, once it knows the soft iron to
-/// ``holdFitSigma`` and finds some; again each time it knows it a tenth better), or once the
-/// board has been turned through the directions a figure-eight covers, the ellipsoid
-/// (``BackgroundSoftIron``); a fit is applied to the field before the estimator
+/// ``holdFitSigma`` and finds some; again each time it knows it a tenth better), from continuous
+/// turning (the soft iron the estimator's field-strength constraint learns,
+/// ``HardIronEstimator/learnedSoftIron``, on the same terms, once it also makes the readings kept
+/// for the ellipsoid a tenth more nearly a sphere), or once the board has been turned through the
+/// directions a figure-eight covers, the ellipsoid (``BackgroundSoftIron``); a fit is applied to
+/// the field before the estimator
 /// (``softIronFit``), which continues from it (the status's offset is then the fit's plus what the
 /// estimator adds, in the field's own frame). Not with a starting point that removed soft iron
 /// already (an estimator whose ``HardIronEstimator/Parameters/softIronAllowance`` is at most the
@@ -144,6 +147,15 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
             appliedSoftIronSigma = solution.softIronSigma
             adopted = true
         }
+        if !adopted, fitsSoftIron, let learned = estimator.learnedSoftIron, Self.improves(learned, on: appliedSoftIronSigma),
+           let (fit, inverse) = learnedFit(learned.correction) {
+            // Its own σ holds only as far as the filter's linearized model and the shape of E's prior
+            // do: over part of the sphere it claims more than it knows (a cap: 0.5 % claimed, 2.4 %
+            // left). It leaves the allowance of a holds' fit at its bound instead.
+            adopt(fit, inverse: inverse, allowance: 2 * Self.holdFitSigma, sigma: max(BackgroundSoftIron.fittedOffsetSigma, status.sigma))
+            appliedSoftIronSigma = Self.holdFitSigma
+            adopted = true
+        }
         if adopted {
             input = fitMatrix * (field - fitOffset)
             offset = estimator.estimate
@@ -192,6 +204,26 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
         return (input - offset, true, changed)
     }
 
+    /// The soft iron the estimator learned (its correction C, in the estimator's frame) behind the
+    /// correction in use, as a calibration of the raw field: h = C (F (m − o) − b) = C F (m − (o + F⁻¹ b)),
+    /// scaled to determinant 1; nil unless it makes the readings kept for the ellipsoid a tenth
+    /// more nearly a sphere than the correction in use (``BackgroundSoftIron/strengthSpread(_:)``):
+    /// the filter's own σ for E holds only as far as its linearized model does.
+    private func learnedFit(_ correction: Matrix3) -> (MagnetometerCalibration, Matrix3)? {
+        let before = fitted ? fitMatrix : .identity, beforeInverse = fitted ? inverseSoftIron : .identity
+        let offset = fitOffset + beforeInverse * estimator.estimate
+        let matrix = correction * before
+        let determinant = matrix.determinant
+        guard determinant > 0 else { return nil }
+        let normalized = (1 / cbrt(determinant)) * matrix
+        guard let inverse = normalized.inverse else { return nil }
+        let fit = MagnetometerCalibration(hardIronOffset: offset, softIron: normalized, fieldStrength: status.fieldStrength)
+        let current = MagnetometerCalibration(hardIronOffset: offset, softIron: before, fieldStrength: status.fieldStrength)
+        guard let spread = softIronReadings.strengthSpread(fit), let spreadBefore = softIronReadings.strengthSpread(current),
+              spread <= 0.9 * spreadBefore else { return nil }
+        return (fit, inverse)
+    }
+
     /// The latest hold's pairs with the holds since a change came to be suspected, in the
     /// estimator's frame (the fit applied).
     private mutating func showHolds(since: Double, acceleration: SIMD3<Double>) {
@@ -235,10 +267,14 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
     /// without soft iron would otherwise be given the fit's own error, about 1 %), and a tenth
     /// better than the one applied.
     private static func improves(_ solution: RotationPairFit.Solution, on applied: Double?) -> Bool {
-        let size = (solution.correction - .identity).frobeniusNorm
-        guard solution.softIronSigma <= holdFitSigma, size <= BackgroundSoftIron.maximumSoftIron, size >= 3 * solution.softIronSigma
-        else { return false }
-        return applied.map { solution.softIronSigma <= $0 * 0.9 } ?? true
+        improves((solution.correction, solution.softIronSigma), on: applied)
+    }
+
+    /// The same for a soft-iron correction C known to `sigma`: its size is ‖C − I‖.
+    private static func improves(_ learned: (correction: Matrix3, sigma: Double), on applied: Double?) -> Bool {
+        let size = (learned.correction - .identity).frobeniusNorm
+        guard learned.sigma <= holdFitSigma, size <= BackgroundSoftIron.maximumSoftIron, size >= 3 * learned.sigma else { return false }
+        return applied.map { learned.sigma <= $0 * 0.9 } ?? true
     }
 
     /// A hold fit as a calibration (its matrix scaled to determinant 1, as a figure-eight's).

@@ -154,6 +154,32 @@ package struct BackgroundSoftIron: Sendable {
         return report.calibration
     }
 
+    /// The kept readings' strengths with `calibration` applied: their RMS spread about their mean,
+    /// relative to the mean; nil while fewer than ``minimumCheckedCells`` cells are covered. A
+    /// soft-iron correction learned elsewhere (``HardIronEstimator/learnedSoftIron``) must make the
+    /// readings kept here more nearly a sphere than the correction in use before it is applied.
+    package func strengthSpread(_ calibration: MagnetometerCalibration) -> Double? {
+        guard coveredCells >= Self.minimumCheckedCells else { return nil }
+        var count = 0.0, sum = 0.0, sumOfSquares = 0.0
+        for cell in 0..<Self.cellCount {
+            let start = cell * Self.readingsPerCell
+            for index in start..<(start + Int(held[cell])) {
+                let corrected = calibration.apply(slots[index])
+                let length = (corrected * corrected).sum().squareRoot()
+                count += 1
+                sum += length
+                sumOfSquares += length * length
+            }
+        }
+        guard count > 1, sum > 0 else { return nil }
+        let mean = sum / count
+        return (max(0, sumOfSquares / count - mean * mean)).squareRoot() / mean
+    }
+
+    /// Cells the kept readings must cover before ``strengthSpread(_:)`` judges a correction: an
+    /// eighth of the sphere's 98.
+    package static let minimumCheckedCells = 12
+
     /// sin of the upper latitude edge of each ``SphereCoverage`` band but the last (−72°, −54°, …, +72°).
     private static let bandTops: [Double] = (1..<SphereCoverage.cellsPerBand.count).map {
         sin(-Double.pi / 2 + Double($0) * Double.pi / Double(SphereCoverage.cellsPerBand.count))

@@ -324,6 +324,17 @@ package struct HardIronEstimator: Sendable {
     /// The offset to subtract, µT.
     package var estimate: SIMD3<Double> { offset }
 
+    /// The soft iron learned with the offset (``OffsetState/softIron``: the field-strength
+    /// constraint's recursive ellipsoid fit, which learns from continuous turning, with no hold
+    /// and over less of the sphere than the explicit ellipsoid needs), as the correction that
+    /// removes it, (I + E)⁻¹ (m − b) = h, and its σ (the expected Frobenius norm of E's error); nil
+    /// while the strength is not used yet (E is then its prior), the field is disturbed or a
+    /// change of hard iron is suspected.
+    package var learnedSoftIron: (correction: Matrix3, sigma: Double)? {
+        guard sphere.known, !disturbed, candidate == nil, let inverse = (Matrix3.identity + state.softIronMatrix).inverse else { return nil }
+        return (inverse, state.softIronSigma)
+    }
+
     /// Whether the latest reading's field departed from the reference (the disturbance guard).
     var isDisturbed: Bool { disturbed }
 

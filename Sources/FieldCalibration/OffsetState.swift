@@ -156,3 +156,17 @@ struct OffsetState: Sendable {
         return (true, nis)
     }
 }
+
+extension OffsetState {
+    /// The soft iron E learned (lanes as ``softIron``) as a symmetric matrix.
+    var softIronMatrix: Matrix3 {
+        let e = softIron
+        return Matrix3(rows: SIMD3(e[0], e[3], e[4]), SIMD3(e[3], e[1], e[5]), SIMD3(e[4], e[5], e[2]))
+    }
+
+    /// The expected Frobenius norm of E's error: √(E‖E − Ê‖²_F), each off-diagonal entry counted
+    /// twice as in the norm.
+    var softIronSigma: Double {
+        (max(0, q0[0] + q1[1] + q2[2] + 2 * (q3[3] + q4[4] + q5[5]))).squareRoot()
+    }
+}

@@ -67,14 +67,21 @@ import TestSupport
     }
 
     /// Rocked over a cap, never turned round: the directions a figure-eight covers are never
-    /// reached, so the fit is never tried and the field goes on without soft iron.
-    @Test func aCapNeverFits() throws {
+    /// reached, so the ellipsoid is never tried. The soft iron the estimator learns from the
+    /// field's strength over the cap is applied (it makes the readings kept more nearly a sphere):
+    /// it leaves less soft iron than there was, and no more than the allowance it leaves the
+    /// estimator (measured: 2.4 % of 7.4 % left, 4 % allowed, though the filter's own σ for it was
+    /// under 0.5 %); `high` is never said while the offset is more than 1 µT off.
+    @Test func aCapNeverFitsTheEllipsoid() throws {
         let run = Self.run(duration: 240, rate: HardIronEstimatorTests.cap)
         let softIron = try #require(run.correction.softIron)
         #expect(softIron.fitsTried == 0)
         #expect(softIron.coveredCells < 40, "\(softIron.coveredCells) cells")
-        #expect(run.correction.softIronFit == nil)
-        #expect(run.correction.estimator.parameters.softIronAllowance == HardIronEstimator.Parameters().softIronAllowance)
+        let fit = try #require(run.correction.softIronFit)
+        let left = Self.residualSoftIron(fit, Self.softIron)
+        #expect(left < Self.residualSoftIron(.identity, Self.softIron), "\(fit.softIron)")
+        #expect(left <= run.correction.estimator.parameters.softIronAllowance, "\(left) left")
+        #expect(run.highButWrong.isEmpty, "\(run.highButWrong)")
     }
 
     /// A magnet passing by while the directions are being covered (a 20 µT world-fixed field for
