@@ -186,6 +186,11 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
             trusted = true
             offset = estimate
         }
+        if !trusted {
+            // The field goes on as read: nothing is known of its heading.
+            status.accuracy = .uncalibrated
+            status.headingSigma = .infinity
+        }
         if !Self.held(status.accuracy == .high, since: &highSince, at: timestamp), status.accuracy == .high {
             status.accuracy = .medium
             if status.reason == .calibrated { status.reason = .learning }

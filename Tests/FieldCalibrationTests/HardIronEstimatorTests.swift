@@ -280,7 +280,10 @@ import Glibc
     }
 
     /// The offset is removed from the field only once it is known to `medium` (a stored
-    /// calibration that good: from the first reading); before, the field goes on as read.
+    /// calibration that good: from the first reading); before, the field goes on as read, and the
+    /// accuracy says `uncalibrated` with no heading σ, whatever the estimate's own level (`low` at
+    /// 2.5 µT): it describes the field given, of which nothing is known (the pendulum's seed 1 said
+    /// `low` over the raw field, 22° off).
     @Test func theOffsetIsUsedOnceItIsMedium() {
         let offset = SIMD3<Double>(10, -4, 6), field = SIMD3<Double>(30, 5, -40)
         for (sigma, used) in [(0.8, true), (2.5, false), (nil, false)] as [(Double?, Bool)] {
@@ -288,6 +291,8 @@ import Glibc
             for step in 0..<300 {   // 3 s at rest: nothing is learned
                 let result = correction.correct(field, rotationRate: .zero, acceleration: SIMD3(0, 0, -1), interval: 0.01, timestamp: Double(step) * 0.01)
                 #expect(result.field == (used ? field - offset : field), "σ \(String(describing: sigma)) at \(step)")
+                #expect((correction.status.accuracy == .uncalibrated) == !used, "σ \(String(describing: sigma)) at \(step)")
+                #expect(correction.status.headingSigma.isFinite == used, "σ \(String(describing: sigma)) at \(step)")
             }
         }
     }
