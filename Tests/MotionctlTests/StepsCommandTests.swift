@@ -27,7 +27,7 @@ import Testing
         let result = try BoardsCommandTests.run(["steps", "--scenario", "walk-pauses", "--duration", "40", "--chip"])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.filter { $0.contains("  chip steps ") } == ["13.30  chip steps 20  cadence 1.94/s", "34.06  chip steps 47  cadence -"])
+        #expect(lines.filter { $0.contains("  chip steps ") } == ["13.30  chip steps 20  cadence 1.94/s", "34.10  chip steps 47  cadence -"])
         #expect(lines.filter { $0.contains("  steps ") && !$0.contains("chip") } == ["13.43  steps 20  cadence 1.93/s", "31.57  steps 42  cadence 1.85/s"])
         #expect(lines.last == "total  57 steps  40.2 m  in 39.5 s  chip 58 steps")
     }

@@ -283,7 +283,11 @@ final class SensorHub: Sendable {
     }
 
     /// Reads the IMU's step counter every ``ChipStepFollower/readInterval`` while a consumer counts
-    /// with it (starting it first after each set-up of the IMU), into the step stage.
+    /// with it (starting it first after each set-up of the IMU), into the step stage. The reads
+    /// fall at the first tick of each whole interval of the sampler's clock, not an interval after
+    /// the first read: when the steps are timed (to the read) does not depend on the tick at which
+    /// the consumer happened to arrive (a second pedometer started beside a first one printed its
+    /// steps 10 ms apart from run to run).
     private func followChipSteps(_ ticks: inout TickState, _ consumers: [Consumer], now: Double) throws(MotionError) {
         guard consumers.contains(where: \.needsChipSteps), let feature = device.stepCounter else {
             if ticks.lastChipStepRead != nil { ticks.steps.stopChip() }
@@ -294,10 +298,16 @@ final class SensorHub: Sendable {
             try device.startStepCounter()
             ticks.isChipStepCounterRunning = true
         }
-        if let last = ticks.lastChipStepRead, now - last < ChipStepFollower.readInterval { return }
+        if let last = ticks.lastChipStepRead, Self.readSlot(now) <= Self.readSlot(last) { return }
         let raw = try device.readStepCounter()
         ticks.lastChipStepRead = now
         ticks.steps.chipReading(raw, feature: feature, at: now)
+    }
+
+    /// The whole ``ChipStepFollower/readInterval`` of the sampler's clock that `time` (s) lies in
+    /// (a microsecond early: a tick computed as 13.3 may read 13.299999…).
+    private static func readSlot(_ time: Double) -> Double {
+        ((time + 1e-6) / ChipStepFollower.readInterval).rounded(.down)
     }
 
     /// The IMU was found reset (its configuration lost): set up again at the next tick, one
