@@ -19,8 +19,20 @@ import Timing
         var barometer: Double
     }
 
-    /// RMS vertical-velocity errors while climbing (true speed over 0.05 m/s), m/s.
-    static func velocityErrors(seed: UInt64, timeConstant: Double) throws -> Errors {
+    /// What one play of the stairs gave, reduced to what the errors need: each device-motion
+    /// sample's time and vertical acceleration (m/s²), each barometer reading's time and altitude,
+    /// each with the world's true vertical velocity then. The readings do not depend on the time
+    /// constant, so one play serves every time constant.
+    struct Recording: Sendable {
+        var motion: [(timestamp: Double, up: Double, truth: Double)]
+        var barometer: [(timestamp: Double, altitude: Double, truth: Double)]
+        var startTime: Double
+        /// Barometer readings a second.
+        var perSecond: Int
+    }
+
+    /// Plays the stairs with `seed`: device motion at 100 Hz and the barometer's readings.
+    static func play(seed: UInt64) throws -> Recording {
         let clock = VirtualClock()
         let simulation = Simulation(scenario: "stairs", seed: seed)
         let manager = try MotionManager(source: .simulated(simulation), clock: clock, calibrationStore: nil)
@@ -40,35 +52,63 @@ import Timing
         altimeter.hub.flush()
         let barometer = readings.withLock { $0 }, motion = motions.values.withLock { $0 }
         #expect(barometer.count > 26 * Int(world.script.duration) - 30 && motion.count > 99 * Int(world.script.duration))
+        return Recording(
+            motion: motion.map { sample in
+                (sample.timestamp, PhysicalState.standardGravity * (sample.userAcceleration * sample.gravity).sum(),
+                 world.truth(at: sample.timestamp).velocity.z)
+            },
+            barometer: barometer.map { reading in
+                (reading.timestamp, BarometricFormula.altitude(pressure: reading.pressure), world.truth(at: reading.timestamp).velocity.z)
+            },
+            startTime: world.startTime, perSecond: Int((1 / altimeter.hub.interval).rounded()))
+    }
 
+    /// Each seed's play, once in this process: the tests that need the same seed (seed 1 at every
+    /// time constant) share it. A test asking for a seed being played waits for that play.
+    private static let recordings = Locked<[UInt64: Locked<Recording?>]>([:])
+
+    static func recording(seed: UInt64) throws -> Recording {
+        let slot = recordings.withLock { slots in
+            if let slot = slots[seed] { return slot }
+            let slot = Locked<Recording?>(nil)
+            slots[seed] = slot
+            return slot
+        }
+        return try slot.withLock { recording in
+            if let recording { return recording }
+            let played = try play(seed: seed)
+            recording = played
+            return played
+        }
+    }
+
+    /// RMS vertical-velocity errors while climbing (true speed over 0.05 m/s), m/s.
+    static func velocityErrors(seed: UInt64, timeConstant: Double) throws -> Errors {
+        let run = try recording(seed: seed)
         var channel = VerticalChannel(timeConstant: timeConstant)
         var next = 0
         var last: Double?
         var (channelSquares, count) = (0.0, 0)
-        for sample in motion {
-            while next < barometer.count, barometer[next].timestamp <= sample.timestamp {
-                channel.correct(barometricAltitude: BarometricFormula.altitude(pressure: barometer[next].pressure))
+        for sample in run.motion {
+            while next < run.barometer.count, run.barometer[next].timestamp <= sample.timestamp {
+                channel.correct(barometricAltitude: run.barometer[next].altitude)
                 next += 1
             }
-            let up = PhysicalState.standardGravity * (sample.userAcceleration * sample.gravity).sum()
-            channel.predict(verticalAcceleration: up, interval: last.map { sample.timestamp - $0 } ?? 0)
+            channel.predict(verticalAcceleration: sample.up, interval: last.map { sample.timestamp - $0 } ?? 0)
             last = sample.timestamp
-            let truth = world.truth(at: sample.timestamp).velocity.z
             // After the first 10 s (the fusion and the filter settle while the board is held still).
-            if sample.timestamp - world.startTime > 10, abs(truth) > 0.05 {
-                channelSquares += (channel.verticalVelocity - truth) * (channel.verticalVelocity - truth)
+            if sample.timestamp - run.startTime > 10, abs(sample.truth) > 0.05 {
+                channelSquares += (channel.verticalVelocity - sample.truth) * (channel.verticalVelocity - sample.truth)
                 count += 1
             }
         }
         var (barometerSquares, barometerCount) = (0.0, 0)
-        let perSecond = Int((1 / altimeter.hub.interval).rounded())
-        for index in perSecond..<barometer.count {
-            let (now, before) = (barometer[index], barometer[index - perSecond])
-            let rate = (BarometricFormula.altitude(pressure: now.pressure) - BarometricFormula.altitude(pressure: before.pressure))
-                / (now.timestamp - before.timestamp)
-            let truth = world.truth(at: now.timestamp).velocity.z
-            if now.timestamp - world.startTime > 10, abs(truth) > 0.05 {
-                barometerSquares += (rate - truth) * (rate - truth)
+        let perSecond = run.perSecond
+        for index in perSecond..<run.barometer.count {
+            let (now, before) = (run.barometer[index], run.barometer[index - perSecond])
+            let rate = (now.altitude - before.altitude) / (now.timestamp - before.timestamp)
+            if now.timestamp - run.startTime > 10, abs(now.truth) > 0.05 {
+                barometerSquares += (rate - now.truth) * (rate - now.truth)
                 barometerCount += 1
             }
         }
