@@ -45,9 +45,8 @@ import TestSupport
     }
 
     /// Every promise kept on every motion it was not designed on (issue #39 item 3): from 30 s on
-    /// and from the first sample,
-    /// the heading error's RMS over the samples that said a level stays within that level's bound,
-    /// for each scenario × seed (docs/background-calibration.md has the 20-seed table). The
+    /// and from the first sample, the heading error's RMS over the samples that said a level stays
+    /// within that level's bound, for each scenario × seed (docs/background-calibration.md has the 20-seed table). The
     /// accuracy is the calibration's, the attitude filter's heading σ
     /// (``AttitudeFilter/headingSigma``) and the sphere's misfit taken into account.
     @Test(arguments: [("tumble", 120.0), ("vehicle-turning", 108), ("robot-arm", 117), ("pendulum", 102)], [1, 2, 3] as [UInt64])
