@@ -141,14 +141,15 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
             adopt(fit, inverse: inverse, allowance: BackgroundSoftIron.residualSoftIronAllowance, sigma: BackgroundSoftIron.fittedOffsetSigma)
             appliedSoftIronSigma = 0
             adopted = true
-        } else if fitsSoftIron, let solution = holds.solution, Self.improves(solution, on: appliedSoftIronSigma),
+        } else if fitsSoftIron, let solution = holds.solution,
+                  Self.improves(solution.correction, sigma: solution.softIronSigma, on: appliedSoftIronSigma),
                   let fit = Self.calibration(solution, fieldStrength: status.fieldStrength), let inverse = fit.softIron.inverse {
             adopt(fit, inverse: inverse, allowance: 2 * solution.softIronSigma, sigma: BackgroundSoftIron.fittedOffsetSigma)
             appliedSoftIronSigma = solution.softIronSigma
             adopted = true
-        }
-        if !adopted, fitsSoftIron, let learned = estimator.learnedSoftIron, Self.improves(learned, on: appliedSoftIronSigma),
-           let (fit, inverse) = learnedFit(learned.correction) {
+        } else if fitsSoftIron, let learned = estimator.learnedSoftIron,
+                  Self.improves(learned.correction, sigma: learned.sigma, on: appliedSoftIronSigma),
+                  let (fit, inverse) = learnedFit(learned.correction) {
             // Its own σ holds only as far as the filter's linearized model and the shape of E's prior
             // do: over part of the sphere it claims more than it knows (a cap: 0.5 % claimed, 2.4 %
             // left). It leaves the allowance of a holds' fit at its bound instead.
@@ -267,19 +268,15 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
     /// (the allowance it leaves is twice that; the 8 % allowance without a fit).
     package static let holdFitSigma = 0.02
 
-    /// Whether a hold fit is worth applying: known to ``holdFitSigma``, its soft iron plausible
+    /// Whether a soft-iron correction C known to `sigma` (a hold fit's, or the one the estimator
+    /// learned) is worth applying: known to ``holdFitSigma``, its soft iron ‖C − I‖ plausible
     /// (``BackgroundSoftIron/maximumSoftIron``) and there (three times its σ: a magnetometer
     /// without soft iron would otherwise be given the fit's own error, about 1 %), and a tenth
     /// better than the one applied.
-    private static func improves(_ solution: RotationPairFit.Solution, on applied: Double?) -> Bool {
-        improves((solution.correction, solution.softIronSigma), on: applied)
-    }
-
-    /// The same for a soft-iron correction C known to `sigma`: its size is ‖C − I‖.
-    private static func improves(_ learned: (correction: Matrix3, sigma: Double), on applied: Double?) -> Bool {
-        let size = (learned.correction - .identity).frobeniusNorm
-        guard learned.sigma <= holdFitSigma, size <= BackgroundSoftIron.maximumSoftIron, size >= 3 * learned.sigma else { return false }
-        return applied.map { learned.sigma <= $0 * 0.9 } ?? true
+    private static func improves(_ correction: Matrix3, sigma: Double, on applied: Double?) -> Bool {
+        let size = (correction - .identity).frobeniusNorm
+        guard sigma <= holdFitSigma, size <= BackgroundSoftIron.maximumSoftIron, size >= 3 * sigma else { return false }
+        return applied.map { sigma <= $0 * 0.9 } ?? true
     }
 
     /// A hold fit as a calibration (its matrix scaled to determinant 1, as a figure-eight's).

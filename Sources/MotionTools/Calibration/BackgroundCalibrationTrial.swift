@@ -154,13 +154,12 @@ package struct BackgroundCalibrationTrial: Sendable {
             let difference = trial.storedOffset + estimated - offset
             trial.points.append(Point(
                 time: motion.timestamp - world.startTime, offsetError: (difference * difference).sum().squareRoot(),
-                headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
+                offsetErrorWorld: truth.rotate(difference), headingError: error, accuracy: motion.magneticField.accuracy, reason: status?.reason, sigma: status?.sigma ?? .infinity,
                 headingSigma: status?.headingSigma ?? .infinity,
                 consistency: status?.consistency ?? 0, offset: estimated, changes: status?.changes ?? 0,
                 scatter: status?.fieldScatter ?? 0, softIronBias: status?.softIronBias ?? .infinity,
                 fieldStrength: status?.fieldStrength ?? 0, softIronFitted: manager.backgroundSoftIronFit != nil,
                 softIronLeft: Self.softIronLeft(boardSoftIron, correction: manager.backgroundSoftIronFit?.softIron ?? .identity)))
-            trial.points[trial.points.count - 1].offsetErrorWorld = truth.rotate(difference)
         }
         manager.stopDeviceMotionUpdates()
         manager.waitForBackgroundCalibrationSaves()
