@@ -48,7 +48,8 @@ extension HardIronEstimator {
         let placeError = parameters.fieldGradient * (moved * moved).sum().squareRoot()
         let placeVariance = placeError * placeError
 
-        let (accepted, nis) = state.update(h, y, r, unchecked: placeVariance, gate: parameters.gate, apply: !disturbed)
+        let (accepted, nis) = state.update(h, y, r, unchecked: placeVariance, gate: parameters.gate, apply: !disturbed,
+                                           leftOut: Self.softIronTerm(phi, earlier - offset))
         if accepted {
             consistency += 0.05 * (nis / 3 - consistency)
             let p = covariance, bound = parameters.strengthStartSigma * parameters.strengthStartSigma
@@ -59,6 +60,31 @@ extension HardIronEstimator {
         watchForChange(firstExplains: explained, h, y, earlier: earlier, angleError: angleError, later: later, acceleration: acceleration,
                        duration: duration)
         if explained { learnReference(later, acceleration) }
+    }
+
+    /// The soft iron's term a stretch's model leaves out, (EΦ − ΦE) h₀ (h₀ the field at its start),
+    /// as each axis's coefficients of E's six entries (lanes as ``OffsetState/softIron``).
+    static func softIronTerm(_ phi: Matrix3, _ h0: SIMD3<Double>) -> (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>) {
+        let u = phi * h0
+        // E's basis matrices times a vector v: xx, yy, zz, xy, xz, yz.
+        func times(_ entry: Int, _ v: SIMD3<Double>) -> SIMD3<Double> {
+            switch entry {
+            case 0: SIMD3(v.x, 0, 0)
+            case 1: SIMD3(0, v.y, 0)
+            case 2: SIMD3(0, 0, v.z)
+            case 3: SIMD3(v.y, v.x, 0)
+            case 4: SIMD3(v.z, 0, v.x)
+            default: SIMD3(0, v.z, v.y)
+            }
+        }
+        var rows = (SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero)
+        for entry in 0..<6 {
+            let column = times(entry, u) - phi * times(entry, h0)
+            rows.0[entry] = column.x
+            rows.1[entry] = column.y
+            rows.2[entry] = column.z
+        }
+        return rows
     }
 
     /// A stretch's noise per axis (µT²) for the filter whose offset is `offset`: two readings'

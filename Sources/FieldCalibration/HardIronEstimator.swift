@@ -373,9 +373,9 @@ package struct HardIronEstimator: Sendable {
 
     /// Standard deviation of the offset along magnetic east `east` (nil: unknown), µT; the worst
     /// direction while unknown.
-    func eastSigma(_ east: SIMD3<Double>?) -> Double {
-        guard let u = east else { return sigma }
-        return Self.withFloor((u * (covariance * u)).sum(), parameters.modelErrorFloor)
+    func eastSigma(_ east: SIMD3<Double>?, _ p: Matrix3) -> Double {
+        guard let u = east else { return Self.withFloor(Self.largestEigenvalue(p), parameters.modelErrorFloor) }
+        return Self.withFloor((u * (p * u)).sum(), parameters.modelErrorFloor)
     }
 
     /// How much the field strength's residuals about the sphere (``Status/fieldScatter``) exceed
@@ -429,8 +429,8 @@ package struct HardIronEstimator: Sendable {
     package var status: Status {
         let sigma = self.sigma
         let direction = east
-        let offsetEast = eastSigma(direction), soft = softIronEastSigma(direction)
-        let offsetHeadingSigma = atan(offsetEast / horizontalField) * 180 / .pi
+        let offsetEast = eastSigma(direction, state.offsetErrorCovariance), soft = softIronEastSigma(direction)
+        let offsetHeadingSigma = atan(eastSigma(direction, covariance) / horizontalField) * 180 / .pi
         // The covariance holds under the model the readings are weighed with; where the field
         // strength's residuals scatter more than that model allows, the offset's σ for the
         // heading is scaled by the ratio (the Birge ratio: the covariance times the reduced χ²).

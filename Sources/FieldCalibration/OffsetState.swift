@@ -20,6 +20,21 @@ struct OffsetState: Sendable {
     var q0, q1, q2, q3, q4, q5: SIMD8<Double>
     var e0 = SIMD4<Double>.zero, e1 = SIMD4<Double>.zero, e2 = SIMD4<Double>.zero
     var e3 = SIMD4<Double>.zero, e4 = SIMD4<Double>.zero, e5 = SIMD4<Double>.zero
+    /// What the stretches leave out: their model has no soft iron, but with m − b = (I + E) h a
+    /// stretch reads m₁ − Φ m₀ = (I − Φ) b + (EΦ − ΦE) h₀, so each one moves the state by its gain
+    /// times that term of the true E. The state's error is then the error under the model plus
+    /// S E (S the state's sensitivity to the true E, by rows: `s0`…`s3` for x, `t0`…`t5` for E's
+    /// estimate, lanes 0–5 the true E's entries as in ``softIron``), and the offset's covariance
+    /// under the true model is P + S Q Sᵀ − P_xE Sᵀ − S P_Ex (Q the prior of E, ``softIronPrior``;
+    /// the cross terms because under the model the error is uncorrelated with the estimate, so its
+    /// covariance with the true E is −P_xE). ``offsetErrorCovariance``; the filter's own gains are
+    /// left as they are (taking E into the stretches' gains moved the offset on the motions it was
+    /// designed on: docs/background-calibration.md, "Soft iron in the stretches").
+    var s0 = SIMD8<Double>.zero, s1 = SIMD8<Double>.zero, s2 = SIMD8<Double>.zero, s3 = SIMD8<Double>.zero
+    var t0 = SIMD8<Double>.zero, t1 = SIMD8<Double>.zero, t2 = SIMD8<Double>.zero
+    var t3 = SIMD8<Double>.zero, t4 = SIMD8<Double>.zero, t5 = SIMD8<Double>.zero
+    /// E's prior: each off-diagonal entry's variance (the diagonal's as in ``init``).
+    let softIronPrior: Double
 
     /// `softIronAllowance`: the Frobenius norm of the soft iron feared (see
     /// ``HardIronEstimator/Parameters/softIronAllowance``). E's trace is left out (held at zero):
@@ -30,6 +45,7 @@ struct OffsetState: Sendable {
     /// their mean: E's expected squared norm 4v + 6v = a², so v = a²/10.
     init(offset: SIMD3<Double>, sigma: Double, fieldStrength: Double, softIronAllowance: Double) {
         let v = softIronAllowance * softIronAllowance / 10
+        softIronPrior = v
         let same = 2 * v * 2 / 3, other = -2 * v / 3
         q0 = SIMD8(same, other, other, 0, 0, 0, 0, 0)
         q1 = SIMD8(other, same, other, 0, 0, 0, 0, 0)
@@ -70,6 +86,7 @@ struct OffsetState: Sendable {
         func restarted(_ e: SIMD4<Double>) -> SIMD4<Double> { SIMD4(e.x, e.y, e.z, -2 * (SIMD3(e.x, e.y, e.z) * b).sum()) }
         e0 = restarted(e0); e1 = restarted(e1); e2 = restarted(e2)
         e3 = restarted(e3); e4 = restarted(e4); e5 = restarted(e5)
+        s3 = -2 * (b.x * s0 + b.y * s1 + b.z * s2)
     }
 
     /// A measurement that E is zero: each off-diagonal entry to `variance` (the diagonal's,
@@ -101,8 +118,11 @@ struct OffsetState: Sendable {
 
     /// The same for y = hᵀx + gᵀE + noise, `g` E's coefficients (lanes as ``softIron``): one
     /// Kalman update of the whole state (b, k, E).
+    /// `leftOut`: the true E's coefficients in y that the model leaves out (a stretch's; see
+    /// ``s0``), which only the sensitivity follows.
     @inline(__always)
-    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, unchecked: Double = 0, gate: Double, softIron g: SIMD8<Double>) -> Double {
+    mutating func update(_ h: SIMD4<Double>, _ y: Double, _ r: Double, unchecked: Double = 0, gate: Double, softIron g: SIMD8<Double>,
+                         leftOut c: SIMD8<Double> = .zero) -> Double {
         // P·H for H = (h, g): its x part (P_xx h + P_xE g) and its E part (P_Ex h + P_EE g).
         var towardX: SIMD4<Double> = p0 * h.x + p1 * h.y + p2 * h.z + p3 * h.w
         towardX += e0 * g[0] + e1 * g[1] + e2 * g[2]
@@ -131,6 +151,14 @@ struct OffsetState: Sendable {
         e3 -= gainX * towardE[3]; q3 -= gainE * towardE[3]
         e4 -= gainX * towardE[4]; q4 -= gainE * towardE[4]
         e5 -= gainX * towardE[5]; q5 -= gainE * towardE[5]
+        // S ← (I − K Hᵀ) S + K cᵀ: the row (c − Hᵀ S) times each row's gain.
+        var unexplained: SIMD8<Double> = c - h.x * s0 - h.y * s1
+        unexplained -= h.z * s2 + h.w * s3
+        unexplained -= g[0] * t0 + g[1] * t1 + g[2] * t2
+        unexplained -= g[3] * t3 + g[4] * t4 + g[5] * t5
+        s0 += gainX.x * unexplained; s1 += gainX.y * unexplained; s2 += gainX.z * unexplained; s3 += gainX.w * unexplained
+        t0 += gainE[0] * unexplained; t1 += gainE[1] * unexplained; t2 += gainE[2] * unexplained
+        t3 += gainE[3] * unexplained; t4 += gainE[4] * unexplained; t5 += gainE[5] * unexplained
         return nis
     }
 
@@ -146,11 +174,13 @@ struct OffsetState: Sendable {
     /// the scalar update), as three scalar updates in turn; applied as a whole when `apply` and the
     /// summed NIS (the vector's, since the axes' noise is independent) is within `gate`. Returns
     /// whether applied, and the NIS.
-    mutating func update(_ h: Matrix3, _ y: SIMD3<Double>, _ r: Double, unchecked: Double = 0, gate: Double, apply: Bool) -> (Bool, Double) {
+    /// `leftOut`: each axis's ``update(_:_:_:unchecked:gate:softIron:leftOut:)`` coefficients.
+    mutating func update(_ h: Matrix3, _ y: SIMD3<Double>, _ r: Double, unchecked: Double = 0, gate: Double, apply: Bool,
+                         leftOut c: (SIMD8<Double>, SIMD8<Double>, SIMD8<Double>) = (.zero, .zero, .zero)) -> (Bool, Double) {
         var trial = self
-        var nis = trial.update(SIMD4(h.rows.0, 0), y.x, r, unchecked: unchecked, gate: .infinity)
-        nis += trial.update(SIMD4(h.rows.1, 0), y.y, r, unchecked: unchecked, gate: .infinity)
-        nis += trial.update(SIMD4(h.rows.2, 0), y.z, r, unchecked: unchecked, gate: .infinity)
+        var nis = trial.update(SIMD4(h.rows.0, 0), y.x, r, unchecked: unchecked, gate: .infinity, softIron: .zero, leftOut: c.0)
+        nis += trial.update(SIMD4(h.rows.1, 0), y.y, r, unchecked: unchecked, gate: .infinity, softIron: .zero, leftOut: c.1)
+        nis += trial.update(SIMD4(h.rows.2, 0), y.z, r, unchecked: unchecked, gate: .infinity, softIron: .zero, leftOut: c.2)
         guard apply, nis <= gate else { return (false, nis) }
         self = trial
         return (true, nis)
@@ -168,5 +198,33 @@ extension OffsetState {
     /// twice as in the norm.
     var softIronSigma: Double {
         (max(0, q0[0] + q1[1] + q2[2] + 2 * (q3[3] + q4[4] + q5[5]))).squareRoot()
+    }
+}
+
+extension OffsetState {
+    /// The offset's covariance with the soft iron the stretches leave out (``s0``): P + S Q Sᵀ −
+    /// P_xE Sᵀ − S P_Ex, the offset's block.
+    var offsetErrorCovariance: Matrix3 {
+        let v = softIronPrior, same = 4 * v / 3, other = -2 * v / 3
+        func prior(_ s: SIMD8<Double>) -> SIMD8<Double> {   // Q s
+            SIMD8(same * s[0] + other * (s[1] + s[2]), same * s[1] + other * (s[0] + s[2]), same * s[2] + other * (s[0] + s[1]),
+                  v * s[3], v * s[4], v * s[5], 0, 0)
+        }
+        let rows = (s0, s1, s2)
+        let priorRows = (prior(s0), prior(s1), prior(s2))
+        // Row a of P_bE: b_a's covariance with each of E's entries.
+        func crossRow(_ a: Int) -> SIMD8<Double> { SIMD8(e0[a], e1[a], e2[a], e3[a], e4[a], e5[a], 0, 0) }
+        let cross = (crossRow(0), crossRow(1), crossRow(2))
+        func entry(_ a: SIMD8<Double>, _ qa: SIMD8<Double>, _ ca: SIMD8<Double>, _ b: SIMD8<Double>, _ cb: SIMD8<Double>) -> Double {
+            (qa * b).sum() - (ca * b).sum() - (a * cb).sum()
+        }
+        let extra = Matrix3(
+            rows: SIMD3(entry(rows.0, priorRows.0, cross.0, rows.0, cross.0), entry(rows.0, priorRows.0, cross.0, rows.1, cross.1),
+                        entry(rows.0, priorRows.0, cross.0, rows.2, cross.2)),
+            SIMD3(entry(rows.1, priorRows.1, cross.1, rows.0, cross.0), entry(rows.1, priorRows.1, cross.1, rows.1, cross.1),
+                  entry(rows.1, priorRows.1, cross.1, rows.2, cross.2)),
+            SIMD3(entry(rows.2, priorRows.2, cross.2, rows.0, cross.0), entry(rows.2, priorRows.2, cross.2, rows.1, cross.1),
+                  entry(rows.2, priorRows.2, cross.2, rows.2, cross.2)))
+        return offsetCovariance + extra
     }
 }
