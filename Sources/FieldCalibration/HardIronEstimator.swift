@@ -407,15 +407,7 @@ package struct HardIronEstimator: Sendable {
     /// one is known. A stored start's offset was
     /// learned where it was saved: its own σ stands until readings are used again.
     func softIronEastSigma(_ east: SIMD3<Double>?) -> Double {
-        let reading = lastField - offset
-        let w: SIMD3<Double>
-        if sphere.known, moments.count > 0 {
-            w = reading - moments.first / moments.count
-        } else if startedSettled || lastField == .zero {
-            return 0
-        } else {
-            w = reading
-        }
+        guard let w = softIronLever else { return 0 }
         var spread = (w * w).sum()
         guard spread > 0 else { return 0 }
         let along = east.map { ($0 * w).sum() * ($0 * w).sum() / spread } ?? 1
@@ -424,6 +416,15 @@ package struct HardIronEstimator: Sendable {
             spread = max(spread + p.m11 + p.m22 + p.m33, referenceStrength * referenceStrength)
         }
         return parameters.softIronAllowance * (spread * (1 + along) / 12).squareRoot()
+    }
+
+    /// The w of ``softIronEastSigma(_:)``: the field E acts on, less what the offset learned from
+    /// the field's strength absorbed; nil where a stored start's own σ stands or no field was read.
+    var softIronLever: SIMD3<Double>? {
+        let reading = lastField - offset
+        if sphere.known, moments.count > 0 { return reading - moments.first / moments.count }
+        if startedSettled || lastField == .zero { return nil }
+        return reading
     }
 
     package var status: Status {
@@ -435,7 +436,11 @@ package struct HardIronEstimator: Sendable {
         // strength's residuals scatter more than that model allows, the offset's σ for the
         // heading is scaled by the ratio (the Birge ratio: the covariance times the reduced χ²).
         let misfitEast = offsetEast * sphereMisfit
-        let headingSigma = atan((misfitEast * misfitEast + soft * soft).squareRoot() / horizontalField) * 180 / .pi
+        var cross = 0.0
+        if soft > 0, let u = direction, let w = softIronLever {
+            cross = 2 * state.offsetCovariance(along: u, withSoftIron: OffsetState.softIronCoefficients(u, w))
+        }
+        let headingSigma = atan(max(misfitEast * misfitEast + soft * soft + cross, 0).squareRoot() / horizontalField) * 180 / .pi
         var accuracy = Self.accuracy(sigma: sigma, headingSigma: headingSigma)
         if accuracy == .high, sphere.known, sphere.scatter > parameters.highScatter * parameters.highScatter { accuracy = .medium }
         let softIronBias = parameters.softIronAllowance * softIronSensitivity

@@ -202,29 +202,43 @@ extension OffsetState {
 }
 
 extension OffsetState {
-    /// The offset's covariance with the soft iron the stretches leave out (``s0``): P + S Q Sᵀ −
-    /// P_xE Sᵀ − S P_Ex, the offset's block.
-    var offsetErrorCovariance: Matrix3 {
+    /// E's prior times `s` (lanes as ``softIron``): Q s.
+    func priorTimes(_ s: SIMD8<Double>) -> SIMD8<Double> {
         let v = softIronPrior, same = 4 * v / 3, other = -2 * v / 3
-        func prior(_ s: SIMD8<Double>) -> SIMD8<Double> {   // Q s
-            SIMD8(same * s[0] + other * (s[1] + s[2]), same * s[1] + other * (s[0] + s[2]), same * s[2] + other * (s[0] + s[1]),
-                  v * s[3], v * s[4], v * s[5], 0, 0)
+        return SIMD8(same * s[0] + other * (s[1] + s[2]), same * s[1] + other * (s[0] + s[2]), same * s[2] + other * (s[0] + s[1]),
+                     v * s[3], v * s[4], v * s[5], 0, 0)
+    }
+
+    /// Row `i` of P_bE: b_i's covariance with each of E's entries.
+    private func offsetSoftIronRow(_ i: Int) -> SIMD8<Double> { SIMD8(e0[i], e1[i], e2[i], e3[i], e4[i], e5[i], 0, 0) }
+
+    /// Row `i` of the offset's sensitivity to the true E (``s0``).
+    private func sensitivityRow(_ i: Int) -> SIMD8<Double> { i == 0 ? s0 : i == 1 ? s1 : s2 }
+
+    /// The coefficients of E's entries (lanes as ``softIron``) in uᵀ E w.
+    static func softIronCoefficients(_ u: SIMD3<Double>, _ w: SIMD3<Double>) -> SIMD8<Double> {
+        SIMD8(u.x * w.x, u.y * w.y, u.z * w.z, u.x * w.y + u.y * w.x, u.x * w.z + u.z * w.x, u.y * w.z + u.z * w.y, 0, 0)
+    }
+
+    /// The offset's covariance with the soft iron the stretches leave out (``s0``): P + S Q Sᵀ −
+    /// P_bE Sᵀ − S P_Eb, the offset's block.
+    var offsetErrorCovariance: Matrix3 {
+        func entry(_ i: Int, _ j: Int) -> Double {
+            let a = sensitivityRow(i), b = sensitivityRow(j)
+            return (priorTimes(a) * b).sum() - (offsetSoftIronRow(i) * b).sum() - (a * offsetSoftIronRow(j)).sum()
         }
-        let rows = (s0, s1, s2)
-        let priorRows = (prior(s0), prior(s1), prior(s2))
-        // Row a of P_bE: b_a's covariance with each of E's entries.
-        func crossRow(_ a: Int) -> SIMD8<Double> { SIMD8(e0[a], e1[a], e2[a], e3[a], e4[a], e5[a], 0, 0) }
-        let cross = (crossRow(0), crossRow(1), crossRow(2))
-        func entry(_ a: SIMD8<Double>, _ qa: SIMD8<Double>, _ ca: SIMD8<Double>, _ b: SIMD8<Double>, _ cb: SIMD8<Double>) -> Double {
-            (qa * b).sum() - (ca * b).sum() - (a * cb).sum()
-        }
-        let extra = Matrix3(
-            rows: SIMD3(entry(rows.0, priorRows.0, cross.0, rows.0, cross.0), entry(rows.0, priorRows.0, cross.0, rows.1, cross.1),
-                        entry(rows.0, priorRows.0, cross.0, rows.2, cross.2)),
-            SIMD3(entry(rows.1, priorRows.1, cross.1, rows.0, cross.0), entry(rows.1, priorRows.1, cross.1, rows.1, cross.1),
-                  entry(rows.1, priorRows.1, cross.1, rows.2, cross.2)),
-            SIMD3(entry(rows.2, priorRows.2, cross.2, rows.0, cross.0), entry(rows.2, priorRows.2, cross.2, rows.1, cross.1),
-                  entry(rows.2, priorRows.2, cross.2, rows.2, cross.2)))
+        let extra = Matrix3(rows: SIMD3(entry(0, 0), entry(0, 1), entry(0, 2)), SIMD3(entry(1, 0), entry(1, 1), entry(1, 2)),
+                            SIMD3(entry(2, 0), entry(2, 1), entry(2, 2)))
         return offsetCovariance + extra
+    }
+
+    /// The covariance of the offset's error along `u` with the true E's term of coefficients `a`
+    /// (lanes as ``softIron``): uᵀ (S Q − P_bE) a (the stretches' share, and the one under the
+    /// model: its error's covariance with the true E is −P_bE).
+    func offsetCovariance(along u: SIMD3<Double>, withSoftIron a: SIMD8<Double>) -> Double {
+        let qa = priorTimes(a)
+        let stretches = u.x * (s0 * qa).sum() + u.y * (s1 * qa).sum() + u.z * (s2 * qa).sum()
+        let model = u.x * (offsetSoftIronRow(0) * a).sum() + u.y * (offsetSoftIronRow(1) * a).sum() + u.z * (offsetSoftIronRow(2) * a).sum()
+        return stretches - model
     }
 }

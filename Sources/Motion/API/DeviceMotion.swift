@@ -149,8 +149,13 @@ final class DeviceMotionExtractor: Sendable {
         let levels = sample.magneticField == nil ? (calibration: .uncalibrated, reported: .uncalibrated) : accuracy(fused)
         let fieldAccuracy = steady(levels.reported, at: sample.timestamp, in: reportedAccuracy)
         // Held only while the field itself is uncalibrated: where the filter's heading is what is
-        // uncertain, the field is what corrects it.
-        let holds = steady(levels.calibration, at: sample.timestamp, in: calibrationLevel) == .uncalibrated
+        // uncertain, the field is what corrects it. A field the background estimate's offset has
+        // been taken out of (its heading σ finite, if over `low`'s bound) counts as `low` here: a
+        // heading held from the field as read is worse than one that follows the corrected field,
+        // which the filter has taken in by the time the level's rise is reported.
+        let corrected = fused.hardIron.map { $0.headingSigma.isFinite } ?? false
+        let fieldLevel = corrected ? max(levels.calibration, .low) : levels.calibration
+        let holds = steady(fieldLevel, at: sample.timestamp, in: calibrationLevel) == .uncalibrated
         let magnetic = frame == .xArbitraryZVertical ? nil : magneticOrientation(fused, holds: holds, at: sample.timestamp)
         let ours = attitude(magnetic ?? fused.orientation6D, start: startYaw)
         let chip = sample.chipAttitude.map { attitude($0, start: chipStartYaw) }
