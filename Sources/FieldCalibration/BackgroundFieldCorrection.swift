@@ -101,6 +101,7 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
         self.estimator = estimator
         status = estimator.status
         trusted = status.offsetAccuracy >= .medium
+        status.offsetRemoved = trusted
         announcedOffset = trusted ? estimator.estimate : .zero
         if status.accuracy == .high { highSince = -.infinity }
         fitsSoftIron = estimator.parameters.softIronAllowance > BackgroundSoftIron.residualSoftIronAllowance
@@ -192,6 +193,7 @@ package struct BackgroundFieldCorrection: BackgroundFieldCalibrator {
             status.accuracy = .uncalibrated
             status.headingSigma = .infinity
         }
+        status.offsetRemoved = trusted
         if !Self.held(status.accuracy == .high, since: &highSince, at: timestamp), status.accuracy == .high {
             status.accuracy = .medium
             if status.reason == .calibrated { status.reason = .learning }

@@ -200,6 +200,10 @@ package struct HardIronEstimator: Sendable {
         /// stretch has confirmed yet (``Parameters/storedFieldStrength``); such a status is not
         /// saved (it says nothing the record did not).
         package var startConfirmed: Bool
+        /// Whether the offset is taken out of the field the attitude filter is given
+        /// (``BackgroundFieldCorrection``: once its own accuracy has held `medium`, or from a start
+        /// that had it); false while the field goes on as read, and with the background calibration off.
+        package var offsetRemoved = false
     }
 
     /// The Earth's field strength anywhere near its surface, µT: the World Magnetic Model's total
@@ -430,12 +434,18 @@ package struct HardIronEstimator: Sendable {
     package var status: Status {
         let sigma = self.sigma
         let direction = east
+        // The heading's σ takes the offset's covariance under the true model (with the soft iron
+        // the stretches leave out, ``OffsetState/offsetErrorCovariance``); whether the offset is
+        // worth removing from the field is the filter's own covariance's to say (the estimate is
+        // the filter's, and the field as read is no better for an unsure part of it).
         let offsetEast = eastSigma(direction, state.offsetErrorCovariance), soft = softIronEastSigma(direction)
         let offsetHeadingSigma = atan(eastSigma(direction, covariance) / horizontalField) * 180 / .pi
         // The covariance holds under the model the readings are weighed with; where the field
         // strength's residuals scatter more than that model allows, the offset's σ for the
         // heading is scaled by the ratio (the Birge ratio: the covariance times the reduced χ²).
         let misfitEast = offsetEast * sphereMisfit
+        // The offset's error and the soft iron's own term E w come from the same E: their
+        // covariance belongs in the sum (it was the larger share of a vehicle's error).
         var cross = 0.0
         if soft > 0, let u = direction, let w = softIronLever {
             cross = 2 * state.offsetCovariance(along: u, withSoftIron: OffsetState.softIronCoefficients(u, w))

@@ -150,10 +150,10 @@ final class DeviceMotionExtractor: Sendable {
         let fieldAccuracy = steady(levels.reported, at: sample.timestamp, in: reportedAccuracy)
         // Held only while the field itself is uncalibrated: where the filter's heading is what is
         // uncertain, the field is what corrects it. A field the background estimate's offset has
-        // been taken out of (its heading σ finite, if over `low`'s bound) counts as `low` here: a
-        // heading held from the field as read is worse than one that follows the corrected field,
-        // which the filter has taken in by the time the level's rise is reported.
-        let corrected = fused.hardIron.map { $0.headingSigma.isFinite } ?? false
+        // been taken out of (however unsure, past `low`'s bound) counts as `low` here: a heading
+        // held from the field as read is worse than one that follows the corrected field, which
+        // the filter has taken in by the time the level's rise is reported.
+        let corrected = fused.hardIron?.offsetRemoved ?? false
         let fieldLevel = corrected ? max(levels.calibration, .low) : levels.calibration
         let holds = steady(fieldLevel, at: sample.timestamp, in: calibrationLevel) == .uncalibrated
         let magnetic = frame == .xArbitraryZVertical ? nil : magneticOrientation(fused, holds: holds, at: sample.timestamp)
