@@ -75,11 +75,10 @@ enum StepWatch {
         let activities = MotionActivityManager(sharing: manager)
         // Times are seconds since the start, each class's dates mapped back to its monotonic clock.
         let startTime = clock.now
-        let start = pedometer.dates.date(startTime)
         let pending = Locked<[Line]>([])
         /// A line every 20 steps of `counter`, named `label`; the latest data kept in `latest`.
         func follow(_ counter: Pedometer, _ label: String, _ latest: Locked<PedometerData?>) {
-            counter.startUpdates(from: start) { data, error in
+            counter.startUpdates(from: counter.dates.date(startTime)) { data, error in
                 if let error { printError("error: \(error)") }
                 guard let data else { return }
                 let previous = latest.withLock { latest in
@@ -89,7 +88,10 @@ enum StepWatch {
                 let steps = data.numberOfSteps.intValue
                 guard steps / 20 > previous / 20 else { return }
                 let cadence = data.currentCadence.map { String(format: "%.2f/s", $0.doubleValue) } ?? "-"
-                let time = data.endDate.timeIntervalSince(start)
+                // Through this counter's own dates: each pedometer reads the wall clock once when it
+                // is made, so another's dates can be milliseconds apart (the chip's line printed
+                // 10 ms late on a loaded machine).
+                let time = counter.dates.monotonic(data.endDate) - startTime
                 pending.withLock { $0.append((time, String(format: "%.2f", time) + "  \(label) \(steps)  cadence \(cadence)")) }
             }
         }
@@ -125,7 +127,7 @@ enum StepWatch {
         let total = latest.withLock { $0 }
         let steps = total?.numberOfSteps.intValue ?? 0
         let distance = total?.distance?.doubleValue ?? 0
-        let seconds = total.map { $0.endDate.timeIntervalSince(start) } ?? 0
+        let seconds = total.map { pedometer.dates.monotonic($0.endDate) - startTime } ?? 0
         let chipTotal = chipPedometer.map { _ in "  chip \(chipLatest.withLock { $0?.numberOfSteps.intValue ?? 0 }) steps" } ?? ""
         StandardStreams.output("total  \(steps) steps  " + String(format: "%.1f m  in %.1f s", distance, seconds) + chipTotal + "\n")
         return interrupted
