@@ -173,7 +173,9 @@ package struct HardIronEstimator: Sendable {
         /// offset absorbed it, away from them it turns the field; before any reading is used for
         /// the field's strength, the whole reading), over the horizontal field strength
         /// (reference or expected; 20 µT while not yet known). The offset's part is scaled by the
-        /// sphere's misfit (``sphereMisfit``).
+        /// sphere's misfit (``sphereMisfit``) and taken from its covariance under the true model
+        /// (``OffsetState/offsetErrorCovariance``: with what the soft iron the stretches leave out
+        /// did to it), with that error's covariance with the soft iron's own term added.
         package var headingSigma: Double
         package var accuracy: MagneticFieldCalibrationAccuracy
         package var reason: Reason
