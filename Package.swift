@@ -154,6 +154,10 @@ let package = Package(
             name: "porting-programs-swift5", dependencies: ["Motion", "MotionSimulation"], path: "Tests/PortingPrograms/Swift5",
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "PortingTests", dependencies: ["TestSupport", "porting-programs", "porting-programs-swift5"]),
+        // The README's Swift snippets, each a whole main.swift as the README prints it (ReadmeTests checks
+        // that they are the README's, and runs them as a new user would).
+        .executableTarget(name: "readme-snippet-1", dependencies: ["Motion", "MotionSimulation"], path: "Tests/ReadmeSnippets/readme-snippet-1"),
+        .executableTarget(name: "readme-snippet-2", dependencies: ["Motion", "MotionSimulation"], path: "Tests/ReadmeSnippets/readme-snippet-2"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,8 +52,11 @@ func benchmarkVerticalChannel(updates: Int) -> Double {
     // The inputs made beforehand (a climb at 0.25 m/s with 1 cm of wobble), so that only the
     // filter is timed.
     let period = 1024
-    let altitudes = (0..<period).map { 0.25 * Double($0) * 0.04 + 0.01 * sin(Double($0) * 0.3) }
-    let accelerations = (0..<period).map { 0.05 * sin(Double($0) * 0.01) }
+    let altitudes = (0..<period).map { (index: Int) -> Double in
+        let k = Double(index)
+        return 0.25 * k * 0.04 + 0.01 * sin(k * 0.3)
+    }
+    let accelerations = (0..<period).map { (index: Int) -> Double in 0.05 * sin(Double(index) * 0.01) }
     var channel = VerticalChannel()
     channel.correct(barometricAltitude: 0)
     let start = DispatchTime.now().uptimeNanoseconds

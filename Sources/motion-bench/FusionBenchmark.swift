@@ -168,9 +168,10 @@ func runFusionBenchmark(samples: Int = 200_000, runs: Int = 7) {
     }
     // The sampler's step stage: the step detector alone, then with the activity classifier after
     // it, as `StepStage` runs them on every sample while a pedometer or activity manager listens.
-    let walking = (0..<samples).map { i in
+    let walking = (0..<samples).map { (i: Int) -> SIMD3<Double> in
         // A walk's bounce at 2 steps a second on top of the synthetic motion, in g.
-        -data.acc[i] / 9.80665 + SIMD3(0, 0, 0.3 * sin(2 * .pi * 2 * Double(i) * interval))
+        let bounce: Double = 0.3 * sin(2 * Double.pi * 2 * Double(i) * interval)
+        return -data.acc[i] / 9.80665 + SIMD3(0, 0, bounce)
     }
     let stepDetector = best {
         var detector = StepDetector()

@@ -43,7 +43,8 @@ private enum Reg {
         clock.advance(by: 0.06)
         let bytes = try bus.readRegisters(address, Reg.dataX, count: 8)
         #expect(bytes[6] & 0x01 == 1)
-        #expect((UInt16(bytes[6]) >> 2 | UInt16(bytes[7]) << 6) == 7053)
+        let resistance: UInt16 = UInt16(bytes[6]) >> 2 | UInt16(bytes[7]) << 6
+        #expect(resistance == 7053)
         #expect(bytes[0] & 0x07 == 0 && bytes[4] & 0x01 == 0)
         #expect(try bus.readRegister(address, Reg.rhall) & 0x01 == 0)
     }

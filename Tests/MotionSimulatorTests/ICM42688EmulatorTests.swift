@@ -89,7 +89,7 @@ private enum Reg {
         clock.advance(by: 1)
         #expect(try fifoCount(bus) == 101 * 16)
         let bytes = try bus.readRegisters(address, Reg.fifoData, count: 101 * 16)
-        let timestamps = stride(from: 0, to: bytes.count, by: 16).map { UInt16(bytes[$0 + 14]) << 8 | UInt16(bytes[$0 + 15]) }
+        let timestamps = stride(from: 0, to: bytes.count, by: 16).map { (start: Int) -> UInt16 in UInt16(bytes[start + 14]) << 8 | UInt16(bytes[start + 15]) }
         #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 &- $0 == 10_000 })
     }
 

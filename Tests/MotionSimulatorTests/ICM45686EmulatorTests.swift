@@ -125,7 +125,10 @@ private enum Reg {
         try start(bus, odr: 0x08, fifo: true)  // 200 Hz: 5000 µs = 312.5 counts of 16 µs
         clock.advance(by: 0.0201)
         let stamps = try packets(bus, 4).map { UInt16($0[14]) | UInt16($0[15]) << 8 }
-        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { ($1 &- $0) == 312 || ($1 &- $0) == 313 }, "\(stamps)")
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { (earlier: UInt16, later: UInt16) -> Bool in
+            let step = later &- earlier
+            return step == 312 || step == 313
+        }, "\(stamps)")
         let plain = makeBus()
         try start(plain, odr: 0x08, fifo: true, timestamps: false)
         clock.advance(by: 0.0101)

@@ -9,7 +9,8 @@ struct BoschCommandTests {
     @Test func probeListsTheBMI270AndABMM150OnTheBus() throws {
         let alone = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "bmi270"])
         #expect(alone.status == 0, "\(alone.error)")
-        #expect(Array(alone.output.split(separator: "\n").map(String.init).dropFirst()) == ["  0x68  BMI270", "  0x76  BMP280"])
+        let found: [String] = alone.output.split(separator: "\n").dropFirst().map(String.init)
+        #expect(found == ["  0x68  BMI270", "  0x76  BMP280"])
         let result = try BoardsCommandTests.run(["probe", "--simulated", "--imu", "bmi270", "--magnetometer", "bmm150"])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)

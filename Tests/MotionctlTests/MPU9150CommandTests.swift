@@ -57,10 +57,13 @@ struct MPU9150CommandTests {
         let lines = result.output.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
         let header = try #require(lines.first)
         let columns = try ["acc_x_g", "acc_y_g", "acc_z_g"].map { name in try #require(header.firstIndex(of: name)) }
-        let magnitudes = lines.dropFirst().map { row in columns.map { Double(row[$0]) ?? .nan }.map { $0 * $0 }.reduce(0, +).squareRoot() }
+        let magnitudes = lines.dropFirst().map { (row: [String]) -> Double in
+            columns.map { (column: Int) -> Double in Double(row[column]) ?? .nan }.map { $0 * $0 }.reduce(0, +).squareRoot()
+        }
         #expect(magnitudes.count == 200)
         for magnitude in magnitudes { #expect(abs(magnitude - 1) <= 0.02, "\(magnitude)") }
-        #expect(abs(magnitudes.reduce(0, +) / Double(magnitudes.count) - 1) <= 0.005)
+        let mean: Double = magnitudes.reduce(0, +) / Double(magnitudes.count)
+        #expect(abs(mean - 1) <= 0.005)
     }
 }
 

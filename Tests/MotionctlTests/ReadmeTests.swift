@@ -4,7 +4,10 @@ import Testing
 /// The README as a new user meets it: in a clean copy of the repository (the files git tracks or
 /// would track, nothing built), its first two commands' equivalents work as printed — no sudo,
 /// `scripts/setup.sh` then `swift run motionctl` — and every Swift snippet in it builds against the
-/// `Motion` and `MotionSimulation` products and runs, printing samples. One build, about a minute on a 2-core machine.
+/// `Motion` and `MotionSimulation` products and runs, printing samples. Each snippet is a target of
+/// the package (`Tests/ReadmeSnippets`), checked to be the README's text. One build of the copy,
+/// about a minute on a 2-core machine; none where CI says the checkout is itself a fresh clone that
+/// its run built from nothing (``freshClone()``).
 @Suite("README as a new user meets it")
 struct ReadmeTests {
     /// The repository this test file belongs to.
@@ -63,6 +66,30 @@ struct ReadmeTests {
         return copy
     }
 
+    /// Where the README's snippets are kept: `readme-snippet-N/main.swift` (N from 1), each a target of the package.
+    static let snippetFolder = repository.appendingPathComponent("Tests/ReadmeSnippets")
+
+    /// Whether this checkout is itself what the clean copy would be, already built: CI (.ci/run)
+    /// sets `SWIFT_MOTION_FRESH_CLONE=1` when its run starts in a fresh clone and builds it from
+    /// nothing with `swift build --build-tests` (every product, the snippets' targets among them),
+    /// and git must agree that nothing in it differs from a clone: no file changed or untracked,
+    /// nothing ignored but the build's own directories (`.build*`) and `Package.resolved`. Building a
+    /// copy again would compile the same files a second time. CI's claim with anything else in the
+    /// checkout is a failure (and the copy is built).
+    static func freshClone() throws -> Bool {
+        guard ProcessInfo.processInfo.environment["SWIFT_MOTION_FRESH_CLONE"] == "1" else { return false }
+        let status = try run("/usr/bin/git", ["status", "--porcelain", "--ignored"], in: repository)
+        try #require(status.status == 0, "git status failed: \(status.output)")
+        let unlike = status.output.split(separator: "\n").filter { line in
+            !(line.hasPrefix("!! .build") || line == "!! Package.resolved")
+        }
+        #expect(unlike.isEmpty, """
+            SWIFT_MOTION_FRESH_CLONE=1, but this checkout is not a fresh clone (git status: \(unlike)): \
+            unset SWIFT_MOTION_FRESH_CLONE to build the README's commands in a clean copy
+            """)
+        return unlike.isEmpty
+    }
+
     @Test func theFirstTwoCommandsAndEverySnippetWorkInACleanCopy() throws {
         let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let commands = try #require(Self.blocks("sh", in: readme).first).split(separator: "\n").map {
@@ -73,27 +100,33 @@ struct ReadmeTests {
         let snippets = Self.blocks("swift", in: readme)
         #expect(snippets.count >= 2)
 
-        let copy = try Self.cleanCopy()
-        defer { try? FileManager.default.removeItem(at: copy) }
-        // Every snippet as an executable of its own, depending on the Motion product.
-        var manifest = try String(contentsOf: copy.appendingPathComponent("Package.swift"), encoding: .utf8)
+        // Each snippet is its target's main.swift, and each target a snippet.
         for (index, snippet) in snippets.enumerated() {
-            let folder = copy.appendingPathComponent("Sources/readme-snippet-\(index + 1)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try snippet.write(to: folder.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
-            manifest += "\npackage.targets.append(.executableTarget(name: \"readme-snippet-\(index + 1)\", dependencies: [\"Motion\", \"MotionSimulation\"]))\n"
+            let file = Self.snippetFolder.appendingPathComponent("readme-snippet-\(index + 1)/main.swift")
+            let kept = FileManager.default.contents(atPath: file.path).map { String(decoding: $0, as: UTF8.self) }
+            #expect(kept == snippet, """
+                README snippet \(index + 1) is not \(file.path): copy the README's text there \
+                (a target of Package.swift, readme-snippet-\(index + 1))
+                """)
         }
-        try manifest.write(to: copy.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.snippetFolder.path).sorted()
+        #expect(folders == snippets.indices.map { "readme-snippet-\($0 + 1)" }.sorted(), "\(folders): a folder for each README snippet, no other")
+
+        // A clean copy, built by the commands below; or this checkout, a fresh clone built already.
+        let fresh = try Self.freshClone()
+        let directory = fresh ? Self.repository : try Self.cleanCopy()
+        defer { if !fresh { try? FileManager.default.removeItem(at: directory) } }
+        let swiftRun = fresh ? "swift run --skip-build" : "swift run"
 
         // The first command, as a new user runs it, stopped after two seconds instead of by Ctrl-C.
-        let setup = try Self.shell("sh scripts/setup.sh", in: copy)
+        let setup = try Self.shell("sh scripts/setup.sh", in: directory)
         #expect(setup.status == 0, "\(setup.output)")
-        let main = try Self.shell("swift run motionctl live --duration 2", in: copy)
+        let main = try Self.shell("\(swiftRun) motionctl live --duration 2", in: directory)
         #expect(main.status == 0, "\(main.output.suffix(3000))")
         #expect(main.output.contains("gravity") && main.output.contains("stopped: sampled"), "\(main.output.suffix(3000))")
 
         for index in snippets.indices {
-            let snippet = try Self.shell("swift run readme-snippet-\(index + 1)", in: copy)
+            let snippet = try Self.shell("\(swiftRun) readme-snippet-\(index + 1)", in: directory)
             #expect(snippet.status == 0, "snippet \(index + 1): \(snippet.output.suffix(3000))")
             let printed = snippet.output.split(separator: "\n").filter { $0.hasPrefix("roll ") || $0.hasPrefix("after 600 s: yaw ") || $0.hasPrefix("replay at ") }
             #expect(printed.count >= 3, "snippet \(index + 1) printed no samples: \(snippet.output.suffix(3000))")

@@ -46,7 +46,8 @@ struct RecordCommandTests {
         #expect(rows.count == 100)
         // Virtual time: one row every 1/50 s from 0.02 s, whatever the real time took.
         for (index, row) in rows.enumerated() {
-            #expect(abs((row["time_s"] ?? .nan) - Double(index + 1) / 50) < 1e-12)
+            let time: Double = row["time_s"] ?? .nan
+            #expect(abs(time - Double(index + 1) / 50) < 1e-12)
         }
         // Scaled = counts / sensitivity, printed with 6 decimals (MachineOutput); lying face up,
         // the accelerometer reads about +1 g on z.

@@ -124,7 +124,8 @@ struct SourceOptionsTests {
         #expect(result.status == 0, "\(result.error)")
         let counters = try #require(Self.counters(result.error), "\(result.error)")
         // 3 s at 208 Hz, less the periods before the first sample and those still in the FIFO.
-        #expect((3 * 208 - 10...3 * 208).contains(counters.sampled + counters.dropped), "\(result.error)")
+        let periods: ClosedRange<Int> = 3 * 208 - 10...3 * 208
+        #expect(periods.contains(counters.sampled + counters.dropped), "\(result.error)")
         #expect(counters.dropped > 300, "\(result.error)")
     }
 

@@ -139,7 +139,8 @@ struct PublisherTests {
         let counters = publisher.counters
         // Every sample is published or dropped with its reason; the ones while down are drops.
         #expect(counters.published + counters.totalDropped == counters.samples, "\(counters)")
-        #expect((counters.dropped[.disconnected] ?? 0) + (counters.dropped[.connectionLost] ?? 0) >= 19, "\(counters)")
+        let whileDown: Int = (counters.dropped[.disconnected] ?? 0) + (counters.dropped[.connectionLost] ?? 0)
+        #expect(whileDown >= 19, "\(counters)")
         let seen = try Self.sequenceNumbers(subscriber.received, topic: "test/restart/motion")
         #expect(Array(seen.drop { $0 <= afterUp }) == Array((afterUp + 1)...last), "consecutive again after the restart")
         #expect(manager.counters.totalDropped == 0, "the sampler lost nothing: \(manager.counters)")

@@ -323,7 +323,7 @@ private func bmi160Init(address: UInt8 = 0x68, odr: UInt8 = 0x09, accRange: UInt
         #expect(frames.map(\.sampleIndex) == Array(0..<frames.count))
         #expect(frames.count >= 200)
         let first = try #require(frames.first?.chipTime)
-        let worst = frames.map { abs(($0.chipTime ?? .nan) - first - Double($0.sampleIndex) * 0.005) }.max() ?? .nan
+        let worst = frames.map { (frame: FIFOFrame) -> Double in abs((frame.chipTime ?? .nan) - first - Double(frame.sampleIndex) * 0.005) }.max() ?? .nan
         #expect(worst <= 39.0625e-6, "worst \(worst * 1e6) µs")
     }
 

@@ -155,7 +155,7 @@ private func block(acc: [Int16], mag: [Int16], gyr: [Int16], euler: [Int16] = [0
         let bus = rig.board.bus, address = rig.board.imuAddress
         func counts() throws -> SIMD3<Double> {
             let bytes = try bus.readRegisters(address, BNO.gyrData, count: 6)
-            return SIMD3((0..<3).map { Double(Int16(bitPattern: UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8)) })
+            return SIMD3((0..<3).map { (axis: Int) -> Double in Double(Int16(bitPattern: UInt16(bytes[2 * axis]) | UInt16(bytes[2 * axis + 1]) << 8)) })
         }
         #expect(try bus.readRegister(address, BNO.unitSel) & BNO.gyrUnitRadians == 0, "the driver's GYR_Unit: °/s")
         #expect(close(try rig.imu.readSample().rotationRate, rate, tolerance: degree / 16))

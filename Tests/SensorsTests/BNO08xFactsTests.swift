@@ -175,7 +175,7 @@ struct BNO08xFactsTests {
         #expect(input.cargo.count == c.timebaseLength + Self.reports[.gyroscope]!.length)
         #expect(input.cargo.first == c.baseTimestamp && input.cargo[c.timebaseLength] == Self.reports[.gyroscope]!.id)
         let report = Array(input.cargo[c.timebaseLength...])
-        let axes = (0..<3).map { Double(Int16(bitPattern: UInt16(report[4 + 2 * $0]) | UInt16(report[5 + 2 * $0]) << 8)) }
+        let axes = (0..<3).map { (axis: Int) -> Double in Double(Int16(bitPattern: UInt16(report[4 + 2 * axis]) | UInt16(report[5 + 2 * axis]) << 8)) }
         #expect(SIMD3(axes[0], axes[1], axes[2]) / Double(1 << Self.reports[.gyroscope]!.q) == turning.angularRate)
     }
 }

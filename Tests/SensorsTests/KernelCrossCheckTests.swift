@@ -506,7 +506,8 @@ import Testing
         #expect(axes(0) == (state.specificForce * k.accelerometerPerMetrePerSecondSquared).rounded(.toNearestOrAwayFromZero))
         #expect(axes(6) == (state.magneticField * k.magnetometerPerMicrotesla).rounded(.toNearestOrAwayFromZero))
         #expect(axes(12) == (state.angularRate * k.gyroscopeFusionPerRadianPerSecond).rounded(.toNearestOrAwayFromZero))
-        #expect(abs(quaternion.map { $0 * $0 }.reduce(0, +) - 1) < 1e-3, "a unit quaternion")
+        let norm: Double = quaternion.map { $0 * $0 }.reduce(0, +)
+        #expect(abs(norm - 1) < 1e-3, "a unit quaternion")
     }
 
     // MARK: Magnetometers

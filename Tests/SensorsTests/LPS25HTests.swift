@@ -126,6 +126,7 @@ import Testing
         #expect(try bus.readRegisters(I2CAddress(0x5C), 0x21, count: 1) == [0x00])
         #expect(try bus.readRegisters(I2CAddress(0x5C), 0x27, count: 1) == [0x03])
         let counts = try bus.readRegisters(I2CAddress(0x5C), 0xA8, count: 3)
-        #expect(Int(counts[0]) | Int(counts[1]) << 8 | Int(counts[2]) << 16 == 4_096_000)  // 1000 hPa × 4096
+        let pressure: Int = Int(counts[0]) | Int(counts[1]) << 8 | Int(counts[2]) << 16
+        #expect(pressure == 4_096_000)  // 1000 hPa × 4096
     }
 }

@@ -50,7 +50,9 @@ struct ICM45686Chip: SingleModelChip, NamedChip {
     static let gyroSensitivity: [Double] = [8.2, 16.4, 32.8, 65.5, 131, 262, 524.3, 1048.6, 2097.2]
     /// ACCEL_ODR / GYRO_ODR code → Hz (3 = 6.4 kHz … 15 = 1.5625 Hz, halving per code); codes
     /// 0–2 are reserved (treated as off here).
-    static let rates: [UInt8: Double] = Dictionary(uniqueKeysWithValues: (3...15).map { (UInt8($0), 6400 / Double(1 << ($0 - 3))) })
+    static let rates: [UInt8: Double] = Dictionary(uniqueKeysWithValues: (3...15).map { (code: Int) -> (UInt8, Double) in
+        (UInt8(code), 6400 / Double(1 << (code - 3)))
+    })
     static let temperatureSensitivity = 128.0
     /// FIFO temperature, int8: 2 LSB/°C (the kernel scales it by 64 to TEMP_DATA's 128).
     static let fifoTemperatureSensitivity = 2.0

@@ -48,8 +48,8 @@ extension Scenario {
     package static let robotArm = Scenario(
         name: "robot-arm",
         summary: "on a robot arm's tool: a programmed cycle through five poses (1.8 s moves, 0.5 s stops), repeated ten times (117 s)",
-        script: MotionScript([.rest(2)] + (0..<10).flatMap { _ in
-            robotArmPoses.dropFirst().map { pose in
+        script: MotionScript([.rest(2)] + (0..<10).flatMap { (_: Int) -> [MotionSegment] in
+            robotArmPoses.dropFirst().map { pose -> MotionSegment in
                 .turn(to: Quaternion(roll: pose.roll * machineDegree, pitch: pose.pitch * machineDegree, yaw: pose.yaw * machineDegree),
                       over: 1.8, thenHold: 0.5)
             } + [.turn(to: .identity, over: 1.8, thenHold: 0.5)]

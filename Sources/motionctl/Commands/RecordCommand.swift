@@ -253,8 +253,12 @@ final class SampleRecorder: Sendable {
         values.append(MachineOutput.Value.number(data.temperature ?? 25).csv)
         if let barometer {
             let reading = barometer.take(at: data.timestamp)
-            values += [reading.map { MachineOutput.Value.time($0.timestamp - timeOrigin) } ?? .missing,
-                       reading.map { .number($0.pressure / 1000) } ?? .missing, reading.map { .number($0.temperature) } ?? .missing].map(\.csv)
+            let columns: [MachineOutput.Value] = [
+                reading.map { MachineOutput.Value.time($0.timestamp - timeOrigin) } ?? .missing,
+                reading.map { MachineOutput.Value.number($0.pressure / 1000) } ?? .missing,
+                reading.map { MachineOutput.Value.number($0.temperature) } ?? .missing,
+            ]
+            values += columns.map(\.csv)
         }
         return values.joined(separator: ",")
     }
