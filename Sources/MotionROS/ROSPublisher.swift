@@ -39,6 +39,10 @@ public final class ROSPublisher: Sendable {
         var readings: [BarometerSample] = []
         var counters = ROSCounters()
         var started = false
+        /// `stop()` was called (it runs once).
+        var stopRequested = false
+        /// The updates have stopped and their handlers have run: the publishing thread writes what
+        /// is queued and ends.
         var stopping = false
     }
     private let pending = Locked(Pending())
@@ -110,13 +114,17 @@ public final class ROSPublisher: Sendable {
     /// Waits for the publishing thread (bounded: a write never waits for a reader). Again: nothing.
     public func stop() {
         let wasRunning = pending.withLock { state in
-            defer { state.stopping = true }
-            return state.started && !state.stopping
+            defer { state.stopRequested = true }
+            return state.started && !state.stopRequested
         }
         guard wasRunning else { return }
         manager.stopDeviceMotionUpdates()
         altimeter?.stopReadings()
+        // Every sample handed to a handler before the updates stopped is queued (and counted)
+        // before the thread is told to end: marked stopping first, a sample the sampler counted
+        // sampled could reach the handler after it and be neither published nor counted dropped.
         handlerQueue.sync {}
+        pending.withLock { $0.stopping = true }
         wake.signal()
         finished.wait()
     }
@@ -137,9 +145,11 @@ public final class ROSPublisher: Sendable {
         dropped: WritableKeyPath<ROSCounters, [ROSDropReason: Int]>
     ) {
         pending.withLock { state in
-            guard !state.stopping else { return }
             state.counters[keyPath: counted] += 1
-            if state[keyPath: queue].count >= configuration.queueCapacity {
+            if state.stopping {
+                // After the updates stopped (not expected): counted, never silently gone.
+                state.counters[keyPath: dropped][.stopped, default: 0] += 1
+            } else if state[keyPath: queue].count >= configuration.queueCapacity {
                 state.counters[keyPath: dropped][.queueFull, default: 0] += 1
             } else {
                 state[keyPath: queue].append(item)
