@@ -34,10 +34,6 @@ import TestSupport
         /// The field's error along east at the end (the offset's and the soft iron's own term),
         /// its variance with the two taken as independent, and the covariance term between them.
         var east, eastApart, eastCross: Double
-
-        init(_ error: SIMD3<Double>, _ model: Matrix3, _ withSoftIron: Matrix3, _ east: Double, _ eastApart: Double, _ eastCross: Double) {
-            (self.error, self.model, self.withSoftIron, self.east, self.eastApart, self.eastCross) = (error, model, withSoftIron, east, eastApart, eastCross)
-        }
     }
 
     /// One run: the offset's error at the end and the two covariances there. `strength`: each
@@ -71,8 +67,8 @@ import TestSupport
         let east = ((state.offset - offset) * u).sum() + (u * (e * h)).sum()
         let direct = (a * state.priorTimes(a)).sum()
         let eastVariance = (u * (state.offsetErrorCovariance * u)).sum() + direct
-        return Run(state.offset - offset, state.offsetCovariance, state.offsetErrorCovariance, east, eastVariance,
-                   2 * state.offsetCovariance(along: u, withSoftIron: a))
+        return Run(error: state.offset - offset, model: state.offsetCovariance, withSoftIron: state.offsetErrorCovariance, east: east,
+                   eastApart: eastVariance, eastCross: 2 * state.offsetCovariance(along: u, withSoftIron: a))
     }
 
     /// Over 600 runs (a soft iron drawn from the prior in each), the offset's error along the
